@@ -1,0 +1,59 @@
+extension MediaTime: CustomStringConvertible {
+    /// Seconds as an exact decimal when one exists (`"8.5"`, `"-0.04"`), otherwise the rational
+    /// (`"1001/30000"`). Meant for messages and logs.
+    public var description: String {
+        exactDecimalString ?? "\(value)/\(timescale)"
+    }
+
+    /// Seconds as an exact decimal, or `nil` when the timescale has prime factors other than 2 and 5
+    /// (or needs more than 18 fractional digits).
+    public var exactDecimalString: String? {
+        let r = reduced
+        var scale = Int64(r.timescale), twos = 0, fives = 0
+        while scale % 2 == 0 { scale /= 2; twos += 1 }
+        while scale % 5 == 0 { scale /= 5; fives += 1 }
+        let fractionDigits = Swift.max(twos, fives)
+        guard scale == 1, fractionDigits <= 18 else { return nil }
+        let unit = (0..<fractionDigits).reduce(Int64(1)) { product, _ in product * 10 }
+        // Exact: r.timescale divides unit. Only the value's magnitude can overflow.
+        guard let ticks = try? MediaTime.divide(r.value, times: unit, by: Int64(r.timescale), rounding: .towardZero)
+        else { return nil }
+        var text = (ticks < 0 ? "-" : "") + String(ticks.magnitude / UInt64(unit))
+        if fractionDigits > 0 {
+            let fraction = String(ticks.magnitude % UInt64(unit))
+            text += "." + String(repeating: "0", count: fractionDigits - fraction.count) + fraction
+        }
+        return text
+    }
+
+    /// How a clock reading is written.
+    public enum ClockStyle: Sendable {
+        /// Whole seconds, rounded down: `"00:23"`, `"1:02:03"`.
+        case seconds
+        /// Milliseconds, rounded down: `"00:23.040"`, `"1:02:03.500"`.
+        case milliseconds
+    }
+
+    /// A clock reading: `"MM:SS"` under an hour, `"H:MM:SS"` from an hour on (or always, with
+    /// `alwaysShowHours`), and `".mmm"` with `.milliseconds`. Negative times get a leading `-`.
+    ///
+    /// `MediaTime(seconds: 3723).formatted()` is `"1:02:03"`; `MediaTime(seconds: 23).formatted()` is `"00:23"`.
+    public func formatted(_ style: ClockStyle = .seconds, alwaysShowHours: Bool = false) -> String {
+        // Whole seconds and the remainder's milliseconds separately, so no product can overflow.
+        let negative = value < 0
+        let total = value.magnitude / UInt64(timescale)
+        let millis = value.magnitude % UInt64(timescale) * 1000 / UInt64(timescale)
+        let (hours, minutes, secs) = (total / 3600, total / 60 % 60, total % 60)
+        func twoDigits(_ n: UInt64) -> String { n < 10 ? "0\(n)" : "\(n)" }
+        var text = negative && (total > 0 || millis > 0 && style == .milliseconds) ? "-" : ""
+        if hours > 0 || alwaysShowHours {
+            text += "\(hours):\(twoDigits(minutes)):\(twoDigits(secs))"
+        } else {
+            text += "\(twoDigits(minutes)):\(twoDigits(secs))"
+        }
+        if style == .milliseconds {
+            text += "." + (millis < 10 ? "00" : millis < 100 ? "0" : "") + String(millis)
+        }
+        return text
+    }
+}

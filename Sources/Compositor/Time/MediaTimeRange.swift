@@ -1,0 +1,40 @@
+/// A half-open span of media time, `[start, end)`.
+///
+/// `MediaTimeRange(start: .init(seconds: 23), duration: .init(seconds: 17))` covers 23 s up to,
+/// not including, 40 s. An empty range (`start == end`) contains nothing.
+public struct MediaTimeRange: Hashable, Sendable {
+    public let start: MediaTime
+    public let end: MediaTime
+
+    /// `end` must not be before `start`.
+    public init(start: MediaTime, end: MediaTime) {
+        precondition(start <= end, "MediaTimeRange end \(end) is before its start \(start)")
+        self.start = start
+        self.end = end
+    }
+
+    public init(start: MediaTime, duration: MediaTime) {
+        self.init(start: start, end: start + duration)
+    }
+
+    public var duration: MediaTime { end - start }
+    public var isEmpty: Bool { start == end }
+
+    /// Whether `start <= time < end`.
+    public func contains(_ time: MediaTime) -> Bool { start <= time && time < end }
+
+    /// The overlap of two ranges, or `nil` when they share no instant.
+    public func intersection(_ other: MediaTimeRange) -> MediaTimeRange? {
+        let s = MediaTime.max(start, other.start), e = MediaTime.min(end, other.end)
+        return s < e ? MediaTimeRange(start: s, end: e) : nil
+    }
+
+    /// The range moved by `offset`.
+    public func shifted(by offset: MediaTime) -> MediaTimeRange {
+        MediaTimeRange(start: start + offset, end: end + offset)
+    }
+}
+
+extension MediaTimeRange: CustomStringConvertible {
+    public var description: String { "[\(start), \(end))" }
+}
