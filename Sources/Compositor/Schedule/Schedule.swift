@@ -1,0 +1,135 @@
+/// What the app asked for: main-content clips in order, and ad breaks placed on the content timeline.
+///
+/// A value type; every mutation checks what it can check alone (IDs, ranges, non-negative times)
+/// and throws `ScheduleError` without changing the schedule. Checks that need natural durations
+/// (a mid-roll past the content's end, a clip without `end`) happen when a `Composition` is built.
+///
+/// ```swift
+/// var schedule = Schedule()
+/// try schedule.appendContentClip(ContentClip(id: "A", source: "a.mp4", end: .init(seconds: 90)))
+/// try schedule.appendBreak(AdBreak(id: "mid", placement: .midroll(at: .init(seconds: 23)),
+///                                  ads: [Ad(id: "ad1", source: "ad.mp4")]))
+/// try schedule.appendAd(Ad(id: "ad2", source: "ad.mp4"), after: "ad1")   // a pod of two
+/// ```
+public struct Schedule: Hashable, Sendable {
+    public private(set) var content: [ContentClip] = []
+    /// Breaks in scheduling order (which decides the order of breaks at the same place).
+    public private(set) var breaks: [AdBreak] = []
+    private var ids: Set<String> = []
+
+    public init() {}
+
+    /// Builds a schedule from clips and breaks, checking each as the `append` methods do.
+    public init(content: [ContentClip], breaks: [AdBreak]) throws(ScheduleError) {
+        for clip in content { try appendContentClip(clip) }
+        for adBreak in breaks { try appendBreak(adBreak) }
+    }
+
+    // MARK: Content
+
+    /// Appends a clip to the end of the content timeline.
+    public mutating func appendContentClip(_ clip: ContentClip) throws(ScheduleError) {
+        try Schedule.checkRange(item: clip.id, kind: "content clip", start: clip.start, end: clip.end)
+        try claim(clip.id)
+        content.append(clip)
+    }
+
+    /// Removes a content clip; the content after it moves up.
+    public mutating func removeContentClip(id: String) throws(ScheduleError) {
+        guard let index = content.firstIndex(where: { $0.id == id }) else { throw .unknownID(id) }
+        content.remove(at: index)
+        ids.remove(id)
+    }
+
+    // MARK: Breaks
+
+    /// Appends a break; among breaks at the same place it plays last.
+    public mutating func appendBreak(_ adBreak: AdBreak) throws(ScheduleError) {
+        try Schedule.checkBreak(adBreak)
+        var claimed = Set<String>()
+        for id in [adBreak.id] + adBreak.ads.map(\.id) {
+            guard !ids.contains(id), claimed.insert(id).inserted else { throw .duplicateID(id) }
+        }
+        ids.formUnion(claimed)
+        breaks.append(adBreak)
+    }
+
+    /// Removes a break and its ads.
+    public mutating func removeBreak(id: String) throws(ScheduleError) {
+        guard let index = breaks.firstIndex(where: { $0.id == id }) else { throw .unknownID(id) }
+        let removed = breaks.remove(at: index)
+        ids.remove(removed.id)
+        for ad in removed.ads { ids.remove(ad.id) }
+    }
+
+    /// Changes a break's policy.
+    public mutating func setPolicy(_ policy: BreakPolicy, forBreak id: String) throws(ScheduleError) {
+        guard let index = breaks.firstIndex(where: { $0.id == id }) else { throw .unknownID(id) }
+        breaks[index].policy = policy
+    }
+
+    public func adBreak(id: String) -> AdBreak? { breaks.first { $0.id == id } }
+
+    // MARK: Ads
+
+    /// Puts `ad` right after the ad `previousAdID`, in that ad's pod.
+    public mutating func appendAd(_ ad: Ad, after previousAdID: String) throws(ScheduleError) {
+        guard let (b, a) = locateAd(previousAdID) else { throw .unknownID(previousAdID) }
+        try Schedule.checkRange(item: ad.id, kind: "ad", start: ad.start, end: ad.end)
+        try claim(ad.id)
+        breaks[b].ads.insert(ad, at: a + 1)
+    }
+
+    /// Appends `ad` at the end of the pod of break `breakID`.
+    public mutating func appendAd(_ ad: Ad, toBreak breakID: String) throws(ScheduleError) {
+        guard let b = breaks.firstIndex(where: { $0.id == breakID }) else { throw .unknownID(breakID) }
+        try Schedule.checkRange(item: ad.id, kind: "ad", start: ad.start, end: ad.end)
+        try claim(ad.id)
+        breaks[b].ads.append(ad)
+    }
+
+    /// Removes one ad from its pod; removing the last ad of a pod removes the break.
+    public mutating func removeAd(id: String) throws(ScheduleError) {
+        guard let (b, a) = locateAd(id) else { throw .unknownID(id) }
+        if breaks[b].ads.count == 1 {
+            try removeBreak(id: breaks[b].id)
+        } else {
+            breaks[b].ads.remove(at: a)
+            ids.remove(id)
+        }
+    }
+
+    private func locateAd(_ id: String) -> (breakIndex: Int, adIndex: Int)? {
+        for (b, adBreak) in breaks.enumerated() {
+            if let a = adBreak.ads.firstIndex(where: { $0.id == id }) { return (b, a) }
+        }
+        return nil
+    }
+
+    // MARK: Checks
+
+    private mutating func claim(_ id: String) throws(ScheduleError) {
+        guard ids.insert(id).inserted else { throw .duplicateID(id) }
+    }
+
+    private static func checkBreak(_ adBreak: AdBreak) throws(ScheduleError) {
+        guard !adBreak.id.isEmpty else { throw .emptyID(kind: "break") }
+        guard !adBreak.ads.isEmpty else { throw .emptyPod(breakID: adBreak.id) }
+        if case .midroll(let at) = adBreak.placement, at.isNegative {
+            throw .negativeTime(item: adBreak.id, field: "position", value: at)
+        }
+        if adBreak.resumeOffset.isNegative {
+            throw .negativeTime(item: adBreak.id, field: "resumeOffset", value: adBreak.resumeOffset)
+        }
+        if case .after(let delay) = adBreak.restrictions.skipping, delay.isNegative {
+            throw .negativeTime(item: adBreak.id, field: "skippable after", value: delay)
+        }
+        for ad in adBreak.ads { try checkRange(item: ad.id, kind: "ad", start: ad.start, end: ad.end) }
+    }
+
+    private static func checkRange(item: String, kind: String, start: MediaTime, end: MediaTime?) throws(ScheduleError) {
+        guard !item.isEmpty else { throw .emptyID(kind: kind) }
+        guard !start.isNegative else { throw .negativeTime(item: item, field: "start", value: start) }
+        if let end, end <= start { throw .emptyRange(item: item, start: start, end: end) }
+    }
+}

@@ -1,0 +1,114 @@
+/// Which side of the breaks at a content position a mapping lands on.
+public enum BreakBias: Hashable, Sendable {
+    /// Where content resumes after the breaks (IMA's rule, the default).
+    case afterBreaks
+    /// Where the first break at that position starts.
+    case beforeBreaks
+}
+
+extension Composition {
+    /// Where content time `contentTime` is shown in the composition. O(log n).
+    ///
+    /// At a break's position the answer is after the break (content resumes there), or the break's
+    /// start with `.beforeBreaks`. Content replaced by a break's `resumeOffset` maps to where content
+    /// resumes (or, with `.beforeBreaks`, where the break starts). Times outside
+    /// `0...contentDuration` are clamped to it.
+    ///
+    /// Inverse: `contentTime(forCompositionTime:)`, exactly, for every content time that is shown.
+    public func compositionTime(forContentTime contentTime: MediaTime, bias: BreakBias = .afterBreaks) -> MediaTime {
+        let t = MediaTime.min(MediaTime.max(contentTime, .zero), contentDuration)
+        switch bias {
+        case .afterBreaks:
+            // The first content segment that ends after t shows t, or content resumes at its start.
+            let i = firstIndex(in: contentSegmentEnds) { $0 > t }
+            guard i < contentSegmentIndices.count else { return duration }
+            let segment = segments[contentSegmentIndices[i]]
+            return segment.compositionRange.start + MediaTime.max(.zero, t - segment.contentRange.start)
+        case .beforeBreaks:
+            // The last content segment that starts before t shows t, or ends where the breaks start.
+            let i = firstIndex(in: contentSegmentIndices) { segments[$0].contentRange.start >= t }
+            guard i > 0 else { return .zero }
+            let segment = segments[contentSegmentIndices[i - 1]]
+            return segment.compositionRange.start
+                + MediaTime.min(t, segment.contentRange.end) - segment.contentRange.start
+        }
+    }
+
+    /// The content time at composition time `compositionTime`. O(log n).
+    ///
+    /// Exact inside content; inside a break it is the break's content position, as IMA and Media3
+    /// answer. Times outside `0...duration` are clamped to it; the composition's end maps to the
+    /// content's end.
+    public func contentTime(forCompositionTime compositionTime: MediaTime) -> MediaTime {
+        guard compositionTime < duration else { return contentDuration }
+        guard let index = segmentIndex(at: MediaTime.max(compositionTime, .zero)) else { return .zero }
+        let segment = segments[index]
+        if segment.isAd { return segment.contentRange.start }
+        return segment.contentRange.start + (MediaTime.max(compositionTime, .zero) - segment.compositionRange.start)
+    }
+
+    /// The index of the segment playing at `compositionTime`, or `nil` outside `[0, duration)`. O(log n).
+    public func segmentIndex(at compositionTime: MediaTime) -> Int? {
+        guard compositionTime >= .zero, compositionTime < duration else { return nil }
+        return firstIndex(in: segmentStarts) { $0 > compositionTime } - 1
+    }
+
+    /// Everything about the instant `compositionTime`: the segment, source time, content time and,
+    /// in a break, which ad of the pod and how far into the ad and the break. `nil` outside
+    /// `[0, duration)`. O(log n).
+    public func locate(_ compositionTime: MediaTime) -> Location? {
+        guard let index = segmentIndex(at: compositionTime) else { return nil }
+        let segment = segments[index]
+        let offset = compositionTime - segment.compositionRange.start
+        var ad: AdLocation?
+        if let position = segment.adPosition {
+            let breakIndex = firstIndex(in: breakStarts) { $0 > compositionTime } - 1
+            let placed = breaks[breakIndex]
+            ad = AdLocation(
+                position: position, breakIndex: breakIndex, timeInAd: offset,
+                adDuration: segment.compositionRange.duration,
+                timeInBreak: compositionTime - placed.compositionRange.start,
+                breakDuration: placed.compositionRange.duration)
+        }
+        return Location(
+            compositionTime: compositionTime, segmentIndex: index, segment: segment,
+            sourceTime: segment.sourceRange.start + offset,
+            contentTime: segment.isAd ? segment.contentRange.start : segment.contentRange.start + offset,
+            ad: ad)
+    }
+
+    /// The first index whose element satisfies `predicate`, which must be false then true along the array.
+    @inline(__always)
+    func firstIndex<T>(in array: [T], where predicate: (T) -> Bool) -> Int {
+        var low = 0, high = array.count
+        while low < high {
+            let mid = (low + high) / 2
+            if predicate(array[mid]) { high = mid } else { low = mid + 1 }
+        }
+        return low
+    }
+}
+
+/// What plays at one instant of a composition.
+public struct Location: Hashable, Sendable {
+    public let compositionTime: MediaTime
+    public let segmentIndex: Int
+    public let segment: Segment
+    /// The time inside the segment's source.
+    public let sourceTime: MediaTime
+    /// The content time; inside a break, the break's position.
+    public let contentTime: MediaTime
+    /// Where in its break the instant is; `nil` in content.
+    public let ad: AdLocation?
+}
+
+/// Where an instant is inside a break.
+public struct AdLocation: Hashable, Sendable {
+    public let position: AdPosition
+    /// The index of the break in `Composition.breaks`.
+    public let breakIndex: Int
+    public let timeInAd: MediaTime
+    public let adDuration: MediaTime
+    public let timeInBreak: MediaTime
+    public let breakDuration: MediaTime
+}

@@ -1,0 +1,65 @@
+import Compositor
+import Foundation
+
+/// `CompositorDemo` with no arguments: a tour of the library on the bundled fixtures.
+enum BundledDemo {
+    static func run() throws(DemoError) {
+        let fixtures = try fixturesFolder()
+        let path = fixtures + "/reference-sample.json"
+        Output.out("""
+            Compositor demo
+            ===============
+
+            1. The reference sample app's schedule (\(path)):
+               content A [0, 90) then B [0, 80); a pre-roll; a pod of two ads at 23; a play-once
+               ad at 43; a sticky ad at 64; a post-roll. Ads take no content time.
+
+            """)
+        let composition = try LoadedSchedule(path: path).composition
+        Output.out(TimelineReport.text(composition, title: "reference-sample.json"))
+
+        Output.out("\n2. Mapping, both ways (content time <-> composition time):\n")
+        for seconds in [0, 10, 23, 43, 90, 170] as [Int64] {
+            let t = MediaTime(seconds: seconds)
+            let after = composition.compositionTime(forContentTime: t)
+            let before = composition.compositionTime(forContentTime: t, bias: .beforeBreaks)
+            Output.out("   content \(pad(t)) -> composition \(pad(after))"
+                + (before != after ? "  (its break starts at \(before))" : ""))
+        }
+        Output.out("")
+        for seconds in [3, 30, 50, 100, 150, 260] as [Int64] {
+            Output.out("   " + Mapping(composition: composition, compositionTime: MediaTime(seconds: seconds),
+                                        contentTime: composition.contentTime(forCompositionTime: MediaTime(seconds: seconds))).text)
+        }
+
+        Output.out("\n3. Seek bars (the main bar spans content only; ads get their own bar):\n")
+        for seconds in [20, 50, 150] as [Int64] {
+            let state = composition.seekBar(at: MediaTime(seconds: seconds), playedBreakIDs: ["pre", "pod"])
+            var line = "   composition \(pad(MediaTime(seconds: seconds))): main \(state.main.label)"
+            if let ad = state.ad { line += ", \(ad.title) \(ad.label)" }
+            Output.out(line)
+        }
+        let markers = composition.breakMarkers(playedBreakIDs: ["pre", "pod"])
+            .map { "\($0.breakID)@\($0.position)\($0.played ? " (played)" : "")" }
+        Output.out("   markers: " + markers.joined(separator: ", "))
+        Output.out("\nTry: swift run CompositorDemo map \(path) --content-time 23 --json")
+    }
+
+    private static func pad(_ t: MediaTime) -> String {
+        let text = t.description
+        return String(repeating: " ", count: max(0, 4 - text.count)) + text
+    }
+
+    /// `Fixtures/` of the package: from the working folder (`swift run`), else beside this source file.
+    static func fixturesFolder() throws(DemoError) -> String {
+        let candidates = [
+            FileManager.default.currentDirectoryPath + "/Fixtures",
+            URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+                .deletingLastPathComponent().appendingPathComponent("Fixtures").path,
+        ]
+        for folder in candidates where FileManager.default.fileExists(atPath: folder + "/reference-sample.json") {
+            return folder
+        }
+        throw .failure("cannot find the Fixtures folder (looked in \(candidates.joined(separator: ", ")))")
+    }
+}

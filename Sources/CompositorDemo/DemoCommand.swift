@@ -1,0 +1,49 @@
+import Compositor
+
+/// The command-line front: parses the subcommand and maps failures to exit codes.
+enum DemoCommand {
+    static let usage = """
+        usage: CompositorDemo                                   run the bundled demo
+               CompositorDemo timeline SCHEDULE.json [--json]
+               CompositorDemo map SCHEDULE.json (--content-time T [--before-breaks] | --composition-time T) [--json]
+               CompositorDemo help
+
+        Times are seconds (8.5) or rationals (1001/30000).
+        """
+
+    static func run(_ arguments: [String]) -> Int32 {
+        do {
+            guard let name = arguments.first else {
+                try BundledDemo.run()
+                return 0
+            }
+            var rest = Arguments(Array(arguments.dropFirst()))
+            switch name {
+            case "timeline": try TimelineCommand.run(&rest)
+            case "map": try MapCommand.run(&rest)
+            case "help", "-h", "--help": Output.out(usage)
+            default: throw DemoError.usage("unknown command '\(name)'")
+            }
+            return 0
+        } catch let error as DemoError {
+            switch error {
+            case .usage(let message):
+                Output.err("error: \(message)\n\(usage)")
+                return 64
+            case .failure(let message):
+                Output.err("error: \(message)")
+                return 1
+            }
+        } catch {
+            Output.err("error: \(error)")
+            return 1
+        }
+    }
+}
+
+enum DemoError: Error {
+    /// The command line is wrong: exit 64 with the usage text.
+    case usage(String)
+    /// The command could not do its job: exit 1.
+    case failure(String)
+}

@@ -1,0 +1,128 @@
+import Compositor
+
+/// `timeline SCHEDULE.json [--json]`: the segments, breaks and durations of a schedule.
+enum TimelineCommand {
+    static func run(_ arguments: inout Arguments) throws(DemoError) {
+        let json = arguments.flag("--json")
+        let path = try arguments.positional("SCHEDULE.json")
+        try arguments.finish()
+        let loaded = try LoadedSchedule(path: path)
+        if json {
+            Output.out(TimelineReport.json(loaded.composition).serialized)
+        } else {
+            Output.out(TimelineReport.text(loaded.composition, title: path))
+        }
+    }
+}
+
+/// The timeline as the contract's JSON and as a table with an ASCII bar.
+enum TimelineReport {
+    static func json(_ composition: Composition) -> JSONValue {
+        var root = JSONObject()
+        root.appendTime("contentDuration", composition.contentDuration)
+        root.appendTime("compositionDuration", composition.duration)
+        root.append("segments", .array(composition.segments.map { segment in
+            var object = JSONObject()
+            object.append("kind", .string(segment.isAd ? "ad" : "content"))
+            object.append("id", .string(segment.id))
+            if let ad = segment.adPosition {
+                object.append("breakID", .string(ad.breakID))
+                object.append("adIndex", .integer(ad.podPosition))
+                object.append("podSize", .integer(ad.podSize))
+            }
+            object.append("url", .string(segment.source.url))
+            object.append("source", .range(segment.sourceRange))
+            object.append("composition", .range(segment.compositionRange))
+            object.append("content", .range(segment.contentRange))
+            return .object(object)
+        }))
+        root.append("breaks", .array(composition.breaks.map { placed in
+            var object = JSONObject()
+            object.append("id", .string(placed.id))
+            object.appendTime("position", placed.position)
+            object.append("composition", .range(placed.compositionRange))
+            object.append("policy", .string(placed.policy.rawValue))
+            object.append("ads", .array(placed.adIDs.map(JSONValue.string)))
+            return .object(object)
+        }))
+        return .object(root)
+    }
+
+    static func text(_ composition: Composition, title: String) -> String {
+        var lines: [String] = []
+        lines.append("\(title): content \(composition.contentDuration) s, composition \(composition.duration) s, "
+            + "\(composition.segments.count) segments, \(composition.breaks.count) breaks")
+        lines.append("")
+        let header = ["#", "kind", "id", "break", "composition", "content", "source"]
+        var rows: [[String]] = []
+        for (i, segment) in composition.segments.enumerated() {
+            let ad = segment.adPosition
+            rows.append([
+                String(i + 1),
+                ad.map { "ad \($0.podPosition)/\($0.podSize)" } ?? "content",
+                segment.id,
+                ad?.breakID ?? "",
+                segment.compositionRange.description,
+                segment.isAd ? "@\(segment.contentRange.start)" : segment.contentRange.description,
+                "\(segment.source.url) \(segment.sourceRange)",
+            ])
+        }
+        lines += table(header: header, rows: rows)
+        lines.append("")
+        lines.append(bar(composition, width: 72))
+        return lines.joined(separator: "\n")
+    }
+
+    /// `=` content, `#` ads; every segment gets at least one column. Display only, so `Double` is fine.
+    static func bar(_ composition: Composition, width: Int) -> String {
+        guard composition.duration > .zero else { return "" }
+        var columns = [Character](repeating: " ", count: width)
+        func column(_ t: MediaTime) -> Int {
+            min(width, Int((t.seconds / composition.duration.seconds * Double(width)).rounded(.down)))
+        }
+        for segment in composition.segments {
+            let start = min(width - 1, column(segment.compositionRange.start))
+            let end = max(start + 1, column(segment.compositionRange.end))
+            for c in start..<end where columns[c] != "#" { columns[c] = segment.isAd ? "#" : "=" }
+        }
+        return "|" + String(columns) + "|  (= content, # ad)"
+    }
+
+    static func table(header: [String], rows: [[String]]) -> [String] {
+        let widths = header.indices.map { column in ([header] + rows).map { $0[column].count }.max() ?? 0 }
+        func line(_ cells: [String]) -> String {
+            zip(cells, widths).map { $0 + String(repeating: " ", count: $1 - $0.count) }
+                .joined(separator: "  ").trimmingTrailingSpaces()
+        }
+        return [line(header)] + rows.map(line)
+    }
+}
+
+extension String {
+    func trimmingTrailingSpaces() -> String {
+        var text = self
+        while text.last == " " { text.removeLast() }
+        return text
+    }
+}
+
+extension JSONObject {
+    /// A time as seconds, with the exact rational beside it (`keyExact`) when the number is rounded.
+    mutating func appendTime(_ key: String, _ time: MediaTime) {
+        let number = JSONValue.seconds(time)
+        append(key, number)
+        if case .number(let text) = number, (try? MediaTime(parsing: text)) != time {
+            let r = time.reduced
+            append(key + "Exact", .string("\(r.value)/\(r.timescale)"))
+        }
+    }
+}
+
+extension JSONValue {
+    static func range(_ range: MediaTimeRange) -> JSONValue {
+        var object = JSONObject()
+        object.appendTime("start", range.start)
+        object.appendTime("end", range.end)
+        return .object(object)
+    }
+}
