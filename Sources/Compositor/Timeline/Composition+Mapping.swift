@@ -9,29 +9,32 @@ public enum BreakBias: Hashable, Sendable {
 extension Composition {
     /// Where content time `contentTime` is shown in the composition. O(log n).
     ///
-    /// At a break's position the answer is after the break (content resumes there), or the break's
-    /// start with `.beforeBreaks`. Content replaced by a break's `resumeOffset` maps to where content
-    /// resumes (or, with `.beforeBreaks`, where the break starts). Times outside
-    /// `0...contentDuration` are clamped to it.
+    /// At a break's position the answer is after the break (content resumes there), or, with
+    /// `.beforeBreaks`, the start of the first break at that position. Content replaced by a break's
+    /// `resumeOffset` maps to where content resumes, or with `.beforeBreaks` to where the replacing
+    /// break starts. Times outside `0...contentDuration` are clamped to it.
     ///
     /// Inverse: `contentTime(forCompositionTime:)`, exactly, for every content time that is shown.
     public func compositionTime(forContentTime contentTime: MediaTime, bias: BreakBias = .afterBreaks) -> MediaTime {
         let t = MediaTime.min(MediaTime.max(contentTime, .zero), contentDuration)
-        switch bias {
-        case .afterBreaks:
-            // The first content segment that ends after t shows t, or content resumes at its start.
-            let i = firstIndex(in: contentSegmentEnds) { $0 > t }
-            guard i < contentSegmentIndices.count else { return duration }
-            let segment = segments[contentSegmentIndices[i]]
-            return segment.compositionRange.start + MediaTime.max(.zero, t - segment.contentRange.start)
-        case .beforeBreaks:
-            // The last content segment that starts before t shows t, or ends where the breaks start.
-            let i = firstIndex(in: contentSegmentIndices) { segments[$0].contentRange.start >= t }
-            guard i > 0 else { return .zero }
-            let segment = segments[contentSegmentIndices[i - 1]]
-            return segment.compositionRange.start
-                + MediaTime.min(t, segment.contentRange.end) - segment.contentRange.start
-        }
+        if bias == .beforeBreaks, let start = startOfBreaks(at: t) { return start }
+        // The first content segment that ends after t shows t, or content resumes at its start.
+        let i = firstIndex(in: contentSegmentEnds) { $0 > t }
+        guard i < contentSegmentIndices.count else { return duration }
+        let segment = segments[contentSegmentIndices[i]]
+        return segment.compositionRange.start + MediaTime.max(.zero, t - segment.contentRange.start)
+    }
+
+    /// The start of the first break at content time `t`, or of the breaks whose replaced content
+    /// holds `t`; `nil` when no break is there.
+    private func startOfBreaks(at t: MediaTime) -> MediaTime? {
+        let next = firstIndex(in: breakPositions) { $0 >= t }
+        if next < breaks.count, breakPositions[next] == t { return breaks[next].compositionRange.start }
+        // Only the group just before t can replace it: a later break may not sit in replaced content,
+        // and the group's last break carries the group's furthest resume time.
+        guard next > 0, breaks[next - 1].resumeContentTime > t else { return nil }
+        let groupStart = firstIndex(in: breakPositions) { $0 >= breakPositions[next - 1] }
+        return breaks[groupStart].compositionRange.start
     }
 
     /// The content time at composition time `compositionTime`. O(log n).

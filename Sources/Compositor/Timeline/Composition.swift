@@ -31,6 +31,7 @@ public struct Composition: Hashable, Sendable {
     let contentSegmentIndices: [Int]
     let contentSegmentEnds: [MediaTime]
     let breakStarts: [MediaTime]
+    let breakPositions: [MediaTime]
 
     /// Compiles `schedule`.
     ///
@@ -57,6 +58,7 @@ public struct Composition: Hashable, Sendable {
         self.contentSegmentIndices = contentSegmentIndices
         self.contentSegmentEnds = contentSegmentIndices.map { segments[$0].contentRange.end }
         self.breakStarts = builder.breaks.map(\.compositionRange.start)
+        self.breakPositions = builder.breaks.map(\.position)
     }
 
     /// The composition's break with this ID.
