@@ -19,21 +19,20 @@ extension Composition {
         let t = MediaTime.min(MediaTime.max(contentTime, .zero), contentDuration)
         if bias == .beforeBreaks, let start = startOfBreaks(at: t) { return start }
         // The first content segment that ends after t shows t, or content resumes at its start.
-        let i = firstIndex(in: contentSegmentEnds) { $0 > t }
-        guard i < contentSegmentIndices.count else { return duration }
-        let segment = segments[contentSegmentIndices[i]]
-        return segment.compositionRange.start + MediaTime.max(.zero, t - segment.contentRange.start)
+        let i = contentSegmentEndIndex.firstIndex(after: t)
+        guard i < contentSegmentCompositionStarts.count else { return duration }
+        return contentSegmentCompositionStarts[i] + MediaTime.max(.zero, t - contentSegmentContentStarts[i])
     }
 
     /// The start of the first break at content time `t`, or of the breaks whose replaced content
     /// holds `t`; `nil` when no break is there.
     private func startOfBreaks(at t: MediaTime) -> MediaTime? {
-        let next = firstIndex(in: breakPositions) { $0 >= t }
-        if next < breaks.count, breakPositions[next] == t { return breaks[next].compositionRange.start }
+        let next = breakPositionIndex.firstIndex(atOrAfter: t)
+        if next < breaks.count, breaks[next].position == t { return breaks[next].compositionRange.start }
         // Only the group just before t can replace it: a later break may not sit in replaced content,
         // and the group's last break carries the group's furthest resume time.
         guard next > 0, breaks[next - 1].resumeContentTime > t else { return nil }
-        let groupStart = firstIndex(in: breakPositions) { $0 >= breakPositions[next - 1] }
+        let groupStart = breakPositionIndex.firstIndex(atOrAfter: breaks[next - 1].position)
         return breaks[groupStart].compositionRange.start
     }
 
@@ -44,16 +43,16 @@ extension Composition {
     /// content's end.
     public func contentTime(forCompositionTime compositionTime: MediaTime) -> MediaTime {
         guard compositionTime < duration else { return contentDuration }
-        guard let index = segmentIndex(at: MediaTime.max(compositionTime, .zero)) else { return .zero }
-        let segment = segments[index]
-        if segment.isAd { return segment.contentRange.start }
-        return segment.contentRange.start + (MediaTime.max(compositionTime, .zero) - segment.compositionRange.start)
+        let c = MediaTime.max(compositionTime, .zero)
+        let index = segmentStartIndex.firstIndex(after: c) - 1
+        if segmentIsAd[index] { return segmentContentStarts[index] }
+        return segmentContentStarts[index] + (c - segmentStarts[index])
     }
 
     /// The index of the segment playing at `compositionTime`, or `nil` outside `[0, duration)`. O(log n).
     public func segmentIndex(at compositionTime: MediaTime) -> Int? {
         guard compositionTime >= .zero, compositionTime < duration else { return nil }
-        return firstIndex(in: segmentStarts) { $0 > compositionTime } - 1
+        return segmentStartIndex.firstIndex(after: compositionTime) - 1
     }
 
     /// Everything about the instant `compositionTime`: the segment, source time, content time and,
@@ -65,7 +64,7 @@ extension Composition {
         let offset = compositionTime - segment.compositionRange.start
         var ad: AdLocation?
         if let position = segment.adPosition {
-            let breakIndex = firstIndex(in: breakStarts) { $0 > compositionTime } - 1
+            let breakIndex = breakStartIndex.firstIndex(after: compositionTime) - 1
             let placed = breaks[breakIndex]
             ad = AdLocation(
                 position: position, breakIndex: breakIndex, timeInAd: offset,
@@ -80,16 +79,6 @@ extension Composition {
             ad: ad)
     }
 
-    /// The first index whose element satisfies `predicate`, which must be false then true along the array.
-    @inline(__always)
-    func firstIndex<T>(in array: [T], where predicate: (T) -> Bool) -> Int {
-        var low = 0, high = array.count
-        while low < high {
-            let mid = (low + high) / 2
-            if predicate(array[mid]) { high = mid } else { low = mid + 1 }
-        }
-        return low
-    }
 }
 
 /// What plays at one instant of a composition.

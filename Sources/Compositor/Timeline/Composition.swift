@@ -26,12 +26,18 @@ public struct Composition: Hashable, Sendable {
     /// What was changed from the schedule's request (clamped ends).
     public let diagnostics: [CompositionDiagnostic]
 
-    // Lookup tables for O(log n) mapping.
+    // Lookup tables for O(log n) mapping: sorted keys to search, and flat arrays of the times the
+    // answer is computed from, so a lookup touches no strings.
+    let segmentStartIndex: SortedTimes
     let segmentStarts: [MediaTime]
-    let contentSegmentIndices: [Int]
-    let contentSegmentEnds: [MediaTime]
-    let breakStarts: [MediaTime]
-    let breakPositions: [MediaTime]
+    let segmentContentStarts: [MediaTime]
+    let segmentIsAd: [Bool]
+    /// Content segments only, in order.
+    let contentSegmentEndIndex: SortedTimes
+    let contentSegmentCompositionStarts: [MediaTime]
+    let contentSegmentContentStarts: [MediaTime]
+    let breakStartIndex: SortedTimes
+    let breakPositionIndex: SortedTimes
 
     /// Compiles `schedule`.
     ///
@@ -48,17 +54,21 @@ public struct Composition: Hashable, Sendable {
         var builder = Builder(naturalDurations: naturalDurations)
         try builder.build(schedule: schedule, excluding: excludedBreakIDs)
         let segments = builder.segments
-        let contentSegmentIndices = segments.indices.filter { !segments[$0].isAd }
+        let contentSegments = segments.filter { !$0.isAd }
         self.segments = segments
         self.breaks = builder.breaks
         self.contentDuration = builder.contentDuration
         self.duration = builder.compositionCursor
         self.diagnostics = builder.diagnostics
         self.segmentStarts = segments.map(\.compositionRange.start)
-        self.contentSegmentIndices = contentSegmentIndices
-        self.contentSegmentEnds = contentSegmentIndices.map { segments[$0].contentRange.end }
-        self.breakStarts = builder.breaks.map(\.compositionRange.start)
-        self.breakPositions = builder.breaks.map(\.position)
+        self.segmentStartIndex = SortedTimes(segmentStarts)
+        self.segmentContentStarts = segments.map(\.contentRange.start)
+        self.segmentIsAd = segments.map(\.isAd)
+        self.contentSegmentEndIndex = SortedTimes(contentSegments.map(\.contentRange.end))
+        self.contentSegmentCompositionStarts = contentSegments.map(\.compositionRange.start)
+        self.contentSegmentContentStarts = contentSegments.map(\.contentRange.start)
+        self.breakStartIndex = SortedTimes(builder.breaks.map(\.compositionRange.start))
+        self.breakPositionIndex = SortedTimes(builder.breaks.map(\.position))
     }
 
     /// The composition's break with this ID.
