@@ -1,0 +1,113 @@
+import Foundation
+import Testing
+@testable import Compositor
+
+/// The demo's contract (DESIGN.md): commands, JSON shapes, exit codes 0 / 1 / 64.
+@Suite("CompositorDemo timeline and map")
+struct DemoCommandTests {
+    let sample = "Fixtures/reference-sample.json"
+
+    func object(_ text: String) throws -> JSONObject {
+        guard case .object(let object) = try JSONValue(parsing: Array(text.utf8)) else {
+            throw DemoTestError("not a JSON object: \(text)")
+        }
+        return object
+    }
+
+    @Test("timeline --json prints the contract's object")
+    func timelineJSON() throws {
+        let result = try DemoProcess.run(["timeline", sample, "--json"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let root = try object(result.stdout)
+        #expect(root.keys == ["contentDuration", "compositionDuration", "segments", "breaks"])
+        #expect(root["contentDuration"] == .number("170"))
+        #expect(root["compositionDuration"] == .number("294"))
+        guard case .array(let segments) = root["segments"], case .object(let pod2) = segments[3] else {
+            Issue.record("no segments"); return
+        }
+        #expect(pod2.keys == ["kind", "id", "breakID", "adIndex", "podSize", "url", "source", "composition", "content"])
+        #expect(pod2["kind"] == .string("ad") && pod2["id"] == .string("pod-2") && pod2["breakID"] == .string("pod"))
+        #expect(pod2["composition"] == .object(JSONObject(["start": .number("45"), "end": .number("62")])))
+        #expect(pod2["content"] == .object(JSONObject(["start": .number("23"), "end": .number("23")])))
+        guard case .array(let breaks) = root["breaks"], case .object(let once) = breaks[2] else {
+            Issue.record("no breaks"); return
+        }
+        #expect(once.keys == ["id", "position", "composition", "policy", "ads"])
+        #expect(once["policy"] == .string("once") && once["ads"] == .array([.string("once-ad")]))
+    }
+
+    @Test("map both ways, as JSON")
+    func mapJSON() throws {
+        let inAd = try DemoProcess.run(["map", sample, "--composition-time", "50", "--json"])
+        #expect(inAd.status == 0, "\(inAd.stderr)")
+        #expect(try object(inAd.stdout) == JSONObject([
+            "contentTime": .number("23"), "compositionTime": .number("50"), "kind": .string("ad"),
+            "id": .string("pod-2"), "sourceTime": .number("5"), "breakID": .string("pod"),
+            "adIndex": .number("2"), "podSize": .number("2"), "timeInAd": .number("5"), "timeInBreak": .number("22"),
+        ]))
+        let after = try object(try DemoProcess.run(["map", sample, "--content-time", "23", "--json"]).stdout)
+        #expect(after["compositionTime"] == .number("62"))
+        #expect(after["kind"] == .string("content"))
+        let before = try object(try DemoProcess.run(["map", sample, "--content-time", "23", "--before-breaks", "--json"]).stdout)
+        #expect(before["compositionTime"] == .number("28"))
+        #expect(before["id"] == .string("pod-1"))
+    }
+
+    @Test("rational times in and out: exact rationals are printed beside rounded seconds")
+    func rationalMap() throws {
+        let result = try DemoProcess.run(["map", sample, "--content-time", "1001/30000", "--json"])
+        let root = try object(result.stdout)
+        #expect(root["contentTime"] == .number("0.033366667"))
+        #expect(root["contentTimeExact"] == .string("1001/30000"))
+        #expect(root["compositionTimeExact"] == .string("151001/30000"))
+    }
+
+    @Test("human output: a table and a bar")
+    func humanTimeline() throws {
+        let result = try DemoProcess.run(["timeline", sample])
+        #expect(result.status == 0)
+        #expect(result.stdout.contains("content 170 s, composition 294 s, 11 segments, 5 breaks"))
+        #expect(result.stdout.contains("(= content, # ad)"))
+    }
+
+    @Test("exit 1 with 'error: ' naming the file and the reason", arguments: [
+        (["timeline", "Fixtures/missing.json"], "error: Fixtures/missing.json: no such file"),
+        (["map", "Fixtures/reference-sample.json", "--content-time", "500"], "error: content time 500 s is outside the content (0...170 s)"),
+        (["timeline", "Fixtures"], "error: Fixtures: is a folder"),
+    ])
+    func failures(arguments: [String], message: String) throws {
+        let result = try DemoProcess.run(arguments)
+        #expect(result.status == 1)
+        #expect(result.stderr.hasPrefix(message), "\(result.stderr)")
+        #expect(result.stdout.isEmpty)
+    }
+
+    @Test("a schedule error names the file, the item and the value")
+    func scheduleError() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("compositor-demo-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let file = folder.appendingPathComponent("bad.json")
+        try Data(#"{"content": [{"id": "c", "url": "c.mp4", "end": 10}], "breaks": [{"id": "late", "at": 12, "ads": [{"url": "a.mp4", "end": 1}]}]}"#.utf8).write(to: file)
+        let result = try DemoProcess.run(["timeline", file.path])
+        #expect(result.status == 1)
+        #expect(result.stderr == "error: \(file.path): break 'late' at 12 s is outside the content (0...10 s)\n")
+    }
+
+    @Test("exit 64 on a usage error", arguments: [
+        ["frobnicate"], ["timeline"], ["map", "Fixtures/reference-sample.json"],
+        ["map", "Fixtures/reference-sample.json", "--content-time", "1", "--composition-time", "2"],
+        ["map", "Fixtures/reference-sample.json", "--content-time", "abc"], ["timeline", "a.json", "b.json"],
+    ])
+    func usage(arguments: [String]) throws {
+        let result = try DemoProcess.run(arguments)
+        #expect(result.status == 64)
+        #expect(result.stderr.hasPrefix("error: "))
+        #expect(result.stderr.contains("usage:"))
+    }
+}
+
+struct DemoTestError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
