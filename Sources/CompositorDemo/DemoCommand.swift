@@ -6,6 +6,8 @@ enum DemoCommand {
         usage: CompositorDemo                                   run the bundled demo
                CompositorDemo timeline SCHEDULE.json [--json]
                CompositorDemo map SCHEDULE.json (--content-time T [--before-breaks] | --composition-time T) [--json]
+               CompositorDemo simulate SCHEDULE.json --actions "play 30; seek content 50; play 20"
+                              [--snapback none|lastUnplayed|firstUnplayed|allUnplayed] [--json]
                CompositorDemo help
 
         Times are seconds (8.5) or rationals (1001/30000).
@@ -21,6 +23,7 @@ enum DemoCommand {
             switch name {
             case "timeline": try TimelineCommand.run(&rest)
             case "map": try MapCommand.run(&rest)
+            case "simulate": try SimulateCommand.run(&rest)
             case "help", "-h", "--help": Output.out(usage)
             default: throw DemoError.usage("unknown command '\(name)'")
             }

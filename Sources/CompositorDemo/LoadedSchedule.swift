@@ -4,7 +4,10 @@ import Foundation
 /// A schedule file read, with its sources' natural durations where they can be known, compiled.
 struct LoadedSchedule {
     let path: String
+    /// The schedule file's folder, which its relative URLs are resolved against.
+    let folder: String
     let schedule: Schedule
+    let naturalDurations: [MediaSource: MediaTime]
     let composition: Composition
 
     init(path: String) throws(DemoError) {
@@ -14,13 +17,15 @@ struct LoadedSchedule {
             let exists = FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory)
             throw .failure("\(path): " + (exists ? (isDirectory.boolValue ? "is a folder" : "cannot be read") : "no such file"))
         }
-        let folder = (path as NSString).deletingLastPathComponent
+        let parent = (path as NSString).deletingLastPathComponent
+        folder = parent.isEmpty ? "." : parent
         do {
-            schedule = try ScheduleDocument.decode(data, baseDirectory: folder.isEmpty ? "." : folder)
+            schedule = try ScheduleDocument.decode(data, baseDirectory: folder)
         } catch {
             throw .failure("\(path): \(error)")
         }
         let durations = NaturalDurationProbe.durations(of: schedule)
+        naturalDurations = durations.known
         do {
             composition = try Composition(schedule: schedule, naturalDurations: durations.known)
         } catch {
@@ -36,18 +41,31 @@ struct LoadedSchedule {
 
 /// Natural durations of a schedule's sources, from the files themselves where they can be read.
 enum NaturalDurationProbe {
-    struct Result {
+    struct Durations {
         var known: [MediaSource: MediaTime] = [:]
         /// Why a source's duration is not known.
         var failures: [MediaSource: String] = [:]
     }
 
-    static func durations(of schedule: Schedule) -> Result {
-        var result = Result()
+    static func durations(of schedule: Schedule) -> Durations {
+        var result = Durations()
         let sources = Set(schedule.content.map(\.source) + schedule.breaks.flatMap { $0.ads.map(\.source) })
         for source in sources {
-            result.failures[source] = "this build cannot probe media files yet; give an explicit end"
+            switch probe(source) {
+            case .success(let duration): result.known[source] = duration
+            case .failure(let why): result.failures[source] = why.message
+            }
         }
         return result
+    }
+
+    static func duration(of source: MediaSource) -> MediaTime? {
+        try? probe(source).get()
+    }
+
+    struct ProbeFailure: Error { let message: String }
+
+    static func probe(_ source: MediaSource) -> Result<MediaTime, ProbeFailure> {
+        .failure(ProbeFailure(message: "this build cannot probe media files yet; give an explicit end"))
     }
 }

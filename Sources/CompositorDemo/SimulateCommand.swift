@@ -1,0 +1,90 @@
+import Compositor
+
+/// `simulate SCHEDULE.json --actions "play 30; seek content 50; play 20" [--snapback POLICY] [--json]`:
+/// plays the schedule from the start through a script and prints the events.
+enum SimulateCommand {
+    static func run(_ arguments: inout Arguments) throws(DemoError) {
+        let json = arguments.flag("--json")
+        let script = try arguments.option("--actions") ?? ""
+        let policyName = try arguments.option("--snapback") ?? SnapbackPolicy.lastUnplayed.rawValue
+        let path = try arguments.positional("SCHEDULE.json")
+        try arguments.finish()
+        guard let snapback = SnapbackPolicy(rawValue: policyName) else {
+            throw .usage("--snapback: expected one of \(SnapbackPolicy.allCases.map(\.rawValue).joined(separator: ", "))")
+        }
+        let actions: [PlaybackSimulation.Action]
+        do { actions = try PlaybackSimulation.parse(script) } catch { throw .usage("--actions: \(error)") }
+
+        let loaded = try LoadedSchedule(path: path)
+        var session: PlaybackSession
+        do {
+            session = try PlaybackSession(schedule: loaded.schedule, naturalDurations: loaded.naturalDurations, snapback: snapback)
+        } catch {
+            throw .failure("\(path): \(error)")
+        }
+        var player = SingleItemPlayer(composition: session.composition)
+        let log = PlaybackSimulation.run(
+            actions, session: &session, player: &player,
+            resolveURL: { MediaSource(url: ScheduleDocument.resolve($0, against: loaded.folder)) },
+            naturalDuration: { NaturalDurationProbe.duration(of: $0) })
+        for entry in log {
+            switch entry {
+            case .event(let event): Output.out(json ? eventJSON(event).serialized : eventText(event))
+            case .refused(let number, let error): Output.err("note: action \(number) refused: \(error)")
+            }
+        }
+    }
+
+    static func eventJSON(_ event: PlaybackEvent) -> JSONValue {
+        var object = JSONObject()
+        object.append("event", .string(event.name))
+        object.appendTime("compositionTime", event.compositionTime)
+        object.appendTime("contentTime", event.contentTime)
+        switch event.kind {
+        case .breakStarted(let breakID, let first):
+            object.append("breakID", .string(breakID))
+            object.append("first", .bool(first))
+        case .adStarted(let ad):
+            appendAd(ad, to: &object)
+        case .adQuartile(let ad, let quartile):
+            appendAd(ad, to: &object)
+            object.append("quartile", .integer(quartile))
+        case .adEnded(let ad, let skipped):
+            appendAd(ad, to: &object)
+            object.append("skipped", .bool(skipped))
+        case .breakEnded(let breakID, let skipped):
+            object.append("breakID", .string(breakID))
+            object.append("skipped", .bool(skipped))
+        case .seekAdjusted(let requested, _):
+            object.appendTime("requestedTime", requested)
+        case .compositionChanged(_, let new):
+            object.appendTime("compositionDuration", new.duration)
+        case .contentResumed, .ended:
+            break
+        }
+        return .object(object)
+    }
+
+    private static func appendAd(_ ad: AdPosition, to object: inout JSONObject) {
+        object.append("breakID", .string(ad.breakID))
+        object.append("adID", .string(ad.adID))
+        object.append("adIndex", .integer(ad.podPosition))
+        object.append("podSize", .integer(ad.podSize))
+    }
+
+    static func eventText(_ event: PlaybackEvent) -> String {
+        let what: String
+        switch event.kind {
+        case .breakStarted(let id, let first): what = "break '\(id)' starts" + (first ? " (first time)" : " (again)")
+        case .adStarted(let ad): what = "ad '\(ad.adID)' starts (\(ad.podPosition) of \(ad.podSize))"
+        case .adQuartile(let ad, let q): what = "ad '\(ad.adID)' \(["", "25%", "50%", "75%"][q])"
+        case .adEnded(let ad, let skipped): what = "ad '\(ad.adID)' " + (skipped ? "skipped" : "ends")
+        case .breakEnded(let id, let skipped): what = "break '\(id)' " + (skipped ? "skipped" : "ends")
+        case .contentResumed: what = "content resumes"
+        case .seekAdjusted(let requested, let actual): what = "seek to \(requested) s adjusted to \(actual) s"
+        case .compositionChanged(let old, let new): what = "composition changes: \(old.duration) s -> \(new.duration) s"
+        case .ended: what = "ended"
+        }
+        return "composition \(event.compositionTime.formatted(.milliseconds))  content \(event.contentTime.formatted(.milliseconds))  \(what)"
+    }
+}
