@@ -70,6 +70,35 @@ struct DemoCommandTests {
         #expect(result.stdout.contains("(= content, # ad)"))
     }
 
+    @Test("simulate --json prints one event object per line")
+    func simulateJSON() throws {
+        let result = try DemoProcess.run(["simulate", sample, "--actions", "play 30; seek content 50; play 30", "--json"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let lines = result.stdout.split(separator: "\n").map(String.init)
+        let events = try lines.map { try object($0) }
+        #expect(events.first == JSONObject([
+            "event": .string("breakStarted"), "compositionTime": .number("0"), "contentTime": .number("0"),
+            "breakID": .string("pre"), "first": .bool(true),
+        ]))
+        #expect(events.contains(JSONObject([
+            "event": .string("adStarted"), "compositionTime": .number("28"), "contentTime": .number("23"),
+            "breakID": .string("pod"), "adID": .string("pod-1"), "adIndex": .number("1"), "podSize": .number("2"),
+        ])))
+        let names = events.compactMap { if case .string(let n)? = $0["event"] { n } else { nil } }
+        #expect(Set(names).isSubset(of: [
+            "breakStarted", "adStarted", "adQuartile", "adEnded", "breakEnded", "contentResumed", "seekAdjusted",
+            "compositionChanged", "ended",
+        ]))
+        #expect(names.contains("seekAdjusted") && names.contains("compositionChanged"))
+    }
+
+    @Test("simulate: a refused action is a note on stderr, not a failure")
+    func simulateRefusal() throws {
+        let result = try DemoProcess.run(["simulate", sample, "--actions", "play 10; skip ad"])
+        #expect(result.status == 0)
+        #expect(result.stderr == "note: action 2 refused: no ad is playing\n")
+    }
+
     @Test("exit 1 with 'error: ' naming the file and the reason", arguments: [
         (["timeline", "Fixtures/missing.json"], "error: Fixtures/missing.json: no such file"),
         (["map", "Fixtures/reference-sample.json", "--content-time", "500"], "error: content time 500 s is outside the content (0...170 s)"),
@@ -98,6 +127,8 @@ struct DemoCommandTests {
         ["frobnicate"], ["timeline"], ["map", "Fixtures/reference-sample.json"],
         ["map", "Fixtures/reference-sample.json", "--content-time", "1", "--composition-time", "2"],
         ["map", "Fixtures/reference-sample.json", "--content-time", "abc"], ["timeline", "a.json", "b.json"],
+        ["simulate", "Fixtures/reference-sample.json", "--actions", "jump 3"],
+        ["simulate", "Fixtures/reference-sample.json", "--snapback", "sometimes"],
     ])
     func usage(arguments: [String]) throws {
         let result = try DemoProcess.run(arguments)
