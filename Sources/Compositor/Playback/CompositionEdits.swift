@@ -22,8 +22,8 @@ public protocol MutableCompositionTrackPort: AnyObject {
 
 public protocol MutableCompositionPort: AnyObject {
     associatedtype Track: MutableCompositionTrackPort
-    /// `addMutableTrack(withMediaType:preferredTrackID:)`.
-    func addMutableTrack(kind: MediaTrackKind) -> Track
+    /// `addMutableTrack(withMediaType:preferredTrackID:)`; throws where that returns `nil`.
+    func addMutableTrack(kind: MediaTrackKind) throws -> Track
     /// `removeTimeRange(_:)`: removes `range` from every track; what follows moves up.
     func removeTimeRange(_ range: MediaTimeRange)
 }
@@ -110,16 +110,16 @@ public enum CompositionEditPlanner {
     /// Replays `edits` on `composition`, adding the tracks the edits use.
     public static func apply<Port: MutableCompositionPort>(_ edits: [CompositionEdit], to composition: Port) throws {
         var tracks: [MediaTrackKind: Port.Track] = [:]
-        func track(_ kind: MediaTrackKind) -> Port.Track {
+        func track(_ kind: MediaTrackKind) throws -> Port.Track {
             if let existing = tracks[kind] { return existing }
-            let made = composition.addMutableTrack(kind: kind)
+            let made = try composition.addMutableTrack(kind: kind)
             tracks[kind] = made
             return made
         }
         for edit in edits {
             switch edit {
             case .insert(let kind, let source, let range, let at): try track(kind).insertTimeRange(range, of: source, at: at)
-            case .insertEmpty(let kind, let range): track(kind).insertEmptyTimeRange(range)
+            case .insertEmpty(let kind, let range): try track(kind).insertEmptyTimeRange(range)
             case .removeTimeRange(let range): composition.removeTimeRange(range)
             }
         }

@@ -77,7 +77,7 @@ final class RecordingComposition: MutableCompositionPort {
 
     private(set) var tracks: [Track] = []
 
-    func addMutableTrack(kind: MediaTrackKind) -> Track {
+    func addMutableTrack(kind: MediaTrackKind) throws -> Track {
         let track = Track(kind: kind)
         tracks.append(track)
         return track
