@@ -29,6 +29,13 @@ public enum HLSAttributeValue: Hashable, Sendable, CustomStringConvertible {
         }
     }
 
+    /// `time` as a decimal attribute value spelled the way the parser reads it back: a decimal
+    /// integer when it is whole and not negative, a decimal float otherwise (`30`, `30.03`, `-1.5`).
+    public static func decimal(_ time: MediaTime) -> HLSAttributeValue {
+        if !time.isNegative, time.reduced.timescale == 1 { return .decimalInteger(UInt64(time.reduced.value)) }
+        return .decimalFloat(time.hlsDecimalString)
+    }
+
     /// An exact time from a decimal integer or float (`DURATION=30.5`), never through `Double`.
     public var exactTime: MediaTime? {
         switch self {

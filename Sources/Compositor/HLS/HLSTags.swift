@@ -139,8 +139,8 @@ public struct HLSDateRange: Hashable, Sendable {
         list["ID"] = .quotedString(id)
         if let className { list["CLASS"] = .quotedString(className) }
         list["START-DATE"] = .quotedString(startDate.description)
-        if let duration { list["DURATION"] = .decimalFloat(duration.hlsDecimalString) }
-        if let plannedDuration { list["PLANNED-DURATION"] = .decimalFloat(plannedDuration.hlsDecimalString) }
+        if let duration { list["DURATION"] = .decimal(duration) }
+        if let plannedDuration { list["PLANNED-DURATION"] = .decimal(plannedDuration) }
         for attribute in clientAttributes { list[attribute.name] = attribute.value }
         attributes = list
     }
