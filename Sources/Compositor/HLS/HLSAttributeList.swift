@@ -77,7 +77,7 @@ public struct HLSAttributeList: Hashable, Sendable, CustomStringConvertible {
         var copy = text
         let result: Result<HLSAttributeList, HLSParseError.Problem> = copy.withUTF8 { buffer in
             do throws(HLSParseError.Problem) {
-                return .success(try HLSAttributeList.parse(ByteView(buffer), tag: tag))
+                return .success(try HLSAttributeList.parse(HLSByteView(buffer), tag: tag))
             } catch { return .failure(error) }
         }
         self = try result.get()
@@ -186,7 +186,7 @@ extension HLSAttributeList.Expected {
 extension HLSAttributeList {
     /// `AttributeName=AttributeValue[,AttributeName=AttributeValue]*`, names `[A-Z0-9-]+`.
     /// Spaces after a comma are tolerated (hand-written playlists have them); nothing else is.
-    static func parse(_ bytes: ByteView, tag: String) throws(HLSParseError.Problem) -> HLSAttributeList {
+    static func parse(_ bytes: HLSByteView, tag: String) throws(HLSParseError.Problem) -> HLSAttributeList {
         var list = HLSAttributeList()
         var i = bytes.start
         let end = bytes.end
@@ -242,7 +242,7 @@ extension HLSAttributeList {
     }
 
     private static func lexUnquoted(
-        _ bytes: ByteView, _ start: Int, _ end: Int, name: String, tag: String
+        _ bytes: HLSByteView, _ start: Int, _ end: Int, name: String, tag: String
     ) throws(HLSParseError.Problem) -> HLSAttributeValue {
         func isDigit(_ c: UInt8) -> Bool { c &- 48 < 10 }
         func isHex(_ c: UInt8) -> Bool { isDigit(c) || (c | 0x20) &- 97 < 6 }

@@ -180,7 +180,7 @@ public enum HLSPlaylist: Hashable, Sendable {
     }
 }
 
-extension Substring {
+fileprivate extension Substring {
     var trimmingSpaces: String {
         String(drop(while: { $0 == " " }).reversed().drop(while: { $0 == " " }).reversed())
     }

@@ -68,8 +68,8 @@ public struct HLSPlaylistParser: Sendable {
 
     func parse(buffer: UnsafeBufferPointer<UInt8>, url: String) throws(HLSParseError) -> HLSPlaylist {
         try checkSize(buffer.count)
-        let view = ByteView(buffer)
-        var reader = LineReader(view: view, maximumLineBytes: limits.maximumLineBytes)
+        let view = HLSByteView(buffer)
+        var reader = HLSLineReader(view: view, maximumLineBytes: limits.maximumLineBytes)
         if view.hasPrefix("\u{FEFF}") {
             throw HLSParseError(line: 1, lineText: nil, problem: .byteOrderMark)
         }
@@ -80,7 +80,7 @@ public struct HLSPlaylistParser: Sendable {
             throw reader.error(.missingHeader, first)
         }
         let bodyReader = reader
-        let resolver = URIResolver(base: url)
+        let resolver = HLSURIResolver(base: url)
         if try HLSPlaylistParser.isMultivariant(reader: bodyReader) {
             var parser = MultivariantPlaylistParser(reader: bodyReader, resolver: resolver)
             return .multivariant(try parser.parse())
@@ -92,7 +92,7 @@ public struct HLSPlaylistParser: Sendable {
 
     /// The first tag that belongs to one kind of playlist only decides the kind; a playlist with none
     /// (or with a URI line first) is a media playlist.
-    private static func isMultivariant(reader: LineReader) throws(HLSParseError) -> Bool {
+    private static func isMultivariant(reader: HLSLineReader) throws(HLSParseError) -> Bool {
         var reader = reader
         while let line = try reader.next() {
             let tag = HLSTag(line.line)
@@ -106,25 +106,25 @@ public struct HLSPlaylistParser: Sendable {
 // MARK: - Lines
 
 /// One non-blank line, trimmed of surrounding whitespace, with its 1-based number.
-struct Line {
-    var line: ByteView
+struct HLSLine {
+    var line: HLSByteView
     var number: Int
 }
 
-struct LineReader {
-    let view: ByteView
+struct HLSLineReader {
+    let view: HLSByteView
     let maximumLineBytes: Int
     var position: Int
     var lineNumber = 0
 
-    init(view: ByteView, maximumLineBytes: Int) {
+    init(view: HLSByteView, maximumLineBytes: Int) {
         self.view = view
         self.maximumLineBytes = maximumLineBytes
         position = view.start
     }
 
     /// The next non-blank line, or `nil` at the end.
-    mutating func next() throws(HLSParseError) -> Line? {
+    mutating func next() throws(HLSParseError) -> HLSLine? {
         while position < view.end {
             let start = position
             var end = start
@@ -139,12 +139,12 @@ struct LineReader {
             var s = start, e = end
             while e > s, view[e - 1] == 13 || view[e - 1] == 32 || view[e - 1] == 9 { e -= 1 }
             while s < e, view[s] == 32 || view[s] == 9 { s += 1 }
-            if s < e { return Line(line: view.slice(s, e), number: lineNumber) }
+            if s < e { return HLSLine(line: view.slice(s, e), number: lineNumber) }
         }
         return nil
     }
 
-    func error(_ problem: HLSParseError.Problem, _ line: Line) -> HLSParseError {
+    func error(_ problem: HLSParseError.Problem, _ line: HLSLine) -> HLSParseError {
         HLSParseError(line: line.number, lineText: line.line.string, problem: problem)
     }
 }
@@ -168,17 +168,17 @@ enum HLSTag: Equatable {
     /// A line that does not start with `#`.
     case uri
 
-    /// Also returns where the tag's value starts (after the colon), or `nil` when it has none.
-    init(_ line: ByteView) {
+    init(_ line: HLSByteView) {
         self = HLSTag.classify(line).0
     }
 
-    static func classify(_ line: ByteView) -> (HLSTag, ByteView?) {
+    /// The line's tag, and its value (the bytes after the colon), or `nil` when it has none.
+    static func classify(_ line: HLSByteView) -> (HLSTag, HLSByteView?) {
         guard line[line.start] == UInt8(ascii: "#") else { return (.uri, nil) }
         guard line.hasPrefix("#EXT") else { return (.unknown, nil) }
         var colon = line.start
         while colon < line.end, line[colon] != UInt8(ascii: ":") { colon += 1 }
-        let value: ByteView? = colon < line.end ? line.slice(colon + 1, line.end) : nil
+        let value: HLSByteView? = colon < line.end ? line.slice(colon + 1, line.end) : nil
         var tag = HLSTag.unknown
         for (name, candidate) in HLSTag.table where line.equals(line.start, colon, name) {
             tag = candidate
@@ -233,7 +233,7 @@ enum HLSTag: Equatable {
     }
 
     /// The tag's name without `#`, for messages.
-    static func name(of line: ByteView) -> String {
+    static func name(of line: HLSByteView) -> String {
         var colon = line.start
         while colon < line.end, line[colon] != UInt8(ascii: ":") { colon += 1 }
         return line.string(line.start + 1, colon)
@@ -242,10 +242,10 @@ enum HLSTag: Equatable {
 
 // MARK: - Shared value readers
 
-enum TagValue {
+enum HLSTagValue {
     static let maximumKnownVersion: Int64 = 12
 
-    static func integer(_ value: ByteView?) -> UInt64? {
+    static func integer(_ value: HLSByteView?) -> UInt64? {
         guard let value, !value.isEmpty, value.count <= 20 else { return nil }
         var n: UInt64 = 0
         for i in value.start..<value.end {
@@ -259,7 +259,7 @@ enum TagValue {
         return n
     }
 
-    static func version(_ value: ByteView?, tag: String) throws(HLSParseError.Problem) -> Int64 {
+    static func version(_ value: HLSByteView?, tag: String) throws(HLSParseError.Problem) -> Int64 {
         guard let n = integer(value), n >= 1, n <= UInt64(Int64.max) else {
             throw .invalidTagValue(tag: tag, reason: "expected a protocol version number")
         }
@@ -267,12 +267,12 @@ enum TagValue {
         return Int64(n)
     }
 
-    static func attributes(_ value: ByteView?, tag: String) throws(HLSParseError.Problem) -> HLSAttributeList {
+    static func attributes(_ value: HLSByteView?, tag: String) throws(HLSParseError.Problem) -> HLSAttributeList {
         guard let value else { throw .malformedAttributeList(tag: tag, reason: "missing attribute list") }
         return try HLSAttributeList.parse(value, tag: tag)
     }
 
-    static func noValue(_ value: ByteView?, tag: String) throws(HLSParseError.Problem) {
+    static func noValue(_ value: HLSByteView?, tag: String) throws(HLSParseError.Problem) {
         if let value, !value.isEmpty { throw .invalidTagValue(tag: tag, reason: "takes no value") }
     }
 }

@@ -15,7 +15,7 @@ public struct HLSByteRange: Hashable, Sendable, CustomStringConvertible {
     public var description: String { "\(length)@\(offset)" }
 
     /// Reads `n[@o]`; the offset is `nil` when absent.
-    static func parse(_ bytes: ByteView) -> (length: UInt64, offset: UInt64?)? {
+    static func parse(_ bytes: HLSByteView) -> (length: UInt64, offset: UInt64?)? {
         func number(_ from: Int, _ to: Int) -> UInt64? {
             guard to > from, to - from <= 20 else { return nil }
             var n: UInt64 = 0
@@ -110,7 +110,7 @@ public struct HLSMap: Hashable, Sendable {
     /// `BYTERANGE="n[@o]"`; a missing offset means the start of the resource.
     public var byteRange: HLSByteRange? {
         guard let text = attributes.quotedString("BYTERANGE") else { return nil }
-        guard let parsed = text.withByteView({ HLSByteRange.parse($0) }) else { return nil }
+        guard let parsed = text.withHLSByteView({ HLSByteRange.parse($0) }) else { return nil }
         return HLSByteRange(length: parsed.length, offset: parsed.offset ?? 0)
     }
 
@@ -118,7 +118,7 @@ public struct HLSMap: Hashable, Sendable {
 
     static func validate(_ list: HLSAttributeList) throws(HLSParseError.Problem) {
         try list.validate(tag: tag, required: ["URI"], expected: ["URI": .quotedString, "BYTERANGE": .quotedString])
-        if let text = list.quotedString("BYTERANGE"), text.withByteView({ HLSByteRange.parse($0) }) == nil {
+        if let text = list.quotedString("BYTERANGE"), text.withHLSByteView({ HLSByteRange.parse($0) }) == nil {
             throw .invalidAttributeValue(tag: tag, attribute: "BYTERANGE", reason: "expected \"<length>[@<offset>]\"")
         }
     }

@@ -4,13 +4,13 @@
 /// segment-level tag that are followed by a playlist-level tag belong to the header; all others
 /// belong to the next segment; those after the last segment are trailing lines.
 struct MediaPlaylistParser {
-    var reader: LineReader
-    let resolver: URIResolver
+    var reader: HLSLineReader
+    let resolver: HLSURIResolver
 
     // Playlist-level state
     private var version: Int64?
     private var targetDuration: Int64?
-    private var targetDurationLine: Line?
+    private var targetDurationLine: HLSLine?
     private var mediaSequence: UInt64?
     private var discontinuitySequence: UInt64?
     private var playlistType: HLSPlaylistType?
@@ -30,9 +30,9 @@ struct MediaPlaylistParser {
     // The segment being gathered
     private var pendingDuration: MediaTime?
     private var pendingTitle: String?
-    private var extinfLine: Line?
+    private var extinfLine: HLSLine?
     private var pendingByteRange: (length: UInt64, offset: UInt64?)?
-    private var byteRangeLine: Line?
+    private var byteRangeLine: HLSLine?
     private var pendingDiscontinuity = false
     private var pendingProgramDateTime: HLSDateTime?
     private var pendingDateRanges: [HLSDateRange] = []
@@ -47,7 +47,7 @@ struct MediaPlaylistParser {
     /// Set when a problem belongs to an earlier line than the one being read.
     private var relocatedError: HLSParseError?
 
-    init(reader: LineReader, resolver: URIResolver) {
+    init(reader: HLSLineReader, resolver: HLSURIResolver) {
         self.reader = reader
         self.resolver = resolver
     }
@@ -64,7 +64,7 @@ struct MediaPlaylistParser {
         var trailingLines: [String] = []
         if let pendingStart {
             // Lines that gathered for a segment that never came: keep them verbatim.
-            var tail = LineReader(view: reader.view.slice(pendingStart, reader.view.end), maximumLineBytes: reader.maximumLineBytes)
+            var tail = HLSLineReader(view: reader.view.slice(pendingStart, reader.view.end), maximumLineBytes: reader.maximumLineBytes)
             while let line = try tail.next() {
                 if HLSTag(line.line).isMediaPlaylistHeader { continue }
                 guard let text = line.line.validatedString(line.line.start, line.line.end) else {
@@ -83,7 +83,7 @@ struct MediaPlaylistParser {
             segments: segments, headerLines: headerLines, trailingLines: trailingLines)
     }
 
-    private mutating func handle(_ line: Line) throws(HLSParseError.Problem) {
+    private mutating func handle(_ line: HLSLine) throws(HLSParseError.Problem) {
         let (tag, value) = HLSTag.classify(line.line)
         switch tag {
         case .extinf:
@@ -109,11 +109,11 @@ struct MediaPlaylistParser {
             }
         case .discontinuity:
             beginSegmentTag(line)
-            try TagValue.noValue(value, tag: "EXT-X-DISCONTINUITY")
+            try HLSTagValue.noValue(value, tag: "EXT-X-DISCONTINUITY")
             pendingDiscontinuity = true
         case .key:
             beginSegmentTag(line)
-            let list = try TagValue.attributes(value, tag: HLSKey.tag)
+            let list = try HLSTagValue.attributes(value, tag: HLSKey.tag)
             try HLSKey.validate(list)
             let key = HLSKey(attributes: list, resolvedURI: list.quotedString("URI").map(resolver.resolve))
             if key.method == "NONE" {
@@ -125,17 +125,17 @@ struct MediaPlaylistParser {
             }
         case .map:
             beginSegmentTag(line)
-            let list = try TagValue.attributes(value, tag: HLSMap.tag)
+            let list = try HLSTagValue.attributes(value, tag: HLSMap.tag)
             try HLSMap.validate(list)
             currentMap = HLSMap(attributes: list, resolvedURI: resolver.resolve(list.quotedString("URI") ?? ""))
         case .dateRange:
             beginSegmentTag(line)
-            let list = try TagValue.attributes(value, tag: HLSDateRange.tag)
+            let list = try HLSTagValue.attributes(value, tag: HLSDateRange.tag)
             try HLSDateRange.validate(list)
             pendingDateRanges.append(HLSDateRange(attributes: list))
         case .gap:
             beginSegmentTag(line)
-            try TagValue.noValue(value, tag: "EXT-X-GAP")
+            try HLSTagValue.noValue(value, tag: "EXT-X-GAP")
             pendingGap = true
         case .cueOut:
             beginSegmentTag(line)
@@ -145,7 +145,7 @@ struct MediaPlaylistParser {
             pendingCueOutContinuation = HLSCueTag(value: try cueValue(value))
         case .cueIn:
             beginSegmentTag(line)
-            try TagValue.noValue(value, tag: "EXT-X-CUE-IN")
+            try HLSTagValue.noValue(value, tag: "EXT-X-CUE-IN")
             pendingCueIn = true
         case .unknown, .otherMediaTag:
             if pendingStart == nil { pendingStart = line.line.start }
@@ -154,7 +154,7 @@ struct MediaPlaylistParser {
         case .targetDuration:
             playlistTag()
             guard targetDuration == nil else { throw .duplicateTag(tag: "EXT-X-TARGETDURATION") }
-            guard let n = TagValue.integer(value), n <= UInt64(Int64.max) else {
+            guard let n = HLSTagValue.integer(value), n <= UInt64(Int64.max) else {
                 throw .invalidTagValue(tag: "EXT-X-TARGETDURATION", reason: "expected a decimal integer")
             }
             targetDuration = Int64(n)
@@ -167,14 +167,14 @@ struct MediaPlaylistParser {
         case .mediaSequence:
             playlistTag()
             guard mediaSequence == nil else { throw .duplicateTag(tag: "EXT-X-MEDIA-SEQUENCE") }
-            guard let n = TagValue.integer(value) else {
+            guard let n = HLSTagValue.integer(value) else {
                 throw .invalidTagValue(tag: "EXT-X-MEDIA-SEQUENCE", reason: "expected a decimal integer")
             }
             mediaSequence = n
         case .discontinuitySequence:
             playlistTag()
             guard discontinuitySequence == nil else { throw .duplicateTag(tag: "EXT-X-DISCONTINUITY-SEQUENCE") }
-            guard let n = TagValue.integer(value) else {
+            guard let n = HLSTagValue.integer(value) else {
                 throw .invalidTagValue(tag: "EXT-X-DISCONTINUITY-SEQUENCE", reason: "expected a decimal integer")
             }
             discontinuitySequence = n
@@ -187,24 +187,24 @@ struct MediaPlaylistParser {
             playlistType = type
         case .endList:
             playlistTag()
-            try TagValue.noValue(value, tag: "EXT-X-ENDLIST")
+            try HLSTagValue.noValue(value, tag: "EXT-X-ENDLIST")
             hasEndList = true
         case .iFramesOnly:
             playlistTag()
-            try TagValue.noValue(value, tag: "EXT-X-I-FRAMES-ONLY")
+            try HLSTagValue.noValue(value, tag: "EXT-X-I-FRAMES-ONLY")
             isIFramesOnly = true
         case .independentSegments:
             playlistTag()
-            try TagValue.noValue(value, tag: "EXT-X-INDEPENDENT-SEGMENTS")
+            try HLSTagValue.noValue(value, tag: "EXT-X-INDEPENDENT-SEGMENTS")
             hasIndependentSegments = true
         case .version:
             playlistTag()
             guard version == nil else { throw .duplicateTag(tag: "EXT-X-VERSION") }
-            version = try TagValue.version(value, tag: "EXT-X-VERSION")
+            version = try HLSTagValue.version(value, tag: "EXT-X-VERSION")
         case .start:
             playlistTag()
             guard start == nil else { throw .duplicateTag(tag: HLSStart.tag) }
-            let list = try TagValue.attributes(value, tag: HLSStart.tag)
+            let list = try HLSTagValue.attributes(value, tag: HLSStart.tag)
             try HLSStart.validate(list)
             start = HLSStart(attributes: list)
         case .extm3u:
@@ -218,12 +218,12 @@ struct MediaPlaylistParser {
         }
     }
 
-    private mutating func relocate(_ problem: HLSParseError.Problem, _ line: Line) -> HLSParseError.Problem {
+    private mutating func relocate(_ problem: HLSParseError.Problem, _ line: HLSLine) -> HLSParseError.Problem {
         relocatedError = reader.error(problem, line)
         return problem
     }
 
-    @inline(__always) private mutating func beginSegmentTag(_ line: Line) {
+    @inline(__always) private mutating func beginSegmentTag(_ line: HLSLine) {
         if pendingStart == nil { pendingStart = line.line.start }
         pendingHasSegmentTags = true
     }
@@ -237,14 +237,14 @@ struct MediaPlaylistParser {
         }
     }
 
-    private func cueValue(_ value: ByteView?) throws(HLSParseError.Problem) -> String? {
+    private func cueValue(_ value: HLSByteView?) throws(HLSParseError.Problem) -> String? {
         guard let value, !value.isEmpty else { return nil }
         guard let text = value.validatedString(value.start, value.end) else { throw .invalidUTF8 }
         return text
     }
 
     /// `#EXTINF:<duration>,[<title>]`.
-    private mutating func readEXTINF(_ value: ByteView?, _ line: Line) throws(HLSParseError.Problem) {
+    private mutating func readEXTINF(_ value: HLSByteView?, _ line: HLSLine) throws(HLSParseError.Problem) {
         guard let value else { throw .invalidTagValue(tag: "EXTINF", reason: "missing duration") }
         var comma = value.start
         while comma < value.end, value[comma] != UInt8(ascii: ",") { comma += 1 }
@@ -275,7 +275,7 @@ struct MediaPlaylistParser {
         }
     }
 
-    private mutating func finishSegment(_ line: Line) throws(HLSParseError.Problem) {
+    private mutating func finishSegment(_ line: HLSLine) throws(HLSParseError.Problem) {
         guard let duration = pendingDuration else { throw .uriWithoutEXTINF }
         guard let uri = line.line.validatedString(line.line.start, line.line.end) else { throw .invalidUTF8 }
         let resolved = resolver.resolve(uri)

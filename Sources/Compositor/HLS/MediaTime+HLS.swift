@@ -4,7 +4,7 @@ extension MediaTime {
     /// throws when it is one that needs a timescale finer than `Int32` allows.
     ///
     /// The fast path (at most 9 fractional digits, the case of every real playlist) allocates nothing.
-    static func parseHLSDecimal(_ bytes: ByteView, _ from: Int, _ to: Int) throws(MediaTimeError) -> MediaTime? {
+    static func parseHLSDecimal(_ bytes: HLSByteView, _ from: Int, _ to: Int) throws(MediaTimeError) -> MediaTime? {
         var i = from
         var value: Int64 = 0
         var integerDigits = 0

@@ -3,8 +3,8 @@
 /// Unknown lines directly before an `EXT-X-STREAM-INF` lead that variant; all others belong to the
 /// playlist. The URI line must come right after its `EXT-X-STREAM-INF`.
 struct MultivariantPlaylistParser {
-    var reader: LineReader
-    let resolver: URIResolver
+    var reader: HLSLineReader
+    let resolver: HLSURIResolver
 
     private var version: Int64?
     private var hasIndependentSegments = false
@@ -15,9 +15,9 @@ struct MultivariantPlaylistParser {
     private var unknownLines: [String] = []
 
     private var pendingUnknown: [String] = []
-    private var pendingVariant: (attributes: HLSAttributeList, line: Line, leadingLines: [String])?
+    private var pendingVariant: (attributes: HLSAttributeList, line: HLSLine, leadingLines: [String])?
 
-    init(reader: LineReader, resolver: URIResolver) {
+    init(reader: HLSLineReader, resolver: HLSURIResolver) {
         self.reader = reader
         self.resolver = resolver
     }
@@ -37,7 +37,7 @@ struct MultivariantPlaylistParser {
             renditions: renditions, variants: variants, iFrameStreams: iFrameStreams, unknownLines: unknownLines)
     }
 
-    private mutating func handle(_ line: Line) throws(HLSParseError.Problem) {
+    private mutating func handle(_ line: HLSLine) throws(HLSParseError.Problem) {
         let (tag, value) = HLSTag.classify(line.line)
         if let pending = pendingVariant {
             guard tag == .uri else {
@@ -52,7 +52,7 @@ struct MultivariantPlaylistParser {
         }
         switch tag {
         case .streamInf:
-            let list = try TagValue.attributes(value, tag: HLSVariantStream.tag)
+            let list = try HLSTagValue.attributes(value, tag: HLSVariantStream.tag)
             try HLSVariantStream.validate(list)
             pendingVariant = (list, line, pendingUnknown)
             pendingUnknown = []
@@ -71,11 +71,11 @@ struct MultivariantPlaylistParser {
         case .uri:
             throw .uriWithoutStreamInf
         case .media:
-            let list = try TagValue.attributes(value, tag: HLSRendition.tag)
+            let list = try HLSTagValue.attributes(value, tag: HLSRendition.tag)
             try HLSRendition.validate(list)
             renditions.append(HLSRendition(attributes: list, resolvedURI: list.quotedString("URI").map(resolver.resolve)))
         case .iFrameStreamInf:
-            let list = try TagValue.attributes(value, tag: HLSIFrameStream.tag)
+            let list = try HLSTagValue.attributes(value, tag: HLSIFrameStream.tag)
             try HLSIFrameStream.validate(list)
             iFrameStreams.append(HLSIFrameStream(attributes: list, resolvedURI: resolver.resolve(list.quotedString("URI") ?? "")))
         case .otherMultivariantTag:
@@ -83,13 +83,13 @@ struct MultivariantPlaylistParser {
             unknownLines.append(text)
         case .version:
             guard version == nil else { throw .duplicateTag(tag: "EXT-X-VERSION") }
-            version = try TagValue.version(value, tag: "EXT-X-VERSION")
+            version = try HLSTagValue.version(value, tag: "EXT-X-VERSION")
         case .independentSegments:
-            try TagValue.noValue(value, tag: "EXT-X-INDEPENDENT-SEGMENTS")
+            try HLSTagValue.noValue(value, tag: "EXT-X-INDEPENDENT-SEGMENTS")
             hasIndependentSegments = true
         case .start:
             guard start == nil else { throw .duplicateTag(tag: HLSStart.tag) }
-            let list = try TagValue.attributes(value, tag: HLSStart.tag)
+            let list = try HLSTagValue.attributes(value, tag: HLSStart.tag)
             try HLSStart.validate(list)
             start = HLSStart(attributes: list)
         case .extm3u:

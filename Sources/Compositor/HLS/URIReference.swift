@@ -188,7 +188,7 @@ public struct URIReference: Hashable, Sendable, CustomStringConvertible {
 /// Resolves many references against one base quickly: a relative path without dot segments
 /// (`seg_001.ts`, `video/1080p/seg.m4s?t=1`) is appended to the base's directory; anything else
 /// takes the full RFC 3986 algorithm.
-struct URIResolver: Sendable {
+struct HLSURIResolver: Sendable {
     let base: URIReference
     let baseText: String
     /// The resolved form of a reference with an empty last segment: `https://h/dir/`.
@@ -203,7 +203,7 @@ struct URIResolver: Sendable {
 
     func resolve(_ reference: String) -> String {
         var reference = reference
-        let simple = reference.withUTF8 { URIResolver.isPlainRelativePath($0) }
+        let simple = reference.withUTF8 { HLSURIResolver.isPlainRelativePath($0) }
         if simple { return directory + reference }
         return URIReference(parsing: reference).resolved(against: base).description
     }

@@ -4,7 +4,7 @@ import Testing
 /// ffmpeg is the independent judge: it makes real HLS sources, and decodes the stitched playlist.
 /// The frames must be the sources' frames of the snapped ranges, in order, and last as long as the
 /// engine reports.
-@Suite("HLS stitching end to end (ffmpeg)", .enabled(if: FFmpeg.shouldRun, "needs ffmpeg"))
+@Suite("HLS stitching end to end (ffmpeg)", .enabled(if: HLSFFmpeg.shouldRun, "needs ffmpeg"))
 struct HLSFFmpegTests {
     /// One decoded frame: its presentation time from the start of its stream, and its hash.
     struct Frame: Equatable {
@@ -13,8 +13,8 @@ struct HLSFFmpegTests {
     }
 
     static func ffmpeg() throws -> String {
-        guard let path = FFmpeg.path else {
-            throw ProcessFailure(command: "ffmpeg", output: ProcessOutput(
+        guard let path = HLSFFmpeg.path else {
+            throw HLSProcessFailure(command: "ffmpeg", output: HLSProcessOutput(
                 status: -1, stdout: [], stderr: "COMPOSITOR_REQUIRE_FFMPEG=1 but ffmpeg is not on PATH"))
         }
         return path
@@ -34,16 +34,16 @@ struct HLSFFmpegTests {
         arguments += ["-f", "hls", "-hls_playlist_type", "vod", "-hls_segment_filename", "\(directory)/seg%d.\(fmp4 ? "m4s" : "ts")"]
         if fmp4 { arguments += ["-hls_segment_type", "fmp4", "-hls_fmp4_init_filename", "init.mp4"] }
         arguments.append("\(directory)/index.m3u8")
-        _ = try runProcess("/bin/mkdir", ["-p", directory])
-        let output = try runProcess(try ffmpeg(), arguments)
-        guard output.status == 0 else { throw ProcessFailure(command: "ffmpeg (encode)", output: output) }
+        _ = try hlsRunProcess("/bin/mkdir", ["-p", directory])
+        let output = try hlsRunProcess(try ffmpeg(), arguments)
+        guard output.status == 0 else { throw HLSProcessFailure(command: "ffmpeg (encode)", output: output) }
         return "\(directory)/index.m3u8"
     }
 
     /// Every frame ffmpeg decodes from `path`, without frame-rate conversion.
     static func frames(_ path: String) throws -> [Frame] {
-        let output = try runProcess(try ffmpeg(), ["-v", "error", "-i", path, "-map", "0:v:0", "-fps_mode", "passthrough", "-f", "framemd5", "-"])
-        guard output.status == 0, output.stderr.isEmpty else { throw ProcessFailure(command: "ffmpeg (decode \(path))", output: output) }
+        let output = try hlsRunProcess(try ffmpeg(), ["-v", "error", "-i", path, "-map", "0:v:0", "-fps_mode", "passthrough", "-f", "framemd5", "-"])
+        guard output.status == 0, output.stderr.isEmpty else { throw HLSProcessFailure(command: "ffmpeg (decode \(path))", output: output) }
         var timeBase = MediaTime(value: 1, timescale: 1)
         var frames: [Frame] = []
         for line in output.stdoutText.split(separator: "\n") {
@@ -60,7 +60,7 @@ struct HLSFFmpegTests {
         return frames.map { Frame(time: $0.time - first, md5: $0.md5) }
     }
 
-    static func stitchAndCompare(_ directory: TemporaryDirectory, fmp4: Bool, pieces: (HLSMediaPlaylist, HLSMediaPlaylist) throws -> [HLSStitchPiece])
+    static func stitchAndCompare(_ directory: HLSTemporaryDirectory, fmp4: Bool, pieces: (HLSMediaPlaylist, HLSMediaPlaylist) throws -> [HLSStitchPiece])
         throws -> HLSStitchResult
     {
         let root = directory.path
@@ -74,8 +74,8 @@ struct HLSFFmpegTests {
         let output = root + "/out/stitched.m3u8"
         let result = try HLSStitcher(outputURL: "file://" + output, programDateTime: "2024-05-01T12:00:00Z")
             .stitch(try pieces(contentPlaylist, adPlaylist))
-        _ = try runProcess("/bin/mkdir", ["-p", root + "/out"])
-        try writeFile(output, result.text)
+        _ = try hlsRunProcess("/bin/mkdir", ["-p", root + "/out"])
+        try hlsWriteFile(output, result.text)
 
         // What should play: each placed piece's snapped source range, taken from its source's own frames.
         let sourceFrames = [contentPlaylist.url: try frames(a), adPlaylist.url: try frames(b)]
@@ -101,7 +101,7 @@ struct HLSFFmpegTests {
         // ad (1 s segments):           |-1-|-1-|-1-|-1-|
         // Asked: content [0, 1.9), ad [0.4, 2.6), content [2.7, 6)
         // Plays: content [0, 2),   ad [0, 3),     content [2, 6)   = 9 s, 225 frames
-        let directory = try TemporaryDirectory()
+        let directory = try HLSTemporaryDirectory()
         let result = try Self.stitchAndCompare(directory, fmp4: false) { content, ad in [
             HLSStitchPiece(playlist: content, sourceRange: Self.range("0", "1.9"), kind: .content, plannedCompositionStart: .zero),
             HLSStitchPiece(playlist: ad, sourceRange: Self.range("0.4", "2.6"), kind: .interstitial,
@@ -125,7 +125,7 @@ struct HLSFFmpegTests {
         // ad (1 s segments):           |-1-|-1-|-1-|-1-|
         // Asked: content [0, 1.3), ad [1.9, 4), content [4.3, 6)
         // Plays: content [0, 1.2), ad [2, 4),   content [4.4, 6)   = 4.8 s, 120 frames
-        let directory = try TemporaryDirectory()
+        let directory = try HLSTemporaryDirectory()
         let result = try Self.stitchAndCompare(directory, fmp4: true) { content, ad in [
             HLSStitchPiece(playlist: content, sourceRange: Self.range("0", "1.3"), kind: .content, plannedCompositionStart: .zero),
             HLSStitchPiece(playlist: ad, sourceRange: Self.range("1.9", "4"), kind: .interstitial, plannedCompositionStart: HLSTest.time("1.3")),
@@ -140,7 +140,7 @@ struct HLSFFmpegTests {
 
     @Test("MPEG-TS and fragmented MP4 sources are refused together")
     func mixedFormats() throws {
-        let directory = try TemporaryDirectory()
+        let directory = try HLSTemporaryDirectory()
         let a = try Self.makeSource(directory.path + "/ts", source: "testsrc2", seconds: 2, fmp4: false)
         let b = try Self.makeSource(directory.path + "/fmp4", source: "testsrc", seconds: 2, fmp4: true)
         guard case .media(let ts) = try HLSProbe.load(a), case .media(let fmp4) = try HLSProbe.load(b) else {

@@ -85,9 +85,9 @@ struct HLSProbeTests {
 
     @Test("the file loader reads file URLs and paths, and refuses files over the limit before reading")
     func fileLoader() throws {
-        let directory = try TemporaryDirectory()
+        let directory = try HLSTemporaryDirectory()
         let path = directory.path + "/my ad.m3u8"
-        try writeFile(path, Self.mediaText(["5", "5"]))
+        try hlsWriteFile(path, Self.mediaText(["5", "5"]))
         let byPath = try HLSProbe.probe(url: path)
         #expect(byPath.duration == MediaTime(seconds: 10))
         let byURL = try HLSProbe.probe(url: "file://" + directory.path + "/my%20ad.m3u8")
@@ -100,7 +100,7 @@ struct HLSProbeTests {
 }
 
 /// A fresh directory under the system temporary directory, removed when the value is released.
-final class TemporaryDirectory {
+final class HLSTemporaryDirectory {
     let path: String
 
     init() throws {
@@ -112,11 +112,11 @@ final class TemporaryDirectory {
     }
 
     deinit {
-        _ = try? runProcess("/bin/rm", ["-rf", path])
+        _ = try? hlsRunProcess("/bin/rm", ["-rf", path])
     }
 }
 
-func writeFile(_ path: String, _ text: String) throws {
+func hlsWriteFile(_ path: String, _ text: String) throws {
     guard let file = fopen(path, "wb") else { throw HLSLoadError(path: path, reason: "cannot create") }
     defer { fclose(file) }
     let bytes = Array(text.utf8)

@@ -2,22 +2,22 @@ import Foundation
 import Testing
 
 /// The output of a finished process.
-struct ProcessOutput {
+struct HLSProcessOutput {
     let status: Int32
     let stdout: [UInt8]
     let stderr: String
     var stdoutText: String { String(decoding: stdout, as: UTF8.self) }
 }
 
-struct ProcessFailure: Error, CustomStringConvertible {
+struct HLSProcessFailure: Error, CustomStringConvertible {
     let command: String
-    let output: ProcessOutput
+    let output: HLSProcessOutput
     var description: String { "\(command) exited with \(output.status): \(output.stderr)" }
 }
 
 /// Runs `executable` with `arguments` and waits; stdout and stderr are read concurrently so neither pipe fills.
 @discardableResult
-func runProcess(_ executable: String, _ arguments: [String]) throws -> ProcessOutput {
+func hlsRunProcess(_ executable: String, _ arguments: [String]) throws -> HLSProcessOutput {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: executable)
     process.arguments = arguments
@@ -25,19 +25,19 @@ func runProcess(_ executable: String, _ arguments: [String]) throws -> ProcessOu
     process.standardOutput = out
     process.standardError = err
     try process.run()
-    let errorData = LockedData()
+    let errorData = HLSLockedData()
     let errorReader = Thread { errorData.set(err.fileHandleForReading.readDataToEndOfFile()) }
     errorReader.start()
     let outputData = out.fileHandleForReading.readDataToEndOfFile()
     process.waitUntilExit()
     while !errorData.isSet { usleep(1000) }
-    let result = ProcessOutput(
+    let result = HLSProcessOutput(
         status: process.terminationStatus, stdout: Array(outputData),
         stderr: String(decoding: errorData.value, as: UTF8.self))
     return result
 }
 
-private final class LockedData: @unchecked Sendable {
+private final class HLSLockedData: @unchecked Sendable {
     private let lock = NSLock()
     private var data = Data()
     private var done = false
@@ -47,7 +47,7 @@ private final class LockedData: @unchecked Sendable {
 }
 
 /// The path of an executable on `PATH`, or `nil`.
-func findExecutable(_ name: String) -> String? {
+func hlsFindExecutable(_ name: String) -> String? {
     for directory in (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":") {
         let candidate = "\(directory)/\(name)"
         if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
@@ -57,8 +57,8 @@ func findExecutable(_ name: String) -> String? {
 
 /// ffmpeg judges the end-to-end tests. Without it they are skipped on a developer machine, but fail
 /// when `COMPOSITOR_REQUIRE_FFMPEG=1` (as CI sets it).
-enum FFmpeg {
-    static let path = findExecutable("ffmpeg")
+enum HLSFFmpeg {
+    static let path = hlsFindExecutable("ffmpeg")
     static let required = ProcessInfo.processInfo.environment["COMPOSITOR_REQUIRE_FFMPEG"] == "1"
     /// Whether the ffmpeg tests run: they do when ffmpeg is present, and also when it is required (to fail).
     static let shouldRun = path != nil || required

@@ -2,7 +2,7 @@ import Testing
 @testable import Compositor
 
 /// SplitMix64: a small seeded generator, so every generated playlist can be made again from its seed.
-struct SeededGenerator: RandomNumberGenerator {
+struct HLSSeededGenerator: RandomNumberGenerator {
     var state: UInt64
     init(seed: UInt64) { state = seed }
     mutating func next() -> UInt64 {
@@ -16,12 +16,12 @@ struct SeededGenerator: RandomNumberGenerator {
 
 /// Builds random, valid playlist models. Values are spelled as the parser reads them back (a whole
 /// `DURATION` is a decimal integer, say), because that is what a parsed model holds.
-struct PlaylistGenerator {
-    var rng: SeededGenerator
+struct HLSPlaylistGenerator {
+    var rng: HLSSeededGenerator
     let url: String
 
     init(seed: UInt64, url: String = "https://cdn.example.com/show/ep1/index.m3u8") {
-        rng = SeededGenerator(seed: seed)
+        rng = HLSSeededGenerator(seed: seed)
         self.url = url
     }
 
@@ -183,7 +183,7 @@ struct PlaylistGenerator {
 }
 
 /// Where two media playlists first differ, short enough to read in a failure message.
-func firstDifference(_ a: HLSMediaPlaylist, _ b: HLSMediaPlaylist) -> String {
+func hlsFirstDifference(_ a: HLSMediaPlaylist, _ b: HLSMediaPlaylist) -> String {
     if a.segments.count != b.segments.count { return "\(a.segments.count) segments vs \(b.segments.count)" }
     if let i = a.segments.indices.first(where: { a.segments[$0] != b.segments[$0] }) {
         return "segment \(i): \(a.segments[i]) vs \(b.segments[i])"
@@ -201,7 +201,7 @@ struct HLSRoundTripTests {
     @Test("write then parse gives back every generated media playlist (600 seeds)")
     func mediaPlaylists() throws {
         for seed in Self.seeds {
-            var generator = PlaylistGenerator(seed: seed)
+            var generator = HLSPlaylistGenerator(seed: seed)
             let playlist = generator.mediaPlaylist()
             let text = playlist.text
             let parsed: HLSMediaPlaylist
@@ -211,7 +211,7 @@ struct HLSRoundTripTests {
                 Issue.record("seed \(seed): \(error)\n\(text)")
                 continue
             }
-            #expect(parsed == playlist, "seed \(seed): \(firstDifference(parsed, playlist))\n\(text)")
+            #expect(parsed == playlist, "seed \(seed): \(hlsFirstDifference(parsed, playlist))\n\(text)")
             #expect(parsed.text == text, "seed \(seed)")
             if parsed != playlist { return }
         }
@@ -220,7 +220,7 @@ struct HLSRoundTripTests {
     @Test("write then parse gives back every generated multivariant playlist (600 seeds)")
     func multivariantPlaylists() throws {
         for seed in Self.seeds {
-            var generator = PlaylistGenerator(seed: seed)
+            var generator = HLSPlaylistGenerator(seed: seed)
             let playlist = generator.multivariantPlaylist()
             guard !playlist.variants.isEmpty || !playlist.renditions.isEmpty || !playlist.iFrameStreams.isEmpty else { continue }
             let text = playlist.text
@@ -241,9 +241,9 @@ struct HLSRoundTripTests {
     @Test("parse, write, parse is an identity on non-canonical text (600 seeds)")
     func nonCanonicalText() throws {
         for seed in Self.seeds {
-            var g = PlaylistGenerator(seed: seed &* 7919)
+            var g = HLSPlaylistGenerator(seed: seed &* 7919)
             var lines = ["#EXTM3U"]
-            if g.chance(0.5) { lines.append(g.pick(PlaylistGenerator.unknownLines)) }
+            if g.chance(0.5) { lines.append(g.pick(HLSPlaylistGenerator.unknownLines)) }
             var headerTags = ["#EXT-X-TARGETDURATION:10", "#EXT-X-VERSION:\(g.int(3...7))"]
             if g.chance(0.5) { headerTags.append("#EXT-X-MEDIA-SEQUENCE:\(g.int(0...99))") }
             if g.chance(0.5) { headerTags.append("#EXT-X-PLAYLIST-TYPE:VOD") }
@@ -256,7 +256,7 @@ struct HLSRoundTripTests {
                 if g.chance(0.1) { segmentLines.append("#EXT-X-KEY:METHOD=AES-128,URI=\"k.key\"") }
                 if g.chance(0.05) { segmentLines.append("#EXT-X-KEY:METHOD=NONE") }
                 if g.chance(0.1) { segmentLines.append("#EXT-X-DISCONTINUITY") }
-                if g.chance(0.1) { segmentLines.append(g.pick(PlaylistGenerator.unknownLines)) }
+                if g.chance(0.1) { segmentLines.append(g.pick(HLSPlaylistGenerator.unknownLines)) }
                 let length = g.int(1...999)
                 if g.chance(0.5) {
                     segmentLines.append("#EXT-X-BYTERANGE:\(length)" + (index == 0 || g.chance(0.3) ? "@\(offset)" : ""))
@@ -281,7 +281,7 @@ struct HLSRoundTripTests {
                 continue
             }
             let second = try HLSTest.media(first.text)
-            #expect(second == first, "seed \(seed): \(firstDifference(second, first))\n\(text)")
+            #expect(second == first, "seed \(seed): \(hlsFirstDifference(second, first))\n\(text)")
             #expect(second.text == first.text, "seed \(seed)")
         }
     }

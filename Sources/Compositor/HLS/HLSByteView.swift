@@ -1,6 +1,6 @@
 /// A window `[start, end)` on borrowed UTF-8 bytes: what the parsers read lines and values from
 /// without making a `String` until one is needed.
-struct ByteView {
+struct HLSByteView {
     let buffer: UnsafeBufferPointer<UInt8>
     var start: Int
     var end: Int
@@ -23,7 +23,7 @@ struct ByteView {
     @inline(__always) subscript(index: Int) -> UInt8 { buffer[index] }
 
     /// The same buffer, narrowed to `[from, to)`.
-    @inline(__always) func slice(_ from: Int, _ to: Int) -> ByteView { ByteView(buffer, from, to) }
+    @inline(__always) func slice(_ from: Int, _ to: Int) -> HLSByteView { HLSByteView(buffer, from, to) }
 
     /// Whether the window starts with `prefix` (ASCII).
     @inline(__always) func hasPrefix(_ prefix: StaticString) -> Bool {
@@ -62,8 +62,8 @@ struct ByteView {
 
 extension String {
     /// Runs `body` over the string's UTF-8 bytes without copying when the storage is contiguous.
-    func withByteView<R>(_ body: (ByteView) -> R) -> R {
+    func withHLSByteView<R>(_ body: (HLSByteView) -> R) -> R {
         var copy = self
-        return copy.withUTF8 { body(ByteView($0)) }
+        return copy.withUTF8 { body(HLSByteView($0)) }
     }
 }
