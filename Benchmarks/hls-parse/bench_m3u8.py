@@ -2,6 +2,7 @@
 """Parses one playlist with the Python m3u8 package and prints the best of several runs."""
 import sys
 import time
+from importlib.metadata import version
 
 import m3u8
 
@@ -16,4 +17,4 @@ for _ in range(runs):
     playlist = m3u8.loads(text, uri="https://cdn.example.com/live/1080p/index.m3u8")
     best = min(best, time.perf_counter() - start)
     segments = len(playlist.segments)
-print(f"segments={segments} m3u8={m3u8.__version__ if hasattr(m3u8, '__version__') else 'installed'} best_seconds={best}")
+print(f"segments={segments} m3u8={version('m3u8')} best_seconds={best}")
