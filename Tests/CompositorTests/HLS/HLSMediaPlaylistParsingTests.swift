@@ -301,3 +301,70 @@ struct HLSMediaPlaylistParsingTests {
         #expect(error?.problem == .wrongPlaylistKind(expected: "multivariant", found: "media"))
     }
 }
+
+/// Every media-segment tag, one row each: the tag written before a segment, and what the parsed
+/// segment then says (the segment before it never carries it).
+@Suite("HLS media segment tags, one by one")
+struct HLSSegmentTagTableTests {
+    enum Effect: Sendable, CustomTestStringConvertible {
+        case discontinuity, gap, cueIn, byteRange(UInt64, UInt64), mapURI(String), keyMethods([String])
+        case programDateTime(String), dateRangeIDs([String]), cueOutDuration(String?), cueContinuationElapsed(String)
+        case unknownLines([String])
+        var testDescription: String { "\(self)" }
+    }
+
+    static let rows: [(String, Effect)] = [
+        ("#EXT-X-DISCONTINUITY", .discontinuity),
+        ("#EXT-X-GAP", .gap),
+        ("#EXT-X-CUE-IN", .cueIn),
+        ("#EXT-X-BYTERANGE:512@1024", .byteRange(512, 1024)),
+        (#"#EXT-X-MAP:URI="init.mp4""#, .mapURI("https://cdn.example.com/vod/movie/init.mp4")),
+        (#"#EXT-X-KEY:METHOD=SAMPLE-AES-CTR,URI="skd://k",KEYFORMAT="x""#, .keyMethods(["SAMPLE-AES-CTR"])),
+        ("#EXT-X-PROGRAM-DATE-TIME:2024-01-01T00:00:00.5Z", .programDateTime("2024-01-01T00:00:00.500Z")),
+        (#"#EXT-X-DATERANGE:ID="d",START-DATE="2024-01-01T00:00:00Z",END-ON-NEXT=YES,CLASS="c""#, .dateRangeIDs(["d"])),
+        ("#EXT-X-CUE-OUT:12.5", .cueOutDuration("12.5")),
+        ("#EXT-X-CUE-OUT", .cueOutDuration(nil)),
+        ("#EXT-X-CUE-OUT-CONT:2.5/12.5", .cueContinuationElapsed("2.5")),
+        ("#EXT-X-PART:DURATION=1,URI=\"p.mp4\"", .unknownLines(["#EXT-X-PART:DURATION=1,URI=\"p.mp4\""])),
+        ("#EXT-X-SOMETHING-NEW:42", .unknownLines(["#EXT-X-SOMETHING-NEW:42"])),
+        ("# just a comment", .unknownLines(["# just a comment"])),
+    ]
+
+    @Test("each tag applies to the segment after it", arguments: rows)
+    func tag(line: String, effect: Effect) throws {
+        let p = try HLSTest.media(HLSTest.mediaText("#EXTINF:4,\nfirst.ts\n\(line)\n#EXTINF:4,second\nsecond.ts\n"))
+        let (before, segment) = (p.segments[0], p.segments[1])
+        #expect(segment.title == "second")
+        switch effect {
+        case .discontinuity: #expect(segment.isDiscontinuity && !before.isDiscontinuity)
+        case .gap: #expect(segment.isGap && !before.isGap)
+        case .cueIn: #expect(segment.isCueIn && !before.isCueIn)
+        case .byteRange(let length, let offset):
+            #expect(segment.byteRange == HLSByteRange(length: length, offset: offset))
+            #expect(before.byteRange == nil)
+        case .mapURI(let uri):
+            #expect(segment.map?.resolvedURI == uri)
+            #expect(before.map == nil)
+        case .keyMethods(let methods):
+            #expect(segment.keys.map(\.method) == methods)
+            #expect(before.keys.isEmpty)
+        case .programDateTime(let text):
+            #expect(segment.programDateTime?.description == text)
+            #expect(before.programDateTime == nil)
+        case .dateRangeIDs(let ids):
+            #expect(segment.dateRanges.map(\.id) == ids)
+            #expect(before.dateRanges.isEmpty)
+        case .cueOutDuration(let duration):
+            #expect(segment.cueOut != nil && before.cueOut == nil)
+            #expect(segment.cueOut?.duration == duration.map(HLSTest.time))
+        case .cueContinuationElapsed(let elapsed):
+            #expect(segment.cueOutContinuation?.elapsed == HLSTest.time(elapsed))
+            #expect(before.cueOutContinuation == nil)
+        case .unknownLines(let lines):
+            #expect(segment.unknownLines == lines)
+            #expect(before.unknownLines.isEmpty)
+        }
+        // And the canonical text reads back the same.
+        #expect(try HLSTest.media(p.text) == p)
+    }
+}
