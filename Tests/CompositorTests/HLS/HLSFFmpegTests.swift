@@ -13,10 +13,7 @@ struct HLSFFmpegTests {
     }
 
     static func ffmpeg() throws -> String {
-        guard let path = HLSFFmpeg.path else {
-            throw HLSProcessFailure(command: "ffmpeg", output: HLSProcessOutput(
-                status: -1, stdout: [], stderr: "COMPOSITOR_REQUIRE_FFMPEG=1 but ffmpeg is not on PATH"))
-        }
+        guard let path = HLSFFmpeg.path else { throw HLSFFmpeg.Missing() }
         return path
     }
 

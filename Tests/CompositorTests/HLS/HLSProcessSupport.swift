@@ -62,4 +62,8 @@ enum HLSFFmpeg {
     static let required = ProcessInfo.processInfo.environment["COMPOSITOR_REQUIRE_FFMPEG"] == "1"
     /// Whether the ffmpeg tests run: they do when ffmpeg is present, and also when it is required (to fail).
     static let shouldRun = path != nil || required
+
+    struct Missing: Error, CustomStringConvertible {
+        var description: String { "COMPOSITOR_REQUIRE_FFMPEG=1, but ffmpeg is not on PATH" }
+    }
 }
