@@ -1,0 +1,115 @@
+import Testing
+@testable import Compositor
+
+@Suite("URI references (RFC 3986)")
+struct URIReferenceTests {
+    static let base = "http://a/b/c/d;p?q"
+
+    /// RFC 3986 section 5.4.1.
+    static let normal: [(String, String)] = [
+        ("g:h", "g:h"), ("g", "http://a/b/c/g"), ("./g", "http://a/b/c/g"), ("g/", "http://a/b/c/g/"),
+        ("/g", "http://a/g"), ("//g", "http://g"), ("?y", "http://a/b/c/d;p?y"), ("g?y", "http://a/b/c/g?y"),
+        ("#s", "http://a/b/c/d;p?q#s"), ("g#s", "http://a/b/c/g#s"), ("g?y#s", "http://a/b/c/g?y#s"),
+        (";x", "http://a/b/c/;x"), ("g;x", "http://a/b/c/g;x"), ("g;x?y#s", "http://a/b/c/g;x?y#s"),
+        ("", "http://a/b/c/d;p?q"), (".", "http://a/b/c/"), ("./", "http://a/b/c/"), ("..", "http://a/b/"),
+        ("../", "http://a/b/"), ("../g", "http://a/b/g"), ("../..", "http://a/"), ("../../", "http://a/"),
+        ("../../g", "http://a/g"),
+    ]
+
+    /// RFC 3986 section 5.4.2 (strict parser).
+    static let abnormal: [(String, String)] = [
+        ("../../../g", "http://a/g"), ("../../../../g", "http://a/g"), ("/./g", "http://a/g"),
+        ("/../g", "http://a/g"), ("g.", "http://a/b/c/g."), (".g", "http://a/b/c/.g"), ("g..", "http://a/b/c/g.."),
+        ("..g", "http://a/b/c/..g"), ("./../g", "http://a/b/g"), ("./g/.", "http://a/b/c/g/"),
+        ("g/./h", "http://a/b/c/g/h"), ("g/../h", "http://a/b/c/h"), ("g;x=1/./y", "http://a/b/c/g;x=1/y"),
+        ("g;x=1/../y", "http://a/b/c/y"), ("g?y/./x", "http://a/b/c/g?y/./x"), ("g?y/../x", "http://a/b/c/g?y/../x"),
+        ("g#s/./x", "http://a/b/c/g#s/./x"), ("g#s/../x", "http://a/b/c/g#s/../x"), ("http:g", "http:g"),
+    ]
+
+    @Test("resolves the normal examples of section 5.4.1", arguments: normal)
+    func normalExamples(reference: String, expected: String) {
+        #expect(URIReference.resolve(reference, against: Self.base) == expected)
+        #expect(HLSURIResolver(base: Self.base).resolve(reference) == expected)
+    }
+
+    @Test("resolves the abnormal examples of section 5.4.2", arguments: abnormal)
+    func abnormalExamples(reference: String, expected: String) {
+        #expect(URIReference.resolve(reference, against: Self.base) == expected)
+        #expect(HLSURIResolver(base: Self.base).resolve(reference) == expected)
+    }
+
+    @Test("resolves against file URLs and plain paths", arguments: [
+        ("file:///srv/media/main.m3u8", "seg/1.ts", "file:///srv/media/seg/1.ts"),
+        ("file:///srv/media/main.m3u8", "../ads/a.ts", "file:///srv/ads/a.ts"),
+        ("/srv/media/main.m3u8", "1.ts", "/srv/media/1.ts"),
+        ("/srv/media/main.m3u8", "/other/1.ts", "/other/1.ts"),
+        ("https://h.example", "a.ts", "https://h.example/a.ts"),
+    ])
+    func fileBases(base: String, reference: String, expected: String) {
+        #expect(URIReference.resolve(reference, against: base) == expected)
+    }
+
+    @Test("splits into the five components")
+    func components() {
+        let uri = URIReference(parsing: "https://user@h.example:8443/p/a.m3u8?x=1#t=3")
+        #expect(uri.scheme == "https")
+        #expect(uri.authority == "user@h.example:8443")
+        #expect(uri.path == "/p/a.m3u8")
+        #expect(uri.query == "x=1")
+        #expect(uri.fragment == "t=3")
+        #expect(uri.description == "https://user@h.example:8443/p/a.m3u8?x=1#t=3")
+    }
+
+    @Test("writes a target relative to a base when they share scheme and host", arguments: [
+        ("https://h/v/out/stitched.m3u8", "https://h/v/out/seg1.ts", "seg1.ts"),
+        ("https://h/v/out/stitched.m3u8", "https://h/v/out/hi/seg1.ts?t=1", "hi/seg1.ts?t=1"),
+        ("https://h/v/out/stitched.m3u8", "https://h/v/ads/a.ts", "../ads/a.ts"),
+        ("https://h/v/out/stitched.m3u8", "https://h/x.ts", "../../x.ts"),
+        ("https://h/v/out/stitched.m3u8", "https://h/v/out/a:b.ts", "./a:b.ts"),
+        ("file:///tmp/o/s.m3u8", "file:///tmp/src/a.ts", "../src/a.ts"),
+        ("https://h/v/out/stitched.m3u8", "https://other/v/a.ts", "https://other/v/a.ts"),
+        ("https://h/v/out/stitched.m3u8", "http://h/v/out/a.ts", "http://h/v/out/a.ts"),
+        ("https://h/v/out/stitched.m3u8", "skd://key", "skd://key"),
+    ])
+    func relative(base: String, target: String, expected: String) {
+        let relative = URIReference.relativize(target, from: base)
+        #expect(relative == expected)
+        #expect(URIReference.resolve(relative, against: base) == target)
+    }
+}
+
+@Suite("HLS date-times")
+struct HLSDateTimeTests {
+    @Test("reads ISO 8601 with zones and fractions", arguments: [
+        ("1970-01-01T00:00:00Z", "0", 0),
+        ("2024-02-29T23:59:59.5Z", "1709251199.5", 0),
+        ("2024-05-01T12:00:00.040+02:00", "1714557600.04", 120),
+        ("2024-05-01T12:00:00-0530", "1714584600", -330),
+        ("2000-03-01T00:00:00.123456789Z", "951868800.123456789", 0),
+        ("1969-12-31T23:59:59Z", "-1", 0),
+    ])
+    func parses(text: String, seconds: String, offset: Int) throws {
+        let date = try HLSDateTime(parsing: text)
+        #expect(date.secondsSinceEpoch == HLSTest.time(seconds))
+        #expect(date.utcOffsetMinutes == offset)
+        #expect(try HLSDateTime(parsing: date.description) == date)
+    }
+
+    @Test("adds exact offsets in the same zone", arguments: [
+        ("2024-05-01T12:00:00Z", "90.5", "2024-05-01T12:01:30.500Z"),
+        ("2024-12-31T23:59:59.999+01:00", "0.001", "2025-01-01T00:00:00.000+01:00"),
+        ("2024-05-01T12:00:00Z", "1001/30000", "2024-05-01T12:00:00.033367Z"),
+        ("2024-05-01T12:00:00Z", "0.000001", "2024-05-01T12:00:00.000001Z"),
+    ])
+    func adds(start: String, offset: String, expected: String) throws {
+        #expect(try HLSDateTime(parsing: start).adding(HLSTest.time(offset)).description == expected)
+    }
+
+    @Test("rejects what is not a date-time", arguments: [
+        "2024-05-01", "2024-05-01T12:00:00", "2024-02-30T00:00:00Z", "2024-05-01T24:00:00Z", "2024-05-01 12:00:00Z",
+        "2024-05-01T12:00:00.Z", "2024-05-01T12:00:00Zjunk",
+    ])
+    func rejects(text: String) {
+        #expect(throws: HLSDateTime.ParseError.self) { try HLSDateTime(parsing: text) }
+    }
+}
