@@ -260,6 +260,7 @@ public struct PlaybackSession: Sendable {
         return install(new, keeping: anchor, into: &reaction)
     }
 
+    @discardableResult
     mutating func install(_ new: Composition, keeping anchor: Anchor, into reaction: inout Reaction) -> Bool {
         let old = composition
         guard new != old else { return false }
