@@ -29,35 +29,59 @@ struct MP4StitchJudge {
     mutating func check(_ output: String, against plan: MP4StitchPlan, sourceLocation: SourceLocation = #_sourceLocation) throws {
         let expected = try expectedFrames(plan)
         let actual = try tools.videoFrames(output)
-        #expect(actual.map(\.hash) == expected.map(\.hash),
-                "decoded \(actual.count) frames, expected \(expected.count); first difference at \(Self.firstDifference(actual.map(\.hash), expected.map(\.hash)))",
+        let difference = Self.firstDifference(actual.map(\.hash), expected.map(\.hash))
+        #expect(actual.count == expected.count && difference == actual.count,
+                "ffmpeg decoded \(actual.count) frames, expected \(expected.count); first difference at frame \(difference)",
                 sourceLocation: sourceLocation)
 
-        // Each frame shows at the piece's composition start plus its offset into the piece.
+        // When each frame shows, by the file's own tables (edit lists applied as QuickTime does):
+        // the piece's composition start plus the frame's offset into the piece.
         var expectedTimes: [MediaTime] = []
         for piece in plan.pieces where piece.sourceHasVideo {
             for frame in try frames(of: piece.path, in: piece.sourceRange) {
                 expectedTimes.append(piece.compositionRange.start + (frame.time - piece.sourceRange.start))
             }
         }
-        if actual.count == expectedTimes.count, let timeBase = actual.first?.timeBase {
-            // ffmpeg reports times in its own time base: allow one tick of it.
-            let tolerance = timeBase
-            for (frame, time) in zip(actual, expectedTimes) where frame.time - time > tolerance || time - frame.time > tolerance {
-                Issue.record("frame \(frame) shows at \(frame.time), expected \(time)", sourceLocation: sourceLocation)
-                break
+        let movie = try MP4Reader.read(path: output)
+        if let video = movie.videoTrack {
+            let shown = Self.presentationTimes(of: video)
+            #expect(shown.count == expectedTimes.count, "the edit lists show \(shown.count) frames", sourceLocation: sourceLocation)
+            // Source frame times come from ffmpeg in its time base: allow one tick of it.
+            let tolerance = expected.first?.timeBase ?? .zero
+            if let mismatch = zip(shown, expectedTimes).first(where: { $0 - $1 > tolerance || $1 - $0 > tolerance }) {
+                Issue.record("a frame shows at \(mismatch.0), expected \(mismatch.1)", sourceLocation: sourceLocation)
             }
         }
 
         let audioErrors = try tools.audioDecodeErrors(output)
         #expect(audioErrors.isEmpty, "audio decode: \(audioErrors)", sourceLocation: sourceLocation)
 
-        let durations = try tools.streamDurations(output)
+        let ends = try tools.streamEnds(output)
         for kind in ["video", "audio"] {
-            if let duration = durations[kind] {
-                #expect(duration == plan.duration, "\(kind) lasts \(duration), the composition \(plan.duration)", sourceLocation: sourceLocation)
+            if let end = ends[kind] {
+                #expect(end == plan.duration, "ffprobe: \(kind) ends at \(end), the composition at \(plan.duration)", sourceLocation: sourceLocation)
             }
         }
+    }
+
+    /// Presentation times of the frames a track's edit list shows (ISO/IEC 14496-12 8.6.6): each
+    /// edit shows the samples whose composition time is in its media window, at the edit's start
+    /// plus their offset into the window.
+    static func presentationTimes(of track: MP4Track) -> [MediaTime] {
+        let samples = track.samples
+        var times: [MediaTime] = []
+        var editStart = MediaTime.zero
+        for edit in track.editList ?? [] {
+            let duration = MediaTime(value: Int64(edit.segmentDuration), timescale: track.movieTimescale)
+            defer { editStart = editStart + duration }
+            guard let mediaTime = edit.mediaTime else { continue }
+            let start = MediaTime(value: mediaTime, timescale: track.timescale)
+            let window = MediaTimeRange(start: start, duration: duration)
+            let shown = (0..<samples.count).map { MediaTime(value: samples.compositionTime($0), timescale: track.timescale) }
+                .filter(window.contains).sorted()
+            times += shown.map { editStart + ($0 - start) }
+        }
+        return times
     }
 
     static func firstDifference(_ a: [String], _ b: [String]) -> Int {

@@ -137,18 +137,23 @@ struct FFmpeg: Sendable {
         return output.stderr + (output.status == 0 ? "" : "exit status \(output.status)")
     }
 
-    /// Stream durations as ffprobe reports them, keyed by codec type (`video`, `audio`).
-    func streamDurations(_ path: String) throws -> [String: MediaTime] {
-        let output = try FFmpeg.run(ffprobe, ["-v", "error", "-show_entries", "stream=codec_type,duration_ts,time_base",
-                                              "-of", "csv=p=0", path])
+    /// When each stream ends as ffprobe reports it (start time plus duration), keyed by codec type
+    /// (`video`, `audio`).
+    func streamEnds(_ path: String) throws -> [String: MediaTime] {
+        let output = try FFmpeg.run(ffprobe, ["-v", "error", "-show_entries", "stream=codec_type,start_pts,duration_ts,time_base",
+                                              "-of", "compact=p=0", path])
         guard output.status == 0 else { throw FFmpegFailure(message: output.stderr) }
         var result: [String: MediaTime] = [:]
         for line in output.stdout.split(separator: "\n") {
-            let fields = line.split(separator: ",").map(String.init)
-            guard fields.count >= 3, let ticks = Int64(fields[2]) else { continue }
-            let base = fields[1].split(separator: "/")
-            guard base.count == 2, let num = Int64(base[0]), let den = Int32(base[1]) else { continue }
-            result[fields[0]] = MediaTime(value: ticks * num, timescale: den)
+            let fields = Dictionary(uniqueKeysWithValues: line.split(separator: "|").compactMap { field -> (String, String)? in
+                let pair = field.split(separator: "=", maxSplits: 1).map(String.init)
+                return pair.count == 2 ? (pair[0], pair[1]) : nil
+            })
+            let base = (fields["time_base"] ?? "").split(separator: "/")
+            guard let kind = fields["codec_type"], let start = Int64(fields["start_pts"] ?? ""),
+                  let ticks = Int64(fields["duration_ts"] ?? ""), base.count == 2,
+                  let num = Int64(base[0]), let den = Int32(base[1]) else { continue }
+            result[kind] = MediaTime(value: (start + ticks) * num, timescale: den)
         }
         return result
     }

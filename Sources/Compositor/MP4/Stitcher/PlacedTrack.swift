@@ -58,47 +58,84 @@ extension LayoutContext {
     // MARK: - Sample-accurate: one edit per piece
 
     /// Builds a track for sample-accurate cuts: each piece's samples (with their hidden lead-in and
-    /// tail), one edit per piece with the piece's boundaries in the movie timescale.
+    /// tail) and one edit per piece, with the pieces' boundaries in the movie timescale.
+    ///
+    /// Where a source lacks the track (or its track starts after the piece does) there is a hole:
+    /// the previous edit runs on over it, so video holds its last frame and audio plays silence
+    /// (silent frames are appended to cover it). Only holes before any media become an empty edit,
+    /// at the very start: ffmpeg 5.x mishandles empty edits anywhere else.
     mutating func sampleAccurateTrack(_ kind: MP4TrackKind, timescale: Int32, movieTimescale: Int32,
                                       movieBoundaries: [Int64]) throws(MP4Error) -> PlacedTrack {
         let table = kind == .video ? videoDescriptions : audioDescriptions
         var track = PlacedTrack(kind: kind, timescale: timescale, descriptions: table.descriptions)
-        var runs: [TrackRun?] = []
-        var spares: [[TrackRun.Sample]] = []
-        var gaps: [Int64] = []
+
+        // Each piece: the hole at its start (movie ticks) and the window its media fills.
+        var holes: [Int64] = []
+        var windows: [(timeline: SourceTrackTimeline, window: TrackWindow)?] = []
         for (index, piece) in pieces.enumerated() {
             let pieceMovie = movieBoundaries[index + 1] - movieBoundaries[index]
             let timeline = kind == .video ? piece.video : piece.audio
-            let window = timeline.flatMap { self.window(of: piece, in: $0) }
-            let gapMovie = try window.map { (w) throws(MP4Error) in
-                try exact(piece.path) { () throws(MediaTimeError) in min(pieceMovie, try w.leadingGap.ticks(in: movieTimescale)) }
-            } ?? 0
-            let length = try exact(piece.path) { () throws(MediaTimeError) in
-                try MediaTime.divide(pieceMovie - gapMovie, times: Int64(timescale), by: Int64(movieTimescale), rounding: .toNearestOrAwayFromZero)
+            guard let timeline, let window = window(of: piece, in: timeline) else {
+                holes.append(pieceMovie)
+                windows.append(nil)
+                continue
             }
-            gaps.append(gapMovie)
-            switch (kind, timeline, window) {
-            case (.video, let timeline?, let window?) where gapMovie < pieceMovie:
-                let (run, spare) = try videoRun(piece, timeline, window: window, windowLength: length, timescale: timescale)
-                runs.append(run)
-                spares.append(spare)
-            case (.video, _, _):
-                runs.append(nil)
-                spares.append([])
-            case (_, let timeline?, let window?) where gapMovie < pieceMovie:
-                runs.append(try audioRun(piece, timeline, window: window, windowLength: length, timescale: timescale))
-                spares.append([])
-            default:
-                let borrowed = timeline.map { tl in
-                    (audioDescriptions.outputIndex(source: piece.source, description: Int(tl.samples.descriptionIndices[0])), piece.path)
-                } ?? borrowedAudioDescription(for: index)!
-                gaps[index] = 0
-                let fullLength = try exact(piece.path) { () throws(MediaTimeError) in
-                    try MediaTime.divide(pieceMovie, times: Int64(timescale), by: Int64(movieTimescale), rounding: .toNearestOrAwayFromZero)
+            let gap = try exact(piece.path) { () throws(MediaTimeError) in min(pieceMovie, try window.leadingGap.ticks(in: movieTimescale)) }
+            holes.append(gap)
+            windows.append(gap < pieceMovie ? (timeline, window) : nil)
+        }
+
+        // Edits: a media edit per piece with media, lengthened over the holes after it.
+        var edits: [MP4EditListEntry] = []
+        var editOfPiece: [Int?] = Array(repeating: nil, count: pieces.count)
+        for index in pieces.indices {
+            let pieceMovie = movieBoundaries[index + 1] - movieBoundaries[index]
+            if holes[index] > 0 {
+                if let last = edits.indices.last {
+                    edits[last].segmentDuration += UInt64(holes[index])
+                } else {
+                    edits.append(MP4EditListEntry(segmentDuration: UInt64(holes[index]), mediaTime: nil))
                 }
-                runs.append(try silenceRun(description: borrowed.0, file: borrowed.1, windowLength: fullLength, timescale: timescale))
-                spares.append([])
             }
+            if windows[index] != nil {
+                edits.append(MP4EditListEntry(segmentDuration: UInt64(pieceMovie - holes[index]), mediaTime: 0))
+                editOfPiece[index] = edits.count - 1
+            }
+        }
+
+        var slots: [RunSlot] = []
+        if kind == .audio, edits.first?.mediaTime == nil, let firstWithAudio = windows.firstIndex(where: { $0 != nil }) {
+            // Audio that starts late starts with silence instead (in the first audio's description),
+            // so the track plays from 0 like the video.
+            let timeline = windows[firstWithAudio]!.timeline
+            let description = audioDescriptions.outputIndex(source: pieces[firstWithAudio].source,
+                                                            description: Int(timeline.samples.descriptionIndices[0]))
+            let length = try exact(pieces[0].path) { () throws(MediaTimeError) in
+                try MediaTime.divide(Int64(edits[0].segmentDuration), times: Int64(timescale), by: Int64(movieTimescale),
+                                     rounding: .toNearestOrAwayFromZero)
+            }
+            edits[0].mediaTime = 0
+            slots.append(RunSlot(piece: 0, edit: 0, run: try silenceRun(description: description, file: pieces[firstWithAudio].path,
+                                                                        windowLength: length, timescale: timescale)))
+        }
+        for (index, piece) in pieces.enumerated() {
+            guard let (timeline, window) = windows[index], let edit = editOfPiece[index] else { continue }
+            // The window is as long as the edit (what ffmpeg computes: rounded to the track's ticks).
+            let length = try exact(piece.path) { () throws(MediaTimeError) in
+                try MediaTime.divide(Int64(edits[edit].segmentDuration), times: Int64(timescale), by: Int64(movieTimescale),
+                                     rounding: .toNearestOrAwayFromZero)
+            }
+            if kind == .video {
+                let (run, spare) = try videoRun(piece, timeline, window: window, windowLength: length, timescale: timescale)
+                slots.append(RunSlot(piece: index, edit: edit, run: run, spareKeyframes: spare))
+            } else {
+                slots.append(RunSlot(piece: index, edit: edit,
+                                     run: try audioRun(piece, timeline, window: window, windowLength: length, timescale: timescale)))
+            }
+        }
+        guard !slots.isEmpty else {
+            track.edits = edits
+            return track
         }
 
         // ffmpeg (5.x) tracks which sample description applies by counting the samples it has
@@ -109,26 +146,15 @@ extension LayoutContext {
         // own source: hidden keyframes after a video piece, hidden silence before an audio piece.
         if track.descriptions.count > 1 {
             if kind == .video {
-                try appendTrailingKeyframes(&runs, spares: spares)
+                appendTrailingKeyframes(&slots)
             } else {
-                try prependAudioLeadIn(&runs, timescale: timescale)
+                try prependAudioLeadIn(&slots, timescale: timescale)
             }
         }
 
-        try place(runs, in: &track, file: pieces[0].path)
-        // Edits: one per piece (plus an empty one before a track that starts late).
-        var edits: [MP4EditListEntry] = []
-        var runStarts = track.runStarts
-        for (index, run) in runs.enumerated() {
-            let pieceMovie = UInt64(movieBoundaries[index + 1] - movieBoundaries[index])
-            guard let run else {
-                edits.append(MP4EditListEntry(segmentDuration: pieceMovie, mediaTime: nil))
-                continue
-            }
-            let gap = UInt64(gaps[index])
-            if gap > 0 { edits.append(MP4EditListEntry(segmentDuration: gap, mediaTime: nil)) }
-            let start = runStarts.removeFirst()
-            edits.append(MP4EditListEntry(segmentDuration: pieceMovie - gap, mediaTime: start + run.windowStart))
+        place(slots, in: &track)
+        for (slot, start) in zip(slots, track.runStarts) {
+            edits[slot.edit].mediaTime = start + slot.run.windowStart
         }
         track.edits = edits
         // No negative composition offsets (ctts version 0) and no negative edit media times.
@@ -138,22 +164,31 @@ extension LayoutContext {
         return track
     }
 
+    /// A run, the piece it comes from and the edit that shows it.
+    struct RunSlot {
+        var piece: Int
+        var edit: Int
+        var run: TrackRun
+        /// Video: sync samples of the same source that may be appended, hidden, for ffmpeg.
+        var spareKeyframes: [TrackRun.Sample] = []
+    }
+
     /// Places runs one after another: each starts once the previous has decoded, and late enough
     /// that none of its samples presents inside the previous piece's window or before the
     /// previous piece's last sample. The gap goes to the previous run's last sample, which so
     /// lasts until the next piece: a video frame is held, never skipped.
-    func place(_ runs: [TrackRun?], in track: inout PlacedTrack, file: String) throws(MP4Error) {
+    func place(_ slots: [RunSlot], in track: inout PlacedTrack) {
         var previous: (start: Int64, run: TrackRun)?
         var starts: [Int64] = []
-        for (piece, run) in runs.enumerated() {
-            guard let run else { continue }
+        for slot in slots {
+            let run = slot.run
             var start: Int64 = 0
             if let previous {
                 start = max(previous.start + previous.run.decodeEnd,
                             previous.start + previous.run.windowEnd - run.minComposition,
                             previous.start + previous.run.maxComposition + 1 - run.minComposition)
             }
-            track.append(run, at: start, piece: piece)
+            track.append(run, at: start, piece: slot.piece)
             starts.append(start)
             previous = (start, run)
         }
@@ -165,14 +200,14 @@ extension LayoutContext {
 
     /// Appends hidden sync samples after each video run but the last, so that ffmpeg's read past
     /// the run's window ends inside the run (see `sampleAccurateTrack`).
-    func appendTrailingKeyframes(_ runs: inout [TrackRun?], spares: [[TrackRun.Sample]]) throws(MP4Error) {
-        let hasCompositionOffsets = runs.contains { $0?.samples.contains { $0.decode != $0.composition } ?? false }
+    func appendTrailingKeyframes(_ slots: inout [RunSlot]) {
+        let hasCompositionOffsets = slots.contains { $0.run.samples.contains { $0.decode != $0.composition } }
         // ffmpeg stops at the first keyframe ending at or after the window, or the second one
         // when the track has composition offsets.
         let needed = hasCompositionOffsets ? 2 : 1
-        guard let lastRun = runs.lastIndex(where: { $0 != nil }) else { return }
-        for index in runs.indices where index != lastRun {
-            guard var run = runs[index], !spares[index].isEmpty else { continue }
+        for index in slots.indices.dropLast() where !slots[index].spareKeyframes.isEmpty {
+            var run = slots[index].run
+            let spares = slots[index].spareKeyframes
             let base = max(run.decodeEnd, run.windowEnd, run.maxComposition + 1)
             var qualifying = 0
             for (position, sample) in run.samples.enumerated() where sample.isSync {
@@ -181,30 +216,31 @@ extension LayoutContext {
             }
             let missing = max(0, needed - qualifying)
             for extra in 0..<missing {
-                var sample = spares[index][min(extra, spares[index].count - 1)]
+                var sample = spares[min(extra, spares.count - 1)]
                 sample.decode = base + Int64(extra)
                 sample.composition = base + Int64(extra)
                 run.samples.append(sample)
             }
             run.decodeEnd = base + Int64(missing)
-            runs[index] = run
+            slots[index].run = run
         }
     }
 
     /// Puts at least one second of hidden silence, in the run's own description, before each
     /// audio run but the first (see `sampleAccurateTrack`).
-    mutating func prependAudioLeadIn(_ runs: inout [TrackRun?], timescale: Int32) throws(MP4Error) {
-        guard let firstRun = runs.firstIndex(where: { $0 != nil }) else { return }
-        for index in runs.indices where index > firstRun {
-            guard var run = runs[index], run.windowStart < Int64(timescale), let first = run.samples.first else { continue }
-            let silence = try silence(for: first.description, file: pieces[index].path)
-            try exact(pieces[index].path) { () throws(MediaTimeError) in
+    mutating func prependAudioLeadIn(_ slots: inout [RunSlot], timescale: Int32) throws(MP4Error) {
+        for index in slots.indices.dropFirst() {
+            var run = slots[index].run
+            guard run.windowStart < Int64(timescale), let first = run.samples.first else { continue }
+            let file = pieces[slots[index].piece].path
+            let silence = try silence(for: first.description, file: file)
+            try exact(file) { () throws(MediaTimeError) in
                 let count = try silence.framesToCover(Int64(timescale) - run.windowStart, timescale: timescale)
                 let length = try silence.offset(ofFrame: count, timescale: timescale)
                 run.shift(by: length)
                 run.samples.insert(contentsOf: try silence.frames(count: count, from: 0, timescale: timescale, leadIn: true), at: 0)
             }
-            runs[index] = run
+            slots[index].run = run
         }
     }
 }
