@@ -1,0 +1,118 @@
+/// Keyframe-aligned cuts: samples back to back, no hidden video, one edit per track.
+extension LayoutContext {
+    /// Places each piece's video where the previous one ends; returns the track and the
+    /// composition boundaries (piece starts, then the end) it implies.
+    mutating func keyframeAlignedVideoTrack(timescale: Int32) throws(MP4Error) -> (PlacedTrack, [MediaTime]) {
+        var track = PlacedTrack(kind: .video, timescale: timescale, descriptions: videoDescriptions.descriptions)
+        var boundaryTicks: [Int64] = [0]
+        var starts: [Int64] = []
+        for (index, piece) in pieces.enumerated() {
+            let start = boundaryTicks[index]
+            let pieceTicks = try exact(piece.path) { () throws(MediaTimeError) in try piece.range.duration.ticks(in: timescale) }
+            guard let timeline = piece.video, let window = window(of: piece, in: timeline) else {
+                // No video here: the previous frame is held (its duration runs to the next sample).
+                boundaryTicks.append(start + pieceTicks)
+                continue
+            }
+            let gapTicks = try exact(piece.path) { () throws(MediaTimeError) in try window.leadingGap.ticks(in: timescale) }
+            let (run, _) = try videoRun(piece, timeline, window: window, windowLength: pieceTicks - gapTicks, timescale: timescale)
+            // A source whose frames outlast the snapped range (irregular timing) pushes the next piece.
+            let runStart = start + gapTicks
+            track.append(run, at: runStart, piece: index)
+            starts.append(runStart)
+            boundaryTicks.append(max(start + pieceTicks, runStart + run.decodeEnd))
+        }
+        track.runStarts = starts
+        track.mediaEnd = boundaryTicks.last!
+        let boundaries = boundaryTicks.map { MediaTime(value: $0, timescale: timescale) }
+        return (track, boundaries)
+    }
+
+    /// Whole audio frames per piece, chosen so the audio's running end stays within half a frame
+    /// of the video's boundaries: no drift, however many pieces. Each piece starts at the frame
+    /// nearest its (snapped) start; silence makes up for audio that is missing or too short.
+    mutating func keyframeAlignedAudioTrack(timescale: Int32, boundaries: [MediaTime]) throws(MP4Error) -> PlacedTrack {
+        var track = PlacedTrack(kind: .audio, timescale: timescale, descriptions: audioDescriptions.descriptions)
+        var end: Int64 = 0
+        var starts: [Int64] = []
+        for (index, piece) in pieces.enumerated() {
+            let target = try exact(piece.path) { () throws(MediaTimeError) in try boundaries[index + 1].ticks(in: timescale) } - end
+            var samples: [TrackRun.Sample] = []
+            var length: Int64 = 0
+            var description: Int
+            if let timeline = piece.audio, let window = window(of: piece, in: timeline) {
+                let table = timeline.samples
+                let ts = timeline.timescale
+                let convert = TickConverter(from: ts, to: timescale)
+                let (start, endCeiling) = try exact(piece.path) { () throws(MediaTimeError) in
+                    (try timeline.mediaTime(at: window.start), try timeline.mediaTime(at: window.end).ticks(in: ts, rounding: .up))
+                }
+                // The first frame whose middle is at or after the start.
+                let doubledStart = try exact(piece.path) { () throws(MediaTimeError) in try start.multiplied(by: 2) }
+                let first = (0..<table.count).first { j in
+                    MediaTime(value: 2 * table.compositionTime(j) + Int64(table.durations[j]), timescale: ts) >= doubledStart
+                }
+                description = audioDescriptions.outputIndex(source: piece.source, description: Int(table.descriptionIndices[first ?? 0]))
+                if let first {
+                    var index = first
+                    while index < table.count, table.compositionTime(index) < endCeiling {
+                        let (decode, duration) = try exact(piece.path) { () throws(MediaTimeError) in
+                            (try convert.convert(table.decodeTimes[index] - table.decodeTimes[first]),
+                             try convert.convert(table.decodeTimes[index] + Int64(table.durations[index]) - table.decodeTimes[first]))
+                        }
+                        // Take the frame if most of it falls before the piece's end.
+                        guard decode + (duration - decode) / 2 < target else { break }
+                        samples.append(TrackRun.Sample(
+                            bytes: .source(file: piece.source, offset: table.offsets[index]), size: table.sizes[index],
+                            decode: decode, composition: decode, isSync: true,
+                            description: audioDescriptions.outputIndex(source: piece.source, description: Int(table.descriptionIndices[index]))))
+                        length = duration
+                        index += 1
+                    }
+                }
+                if let last = samples.last { description = last.description }
+            } else {
+                let borrowed = borrowedAudioDescription(for: index)!
+                description = borrowed.description
+            }
+            // Silence for what the source could not cover.
+            let silence = try self.silence(for: description, file: piece.path)
+            try exact(piece.path) { () throws(MediaTimeError) in
+                var count: Int64 = 0
+                while true {
+                    let frameStart = length + (try silence.offset(ofFrame: count, timescale: timescale))
+                    let frameEnd = length + (try silence.offset(ofFrame: count + 1, timescale: timescale))
+                    guard frameStart + (frameEnd - frameStart) / 2 < target else { break }
+                    count += 1
+                }
+                samples += try silence.frames(count: count, from: length, timescale: timescale)
+                length += try silence.offset(ofFrame: count, timescale: timescale)
+            }
+            let run = TrackRun(samples: samples, decodeEnd: length, windowStart: 0, windowLength: length)
+            track.append(run, at: end, piece: index)
+            starts.append(end)
+            end += length
+        }
+        track.runStarts = starts
+        track.mediaEnd = max(end, try exact(pieces[0].path) { () throws(MediaTimeError) in try boundaries.last!.ticks(in: timescale) })
+        return track
+    }
+
+    /// One edit showing the whole media from its first composition time, after an empty edit for
+    /// any leading pieces without this track.
+    func keyframeAlignedEdits(for track: PlacedTrack, movieTimescale: Int32, movieBoundaries: [Int64]) throws(MP4Error) -> [MP4EditListEntry] {
+        let total = UInt64(movieBoundaries.last!)
+        guard let firstPiece = track.pieceOfSample.first else { return [MP4EditListEntry(segmentDuration: total, mediaTime: nil)] }
+        let firstComposition = track.samples.map(\.composition).min() ?? 0
+        var lead = UInt64(movieBoundaries[firstPiece])
+        if firstPiece > 0 || firstComposition > 0 {
+            lead = UInt64(try exact(pieces[firstPiece].path) { () throws(MediaTimeError) in
+                try MediaTime(value: firstComposition, timescale: track.timescale).ticks(in: movieTimescale)
+            })
+        }
+        var edits: [MP4EditListEntry] = []
+        if lead > 0 { edits.append(MP4EditListEntry(segmentDuration: lead, mediaTime: nil)) }
+        edits.append(MP4EditListEntry(segmentDuration: total - lead, mediaTime: firstComposition))
+        return edits
+    }
+}

@@ -1,0 +1,123 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Joins pieces of MP4 files into one MP4 with one video and one audio track, copying samples
+/// byte for byte (never re-encoding).
+///
+/// ```swift
+/// let stitcher = MP4Stitcher(pieces: [
+///     MP4StitchPiece(path: "ad.mp4", range: MediaTimeRange(start: .zero, end: MediaTime(seconds: 5))),
+///     MP4StitchPiece(path: "movie.mp4", range: MediaTimeRange(start: .zero, end: MediaTime(value: 17, timescale: 2))),
+/// ])
+/// let plan = try stitcher.plan()            // what will play where; nothing written yet
+/// try stitcher.write(plan, to: "out.mp4")   // moov first, one pass, atomic
+/// ```
+///
+/// The output has `moov` before `mdat` and is written in one pass with a fixed-size buffer; it
+/// appears atomically (temporary file, `fsync`, rename) and sources are never modified.
+public struct MP4Stitcher: Sendable {
+    public var pieces: [MP4StitchPiece]
+    public var cutMode: MP4CutMode
+
+    /// Bytes copied per read/write: memory use does not grow with the input.
+    public static let copyBufferSize = 4 << 20
+
+    public init(pieces: [MP4StitchPiece], cutMode: MP4CutMode = .sampleAccurate) {
+        self.pieces = pieces
+        self.cutMode = cutMode
+    }
+
+    /// Plans the output (reading only the sources' `moov` boxes): where each piece plays and what
+    /// source range really plays. Nothing is written.
+    public func plan() throws(MP4Error) -> MP4StitchPlan {
+        try StitchPlanner(pieces: pieces, cutMode: cutMode).makePlan()
+    }
+
+    /// Plans and writes in one go; returns the plan that was written.
+    @discardableResult
+    public func stitch(to outputPath: String, progress: (MP4StitchProgress) -> Void = { _ in }) throws(MP4Error) -> MP4StitchPlan {
+        let plan = try plan()
+        try write(plan, to: outputPath, progress: progress)
+        return plan
+    }
+
+    /// Writes `plan` to `outputPath`. On any failure nothing is left at `outputPath` that was not
+    /// there before, and no temporary file remains.
+    public func write(_ plan: MP4StitchPlan, to outputPath: String, progress: (MP4StitchProgress) -> Void = { _ in }) throws(MP4Error) {
+        let layout = plan.layout
+        // Open every source first and check it is what was planned.
+        var files: [ReadableFile] = []
+        for source in layout.sources {
+            let file = try ReadableFile(path: source.path)
+            guard file.size == source.size else {
+                throw .io(file: source.path, operation: "copy samples",
+                          reason: "the file changed since the stitch was planned (\(source.size) bytes then, \(file.size) now)")
+            }
+            try Self.refuseToOverwrite(source: source.path, with: outputPath)
+            files.append(file)
+        }
+        let output = try AtomicOutputFile(path: outputPath)
+        defer { output.discard() }
+
+        let total = layout.fileSize
+        var written: UInt64 = 0
+        try output.write(layout.headerBytes)
+        written += UInt64(layout.headerBytes.count)
+        progress(MP4StitchProgress(bytesWritten: written, totalBytes: total))
+
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: Self.copyBufferSize, alignment: 16)
+        defer { buffer.deallocate() }
+        for segment in layout.segments {
+            switch segment {
+            case .source(let fileIndex, let offset, let length):
+                var done: UInt64 = 0
+                while done < length {
+                    let count = Int(min(UInt64(buffer.count), length - done))
+                    let slice = UnsafeMutableRawBufferPointer(rebasing: buffer[0..<count])
+                    let got = try files[fileIndex].read(into: slice, at: offset + done)
+                    guard got == count else {
+                        throw .io(file: files[fileIndex].path, operation: "copy samples",
+                                  reason: "the file ended at byte \(offset + done + UInt64(got)), before the samples it lists")
+                    }
+                    try output.write(UnsafeRawBufferPointer(slice))
+                    done += UInt64(count)
+                    written += UInt64(count)
+                    progress(MP4StitchProgress(bytesWritten: written, totalBytes: total))
+                }
+            case .synthetic(let payload, let repeatCount):
+                let bytes = layout.syntheticPayloads[payload]
+                var remaining = repeatCount
+                let perBuffer = max(1, buffer.count / max(1, bytes.count))
+                while remaining > 0 {
+                    let count = min(remaining, perBuffer)
+                    var position = 0
+                    for _ in 0..<count {
+                        for byte in bytes { buffer[position] = byte; position += 1 }
+                    }
+                    try output.write(UnsafeRawBufferPointer(rebasing: buffer[0..<position]))
+                    remaining -= count
+                    written += UInt64(position)
+                }
+                progress(MP4StitchProgress(bytesWritten: written, totalBytes: total))
+            }
+        }
+        guard written == total else {
+            throw .io(file: outputPath, operation: "write", reason: "wrote \(written) bytes, planned \(total)")
+        }
+        try output.commit()
+    }
+
+    /// Throws when `outputPath` names the same file as `source` (the rename would replace it).
+    private static func refuseToOverwrite(source: String, with outputPath: String) throws(MP4Error) {
+        var sourceStatus = stat(), outputStatus = stat()
+        guard stat(source, &sourceStatus) == 0, stat(outputPath, &outputStatus) == 0 else { return }
+        if sourceStatus.st_dev == outputStatus.st_dev && sourceStatus.st_ino == outputStatus.st_ino {
+            throw .io(file: outputPath, operation: "write the stitched file", reason: "it is one of the sources, which are never modified")
+        }
+    }
+}

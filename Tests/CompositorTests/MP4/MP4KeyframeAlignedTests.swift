@@ -1,0 +1,61 @@
+import Foundation
+import Testing
+@testable import Compositor
+
+/// Keyframe-aligned cuts: starts move back to the keyframe at or before them, ends back to the
+/// keyframe at or before them (forward to the next one if nothing would be left), ends at or past
+/// the end of the video stay. content.mp4 has keyframes every 2 s; ad2.mp4 every 30 frames of
+/// 1001/30000 s (0, 1.001, 2.002, 3.003, ...).
+@Suite("MP4 stitcher, keyframe-aligned cuts")
+struct MP4KeyframeAlignedTests {
+    /// ```
+    /// asked:   content [2.5,7.5) | ad2 [1,4)      | content [8.5,9) | ad2 [0,7)
+    /// plays:   content [2,6)     | ad2 [0,3.003)  | content [8,10)  | ad2 [0,7) (video held 6.006→7)
+    /// output:  0                 4                7.003             9.003       16.003
+    /// ```
+    @Test("snapped ranges are reported and are exactly what plays")
+    func snappedRanges() throws {
+        let pieces = [
+            piece(MP4Fixtures.content, "2.5", "7.5"), piece(MP4Fixtures.ad2, "1", "4"),
+            piece(MP4Fixtures.content, "8.5", "9"), piece(MP4Fixtures.ad2, "0", "7"),
+        ]
+        let plan = try #require(try stitchAndJudge(pieces, cutMode: .keyframeAligned))
+        let expected = [("2", "6"), ("0", "3003/1000"), ("8", "10"), ("0", "7")].map {
+            MediaTimeRange(start: try! MediaTime(parsing: $0.0), end: try! MediaTime(parsing: $0.1))
+        }
+        #expect(plan.pieces.map(\.sourceRange) == expected)
+        #expect(plan.pieces.map(\.requestedRange) == pieces.map(\.range))
+        #expect(plan.duration == (try MediaTime(parsing: "16.003")))
+    }
+
+    /// Adjacent ranges of one source stay adjacent after snapping: nothing repeats, nothing is lost.
+    @Test("a cut content clip stays continuous around an ad")
+    func continuousContent() throws {
+        let plan = try #require(try stitchAndJudge([
+            piece(MP4Fixtures.content, "0", "8.5"), piece(MP4Fixtures.ad1, "0", "2"), piece(MP4Fixtures.content, "8.5", "20"),
+        ], cutMode: .keyframeAligned))
+        #expect(plan.pieces[0].sourceRange.end == plan.pieces[2].sourceRange.start)
+        #expect(plan.pieces[0].sourceRange.end == MediaTime(seconds: 8))
+    }
+
+    @Test("no video sample is hidden: every sample in the file is shown")
+    func nothingHidden() throws {
+        guard let tools = FFmpeg.tools() else { return }
+        let folder = try MP4Fixtures.makeScratchFolder()
+        defer { MP4Fixtures.remove(folder) }
+        let output = folder + "/out.mp4"
+        try MP4Stitcher(pieces: [
+            piece(MP4Fixtures.content2, "1", "9"), piece(MP4Fixtures.ad1, "2.5", "5"), piece(MP4Fixtures.content, "3", "7"),
+        ], cutMode: .keyframeAligned).stitch(to: output)
+        let movie = try MP4Reader.read(path: output)
+        let video = try #require(movie.videoTrack)
+        #expect(MP4StitchJudge.presentationTimes(of: video).count == video.samples.count)
+        #expect(video.editList?.count == 1)
+        #expect(movie.audioTrack?.editList?.count == 1)
+        // Without edit lists a player still sees the pieces back to back: ffmpeg's own frame
+        // times run without a gap from 0.
+        let frames = try tools.videoFrames(output)
+        #expect(frames.first?.time == .zero)
+        #expect(frames.count == video.samples.count)
+    }
+}

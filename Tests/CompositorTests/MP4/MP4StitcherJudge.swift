@@ -1,0 +1,90 @@
+import Foundation
+import Testing
+@testable import Compositor
+
+/// Checks a stitched file the way the design asks: ffmpeg decodes it, and the frames must be
+/// exactly the sources' frames whose presentation time lies in each piece's range, in order.
+struct MP4StitchJudge {
+    let tools: FFmpeg
+    private var sourceFrames: [String: [FFmpeg.Frame]] = [:]
+
+    init(tools: FFmpeg) { self.tools = tools }
+
+    /// The frames of `path` presenting in `range`, as ffmpeg decodes the source alone.
+    mutating func frames(of path: String, in range: MediaTimeRange) throws -> [FFmpeg.Frame] {
+        if sourceFrames[path] == nil { sourceFrames[path] = try tools.videoFrames(path) }
+        return sourceFrames[path]!.filter { range.contains($0.time) }
+    }
+
+    /// The frames every piece of `plan` should contribute, in order.
+    mutating func expectedFrames(_ plan: MP4StitchPlan) throws -> [FFmpeg.Frame] {
+        var expected: [FFmpeg.Frame] = []
+        for piece in plan.pieces where piece.sourceHasVideo {
+            expected += try frames(of: piece.path, in: piece.sourceRange)
+        }
+        return expected
+    }
+
+    /// Decodes `output` and compares it with the plan, recording an issue for every difference.
+    mutating func check(_ output: String, against plan: MP4StitchPlan, sourceLocation: SourceLocation = #_sourceLocation) throws {
+        let expected = try expectedFrames(plan)
+        let actual = try tools.videoFrames(output)
+        let difference = Self.firstDifference(actual.map(\.hash), expected.map(\.hash))
+        #expect(actual.count == expected.count && difference == actual.count,
+                "ffmpeg decoded \(actual.count) frames, expected \(expected.count); first difference at frame \(difference)",
+                sourceLocation: sourceLocation)
+
+        // When each frame shows, by the file's own tables (edit lists applied as QuickTime does):
+        // the piece's composition start plus the frame's offset into the piece.
+        var expectedTimes: [MediaTime] = []
+        for piece in plan.pieces where piece.sourceHasVideo {
+            for frame in try frames(of: piece.path, in: piece.sourceRange) {
+                expectedTimes.append(piece.compositionRange.start + (frame.time - piece.sourceRange.start))
+            }
+        }
+        let movie = try MP4Reader.read(path: output)
+        if let video = movie.videoTrack {
+            let shown = Self.presentationTimes(of: video)
+            #expect(shown.count == expectedTimes.count, "the edit lists show \(shown.count) frames", sourceLocation: sourceLocation)
+            // Source frame times come from ffmpeg in its time base: allow one tick of it.
+            let tolerance = expected.first?.timeBase ?? .zero
+            if let mismatch = zip(shown, expectedTimes).first(where: { $0 - $1 > tolerance || $1 - $0 > tolerance }) {
+                Issue.record("a frame shows at \(mismatch.0), expected \(mismatch.1)", sourceLocation: sourceLocation)
+            }
+        }
+
+        let audioErrors = try tools.audioDecodeErrors(output)
+        #expect(audioErrors.isEmpty, "audio decode: \(audioErrors)", sourceLocation: sourceLocation)
+
+        let ends = try tools.streamEnds(output)
+        for kind in ["video", "audio"] {
+            if let end = ends[kind] {
+                #expect(end == plan.duration, "ffprobe: \(kind) ends at \(end), the composition at \(plan.duration)", sourceLocation: sourceLocation)
+            }
+        }
+    }
+
+    /// Presentation times of the frames a track's edit list shows (ISO/IEC 14496-12 8.6.6): each
+    /// edit shows the samples whose composition time is in its media window, at the edit's start
+    /// plus their offset into the window.
+    static func presentationTimes(of track: MP4Track) -> [MediaTime] {
+        let samples = track.samples
+        var times: [MediaTime] = []
+        var editStart = MediaTime.zero
+        for edit in track.editList ?? [] {
+            let duration = MediaTime(value: Int64(edit.segmentDuration), timescale: track.movieTimescale)
+            defer { editStart = editStart + duration }
+            guard let mediaTime = edit.mediaTime else { continue }
+            let start = MediaTime(value: mediaTime, timescale: track.timescale)
+            let window = MediaTimeRange(start: start, duration: duration)
+            let shown = (0..<samples.count).map { MediaTime(value: samples.compositionTime($0), timescale: track.timescale) }
+                .filter(window.contains).sorted()
+            times += shown.map { editStart + ($0 - start) }
+        }
+        return times
+    }
+
+    static func firstDifference(_ a: [String], _ b: [String]) -> Int {
+        zip(a, b).enumerated().first { $0.element.0 != $0.element.1 }?.offset ?? min(a.count, b.count)
+    }
+}

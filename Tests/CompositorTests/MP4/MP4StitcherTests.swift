@@ -1,0 +1,151 @@
+import Foundation
+import Testing
+@testable import Compositor
+
+/// A piece from a fixture, times written as exact decimal or rational strings.
+func piece(_ path: String, _ start: String, _ end: String) -> MP4StitchPiece {
+    MP4StitchPiece(path: path, range: MediaTimeRange(start: try! MediaTime(parsing: start), end: try! MediaTime(parsing: end)))
+}
+
+/// Stitches, then lets ffmpeg judge: exactly the sources' frames in each piece's range, audio that
+/// decodes cleanly through every sample description, both tracks as long as the composition, one
+/// edit per piece, and our own reader reading the output back.
+func stitchAndJudge(_ pieces: [MP4StitchPiece], cutMode: MP4CutMode = .sampleAccurate,
+                    sourceLocation: SourceLocation = #_sourceLocation) throws -> MP4StitchPlan? {
+    let stitcher = MP4Stitcher(pieces: pieces, cutMode: cutMode)
+    let plan = try stitcher.plan()
+    // Composition ranges are contiguous from 0 and as long as the source ranges that play.
+    var cursor = MediaTime.zero
+    for piece in plan.pieces {
+        #expect(piece.compositionRange.start == cursor, sourceLocation: sourceLocation)
+        #expect(piece.compositionRange.duration == piece.sourceRange.duration, sourceLocation: sourceLocation)
+        cursor = piece.compositionRange.end
+    }
+    guard let tools = FFmpeg.tools(sourceLocation: sourceLocation) else { return plan }
+    let folder = try MP4Fixtures.makeScratchFolder()
+    // COMPOSITOR_KEEP_OUTPUT=1 keeps the stitched files for inspection.
+    defer { if ProcessInfo.processInfo.environment["COMPOSITOR_KEEP_OUTPUT"] != "1" { MP4Fixtures.remove(folder) } else { print("kept", folder) } }
+    let output = folder + "/stitched.mp4"
+    try stitcher.write(plan, to: output)
+    #expect(MP4Fixtures.listing(folder) == ["stitched.mp4"], "temporary files left behind", sourceLocation: sourceLocation)
+
+    var judge = MP4StitchJudge(tools: tools)
+    try judge.check(output, against: plan, sourceLocation: sourceLocation)
+
+    let movie = try MP4Reader.read(path: output)
+    #expect(movie.tracks.count == (plan.pieces.contains { $0.sourceHasAudio } ? 1 : 0) + (plan.pieces.contains { $0.sourceHasVideo } ? 1 : 0),
+            sourceLocation: sourceLocation)
+    #expect(UInt64(try Data(contentsOf: URL(fileURLWithPath: output)).count) == plan.outputSize, sourceLocation: sourceLocation)
+    for track in movie.tracks {
+        #expect(track.presentationDuration == plan.duration, "\(track.kind) edit list total", sourceLocation: sourceLocation)
+        guard cutMode == .sampleAccurate, let edits = track.editList else { continue }
+        // One edit per piece with the piece's boundaries; a piece without this track extends the
+        // edit before it (the last frame holds, or silence plays), or is an empty edit at the start.
+        var editBoundaries: [MediaTime] = [.zero]
+        for edit in edits { editBoundaries.append(editBoundaries.last! + MediaTime(value: Int64(edit.segmentDuration), timescale: movie.timescale)) }
+        let pieceStarts = plan.pieces.filter { track.kind == .video ? $0.sourceHasVideo : $0.sourceHasAudio }.map(\.compositionRange.start)
+        #expect(Set(pieceStarts).isSubset(of: Set(editBoundaries)), "\(track.kind): an edit starts at every piece with this track", sourceLocation: sourceLocation)
+        #expect(Set(editBoundaries).isSubset(of: Set([.zero] + plan.pieces.map(\.compositionRange.end))),
+                "\(track.kind): every edit boundary is a piece boundary", sourceLocation: sourceLocation)
+        // Audio that starts late starts with an edit of silence instead of an empty edit.
+        let leadingSilence = track.kind == .audio && !(plan.pieces.first?.sourceHasAudio ?? true) ? 1 : 0
+        #expect(edits.filter { $0.mediaTime != nil }.count == pieceStarts.count + leadingSilence,
+                "\(track.kind): one media edit per piece", sourceLocation: sourceLocation)
+    }
+    return plan
+}
+
+@Suite("MP4 stitcher, judged by ffmpeg")
+struct MP4StitcherTests {
+    /// ```
+    /// content [0,20) | ad1 [0,10) | content2 [0,16) | ad2 [0,7)
+    /// 0             20           30                46          53
+    /// ```
+    @Test("whole clips back to back, four settings")
+    func wholeClips() throws {
+        let plan = try stitchAndJudge([
+            piece(MP4Fixtures.content, "0", "20"), piece(MP4Fixtures.ad1, "0", "10"),
+            piece(MP4Fixtures.content2, "0", "16"), piece(MP4Fixtures.ad2, "0", "7"),
+        ])
+        #expect(plan?.duration == MediaTime(seconds: 53))
+    }
+
+    /// Keyframes of content.mp4 every 2 s; both cuts fall inside GOPs.
+    /// ```
+    /// content [2.5,7.5) | content [8.5,13.3)
+    /// 0                 5                   9.8
+    /// ```
+    @Test("cuts inside a GOP")
+    func cutsInsideGOP() throws {
+        _ = try stitchAndJudge([piece(MP4Fixtures.content, "2.5", "7.5"), piece(MP4Fixtures.content, "8.5", "13.3")])
+    }
+
+    /// Cuts one frame (1/24 s) either side of the keyframes at 2, 4 and 6 s, where B-frames
+    /// decode after the P-frame they precede.
+    @Test("cuts next to keyframes and B-frames", arguments: [
+        ("49/24", "97/24"),   // one frame after a keyframe, to the frame just after the next one
+        ("47/24", "95/24"),   // the frame just before a keyframe, to just before the next
+        ("2", "4"),           // exactly on keyframes
+        ("2", "49/24"),       // a single keyframe
+        ("95/24", "4"),       // the single frame before a keyframe
+    ])
+    func cutsNextToBFrames(start: String, end: String) throws {
+        _ = try stitchAndJudge([piece(MP4Fixtures.content, start, end), piece(MP4Fixtures.content2, start, end)])
+    }
+
+    /// ```
+    /// content [0,8.5) | ad2 [1,4) 29.97 fps | content [8.5,12)
+    /// 0               8.5                   11.5              15
+    /// ```
+    @Test("a 29.97 fps ad between content cuts")
+    func ntscAd() throws {
+        _ = try stitchAndJudge([
+            piece(MP4Fixtures.content, "0", "8.5"), piece(MP4Fixtures.ad2, "1", "4"), piece(MP4Fixtures.content, "8.5", "12"),
+        ])
+    }
+
+    /// 48 kHz stereo, 44.1 kHz mono, 48 kHz stereo again: three audio sample descriptions in one
+    /// track, switched at piece boundaries.
+    @Test("mixed audio settings")
+    func mixedAudio() throws {
+        _ = try stitchAndJudge([
+            piece(MP4Fixtures.ad1, "0.5", "3.25"), piece(MP4Fixtures.content, "5", "9"),
+            piece(MP4Fixtures.ad2, "0", "2"), piece(MP4Fixtures.content2, "1", "5"), piece(MP4Fixtures.ad1, "6", "8"),
+        ])
+    }
+
+    /// ad2's video ends at 6.006 s, its audio at 7 s: the last frame is held to 7 s.
+    /// ```
+    /// ad2 [0,7): video 0──────6.006 held→7 | content [0,3)
+    /// ```
+    @Test("the ad whose audio runs longer than its video")
+    func longerAudio() throws {
+        _ = try stitchAndJudge([piece(MP4Fixtures.ad2, "0", "7"), piece(MP4Fixtures.content, "0", "3")])
+        _ = try stitchAndJudge([piece(MP4Fixtures.content, "0", "3"), piece(MP4Fixtures.ad2, "5", "7")])
+    }
+
+    /// A source without audio gets silence; a source without video gets no frames.
+    @Test("sources missing a track")
+    func missingTracks() throws {
+        _ = try stitchAndJudge([
+            piece(MP4Fixtures.content, "0", "3"), piece(MP4Fixtures.videoOnly, "0", "2"),
+            piece(MP4Fixtures.audioOnly, "0", "2"), piece(MP4Fixtures.content, "3", "5"),
+        ])
+        _ = try stitchAndJudge([piece(MP4Fixtures.videoOnly, "0", "2"), piece(MP4Fixtures.ad1, "0", "1")])
+    }
+
+    /// The bundled demo schedule, flattened: pre-roll, content cut by a pod and a mid-roll, post-roll.
+    @Test("the demo schedule's order of pieces")
+    func demo() throws {
+        _ = try stitchAndJudge([
+            piece(MP4Fixtures.ad1, "0", "5"),
+            piece(MP4Fixtures.content, "0", "8.5"),
+            piece(MP4Fixtures.ad1, "0", "10"), piece(MP4Fixtures.ad2, "1", "4"),
+            piece(MP4Fixtures.content, "8.5", "20"),
+            piece(MP4Fixtures.content2, "3", "9"),
+            piece(MP4Fixtures.videoOnly, "0", "2"),
+            piece(MP4Fixtures.content2, "9", "16"),
+            piece(MP4Fixtures.ad2, "0", "7"),
+        ])
+    }
+}

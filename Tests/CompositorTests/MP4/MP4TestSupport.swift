@@ -1,0 +1,165 @@
+import Foundation
+import Testing
+@testable import Compositor
+
+/// Paths to the committed fixtures and scratch space for tests.
+enum MP4Fixtures {
+    static let folder: String = {
+        // Tests/CompositorTests/MP4/ThisFile.swift -> repository root
+        var url = URL(fileURLWithPath: #filePath)
+        for _ in 0..<4 { url.deleteLastPathComponent() }
+        return url.appendingPathComponent("Fixtures").path
+    }()
+
+    static func path(_ name: String) -> String { folder + "/" + name }
+
+    static let content = path("content.mp4")
+    static let content2 = path("content2.mp4")
+    static let ad1 = path("ad1.mp4")
+    static let ad2 = path("ad2.mp4")
+    static let videoOnly = path("bumper-video-only.mp4")
+    static let audioOnly = path("jingle-audio-only.mp4")
+    static let mpeg4Video = path("mpeg4-part2.mp4")
+
+    /// A fresh, empty folder under the system's temporary folder; removed by `remove`.
+    static func makeScratchFolder(_ label: String = "mp4") throws -> String {
+        let url = FileManager.default.temporaryDirectory
+            .appendingPathComponent("compositor-\(label)-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        return url.path
+    }
+
+    static func remove(_ path: String) { try? FileManager.default.removeItem(atPath: path) }
+
+    static func bytes(_ path: String) throws -> [UInt8] {
+        [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
+    }
+
+    static func write(_ bytes: [UInt8], to path: String) throws {
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+    }
+
+    /// The names in `folder`, sorted.
+    static func listing(_ folder: String) -> [String] {
+        ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).sorted()
+    }
+}
+
+/// ffmpeg and ffprobe, the independent judges of what the stitcher writes.
+///
+/// Tests that need them call `FFmpeg.tools()`: without ffmpeg they return early (skipped) on a
+/// developer machine, but with `COMPOSITOR_REQUIRE_FFMPEG=1` (CI) the absence is a test failure.
+struct FFmpeg: Sendable {
+    let ffmpeg: String
+    let ffprobe: String
+
+    static let installed: FFmpeg? = {
+        let folders = (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":").map(String.init)
+            + ["/usr/bin", "/usr/local/bin", "/opt/homebrew/bin"]
+        func find(_ name: String) -> String? {
+            folders.map { $0 + "/" + name }.first { FileManager.default.isExecutableFile(atPath: $0) }
+        }
+        guard let ffmpeg = find("ffmpeg"), let ffprobe = find("ffprobe") else { return nil }
+        return FFmpeg(ffmpeg: ffmpeg, ffprobe: ffprobe)
+    }()
+
+    static var required: Bool { ProcessInfo.processInfo.environment["COMPOSITOR_REQUIRE_FFMPEG"] == "1" }
+
+    /// The tools, or `nil` (the caller skips) when they are not installed; records a failure when
+    /// `COMPOSITOR_REQUIRE_FFMPEG=1` demands them.
+    static func tools(sourceLocation: SourceLocation = #_sourceLocation) -> FFmpeg? {
+        if let installed { return installed }
+        if required {
+            Issue.record("ffmpeg/ffprobe not found, and COMPOSITOR_REQUIRE_FFMPEG=1 requires them", sourceLocation: sourceLocation)
+        }
+        return nil
+    }
+
+    struct Output {
+        var status: Int32
+        var stdout: String
+        var stderr: String
+    }
+
+    static func run(_ executable: String, _ arguments: [String]) throws -> Output {
+        // Output goes to files, so a chatty process can never block on a full pipe.
+        let folder = try MP4Fixtures.makeScratchFolder("run")
+        defer { MP4Fixtures.remove(folder) }
+        let outPath = folder + "/stdout", errPath = folder + "/stderr"
+        FileManager.default.createFile(atPath: outPath, contents: nil)
+        FileManager.default.createFile(atPath: errPath, contents: nil)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        process.standardInput = FileHandle.nullDevice
+        process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: outPath))
+        process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: errPath))
+        try process.run()
+        process.waitUntilExit()
+        return Output(status: process.terminationStatus,
+                      stdout: (try? String(contentsOfFile: outPath, encoding: .utf8)) ?? "",
+                      stderr: (try? String(contentsOfFile: errPath, encoding: .utf8)) ?? "")
+    }
+
+    /// One decoded video frame: presentation time (in the stream's time base) and its MD5.
+    struct Frame: Equatable, CustomStringConvertible {
+        var pts: Int64
+        var timeBase: MediaTime
+        var hash: String
+        var time: MediaTime { MediaTime(value: pts * timeBase.value, timescale: timeBase.timescale) }
+        var description: String { "\(time)s:\(hash.prefix(8))" }
+    }
+
+    /// Every frame of the file's first video stream as ffmpeg decodes it, in output order.
+    func videoFrames(_ path: String) throws -> [Frame] {
+        let output = try FFmpeg.run(ffmpeg, ["-v", "error", "-i", path, "-map", "0:v:0",
+                                             "-fps_mode", "passthrough", "-autoscale", "0", "-f", "framemd5", "-"])
+        guard output.status == 0 else { throw FFmpegFailure(message: output.stderr) }
+        var timeBase = MediaTime(value: 1, timescale: 1)
+        var frames: [Frame] = []
+        for line in output.stdout.split(separator: "\n") {
+            if line.hasPrefix("#tb 0:") {
+                let parts = line.dropFirst(6).trimmingCharacters(in: .whitespaces).split(separator: "/")
+                timeBase = MediaTime(value: Int64(parts[0])!, timescale: Int32(parts[1])!)
+                continue
+            }
+            guard !line.hasPrefix("#") else { continue }
+            let fields = line.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+            guard fields.count >= 6 else { continue }
+            frames.append(Frame(pts: Int64(fields[2])!, timeBase: timeBase, hash: fields[5]))
+        }
+        return frames
+    }
+
+    /// Errors ffmpeg prints while decoding the whole audio stream (empty when it decodes cleanly).
+    func audioDecodeErrors(_ path: String) throws -> String {
+        let output = try FFmpeg.run(ffmpeg, ["-v", "error", "-i", path, "-map", "0:a", "-f", "null", "-"])
+        return output.stderr + (output.status == 0 ? "" : "exit status \(output.status)")
+    }
+
+    /// When each stream ends as ffprobe reports it (start time plus duration), keyed by codec type
+    /// (`video`, `audio`).
+    func streamEnds(_ path: String) throws -> [String: MediaTime] {
+        let output = try FFmpeg.run(ffprobe, ["-v", "error", "-show_entries", "stream=codec_type,start_pts,duration_ts,time_base",
+                                              "-of", "compact=p=0", path])
+        guard output.status == 0 else { throw FFmpegFailure(message: output.stderr) }
+        var result: [String: MediaTime] = [:]
+        for line in output.stdout.split(separator: "\n") {
+            let fields = Dictionary(uniqueKeysWithValues: line.split(separator: "|").compactMap { field -> (String, String)? in
+                let pair = field.split(separator: "=", maxSplits: 1).map(String.init)
+                return pair.count == 2 ? (pair[0], pair[1]) : nil
+            })
+            let base = (fields["time_base"] ?? "").split(separator: "/")
+            guard let kind = fields["codec_type"], let start = Int64(fields["start_pts"] ?? ""),
+                  let ticks = Int64(fields["duration_ts"] ?? ""), base.count == 2,
+                  let num = Int64(base[0]), let den = Int32(base[1]) else { continue }
+            result[kind] = MediaTime(value: (start + ticks) * num, timescale: den)
+        }
+        return result
+    }
+}
+
+struct FFmpegFailure: Error, CustomStringConvertible {
+    var message: String
+    var description: String { "ffmpeg failed: \(message)" }
+}
