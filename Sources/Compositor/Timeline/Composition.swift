@@ -53,13 +53,22 @@ public struct Composition: Hashable, Sendable {
     ) throws(ScheduleError) {
         var builder = Builder(naturalDurations: naturalDurations)
         try builder.build(schedule: schedule, excluding: excludedBreakIDs)
-        let segments = builder.segments
+        self.init(
+            segments: builder.segments, breaks: builder.breaks, contentDuration: builder.contentDuration,
+            duration: builder.compositionCursor, diagnostics: builder.diagnostics)
+    }
+
+    /// A composition from parts already laid out and checked, with its lookup tables.
+    init(
+        segments: [Segment], breaks: [PlacedBreak], contentDuration: MediaTime, duration: MediaTime,
+        diagnostics: [CompositionDiagnostic]
+    ) {
         let contentSegments = segments.filter { !$0.isAd }
         self.segments = segments
-        self.breaks = builder.breaks
-        self.contentDuration = builder.contentDuration
-        self.duration = builder.compositionCursor
-        self.diagnostics = builder.diagnostics
+        self.breaks = breaks
+        self.contentDuration = contentDuration
+        self.duration = duration
+        self.diagnostics = diagnostics
         self.segmentStarts = segments.map(\.compositionRange.start)
         self.segmentStartIndex = SortedTimes(segmentStarts)
         self.segmentContentStarts = segments.map(\.contentRange.start)
@@ -67,12 +76,34 @@ public struct Composition: Hashable, Sendable {
         self.contentSegmentEndIndex = SortedTimes(contentSegments.map(\.contentRange.end))
         self.contentSegmentCompositionStarts = contentSegments.map(\.compositionRange.start)
         self.contentSegmentContentStarts = contentSegments.map(\.contentRange.start)
-        self.breakStartIndex = SortedTimes(builder.breaks.map(\.compositionRange.start))
-        self.breakPositionIndex = SortedTimes(builder.breaks.map(\.position))
+        self.breakStartIndex = SortedTimes(breaks.map(\.compositionRange.start))
+        self.breakPositionIndex = SortedTimes(breaks.map(\.position))
+    }
+
+    /// `a + b`, with overflow reported against `item`.
+    static func add(_ a: MediaTime, _ b: MediaTime, item: String) throws(ScheduleError) -> MediaTime {
+        do { return try a.adding(b) } catch { throw .timeOverflow(item: item, error) }
+    }
+
+    /// `a - b`, with overflow reported against `item`.
+    static func subtract(_ a: MediaTime, _ b: MediaTime, item: String) throws(ScheduleError) -> MediaTime {
+        do { return try a.subtracting(b) } catch { throw .timeOverflow(item: item, error) }
     }
 
     /// The composition's break with this ID.
     public func placedBreak(id: String) -> PlacedBreak? { breaks.first { $0.id == id } }
+
+    /// Equal when the timelines are: the lookup tables are derived and left out.
+    public static func == (lhs: Composition, rhs: Composition) -> Bool {
+        lhs.segments == rhs.segments && lhs.breaks == rhs.breaks && lhs.contentDuration == rhs.contentDuration
+            && lhs.duration == rhs.duration && lhs.diagnostics == rhs.diagnostics
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(segments)
+        hasher.combine(breaks)
+        hasher.combine(diagnostics)
+    }
 }
 
 extension Composition {
@@ -213,11 +244,11 @@ extension Composition {
         }
 
         private func add(_ a: MediaTime, _ b: MediaTime, item: String) throws(ScheduleError) -> MediaTime {
-            do { return try a.adding(b) } catch { throw .timeOverflow(item: item, error) }
+            try Composition.add(a, b, item: item)
         }
 
         private func subtract(_ a: MediaTime, _ b: MediaTime, item: String) throws(ScheduleError) -> MediaTime {
-            do { return try a.subtracting(b) } catch { throw .timeOverflow(item: item, error) }
+            try Composition.subtract(a, b, item: item)
         }
     }
 }

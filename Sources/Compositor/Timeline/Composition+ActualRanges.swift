@@ -1,0 +1,70 @@
+extension Composition {
+    /// The composition that really plays when each segment's source range is moved to `actual`
+    /// (cuts snapped to keyframes or segment boundaries by a stitcher): segments back to back again,
+    /// content times re-derived clip by clip, each break placed where the content before it now
+    /// ends. The mapping stays exact for what plays.
+    ///
+    /// ```
+    /// asked     |C 0-10   |ad 0-5|C 10-20  |     a break at content 10
+    /// actual    |C 0-9.6  |ad 0-5|C 9.6-20 |     the cut snapped to 9.6
+    /// reported  the break at content 9.6; composition 0 9.6 14.6 25
+    /// ```
+    ///
+    /// `actual` has one range per segment, in order. A range that is empty, or that makes a
+    /// clip's pieces overlap or run backwards, is an error naming the item.
+    public func replacingSourceRanges(_ actual: [MediaTimeRange]) throws(ScheduleError) -> Composition {
+        precondition(actual.count == segments.count, "one actual range per segment")
+        // Each clip's pieces as they now are: its first piece's start anchors its content time.
+        var clipStart: [String: MediaTime] = [:], clipEnd: [String: MediaTime] = [:], clipOrder: [String] = []
+        for (segment, range) in zip(segments, actual) {
+            guard !range.isEmpty else { throw .emptyRange(item: segment.id, start: range.start, end: range.end) }
+            guard case .content(let clipID) = segment.role else { continue }
+            if let end = clipEnd[clipID], range.start < end {
+                throw .emptyRange(item: clipID, start: range.start, end: end)
+            }
+            if clipStart[clipID] == nil { clipStart[clipID] = range.start; clipOrder.append(clipID) }
+            clipEnd[clipID] = range.end
+        }
+        var clipContentStart: [String: MediaTime] = [:], contentDuration = MediaTime.zero
+        for clipID in clipOrder {
+            clipContentStart[clipID] = contentDuration
+            contentDuration = try Composition.add(contentDuration, try Composition.subtract(clipEnd[clipID]!, clipStart[clipID]!, item: clipID), item: clipID)
+        }
+
+        var postrollSegments = Set<Int>()
+        for placed in breaks where placed.placement == .postroll { postrollSegments.formUnion(placed.segmentIndices) }
+        var newSegments: [Segment] = []
+        var cursor = MediaTime.zero, contentCursor = MediaTime.zero
+        for (segment, range) in zip(segments, actual) {
+            let contentRange: MediaTimeRange
+            if case .content(let clipID) = segment.role {
+                let start = try Composition.add(clipContentStart[clipID]!, try Composition.subtract(range.start, clipStart[clipID]!, item: clipID), item: clipID)
+                contentRange = MediaTimeRange(start: start, end: try Composition.add(start, range.duration, item: clipID))
+                contentCursor = contentRange.end
+            } else if postrollSegments.contains(newSegments.count) {
+                contentRange = MediaTimeRange(start: contentDuration, end: contentDuration)
+            } else {
+                contentRange = MediaTimeRange(start: contentCursor, end: contentCursor)
+            }
+            let end = try Composition.add(cursor, range.duration, item: segment.id)
+            newSegments.append(Segment(
+                role: segment.role, source: segment.source, sourceRange: range,
+                compositionRange: MediaTimeRange(start: cursor, end: end), contentRange: contentRange))
+            cursor = end
+        }
+        let newBreaks = breaks.map { placed in
+            let first = newSegments[placed.segmentIndices.lowerBound], last = newSegments[placed.segmentIndices.upperBound - 1]
+            let next = newSegments[placed.segmentIndices.upperBound...].first { !$0.isAd }
+            return PlacedBreak(
+                id: placed.id, placement: placed.placement, position: first.contentRange.start,
+                compositionRange: MediaTimeRange(start: first.compositionRange.start, end: last.compositionRange.end),
+                policy: placed.policy, restrictions: placed.restrictions,
+                resumeContentTime: next?.contentRange.start ?? contentDuration,
+                adIDs: placed.adIDs, segmentIndices: placed.segmentIndices)
+        }
+        return Composition(
+            segments: newSegments, breaks: newBreaks, contentDuration: contentDuration, duration: cursor,
+            diagnostics: diagnostics)
+    }
+
+}
