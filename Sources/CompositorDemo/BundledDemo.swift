@@ -42,7 +42,26 @@ enum BundledDemo {
         let markers = composition.breakMarkers(playedBreakIDs: ["pre", "pod"])
             .map { "\($0.breakID)@\($0.position)\($0.played ? " (played)" : "")" }
         Output.out("   markers: " + markers.joined(separator: ", "))
+        try renderFixtures(fixtures)
         Output.out("\nTry: swift run CompositorDemo map \(path) --content-time 23 --json")
+    }
+
+    /// Renders `Fixtures/demo.json` (real clips) into `demo-output/stitched.mp4`.
+    static func renderFixtures(_ fixtures: String) throws(DemoError) {
+        let schedule = fixtures + "/demo.json"
+        Output.out("\n4. Rendering \(schedule): real clips, stitched by copying samples (no re-encoding):\n")
+        let loaded = try LoadedSchedule(path: schedule)
+        Output.out(TimelineReport.text(loaded.composition, title: "demo.json"))
+        let folder = FileManager.default.currentDirectoryPath + "/demo-output"
+        do {
+            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        } catch {
+            throw .failure("\(folder): cannot create: \(error.localizedDescription)")
+        }
+        let output = folder + "/stitched.mp4"
+        let rendered = try RenderCommand.render(loaded.composition, to: output, cut: .sampleAccurate, scheduleFile: schedule)
+        Output.out("\n" + RenderCommand.summary(rendered, output: output, cut: .sampleAccurate))
+        Output.out("   play it: ffplay \(output)   (or any player that honours MP4 edit lists: mpv, QuickTime, AVFoundation)")
     }
 
     private static func pad(_ t: MediaTime) -> String {

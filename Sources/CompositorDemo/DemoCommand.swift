@@ -6,6 +6,7 @@ enum DemoCommand {
         usage: CompositorDemo                                   run the bundled demo
                CompositorDemo timeline SCHEDULE.json [--json]
                CompositorDemo map SCHEDULE.json (--content-time T [--before-breaks] | --composition-time T) [--json]
+               CompositorDemo render SCHEDULE.json --output OUT.mp4 [--cut sample|keyframe]
                CompositorDemo simulate SCHEDULE.json --actions "play 30; seek content 50; play 20"
                               [--snapback none|lastUnplayed|firstUnplayed|allUnplayed] [--json]
                CompositorDemo help
@@ -24,6 +25,7 @@ enum DemoCommand {
             case "timeline": try TimelineCommand.run(&rest)
             case "map": try MapCommand.run(&rest)
             case "simulate": try SimulateCommand.run(&rest)
+            case "render": try RenderCommand.run(&rest)
             case "help", "-h", "--help": Output.out(usage)
             default: throw DemoError.usage("unknown command '\(name)'")
             }

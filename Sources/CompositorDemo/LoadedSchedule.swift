@@ -8,6 +8,7 @@ struct LoadedSchedule {
     let folder: String
     let schedule: Schedule
     let naturalDurations: [MediaSource: MediaTime]
+    let trackLayouts: [MediaSource: SourceTrackLayout]
     let composition: Composition
 
     init(path: String) throws(DemoError) {
@@ -26,6 +27,7 @@ struct LoadedSchedule {
         }
         let durations = NaturalDurationProbe.durations(of: schedule)
         naturalDurations = durations.known
+        trackLayouts = durations.tracks
         do {
             composition = try Composition(schedule: schedule, naturalDurations: durations.known)
         } catch {
@@ -43,29 +45,19 @@ struct LoadedSchedule {
 enum NaturalDurationProbe {
     struct Durations {
         var known: [MediaSource: MediaTime] = [:]
+        var tracks: [MediaSource: SourceTrackLayout] = [:]
         /// Why a source's duration is not known.
         var failures: [MediaSource: String] = [:]
     }
 
     static func durations(of schedule: Schedule) -> Durations {
-        var result = Durations()
-        let sources = Set(schedule.content.map(\.source) + schedule.breaks.flatMap { $0.ads.map(\.source) })
-        for source in sources {
-            switch probe(source) {
-            case .success(let duration): result.known[source] = duration
-            case .failure(let why): result.failures[source] = why.message
-            }
-        }
-        return result
+        let (results, failures) = SourceProbe.probeAll(schedule)
+        return Durations(
+            known: results.mapValues(\.naturalDuration), tracks: results.mapValues(\.tracks),
+            failures: failures.mapValues(\.description))
     }
 
     static func duration(of source: MediaSource) -> MediaTime? {
-        try? probe(source).get()
-    }
-
-    struct ProbeFailure: Error { let message: String }
-
-    static func probe(_ source: MediaSource) -> Result<MediaTime, ProbeFailure> {
-        .failure(ProbeFailure(message: "this build cannot probe media files yet; give an explicit end"))
+        try? SourceProbe.probe(source).naturalDuration
     }
 }

@@ -113,7 +113,8 @@ struct FFmpeg: Sendable {
     /// Every frame of the file's first video stream as ffmpeg decodes it, in output order.
     func videoFrames(_ path: String) throws -> [Frame] {
         let output = try FFmpeg.run(ffmpeg, ["-v", "error", "-i", path, "-map", "0:v:0",
-                                             "-fps_mode", "passthrough", "-autoscale", "0", "-f", "framemd5", "-"])
+                                             "-fps_mode", "passthrough", "-enc_time_base", "-1", "-autoscale", "0",
+                                             "-f", "framemd5", "-"])
         guard output.status == 0 else { throw FFmpegFailure(message: output.stderr) }
         var timeBase = MediaTime(value: 1, timescale: 1)
         var frames: [Frame] = []

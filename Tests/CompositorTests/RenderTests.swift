@@ -1,0 +1,129 @@
+import Foundation
+import Testing
+@testable import Compositor
+
+/// `Fixtures/demo.json` rendered end to end, judged by ffmpeg.
+///
+/// ```
+/// composition 0    5        13.5     23.5 26.5     38     44 46    53     60
+///             |a1  |feature |a2      |a3  |feature |extra |a5|extra|a4    |
+/// ```
+@Suite("Rendering compositions to MP4 (judged by ffmpeg)")
+struct RenderTests {
+    func loadDemo() throws -> Composition {
+        let folder = packageRoot.appendingPathComponent("Fixtures").path
+        let schedule = try ScheduleDocument.decode(
+            try Data(contentsOf: URL(fileURLWithPath: folder + "/demo.json")), baseDirectory: folder)
+        let (probed, failures) = SourceProbe.probeAll(schedule)
+        #expect(failures.isEmpty, "\(failures)")
+        return try Composition(schedule: schedule, naturalDurations: probed.mapValues(\.naturalDuration))
+    }
+
+    @Test("exactly the scheduled source frames, in order, and every frame maps back exactly", arguments: MP4CutMode.allCases)
+    func frames(cut: MP4CutMode) throws {
+        guard let ffmpeg = FFmpeg.tools() else { return }
+        let composition = try loadDemo()
+        let folder = try MP4Fixtures.makeScratchFolder("render")
+        defer { MP4Fixtures.remove(folder) }
+        let output = folder + "/out.mp4"
+        let rendered = try CompositionRenderer.render(composition, to: output, cut: cut)
+        let reported = rendered.composition
+        if cut == .sampleAccurate { #expect(reported == composition) }
+
+        var sourceFrames: [String: [FFmpeg.Frame]] = [:]
+        var expected: [(hash: String, segment: Int, sourceTime: MediaTime)] = []
+        for (index, segment) in reported.segments.enumerated() {
+            let path = segment.source.url
+            if sourceFrames[path] == nil { sourceFrames[path] = try ffmpeg.videoFrames(path) }
+            for frame in sourceFrames[path]! where segment.sourceRange.contains(frame.time) {
+                expected.append((frame.hash, index, frame.time))
+            }
+        }
+        // ffmpeg judges the frames and their order (its timestamps are not exact across edits:
+        // it starts each edit with its first kept frame, as REFERENCE.md notes).
+        #expect(try ffmpeg.videoFrames(output).map(\.hash) == expected.map(\.hash))
+        // Exact timing, by the edit lists as QuickTime reads them: every sample that starts inside
+        // an edit is the source frame the reported composition puts at that instant.
+        #expect(try RenderTests.presentedVideo(output) == RenderTests.scheduledVideo(reported))
+        let ends = try ffmpeg.streamEnds(output)
+        #expect(ends["video"] == reported.duration)
+        if cut == .sampleAccurate {
+            #expect(ends["audio"] == reported.duration)
+        } else {
+            // Without hidden samples audio is cut in whole AAC frames (1024 samples), kept within
+            // half a frame of the video's boundaries so it never drifts.
+            let audioEnd = try #require(ends["audio"])
+            let halfFrame = MediaTime(value: 512, timescale: 44100)
+            #expect(audioEnd > reported.duration - halfFrame && audioEnd < reported.duration + halfFrame)
+        }
+        #expect(try ffmpeg.audioDecodeErrors(output) == "")
+    }
+
+    /// (presentation time, sample bytes) of every video sample that starts inside an edit.
+    static func presentedVideo(_ path: String) throws -> [PresentedFrame] {
+        let movie = try MP4Reader.read(path: path)
+        let track = try #require(movie.videoTrack)
+        let file = try ReadableFile(path: path)
+        let samples = track.samples
+        var frames: [PresentedFrame] = []
+        var editStart = MediaTime.zero
+        for edit in track.editList ?? [] {
+            let length = MediaTime(value: Int64(edit.segmentDuration), timescale: movie.timescale)
+            if let mediaTime = edit.mediaTime {
+                let mediaStart = MediaTime(value: mediaTime, timescale: track.timescale)
+                for index in 0..<samples.count {
+                    let offset = MediaTime(value: samples.compositionTime(index), timescale: track.timescale) - mediaStart
+                    guard offset >= .zero, offset < length else { continue }
+                    let bytes = try file.read(at: samples.offsets[index], count: Int(samples.sizes[index]))
+                    frames.append(PresentedFrame(time: editStart + offset, bytes: bytes))
+                }
+            }
+            editStart += length
+        }
+        return frames.sorted { $0.time < $1.time }
+    }
+
+    /// What the composition says is shown: each segment's source frames, at its composition times.
+    static func scheduledVideo(_ composition: Composition) throws -> [PresentedFrame] {
+        var frames: [PresentedFrame] = []
+        for segment in composition.segments {
+            let movie = try MP4Reader.read(path: segment.source.url)
+            guard let track = movie.videoTrack else { continue }
+            let timeline = try SourceTrackTimeline(track: track, file: segment.source.url)
+            let file = try ReadableFile(path: segment.source.url)
+            for index in 0..<track.samples.count {
+                let presented = try timeline.presentationTime(ofMedia: timeline.compositionTime(index))
+                guard segment.sourceRange.contains(presented) else { continue }
+                let bytes = try file.read(at: track.samples.offsets[index], count: Int(track.samples.sizes[index]))
+                frames.append(PresentedFrame(
+                    time: segment.compositionRange.start + (presented - segment.sourceRange.start), bytes: bytes))
+            }
+        }
+        return frames.sorted { $0.time < $1.time }
+    }
+
+    struct PresentedFrame: Equatable, CustomStringConvertible {
+        let time: MediaTime
+        let bytes: [UInt8]
+        var description: String { "\(time)s (\(bytes.count) bytes)" }
+    }
+
+    @Test("the demo's render command: output, summary, and nothing left behind on failure")
+    func demoCommand() throws {
+        guard FFmpeg.tools() != nil else { return }
+        let folder = try MP4Fixtures.makeScratchFolder("render-cli")
+        defer { MP4Fixtures.remove(folder) }
+        let ok = try DemoProcess.run(["render", "Fixtures/demo.json", "--output", folder + "/out.mp4", "--cut", "keyframe"])
+        #expect(ok.status == 0, "\(ok.stderr)")
+        #expect(ok.stdout.hasPrefix("wrote \(folder)/out.mp4: "))
+        #expect(ok.stdout.contains("snapped to"))
+
+        let missingFolder = try DemoProcess.run(["render", "Fixtures/demo.json", "--output", folder + "/no/such/out.mp4"])
+        #expect(missingFolder.status == 1)
+        #expect(missingFolder.stderr.hasPrefix("error: Fixtures/demo.json: "), "\(missingFolder.stderr)")
+        #expect(MP4Fixtures.listing(folder) == ["out.mp4"])
+
+        let badCut = try DemoProcess.run(["render", "Fixtures/demo.json", "--output", folder + "/x.mp4", "--cut", "fast"])
+        #expect(badCut.status == 64)
+    }
+}
