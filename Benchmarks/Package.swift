@@ -12,6 +12,10 @@ let package = Package(
             name: "MappingBenchmark",
             dependencies: [.product(name: "Compositor", package: "Compositor")]
         ),
+        .executableTarget(
+            name: "HLSParseBenchmark",
+            dependencies: [.product(name: "Compositor", package: "Compositor")]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

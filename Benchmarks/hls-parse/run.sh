@@ -15,16 +15,16 @@ echo "== generating the 24-hour playlist"
 python3 "$here/generate_playlist.py" > "$work/day.m3u8"
 printf '   %s lines, %s bytes\n' "$(wc -l < "$work/day.m3u8")" "$(wc -c < "$work/day.m3u8")"
 
-echo "== building the Swift harness (swiftc -O, whole module)"
-mapfile -t sources < <(find "$root/Sources/Compositor" -name '*.swift' | sort)
-swiftc -O -wmo -module-name HLSParseBench -o "$work/hls-parse-bench" "${sources[@]}" "$here/main.swift"
+echo "== building the Swift harness (release)"
+swift build --package-path "$root/Benchmarks" -c release --product HLSParseBenchmark >&2
+bench="$(swift build --package-path "$root/Benchmarks" -c release --show-bin-path)/HLSParseBenchmark"
 
 echo "== installing m3u8 into a temporary virtual environment"
 python3 -m venv "$work/venv"
 "$work/venv/bin/pip" install --quiet --disable-pip-version-check m3u8
 
 echo "== parsing"
-swift_line="$("$work/hls-parse-bench" "$work/day.m3u8" "$swift_runs")"
+swift_line="$("$bench" "$work/day.m3u8" "$swift_runs")"
 python_line="$("$work/venv/bin/python" "$here/bench_m3u8.py" "$work/day.m3u8" "$python_runs")"
 echo "   Compositor: $swift_line"
 echo "   m3u8:       $python_line"

@@ -1,5 +1,6 @@
 // Benchmark harness: parses one playlist file repeatedly with this project's parser and prints the
-// best wall-clock time. Compiled by run.sh together with Sources/Compositor in release mode.
+// best wall-clock time. Built in release mode by Benchmarks/hls-parse/run.sh.
+import Compositor
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
