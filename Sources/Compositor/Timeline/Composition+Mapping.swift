@@ -20,8 +20,9 @@ extension Composition {
         if bias == .beforeBreaks, let start = startOfBreaks(at: t) { return start }
         // The first content segment that ends after t shows t, or content resumes at its start.
         let i = contentSegmentEndIndex.firstIndex(after: t)
-        guard i < contentSegmentCompositionStarts.count else { return duration }
-        return contentSegmentCompositionStarts[i] + MediaTime.max(.zero, t - contentSegmentContentStarts[i])
+        guard i < contentSegmentLookup.count else { return duration }
+        let entry = contentSegmentLookup[i]
+        return entry.compositionStart + MediaTime.max(.zero, t - entry.contentStart)
     }
 
     /// The start of the first break at content time `t`, or of the breaks whose replaced content
@@ -44,9 +45,8 @@ extension Composition {
     public func contentTime(forCompositionTime compositionTime: MediaTime) -> MediaTime {
         guard compositionTime < duration else { return contentDuration }
         let c = MediaTime.max(compositionTime, .zero)
-        let index = segmentStartIndex.firstIndex(after: c) - 1
-        if segmentIsAd[index] { return segmentContentStarts[index] }
-        return segmentContentStarts[index] + (c - segmentStarts[index])
+        let entry = segmentLookup[segmentStartIndex.firstIndex(after: c) - 1]
+        return entry.isAd ? entry.contentStart : entry.contentStart + (c - entry.compositionStart)
     }
 
     /// The index of the segment playing at `compositionTime`, or `nil` outside `[0, duration)`. O(log n).

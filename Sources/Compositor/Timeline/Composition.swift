@@ -26,18 +26,21 @@ public struct Composition: Hashable, Sendable {
     /// What was changed from the schedule's request (clamped ends).
     public let diagnostics: [CompositionDiagnostic]
 
-    // Lookup tables for O(log n) mapping: sorted keys to search, and flat arrays of the times the
-    // answer is computed from, so a lookup touches no strings.
+    // Lookup tables for O(log n) mapping: sorted keys to search, then one packed entry per answer
+    // (a single cache miss at the end of a search, and no strings touched).
     let segmentStartIndex: SortedTimes
-    let segmentStarts: [MediaTime]
-    let segmentContentStarts: [MediaTime]
-    let segmentIsAd: [Bool]
+    let segmentLookup: [SegmentLookup]
     /// Content segments only, in order.
     let contentSegmentEndIndex: SortedTimes
-    let contentSegmentCompositionStarts: [MediaTime]
-    let contentSegmentContentStarts: [MediaTime]
+    let contentSegmentLookup: [SegmentLookup]
     let breakStartIndex: SortedTimes
     let breakPositionIndex: SortedTimes
+
+    struct SegmentLookup: Sendable {
+        let compositionStart: MediaTime
+        let contentStart: MediaTime
+        let isAd: Bool
+    }
 
     /// Compiles `schedule`.
     ///
@@ -69,13 +72,14 @@ public struct Composition: Hashable, Sendable {
         self.contentDuration = contentDuration
         self.duration = duration
         self.diagnostics = diagnostics
-        self.segmentStarts = segments.map(\.compositionRange.start)
-        self.segmentStartIndex = SortedTimes(segmentStarts)
-        self.segmentContentStarts = segments.map(\.contentRange.start)
-        self.segmentIsAd = segments.map(\.isAd)
+        func lookup(_ segment: Segment) -> SegmentLookup {
+            SegmentLookup(compositionStart: segment.compositionRange.start, contentStart: segment.contentRange.start,
+                          isAd: segment.isAd)
+        }
+        self.segmentStartIndex = SortedTimes(segments.map(\.compositionRange.start))
+        self.segmentLookup = segments.map(lookup)
         self.contentSegmentEndIndex = SortedTimes(contentSegments.map(\.contentRange.end))
-        self.contentSegmentCompositionStarts = contentSegments.map(\.compositionRange.start)
-        self.contentSegmentContentStarts = contentSegments.map(\.contentRange.start)
+        self.contentSegmentLookup = contentSegments.map(lookup)
         self.breakStartIndex = SortedTimes(breaks.map(\.compositionRange.start))
         self.breakPositionIndex = SortedTimes(breaks.map(\.position))
     }
