@@ -17,17 +17,7 @@ public struct HLSByteRange: Hashable, Sendable, CustomStringConvertible {
     /// Reads `n[@o]`; the offset is `nil` when absent.
     static func parse(_ bytes: HLSByteView) -> (length: UInt64, offset: UInt64?)? {
         func number(_ from: Int, _ to: Int) -> UInt64? {
-            guard to > from, to - from <= 20 else { return nil }
-            var n: UInt64 = 0
-            for i in from..<to {
-                let d = bytes[i] &- 48
-                guard d < 10 else { return nil }
-                let (m, o1) = n.multipliedReportingOverflow(by: 10)
-                let (s, o2) = m.addingReportingOverflow(UInt64(d))
-                guard !o1, !o2 else { return nil }
-                n = s
-            }
-            return n
+            HLSTagValue.integer(HLSByteView(bytes.buffer, from, to))
         }
         var at = bytes.start
         while at < bytes.end, bytes[at] != UInt8(ascii: "@") { at += 1 }

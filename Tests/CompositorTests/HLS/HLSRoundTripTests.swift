@@ -1,27 +1,14 @@
 import Testing
 @testable import Compositor
 
-/// SplitMix64: a small seeded generator, so every generated playlist can be made again from its seed.
-struct HLSSeededGenerator: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
-
 /// Builds random, valid playlist models. Values are spelled as the parser reads them back (a whole
 /// `DURATION` is a decimal integer, say), because that is what a parsed model holds.
 struct HLSPlaylistGenerator {
-    var rng: HLSSeededGenerator
+    var rng: SeededGenerator
     let url: String
 
     init(seed: UInt64, url: String = "https://cdn.example.com/show/ep1/index.m3u8") {
-        rng = HLSSeededGenerator(seed: seed)
+        rng = SeededGenerator(seed: seed)
         self.url = url
     }
 
