@@ -26,6 +26,8 @@ public struct MP4Stitcher: Sendable {
 
     /// Bytes copied per read/write: memory use does not grow with the input.
     public static let copyBufferSize = 4 << 20
+    /// Bytes between progress reports.
+    static let progressStep = 16 << 20
 
     public init(pieces: [MP4StitchPiece], cutMode: MP4CutMode = .sampleAccurate) {
         self.pieces = pieces
@@ -75,18 +77,13 @@ public struct MP4Stitcher: Sendable {
         for segment in layout.segments {
             switch segment {
             case .source(let fileIndex, let offset, let length):
+                // In steps, so progress is reported as the copy goes.
                 var done: UInt64 = 0
                 while done < length {
-                    let count = Int(min(UInt64(buffer.count), length - done))
-                    let slice = UnsafeMutableRawBufferPointer(rebasing: buffer[0..<count])
-                    let got = try files[fileIndex].read(into: slice, at: offset + done)
-                    guard got == count else {
-                        throw .io(file: files[fileIndex].path, operation: "copy samples",
-                                  reason: "the file ended at byte \(offset + done + UInt64(got)), before the samples it lists")
-                    }
-                    try output.write(UnsafeRawBufferPointer(slice))
-                    done += UInt64(count)
-                    written += UInt64(count)
+                    let count = min(UInt64(Self.progressStep), length - done)
+                    try output.append(from: files[fileIndex], offset: offset + done, length: count, buffer: buffer)
+                    done += count
+                    written += count
                     progress(MP4StitchProgress(bytesWritten: written, totalBytes: total))
                 }
             case .synthetic(let payload, let repeatCount):
