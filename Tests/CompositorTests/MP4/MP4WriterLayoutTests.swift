@@ -22,7 +22,7 @@ struct MP4WriterLayoutTests {
         track.mediaEnd = 3
         track.edits = [MP4EditListEntry(segmentDuration: 3000, mediaTime: 0)]
         let layout = try StitchLayoutBuilder(tracks: [track], sources: [("huge.mp4", 1 << 34)], syntheticPayloads: [],
-                                             movieTimescale: 1000, movieDuration: 3000, pieceCount: 3).build()
+                                             movieTimescale: 1000, movieDuration: 3000).build()
         #expect(layout.mdatPayloadSize == 3 * UInt64(size))
 
         var reader = ByteReader(layout.headerBytes)

@@ -6,7 +6,6 @@ struct StitchLayoutBuilder {
     let syntheticPayloads: [[UInt8]]
     let movieTimescale: Int32
     let movieDuration: UInt64
-    let pieceCount: Int
 
     /// A chunk stays under this size, so tracks interleave finely enough for streaming players.
     static let chunkSizeLimit: UInt64 = 1 << 20
