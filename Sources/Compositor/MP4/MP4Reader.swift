@@ -117,7 +117,9 @@ public enum MP4Reader {
         return MP4Track(trackID: tkhd.trackID, kind: kind, timescale: Int32(mdhd.timescale),
                         mediaDuration: Int64(clamping: mdhd.duration), movieTimescale: movieTimescale,
                         editList: editList, sampleDescriptions: descriptions, samples: samples,
-                        boxPath: trak.path, gaplessInfo: kind == .audio ? gapless : nil)
+                        boxPath: trak.path, boxOffset: trak.header.offset,
+                        editListOffset: trak.child("edts")?.child("elst")?.header.offset,
+                        gaplessInfo: kind == .audio ? gapless : nil)
     }
 
     /// Expands the sample tables, checking that their counts agree and that every sample lies

@@ -79,7 +79,7 @@ struct StitchLayoutBuilder {
         precondition(UInt64(header.count) == base, "moov size changed with its offsets")
 
         return StitchLayout(sources: sources, movieTimescale: movieTimescale, movieDuration: movieDuration,
-                            tracks: tracks, segments: segments, syntheticPayloads: syntheticPayloads,
+                            segments: segments, syntheticPayloads: syntheticPayloads,
                             mdatPayloadSize: payloadSize, headerBytes: header.bytes)
     }
 
