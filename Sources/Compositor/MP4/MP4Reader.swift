@@ -158,6 +158,11 @@ public enum MP4Reader {
         // Decode times.
         let sttsBox = try stbl.requiredChild("stts", file: path)
         let stts = try sttsBox.parse(TimeToSampleBox.self, file: path)
+        // Counts are checked against each other before anything of that size is allocated.
+        let described = stts.entries.reduce(UInt64(0)) { $0 + UInt64($1.count) }
+        guard described == UInt64(count) else {
+            throw malformed(sttsBox, "stts describes \(described) samples, stsz \(count)")
+        }
         var decodeTimes: [Int64] = []
         var durations: [UInt32] = []
         decodeTimes.reserveCapacity(count)
