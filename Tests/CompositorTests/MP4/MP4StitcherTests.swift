@@ -155,4 +155,18 @@ struct MP4StitcherTests {
             piece(MP4Fixtures.ad2, "0", "7"),
         ])
     }
+
+    /// A source remuxed without an edit list: its media timeline is its presentation (the first
+    /// video frame presents 2 frames late, the audio priming is audible), and cuts follow it.
+    @Test("a source without an edit list")
+    func noEditList() throws {
+        guard let tools = FFmpeg.tools() else { return }
+        let folder = try MP4Fixtures.makeScratchFolder("noedit")
+        defer { MP4Fixtures.remove(folder) }
+        let source = folder + "/no-edit-list.mp4"
+        let remux = try FFmpeg.run(tools.ffmpeg, ["-v", "error", "-i", MP4Fixtures.content, "-c", "copy", "-use_editlist", "0", source])
+        #expect(remux.status == 0, "\(remux.stderr)")
+        #expect(try MP4Reader.read(path: source).tracks.allSatisfy { $0.editList == nil })
+        _ = try stitchAndJudge([piece(MP4Fixtures.ad1, "0", "1"), piece(source, "1", "5.5"), piece(MP4Fixtures.content, "5.5", "7")])
+    }
 }
