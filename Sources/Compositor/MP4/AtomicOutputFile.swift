@@ -15,6 +15,11 @@ final class AtomicOutputFile {
     let temporaryPath: String
     private var descriptor: Int32
     private var committed = false
+    /// Bytes written so far, and how far writeback to disk has been started.
+    private var written: Int64 = 0
+    private var writebackStarted: Int64 = 0
+    /// Writeback is started in steps of this size, so `commit`'s `fsync` finds little left to do.
+    private static let writebackStep: Int64 = 32 << 20
 
     init(path: String) throws(MP4Error) {
         self.path = path
@@ -52,6 +57,55 @@ final class AtomicOutputFile {
             }
             done += n
         }
+        advance(by: Int64(done))
+    }
+
+    /// Appends `length` bytes of `source` from `offset`: in the kernel where it can
+    /// (`copy_file_range` on Linux), otherwise through `buffer`.
+    func append(from source: ReadableFile, offset: UInt64, length: UInt64, buffer: UnsafeMutableRawBufferPointer) throws(MP4Error) {
+        var done: UInt64 = 0
+        #if os(Linux)
+        if let copyFileRange = KernelCopy.copyFileRange {
+            while done < length {
+                var inputOffset = Int64(offset + done)
+                let n = copyFileRange(source.descriptor, &inputOffset, descriptor, nil, Int(min(length - done, 1 << 30)), 0)
+                if n < 0 {
+                    if errno == EINTR { continue }
+                    // Not possible between these files (other file systems on old kernels...): copy below.
+                    if [EXDEV, ENOSYS, EINVAL, EOPNOTSUPP, EBADF].contains(errno) { break }
+                    throw .io(file: path, operation: "copy from \(source.path)", reason: systemErrorMessage(errno))
+                }
+                if n == 0 {
+                    throw .io(file: source.path, operation: "copy samples",
+                              reason: "the file ended at byte \(offset + done), before the samples it lists")
+                }
+                done += UInt64(n)
+                advance(by: Int64(n))
+            }
+        }
+        #endif
+        while done < length {
+            let count = Int(min(UInt64(buffer.count), length - done))
+            let slice = UnsafeMutableRawBufferPointer(rebasing: buffer[0..<count])
+            let got = try source.read(into: slice, at: offset + done)
+            guard got == count else {
+                throw .io(file: source.path, operation: "copy samples",
+                          reason: "the file ended at byte \(offset + done + UInt64(got)), before the samples it lists")
+            }
+            try write(UnsafeRawBufferPointer(slice))
+            done += UInt64(count)
+        }
+    }
+
+    /// Counts written bytes and, on Linux, starts writing full steps back to disk.
+    private func advance(by count: Int64) {
+        written += count
+        #if os(Linux)
+        if let syncFileRange = KernelCopy.syncFileRange, written - writebackStarted >= Self.writebackStep {
+            _ = syncFileRange(descriptor, writebackStarted, written - writebackStarted, KernelCopy.startWriteback)
+            writebackStarted = written
+        }
+        #endif
     }
 
     func write(_ bytes: [UInt8]) throws(MP4Error) {

@@ -60,8 +60,12 @@ public struct MP4Track: Sendable {
     public let editList: [MP4EditListEntry]?
     public let sampleDescriptions: [MP4SampleDescription]
     public let samples: MP4SampleTable
-    /// Where the track is in the file (`moov/trak[1]`), for messages.
+    /// Where the track is in the file (`moov/trak[1]`) and the byte offset of its `trak` box,
+    /// for messages.
     public let boxPath: String
+    public let boxOffset: UInt64
+    /// The byte offset of the track's `elst` box, when it has one.
+    public let editListOffset: UInt64?
     /// AAC priming from `iTunSMPB`, used when the track has no edit list.
     public let gaplessInfo: ITunesGaplessInfo?
 

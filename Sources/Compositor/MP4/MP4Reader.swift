@@ -117,7 +117,9 @@ public enum MP4Reader {
         return MP4Track(trackID: tkhd.trackID, kind: kind, timescale: Int32(mdhd.timescale),
                         mediaDuration: Int64(clamping: mdhd.duration), movieTimescale: movieTimescale,
                         editList: editList, sampleDescriptions: descriptions, samples: samples,
-                        boxPath: trak.path, gaplessInfo: kind == .audio ? gapless : nil)
+                        boxPath: trak.path, boxOffset: trak.header.offset,
+                        editListOffset: trak.child("edts")?.child("elst")?.header.offset,
+                        gaplessInfo: kind == .audio ? gapless : nil)
     }
 
     /// Expands the sample tables, checking that their counts agree and that every sample lies
@@ -156,6 +158,11 @@ public enum MP4Reader {
         // Decode times.
         let sttsBox = try stbl.requiredChild("stts", file: path)
         let stts = try sttsBox.parse(TimeToSampleBox.self, file: path)
+        // Counts are checked against each other before anything of that size is allocated.
+        let described = stts.entries.reduce(UInt64(0)) { $0 + UInt64($1.count) }
+        guard described == UInt64(count) else {
+            throw malformed(sttsBox, "stts describes \(described) samples, stsz \(count)")
+        }
         var decodeTimes: [Int64] = []
         var durations: [UInt32] = []
         decodeTimes.reserveCapacity(count)

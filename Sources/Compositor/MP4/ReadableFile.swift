@@ -11,7 +11,7 @@ import Darwin
 final class ReadableFile {
     let path: String
     let size: UInt64
-    private let descriptor: Int32
+    let descriptor: Int32
 
     init(path: String) throws(MP4Error) {
         self.path = path

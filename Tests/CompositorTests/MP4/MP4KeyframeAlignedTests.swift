@@ -19,7 +19,7 @@ struct MP4KeyframeAlignedTests {
             piece(MP4Fixtures.content, "2.5", "7.5"), piece(MP4Fixtures.ad2, "1", "4"),
             piece(MP4Fixtures.content, "8.5", "9"), piece(MP4Fixtures.ad2, "0", "7"),
         ]
-        let plan = try #require(try stitchAndJudge(pieces, cutMode: .keyframeAligned))
+        let plan = try #require(try stitchAndJudge(cutMode: .keyframeAligned, pieces))
         let expected = [("2", "6"), ("0", "3003/1000"), ("8", "10"), ("0", "7")].map {
             MediaTimeRange(start: try! MediaTime(parsing: $0.0), end: try! MediaTime(parsing: $0.1))
         }
@@ -31,9 +31,9 @@ struct MP4KeyframeAlignedTests {
     /// Adjacent ranges of one source stay adjacent after snapping: nothing repeats, nothing is lost.
     @Test("a cut content clip stays continuous around an ad")
     func continuousContent() throws {
-        let plan = try #require(try stitchAndJudge([
+        let plan = try #require(try stitchAndJudge(cutMode: .keyframeAligned, [
             piece(MP4Fixtures.content, "0", "8.5"), piece(MP4Fixtures.ad1, "0", "2"), piece(MP4Fixtures.content, "8.5", "20"),
-        ], cutMode: .keyframeAligned))
+        ]))
         #expect(plan.pieces[0].sourceRange.end == plan.pieces[2].sourceRange.start)
         #expect(plan.pieces[0].sourceRange.end == MediaTime(seconds: 8))
     }

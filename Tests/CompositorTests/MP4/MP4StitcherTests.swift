@@ -10,7 +10,7 @@ func piece(_ path: String, _ start: String, _ end: String) -> MP4StitchPiece {
 /// Stitches, then lets ffmpeg judge: exactly the sources' frames in each piece's range, audio that
 /// decodes cleanly through every sample description, both tracks as long as the composition, one
 /// edit per piece, and our own reader reading the output back.
-func stitchAndJudge(_ pieces: [MP4StitchPiece], cutMode: MP4CutMode = .sampleAccurate,
+func stitchAndJudge(cutMode: MP4CutMode = .sampleAccurate, _ pieces: [MP4StitchPiece],
                     sourceLocation: SourceLocation = #_sourceLocation) throws -> MP4StitchPlan? {
     let stitcher = MP4Stitcher(pieces: pieces, cutMode: cutMode)
     let plan = try stitcher.plan()
@@ -43,7 +43,11 @@ func stitchAndJudge(_ pieces: [MP4StitchPiece], cutMode: MP4CutMode = .sampleAcc
         // edit before it (the last frame holds, or silence plays), or is an empty edit at the start.
         var editBoundaries: [MediaTime] = [.zero]
         for edit in edits { editBoundaries.append(editBoundaries.last! + MediaTime(value: Int64(edit.segmentDuration), timescale: movie.timescale)) }
-        let pieceStarts = plan.pieces.filter { track.kind == .video ? $0.sourceHasVideo : $0.sourceHasAudio }.map(\.compositionRange.start)
+        // Pieces whose source presents this track somewhere in the piece's range.
+        let pieceStarts = try plan.pieces.filter { piece in
+            let sourceTrack = try MP4Probe.probe(path: piece.path).tracks.first { $0.kind == track.kind }
+            return sourceTrack.map { piece.sourceRange.start < $0.duration } ?? false
+        }.map(\.compositionRange.start)
         #expect(Set(pieceStarts).isSubset(of: Set(editBoundaries)), "\(track.kind): an edit starts at every piece with this track", sourceLocation: sourceLocation)
         #expect(Set(editBoundaries).isSubset(of: Set([.zero] + plan.pieces.map(\.compositionRange.end))),
                 "\(track.kind): every edit boundary is a piece boundary", sourceLocation: sourceLocation)
@@ -61,9 +65,9 @@ struct MP4StitcherTests {
     /// content [0,20) | ad1 [0,10) | content2 [0,16) | ad2 [0,7)
     /// 0             20           30                46          53
     /// ```
-    @Test("whole clips back to back, four settings")
-    func wholeClips() throws {
-        let plan = try stitchAndJudge([
+    @Test("whole clips back to back, four settings", arguments: MP4CutMode.allCases)
+    func wholeClips(mode: MP4CutMode) throws {
+        let plan = try stitchAndJudge(cutMode: mode, [
             piece(MP4Fixtures.content, "0", "20"), piece(MP4Fixtures.ad1, "0", "10"),
             piece(MP4Fixtures.content2, "0", "16"), piece(MP4Fixtures.ad2, "0", "7"),
         ])
@@ -97,18 +101,18 @@ struct MP4StitcherTests {
     /// content [0,8.5) | ad2 [1,4) 29.97 fps | content [8.5,12)
     /// 0               8.5                   11.5              15
     /// ```
-    @Test("a 29.97 fps ad between content cuts")
-    func ntscAd() throws {
-        _ = try stitchAndJudge([
+    @Test("a 29.97 fps ad between content cuts", arguments: MP4CutMode.allCases)
+    func ntscAd(mode: MP4CutMode) throws {
+        _ = try stitchAndJudge(cutMode: mode, [
             piece(MP4Fixtures.content, "0", "8.5"), piece(MP4Fixtures.ad2, "1", "4"), piece(MP4Fixtures.content, "8.5", "12"),
         ])
     }
 
     /// 48 kHz stereo, 44.1 kHz mono, 48 kHz stereo again: three audio sample descriptions in one
     /// track, switched at piece boundaries.
-    @Test("mixed audio settings")
-    func mixedAudio() throws {
-        _ = try stitchAndJudge([
+    @Test("mixed audio settings", arguments: MP4CutMode.allCases)
+    func mixedAudio(mode: MP4CutMode) throws {
+        _ = try stitchAndJudge(cutMode: mode, [
             piece(MP4Fixtures.ad1, "0.5", "3.25"), piece(MP4Fixtures.content, "5", "9"),
             piece(MP4Fixtures.ad2, "0", "2"), piece(MP4Fixtures.content2, "1", "5"), piece(MP4Fixtures.ad1, "6", "8"),
         ])
@@ -122,22 +126,25 @@ struct MP4StitcherTests {
     func longerAudio() throws {
         _ = try stitchAndJudge([piece(MP4Fixtures.ad2, "0", "7"), piece(MP4Fixtures.content, "0", "3")])
         _ = try stitchAndJudge([piece(MP4Fixtures.content, "0", "3"), piece(MP4Fixtures.ad2, "5", "7")])
+        // A piece entirely after the video's end: no frame of its own, the previous one holds.
+        _ = try stitchAndJudge([piece(MP4Fixtures.content, "0", "3"), piece(MP4Fixtures.ad2, "6.2", "7"), piece(MP4Fixtures.ad1, "0", "1")])
     }
 
     /// A source without audio gets silence; a source without video gets no frames.
-    @Test("sources missing a track")
-    func missingTracks() throws {
-        _ = try stitchAndJudge([
+    @Test("sources missing a track", arguments: MP4CutMode.allCases)
+    func missingTracks(mode: MP4CutMode) throws {
+        _ = try stitchAndJudge(cutMode: mode, [
             piece(MP4Fixtures.content, "0", "3"), piece(MP4Fixtures.videoOnly, "0", "2"),
             piece(MP4Fixtures.audioOnly, "0", "2"), piece(MP4Fixtures.content, "3", "5"),
         ])
-        _ = try stitchAndJudge([piece(MP4Fixtures.videoOnly, "0", "2"), piece(MP4Fixtures.ad1, "0", "1")])
+        _ = try stitchAndJudge(cutMode: mode, [piece(MP4Fixtures.videoOnly, "0", "2"), piece(MP4Fixtures.ad1, "0", "1")])
+        _ = try stitchAndJudge(cutMode: mode, [piece(MP4Fixtures.audioOnly, "0", "2"), piece(MP4Fixtures.ad1, "0", "1")])
     }
 
     /// The bundled demo schedule, flattened: pre-roll, content cut by a pod and a mid-roll, post-roll.
-    @Test("the demo schedule's order of pieces")
-    func demo() throws {
-        _ = try stitchAndJudge([
+    @Test("the demo schedule's order of pieces", arguments: MP4CutMode.allCases)
+    func demo(mode: MP4CutMode) throws {
+        _ = try stitchAndJudge(cutMode: mode, [
             piece(MP4Fixtures.ad1, "0", "5"),
             piece(MP4Fixtures.content, "0", "8.5"),
             piece(MP4Fixtures.ad1, "0", "10"), piece(MP4Fixtures.ad2, "1", "4"),
@@ -147,5 +154,19 @@ struct MP4StitcherTests {
             piece(MP4Fixtures.content2, "9", "16"),
             piece(MP4Fixtures.ad2, "0", "7"),
         ])
+    }
+
+    /// A source remuxed without an edit list: its media timeline is its presentation (the first
+    /// video frame presents 2 frames late, the audio priming is audible), and cuts follow it.
+    @Test("a source without an edit list")
+    func noEditList() throws {
+        guard let tools = FFmpeg.tools() else { return }
+        let folder = try MP4Fixtures.makeScratchFolder("noedit")
+        defer { MP4Fixtures.remove(folder) }
+        let source = folder + "/no-edit-list.mp4"
+        let remux = try FFmpeg.run(tools.ffmpeg, ["-v", "error", "-i", MP4Fixtures.content, "-c", "copy", "-use_editlist", "0", source])
+        #expect(remux.status == 0, "\(remux.stderr)")
+        #expect(try MP4Reader.read(path: source).tracks.allSatisfy { $0.editList == nil })
+        _ = try stitchAndJudge([piece(MP4Fixtures.ad1, "0", "1"), piece(source, "1", "5.5"), piece(MP4Fixtures.content, "5.5", "7")])
     }
 }

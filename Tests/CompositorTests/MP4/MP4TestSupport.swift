@@ -86,8 +86,8 @@ struct FFmpeg: Sendable {
         let folder = try MP4Fixtures.makeScratchFolder("run")
         defer { MP4Fixtures.remove(folder) }
         let outPath = folder + "/stdout", errPath = folder + "/stderr"
-        FileManager.default.createFile(atPath: outPath, contents: nil)
-        FileManager.default.createFile(atPath: errPath, contents: nil)
+        _ = FileManager.default.createFile(atPath: outPath, contents: nil)
+        _ = FileManager.default.createFile(atPath: errPath, contents: nil)
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments

@@ -7,7 +7,7 @@ struct ChunkOffsetBox: MP4ParsableBox, MP4WritableBox, Equatable {
     init(offsets: [UInt64]) { self.offsets = offsets }
 
     /// Whether the offsets need `co64`.
-    var needsWideOffsets: Bool { (offsets.last ?? 0) > UInt64(UInt32.max) || offsets.contains { $0 > UInt64(UInt32.max) } }
+    var needsWideOffsets: Bool { offsets.contains { $0 > UInt64(UInt32.max) } }
 
     init(parsing reader: inout ByteReader) throws(MP4ParseFailure) {
         try self.init(parsing: &reader, wide: false)

@@ -24,6 +24,17 @@ extension LayoutContext {
         }
         track.runStarts = starts
         track.mediaEnd = boundaryTicks.last!
+        // Media time starts at the first sample (decode times in a file always do): video that
+        // starts late is delayed by an empty edit instead (see `keyframeAlignedEdits`).
+        if let start = track.samples.first?.decode, start > 0 {
+            for index in track.samples.indices {
+                track.samples[index].decode -= start
+                track.samples[index].composition -= start
+            }
+            track.mediaEnd -= start
+            track.runStarts = track.runStarts.map { $0 - start }
+            track.presentationDelay = start
+        }
         let boundaries = boundaryTicks.map { MediaTime(value: $0, timescale: timescale) }
         return (track, boundaries)
     }
@@ -98,18 +109,15 @@ extension LayoutContext {
         return track
     }
 
-    /// One edit showing the whole media from its first composition time, after an empty edit for
-    /// any leading pieces without this track.
+    /// One edit showing the whole media from its first composition time, after an empty edit
+    /// while the track has not started (pieces without it at the start).
     func keyframeAlignedEdits(for track: PlacedTrack, movieTimescale: Int32, movieBoundaries: [Int64]) throws(MP4Error) -> [MP4EditListEntry] {
         let total = UInt64(movieBoundaries.last!)
-        guard let firstPiece = track.pieceOfSample.first else { return [MP4EditListEntry(segmentDuration: total, mediaTime: nil)] }
-        let firstComposition = track.samples.map(\.composition).min() ?? 0
-        var lead = UInt64(movieBoundaries[firstPiece])
-        if firstPiece > 0 || firstComposition > 0 {
-            lead = UInt64(try exact(pieces[firstPiece].path) { () throws(MediaTimeError) in
-                try MediaTime(value: firstComposition, timescale: track.timescale).ticks(in: movieTimescale)
-            })
-        }
+        guard !track.samples.isEmpty else { return [MP4EditListEntry(segmentDuration: total, mediaTime: nil)] }
+        let firstComposition = max(0, track.samples.map(\.composition).min() ?? 0)
+        let lead = UInt64(try exact(pieces[0].path) { () throws(MediaTimeError) in
+            try MediaTime(value: track.presentationDelay, timescale: track.timescale).ticks(in: movieTimescale)
+        })
         var edits: [MP4EditListEntry] = []
         if lead > 0 { edits.append(MP4EditListEntry(segmentDuration: lead, mediaTime: nil)) }
         edits.append(MP4EditListEntry(segmentDuration: total - lead, mediaTime: firstComposition))

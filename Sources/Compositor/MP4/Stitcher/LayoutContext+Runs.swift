@@ -68,8 +68,8 @@ extension LayoutContext {
     }
 
     /// Audio: the frames that overlap the window, plus one frame of pre-roll before them for AAC
-    /// (its decoder needs the previous frame to rebuild the first), hidden by the edit; silence
-    /// after them when the track ends before the window does.
+    /// (its decoder needs the previous frame to rebuild the first), hidden by the edit. Silence
+    /// for a track that ends before the window does is added by `fillWithSilence`.
     mutating func audioRun(_ piece: ResolvedPiece, _ timeline: SourceTrackTimeline, window: TrackWindow,
                            windowLength: Int64, timescale: Int32) throws(MP4Error) -> TrackRun {
         let samples = timeline.samples
@@ -107,16 +107,19 @@ extension LayoutContext {
             return (try convert.convert(samples.decodeTimes[lastOverlap] + Int64(samples.durations[lastOverlap]) - baseDecode),
                     try cs.subtracting(MediaTime(value: baseComposition, timescale: ts)).ticks(in: timescale))
         }
-        var result = TrackRun(samples: run, decodeEnd: decodeEnd, windowStart: windowStart, windowLength: windowLength)
-        if result.windowEnd > result.decodeEnd {
-            let silence = try silence(for: run[run.count - 1].description, file: piece.path)
-            try exact(piece.path) { () throws(MediaTimeError) in
-                let count = try silence.framesToCover(result.windowEnd - result.decodeEnd, timescale: timescale)
-                result.samples += try silence.frames(count: count, from: result.decodeEnd, timescale: timescale)
-                result.decodeEnd += try silence.offset(ofFrame: count, timescale: timescale)
-            }
+        return TrackRun(samples: run, decodeEnd: decodeEnd, windowStart: windowStart, windowLength: windowLength)
+    }
+
+    /// Appends silent frames (in the run's last description) until the audio covers the window:
+    /// for a source whose audio ends before the piece does, or a window lengthened over a hole.
+    mutating func fillWithSilence(_ run: inout TrackRun, file: String, timescale: Int32) throws(MP4Error) {
+        guard run.windowEnd > run.decodeEnd, let last = run.samples.last else { return }
+        let silence = try silence(for: last.description, file: file)
+        try exact(file) { () throws(MediaTimeError) in
+            let count = try silence.framesToCover(run.windowEnd - run.decodeEnd, timescale: timescale)
+            run.samples += try silence.frames(count: count, from: run.decodeEnd, timescale: timescale)
+            run.decodeEnd += try silence.offset(ofFrame: count, timescale: timescale)
         }
-        return result
     }
 
     /// Silence for the whole window, in the given description.

@@ -81,9 +81,7 @@ struct LayoutContext {
         }
         let layout = try StitchLayoutBuilder(
             tracks: tracks, sources: sources, syntheticPayloads: syntheticPayloads,
-            movieTimescale: movieTimescale, movieDuration: UInt64(movieBoundaries.last!),
-            pieceCount: pieces.count
-        ).build()
+            movieTimescale: movieTimescale, movieDuration: UInt64(movieBoundaries.last!)).build()
         return MP4StitchPlan(cutMode: cutMode, pieces: planPieces, layout: layout)
     }
 

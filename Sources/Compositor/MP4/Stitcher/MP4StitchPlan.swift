@@ -36,7 +36,6 @@ struct StitchLayout: Sendable {
     var movieTimescale: Int32
     /// The composition's length in movie ticks.
     var movieDuration: UInt64
-    var tracks: [PlacedTrack]
     /// The mdat payload, in order.
     var segments: [CopySegment]
     /// Synthetic sample bytes (silent audio frames) that segments refer to.

@@ -20,12 +20,33 @@ import Darwin
 ///
 /// The output has `moov` before `mdat` and is written in one pass with a fixed-size buffer; it
 /// appears atomically (temporary file, `fsync`, rename) and sources are never modified.
+///
+/// What the output holds:
+/// - One video and one audio track (a track no piece has is left out). Each distinct setting of a
+///   codec (other SPS/PPS, other sample rate or channels) gets its own sample description,
+///   switched at chunk boundaries; two codecs in one track is `MP4Error.codecMismatch`.
+/// - Timescales that make every cut exact when they fit 32 bits: the video track's is the least
+///   common multiple of the sources' and the cut times'; the audio track's is the first audio
+///   source's (ffmpeg counts priming in such ticks as samples); the movie's, 1000 or a multiple in
+///   which every boundary is whole. Boundaries are rounded cumulatively otherwise, never per piece.
+/// - `sampleAccurate`: one edit per piece per track, identical boundaries. A piece whose source
+///   lacks a track, or whose track ends first, lengthens that track's previous edit: video holds
+///   its last frame, audio gets silent AAC frames. Only at the very start is video left to an empty
+///   edit (there is no frame to hold), while audio starts with an edit of silence.
+/// - With several sample descriptions in a track, each piece also carries the hidden samples
+///   ffmpeg's edit-list reader looks for on its own (keyframes after a video piece, a second of
+///   silence before an audio piece), so that its sample-description bookkeeping stays in step.
+/// - `keyframeAligned`: samples back to back with one edit per track; video pieces start on a
+///   keyframe and end before one, so no video sample is hidden; audio takes whole frames, chosen
+///   so it never drifts more than half a frame from the video's boundaries.
 public struct MP4Stitcher: Sendable {
     public var pieces: [MP4StitchPiece]
     public var cutMode: MP4CutMode
 
     /// Bytes copied per read/write: memory use does not grow with the input.
     public static let copyBufferSize = 4 << 20
+    /// Bytes between progress reports.
+    static let progressStep = 16 << 20
 
     public init(pieces: [MP4StitchPiece], cutMode: MP4CutMode = .sampleAccurate) {
         self.pieces = pieces
@@ -75,18 +96,13 @@ public struct MP4Stitcher: Sendable {
         for segment in layout.segments {
             switch segment {
             case .source(let fileIndex, let offset, let length):
+                // In steps, so progress is reported as the copy goes.
                 var done: UInt64 = 0
                 while done < length {
-                    let count = Int(min(UInt64(buffer.count), length - done))
-                    let slice = UnsafeMutableRawBufferPointer(rebasing: buffer[0..<count])
-                    let got = try files[fileIndex].read(into: slice, at: offset + done)
-                    guard got == count else {
-                        throw .io(file: files[fileIndex].path, operation: "copy samples",
-                                  reason: "the file ended at byte \(offset + done + UInt64(got)), before the samples it lists")
-                    }
-                    try output.write(UnsafeRawBufferPointer(slice))
-                    done += UInt64(count)
-                    written += UInt64(count)
+                    let count = min(UInt64(Self.progressStep), length - done)
+                    try output.append(from: files[fileIndex], offset: offset + done, length: count, buffer: buffer)
+                    done += count
+                    written += count
                     progress(MP4StitchProgress(bytesWritten: written, totalBytes: total))
                 }
             case .synthetic(let payload, let repeatCount):

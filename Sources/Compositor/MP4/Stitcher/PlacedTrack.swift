@@ -12,6 +12,9 @@ struct PlacedTrack: Sendable {
     var edits: [MP4EditListEntry] = []
     /// Decode time at which each placed run starts, in run order.
     var runStarts: [Int64] = []
+    /// Presentation before the media starts, in track ticks (keyframe-aligned video that starts
+    /// after the first piece); shown as an empty edit.
+    var presentationDelay: Int64 = 0
 
     init(kind: MP4TrackKind, timescale: Int32, descriptions: [MP4SampleDescription]) {
         self.kind = kind
@@ -120,17 +123,24 @@ extension LayoutContext {
         }
         for (index, piece) in pieces.enumerated() {
             guard let (timeline, window) = windows[index], let edit = editOfPiece[index] else { continue }
-            // The window is as long as the edit (what ffmpeg computes: rounded to the track's ticks).
-            let length = try exact(piece.path) { () throws(MediaTimeError) in
-                try MediaTime.divide(Int64(edits[edit].segmentDuration), times: Int64(timescale), by: Int64(movieTimescale),
-                                     rounding: .toNearestOrAwayFromZero)
+            // The window is as long as the edit (what ffmpeg computes: rounded to the track's ticks);
+            // the piece's own part first, then the holes after it.
+            let pieceMovie = movieBoundaries[index + 1] - movieBoundaries[index]
+            let (ownLength, fullLength) = try exact(piece.path) { () throws(MediaTimeError) in
+                (try MediaTime.divide(pieceMovie - holes[index], times: Int64(timescale), by: Int64(movieTimescale),
+                                      rounding: .toNearestOrAwayFromZero),
+                 try MediaTime.divide(Int64(edits[edit].segmentDuration), times: Int64(timescale), by: Int64(movieTimescale),
+                                      rounding: .toNearestOrAwayFromZero))
             }
             if kind == .video {
-                let (run, spare) = try videoRun(piece, timeline, window: window, windowLength: length, timescale: timescale)
+                var (run, spare) = try videoRun(piece, timeline, window: window, windowLength: ownLength, timescale: timescale)
+                run.extendWindow(by: fullLength - ownLength)
                 slots.append(RunSlot(piece: index, edit: edit, run: run, spareKeyframes: spare))
             } else {
-                slots.append(RunSlot(piece: index, edit: edit,
-                                     run: try audioRun(piece, timeline, window: window, windowLength: length, timescale: timescale)))
+                var run = try audioRun(piece, timeline, window: window, windowLength: ownLength, timescale: timescale)
+                run.extendWindow(by: fullLength - ownLength)
+                try fillWithSilence(&run, file: piece.path, timescale: timescale)
+                slots.append(RunSlot(piece: index, edit: edit, run: run))
             }
         }
         guard !slots.isEmpty else {

@@ -37,7 +37,7 @@ struct SourceTrackTimeline: Sendable {
         let mediaEdits = editList[index...].filter { !$0.isEmpty }
         let trailingEmpty = editList[index...].dropFirst().allSatisfy(\.isEmpty)
         guard mediaEdits.count == 1, trailingEmpty, let edit = mediaEdits.first, let mediaTime = edit.mediaTime else {
-            throw .unsupported(file: file, boxPath: track.boxPath + "/edts/elst", offset: 0,
+            throw .unsupported(file: file, boxPath: track.boxPath + "/edts/elst", offset: track.editListOffset ?? track.boxOffset,
                                reason: "an edit list with \(mediaEdits.count) media segments (only one is supported)")
         }
         presentationStart = MediaTime(value: Int64(clamping: leading), timescale: movieTimescale)

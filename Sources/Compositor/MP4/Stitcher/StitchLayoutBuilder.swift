@@ -6,7 +6,6 @@ struct StitchLayoutBuilder {
     let syntheticPayloads: [[UInt8]]
     let movieTimescale: Int32
     let movieDuration: UInt64
-    let pieceCount: Int
 
     /// A chunk stays under this size, so tracks interleave finely enough for streaming players.
     static let chunkSizeLimit: UInt64 = 1 << 20
@@ -67,10 +66,10 @@ struct StitchLayoutBuilder {
         let boxes = try tracks.indices.map { (index) throws(MP4Error) in try trackTables(index, chunks: chunks) }
         // The moov's size does not depend on the offsets' values, only on their width.
         var wide = false
-        var moovSize = UInt64(moov(boxes, chunkBase: 0, wide: false).count)
+        var moovSize = UInt64(moov(boxes, chunkBase: nil, wide: false).count)
         if UInt64(ftyp.count) + moovSize + mdatHeaderSize + payloadSize > UInt64(UInt32.max) {
             wide = true
-            moovSize = UInt64(moov(boxes, chunkBase: 0, wide: true).count)
+            moovSize = UInt64(moov(boxes, chunkBase: nil, wide: true).count)
         }
         let base = UInt64(ftyp.count) + moovSize + mdatHeaderSize
         var header = ByteWriter(capacity: Int(base))
@@ -80,7 +79,7 @@ struct StitchLayoutBuilder {
         precondition(UInt64(header.count) == base, "moov size changed with its offsets")
 
         return StitchLayout(sources: sources, movieTimescale: movieTimescale, movieDuration: movieDuration,
-                            tracks: tracks, segments: segments, syntheticPayloads: syntheticPayloads,
+                            segments: segments, syntheticPayloads: syntheticPayloads,
                             mdatPayloadSize: payloadSize, headerBytes: header.bytes)
     }
 
@@ -156,7 +155,8 @@ struct StitchLayoutBuilder {
             chunkPositions: own.map(\.position))
     }
 
-    private func moov(_ tables: [TrackTables], chunkBase: UInt64, wide: Bool) -> [UInt8] {
+    /// The moov box; with `chunkBase` nil, chunk offsets are written as zeros (to measure its size).
+    private func moov(_ tables: [TrackTables], chunkBase: UInt64?, wide: Bool) -> [UInt8] {
         var writer = ByteWriter()
         writer.writeBox("moov") { moov in
             moov.write(box: MovieHeaderBox(timescale: UInt32(movieTimescale), duration: movieDuration,
@@ -166,7 +166,7 @@ struct StitchLayoutBuilder {
         return writer.bytes
     }
 
-    private func writeTrack(_ table: TrackTables, chunkBase: UInt64, wide: Bool, to writer: inout ByteWriter) {
+    private func writeTrack(_ table: TrackTables, chunkBase: UInt64?, wide: Bool, to writer: inout ByteWriter) {
         let track = table.track
         let isVideo = track.kind == .video
         let first = track.descriptions.first
@@ -201,7 +201,7 @@ struct StitchLayoutBuilder {
                         if let sync = table.syncSamples { stbl.write(box: SyncSampleBox(sampleNumbers: sync)) }
                         stbl.write(box: SampleToChunkBox(chunks: table.chunks))
                         stbl.write(box: SampleSizeBox(sampleSizes: track.samples.map(\.size)))
-                        let offsets = ChunkOffsetBox(offsets: table.chunkPositions.map { $0 + chunkBase })
+                        let offsets = ChunkOffsetBox(offsets: table.chunkPositions.map { position in chunkBase.map { $0 + position } ?? 0 })
                         stbl.writeBox(wide ? ChunkOffsetBox.wideType : ChunkOffsetBox.type) { offsets.writePayload(to: &$0, wide: wide) }
                     }
                 }

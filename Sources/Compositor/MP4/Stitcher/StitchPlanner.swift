@@ -95,7 +95,8 @@ struct StitchPlanner {
         let audio = try movie.audioTrack.map { (track) throws(MP4Error) in try SourceTrackTimeline(track: track, file: piece.path) }
         guard video != nil || audio != nil else { throw invalid("the source has neither a video nor an audio track") }
         for timeline in [video, audio].compactMap({ $0 }) where timeline.samples.count == 0 {
-            throw .malformed(file: piece.path, boxPath: timeline.track.boxPath, offset: 0, reason: "the track has no samples")
+            throw .malformed(file: piece.path, boxPath: timeline.track.boxPath, offset: timeline.track.boxOffset,
+                             reason: "the track has no samples")
         }
         return ResolvedPiece(index: index, source: source, path: piece.path, requested: range, range: range,
                              video: video, audio: audio)

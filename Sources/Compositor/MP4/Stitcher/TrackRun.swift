@@ -33,6 +33,18 @@ struct TrackRun: Sendable {
     var minComposition: Int64 { samples.map(\.composition).min() ?? 0 }
     var maxComposition: Int64 { samples.map(\.composition).max() ?? 0 }
 
+    /// Lengthens the window by `ticks` (over a following piece that lacks this track). Samples
+    /// that were hidden past the window's end (frames copied only because earlier frames
+    /// reference them) move out of the way, later by as much, so they stay hidden.
+    mutating func extendWindow(by ticks: Int64) {
+        guard ticks > 0 else { return }
+        let end = windowEnd
+        for index in samples.indices where samples[index].composition >= end {
+            samples[index].composition += ticks
+        }
+        windowLength += ticks
+    }
+
     /// Moves every time in the run later by `ticks` (to make room for samples put in front).
     mutating func shift(by ticks: Int64) {
         for index in samples.indices {

@@ -1,0 +1,50 @@
+// The render benchmark's driver: stitches the pieces listed in a plan file with MP4Stitcher.
+// Built by run.sh together with the library sources (swiftc -O), so it needs no package target.
+//
+//   render-bench PLAN OUTPUT [sample|keyframe]
+//
+// PLAN has one piece per line: `PATH START END` (times in seconds, exact decimals or value/timescale).
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import Foundation
+
+func fail(_ message: String) -> Never {
+    FileHandle.standardError.write(Data("error: \(message)\n".utf8))
+    exit(1)
+}
+
+let arguments = CommandLine.arguments
+guard arguments.count >= 3 else { fail("usage: render-bench PLAN OUTPUT [sample|keyframe]") }
+guard let planText = try? String(contentsOfFile: arguments[1], encoding: .utf8) else { fail("cannot read \(arguments[1])") }
+var pieces: [MP4StitchPiece] = []
+for line in planText.split(separator: "\n") where !line.isEmpty {
+    let fields = line.split(separator: " ")
+    guard fields.count == 3, let start = try? MediaTime(parsing: fields[1]), let end = try? MediaTime(parsing: fields[2]) else {
+        fail("bad plan line: \(line)")
+    }
+    pieces.append(MP4StitchPiece(path: String(fields[0]), range: MediaTimeRange(start: start, end: end)))
+}
+let mode: MP4CutMode = arguments.count > 3 && arguments[3] == "keyframe" ? .keyframeAligned : .sampleAccurate
+
+let clock = ContinuousClock()
+let started = clock.now
+do {
+    let stitcher = MP4Stitcher(pieces: pieces, cutMode: mode)
+    let plan = try stitcher.plan()
+    let planned = clock.now
+    try stitcher.write(plan, to: arguments[2])
+    let written = clock.now
+    var usage = rusage()
+    #if canImport(Glibc)
+    getrusage(RUSAGE_SELF.rawValue, &usage)
+    #else
+    getrusage(RUSAGE_SELF, &usage)
+    #endif
+    print("pieces=\(pieces.count) duration=\(plan.duration) bytes=\(plan.outputSize) plan=\(planned - started) write=\(written - planned) maxrss_kib=\(usage.ru_maxrss)")
+} catch {
+    fail("\(error)")
+}

@@ -1,0 +1,100 @@
+#!/usr/bin/env bash
+# Render benchmark: MP4Stitcher against `ffmpeg -f concat -c copy -movflags +faststart` on the same
+# ranges, and against `cat` of the same input files, for two input sizes (about 0.5 and 1 GB).
+#
+#   Benchmarks/render/run.sh [WORKDIR]
+#
+# Generates its inputs with ffmpeg (not committed; about 1 GB in WORKDIR, default a new temporary
+# folder, removed at the end unless WORKDIR was given), builds the driver (main.swift plus the
+# library sources, swiftc -O), then for each input size: warms the page cache, and runs each tool
+# REPS times (default 5, after a `sync`), keeping the fastest. The stitcher fsyncs its output (it
+# must, to be atomic); ffmpeg and cat do not. Prints wall time, ratios and peak RSS (from
+# /usr/bin/time). Targets: stitcher >= 2x faster than ffmpeg, <= 1.5x cat, peak RSS < 64 MiB and flat.
+set -euo pipefail
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+REPS=${REPS:-5}
+if [ $# -ge 1 ]; then WORK=$1; mkdir -p "$WORK"; KEEP=1; else WORK=$(mktemp -d /tmp/compositor-render-bench.XXXXXX); KEEP=0; fi
+cleanup() { [ "$KEEP" = 1 ] || rm -rf "$WORK"; }
+trap cleanup EXIT
+command -v ffmpeg >/dev/null || { echo "error: ffmpeg not found" >&2; exit 1; }
+[ -x /usr/bin/time ] || { echo "error: /usr/bin/time (GNU time) not found" >&2; exit 1; }
+
+echo "== building the driver (swiftc -O)"
+mapfile -t SOURCES < <(find "$ROOT/Sources/Compositor" -name '*.swift' | sort)
+swiftc -O -swift-version 6 -module-name RenderBenchmark -o "$WORK/render-bench" "${SOURCES[@]}" "$ROOT/Benchmarks/render/main.swift"
+
+# Four 720p sources of 24 s at a high bitrate (grain keeps x264 from compressing them away):
+# H.264 with B-frames, keyframe every 2 s, AAC 48 kHz stereo. About 250 MB each.
+DURATION=24
+echo "== generating sources in $WORK"
+for i in 1 2 3 4; do
+    [ -f "$WORK/src$i.mp4" ] && continue
+    ffmpeg -hide_banner -v error -y \
+        -f lavfi -i "testsrc2=size=1280x720:rate=25,noise=alls=20:allf=t+u:all_seed=$i" \
+        -f lavfi -i "sine=frequency=$((300 + 100 * i)):sample_rate=48000" \
+        -t $DURATION -c:v libx264 -preset ultrafast -g 50 -bf 2 -crf 16 -pix_fmt yuv420p \
+        -c:a aac -b:a 128k -ac 2 "$WORK/src$i.mp4"
+done
+
+seconds() { awk '{print $1}' "$1"; }
+rss_mib() { awk '{printf "%.1f", $2 / 1024}' "$1"; }
+
+# Runs "$@" REPS times under /usr/bin/time; leaves the fastest "elapsed maxrss_kib" in $WORK/best.
+measure() {
+    local best=""
+    for _ in $(seq "$REPS"); do
+        # Flush the previous run's dirty pages first, so no run pays for another's writeback.
+        sync
+        /usr/bin/time -f "%e %M" -o "$WORK/time" "$@" >/dev/null 2>"$WORK/stderr" || { cat "$WORK/stderr" >&2; exit 1; }
+        if [ -z "$best" ] || awk -v a="$(seconds "$WORK/time")" -v b="$(seconds "$best")" 'BEGIN{exit !(a<b)}'; then
+            cp "$WORK/time" "$WORK/best.tmp"; best="$WORK/best.tmp"
+        fi
+    done
+    mv "$WORK/best.tmp" "$WORK/best"
+}
+
+run_set() {
+    local name=$1; shift
+    local files=("$@")
+    local plan="$WORK/$name.plan" list="$WORK/$name.concat"
+    : >"$plan"; : >"$list"
+    # Interleave the files in 2.5 s pieces cut between keyframes (0.5 s past each 2 s keyframe),
+    # as ads would cut content: 10 pieces per file.
+    local cuts=(0 2.5 5 7.5 10 12.5 15 17.5 20 22.5 $DURATION)
+    for k in $(seq 0 9); do
+        for f in "${files[@]}"; do
+            echo "$f ${cuts[$k]} ${cuts[$((k + 1))]}" >>"$plan"
+            printf "file '%s'\ninpoint %s\noutpoint %s\n" "$f" "${cuts[$k]}" "${cuts[$((k + 1))]}" >>"$list"
+        done
+    done
+    local input_bytes
+    input_bytes=$(cat "${files[@]}" | wc -c)
+    cat "${files[@]}" >/dev/null  # warm the page cache
+
+    # The stitcher fsyncs its output before renaming it into place; ffmpeg and cat leave theirs in
+    # the page cache. Both are measured as they are, and again with an fsync of their output
+    # (`sync FILE`) so all three do the same durable work.
+    measure "$WORK/render-bench" "$plan" "$WORK/out-stitcher.mp4"; cp "$WORK/best" "$WORK/t-stitcher"
+    measure ffmpeg -v error -y -f concat -safe 0 -i "$list" -map 0 -c copy -movflags +faststart "$WORK/out-ffmpeg.mp4"; cp "$WORK/best" "$WORK/t-ffmpeg"
+    measure sh -c 'ffmpeg -v error -y -f concat -safe 0 -i "$1" -map 0 -c copy -movflags +faststart "$0" && sync "$0"' "$WORK/out-ffmpeg.mp4" "$list"; cp "$WORK/best" "$WORK/t-ffmpeg-sync"
+    measure sh -c 'cat "$@" > "$0"' "$WORK/out-cat" "${files[@]}"; cp "$WORK/best" "$WORK/t-cat"
+    measure sh -c 'cat "$@" > "$0" && sync "$0"' "$WORK/out-cat" "${files[@]}"; cp "$WORK/best" "$WORK/t-cat-sync"
+
+    local ts tf tc tfs tcs
+    ts=$(seconds "$WORK/t-stitcher"); tf=$(seconds "$WORK/t-ffmpeg"); tc=$(seconds "$WORK/t-cat")
+    tfs=$(seconds "$WORK/t-ffmpeg-sync"); tcs=$(seconds "$WORK/t-cat-sync")
+    echo
+    echo "== $name: ${#files[@]} files, $((input_bytes / 1048576)) MiB in, $(wc -l <"$plan") pieces, best of $REPS"
+    printf "  %-16s %6s s  peak RSS %6s MiB  output %5d MiB\n" "stitcher (fsync)" "$ts" "$(rss_mib "$WORK/t-stitcher")" $(( $(wc -c <"$WORK/out-stitcher.mp4") / 1048576 ))
+    printf "  %-16s %6s s  peak RSS %6s MiB  output %5d MiB\n" ffmpeg "$tf" "$(rss_mib "$WORK/t-ffmpeg")" $(( $(wc -c <"$WORK/out-ffmpeg.mp4") / 1048576 ))
+    printf "  %-16s %6s s\n" "ffmpeg + fsync" "$tfs"
+    printf "  %-16s %6s s  peak RSS %6s MiB  output %5d MiB\n" cat "$tc" "$(rss_mib "$WORK/t-cat")" $(( $(wc -c <"$WORK/out-cat") / 1048576 ))
+    printf "  %-16s %6s s\n" "cat + fsync" "$tcs"
+    awk -v s="$ts" -v f="$tf" -v c="$tc" -v fs="$tfs" -v cs="$tcs" 'BEGIN {
+        printf "  as they are:     ffmpeg / stitcher = %.2fx (target >= 2)   stitcher / cat = %.2fx (target <= 1.5)\n", f / s, s / c
+        printf "  all with fsync:  ffmpeg / stitcher = %.2fx (target >= 2)   stitcher / cat = %.2fx (target <= 1.5)\n", fs / s, s / cs }'
+    rm -f "$WORK/out-stitcher.mp4" "$WORK/out-ffmpeg.mp4" "$WORK/out-cat"
+}
+
+run_set "0.5GB" "$WORK/src1.mp4" "$WORK/src2.mp4"
+run_set "1GB" "$WORK/src1.mp4" "$WORK/src2.mp4" "$WORK/src3.mp4" "$WORK/src4.mp4"

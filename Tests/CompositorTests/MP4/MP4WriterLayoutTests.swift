@@ -1,0 +1,99 @@
+import Foundation
+import Testing
+@testable import Compositor
+
+/// The writer's layout rules that the fixtures are too small to reach, and its promises about
+/// progress and atomicity.
+@Suite("MP4 writer layout")
+struct MP4WriterLayoutTests {
+    /// Three samples of 2 GiB each: chunk offsets pass 4 GiB, so the table must be `co64` and the
+    /// `mdat` needs a 64-bit size. Only the layout is computed; nothing that large is written.
+    @Test("co64 and a 64-bit mdat size once offsets pass 4 GiB")
+    func wideOffsets() throws {
+        let description = try #require(MP4Reader.read(path: MP4Fixtures.ad1).videoTrack?.sampleDescriptions.first)
+        var track = PlacedTrack(kind: .video, timescale: 30, descriptions: [description])
+        let size: UInt32 = 1 << 31
+        for index in 0..<3 {
+            // Each sample from a different place, so each is its own chunk.
+            track.samples.append(TrackRun.Sample(bytes: .source(file: 0, offset: UInt64(index) * 2 * UInt64(size)), size: size,
+                                                 decode: Int64(index), composition: Int64(index), isSync: true, description: 0))
+            track.pieceOfSample.append(index)
+        }
+        track.mediaEnd = 3
+        track.edits = [MP4EditListEntry(segmentDuration: 3000, mediaTime: 0)]
+        let layout = try StitchLayoutBuilder(tracks: [track], sources: [("huge.mp4", 1 << 34)], syntheticPayloads: [],
+                                             movieTimescale: 1000, movieDuration: 3000).build()
+        #expect(layout.mdatPayloadSize == 3 * UInt64(size))
+
+        var reader = ByteReader(layout.headerBytes)
+        var boxes: [MP4Box] = []
+        while reader.remaining > 16 {
+            boxes.append(try MP4Box.read(from: &reader, parentPath: "", siblingIndex: nil, file: "layout"))
+        }
+        // What is left is the mdat header: size 1, 'mdat', then the 64-bit size.
+        var mdat = reader
+        #expect(try mdat.readUInt32() == 1)
+        #expect(try mdat.readFourCC() == "mdat")
+        #expect(try mdat.readUInt64() == 3 * UInt64(size) + 16)
+
+        let stbl = try #require(boxes.first { $0.type == "moov" }?.child("trak")?.child("mdia")?.child("minf")?.child("stbl"))
+        #expect(stbl.child("stco") == nil)
+        let co64 = try #require(stbl.child("co64"))
+        var payload = co64.payload
+        let offsets = try ChunkOffsetBox(parsing: &payload, wide: true).offsets
+        let base = UInt64(layout.headerBytes.count)
+        #expect(offsets == [base, base + UInt64(size), base + 2 * UInt64(size)])
+    }
+
+    @Test("progress rises to the file's size; the output appears only when complete")
+    func progress() throws {
+        let folder = try MP4Fixtures.makeScratchFolder("progress")
+        defer { MP4Fixtures.remove(folder) }
+        let output = folder + "/out.mp4"
+        var reports: [MP4StitchProgress] = []
+        let stitcher = MP4Stitcher(pieces: [piece(MP4Fixtures.content, "0", "20"), piece(MP4Fixtures.ad1, "0", "10")])
+        let plan = try stitcher.plan()
+        try stitcher.write(plan, to: output) { report in
+            reports.append(report)
+            // Until the rename, the destination does not exist; only the temporary file does.
+            #expect(!FileManager.default.fileExists(atPath: output))
+        }
+        #expect(reports.last == MP4StitchProgress(bytesWritten: plan.outputSize, totalBytes: plan.outputSize))
+        #expect(zip(reports, reports.dropFirst()).allSatisfy { $0.bytesWritten <= $1.bytesWritten })
+        #expect(MP4Fixtures.listing(folder) == ["out.mp4"])
+        // moov before mdat.
+        let bytes = try MP4Fixtures.bytes(output)
+        #expect(String(decoding: bytes[4..<8], as: UTF8.self) == "ftyp")
+        let ftypSize = Int(bytes[3])
+        #expect(String(decoding: bytes[ftypSize + 4..<ftypSize + 8], as: UTF8.self) == "moov")
+    }
+
+    @Test("planning writes nothing and is repeatable")
+    func planOnly() throws {
+        let pieces = [piece(MP4Fixtures.ad1, "0", "5"), piece(MP4Fixtures.content, "0", "8.5")]
+        let first = try MP4Stitcher(pieces: pieces).plan()
+        let second = try MP4Stitcher(pieces: pieces).plan()
+        #expect(first.pieces == second.pieces)
+        #expect(first.outputSize == second.outputSize)
+        #expect(first.pieces.map(\.compositionRange) == [
+            MediaTimeRange(start: .zero, end: MediaTime(seconds: 5)),
+            MediaTimeRange(start: MediaTime(seconds: 5), end: MediaTime(value: 27, timescale: 2)),
+        ])
+    }
+
+    @Test("iTunSMPB gapless info is found under moov/udta/meta/ilst")
+    func gaplessInfo() throws {
+        func box(_ type: String, _ body: [UInt8]) -> [UInt8] {
+            let size = UInt32(body.count + 8)
+            return [UInt8(size >> 24), UInt8(size >> 16 & 0xFF), UInt8(size >> 8 & 0xFF), UInt8(size & 0xFF)] + Array(type.utf8) + body
+        }
+        let text = " 00000000 00000840 000001CA 0000000000D5E6F6 00000000 00000000"
+        let item = box("----", box("mean", [0, 0, 0, 0] + Array("com.apple.iTunes".utf8))
+                        + box("name", [0, 0, 0, 0] + Array("iTunSMPB".utf8))
+                        + box("data", [0, 0, 0, 1, 0, 0, 0, 0] + Array(text.utf8)))
+        let moovBytes = box("moov", box("udta", box("meta", [0, 0, 0, 0] + box("hdlr", [UInt8](repeating: 0, count: 25)) + box("ilst", item))))
+        var reader = ByteReader(moovBytes)
+        let moov = try MP4Box.read(from: &reader, parentPath: "", siblingIndex: nil, file: "test")
+        #expect(ITunesGaplessInfo.find(in: moov) == ITunesGaplessInfo(priming: 0x840, padding: 0x1CA, sampleCount: 0xD5E6F6))
+    }
+}
