@@ -108,7 +108,7 @@ final class HLSTemporaryDirectory {
         guard template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) != nil else {
             throw HLSLoadError(path: "/tmp", reason: "mkdtemp failed")
         }
-        path = String(cString: template)
+        path = String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
     deinit {
