@@ -13,6 +13,10 @@ let package = Package(
             dependencies: [.product(name: "Compositor", package: "Compositor")]
         ),
         .executableTarget(
+            name: "RenderBenchmark",
+            dependencies: [.product(name: "Compositor", package: "Compositor")]
+        ),
+        .executableTarget(
             name: "HLSParseBenchmark",
             dependencies: [.product(name: "Compositor", package: "Compositor")]
         ),

@@ -5,8 +5,8 @@
 #   Benchmarks/render/run.sh [WORKDIR]
 #
 # Generates its inputs with ffmpeg (not committed; about 1 GB in WORKDIR, default a new temporary
-# folder, removed at the end unless WORKDIR was given), builds the driver (main.swift plus the
-# library sources, swiftc -O), then for each input size: warms the page cache, and runs each tool
+# folder, removed at the end unless WORKDIR was given), builds the driver (release, in the
+# Benchmarks package), then for each input size: warms the page cache, and runs each tool
 # REPS times (default 5, after a `sync`), keeping the fastest. The stitcher fsyncs its output (it
 # must, to be atomic); ffmpeg and cat do not. Prints wall time, ratios and peak RSS (from
 # /usr/bin/time). Targets: stitcher >= 2x faster than ffmpeg, <= 1.5x cat, peak RSS < 64 MiB and flat.
@@ -19,21 +19,25 @@ trap cleanup EXIT
 command -v ffmpeg >/dev/null || { echo "error: ffmpeg not found" >&2; exit 1; }
 [ -x /usr/bin/time ] || { echo "error: /usr/bin/time (GNU time) not found" >&2; exit 1; }
 
-echo "== building the driver (swiftc -O)"
-mapfile -t SOURCES < <(find "$ROOT/Sources/Compositor" -name '*.swift' | sort)
-swiftc -O -swift-version 6 -module-name RenderBenchmark -o "$WORK/render-bench" "${SOURCES[@]}" "$ROOT/Benchmarks/render/main.swift"
+echo "== building the driver (release)"
+swift build --package-path "$ROOT/Benchmarks" -c release --product RenderBenchmark >&2
+BENCH="$(swift build --package-path "$ROOT/Benchmarks" -c release --show-bin-path)/RenderBenchmark"
 
-# Four 720p sources of 24 s at a high bitrate (grain keeps x264 from compressing them away):
-# H.264 with B-frames, keyframe every 2 s, AAC 48 kHz stereo. About 250 MB each.
-DURATION=24
+# Four 720p sources of about 250 s and 250 MB each (a programme's worth of content at about
+# 8 Mbit/s): 25 s encoded (grain keeps x264 from compressing it away; H.264 with B-frames, keyframe
+# every 2 s, AAC 48 kHz stereo), then looped ten times by stream copy so generating stays cheap.
+LOOP=25
+DURATION=$((LOOP * 10))
 echo "== generating sources in $WORK"
 for i in 1 2 3 4; do
     [ -f "$WORK/src$i.mp4" ] && continue
     ffmpeg -hide_banner -v error -y \
         -f lavfi -i "testsrc2=size=1280x720:rate=25,noise=alls=20:allf=t+u:all_seed=$i" \
         -f lavfi -i "sine=frequency=$((300 + 100 * i)):sample_rate=48000" \
-        -t $DURATION -c:v libx264 -preset ultrafast -g 50 -bf 2 -crf 16 -pix_fmt yuv420p \
-        -c:a aac -b:a 128k -ac 2 "$WORK/src$i.mp4"
+        -t $LOOP -c:v libx264 -preset ultrafast -g 50 -bf 2 -b:v 8M -maxrate 8M -bufsize 16M -pix_fmt yuv420p \
+        -c:a aac -b:a 128k -ac 2 "$WORK/loop$i.mp4"
+    ffmpeg -hide_banner -v error -y -stream_loop 9 -i "$WORK/loop$i.mp4" -c copy "$WORK/src$i.mp4"
+    rm -f "$WORK/loop$i.mp4"
 done
 
 seconds() { awk '{print $1}' "$1"; }
@@ -58,9 +62,9 @@ run_set() {
     local files=("$@")
     local plan="$WORK/$name.plan" list="$WORK/$name.concat"
     : >"$plan"; : >"$list"
-    # Interleave the files in 2.5 s pieces cut between keyframes (0.5 s past each 2 s keyframe),
-    # as ads would cut content: 10 pieces per file.
-    local cuts=(0 2.5 5 7.5 10 12.5 15 17.5 20 22.5 $DURATION)
+    # Interleave the files in 25 s pieces cut between keyframes (0.5 s past a keyframe, so each
+    # cut copies a hidden lead-in), as ad breaks would cut content: 10 pieces per file.
+    local cuts=(0 25.5 50.5 75.5 100.5 125.5 150.5 175.5 200.5 225.5 $DURATION)
     for k in $(seq 0 9); do
         for f in "${files[@]}"; do
             echo "$f ${cuts[$k]} ${cuts[$((k + 1))]}" >>"$plan"
@@ -74,7 +78,7 @@ run_set() {
     # The stitcher fsyncs its output before renaming it into place; ffmpeg and cat leave theirs in
     # the page cache. Both are measured as they are, and again with an fsync of their output
     # (`sync FILE`) so all three do the same durable work.
-    measure "$WORK/render-bench" "$plan" "$WORK/out-stitcher.mp4"; cp "$WORK/best" "$WORK/t-stitcher"
+    measure "$BENCH" "$plan" "$WORK/out-stitcher.mp4"; cp "$WORK/best" "$WORK/t-stitcher"
     measure ffmpeg -v error -y -f concat -safe 0 -i "$list" -map 0 -c copy -movflags +faststart "$WORK/out-ffmpeg.mp4"; cp "$WORK/best" "$WORK/t-ffmpeg"
     measure sh -c 'ffmpeg -v error -y -f concat -safe 0 -i "$1" -map 0 -c copy -movflags +faststart "$0" && sync "$0"' "$WORK/out-ffmpeg.mp4" "$list"; cp "$WORK/best" "$WORK/t-ffmpeg-sync"
     measure sh -c 'cat "$@" > "$0"' "$WORK/out-cat" "${files[@]}"; cp "$WORK/best" "$WORK/t-cat"

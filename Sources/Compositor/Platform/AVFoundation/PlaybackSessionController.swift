@@ -54,11 +54,11 @@ public final class PlaybackSessionController {
         for command in reaction.commands {
             switch command {
             case .seek(let time):
-                await player.seek(to: time.cmTime, toleranceBefore: .zero, toleranceAfter: .zero)
+                _ = await player.seek(to: time.cmTime, toleranceBefore: .zero, toleranceAfter: .zero)
             case .load(let composition, let time):
                 let item = try await AVMutableCompositionAdapter.makePlayerItem(for: composition)
                 player.replaceCurrentItem(with: item)
-                await player.seek(to: time.cmTime, toleranceBefore: .zero, toleranceAfter: .zero)
+                _ = await player.seek(to: time.cmTime, toleranceBefore: .zero, toleranceAfter: .zero)
             }
         }
         onEvents(reaction.events)

@@ -1,5 +1,5 @@
 // The render benchmark's driver: stitches the pieces listed in a plan file with MP4Stitcher.
-// Built by run.sh together with the library sources (swiftc -O), so it needs no package target.
+// Built in release mode by Benchmarks/render/run.sh.
 //
 //   render-bench PLAN OUTPUT [sample|keyframe]
 //
@@ -10,6 +10,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import Compositor
 import Foundation
 
 func fail(_ message: String) -> Never {
