@@ -23,9 +23,10 @@
 #                it keeps the first init section it sees (later ones are skipped as duplicate moov)
 #                and drops fragments whose decode time goes backwards. So that ffmpeg can judge a
 #                stitched fMP4 playlist, these four share one encoding setup (25 fps, 160x90, same
-#                x264 and AAC settings: identical init sections but for the timestamps) and start at
-#                increasing timestamps: ad1 at 0 s, content at 100 s, ad2 at 200 s, content2 at
-#                300 s. A schedule that uses them in that order decodes in ffmpeg; players that
+#                x264 and AAC settings: byte-identical init sections) and their fragments' decode
+#                times (tfdt; -output_ts_offset with movflags frag_discont, so the offset lands in
+#                tfdt rather than in an edit list) start at increasing times: ad1 at 0 s, content
+#                at 100 s, ad2 at 200 s, content2 at 300 s. A schedule that uses them in that order decodes in ffmpeg; players that
 #                follow RFC 8216 (AVFoundation, hls.js) need neither.
 #     content/   1.2 .8 1.6 .8 1.6 1.6 .8 1.6 .8 1.2     (12 s)
 #     content2/  .8 1.2 .6 1.6 .8 1.4 .8 .8              (8 s)
@@ -72,7 +73,7 @@ fmp4() {
     "$FFMPEG" "${GLOBAL[@]}" -ss "$start" -i "$input" -t "$duration" \
         -vf "scale=160:90,fps=25" "${X264[@]}" -crf 32 -bf 2 -force_key_frames "$keys" "${AAC[@]}" \
         -output_ts_offset "$offset" "${OUT[@]}" "${HLS[@]}" \
-        -hls_segment_type fmp4 -hls_fmp4_init_filename init.mp4 \
+        -hls_segment_type fmp4 -hls_fmp4_init_filename init.mp4 -hls_segment_options movflags=+frag_discont \
         -hls_segment_filename "hls/fmp4/$name/seg%d.m4s" "hls/fmp4/$name/index.m3u8"
 }
 fmp4 ad1      ad1.mp4      0  4   0 0,1.2,2,3.2
