@@ -228,12 +228,15 @@ public struct HLSCompositionStitcher: Sendable {
         }
     }
 
-    /// A variant whose audio or video lives in separate rendition playlists would lose that media
-    /// in a stitched media playlist, so it is refused rather than stitched without sound.
+    /// A variant whose audio or video lives only in separate rendition playlists would lose that
+    /// media in a stitched media playlist, so it is refused rather than stitched without sound. A
+    /// group with a rendition without `URI` has its media muxed in the variant (RFC 8216 4.3.4.2.1):
+    /// that plays; its other renditions are not carried over.
     private static func checkMuxed(_ variant: HLSVariantStream, in multivariant: HLSMultivariantPlaylist) throws(HLSCompositionStitchError) {
         for (type, group) in [("AUDIO", variant.audioGroup), ("VIDEO", variant.videoGroup)] {
             guard let group else { continue }
-            if multivariant.renditions.contains(where: { $0.type == type && $0.groupID == group && $0.resolvedURI != nil }) {
+            let renditions = multivariant.renditions.filter { $0.type == type && $0.groupID == group }
+            if !renditions.isEmpty, renditions.allSatisfy({ $0.resolvedURI != nil }) {
                 throw .unsupported(
                     url: multivariant.url,
                     reason: "variant \(variant.uri) takes its \(type.lowercased()) from rendition group '\(group)'; "
