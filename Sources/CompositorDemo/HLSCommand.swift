@@ -7,8 +7,9 @@ import Darwin
 #endif
 
 /// `hls SCHEDULE.json --output DIR`: the schedule's HLS sources stitched into `DIR/stitched.m3u8`
-/// (a multivariant playlist with `stitched-N.m3u8` beside it when the content has variants), and
-/// the exact-cut queue plan in `DIR/queue-plan.json`.
+/// (a multivariant playlist with `stitched-N.m3u8` beside it when the content has variants), the
+/// exact-cut queue plan in `DIR/queue-plan.json`, and the timeline that plays in the playlist (cuts
+/// snapped; `timeline --json`'s shape) in `DIR/timeline.json`.
 ///
 /// The folder appears whole or not at all: everything is written into a new folder beside it, which
 /// then takes its name. An existing `DIR` is replaced only when it holds nothing but a previous
@@ -16,6 +17,7 @@ import Darwin
 enum HLSCommand {
     static let playlistName = "stitched.m3u8"
     static let queuePlanName = "queue-plan.json"
+    static let timelineName = "timeline.json"
 
     static func run(_ arguments: inout Arguments) throws(DemoError) {
         guard let folder = try arguments.option("--output") else { throw .usage("hls needs --output DIR") }
@@ -38,13 +40,14 @@ enum HLSCommand {
         }
         var files = stitched.files.map { ($0.name, $0.text) }
         files.append((queuePlanName, queuePlanJSON(stitched.queuePlan, folder: target).serialized + "\n"))
+        files.append((timelineName, TimelineReport.json(stitched.composition).serialized + "\n"))
         try writeFolder(target, shown: folder, files: files)
         return stitched
     }
 
     /// Whether `name` is a file a stitch writes, so a folder holding only those can be replaced.
     static func isStitchOutput(_ name: String) -> Bool {
-        if name == playlistName || name == queuePlanName { return true }
+        if [playlistName, queuePlanName, timelineName].contains(name) { return true }
         guard name.hasPrefix("stitched-"), name.hasSuffix(".m3u8") else { return false }
         let index = name.dropFirst("stitched-".count).dropLast(".m3u8".count)
         return !index.isEmpty && index.allSatisfy(\.isASCII) && index.allSatisfy(\.isNumber)
@@ -168,6 +171,7 @@ enum HLSCommand {
             lines.append("wrote \(shown(stitched.outputURL)): \(shape), \(first.playlist.segments.count) segments in all")
         }
         lines.append("wrote \(shownFolder)/\(queuePlanName): \(stitched.queuePlan.items.count) queue items with exact cuts (not snapped)")
+        lines.append("wrote \(shownFolder)/\(timelineName): the timeline that plays in the playlist (cuts snapped)")
         lines.append("breaks (cuts snap to the nearest segment boundary):")
         for placed in stitched.breaks {
             var line = "  break \(placed.id): asked at \(placed.requestedPosition) s, plays at \(placed.position) s"

@@ -22,7 +22,7 @@ struct HLSJoinDemoTests {
         #expect(result.stdout.contains("break mid1: asked at 8.5 s, plays at 8 s (segment boundary); composition [11.1, 16.9)"))
         #expect(result.stdout.contains("break mid2: asked at 14.3 s, plays at 13.8 s (segment boundary)"))
         #expect(result.stdout.contains("play it: ffplay \(out)/stitched.m3u8"))
-        #expect(MP4Fixtures.listing(out) == ["queue-plan.json", "stitched.m3u8"])
+        #expect(MP4Fixtures.listing(out) == ["queue-plan.json", "stitched.m3u8", "timeline.json"])
         #expect(MP4Fixtures.listing(scratch) == ["out"])  // no temporary folder left beside it
 
         let playlist = try String(contentsOfFile: out + "/stitched.m3u8", encoding: .utf8)
@@ -42,6 +42,13 @@ struct HLSJoinDemoTests {
         #expect(second["composition"] == .object(JSONObject(["start": .number("3.5"), "end": .number("12")])))
         #expect(URIReference.resolve(url, against: out + "/queue-plan.json") == HLSJoin.fixtures + "/hls/ts/content/index.m3u8")
         #expect(third["breakID"] == .string("mid1") && third["adIndex"] == .number("1") && third["podSize"] == .number("2"))
+
+        // The timeline that plays: the break where it snapped, as `timeline --json` gives it.
+        let timeline = try object(try String(contentsOfFile: out + "/timeline.json", encoding: .utf8))
+        #expect(timeline["compositionDuration"] == .number("33.8") && timeline["contentDuration"] == .number("19.2"))
+        guard case .array(let breaks) = timeline["breaks"], case .object(let mid1) = breaks[1] else { Issue.record("no breaks"); return }
+        #expect(mid1["id"] == .string("mid1") && mid1["position"] == .number("8"))
+        #expect(mid1["composition"] == .object(JSONObject(["start": .number("11.1"), "end": .number("16.9")])))
     }
 
     @Test("a multivariant content: DIR/stitched.m3u8 lists one stitched playlist per variant")
@@ -50,7 +57,7 @@ struct HLSJoinDemoTests {
         defer { MP4Fixtures.remove(scratch) }
         let result = try DemoProcess.run(["hls", "Fixtures/demo-hls-multivariant.json", "--output", scratch + "/mv"])
         #expect(result.status == 0, "\(result.stderr)")
-        #expect(MP4Fixtures.listing(scratch + "/mv") == ["queue-plan.json", "stitched-0.m3u8", "stitched-1.m3u8", "stitched.m3u8"])
+        #expect(MP4Fixtures.listing(scratch + "/mv") == ["queue-plan.json", "stitched-0.m3u8", "stitched-1.m3u8", "stitched.m3u8", "timeline.json"])
         #expect(result.stdout.contains("multivariant playlist of 2 variants"))
         #expect(result.stdout.contains("stitched-1.m3u8: 18 segments, content lo/index.m3u8 (160x90, 117914 bit/s); ads nearest in bandwidth: lo/index.m3u8 (96925 bit/s)"))
     }
@@ -64,7 +71,7 @@ struct HLSJoinDemoTests {
         // The TS stitch replaces the multivariant one: its variant playlists go too.
         let again = try DemoProcess.run(["hls", "Fixtures/demo-hls.json", "--output", out])
         #expect(again.status == 0, "\(again.stderr)")
-        #expect(MP4Fixtures.listing(out) == ["queue-plan.json", "stitched.m3u8"])
+        #expect(MP4Fixtures.listing(out) == ["queue-plan.json", "stitched.m3u8", "timeline.json"])
         #expect(MP4Fixtures.listing(scratch) == ["out"])
 
         try Data("mine".utf8).write(to: URL(fileURLWithPath: out + "/notes.txt"))
@@ -72,7 +79,7 @@ struct HLSJoinDemoTests {
         let refused = try DemoProcess.run(["hls", "Fixtures/demo-hls-fmp4.json", "--output", out])
         #expect(refused.status == 1)
         #expect(refused.stderr.hasPrefix("error: \(out): holds files that are not from a previous stitch (notes.txt)"), "\(refused.stderr)")
-        #expect(MP4Fixtures.listing(out) == ["notes.txt", "queue-plan.json", "stitched.m3u8"])
+        #expect(MP4Fixtures.listing(out) == ["notes.txt", "queue-plan.json", "stitched.m3u8", "timeline.json"])
         #expect(try String(contentsOfFile: out + "/stitched.m3u8", encoding: .utf8) == before)
 
         try Data().write(to: URL(fileURLWithPath: scratch + "/file"))
@@ -144,6 +151,6 @@ struct HLSJoinDemoTests {
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdout.contains("play it: ffplay demo-output/hls/stitched.m3u8"))
         #expect(result.stdout.contains("break mid1: asked at 8.5 s, plays at 8 s (segment boundary)"))
-        #expect(MP4Fixtures.listing(scratch + "/demo-output/hls") == ["queue-plan.json", "stitched.m3u8"])
+        #expect(MP4Fixtures.listing(scratch + "/demo-output/hls") == ["queue-plan.json", "stitched.m3u8", "timeline.json"])
     }
 }
