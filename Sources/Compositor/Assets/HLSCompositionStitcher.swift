@@ -36,7 +36,12 @@ public struct HLSCompositionStitcher: Sendable {
     public var programDateTime: String
     /// The `CLASS` of every break's `EXT-X-DATERANGE`.
     public var markerClass: String
+    /// How cuts move to segment boundaries: `.nearest` (the default), `.covering` or `.within`.
+    /// At a mid-roll, `.within` skips the content between the two snapped cuts (the reported
+    /// composition resumes content later, as a `resumeOffset` would), and `.covering` would play
+    /// some of it twice, which no timeline describes: refused as `.snapping`.
     public var snapping: HLSCutSnapping
+    /// Reads the source playlists (local files by default).
     public var loader: HLSPlaylistLoader
 
     public init(

@@ -260,6 +260,35 @@ struct HLSJoinTests {
         #expect(stitched.breaks[0].position == s(4))
     }
 
+    /// ```
+    /// c.m3u8   0       4       8       12       the break asked at 5
+    /// nearest  |C 0-4  |ad|C 4-12          |    break at content 4
+    /// within   |C 0-4  |ad|        C 8-12  |    content [4, 8) skipped: resumes at 8
+    /// covering |C 0-8      |ad|C 4-12      |    [4, 8) twice: no timeline; refused
+    /// ```
+    @Test("other snapping rules: within skips content (reported), covering would repeat it (refused)")
+    func snappingRules() throws {
+        let composition = try Self.composition()
+        let files = ["c.m3u8": Self.media(["4", "4", "4"])]
+        func stitch(_ rule: HLSCutSnapping) throws(HLSCompositionStitchError) -> HLSStitchedComposition {
+            var all = ["ad.m3u8": Self.media(["2", "2"])]
+            all.merge(files) { $1 }
+            let loader = HLSPlaylistLoader.inMemory(Dictionary(uniqueKeysWithValues: all.map { (Self.base + $0, $1) }))
+            return try HLSCompositionStitcher(outputURL: Self.base + "out/stitched.m3u8", snapping: rule, loader: loader).stitch(composition)
+        }
+        let within = try stitch(.within)
+        #expect(within.composition.segments.map(\.sourceRange) == [range(s(0), s(4)), range(s(0), s(4)), range(s(8), s(12))])
+        #expect(within.composition.breaks[0].position == s(4) && within.composition.breaks[0].resumeContentTime == s(8))
+        #expect(within.composition.compositionTime(forContentTime: s(6)) == s(8))  // skipped content maps to where it resumes
+        #expect(within.composition.duration == s(12))
+        do {
+            _ = try stitch(.covering)
+            Issue.record("covering stitched content twice")
+        } catch {
+            guard case .snapping = error else { Issue.record("\(error)"); return }
+        }
+    }
+
     @Test("an ID that cannot go in a quoted string is refused before anything is written")
     func unwritableID() throws {
         let composition = try Composition(schedule: Schedule(
