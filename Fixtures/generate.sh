@@ -98,3 +98,6 @@ AAC=(-c:a aac -flags:a +bitexact)
     "${OUT[@]}" mpeg4-part2.mp4
 
 ls -l ./*.mp4
+
+# The HLS fixtures (Fixtures/hls/), made from the clips above.
+./generate-hls.sh

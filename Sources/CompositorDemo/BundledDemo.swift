@@ -43,6 +43,7 @@ enum BundledDemo {
             .map { "\($0.breakID)@\($0.position)\($0.played ? " (played)" : "")" }
         Output.out("   markers: " + markers.joined(separator: ", "))
         try renderFixtures(fixtures)
+        try stitchHLSFixtures(fixtures)
         Output.out("\nTry: swift run CompositorDemo map \(path) --content-time 23 --json")
     }
 
@@ -62,6 +63,24 @@ enum BundledDemo {
         let rendered = try RenderCommand.render(loaded.composition, to: output, cut: .sampleAccurate, scheduleFile: schedule)
         Output.out("\n" + RenderCommand.summary(rendered, output: output, cut: .sampleAccurate))
         Output.out("   play it: ffplay \(output)   (or any player that honours MP4 edit lists: mpv, QuickTime, AVFoundation)")
+    }
+
+    /// Stitches `Fixtures/demo-hls.json` (MPEG-TS playlists) into `demo-output/hls/`.
+    static func stitchHLSFixtures(_ fixtures: String) throws(DemoError) {
+        let schedule = fixtures + "/demo-hls.json"
+        Output.out("""
+
+            5. Stitching \(schedule): HLS playlists joined into one playlist (segments referenced, not copied).
+               A playlist holds whole segments, so every cut moves to the nearest segment boundary;
+               the timeline below is the one that really plays:
+
+            """)
+        let loaded = try LoadedSchedule(path: schedule)
+        let folder = "demo-output/hls"
+        let stitched = try HLSCommand.stitch(loaded.composition, into: folder, scheduleFile: schedule)
+        Output.out(TimelineReport.text(stitched.composition, title: "demo-hls.json as stitched"))
+        Output.out("\n" + HLSCommand.summary(stitched, folder: folder))
+        Output.out("   (any HLS player: ffplay, mpv, Safari, AVPlayer; the queue plan keeps the exact cuts for AVQueuePlayer)")
     }
 
     private static func pad(_ t: MediaTime) -> String {

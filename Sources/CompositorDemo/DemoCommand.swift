@@ -7,6 +7,8 @@ enum DemoCommand {
                CompositorDemo timeline SCHEDULE.json [--json]
                CompositorDemo map SCHEDULE.json (--content-time T [--before-breaks] | --composition-time T) [--json]
                CompositorDemo render SCHEDULE.json --output OUT.mp4 [--cut sample|keyframe]
+               CompositorDemo hls SCHEDULE.json --output DIR      DIR/stitched.m3u8, queue-plan.json, timeline.json
+                              (DIR must be new, empty, or hold a previous stitch, which is replaced)
                CompositorDemo simulate SCHEDULE.json --actions "play 30; seek content 50; play 20"
                               [--snapback none|lastUnplayed|firstUnplayed|allUnplayed] [--json]
                CompositorDemo help
@@ -26,6 +28,7 @@ enum DemoCommand {
             case "map": try MapCommand.run(&rest)
             case "simulate": try SimulateCommand.run(&rest)
             case "render": try RenderCommand.run(&rest)
+            case "hls": try HLSCommand.run(&rest)
             case "help", "-h", "--help": Output.out(usage)
             default: throw DemoError.usage("unknown command '\(name)'")
             }
