@@ -51,7 +51,7 @@ enum TimelineReport {
     static func text(_ composition: Composition, title: String) -> String {
         var lines: [String] = []
         lines.append("\(title): content \(composition.contentDuration) s, composition \(composition.duration) s, "
-            + "\(composition.segments.count) segments, \(composition.breaks.count) breaks")
+            + counted(composition.segments.count, "segment") + ", " + counted(composition.breaks.count, "break"))
         lines.append("")
         let header = ["#", "kind", "id", "break", "composition", "content", "source"]
         var rows: [[String]] = []
@@ -97,6 +97,9 @@ enum TimelineReport {
         return [line(header)] + rows.map(line)
     }
 }
+
+/// `"1 break"`, `"4 breaks"`.
+func counted(_ count: Int, _ noun: String) -> String { "\(count) \(noun)\(count == 1 ? "" : "s")" }
 
 extension String {
     func trimmingTrailingSpaces() -> String {

@@ -13,36 +13,16 @@ struct MovieHeaderBox: MP4ParsableBox, MP4WritableBox, Equatable {
     }
 
     init(parsing reader: inout ByteReader) throws(MP4ParseFailure) {
-        let start = reader.offset
-        let full = try FullBoxHeader.read(from: &reader)
-        try full.require(versions: 0...1, of: Self.type, at: start)
-        if full.version == 1 {
-            try reader.skip(16)
-            timescale = try reader.readUInt32()
-            duration = try reader.readUInt64()
-        } else {
-            try reader.skip(8)
-            timescale = try reader.readUInt32()
-            duration = UInt64(try reader.readUInt32())
-        }
-        guard timescale > 0 else { throw .malformed("movie timescale is 0", at: start) }
+        let times = try HeaderTimes.read(Self.type, what: "movie", from: &reader)
+        timescale = times.timescale
+        duration = times.duration
         // rate, volume, reserved, matrix, pre_defined
         try reader.skip(4 + 2 + 10 + 36 + 24)
         nextTrackID = try reader.readUInt32()
     }
 
     func writePayload(to writer: inout ByteWriter) {
-        let wide = duration > UInt64(UInt32.max)
-        writer.writeVersion(wide ? 1 : 0)
-        if wide {
-            writer.write(zeros: 16)
-            writer.write(timescale)
-            writer.write(duration)
-        } else {
-            writer.write(zeros: 8)
-            writer.write(timescale)
-            writer.write(UInt32(duration))
-        }
+        HeaderTimes(timescale: timescale, duration: duration).write(to: &writer)
         writer.write(UInt32(0x0001_0000))  // rate 1.0
         writer.write(UInt16(0x0100))       // volume 1.0
         writer.write(zeros: 10)
