@@ -11,8 +11,9 @@
 # allocations (-malloc_limit_mb) are written to .build-fuzz/artifacts/<target>/ and make the run
 # exit non-zero. Every one found becomes a regression test in Tests/CompositorTests/Robustness.
 #
-# Environment: FUZZ_FLAGS adds libFuzzer flags (e.g. FUZZ_FLAGS=-max_total_time=600),
-# SWIFTC picks the compiler.
+# Environment: FUZZ_FLAGS adds libFuzzer flags (e.g. FUZZ_FLAGS=-max_total_time=600, or
+# FUZZ_FLAGS="-fork=1 -ignore_crashes=1" to collect several crashes in one run), FUZZ_OUT moves
+# .build-fuzz, SWIFTC picks the compiler.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
@@ -22,7 +23,9 @@ shift $(( $# > 2 ? 2 : $# )) || true
 replay=("$@")
 
 SWIFTC=${SWIFTC:-swiftc}
-out=.build-fuzz
+out=${FUZZ_OUT:-.build-fuzz}
+# Swift's own crash handler would catch the signal first and hide the report; libFuzzer's is enough.
+export SWIFT_BACKTRACE=enable=no
 mkdir -p "$out"
 
 # target name -> (source file, max input length)
