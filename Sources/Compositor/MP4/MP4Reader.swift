@@ -99,6 +99,16 @@ public enum MP4Reader {
                 throw .unsupported(file: path, boxPath: elst.path, offset: elst.header.offset,
                                    reason: "edit with media rate \(entry.rateInteger).\(entry.rateFraction) (only 1.0 is supported)")
             }
+            // The presentation is the edits' total: it must be a time (Int64 ticks).
+            var total: UInt64 = 0
+            for entry in editList {
+                let (sum, overflow) = total.addingReportingOverflow(entry.segmentDuration)
+                guard !overflow, sum <= UInt64(Int64.max) else {
+                    throw .malformed(file: path, boxPath: elst.path, offset: elst.header.offset,
+                                     reason: "edit durations add up past \(Int64.max) ticks")
+                }
+                total = sum
+            }
         }
         let mdia = try trak.requiredChild("mdia", file: path)
         let mdhd = try mdia.requiredChild("mdhd", file: path).parse(MediaHeaderBox.self, file: path)

@@ -71,9 +71,13 @@ extension LayoutContext {
                     }
                 }
                 if let last = samples.last { description = last.description }
-            } else {
-                let borrowed = borrowedAudioDescription(for: index)!
+            } else if let own = piece.audio {
+                // The source has audio, but none inside the range: silence in its own description.
+                description = audioDescriptions.outputIndex(source: piece.source, description: Int(own.samples.descriptionIndices[0]))
+            } else if let borrowed = borrowedAudioDescription(for: index) {
                 description = borrowed.description
+            } else {
+                throw .invalidPiece(index: index, file: piece.path, reason: "no piece has audio to make silence with")
             }
             // Silence for what the source could not cover.
             let silence = try self.silence(for: description, file: piece.path)
