@@ -44,15 +44,18 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         }
         _ = samples.decodeEnd
     }
+    // Stitch plans: the whole movie, and the whole movie followed by its second half (so piece
+    // boundaries add up), in both cut modes. Typed errors are fine; traps are not.
     let natural = movie.naturalDuration
     guard natural > .zero else { return 0 }
-    var ranges = [MediaTimeRange(start: .zero, end: natural)]
+    let whole = MP4StitchPiece(path: path, range: MediaTimeRange(start: .zero, end: natural))
+    var plans = [[whole]]
     let middle = MediaTime(value: natural.value / 2, timescale: natural.timescale)
-    if middle > .zero { ranges.append(MediaTimeRange(start: middle, end: natural)) }
-    for range in ranges {
+    if middle > .zero { plans.append([whole, MP4StitchPiece(path: path, range: MediaTimeRange(start: middle, end: natural))]) }
+    for pieces in plans {
         for mode in MP4CutMode.allCases {
             do {
-                let plan = try MP4Stitcher(pieces: [MP4StitchPiece(path: path, range: range)], cutMode: mode).plan()
+                let plan = try MP4Stitcher(pieces: pieces, cutMode: mode).plan()
                 _ = plan.outputSize
             } catch {
                 _ = error.description

@@ -15,6 +15,39 @@ struct FuzzRegressionTests {
         let outcome = try Robust.withFile(bytes) { Robust.exerciseMP4($0) }
         #expect(outcome.readError == nil)
         #expect(outcome.planOutcomes.count == 4)
-        #expect(outcome.planOutcomes.contains { $0.hasPrefix("keyframeAligned: planned") }, "\(outcome.planOutcomes)")
+        #expect(outcome.planOutcomes.allSatisfy { $0.contains(": planned ") }, "\(outcome.planOutcomes)")
+    }
+
+    /// Video at 1 397 575 746 ticks per second and an edit list in milliseconds: after snapping,
+    /// the piece's range is [2048/1397575746 s, 0.6 s), whose two timescales have no common
+    /// multiple in 32 bits. Taking the range's duration trapped; it is a typed overflow now.
+    @Test("a range whose ends have no common timescale is a time overflow, not a trap")
+    func rangeDurationOverflow() throws {
+        let bytes = try Robust.regression("mp4", "range-duration-overflow-60e62644")
+        try Robust.withFile(bytes) { path in
+            let outcome = Robust.exerciseMP4(path)
+            #expect(outcome.readError == nil)
+            #expect(outcome.planOutcomes.count == 4)
+            for plan in outcome.planOutcomes {
+                #expect(plan.contains("\(path): time overflow: no common timescale for "), "\(plan)")
+            }
+        }
+    }
+
+    /// A 5 KB file whose audio edit claims 4 194 239 s (48 days) over 0.6 s of samples: filling
+    /// the rest with silence wanted 32 million frame records in memory (out of memory under the
+    /// fuzzer's limit). A fill is now bounded, and the piece refused, before anything is allocated.
+    @Test("silence for a duration the file only claims is bounded, and the piece refused")
+    func silenceForClaimedDuration() throws {
+        let bytes = try Robust.regression("mp4", "silence-for-claimed-duration-d271a7a6")
+        try Robust.withFile(bytes) { path in
+            let outcome = Robust.exerciseMP4(path)
+            #expect(outcome.readError == nil)
+            #expect(outcome.planOutcomes.count == 4)
+            for plan in outcome.planOutcomes {
+                #expect(plan.contains("piece 0 (\(path)): its audio is missing for "), "\(plan)")
+                #expect(plan.hasSuffix("more than the \(LayoutContext.maximumSilentFrames) the stitcher makes"), "\(plan)")
+            }
+        }
     }
 }

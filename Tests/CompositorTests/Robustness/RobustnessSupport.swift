@@ -130,7 +130,7 @@ enum Robust {
     }
 
     /// Reads `path` as the fuzz target does: read, probe, and plan stitches of its whole natural
-    /// duration and of its second half in both cut modes. Returns the reader's error, if any;
+    /// duration, and of that followed by its second half, in both cut modes. Returns the reader's error, if any;
     /// planning may throw typed errors, which are returned as descriptions.
     @discardableResult
     static func exerciseMP4(_ path: String) -> (readError: MP4Error?, planOutcomes: [String]) {
@@ -144,14 +144,17 @@ enum Robust {
         let natural = movie.naturalDuration
         guard natural > .zero else { return (nil, []) }
         var outcomes: [String] = []
+        let whole = MP4StitchPiece(path: path, range: MediaTimeRange(start: .zero, end: natural))
+        var plans = [[whole]]
         let middle = MediaTime(value: natural.value / 2, timescale: natural.timescale)
-        for range in [MediaTimeRange(start: .zero, end: natural), MediaTimeRange(start: middle, end: natural)] where !range.isEmpty {
+        if middle > .zero { plans.append([whole, MP4StitchPiece(path: path, range: MediaTimeRange(start: middle, end: natural))]) }
+        for pieces in plans {
             for mode in MP4CutMode.allCases {
                 do {
-                    let plan = try MP4Stitcher(pieces: [MP4StitchPiece(path: path, range: range)], cutMode: mode).plan()
-                    outcomes.append("\(mode): planned \(plan.outputSize) bytes")
+                    let plan = try MP4Stitcher(pieces: pieces, cutMode: mode).plan()
+                    outcomes.append("\(mode) \(pieces.count): planned \(plan.outputSize) bytes")
                 } catch {
-                    outcomes.append("\(mode): \(error)")
+                    outcomes.append("\(mode) \(pieces.count): \(error)")
                 }
             }
         }

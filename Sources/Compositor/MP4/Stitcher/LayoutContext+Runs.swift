@@ -10,11 +10,12 @@ extension LayoutContext {
         let leadingGap: MediaTime
     }
 
-    func window(of piece: ResolvedPiece, in timeline: SourceTrackTimeline) -> TrackWindow? {
+    func window(of piece: ResolvedPiece, in timeline: SourceTrackTimeline) throws(MP4Error) -> TrackWindow? {
         let start = MediaTime.max(piece.range.start, timeline.presentationStart)
         let end = MediaTime.min(piece.range.end, timeline.presentationEnd)
         guard start < end else { return nil }
-        return TrackWindow(start: start, end: end, leadingGap: start - piece.range.start)
+        let gap = try exact(piece.path) { () throws(MediaTimeError) in try start.subtracting(piece.range.start) }
+        return TrackWindow(start: start, end: end, leadingGap: gap)
     }
 
     /// Video: every sample from the last keyframe presenting at or before the window start (in
@@ -83,7 +84,7 @@ extension LayoutContext {
         }), let lastOverlap = (0..<samples.count).last(where: { samples.compositionTime($0) < endCeiling }),
               firstOverlap <= lastOverlap else {
             let description = audioDescriptions.outputIndex(source: piece.source, description: Int(samples.descriptionIndices[0]))
-            return try silenceRun(description: description, file: piece.path, windowLength: windowLength, timescale: timescale)
+            return try silenceRun(description: description, piece: piece.index, windowLength: windowLength, timescale: timescale)
         }
         let firstDescription = audioDescriptions.descriptions[
             audioDescriptions.outputIndex(source: piece.source, description: Int(samples.descriptionIndices[firstOverlap]))]
@@ -110,8 +111,10 @@ extension LayoutContext {
         var result = TrackRun(samples: run, decodeEnd: decodeEnd, windowStart: windowStart, windowLength: windowLength)
         if result.windowEnd > result.decodeEnd {
             let silence = try silence(for: run[run.count - 1].description, file: piece.path)
+            let gap = result.windowEnd - result.decodeEnd
+            let count = try exact(piece.path) { () throws(MediaTimeError) in try silence.framesToCover(gap, timescale: timescale) }
+            try checkSilence(count, piece: piece.index, timescale: timescale, gap: gap)
             try exact(piece.path) { () throws(MediaTimeError) in
-                let count = try silence.framesToCover(result.windowEnd - result.decodeEnd, timescale: timescale)
                 result.samples += try silence.frames(count: count, from: result.decodeEnd, timescale: timescale)
                 result.decodeEnd += try silence.offset(ofFrame: count, timescale: timescale)
             }
@@ -120,13 +123,15 @@ extension LayoutContext {
     }
 
     /// Silence for the whole window, in the given description.
-    mutating func silenceRun(description: Int, file: String, windowLength: Int64, timescale: Int32) throws(MP4Error) -> TrackRun {
+    mutating func silenceRun(description: Int, piece: Int, windowLength: Int64, timescale: Int32) throws(MP4Error) -> TrackRun {
+        let file = pieces[piece].path
         let silence = try silence(for: description, file: file)
+        let count = try exact(file) { () throws(MediaTimeError) in try silence.framesToCover(windowLength, timescale: timescale) }
+        try checkSilence(count, piece: piece, timescale: timescale, gap: windowLength)
         return try exact(file) { () throws(MediaTimeError) in
-            let count = try silence.framesToCover(windowLength, timescale: timescale)
-            return TrackRun(samples: try silence.frames(count: count, from: 0, timescale: timescale),
-                            decodeEnd: try silence.offset(ofFrame: count, timescale: timescale),
-                            windowStart: 0, windowLength: windowLength)
+            TrackRun(samples: try silence.frames(count: count, from: 0, timescale: timescale),
+                     decodeEnd: try silence.offset(ofFrame: count, timescale: timescale),
+                     windowStart: 0, windowLength: windowLength)
         }
     }
 }

@@ -75,7 +75,7 @@ extension LayoutContext {
         for (index, piece) in pieces.enumerated() {
             let pieceMovie = movieBoundaries[index + 1] - movieBoundaries[index]
             let timeline = kind == .video ? piece.video : piece.audio
-            guard let timeline, let window = window(of: piece, in: timeline) else {
+            guard let timeline, let window = try window(of: piece, in: timeline) else {
                 holes.append(pieceMovie)
                 windows.append(nil)
                 continue
@@ -115,7 +115,7 @@ extension LayoutContext {
                                      rounding: .toNearestOrAwayFromZero)
             }
             edits[0].mediaTime = 0
-            slots.append(RunSlot(piece: 0, edit: 0, run: try silenceRun(description: description, file: pieces[firstWithAudio].path,
+            slots.append(RunSlot(piece: 0, edit: 0, run: try silenceRun(description: description, piece: firstWithAudio,
                                                                         windowLength: length, timescale: timescale)))
         }
         for (index, piece) in pieces.enumerated() {
