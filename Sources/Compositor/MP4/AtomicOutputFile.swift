@@ -132,9 +132,11 @@ final class AtomicOutputFile {
 
     /// A new `PREFIX` + 6 random characters file, locked: the lock is what tells a stale temporary
     /// file (its writer died) from a live one. A cleaner may delete the file between `mkstemp` and
-    /// `flock`; the name is then checked to still be this file, and another is made if not.
+    /// `flock`; the name is then checked to still be this file, and another is made if not. On a
+    /// file system without locks the file stays unlocked, and cleaners, unable to lock it either,
+    /// leave it alone.
     private static func createNamedTemporaryFile(prefix: String, destination: String) throws(MP4Error) -> (Int32, String) {
-        while true {
+        for _ in 0..<100 {
             var template = Array((prefix + "XXXXXX").utf8CString)
             let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
             guard fd >= 0 else {
@@ -142,23 +144,24 @@ final class AtomicOutputFile {
                           reason: systemErrorMessage(errno))
             }
             let name = template.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
+            while flock(fd, LOCK_EX) != 0, errno == EINTR {}
             var opened = stat(), named = stat()
-            if flock(fd, LOCK_EX) == 0, fstat(fd, &opened) == 0, stat(name, &named) == 0,
-               opened.st_dev == named.st_dev, opened.st_ino == named.st_ino {
+            if fstat(fd, &opened) == 0, stat(name, &named) == 0, opened.st_dev == named.st_dev, opened.st_ino == named.st_ino {
                 return (fd, name)
             }
             close(fd)
         }
+        throw .io(file: destination, operation: "create a temporary file in \(parentFolder(of: destination))",
+                  reason: "each one made was removed at once by another process")
     }
 
     /// Links the unnamed temporary file into the folder under a locked `.NAME.partial-XXXXXX`
     /// name, ready to be renamed over the destination.
     private func giveTemporaryFileAName() throws(MP4Error) {
         let prefix = Self.temporaryPrefix(for: path)
-        // Locked before it has a name, so no cleaner can ever take it for a dead writer's.
-        guard flock(descriptor, LOCK_EX) == 0 else {
-            throw .io(file: path, operation: "lock the temporary file", reason: systemErrorMessage(errno))
-        }
+        // Locked before it has a name, so no cleaner can ever take it for a dead writer's (where
+        // the file system has no locks, cleaners cannot lock it either).
+        while flock(descriptor, LOCK_EX) != 0, errno == EINTR {}
         var attempts = 0
         while true {
             var suffix = ""

@@ -86,6 +86,20 @@ struct MP4LimitsTests {
         }
     }
 
+    /// Decode times are the running sum of stts deltas (32-bit each) over at most
+    /// `sampleCountLimit` samples: below 2^58, so the sum cannot leave 64 bits. (The reader checks
+    /// each addition anyway.)
+    @Test("stts count times delta cannot overflow within the sample limit")
+    func decodeTimeBound() throws {
+        let (largest, overflow) = Int64(MP4Reader.sampleCountLimit).multipliedReportingOverflow(by: Int64(UInt32.max))
+        #expect(!overflow && largest < Int64.max / 16)
+        // One stts entry of the most samples a constant-size table allows, each as long as a delta can be.
+        var movie = TinyMP4(sampleCount: 1000, sampleSize: 1)
+        movie.stblPayloads["stts"] = TinyMP4.payload { TimeToSampleBox(entries: [.init(count: 1000, delta: .max)]).writePayload(to: &$0) }
+        let read = try Robust.withFile(movie.bytes()) { try MP4Reader.read(path: $0) }
+        #expect(read.tracks[0].samples.decodeEnd == 1000 * Int64(UInt32.max))
+    }
+
     @Test("a moov bigger than the limit is unsupported, and not loaded")
     func moovSizeLimit() throws {
         let size = MP4Reader.moovSizeLimit + 1
