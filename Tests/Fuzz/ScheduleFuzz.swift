@@ -1,5 +1,5 @@
 // libFuzzer target: the schedule reader (JSON parser + ScheduleDocument), and the timeline a
-// schedule it accepted compiles into.
+// schedule it accepted compiles into, and a playback session over it.
 //
 // Built by `Tests/Fuzz/run.sh schedule` against the instrumented library. Whatever the bytes,
 // decoding must return a schedule or throw a `ScheduleDocumentError`; a schedule that decoded must
@@ -42,5 +42,17 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         _ = composition.locate(time)
     }
     for segment in composition.segments { _ = composition.locate(segment.compositionRange.start) }
+
+    // A playback session over the schedule, as the demo's `simulate` runs one: play through the
+    // breaks, seek, skip, play to the end. Boundaries are visited one by one, so the script is
+    // only run on schedules of a modest size.
+    guard composition.segments.count <= 64,
+          var session = try? PlaybackSession(schedule: schedule, naturalDurations: durations) else { return 0 }
+    var player = SingleItemPlayer(composition: session.composition)
+    let actions: [PlaybackSimulation.Action] = [
+        .play(MediaTime(seconds: 1)), .seekContent(probes[3]), .skipAd, .play(MediaTime(seconds: 5)), .skipBreak,
+        .seekComposition(probes[1]), .play(MediaTime(value: Int64.max / 4, timescale: 1)),
+    ]
+    _ = PlaybackSimulation.run(actions, session: &session, player: &player, naturalDuration: { durations[$0] })
     return 0
 }

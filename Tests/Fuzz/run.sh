@@ -9,7 +9,8 @@
 # in .build-fuzz/ (git-ignored); each target, Tests/Fuzz/<Target>Fuzz.swift, links against it. It starts from the committed seeds (Tests/Fuzz/seeds/<target>) and
 # keeps what it learns in .build-fuzz/corpus/<target>; crashes, hangs (-timeout) and oversized
 # allocations (-malloc_limit_mb) are written to .build-fuzz/artifacts/<target>/ and make the run
-# exit non-zero. Every one found becomes a regression test in Tests/CompositorTests/Robustness.
+# exit non-zero. Every one found is kept in Tests/Fuzz/regressions/<target>/ (also read as seeds)
+# and fed back by a test in Tests/CompositorTests/Robustness/FuzzRegressionTests.swift.
 #
 # Environment: FUZZ_FLAGS adds libFuzzer flags (e.g. FUZZ_FLAGS=-max_total_time=600, or
 # FUZZ_FLAGS="-fork=1 -ignore_crashes=1" to collect several crashes in one run), FUZZ_OUT moves
@@ -96,7 +97,7 @@ run() {
   echo "fuzz: $name, $runs executions" >&2
   local started=$SECONDS
   # shellcheck disable=SC2086
-  "$binary" "${flags[@]}" -runs="$runs" ${FUZZ_FLAGS:-} "$corpus" "Tests/Fuzz/seeds/$name"
+  "$binary" "${flags[@]}" -runs="$runs" ${FUZZ_FLAGS:-} "$corpus" "Tests/Fuzz/seeds/$name" "Tests/Fuzz/regressions/$name"
   echo "fuzz: $name finished $runs executions in $((SECONDS - started)) s" >&2
 }
 
