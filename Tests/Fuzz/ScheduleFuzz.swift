@@ -16,7 +16,8 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         return 0
     }
     // Natural durations as a probe would report them: ordinary ones, a fractional NTSC one, and
-    // one near the top of the range, so lying times meet big durations too.
+    // one near the top of the range, so lying times meet big durations too (the regression tests
+    // use the same choice: Robust.fuzzNaturalDurations).
     let choices = [
         MediaTime(seconds: 30), MediaTime(value: 1001, timescale: 30000), MediaTime(value: Int64.max / 2, timescale: 1),
     ]

@@ -50,4 +50,21 @@ struct FuzzRegressionTests {
             }
         }
     }
+
+    /// Schedules whose clip or ad ranges have ends in timescales with no common multiple in 32
+    /// bits (a start of 31.1 s against a natural duration of 2^62 s, an end of 1001/30000 s
+    /// against a start of 0.000002 s after clamping): taking the range's duration trapped. The
+    /// composition reports a typed overflow naming the item instead.
+    @Test("ranges whose ends have no common timescale are a typed overflow naming the item", arguments: [
+        ("clip-duration-no-common-timescale-b4ee152d.json", "ext))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))ra"),
+        ("segment-duration-no-common-timescale-c5a66fdb.json", "break-2-ad-1"),
+        ("segment-duration-no-common-timescale-c8b0ddb0.json", "break-2-ad-1"),
+    ])
+    func scheduleRangeWithoutCommonTimescale(name: String, item: String) throws {
+        let schedule = try ScheduleDocument.decode(try Robust.regression("schedule", name), baseDirectory: "/media")
+        #expect { try Composition(schedule: schedule, naturalDurations: Robust.fuzzNaturalDurations(schedule)) } throws: { error in
+            guard case .timeOverflow(item: let named, _) = error as? ScheduleError else { return false }
+            return named == item
+        }
+    }
 }

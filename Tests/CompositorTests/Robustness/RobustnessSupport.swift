@@ -161,6 +161,17 @@ enum Robust {
         return (nil, outcomes)
     }
 
+    /// The natural durations the schedule fuzz target gives sources: 30 s, 1001/30000 s or
+    /// 2^62 s, chosen by the URL's length, so lying times meet big and fractional durations.
+    static func fuzzNaturalDurations(_ schedule: Schedule) -> [MediaSource: MediaTime] {
+        let choices = [MediaTime(seconds: 30), MediaTime(value: 1001, timescale: 30000), MediaTime(value: Int64.max / 2, timescale: 1)]
+        var durations: [MediaSource: MediaTime] = [:]
+        for source in schedule.content.map(\.source) + schedule.breaks.flatMap({ $0.ads.map(\.source) }) {
+            durations[source] = choices[source.url.utf8.count % choices.count]
+        }
+        return durations
+    }
+
     /// Runs `body` on its own thread and waits at most `seconds`. On time, returns its result; a
     /// body still running then is a hang: the test fails, `unblock` is called to set the thread
     /// free, and `nil` is returned.
