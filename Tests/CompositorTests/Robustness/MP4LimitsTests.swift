@@ -100,6 +100,30 @@ struct MP4LimitsTests {
         #expect(read.tracks[0].samples.decodeEnd == 1000 * Int64(UInt32.max))
     }
 
+    /// Two tracks of 30 million one-byte samples: each within the limit, together past it. The
+    /// counts are added up before either table is expanded (60 million samples is some 2 GB).
+    @Test("the sample limit holds for all tracks together, checked before expanding any")
+    func sampleCountLimitAcrossTracks() throws {
+        let perTrack = UInt32(MP4Reader.sampleCountLimit * 3 / 5)
+        var movie = TinyMP4(trackCount: 2)
+        movie.stblPayloads["stsz"] = TinyMP4.payload { w in w.writeVersion(0); w.write(UInt32(1)); w.write(perTrack) }
+        movie.stblPayloads["stts"] = TinyMP4.payload { TimeToSampleBox(entries: [.init(count: perTrack, delta: 1)]).writePayload(to: &$0) }
+        movie.stblPayloads["stsc"] = TinyMP4.payload {
+            SampleToChunkBox(entries: [.init(firstChunk: 1, samplesPerChunk: perTrack, sampleDescriptionIndex: 1)]).writePayload(to: &$0)
+        }
+        let folder = try MP4Fixtures.makeScratchFolder("count-limit-tracks")
+        defer { MP4Fixtures.remove(folder) }
+        let path = folder + "/many-tracks.mp4"
+        try Robust.writeSparse(movie.bytes(), size: Int64(perTrack) + 1_000_000, to: path)
+        let bytes = movie.bytes()
+        let secondSizes = try #require(Self.find("stsz", in: Array(bytes[(Self.find("stsz", in: bytes)! + 8)...]))) + Self.find("stsz", in: bytes)! + 8
+        #expect(throws: MP4Error.unsupported(
+            file: path, boxPath: "moov/trak[1]/mdia/minf/stbl/stsz", offset: UInt64(secondSizes),
+            reason: "\(perTrack) samples (and \(perTrack) in the tracks before), more than the \(MP4Reader.sampleCountLimit) this reader expands")) {
+            try MP4Reader.read(path: path)
+        }
+    }
+
     @Test("a moov bigger than the limit is unsupported, and not loaded")
     func moovSizeLimit() throws {
         let size = MP4Reader.moovSizeLimit + 1

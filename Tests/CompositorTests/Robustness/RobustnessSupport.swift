@@ -27,6 +27,8 @@ struct TinyMP4 {
     var extraMoovBoxes: [[UInt8]] = []
     /// Extra bytes after `mdat` (or a longer file than the samples need).
     var trailingBytes = 0
+    /// How many copies of the track `moov` holds.
+    var trackCount = 1
 
     static func box(_ type: FourCC, _ payload: [UInt8]) -> [UInt8] {
         var writer = ByteWriter()
@@ -101,7 +103,7 @@ struct TinyMP4 {
         trak += mdia
         return Self.box("moov",
             Self.box("mvhd", Self.payload { MovieHeaderBox(timescale: 1000, duration: duration * 1000 / UInt64(timescale), nextTrackID: 2).writePayload(to: &$0) })
-            + Self.box("trak", trak)
+            + Array(repeating: Self.box("trak", trak), count: trackCount).joined()
             + extraMoovBoxes.joined())
     }
 }
