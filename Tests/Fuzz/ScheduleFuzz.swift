@@ -50,6 +50,7 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     guard composition.segments.count <= 64,
           var session = try? PlaybackSession(schedule: schedule, naturalDurations: durations) else { return 0 }
     var player = SingleItemPlayer(composition: session.composition)
+    // (The same script as Robust.fuzzPlaybackActions in the regression tests.)
     let actions: [PlaybackSimulation.Action] = [
         .play(MediaTime(seconds: 1)), .seekContent(probes[3]), .skipAd, .play(MediaTime(seconds: 5)), .skipBreak,
         .seekComposition(probes[1]), .play(MediaTime(value: Int64.max / 4, timescale: 1)),

@@ -67,4 +67,34 @@ struct FuzzRegressionTests {
             return named == item
         }
     }
+
+    /// ```
+    /// composition  |-- content 31 s.. --|-- ad a4: 2^62 s --|
+    ///                                   ^ quartile points: start + 2^62/4 s, ...
+    /// ```
+    /// An ad whose source claims 2^62 s (a lying MP4 can): its first quartile, start + duration/4
+    /// in quarter ticks, overflowed 64 bits and trapped while playing. It is taken to the nearest
+    /// tick of the ad's own timescale instead, and playback reaches the end.
+    @Test("quartiles of an enormous ad are computed, not trapped on")
+    func quartileOfHugeAd() throws {
+        let schedule = try ScheduleDocument.decode(try Robust.regression("schedule", "quartile-of-huge-ad-05fbd2de.json"), baseDirectory: "/media")
+        let log = try Robust.fuzzPlayback(schedule)
+        #expect(log.contains { if case .event(let event) = $0, case .adQuartile = event.kind { return true } else { return false } }, "\(log)")
+    }
+
+    /// `play 2305843009213693951` over a composition whose times are in 1/30000 s and the like: the
+    /// remaining duration minus a step has no common timescale in 32 bits. The action is refused,
+    /// typed, where it got to.
+    @Test("a play action whose arithmetic leaves 64 bits is refused, not trapped on", arguments: [
+        "play-step-overflow-3b0e9320.json", "play-remaining-overflow-005966fa.json",
+    ])
+    func playOverflow(name: String) throws {
+        let schedule = try ScheduleDocument.decode(try Robust.regression("schedule", name), baseDirectory: "/media")
+        let log = try Robust.fuzzPlayback(schedule)
+        let refusals = log.compactMap { entry -> PlaybackSessionError? in
+            if case .refused(action: 7, let error) = entry { return error } else { return nil }
+        }
+        #expect(refusals.count == 1, "\(log)")
+        guard case .schedule(.timeOverflow(item: "play", _))? = refusals.first else { Issue.record("\(refusals)"); return }
+    }
 }

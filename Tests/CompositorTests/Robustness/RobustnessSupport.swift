@@ -174,6 +174,27 @@ enum Robust {
         return durations
     }
 
+    /// The playback script the schedule fuzz target runs (Tests/Fuzz/ScheduleFuzz.swift), with
+    /// `probes` = [0, half the composition, its end, a third of the content].
+    static func fuzzPlaybackActions(_ composition: Composition) -> [PlaybackSimulation.Action] {
+        let content = composition.contentDuration, whole = composition.duration
+        return [
+            .play(MediaTime(seconds: 1)), .seekContent(MediaTime(value: content.value / 3, timescale: content.timescale)),
+            .skipAd, .play(MediaTime(seconds: 5)), .skipBreak,
+            .seekComposition(MediaTime(value: whole.value / 2, timescale: whole.timescale)),
+            .play(MediaTime(value: Int64.max / 4, timescale: 1)),
+        ]
+    }
+
+    /// Plays `schedule` with the fuzz target's natural durations and script; the log.
+    static func fuzzPlayback(_ schedule: Schedule) throws -> [PlaybackSimulation.Entry] {
+        let durations = fuzzNaturalDurations(schedule)
+        var session = try PlaybackSession(schedule: schedule, naturalDurations: durations)
+        var player = SingleItemPlayer(composition: session.composition)
+        return PlaybackSimulation.run(fuzzPlaybackActions(session.composition), session: &session, player: &player,
+                                      naturalDuration: { durations[$0] })
+    }
+
     /// Runs `body` on its own thread and waits at most `seconds`. On time, returns its result; a
     /// body still running then is a hang: the test fails, `unblock` is called to set the thread
     /// free, and `nil` is returned.
