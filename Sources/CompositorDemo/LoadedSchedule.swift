@@ -1,5 +1,10 @@
 import Compositor
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// A schedule file read, with its sources' natural durations where they can be known, compiled.
 struct LoadedSchedule {
@@ -13,11 +18,7 @@ struct LoadedSchedule {
 
     init(path: String) throws(DemoError) {
         self.path = path
-        guard let data = FileManager.default.contents(atPath: path) else {
-            var isDirectory: ObjCBool = false
-            let exists = FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory)
-            throw .failure("\(path): " + (exists ? (isDirectory.boolValue ? "is a folder" : "cannot be read") : "no such file"))
-        }
+        let data = try Self.readScheduleFile(path)
         let parent = (path as NSString).deletingLastPathComponent
         folder = parent.isEmpty ? "." : parent
         do {
@@ -38,6 +39,45 @@ struct LoadedSchedule {
             throw .failure(message)
         }
         for diagnostic in composition.diagnostics { Output.err("warning: \(path): \(diagnostic)") }
+    }
+
+    /// The file's bytes. Only a regular file is read (a FIFO or a device could block or never
+    /// end), and one larger than `ScheduleDocument.maximumBytes` is refused before reading.
+    static func readScheduleFile(_ path: String) throws(DemoError) -> [UInt8] {
+        func failure(_ reason: String) -> DemoError { .failure("\(path): \(reason)") }
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
+        guard fd >= 0 else {
+            let code = errno
+            throw failure(code == ENOENT ? "no such file" : String(cString: strerror(code)))
+        }
+        defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { throw failure(String(cString: strerror(errno))) }
+        switch info.st_mode & S_IFMT {
+        case S_IFREG: break
+        case S_IFDIR: throw failure("is a folder")
+        default: throw failure("not a regular file")
+        }
+        let limit = ScheduleDocument.maximumBytes
+        guard info.st_size <= limit else {
+            throw failure("the schedule is \(info.st_size) bytes, more than the limit of \(limit)")
+        }
+        // One byte more than allowed, to notice a file that grew past the limit while being read.
+        var bytes = [UInt8](repeating: 0, count: Int(info.st_size) + 1)
+        var filled = 0
+        while filled < bytes.count {
+            let n = bytes.withUnsafeMutableBytes { read(fd, $0.baseAddress! + filled, $0.count - filled) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw failure(String(cString: strerror(errno)))
+            }
+            if n == 0 { break }
+            filled += n
+            if filled == bytes.count, filled <= limit { bytes.append(contentsOf: repeatElement(0, count: min(64 << 10, limit + 1 - filled))) }
+        }
+        guard filled <= limit else { throw failure("the schedule grew past the limit of \(limit) bytes while being read") }
+        bytes.removeLast(bytes.count - filled)
+        return bytes
     }
 }
 

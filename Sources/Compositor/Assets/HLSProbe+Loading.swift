@@ -81,11 +81,13 @@ extension HLSPlaylistLoader {
         guard let path = localPath(fromURL: url) else {
             throw HLSLoadError(path: url, reason: "only file: URLs and paths can be read without a custom loader")
         }
-        let fd = open(path, O_RDONLY)
+        // O_NONBLOCK: opening a FIFO must not wait for a writer; only regular files are read.
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
         guard fd >= 0 else { throw HLSLoadError(path: path, reason: String(cString: strerror(errno))) }
         defer { close(fd) }
         var info = stat()
         guard fstat(fd, &info) == 0 else { throw HLSLoadError(path: path, reason: String(cString: strerror(errno))) }
+        guard (info.st_mode & S_IFMT) == S_IFREG else { throw HLSLoadError(path: path, reason: "not a regular file") }
         let size = Int(info.st_size)
         guard size <= limit else {
             throw HLSLoadError(path: path, reason: "\(size) bytes is more than the playlist limit of \(limit)")

@@ -257,7 +257,11 @@ struct MediaPlaylistParser {
         } catch let error as HLSParseError.Problem {
             throw error
         } catch {
-            throw .unsupportedFeature(tag: "EXTINF", reason: "duration needs more than 9 decimal places: \(error)")
+            if case MediaTimeError.tooPrecise = error {
+                throw .unsupportedFeature(tag: "EXTINF", reason: "duration needs more than 9 decimal places: \(error)")
+            }
+            // Too many digits for 64 bits: malformed, no real segment is that long.
+            throw .invalidTagValue(tag: "EXTINF", reason: "duration \(error)")
         }
         pendingDuration = duration
         extinfLine = line
@@ -284,6 +288,11 @@ struct MediaPlaylistParser {
             if let offset = pending.offset {
                 byteRange = HLSByteRange(length: pending.length, offset: offset)
             } else if let previous = segments.last, let previousRange = previous.byteRange, previous.resolvedURI == resolved {
+                // Continuing the previous range must still end inside 64 bits, as an explicit offset must.
+                guard previousRange.end.addingReportingOverflow(pending.length).overflow == false else {
+                    throw relocate(.invalidTagValue(tag: "EXT-X-BYTERANGE", reason: "the range would end past byte \(UInt64.max)"),
+                                   byteRangeLine ?? line)
+                }
                 byteRange = HLSByteRange(length: pending.length, offset: previousRange.end)
             } else {
                 throw relocate(.byteRangeWithoutPreviousRange, byteRangeLine ?? line)

@@ -53,6 +53,7 @@ private struct JSONParser {
         try enter()
         index += 1
         var object = JSONObject()
+        var keys = Set<String>()
         skipWhitespace()
         if consume(UInt8(ascii: "}")) { depth -= 1; return .object(object) }
         while true {
@@ -64,7 +65,8 @@ private struct JSONParser {
             guard consume(UInt8(ascii: ":")) else { throw error("expected ':' after key \"\(key)\"") }
             skipWhitespace()
             let value = try parseValue()
-            guard object.append(key, value) else { throw error("duplicate key \"\(key)\"", at: keyStart) }
+            guard keys.insert(key).inserted else { throw error("duplicate key \"\(key)\"", at: keyStart) }
+            object.appendNewKey(key, value)
             skipWhitespace()
             if consume(UInt8(ascii: "}")) { break }
             guard consume(UInt8(ascii: ",")) else { throw error("expected ',' or '}' in an object") }

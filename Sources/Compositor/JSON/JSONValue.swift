@@ -42,6 +42,12 @@ public struct JSONObject: Hashable, Sendable {
         return true
     }
 
+    /// Appends a member whose key the caller has checked is new (the parser keeps a set of the
+    /// keys seen, so an object of n keys is read in O(n), not O(n²)).
+    mutating func appendNewKey(_ key: String, _ value: JSONValue) {
+        members.append((key, value))
+    }
+
     public static func == (lhs: JSONObject, rhs: JSONObject) -> Bool {
         lhs.members.elementsEqual(rhs.members) { $0.key == $1.key && $0.value == $1.value }
     }

@@ -56,6 +56,11 @@ struct MP4Box: Sendable {
 
     var type: FourCC { header.type }
 
+    /// The deepest nesting of container boxes read (`moov` is depth 0). Real files stay under
+    /// ten (`moov/trak/mdia/minf/stbl`, `moov/udta/meta/ilst/...`); a box nested deeper is
+    /// malformed, so a file of nested headers cannot exhaust the stack.
+    static let maximumDepth = 32
+
     /// Boxes whose payload is nothing but boxes.
     static let containerTypes: Set<FourCC> = ["moov", "trak", "mdia", "minf", "stbl", "edts", "dinf", "udta", "mvex"]
 
@@ -72,8 +77,9 @@ struct MP4Box: Sendable {
         return box
     }
 
-    /// Reads the box at `reader`'s position (and, for containers, its children, recursively).
-    static func read(from reader: inout ByteReader, parentPath: String, siblingIndex: Int?, file: String) throws(MP4Error) -> MP4Box {
+    /// Reads the box at `reader`'s position (and, for containers, its children, recursively);
+    /// `depth` is how many containers enclose it.
+    static func read(from reader: inout ByteReader, parentPath: String, siblingIndex: Int?, file: String, depth: Int = 0) throws(MP4Error) -> MP4Box {
         let start = reader.offset
         let header: MP4BoxHeader
         do {
@@ -94,13 +100,17 @@ struct MP4Box: Sendable {
         }
         var children: [MP4Box] = []
         if containerTypes.contains(header.type) {
-            children = try readChildren(of: payload, path: path, file: file)
+            guard depth < maximumDepth else {
+                throw .malformed(file: file, boxPath: path, offset: header.offset,
+                                 reason: "boxes nested deeper than \(maximumDepth) levels")
+            }
+            children = try readChildren(of: payload, path: path, file: file, depth: depth + 1)
         }
         return MP4Box(header: header, path: path, payload: payload, children: children)
     }
 
     /// Reads consecutive boxes until `payload` is used up; `trak` boxes get an index in their path.
-    static func readChildren(of payload: ByteReader, path: String, file: String) throws(MP4Error) -> [MP4Box] {
+    static func readChildren(of payload: ByteReader, path: String, file: String, depth: Int) throws(MP4Error) -> [MP4Box] {
         var reader = payload
         var children: [MP4Box] = []
         var trackIndex = 0
@@ -113,7 +123,7 @@ struct MP4Box: Sendable {
             var peek = reader
             _ = try? peek.readUInt32()
             let isTrack = (try? peek.readFourCC()) == "trak"
-            let box = try read(from: &reader, parentPath: path, siblingIndex: isTrack ? trackIndex : nil, file: file)
+            let box = try read(from: &reader, parentPath: path, siblingIndex: isTrack ? trackIndex : nil, file: file, depth: depth)
             if isTrack { trackIndex += 1 }
             children.append(box)
         }

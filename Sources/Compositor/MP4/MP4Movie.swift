@@ -73,8 +73,9 @@ public struct MP4Track: Sendable {
     /// (less priming and padding when `iTunSMPB` says so).
     public var presentationDuration: MediaTime {
         if let editList {
-            let total = editList.reduce(UInt64(0)) { $0 &+ $1.segmentDuration }
-            return MediaTime(value: Int64(clamping: total), timescale: movieTimescale)
+            // The reader checked that the total fits Int64.
+            let total = editList.reduce(UInt64(0)) { $0 + $1.segmentDuration }
+            return MediaTime(value: Int64(total), timescale: movieTimescale)
         }
         if let gaplessInfo, kind == .audio {
             return MediaTime(value: gaplessInfo.sampleCount, timescale: timescale)

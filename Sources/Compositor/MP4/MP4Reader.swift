@@ -3,7 +3,8 @@
 public enum MP4Reader {
     /// The largest `moov` read into memory; a bigger one is reported as unsupported.
     static let moovSizeLimit: UInt64 = 512 << 20
-    /// The most samples one track may have: a guard against counts that would exhaust memory.
+    /// The most samples one movie may have, all tracks together: a guard against counts that
+    /// would exhaust memory (each expanded sample takes about 30 bytes).
     static let sampleCountLimit = 50_000_000
 
     /// Box types that may start an ISO base media file; anything else is "not an MP4".
@@ -81,6 +82,21 @@ public enum MP4Reader {
         }
         let movieTimescale = Int32(header.timescale)
         let gapless = ITunesGaplessInfo.find(in: moov)
+        // Every track's sample count, before any table is expanded: each track may be within
+        // the limit and all of them together far past it.
+        var declared = 0
+        for trak in moov.children("trak") {
+            guard let stbl = trak.child("mdia")?.child("minf")?.child("stbl"),
+                  let sizeBox = stbl.child("stsz") ?? stbl.child("stz2"),
+                  let count = declaredSampleCount(sizeBox, fileSize: file.size) else { continue }
+            declared += count
+            guard declared <= sampleCountLimit else {
+                let others = declared - Int(count)
+                throw .unsupported(file: path, boxPath: sizeBox.path, offset: sizeBox.header.offset,
+                                   reason: "\(count) samples\(others > 0 ? " (and \(others) in the tracks before)" : ""), "
+                                       + "more than the \(sampleCountLimit) this reader expands")
+            }
+        }
         var tracks: [MP4Track] = []
         for trak in moov.children("trak") {
             tracks.append(try track(from: trak, movieTimescale: movieTimescale, gapless: gapless, file: file))
@@ -88,6 +104,24 @@ public enum MP4Reader {
         return MP4Movie(path: path, fileSize: file.size, timescale: movieTimescale,
                         duration: MediaTime(value: Int64(clamping: header.duration), timescale: movieTimescale),
                         tracks: tracks, gaplessInfo: gapless)
+    }
+
+    /// The sample count a `stsz` or `stz2` box states, when its sizes are there (a table in the
+    /// box, or constant sizes that fit the file); `nil` otherwise, which reading the track then
+    /// reports as malformed.
+    static func declaredSampleCount(_ box: MP4Box, fileSize: UInt64) -> Int? {
+        var reader = box.payload
+        guard (try? reader.skip(4)) != nil, let field = try? reader.readUInt32(), let count = try? reader.readUInt32() else {
+            return nil
+        }
+        let tableBytes: UInt64
+        if box.type == "stsz" {
+            guard field == 0 else { return UInt64(field) * UInt64(count) <= fileSize ? Int(count) : nil }
+            tableBytes = UInt64(count) * 4
+        } else {
+            tableBytes = (UInt64(count) * UInt64(field & 0xFF) + 7) / 8  // the low byte is the field size in bits
+        }
+        return tableBytes <= UInt64(reader.remaining) ? Int(count) : nil
     }
 
     static func track(from trak: MP4Box, movieTimescale: Int32, gapless: ITunesGaplessInfo?, file: ReadableFile) throws(MP4Error) -> MP4Track {
@@ -98,6 +132,16 @@ public enum MP4Reader {
             for entry in editList where !(entry.rateInteger == 1 && entry.rateFraction == 0) && !entry.isEmpty {
                 throw .unsupported(file: path, boxPath: elst.path, offset: elst.header.offset,
                                    reason: "edit with media rate \(entry.rateInteger).\(entry.rateFraction) (only 1.0 is supported)")
+            }
+            // The presentation is the edits' total: it must be a time (Int64 ticks).
+            var total: UInt64 = 0
+            for entry in editList {
+                let (sum, overflow) = total.addingReportingOverflow(entry.segmentDuration)
+                guard !overflow, sum <= UInt64(Int64.max) else {
+                    throw .malformed(file: path, boxPath: elst.path, offset: elst.header.offset,
+                                     reason: "edit durations add up past \(Int64.max) ticks")
+                }
+                total = sum
             }
         }
         let mdia = try trak.requiredChild("mdia", file: path)

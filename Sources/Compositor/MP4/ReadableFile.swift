@@ -15,7 +15,9 @@ final class ReadableFile {
 
     init(path: String) throws(MP4Error) {
         self.path = path
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        // O_NONBLOCK: opening a FIFO (or a device) must not wait for a writer; anything but a
+        // regular file is refused below. On a regular file the flag changes nothing.
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
         guard fd >= 0 else {
             let code = errno
             if code == ENOENT { throw .fileNotFound(file: path) }

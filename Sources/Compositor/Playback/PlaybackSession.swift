@@ -81,7 +81,7 @@ public struct PlaybackSession: Sendable {
         let segment = composition.segments[index]
         if segment.isAd {
             for quartile in 1...3 {
-                let point = segment.compositionRange.start + PlaybackSession.quarter(quartile, of: segment.compositionRange.duration)
+                let point = PlaybackSession.quartilePoint(quartile, of: segment.compositionRange)
                 if point > time { return point }
             }
         }
@@ -109,7 +109,7 @@ public struct PlaybackSession: Sendable {
             } else if let index = before, let ad = composition.segments[index].adPosition {
                 let segment = composition.segments[index]
                 let quartile = (1...3).first {
-                    segment.compositionRange.start + PlaybackSession.quarter($0, of: segment.compositionRange.duration) == boundary
+                    PlaybackSession.quartilePoint($0, of: segment.compositionRange) == boundary
                 }
                 if let quartile { emit(.adQuartile(ad, quartile: quartile), into: &reaction) }
             }
@@ -208,6 +208,18 @@ public struct PlaybackSession: Sendable {
     func emit(_ kind: PlaybackEvent.Kind, into reaction: inout Reaction) {
         reaction.events.append(PlaybackEvent(
             kind: kind, compositionTime: position, contentTime: composition.contentTime(forCompositionTime: position)))
+    }
+
+    /// Where `quartile` / 4 of `range` is: exact when the timescales allow; otherwise, when the
+    /// range's start and the exact quarter have no common timescale in 32 bits (times from a
+    /// hostile schedule), the quarter to the nearest tick of the range's own common timescale,
+    /// which always exists for a range of a composition. Never past the range's end.
+    static func quartilePoint(_ quartile: Int, of range: MediaTimeRange) -> MediaTime {
+        let duration = (try? range.end.subtracting(range.start)) ?? .zero
+        if let exact = try? range.start.adding(quarter(quartile, of: duration)) { return exact }
+        guard let (start, end) = try? MediaTime.commonTimescale(range.start, range.end) else { return range.end }
+        let ticks = (try? MediaTime.divide(end.value - start.value, times: Int64(quartile), by: 4, rounding: .toNearestOrEven)) ?? 0
+        return MediaTime.min((try? start.adding(MediaTime(value: ticks, timescale: start.timescale))) ?? range.end, range.end)
     }
 
     /// `quartile / 4` of `duration`, exactly when the timescale allows, else to the nearest tick.

@@ -110,12 +110,19 @@ public enum PlaybackSimulation {
             do throws(PlaybackSessionError) {
                 switch action {
                 case .play(let duration):
+                    // Checked arithmetic: a duration and the schedule's times may have no common
+                    // timescale in 32 bits; the action is then refused where it got to.
+                    func overflow(_ error: MediaTimeError) -> PlaybackSessionError { .schedule(.timeOverflow(item: "play", error)) }
                     var remaining = duration
                     while remaining > .zero, !session.hasEnded,
                           let boundary = session.nextBoundary(after: player.compositionTime) {
-                        let step = MediaTime.min(remaining, boundary - player.compositionTime)
+                        let step: MediaTime
+                        do {
+                            step = MediaTime.min(remaining, try boundary.subtracting(player.compositionTime))
+                            _ = try player.compositionTime.adding(step)
+                            remaining = try remaining.subtracting(step)
+                        } catch { throw overflow(error) }
                         player.play(for: step)
-                        remaining -= step
                         record(session.update(position: player.compositionTime))
                     }
                 case .seekContent(let t): record(try session.seek(toContentTime: t))

@@ -14,8 +14,14 @@
 /// Unknown keys are errors, so a typo cannot pass unnoticed. Relative URLs are resolved against
 /// `baseDirectory`.
 public enum ScheduleDocument {
+    /// The largest schedule accepted, in bytes: far more than any real schedule needs (16 MiB is
+    /// some 100 000 breaks), checked before anything is parsed. Readers of schedule files should
+    /// refuse a bigger file before reading it (the demo does).
+    public static let maximumBytes = 16 << 20
+
     /// Reads a schedule from JSON bytes.
     public static func decode(_ bytes: some Collection<UInt8>, baseDirectory: String? = nil) throws(ScheduleDocumentError) -> Schedule {
+        guard bytes.count <= maximumBytes else { throw .tooLarge(bytes: bytes.count, limit: maximumBytes) }
         let root: JSONValue
         do { root = try JSONValue(parsing: bytes) } catch { throw .syntax(error) }
         var reader = Reader(baseDirectory: baseDirectory)
@@ -40,12 +46,15 @@ public enum ScheduleDocumentError: Error, Equatable, Sendable, CustomStringConve
     case invalid(path: String, reason: String)
     /// A well-formed item that breaks a schedule rule.
     case schedule(path: String, ScheduleError)
+    /// More bytes than `ScheduleDocument.maximumBytes`: refused before parsing.
+    case tooLarge(bytes: Int, limit: Int)
 
     public var description: String {
         switch self {
         case .syntax(let error): return "not valid JSON: \(error)"
         case .invalid(let path, let reason): return "\(path): \(reason)"
         case .schedule(let path, let error): return "\(path): \(error)"
+        case .tooLarge(let bytes, let limit): return "the schedule is \(bytes) bytes, more than the limit of \(limit)"
         }
     }
 }

@@ -39,14 +39,14 @@ extension Composition {
             let contentRange: MediaTimeRange
             if case .content(let clipID) = segment.role {
                 let start = try Composition.add(clipContentStart[clipID]!, try Composition.subtract(range.start, clipStart[clipID]!, item: clipID), item: clipID)
-                contentRange = MediaTimeRange(start: start, end: try Composition.add(start, range.duration, item: clipID))
+                contentRange = MediaTimeRange(start: start, end: try Composition.add(start, try Composition.duration(of: range, item: clipID), item: clipID))
                 contentCursor = contentRange.end
             } else if postrollSegments.contains(newSegments.count) {
                 contentRange = MediaTimeRange(start: contentDuration, end: contentDuration)
             } else {
                 contentRange = MediaTimeRange(start: contentCursor, end: contentCursor)
             }
-            let end = try Composition.add(cursor, range.duration, item: segment.id)
+            let end = try Composition.add(cursor, try Composition.duration(of: range, item: segment.id), item: segment.id)
             newSegments.append(Segment(
                 role: segment.role, source: segment.source, sourceRange: range,
                 compositionRange: MediaTimeRange(start: cursor, end: end), contentRange: contentRange))

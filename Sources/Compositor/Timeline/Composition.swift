@@ -94,6 +94,12 @@ public struct Composition: Hashable, Sendable {
         do { return try a.subtracting(b) } catch { throw .timeOverflow(item: item, error) }
     }
 
+    /// `range.end - range.start`, with overflow reported against `item`: the two ends may have
+    /// timescales with no common multiple in 32 bits (`MediaTimeRange.duration` would trap).
+    static func duration(of range: MediaTimeRange, item: String) throws(ScheduleError) -> MediaTime {
+        try subtract(range.end, range.start, item: item)
+    }
+
     /// The composition's break with this ID.
     public func placedBreak(id: String) -> PlacedBreak? { breaks.first { $0.id == id } }
 
@@ -135,7 +141,7 @@ extension Composition {
                 let range = try resolveRange(item: clip.id, source: clip.source, start: clip.start, end: clip.end)
                 clips.append((clip, range))
                 clipContentStarts.append(contentDuration)
-                contentDuration = try add(contentDuration, range.duration, item: clip.id)
+                contentDuration = try add(contentDuration, try Composition.duration(of: range, item: clip.id), item: clip.id)
             }
 
             // Replaced content so far, for errors: the break that replaced it and the range.
@@ -207,7 +213,7 @@ extension Composition {
                 while clipIndex + 1 < clips.count, clipContentStarts[clipIndex + 1] <= contentCursor { clipIndex += 1 }
                 let (clip, range) = clips[clipIndex]
                 let clipStart = clipContentStarts[clipIndex]
-                let clipEnd = try add(clipStart, range.duration, item: clip.id)
+                let clipEnd = try add(clipStart, try Composition.duration(of: range, item: clip.id), item: clip.id)
                 let pieceEnd = MediaTime.min(end, clipEnd)
                 let sourceStart = try add(range.start, try subtract(contentCursor, clipStart, item: clip.id), item: clip.id)
                 let sourceEnd = try add(range.start, try subtract(pieceEnd, clipStart, item: clip.id), item: clip.id)
@@ -221,7 +227,7 @@ extension Composition {
         private mutating func emit(
             _ role: Segment.Role, source: MediaSource, sourceRange: MediaTimeRange, contentRange: MediaTimeRange, item: String
         ) throws(ScheduleError) {
-            let end = try add(compositionCursor, sourceRange.duration, item: item)
+            let end = try add(compositionCursor, try Composition.duration(of: sourceRange, item: item), item: item)
             segments.append(Segment(
                 role: role, source: source, sourceRange: sourceRange,
                 compositionRange: MediaTimeRange(start: compositionCursor, end: end), contentRange: contentRange))

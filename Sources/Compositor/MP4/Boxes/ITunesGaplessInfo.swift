@@ -14,12 +14,19 @@ public struct ITunesGaplessInfo: Sendable, Equatable {
         self.sampleCount = sampleCount
     }
 
-    /// Parses the item's text; `nil` when it does not have the four hexadecimal fields.
+    /// Parses the item's text; `nil` when it does not have the four hexadecimal fields, or when
+    /// they are not counts (a sign, a value past Int64).
     init?(text: String) {
         let fields = text.split(separator: " ").map(String.init)
-        guard fields.count >= 4, let priming = Int64(fields[1], radix: 16), let padding = Int64(fields[2], radix: 16),
-              let count = Int64(fields[3], radix: 16) else { return nil }
+        guard fields.count >= 4, let priming = Self.count(fields[1]), let padding = Self.count(fields[2]),
+              let count = Self.count(fields[3]) else { return nil }
         self.init(priming: priming, padding: padding, sampleCount: count)
+    }
+
+    /// A non-negative hexadecimal count (Int64's parser alone would accept "-5" and "+5").
+    private static func count(_ field: String) -> Int64? {
+        guard !field.isEmpty, field.utf8.allSatisfy({ $0 != UInt8(ascii: "-") && $0 != UInt8(ascii: "+") }) else { return nil }
+        return Int64(field, radix: 16)
     }
 
     /// Looks for the item under `udta/meta/ilst` of the `moov` box; absent or unreadable gives nil

@@ -110,7 +110,9 @@ public enum MP4CodecParameters: Sendable, Equatable {
     /// A codec this library copies but does not look into.
     case other
 
-    init(format: FourCC, childBoxes reader: inout ByteReader) throws(MP4ParseFailure) {
+    /// `insideWave` is set while reading the boxes of a QuickTime `wave`, which is never nested in
+    /// another: a `wave` there is skipped, so nested headers cannot recurse without end.
+    init(format: FourCC, childBoxes reader: inout ByteReader, insideWave: Bool = false) throws(MP4ParseFailure) {
         var found: MP4CodecParameters = .other
         while reader.remaining >= 8 {
             let header = try MP4BoxHeader.read(from: &reader, available: UInt64(reader.remaining))
@@ -123,10 +125,10 @@ public enum MP4CodecParameters: Sendable, Equatable {
                 if let config = try ElementaryStreamDescriptor(parsing: &payload).audioSpecificConfig {
                     found = .aac(config)
                 }
-            case "wave" where format == "mp4a":
+            case "wave" where format == "mp4a" && !insideWave:
                 // QuickTime wraps the esds in a 'wave' box.
                 var inner = payload
-                let nested = try MP4CodecParameters(format: format, childBoxes: &inner)
+                let nested = try MP4CodecParameters(format: format, childBoxes: &inner, insideWave: true)
                 if nested != .other { found = nested }
             default:
                 break

@@ -8,8 +8,8 @@ extension LayoutContext {
         var starts: [Int64] = []
         for (index, piece) in pieces.enumerated() {
             let start = boundaryTicks[index]
-            let pieceTicks = try exact(piece.path) { () throws(MediaTimeError) in try piece.range.duration.ticks(in: timescale) }
-            guard let timeline = piece.video, let window = window(of: piece, in: timeline) else {
+            let pieceTicks = try exact(piece.path) { () throws(MediaTimeError) in try piece.range.end.subtracting(piece.range.start).ticks(in: timescale) }
+            guard let timeline = piece.video, let window = try window(of: piece, in: timeline) else {
                 // No video here: the previous frame is held (its duration runs to the next sample).
                 boundaryTicks.append(start + pieceTicks)
                 continue
@@ -51,7 +51,7 @@ extension LayoutContext {
             var samples: [TrackRun.Sample] = []
             var length: Int64 = 0
             var description: Int
-            if let timeline = piece.audio, let window = window(of: piece, in: timeline) {
+            if let timeline = piece.audio, let window = try window(of: piece, in: timeline) {
                 let table = timeline.samples
                 let ts = timeline.timescale
                 let convert = TickConverter(from: ts, to: timescale)
@@ -82,14 +82,24 @@ extension LayoutContext {
                     }
                 }
                 if let last = samples.last { description = last.description }
-            } else {
-                let borrowed = borrowedAudioDescription(for: index)!
+            } else if let own = piece.audio {
+                // The source has audio, but none inside the range: silence in its own description.
+                description = audioDescriptions.outputIndex(source: piece.source, description: Int(own.samples.descriptionIndices[0]))
+            } else if let borrowed = borrowedAudioDescription(for: index) {
                 description = borrowed.description
+            } else {
+                throw .invalidPiece(index: index, file: piece.path, reason: "no piece has audio to make silence with")
             }
             // Silence for what the source could not cover.
             let silence = try self.silence(for: description, file: piece.path)
+            // The frames whose middle falls before the target: at most one past those that cover
+            // the gap, so the search starts just before that many (never from 0, which would take
+            // as long as the gap is long).
+            let gap = target - length
+            let covering = try exact(piece.path) { () throws(MediaTimeError) in try silence.framesToCover(gap, timescale: timescale) }
+            try checkSilence(covering, piece: index, timescale: timescale, gap: gap)
             try exact(piece.path) { () throws(MediaTimeError) in
-                var count: Int64 = 0
+                var count = max(0, covering - 2)
                 while true {
                     let frameStart = length + (try silence.offset(ofFrame: count, timescale: timescale))
                     let frameEnd = length + (try silence.offset(ofFrame: count + 1, timescale: timescale))

@@ -10,11 +10,12 @@ extension LayoutContext {
         let leadingGap: MediaTime
     }
 
-    func window(of piece: ResolvedPiece, in timeline: SourceTrackTimeline) -> TrackWindow? {
+    func window(of piece: ResolvedPiece, in timeline: SourceTrackTimeline) throws(MP4Error) -> TrackWindow? {
         let start = MediaTime.max(piece.range.start, timeline.presentationStart)
         let end = MediaTime.min(piece.range.end, timeline.presentationEnd)
         guard start < end else { return nil }
-        return TrackWindow(start: start, end: end, leadingGap: start - piece.range.start)
+        let gap = try exact(piece.path) { () throws(MediaTimeError) in try start.subtracting(piece.range.start) }
+        return TrackWindow(start: start, end: end, leadingGap: gap)
     }
 
     /// Video: every sample from the last keyframe presenting at or before the window start (in
@@ -83,7 +84,7 @@ extension LayoutContext {
         }), let lastOverlap = (0..<samples.count).last(where: { samples.compositionTime($0) < endCeiling }),
               firstOverlap <= lastOverlap else {
             let description = audioDescriptions.outputIndex(source: piece.source, description: Int(samples.descriptionIndices[0]))
-            return try silenceRun(description: description, file: piece.path, windowLength: windowLength, timescale: timescale)
+            return try silenceRun(description: description, piece: piece.index, windowLength: windowLength, timescale: timescale)
         }
         let firstDescription = audioDescriptions.descriptions[
             audioDescriptions.outputIndex(source: piece.source, description: Int(samples.descriptionIndices[firstOverlap]))]
@@ -112,24 +113,29 @@ extension LayoutContext {
 
     /// Appends silent frames (in the run's last description) until the audio covers the window:
     /// for a source whose audio ends before the piece does, or a window lengthened over a hole.
-    mutating func fillWithSilence(_ run: inout TrackRun, file: String, timescale: Int32) throws(MP4Error) {
+    mutating func fillWithSilence(_ run: inout TrackRun, piece: Int, timescale: Int32) throws(MP4Error) {
         guard run.windowEnd > run.decodeEnd, let last = run.samples.last else { return }
+        let file = pieces[piece].path
         let silence = try silence(for: last.description, file: file)
+        let gap = run.windowEnd - run.decodeEnd
+        let count = try exact(file) { () throws(MediaTimeError) in try silence.framesToCover(gap, timescale: timescale) }
+        try checkSilence(count, piece: piece, timescale: timescale, gap: gap)
         try exact(file) { () throws(MediaTimeError) in
-            let count = try silence.framesToCover(run.windowEnd - run.decodeEnd, timescale: timescale)
             run.samples += try silence.frames(count: count, from: run.decodeEnd, timescale: timescale)
             run.decodeEnd += try silence.offset(ofFrame: count, timescale: timescale)
         }
     }
 
     /// Silence for the whole window, in the given description.
-    mutating func silenceRun(description: Int, file: String, windowLength: Int64, timescale: Int32) throws(MP4Error) -> TrackRun {
+    mutating func silenceRun(description: Int, piece: Int, windowLength: Int64, timescale: Int32) throws(MP4Error) -> TrackRun {
+        let file = pieces[piece].path
         let silence = try silence(for: description, file: file)
+        let count = try exact(file) { () throws(MediaTimeError) in try silence.framesToCover(windowLength, timescale: timescale) }
+        try checkSilence(count, piece: piece, timescale: timescale, gap: windowLength)
         return try exact(file) { () throws(MediaTimeError) in
-            let count = try silence.framesToCover(windowLength, timescale: timescale)
-            return TrackRun(samples: try silence.frames(count: count, from: 0, timescale: timescale),
-                            decodeEnd: try silence.offset(ofFrame: count, timescale: timescale),
-                            windowStart: 0, windowLength: windowLength)
+            TrackRun(samples: try silence.frames(count: count, from: 0, timescale: timescale),
+                     decodeEnd: try silence.offset(ofFrame: count, timescale: timescale),
+                     windowStart: 0, windowLength: windowLength)
         }
     }
 }

@@ -26,7 +26,10 @@ struct LayoutContext {
 
     /// Runs a time computation, reporting overflow against the piece's file.
     func exact<T>(_ file: String, _ body: () throws(MediaTimeError) -> T) throws(MP4Error) -> T {
-        do { return try body() } catch { throw .timeOverflow(file: file, reason: error.description) }
+        do { return try body() } catch {
+            if case .overflow(let what) = error { throw .timeOverflow(file: file, reason: what) }
+            throw .timeOverflow(file: file, reason: error.description)
+        }
     }
 
     mutating func makePlan() throws(MP4Error) -> MP4StitchPlan {
@@ -112,7 +115,7 @@ struct LayoutContext {
     func exactBoundaries() throws(MP4Error) -> [MediaTime] {
         var boundaries = [MediaTime.zero]
         for piece in pieces {
-            let next = try exact(piece.path) { () throws(MediaTimeError) in try boundaries.last!.adding(piece.range.duration) }
+            let next = try exact(piece.path) { () throws(MediaTimeError) in try boundaries.last!.adding(try piece.range.end.subtracting(piece.range.start)) }
             boundaries.append(next)
         }
         return boundaries
@@ -128,11 +131,29 @@ struct LayoutContext {
             throw .unsupported(file: file, boxPath: "", offset: 0,
                                reason: "audio must be filled with silence here, which needs AAC-LC with 1 to 8 channels (this is '\(entry.format)')")
         }
+        guard config.sampleRate > 0 else {
+            throw .malformed(file: file, boxPath: "", offset: 0, reason: "the AAC configuration's sample rate is 0")
+        }
         syntheticPayloads.append(bytes)
         let source = SilenceSource(payload: syntheticPayloads.count - 1, size: UInt32(bytes.count), description: description,
                                    samplesPerFrame: Int64(config.samplesPerFrame), sampleRate: Int32(config.sampleRate))
         silenceByDescription[description] = source
         return source
+    }
+
+    /// The most silent frames one fill may take: about 6 hours at 48 kHz (3 at 96 kHz). Silence
+    /// is not backed by bytes of the source but by a duration it claims (an edit list, say), and
+    /// each frame costs memory until the file is written: a longer fill is refused, not attempted.
+    static let maximumSilentFrames: Int64 = 1 << 20
+
+    /// Throws unless `count` silent frames, to fill `gap` ticks of piece `piece`, are within
+    /// `maximumSilentFrames`.
+    func checkSilence(_ count: Int64, piece: Int, timescale: Int32, gap: Int64) throws(MP4Error) {
+        guard count <= Self.maximumSilentFrames else {
+            throw .invalidPiece(index: piece, file: pieces[piece].path, reason:
+                "its audio is missing for \(MediaTime(value: gap, timescale: timescale)) s: filling that with silence takes "
+                + "\(count) frames, more than the \(Self.maximumSilentFrames) the stitcher makes")
+        }
     }
 
     /// The audio description to make silence with for a piece whose source has no audio: the

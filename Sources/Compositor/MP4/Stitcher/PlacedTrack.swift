@@ -78,7 +78,7 @@ extension LayoutContext {
         for (index, piece) in pieces.enumerated() {
             let pieceMovie = movieBoundaries[index + 1] - movieBoundaries[index]
             let timeline = kind == .video ? piece.video : piece.audio
-            guard let timeline, let window = window(of: piece, in: timeline) else {
+            guard let timeline, let window = try window(of: piece, in: timeline) else {
                 holes.append(pieceMovie)
                 windows.append(nil)
                 continue
@@ -118,7 +118,7 @@ extension LayoutContext {
                                      rounding: .toNearestOrAwayFromZero)
             }
             edits[0].mediaTime = 0
-            slots.append(RunSlot(piece: 0, edit: 0, run: try silenceRun(description: description, file: pieces[firstWithAudio].path,
+            slots.append(RunSlot(piece: 0, edit: 0, run: try silenceRun(description: description, piece: firstWithAudio,
                                                                         windowLength: length, timescale: timescale)))
         }
         for (index, piece) in pieces.enumerated() {
@@ -139,7 +139,7 @@ extension LayoutContext {
             } else {
                 var run = try audioRun(piece, timeline, window: window, windowLength: ownLength, timescale: timescale)
                 run.extendWindow(by: fullLength - ownLength)
-                try fillWithSilence(&run, file: piece.path, timescale: timescale)
+                try fillWithSilence(&run, piece: index, timescale: timescale)
                 slots.append(RunSlot(piece: index, edit: edit, run: run))
             }
         }

@@ -9,8 +9,9 @@ struct SourceTrackTimeline: Sendable {
     let mediaStart: Int64
     /// How long the media presents.
     let presentationDuration: MediaTime
-
-    var presentationEnd: MediaTime { presentationStart + presentationDuration }
+    /// `presentationStart + presentationDuration`, checked once (the two may have different
+    /// timescales, whose common one may not fit).
+    let presentationEnd: MediaTime
     var timescale: Int32 { track.timescale }
     var samples: MP4SampleTable { track.samples }
 
@@ -26,6 +27,7 @@ struct SourceTrackTimeline: Sendable {
             } else {
                 presentationDuration = MediaTime(value: max(0, track.samples.decodeEnd - priming), timescale: track.timescale)
             }
+            presentationEnd = presentationDuration
             return
         }
         var leading: UInt64 = 0
@@ -47,6 +49,9 @@ struct SourceTrackTimeline: Sendable {
             presentationDuration = MediaTime(value: max(0, track.samples.decodeEnd - mediaTime), timescale: track.timescale)
         } else {
             presentationDuration = MediaTime(value: Int64(clamping: edit.segmentDuration), timescale: movieTimescale)
+        }
+        do { presentationEnd = try presentationStart.adding(presentationDuration) } catch {
+            throw .timeOverflow(file: file, reason: "\(track.boxPath) presents until past the time range: \(error)")
         }
     }
 

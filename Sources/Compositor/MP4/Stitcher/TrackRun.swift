@@ -88,8 +88,9 @@ struct SilenceSource: Sendable {
     /// Decode time of the `index`-th silent frame after a run position, in `timescale` ticks:
     /// cumulative, so rounding never drifts.
     func offset(ofFrame index: Int64, timescale: Int32) throws(MediaTimeError) -> Int64 {
-        try MediaTime.divide(index * samplesPerFrame, times: Int64(timescale), by: Int64(sampleRate),
-                             rounding: .toNearestOrAwayFromZero)
+        let (samples, overflow) = index.multipliedReportingOverflow(by: samplesPerFrame)
+        guard !overflow else { throw .overflow("\(index) silent frames of \(samplesPerFrame) samples") }
+        return try MediaTime.divide(samples, times: Int64(timescale), by: Int64(sampleRate), rounding: .toNearestOrAwayFromZero)
     }
 
     /// How many frames it takes to cover `ticks`.

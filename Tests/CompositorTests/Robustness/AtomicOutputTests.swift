@@ -1,0 +1,252 @@
+import Foundation
+import Testing
+@testable import Compositor
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// No lost output: a render that fails or is killed leaves the destination exactly as it was
+/// (absent, or the older complete file, byte for byte) and no temporary file; an existing output
+/// is replaced only by a complete new one.
+///
+/// How: on Linux the file being written is unnamed (`O_TMPFILE`), so a killed process leaves
+/// nothing; it is linked under a locked `.NAME.partial-XXXXXX` name only to be renamed over the
+/// destination. Where a named temporary file is used (other systems, file systems without
+/// `O_TMPFILE`), its writer holds an `flock` on it, and the next output to the same destination
+/// deletes those no live writer holds.
+@Suite("No lost output", .serialized)
+struct AtomicOutputTests {
+    /// A schedule of `count` whole copies of content.mp4, written into `folder`.
+    static func writeSchedule(_ name: String, clips count: Int, in folder: String) throws -> String {
+        let clips = (0..<count).map { #"{"id": "c\#($0)", "url": "\#(MP4Fixtures.content)"}"# }
+        let path = folder + "/" + name
+        try MP4Fixtures.write(Array(#"{"content": [\#(clips.joined(separator: ", "))]}"#.utf8), to: path)
+        return path
+    }
+
+    /// Bytes written so far by process `pid` to a file in `folder` that is not one of `ignoring`:
+    /// the size of its unnamed temporary file (seen through /proc) or of a named one.
+    static func bytesInProgress(pid: Int32, folder: String, ignoring: Set<String>) -> Int64 {
+        var largest: Int64 = -1
+        var status = stat()
+        for name in MP4Fixtures.listing(folder) where !ignoring.contains(name) && name.contains(".partial-") {
+            if stat(folder + "/" + name, &status) == 0 { largest = max(largest, Int64(status.st_size)) }
+        }
+        #if os(Linux)
+        let fds = "/proc/\(pid)/fd"
+        for fd in (try? FileManager.default.contentsOfDirectory(atPath: fds)) ?? [] {
+            guard let target = try? FileManager.default.destinationOfSymbolicLink(atPath: fds + "/" + fd),
+                  target.hasPrefix(folder + "/"),
+                  !ignoring.contains(String(target.dropFirst(folder.count + 1))) else { continue }
+            if stat(fds + "/" + fd, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG {
+                largest = max(largest, Int64(status.st_size))
+            }
+        }
+        #endif
+        return largest
+    }
+
+    /// Starts `render SCHEDULE --output OUT`, waits until the output being written has some but
+    /// not all of its bytes, stops the process there (SIGSTOP) and kills it (SIGKILL). Returns the
+    /// bytes written when it was stopped, or nil when the render finished before it could be
+    /// caught (the caller then tries again).
+    static func killRenderHalfway(schedule: String, output: String, folder: String, ignoring: Set<String>) throws -> Int64? {
+        let process = Process()
+        process.executableURL = DemoProcess.executable
+        process.arguments = ["render", schedule, "--output", output]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let pid = process.processIdentifier
+        var caught: Int64?
+        let deadline = Date().addingTimeInterval(300)
+        while process.isRunning, Date() < deadline {
+            let written = bytesInProgress(pid: pid, folder: folder, ignoring: ignoring)
+            if written > 0 {
+                kill(pid, SIGSTOP)
+                // Measured again while stopped: what the killed process really left written.
+                caught = bytesInProgress(pid: pid, folder: folder, ignoring: ignoring)
+                break
+            }
+            usleep(500)
+        }
+        kill(pid, SIGKILL)
+        process.waitUntilExit()
+        #expect(process.terminationReason == .uncaughtSignal || caught == nil)
+        return caught.flatMap { $0 > 0 ? $0 : nil }
+    }
+
+    @Test("a render killed halfway leaves no file where there was none, and no temporary file")
+    func killedRenderLeavesNothing() throws {
+        let folder = try MP4Fixtures.makeScratchFolder("killed")
+        defer { MP4Fixtures.remove(folder) }
+        let big = try Self.writeSchedule("big.json", clips: 100, in: folder)
+        let output = folder + "/out.mp4"
+        var written: Int64?
+        for _ in 0..<5 where written == nil {
+            written = try Self.killRenderHalfway(schedule: big, output: output, folder: folder, ignoring: ["big.json"])
+            if written == nil { MP4Fixtures.remove(output) }
+        }
+        let partial = try #require(written, "the render always finished before it could be stopped")
+        #expect(MP4Fixtures.listing(folder) == ["big.json"])
+
+        // The same render, left alone, writes the whole file: the killed one was cut short.
+        let finished = try DemoProcess.run(["render", big, "--output", output])
+        #expect(finished.status == 0, "\(finished.stderr)")
+        let size = try #require(try FileManager.default.attributesOfItem(atPath: output)[.size] as? Int64)
+        #expect(partial < size, "stopped at \(partial) of \(size) bytes")
+        #expect(MP4Fixtures.listing(folder) == ["big.json", "out.mp4"])
+    }
+
+    @Test("a render killed halfway leaves the older output byte for byte; a finished one replaces it whole")
+    func killedRenderKeepsOlderOutput() throws {
+        let folder = try MP4Fixtures.makeScratchFolder("replace")
+        defer { MP4Fixtures.remove(folder) }
+        let small = try Self.writeSchedule("small.json", clips: 2, in: folder)
+        let big = try Self.writeSchedule("big.json", clips: 100, in: folder)
+        let output = folder + "/out.mp4"
+        let first = try DemoProcess.run(["render", small, "--output", output])
+        #expect(first.status == 0, "\(first.stderr)")
+        let older = try MP4Fixtures.bytes(output)
+
+        var written: Int64?
+        for _ in 0..<5 where written == nil {
+            written = try Self.killRenderHalfway(schedule: big, output: output, folder: folder,
+                                                 ignoring: ["big.json", "small.json", "out.mp4"])
+            if written == nil { try MP4Fixtures.write(older, to: output) }
+        }
+        #expect(written != nil, "the render always finished before it could be stopped")
+        #expect(try MP4Fixtures.bytes(output) == older)
+        #expect(MP4Fixtures.listing(folder) == ["big.json", "out.mp4", "small.json"])
+
+        let second = try DemoProcess.run(["render", big, "--output", output])
+        #expect(second.status == 0, "\(second.stderr)")
+        let movie = try MP4Reader.read(path: output)
+        #expect(movie.naturalDuration == MediaTime(seconds: 100 * 20))
+        #expect(MP4Fixtures.listing(folder) == ["big.json", "out.mp4", "small.json"])
+    }
+
+    /// `ulimit -f` makes writes past the limit fail with EFBIG (SIGXFSZ is ignored, as a shell
+    /// that traps it would): what a full disk does to the writer.
+    @Test("a full disk is an error exit, the older output stays and nothing partial is left")
+    func fullDisk() throws {
+        let folder = try MP4Fixtures.makeScratchFolder("full")
+        defer { MP4Fixtures.remove(folder) }
+        let small = try Self.writeSchedule("small.json", clips: 1, in: folder)
+        let big = try Self.writeSchedule("big.json", clips: 10, in: folder)
+        let output = folder + "/out.mp4"
+
+        func renderWithFileSizeLimit(_ schedule: String, kilobytes: Int) throws -> DemoProcess.Result {
+            let command = #"trap "" XFSZ; ulimit -f \#(kilobytes); exec "$0" render "$1" --output "$2""#
+            return try Process.capture("/bin/bash", ["-c", command, DemoProcess.executable.path, schedule, output])
+        }
+
+        let nothingYet = try renderWithFileSizeLimit(big, kilobytes: 1024)
+        #expect(nothingYet.status == 1)
+        #expect(nothingYet.stderr.hasPrefix("error: \(big): \(output): cannot write: "), "\(nothingYet.stderr)")
+        #expect(nothingYet.stderr.contains("File too large"), "\(nothingYet.stderr)")
+        #expect(MP4Fixtures.listing(folder) == ["big.json", "small.json"])
+
+        let first = try DemoProcess.run(["render", small, "--output", output])
+        #expect(first.status == 0, "\(first.stderr)")
+        let older = try MP4Fixtures.bytes(output)
+        let failed = try renderWithFileSizeLimit(big, kilobytes: 1024)
+        #expect(failed.status == 1)
+        #expect(failed.stderr.hasPrefix("error: "))
+        #expect(try MP4Fixtures.bytes(output) == older)
+        #expect(MP4Fixtures.listing(folder) == ["big.json", "out.mp4", "small.json"])
+    }
+
+    @Test("stale temporary files of dead writers are removed by the next output; live writers' are kept")
+    func staleTemporaryFiles() throws {
+        let folder = try MP4Fixtures.makeScratchFolder("stale")
+        defer { MP4Fixtures.remove(folder) }
+        let output = folder + "/out.mp4"
+        for name in [".out.mp4.partial-Dead01", ".out.mp4.partial-Dead02", ".out.mp4.partial-Live01",
+                     ".other.mp4.partial-Dead03", ".out.mp4.partial-TooLong", "out.mp4.partial-Dead04"] {
+            try MP4Fixtures.write([1, 2, 3], to: folder + "/" + name)
+        }
+        // A live writer: this process holds the lock, as a render in progress would.
+        let live = open(folder + "/.out.mp4.partial-Live01", O_RDWR)
+        #expect(live >= 0)
+        #expect(flock(live, LOCK_EX) == 0)
+        defer { close(live) }
+
+        try MP4Stitcher(pieces: [MP4StitchPiece(path: MP4Fixtures.content, range: MediaTimeRange(start: .zero, end: MediaTime(seconds: 1)))])
+            .stitch(to: output)
+        #expect(MP4Fixtures.listing(folder) == [
+            ".other.mp4.partial-Dead03", ".out.mp4.partial-Live01", ".out.mp4.partial-TooLong", "out.mp4",
+            "out.mp4.partial-Dead04",
+        ])
+    }
+
+    @Test("the named temporary file is locked while written, renamed on commit, removed on failure")
+    func namedTemporaryFile() throws {
+        let folder = try MP4Fixtures.makeScratchFolder("named")
+        defer { MP4Fixtures.remove(folder) }
+        let output = folder + "/out.mp4"
+        let file = try AtomicOutputFile(path: output, unnamedIfPossible: false)
+        let names = MP4Fixtures.listing(folder)
+        #expect(names.count == 1)
+        #expect(names.first?.hasPrefix(".out.mp4.partial-") == true && names.first?.count == ".out.mp4.partial-".count + 6)
+        // Another opener cannot take the lock: the file is a live writer's, not stale.
+        let other = open(folder + "/" + names[0], O_RDONLY)
+        #expect(flock(other, LOCK_EX | LOCK_NB) != 0)
+        close(other)
+        AtomicOutputFile.removeStaleTemporaryFiles(prefix: AtomicOutputFile.temporaryPrefix(for: output))
+        #expect(MP4Fixtures.listing(folder) == names)
+        try file.write([1, 2, 3])
+        try file.commit()
+        #expect(MP4Fixtures.listing(folder) == ["out.mp4"])
+        #expect(try MP4Fixtures.bytes(output) == [1, 2, 3])
+
+        let failing = try AtomicOutputFile(path: output, unnamedIfPossible: false)
+        try failing.write([4, 5])
+        failing.discard()
+        #expect(MP4Fixtures.listing(folder) == ["out.mp4"])
+        #expect(try MP4Fixtures.bytes(output) == [1, 2, 3])
+    }
+
+    #if os(Linux)
+    @Test("on Linux the file being written has no name until it is complete")
+    func unnamedWhileWriting() throws {
+        let folder = try MP4Fixtures.makeScratchFolder("unnamed")
+        defer { MP4Fixtures.remove(folder) }
+        let output = folder + "/out.mp4"
+        let file = try AtomicOutputFile(path: output)
+        try file.write([1, 2, 3])
+        #expect(MP4Fixtures.listing(folder).isEmpty)
+        try file.commit()
+        #expect(MP4Fixtures.listing(folder) == ["out.mp4"])
+        #expect(try MP4Fixtures.bytes(output) == [1, 2, 3])
+    }
+    #endif
+
+    @Test("temporary names stay in the destination's folder")
+    func temporaryPrefix() {
+        #expect(AtomicOutputFile.temporaryPrefix(for: "out.mp4") == ".out.mp4.partial-")
+        #expect(AtomicOutputFile.temporaryPrefix(for: "./out.mp4") == "./.out.mp4.partial-")
+        #expect(AtomicOutputFile.temporaryPrefix(for: "a/b/out.mp4") == "a/b/.out.mp4.partial-")
+        #expect(AtomicOutputFile.temporaryPrefix(for: "/out.mp4") == "/.out.mp4.partial-")
+    }
+}
+
+extension Process {
+    /// Runs `executable` with `arguments` and returns its status and output.
+    static func capture(_ executable: String, _ arguments: [String]) throws -> DemoProcess.Result {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        let out = Pipe(), err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        let outData = out.fileHandleForReading.readDataToEndOfFile()
+        let errData = err.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return DemoProcess.Result(status: process.terminationStatus,
+                                  stdout: String(decoding: outData, as: UTF8.self), stderr: String(decoding: errData, as: UTF8.self))
+    }
+}

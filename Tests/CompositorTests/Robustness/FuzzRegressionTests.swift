@@ -1,0 +1,100 @@
+import Foundation
+import Testing
+@testable import Compositor
+
+/// Every crash, hang or oversized allocation the fuzzers (Tests/Fuzz) found, fed back byte for
+/// byte from Tests/Fuzz/regressions/TARGET/, with what must happen instead.
+@Suite("Fuzz regressions")
+struct FuzzRegressionTests {
+    /// A movie whose audio track presents nowhere inside the piece's range (its presentation
+    /// ends before the range starts). Keyframe-aligned planning crashed looking for another piece's audio
+    /// description to make silence with; the piece's own audio description serves.
+    @Test("keyframe cuts of a piece whose audio misses its range fill it with silence")
+    func keyframeAudioOutsideRange() throws {
+        let bytes = try Robust.regression("mp4", "keyframe-audio-outside-range-856d11fc")
+        let outcome = try Robust.withFile(bytes) { Robust.exerciseMP4($0) }
+        #expect(outcome.readError == nil)
+        #expect(outcome.planOutcomes.count == 4)
+        #expect(outcome.planOutcomes.allSatisfy { $0.contains(": planned ") }, "\(outcome.planOutcomes)")
+    }
+
+    /// Video at 1 397 575 746 ticks per second and an edit list in milliseconds: after snapping,
+    /// the piece's range is [2048/1397575746 s, 0.6 s), whose two timescales have no common
+    /// multiple in 32 bits. Taking the range's duration trapped; it is a typed overflow now.
+    @Test("a range whose ends have no common timescale is a time overflow, not a trap")
+    func rangeDurationOverflow() throws {
+        let bytes = try Robust.regression("mp4", "range-duration-overflow-60e62644")
+        try Robust.withFile(bytes) { path in
+            let outcome = Robust.exerciseMP4(path)
+            #expect(outcome.readError == nil)
+            #expect(outcome.planOutcomes.count == 4)
+            for plan in outcome.planOutcomes {
+                #expect(plan.contains("\(path): time overflow: no common timescale for "), "\(plan)")
+            }
+        }
+    }
+
+    /// A 5 KB file whose audio edit claims 4 194 239 s (48 days) over 0.6 s of samples: filling
+    /// the rest with silence wanted 32 million frame records in memory (out of memory under the
+    /// fuzzer's limit). A fill is now bounded, and the piece refused, before anything is allocated.
+    @Test("silence for a duration the file only claims is bounded, and the piece refused")
+    func silenceForClaimedDuration() throws {
+        let bytes = try Robust.regression("mp4", "silence-for-claimed-duration-d271a7a6")
+        try Robust.withFile(bytes) { path in
+            let outcome = Robust.exerciseMP4(path)
+            #expect(outcome.readError == nil)
+            #expect(outcome.planOutcomes.count == 4)
+            for plan in outcome.planOutcomes {
+                #expect(plan.contains("piece 0 (\(path)): its audio is missing for "), "\(plan)")
+                #expect(plan.hasSuffix("more than the \(LayoutContext.maximumSilentFrames) the stitcher makes"), "\(plan)")
+            }
+        }
+    }
+
+    /// Schedules whose clip or ad ranges have ends in timescales with no common multiple in 32
+    /// bits (a start of 31.1 s against a natural duration of 2^62 s, an end of 1001/30000 s
+    /// against a start of 0.000002 s after clamping): taking the range's duration trapped. The
+    /// composition reports a typed overflow naming the item instead.
+    @Test("ranges whose ends have no common timescale are a typed overflow naming the item", arguments: [
+        ("clip-duration-no-common-timescale-b4ee152d.json", "ext))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))ra"),
+        ("segment-duration-no-common-timescale-c5a66fdb.json", "break-2-ad-1"),
+        ("segment-duration-no-common-timescale-c8b0ddb0.json", "break-2-ad-1"),
+    ])
+    func scheduleRangeWithoutCommonTimescale(name: String, item: String) throws {
+        let schedule = try ScheduleDocument.decode(try Robust.regression("schedule", name), baseDirectory: "/media")
+        #expect { try Composition(schedule: schedule, naturalDurations: Robust.fuzzNaturalDurations(schedule)) } throws: { error in
+            guard case .timeOverflow(item: let named, _) = error as? ScheduleError else { return false }
+            return named == item
+        }
+    }
+
+    /// ```
+    /// composition  |-- content 31 s.. --|-- ad a4: 2^62 s --|
+    ///                                   ^ quartile points: start + 2^62/4 s, ...
+    /// ```
+    /// An ad whose source claims 2^62 s (a lying MP4 can): its first quartile, start + duration/4
+    /// in quarter ticks, overflowed 64 bits and trapped while playing. It is taken to the nearest
+    /// tick of the ad's own timescale instead, and playback reaches the end.
+    @Test("quartiles of an enormous ad are computed, not trapped on")
+    func quartileOfHugeAd() throws {
+        let schedule = try ScheduleDocument.decode(try Robust.regression("schedule", "quartile-of-huge-ad-05fbd2de.json"), baseDirectory: "/media")
+        let log = try Robust.fuzzPlayback(schedule)
+        #expect(log.contains { if case .event(let event) = $0, case .adQuartile = event.kind { return true } else { return false } }, "\(log)")
+    }
+
+    /// `play 2305843009213693951` over a composition whose times are in 1/30000 s and the like: the
+    /// remaining duration minus a step has no common timescale in 32 bits. The action is refused,
+    /// typed, where it got to.
+    @Test("a play action whose arithmetic leaves 64 bits is refused, not trapped on", arguments: [
+        "play-step-overflow-3b0e9320.json", "play-remaining-overflow-005966fa.json",
+    ])
+    func playOverflow(name: String) throws {
+        let schedule = try ScheduleDocument.decode(try Robust.regression("schedule", name), baseDirectory: "/media")
+        let log = try Robust.fuzzPlayback(schedule)
+        let refusals = log.compactMap { entry -> PlaybackSessionError? in
+            if case .refused(action: 7, let error) = entry { return error } else { return nil }
+        }
+        #expect(refusals.count == 1, "\(log)")
+        guard case .schedule(.timeOverflow(item: "play", _))? = refusals.first else { Issue.record("\(refusals)"); return }
+    }
+}

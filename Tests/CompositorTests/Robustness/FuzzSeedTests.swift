@@ -1,0 +1,46 @@
+import Foundation
+import Testing
+@testable import Compositor
+
+/// The fuzzers start from Tests/Fuzz/seeds: seeds that already fail at the first check would
+/// leave most of the code unexplored, so each must be a valid input of its kind.
+@Suite("Fuzz seeds")
+struct FuzzSeedTests {
+    static func seeds(_ target: String) -> [String] {
+        MP4Fixtures.listing(Robust.fuzzFolder + "/seeds/" + target).map { Robust.fuzzFolder + "/seeds/\(target)/" + $0 }
+    }
+
+    @Test("MP4 seeds: complete clips read, and plan; moov-only ones fail only for their missing samples")
+    func mp4() {
+        let seeds = Self.seeds("mp4")
+        #expect(seeds.count >= 8)
+        for path in seeds {
+            let outcome = Robust.exerciseMP4(path)
+            if path.hasSuffix("-moov-only.mp4") {
+                guard case .malformed(_, _, _, let reason)? = outcome.readError else { Issue.record("\(path): \(String(describing: outcome.readError))"); continue }
+                #expect(reason.contains("runs past the end"), "\(path): \(reason)")
+            } else {
+                #expect(outcome.readError == nil, "\(path): \(String(describing: outcome.readError))")
+                #expect(outcome.planOutcomes.contains { $0.contains(": planned ") }, "\(path): \(outcome.planOutcomes)")
+            }
+        }
+    }
+
+    @Test("HLS seeds parse")
+    func hls() throws {
+        let seeds = Self.seeds("hls")
+        #expect(seeds.count >= 3)
+        for path in seeds {
+            #expect(throws: Never.self, "\(path)") { try HLSPlaylistParser().parse(try MP4Fixtures.bytes(path), url: "https://cdn.example/a/index.m3u8") }
+        }
+    }
+
+    @Test("schedule seeds decode")
+    func schedules() throws {
+        let seeds = Self.seeds("schedule")
+        #expect(seeds.count >= 3)
+        for path in seeds {
+            #expect(throws: Never.self, "\(path)") { try ScheduleDocument.decode(try MP4Fixtures.bytes(path), baseDirectory: "/media") }
+        }
+    }
+}

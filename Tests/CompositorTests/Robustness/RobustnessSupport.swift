@@ -1,0 +1,250 @@
+import Foundation
+import Testing
+@testable import Compositor
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A small MP4 built box by box, so a test can say exactly which field lies.
+///
+/// The default is a valid one-track movie: `ftyp`, `moov` (mvhd, one trak with tkhd, optional
+/// edts/elst, mdia/mdhd/hdlr/minf/stbl) and an `mdat` holding `sampleCount` samples of
+/// `sampleSize` bytes in one chunk. Any `stbl` child can be replaced by raw payload bytes.
+struct TinyMP4 {
+    var handler: FourCC = "vide"
+    var sampleCount = 4
+    var sampleSize = 16
+    var delta: UInt32 = 512
+    var timescale: UInt32 = 12_800
+    var editList: [MP4EditListEntry]?
+    /// The sample entry box (whole box); a bare `avc1` or `mp4a` entry when nil.
+    var sampleEntry: [UInt8]?
+    /// Payloads (after the box header) that replace the built `stbl` children of those types.
+    var stblPayloads: [FourCC: [UInt8]] = [:]
+    /// Extra boxes at the end of `moov` (`udta`, ...).
+    var extraMoovBoxes: [[UInt8]] = []
+    /// Extra bytes after `mdat` (or a longer file than the samples need).
+    var trailingBytes = 0
+    /// How many copies of the track `moov` holds.
+    var trackCount = 1
+
+    static func box(_ type: FourCC, _ payload: [UInt8]) -> [UInt8] {
+        var writer = ByteWriter()
+        writer.writeBox(type) { $0.write(payload) }
+        return writer.bytes
+    }
+
+    static func payload(_ body: (inout ByteWriter) -> Void) -> [UInt8] {
+        var writer = ByteWriter()
+        body(&writer)
+        return writer.bytes
+    }
+
+    /// A visual (`vide`) or audio (`soun`) sample entry of `format` with `children` after its fields.
+    static func sampleEntry(_ format: FourCC, audio: Bool, children: [UInt8] = []) -> [UInt8] {
+        box(format, payload { w in
+            w.write(zeros: 6)
+            w.write(UInt16(1))  // data_reference_index
+            if audio {
+                w.write(zeros: 8)               // version, revision, vendor
+                w.write(UInt16(1))              // channels
+                w.write(UInt16(16))             // sample size
+                w.write(zeros: 4)               // compression id, packet size
+                w.write(UInt32(44_100) << 16)   // rate, 16.16
+            } else {
+                w.write(zeros: 16)
+                w.write(UInt16(16))
+                w.write(UInt16(16))
+                w.write(zeros: 50)
+            }
+            w.write(children)
+        })
+    }
+
+    func bytes() -> [UInt8] {
+        let ftyp = Self.box("ftyp", Self.payload { w in
+            w.write("isom" as FourCC); w.write(UInt32(512)); w.write("isom" as FourCC); w.write("mp41" as FourCC)
+        })
+        // Two passes: the chunk offset depends on the moov's size, which does not depend on it.
+        let draft = moov(chunkOffset: 0)
+        let offset = UInt64(ftyp.count + draft.count + 8)
+        let moov = moov(chunkOffset: offset)
+        let mdat = Self.box("mdat", [UInt8](repeating: 0xAB, count: sampleCount * sampleSize))
+        return ftyp + moov + mdat + [UInt8](repeating: 0, count: trailingBytes)
+    }
+
+    private func moov(chunkOffset: UInt64) -> [UInt8] {
+        let duration = UInt64(sampleCount) * UInt64(delta)
+        let entry = sampleEntry ?? Self.sampleEntry(handler == "soun" ? "mp4a" : "avc1", audio: handler == "soun")
+        var stbl: [(FourCC, [UInt8])] = [
+            ("stsd", Self.payload { w in w.writeVersion(0); w.write(UInt32(1)); w.write(entry) }),
+            ("stts", Self.payload { TimeToSampleBox(entries: [.init(count: UInt32(sampleCount), delta: delta)]).writePayload(to: &$0) }),
+            ("stsc", Self.payload { SampleToChunkBox(entries: [.init(firstChunk: 1, samplesPerChunk: UInt32(sampleCount), sampleDescriptionIndex: 1)]).writePayload(to: &$0) }),
+            ("stsz", Self.payload { SampleSizeBox(sizes: .constant(size: UInt32(sampleSize), count: UInt32(sampleCount))).writePayload(to: &$0) }),
+            ("stco", Self.payload { ChunkOffsetBox(offsets: [chunkOffset]).writePayload(to: &$0, wide: false) }),
+        ]
+        for (type, payload) in stblPayloads {
+            if let index = stbl.firstIndex(where: { $0.0 == type }) { stbl[index].1 = payload } else { stbl.append((type, payload)) }
+        }
+        let stblBox = Self.box("stbl", stbl.flatMap { Self.box($0.0, $0.1) })
+        let minf = Self.box("minf", stblBox)
+        let mdia = Self.box("mdia",
+            Self.box("mdhd", Self.payload { MediaHeaderBox(timescale: timescale, duration: duration).writePayload(to: &$0) })
+            + Self.box("hdlr", Self.payload { HandlerBox(handlerType: handler, name: "tiny").writePayload(to: &$0) })
+            + minf)
+        var trak = Self.box("tkhd", Self.payload {
+            TrackHeaderBox(trackID: 1, duration: duration * 1000 / UInt64(timescale), volume: 0, width: 0, height: 0).writePayload(to: &$0)
+        })
+        if let editList {
+            trak += Self.box("edts", Self.box("elst", Self.payload { EditListBox(entries: editList).writePayload(to: &$0) }))
+        }
+        trak += mdia
+        return Self.box("moov",
+            Self.box("mvhd", Self.payload { MovieHeaderBox(timescale: 1000, duration: duration * 1000 / UInt64(timescale), nextTrackID: 2).writePayload(to: &$0) })
+            + Array(repeating: Self.box("trak", trak), count: trackCount).joined()
+            + extraMoovBoxes.joined())
+    }
+}
+
+/// Scratch files, deadlines and the fuzz regression inputs.
+enum Robust {
+    /// Tests/Fuzz in the repository.
+    static let fuzzFolder: String = {
+        var url = URL(fileURLWithPath: #filePath)
+        for _ in 0..<3 { url.deleteLastPathComponent() }
+        return url.appendingPathComponent("Fuzz").path
+    }()
+
+    /// A crash input the fuzzer found, kept in Tests/Fuzz/regressions/TARGET/NAME.
+    static func regression(_ target: String, _ name: String) throws -> [UInt8] {
+        try MP4Fixtures.bytes(fuzzFolder + "/regressions/\(target)/\(name)")
+    }
+
+    /// Writes `bytes` to a fresh file and gives its path to `body`; the folder is removed after.
+    static func withFile<T>(_ bytes: [UInt8], name: String = "input.mp4", _ body: (String) throws -> T) throws -> T {
+        let folder = try MP4Fixtures.makeScratchFolder("robust")
+        defer { MP4Fixtures.remove(folder) }
+        let path = folder + "/" + name
+        try MP4Fixtures.write(bytes, to: path)
+        return try body(path)
+    }
+
+    /// Reads `path` as the fuzz target does: read, probe, and plan stitches of its whole natural
+    /// duration, and of that followed by its second half, in both cut modes. Returns the reader's error, if any;
+    /// planning may throw typed errors, which are returned as descriptions.
+    @discardableResult
+    static func exerciseMP4(_ path: String) -> (readError: MP4Error?, planOutcomes: [String]) {
+        let movie: MP4Movie
+        do { movie = try MP4Reader.read(path: path) } catch { return (error, []) }
+        _ = MP4Probe.probe(movie)
+        for track in movie.tracks {
+            _ = track.presentationDuration
+            for index in 0..<track.samples.count { _ = track.samples.compositionTime(index) }
+        }
+        let natural = movie.naturalDuration
+        guard natural > .zero else { return (nil, []) }
+        var outcomes: [String] = []
+        let whole = MP4StitchPiece(path: path, range: MediaTimeRange(start: .zero, end: natural))
+        var plans = [[whole]]
+        let middle = MediaTime(value: natural.value / 2, timescale: natural.timescale)
+        if middle > .zero { plans.append([whole, MP4StitchPiece(path: path, range: MediaTimeRange(start: middle, end: natural))]) }
+        for pieces in plans {
+            for mode in MP4CutMode.allCases {
+                do {
+                    let plan = try MP4Stitcher(pieces: pieces, cutMode: mode).plan()
+                    outcomes.append("\(mode) \(pieces.count): planned \(plan.outputSize) bytes")
+                } catch {
+                    outcomes.append("\(mode) \(pieces.count): \(error)")
+                }
+            }
+        }
+        return (nil, outcomes)
+    }
+
+    /// The natural durations the schedule fuzz target gives sources: 30 s, 1001/30000 s or
+    /// 2^62 s, chosen by the URL's length, so lying times meet big and fractional durations.
+    static func fuzzNaturalDurations(_ schedule: Schedule) -> [MediaSource: MediaTime] {
+        let choices = [MediaTime(seconds: 30), MediaTime(value: 1001, timescale: 30000), MediaTime(value: Int64.max / 2, timescale: 1)]
+        var durations: [MediaSource: MediaTime] = [:]
+        for source in schedule.content.map(\.source) + schedule.breaks.flatMap({ $0.ads.map(\.source) }) {
+            durations[source] = choices[source.url.utf8.count % choices.count]
+        }
+        return durations
+    }
+
+    /// The playback script the schedule fuzz target runs (Tests/Fuzz/ScheduleFuzz.swift), with
+    /// `probes` = [0, half the composition, its end, a third of the content].
+    static func fuzzPlaybackActions(_ composition: Composition) -> [PlaybackSimulation.Action] {
+        let content = composition.contentDuration, whole = composition.duration
+        return [
+            .play(MediaTime(seconds: 1)), .seekContent(MediaTime(value: content.value / 3, timescale: content.timescale)),
+            .skipAd, .play(MediaTime(seconds: 5)), .skipBreak,
+            .seekComposition(MediaTime(value: whole.value / 2, timescale: whole.timescale)),
+            .play(MediaTime(value: Int64.max / 4, timescale: 1)),
+        ]
+    }
+
+    /// Plays `schedule` with the fuzz target's natural durations and script; the log.
+    static func fuzzPlayback(_ schedule: Schedule) throws -> [PlaybackSimulation.Entry] {
+        let durations = fuzzNaturalDurations(schedule)
+        var session = try PlaybackSession(schedule: schedule, naturalDurations: durations)
+        var player = SingleItemPlayer(composition: session.composition)
+        return PlaybackSimulation.run(fuzzPlaybackActions(session.composition), session: &session, player: &player,
+                                      naturalDuration: { durations[$0] })
+    }
+
+    /// Runs `body` on its own thread and waits at most `seconds`. On time, returns its result; a
+    /// body still running then is a hang: the test fails, `unblock` is called to set the thread
+    /// free, and `nil` is returned.
+    static func withDeadline<T: Sendable>(
+        seconds: Double, unblock: @escaping @Sendable () -> Void = {},
+        sourceLocation: SourceLocation = #_sourceLocation, _ body: @escaping @Sendable () -> T
+    ) -> T? {
+        let done = DispatchSemaphore(value: 0)
+        let box = ResultBox<T>()
+        let thread = Thread {
+            box.set(body())
+            done.signal()
+        }
+        thread.stackSize = 8 << 20
+        thread.start()
+        if done.wait(timeout: .now() + seconds) == .timedOut {
+            Issue.record("still running after \(seconds) s: a hang", sourceLocation: sourceLocation)
+            unblock()
+            _ = done.wait(timeout: .now() + 10)
+            return nil
+        }
+        return box.get()
+    }
+
+    /// A FIFO (named pipe) at a fresh path, removed after `body`.
+    static func withFIFO<T>(_ body: (String) throws -> T) throws -> T {
+        let folder = try MP4Fixtures.makeScratchFolder("fifo")
+        defer { MP4Fixtures.remove(folder) }
+        let path = folder + "/pipe"
+        guard mkfifo(path, 0o600) == 0 else { throw POSIXError(.init(rawValue: errno) ?? .EIO) }
+        return try body(path)
+    }
+
+    /// Opens the FIFO for writing without blocking: frees a reader stuck in `open`.
+    static func releaseFIFOReader(_ path: String) {
+        let fd = open(path, O_WRONLY | O_NONBLOCK)
+        if fd >= 0 { close(fd) }
+    }
+
+    /// A sparse file of `size` bytes that starts with `head`: big on paper, nothing on disk.
+    static func writeSparse(_ head: [UInt8], size: Int64, to path: String) throws {
+        try MP4Fixtures.write(head, to: path)
+        guard truncate(path, off_t(size)) == 0 else { throw POSIXError(.init(rawValue: errno) ?? .EIO) }
+    }
+}
+
+/// A value handed from one thread to another.
+final class ResultBox<T>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value: T?
+    func set(_ newValue: T) { lock.lock(); value = newValue; lock.unlock() }
+    func get() -> T? { lock.lock(); defer { lock.unlock() }; return value }
+}

@@ -1,0 +1,66 @@
+// libFuzzer target: the MP4 reader and what a player does with what it read.
+//
+// Built by `Tests/Fuzz/run.sh mp4` against the instrumented library. The input becomes the whole
+// file: it is written to an unlinked file in /dev/shm (memory, no disk I/O) and read through
+// `/proc/self/fd/N`, so `MP4Reader.read(path:)` runs unchanged.
+// Whatever the bytes, the reader must return a movie or throw an `MP4Error`: a crash, a hang
+// (`-timeout`) or an allocation over `-malloc_limit_mb` is a bug.
+import Compositor
+import Glibc
+
+nonisolated(unsafe) private var memoryFile: Int32 = -1
+
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
+    if memoryFile < 0 {
+        var template = Array("/dev/shm/mp4-fuzz-input-XXXXXX".utf8CString)
+        memoryFile = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+        precondition(memoryFile >= 0, "mkstemp in /dev/shm failed")
+        template.withUnsafeBufferPointer { _ = unlink($0.baseAddress!) }
+    }
+    precondition(ftruncate(memoryFile, 0) == 0)
+    var written = 0
+    while written < size {
+        let n = pwrite(memoryFile, data + written, size - written, off_t(written))
+        precondition(n > 0, "pwrite failed")
+        written += n
+    }
+    let path = "/proc/self/fd/\(memoryFile)"
+
+    let movie: MP4Movie
+    do { movie = try MP4Reader.read(path: path) } catch { _ = error.description; return 0 }
+
+    // What probing and planning do with a movie that was read: every derived value must be
+    // computable without trapping.
+    let probe = MP4Probe.probe(movie)
+    _ = probe.naturalDuration
+    for track in movie.tracks {
+        _ = track.presentationDuration
+        _ = track.priming
+        let samples = track.samples
+        for index in 0..<samples.count {
+            _ = samples.compositionTime(index)
+            _ = samples.isSync(index)
+        }
+        _ = samples.decodeEnd
+    }
+    // Stitch plans: the whole movie, and the whole movie followed by its second half (so piece
+    // boundaries add up), in both cut modes. Typed errors are fine; traps are not.
+    let natural = movie.naturalDuration
+    guard natural > .zero else { return 0 }
+    let whole = MP4StitchPiece(path: path, range: MediaTimeRange(start: .zero, end: natural))
+    var plans = [[whole]]
+    let middle = MediaTime(value: natural.value / 2, timescale: natural.timescale)
+    if middle > .zero { plans.append([whole, MP4StitchPiece(path: path, range: MediaTimeRange(start: middle, end: natural))]) }
+    for pieces in plans {
+        for mode in MP4CutMode.allCases {
+            do {
+                let plan = try MP4Stitcher(pieces: pieces, cutMode: mode).plan()
+                _ = plan.outputSize
+            } catch {
+                _ = error.description
+            }
+        }
+    }
+    return 0
+}
