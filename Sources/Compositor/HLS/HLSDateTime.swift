@@ -84,7 +84,15 @@ public struct HLSDateTime: Hashable, Sendable, CustomStringConvertible {
         guard i == bytes.count else { throw fail("unexpected text at column \(i + 1)") }
         let days = HLSDateTime.daysFromCivil(year: year, month: month, day: day)
         let local = days * 86_400 + hour * 3600 + minute * 60 + second
-        secondsSinceEpoch = MediaTime(seconds: local - offsetMinutes * 60) + fraction
+        // Nanoseconds since 1970 leave 64 bits after the year 2262: a later date with a fine
+        // fraction is refused, not trapped on (and so is one whose local time, which
+        // `description` computes, would not fit).
+        do {
+            secondsSinceEpoch = try MediaTime(seconds: local - offsetMinutes * 60).adding(fraction)
+            _ = try secondsSinceEpoch.adding(MediaTime(seconds: offsetMinutes * 60))
+        } catch {
+            throw fail("the date with its fraction of a second is too far from 1970 to be exact in 64 bits")
+        }
         utcOffsetMinutes = Int(offsetMinutes)
     }
 

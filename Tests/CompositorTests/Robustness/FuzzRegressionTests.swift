@@ -97,4 +97,16 @@ struct FuzzRegressionTests {
         #expect(refusals.count == 1, "\(log)")
         guard case .schedule(.timeOverflow(item: "play", _))? = refusals.first else { Issue.record("\(refusals)"); return }
     }
+
+    /// `#EXT-X-PROGRAM-DATE-TIME:6024-03-01T09:00:00.000345678Z`: nanoseconds since 1970 for a
+    /// date past 2262 overflowed 64 bits and trapped. The tag is refused on its line instead.
+    @Test("a program date-time past 2262 with nanoseconds is refused, not trapped on")
+    func programDateTimeNanoseconds() throws {
+        let bytes = try Robust.regression("hls", "program-date-time-nanoseconds-year-6024-981c8fce.m3u8")
+        #expect { try HLSPlaylistParser().parse(bytes, url: "https://cdn.example/path/to/index.m3u8") } throws: { error in
+            guard let error = error as? HLSParseError, error.line == 7,
+                  case .invalidTagValue(tag: "EXT-X-PROGRAM-DATE-TIME", let reason) = error.problem else { return false }
+            return reason.contains("too far from 1970")
+        }
+    }
 }

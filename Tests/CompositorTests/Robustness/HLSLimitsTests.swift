@@ -109,6 +109,28 @@ struct HLSLimitsTests {
         #expect(error?.category == .unsupported)
     }
 
+    /// Date-times are exact: nanoseconds since 1970 as an Int64 reach 2262-04-11T23:47:16.854775807Z.
+    @Test("a date-time whose fraction cannot be exact in 64 bits is refused, naming the line", arguments: [
+        "9999-12-31T23:59:59.000000001Z", "2262-04-11T23:47:16.854775809Z", "2262-04-11T23:47:16.854775807-00:01",
+    ])
+    func programDateTimePast64Bits(date: String) {
+        let error = HLSTest.error(HLSTest.mediaText("#EXT-X-PROGRAM-DATE-TIME:\(date)\n#EXTINF:4,\na.ts\n"))
+        #expect(error?.line == 3)
+        guard case .invalidTagValue(tag: "EXT-X-PROGRAM-DATE-TIME", let reason)? = error?.problem else {
+            Issue.record("\(String(describing: error))"); return
+        }
+        #expect(reason.contains("too far from 1970 to be exact in 64 bits"), "\(reason)")
+    }
+
+    @Test("date-times up to the last exact nanosecond, or with coarser fractions, are read", arguments: [
+        "2262-04-11T23:47:16.854775807Z", "9999-12-31T23:59:59.5Z", "9999-12-31T23:59:59+14:00",
+    ])
+    func programDateTimeWithin64Bits(date: String) throws {
+        let playlist = try HLSTest.media(HLSTest.mediaText("#EXT-X-PROGRAM-DATE-TIME:\(date)\n#EXTINF:4,\na.ts\n"))
+        let parsed = try #require(playlist.segments[0].programDateTime)
+        #expect(parsed.description.hasPrefix(String(date.prefix(19))))
+    }
+
     @Test("the file loader refuses a FIFO instead of waiting for a writer")
     func loaderRefusesFIFO() throws {
         try Robust.withFIFO { path in

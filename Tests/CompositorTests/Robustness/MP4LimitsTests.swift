@@ -144,10 +144,8 @@ struct MP4LimitsTests {
     /// limit, a 1 MB file of nested headers exhausts the stack.
     @Test("containers nested past the depth limit are malformed, not a stack overflow")
     func nestingDepth() throws {
-        var nested = TinyMP4.box("udta", [])
-        for _ in 0..<100_000 { nested = TinyMP4.box("udta", nested) }
         var movie = TinyMP4()
-        movie.extraMoovBoxes = [nested]
+        movie.extraMoovBoxes = [TinyMP4.nested("udta", depth: 100_000)]
         let bytes = movie.bytes()
         let udta = try #require(Self.find("udta", in: bytes))
         let result = Robust.withDeadline(seconds: 60) {
@@ -163,10 +161,8 @@ struct MP4LimitsTests {
 
     @Test("nesting up to the limit is read")
     func nestingWithinLimit() throws {
-        var nested = TinyMP4.box("udta", [])
-        for _ in 0..<(MP4Box.maximumDepth - 2) { nested = TinyMP4.box("udta", nested) }
         var movie = TinyMP4()
-        movie.extraMoovBoxes = [nested]
+        movie.extraMoovBoxes = [TinyMP4.nested("udta", depth: MP4Box.maximumDepth - 1)]
         let movieRead = try Robust.withFile(movie.bytes()) { try MP4Reader.read(path: $0) }
         #expect(movieRead.tracks.count == 1)
     }
@@ -175,10 +171,8 @@ struct MP4LimitsTests {
     /// never written, and following it without end would exhaust the stack.
     @Test("a QuickTime wave box nested in itself is not followed")
     func nestedWave() throws {
-        var wave = TinyMP4.box("wave", [])
-        for _ in 0..<100_000 { wave = TinyMP4.box("wave", wave) }
         var movie = TinyMP4(handler: "soun")
-        movie.sampleEntry = TinyMP4.sampleEntry("mp4a", audio: true, children: wave)
+        movie.sampleEntry = TinyMP4.sampleEntry("mp4a", audio: true, children: TinyMP4.nested("wave", depth: 100_000))
         let bytes = movie.bytes()
         let result = Robust.withDeadline(seconds: 60) {
             Result { try Robust.withFile(bytes) { try MP4Reader.read(path: $0) } }

@@ -36,6 +36,17 @@ struct TinyMP4 {
         return writer.bytes
     }
 
+    /// `depth` boxes of `type`, each the only child of the one before (built in one pass: nesting
+    /// `box` calls would copy the growing payload at every level).
+    static func nested(_ type: FourCC, depth: Int) -> [UInt8] {
+        var writer = ByteWriter()
+        for level in 0..<depth {
+            writer.write(UInt32(8 * (depth - level)))
+            writer.write(type)
+        }
+        return writer.bytes
+    }
+
     static func payload(_ body: (inout ByteWriter) -> Void) -> [UInt8] {
         var writer = ByteWriter()
         body(&writer)
