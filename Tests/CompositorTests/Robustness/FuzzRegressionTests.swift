@@ -109,4 +109,25 @@ struct FuzzRegressionTests {
             return reason.contains("too far from 1970")
         }
     }
+
+    /// A 0.6 s movie whose video frames last hours by their stts deltas: keyframe-aligned cuts
+    /// copy whole frames, so the output would run for the frames' length (by design), with 819 197
+    /// frames of silence to match: 12 s of planning a 9 MB header for a 4 KB input (a fuzzer
+    /// timeout). Fills now stop at `maximumSilentFrames` (2^18), refused before any is made;
+    /// sample-accurate cuts, which hide the excess with the edit, still plan.
+    @Test("keyframe cuts of frames that last hours are refused, not planned for seconds")
+    func keyframeVideoFrameLastsHours() throws {
+        let bytes = try Robust.regression("mp4", "keyframe-video-frame-lasts-hours-37d5749e")
+        try Robust.withFile(bytes) { path in
+            let outcome = Robust.exerciseMP4(path)
+            #expect(outcome.readError == nil)
+            #expect(outcome.planOutcomes.count == 4)
+            for plan in outcome.planOutcomes where plan.hasPrefix("sampleAccurate") {
+                #expect(plan.contains(": planned "), "\(plan)")
+            }
+            for plan in outcome.planOutcomes where plan.hasPrefix("keyframeAligned") {
+                #expect(plan.hasSuffix("takes 819197 frames, more than the \(LayoutContext.maximumSilentFrames) the stitcher makes"), "\(plan)")
+            }
+        }
+    }
 }

@@ -141,10 +141,11 @@ struct LayoutContext {
         return source
     }
 
-    /// The most silent frames one fill may take: about 6 hours at 48 kHz (3 at 96 kHz). Silence
-    /// is not backed by bytes of the source but by a duration it claims (an edit list, say), and
-    /// each frame costs memory until the file is written: a longer fill is refused, not attempted.
-    static let maximumSilentFrames: Int64 = 1 << 20
+    /// The most silent frames one fill may take: about 90 minutes at 48 kHz (9 hours at 8 kHz).
+    /// Silence is not backed by bytes of the source but by a duration it claims (an edit list, a
+    /// frame that lasts hours), and each frame costs memory and table entries until the file is
+    /// written: a longer fill is refused, not attempted.
+    static let maximumSilentFrames: Int64 = 1 << 18
 
     /// Throws unless `count` silent frames, to fill `gap` ticks of piece `piece`, are within
     /// `maximumSilentFrames`.
