@@ -140,7 +140,8 @@ struct AtomicOutputTests {
 
         func renderWithFileSizeLimit(_ schedule: String, kilobytes: Int) throws -> DemoProcess.Result {
             let command = #"trap "" XFSZ; ulimit -f \#(kilobytes); exec "$0" render "$1" --output "$2""#
-            return try Process.capture("/bin/bash", ["-c", command, DemoProcess.executable.path, schedule, output])
+            return try DemoProcess.capture(URL(fileURLWithPath: "/bin/bash"),
+                                           ["-c", command, DemoProcess.executable.path, schedule, output])
         }
 
         let nothingYet = try renderWithFileSizeLimit(big, kilobytes: 1024)
@@ -231,23 +232,5 @@ struct AtomicOutputTests {
         #expect(AtomicOutputFile.temporaryPrefix(for: "./out.mp4") == "./.out.mp4.partial-")
         #expect(AtomicOutputFile.temporaryPrefix(for: "a/b/out.mp4") == "a/b/.out.mp4.partial-")
         #expect(AtomicOutputFile.temporaryPrefix(for: "/out.mp4") == "/.out.mp4.partial-")
-    }
-}
-
-extension Process {
-    /// Runs `executable` with `arguments` and returns its status and output.
-    static func capture(_ executable: String, _ arguments: [String]) throws -> DemoProcess.Result {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        let outData = out.fileHandleForReading.readDataToEndOfFile()
-        let errData = err.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return DemoProcess.Result(status: process.terminationStatus,
-                                  stdout: String(decoding: outData, as: UTF8.self), stderr: String(decoding: errData, as: UTF8.self))
     }
 }

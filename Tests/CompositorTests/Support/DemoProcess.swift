@@ -20,6 +20,11 @@ struct DemoProcess {
     }
 
     static func run(_ arguments: [String], in directory: URL = packageRoot) throws -> Result {
+        try capture(executable, arguments, in: directory)
+    }
+
+    /// Runs any `executable` with `arguments` in `directory` and returns its status and output.
+    static func capture(_ executable: URL, _ arguments: [String], in directory: URL = packageRoot) throws -> Result {
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments
@@ -33,6 +38,7 @@ struct DemoProcess {
         let errData = err.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         return Result(status: process.terminationStatus,
-                      stdout: String(decoding: outData, as: UTF8.self), stderr: String(decoding: errData, as: UTF8.self))
+                      stdout: String(decoding: outData, as: UTF8.self),
+                      stderr: String(decoding: errData, as: UTF8.self))
     }
 }
