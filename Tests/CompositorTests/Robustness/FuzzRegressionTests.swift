@@ -130,4 +130,22 @@ struct FuzzRegressionTests {
             }
         }
     }
+
+    /// A 2 KB movie in whole seconds whose video, 4 frames of 1024 ticks at a timescale of
+    /// 1 952 805 376, is shown by an edit for 2 600 468 880 s (82 years): 5.1 × 10^18 ticks, and the
+    /// whole movie followed by its second half added up past 2^63. Every track is now bounded by
+    /// `maximumTrackTicks` (2^60) before any run is placed, and the piece that passes it refused.
+    @Test("a track longer than 2^60 ticks is refused, in both cut modes, not summed past 64 bits")
+    func editLastsDecades() throws {
+        let bytes = try Robust.regression("mp4", "edit-lasts-82-years-52148b4c")
+        try Robust.withFile(bytes) { path in
+            let outcome = Robust.exerciseMP4(path)
+            #expect(outcome.readError == nil)
+            #expect(outcome.planOutcomes.count == 4)
+            for plan in outcome.planOutcomes {
+                #expect(plan.contains("(\(path)): its video would take the output track past 2^60 ticks of 1/1952805376 s "
+                                      + "(590392426 s), the most one track may span"), "\(plan)")
+            }
+        }
+    }
 }

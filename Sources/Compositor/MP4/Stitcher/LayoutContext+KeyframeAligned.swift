@@ -6,21 +6,27 @@ extension LayoutContext {
         var track = PlacedTrack(kind: .video, timescale: timescale, descriptions: videoDescriptions.descriptions)
         var boundaryTicks: [Int64] = [0]
         var starts: [Int64] = []
+        // Every boundary, piece length, gap and run is within `maximumTrackTicks`, so no sum overflows.
+        let limit = Self.maximumTrackTicks
         for (index, piece) in pieces.enumerated() {
             let start = boundaryTicks[index]
             let pieceTicks = try exact(piece.path) { () throws(MediaTimeError) in try piece.range.end.subtracting(piece.range.start).ticks(in: timescale) }
-            guard let timeline = piece.video, let window = try window(of: piece, in: timeline) else {
-                // No video here: the previous frame is held (its duration runs to the next sample).
-                boundaryTicks.append(start + pieceTicks)
-                continue
+            guard pieceTicks <= limit else { throw tooLong(track, piece: index) }
+            // No video here: the previous frame is held (its duration runs to the next sample).
+            var end = start + pieceTicks
+            if let timeline = piece.video, let window = try window(of: piece, in: timeline) {
+                let gapTicks = try exact(piece.path) { () throws(MediaTimeError) in try window.leadingGap.ticks(in: timescale) }
+                guard gapTicks <= limit else { throw tooLong(track, piece: index) }
+                let (run, _) = try videoRun(piece, timeline, window: window, windowLength: pieceTicks - gapTicks, timescale: timescale)
+                try checkSpan(of: run, in: track, piece: index)
+                // A source whose frames outlast the snapped range (irregular timing) pushes the next piece.
+                let runStart = start + gapTicks
+                track.append(run, at: runStart, piece: index)
+                starts.append(runStart)
+                end = max(end, runStart + run.decodeEnd)
             }
-            let gapTicks = try exact(piece.path) { () throws(MediaTimeError) in try window.leadingGap.ticks(in: timescale) }
-            let (run, _) = try videoRun(piece, timeline, window: window, windowLength: pieceTicks - gapTicks, timescale: timescale)
-            // A source whose frames outlast the snapped range (irregular timing) pushes the next piece.
-            let runStart = start + gapTicks
-            track.append(run, at: runStart, piece: index)
-            starts.append(runStart)
-            boundaryTicks.append(max(start + pieceTicks, runStart + run.decodeEnd))
+            guard end <= limit else { throw tooLong(track, piece: index) }
+            boundaryTicks.append(end)
         }
         track.runStarts = starts
         track.mediaEnd = boundaryTicks.last!
@@ -44,6 +50,9 @@ extension LayoutContext {
     /// nearest its (snapped) start; silence makes up for audio that is missing or too short.
     mutating func keyframeAlignedAudioTrack(timescale: Int32, boundaries: [MediaTime]) throws(MP4Error) -> PlacedTrack {
         var track = PlacedTrack(kind: .audio, timescale: timescale, descriptions: audioDescriptions.descriptions)
+        // With the composition within `maximumTrackTicks`, so is every target, and no sum overflows.
+        let composition = try exact(pieces[pieces.count - 1].path) { () throws(MediaTimeError) in try boundaries[pieces.count].ticks(in: timescale) }
+        guard composition <= Self.maximumTrackTicks else { throw tooLong(track, piece: pieces.count - 1) }
         var end: Int64 = 0
         var starts: [Int64] = []
         for (index, piece) in pieces.enumerated() {
@@ -115,7 +124,7 @@ extension LayoutContext {
             end += length
         }
         track.runStarts = starts
-        track.mediaEnd = max(end, try exact(pieces[0].path) { () throws(MediaTimeError) in try boundaries.last!.ticks(in: timescale) })
+        track.mediaEnd = max(end, composition)
         return track
     }
 

@@ -71,6 +71,10 @@ extension LayoutContext {
                                       movieBoundaries: [Int64]) throws(MP4Error) -> PlacedTrack {
         let table = kind == .video ? videoDescriptions : audioDescriptions
         var track = PlacedTrack(kind: kind, timescale: timescale, descriptions: table.descriptions)
+        let composition = try exact(pieces[pieces.count - 1].path) { () throws(MediaTimeError) in
+            try MediaTime.divide(movieBoundaries[pieces.count], times: Int64(timescale), by: Int64(movieTimescale), rounding: .up)
+        }
+        guard composition <= Self.maximumTrackTicks else { throw tooLong(track, piece: pieces.count - 1) }
 
         // Each piece: the hole at its start (movie ticks) and the window its media fills.
         var holes: [Int64] = []
@@ -134,10 +138,12 @@ extension LayoutContext {
             }
             if kind == .video {
                 var (run, spare) = try videoRun(piece, timeline, window: window, windowLength: ownLength, timescale: timescale)
+                try checkSpan(of: run, in: track, piece: index)
                 run.extendWindow(by: fullLength - ownLength)
                 slots.append(RunSlot(piece: index, edit: edit, run: run, spareKeyframes: spare))
             } else {
                 var run = try audioRun(piece, timeline, window: window, windowLength: ownLength, timescale: timescale)
+                try checkSpan(of: run, in: track, piece: index)
                 run.extendWindow(by: fullLength - ownLength)
                 try fillWithSilence(&run, piece: index, timescale: timescale)
                 slots.append(RunSlot(piece: index, edit: edit, run: run))
@@ -162,7 +168,7 @@ extension LayoutContext {
             }
         }
 
-        place(slots, in: &track)
+        try place(slots, in: &track)
         for (slot, start) in zip(slots, track.runStarts) {
             edits[slot.edit].mediaTime = start + slot.run.windowStart
         }
@@ -183,27 +189,48 @@ extension LayoutContext {
         var spareKeyframes: [TrackRun.Sample] = []
     }
 
+    /// The most ticks an output track may span: 2^60, 36 years at a 1 GHz timescale. A source can
+    /// claim any length (an edit list, a frame that lasts centuries) and runs add up piece by piece:
+    /// with the composition, each run and every placed time within this bound, the sums made with
+    /// them (window extensions, placement, composition shift, edit media times) cannot overflow.
+    static let maximumTrackTicks: Int64 = 1 << 60
+
+    func checkSpan(of run: TrackRun, in track: PlacedTrack, piece: Int) throws(MP4Error) {
+        guard run.spans(within: Self.maximumTrackTicks) else { throw tooLong(track, piece: piece) }
+    }
+
+    func tooLong(_ track: PlacedTrack, piece: Int) -> MP4Error {
+        .invalidPiece(index: piece, file: pieces[piece].path, reason:
+            "its \(track.kind) would take the output track past 2^60 ticks of 1/\(track.timescale) s "
+            + "(\(Self.maximumTrackTicks / Int64(track.timescale)) s), the most one track may span")
+    }
+
     /// Places runs one after another: each starts once the previous has decoded, and late enough
     /// that none of its samples presents inside the previous piece's window or before the
     /// previous piece's last sample. The gap goes to the previous run's last sample, which so
     /// lasts until the next piece: a video frame is held, never skipped.
-    func place(_ slots: [RunSlot], in track: inout PlacedTrack) {
+    func place(_ slots: [RunSlot], in track: inout PlacedTrack) throws(MP4Error) {
+        let limit = Self.maximumTrackTicks
         var previous: (start: Int64, run: TrackRun)?
         var starts: [Int64] = []
         for slot in slots {
             let run = slot.run
+            try checkSpan(of: run, in: track, piece: slot.piece)
             var start: Int64 = 0
             if let previous {
+                // Every term is within 3 × limit: no overflow.
                 start = max(previous.start + previous.run.decodeEnd,
                             previous.start + previous.run.windowEnd - run.minComposition,
                             previous.start + previous.run.maxComposition + 1 - run.minComposition)
             }
+            guard start <= limit else { throw tooLong(track, piece: slot.piece) }
             track.append(run, at: start, piece: slot.piece)
             starts.append(start)
             previous = (start, run)
         }
         if let previous {
             track.mediaEnd = max(previous.start + previous.run.decodeEnd, previous.start + previous.run.windowEnd)
+            guard track.mediaEnd <= limit else { throw tooLong(track, piece: slots[slots.count - 1].piece) }
         }
         track.runStarts = starts
     }

@@ -33,6 +33,13 @@ struct TrackRun: Sendable {
     var minComposition: Int64 { samples.map(\.composition).min() ?? 0 }
     var maxComposition: Int64 { samples.map(\.composition).max() ?? 0 }
 
+    /// Whether every time of the run (decode, composition, window) is within `limit` ticks of its
+    /// start, either way.
+    func spans(within limit: Int64) -> Bool {
+        let (windowEnd, overflow) = windowStart.addingReportingOverflow(windowLength)
+        return !overflow && [decodeEnd, windowStart, windowEnd, minComposition, maxComposition].allSatisfy { (-limit...limit).contains($0) }
+    }
+
     /// Lengthens the window by `ticks` (over a following piece that lacks this track). Samples
     /// that were hidden past the window's end (frames copied only because earlier frames
     /// reference them) move out of the way, later by as much, so they stay hidden.
