@@ -12,7 +12,8 @@ extension LayoutContext {
             let start = boundaryTicks[index]
             let pieceTicks = try exact(piece.path) { () throws(MediaTimeError) in try piece.range.end.subtracting(piece.range.start).ticks(in: timescale) }
             guard pieceTicks <= limit else { throw tooLong(track, piece: index) }
-            // No video here: the previous frame is held (its duration runs to the next sample).
+            // Without video here, the previous frame is held to the piece's end (its duration runs
+            // to the next sample).
             var end = start + pieceTicks
             if let timeline = piece.video, let window = try window(of: piece, in: timeline) {
                 let gapTicks = try exact(piece.path) { () throws(MediaTimeError) in try window.leadingGap.ticks(in: timescale) }
