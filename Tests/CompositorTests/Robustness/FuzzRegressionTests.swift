@@ -6,16 +6,24 @@ import Testing
 /// byte from Tests/Fuzz/regressions/TARGET/, with what must happen instead.
 @Suite("Fuzz regressions")
 struct FuzzRegressionTests {
+    /// The MP4 regression `name` read and planned as the fuzz target does (`Robust.exerciseMP4`):
+    /// it must read, and give an outcome for each of the four plans. Returns the path the outcomes name.
+    private func mp4Plans(_ name: String) throws -> (path: String, plans: [String]) {
+        try Robust.withFile(try Robust.regression("mp4", name)) { path in
+            let outcome = Robust.exerciseMP4(path)
+            #expect(outcome.readError == nil)
+            #expect(outcome.planOutcomes.count == 4)
+            return (path, outcome.planOutcomes)
+        }
+    }
+
     /// A movie whose audio track presents nowhere inside the piece's range (its presentation
     /// ends before the range starts). Keyframe-aligned planning crashed looking for another piece's audio
     /// description to make silence with; the piece's own audio description serves.
     @Test("keyframe cuts of a piece whose audio misses its range fill it with silence")
     func keyframeAudioOutsideRange() throws {
-        let bytes = try Robust.regression("mp4", "keyframe-audio-outside-range-856d11fc")
-        let outcome = try Robust.withFile(bytes) { Robust.exerciseMP4($0) }
-        #expect(outcome.readError == nil)
-        #expect(outcome.planOutcomes.count == 4)
-        #expect(outcome.planOutcomes.allSatisfy { $0.contains(": planned ") }, "\(outcome.planOutcomes)")
+        let (_, plans) = try mp4Plans("keyframe-audio-outside-range-856d11fc")
+        #expect(plans.allSatisfy { $0.contains(": planned ") }, "\(plans)")
     }
 
     /// Video at 1 397 575 746 ticks per second and an edit list in milliseconds: after snapping,
@@ -23,14 +31,9 @@ struct FuzzRegressionTests {
     /// multiple in 32 bits. Taking the range's duration trapped; it is a typed overflow now.
     @Test("a range whose ends have no common timescale is a time overflow, not a trap")
     func rangeDurationOverflow() throws {
-        let bytes = try Robust.regression("mp4", "range-duration-overflow-60e62644")
-        try Robust.withFile(bytes) { path in
-            let outcome = Robust.exerciseMP4(path)
-            #expect(outcome.readError == nil)
-            #expect(outcome.planOutcomes.count == 4)
-            for plan in outcome.planOutcomes {
-                #expect(plan.contains("\(path): time overflow: no common timescale for "), "\(plan)")
-            }
+        let (path, plans) = try mp4Plans("range-duration-overflow-60e62644")
+        for plan in plans {
+            #expect(plan.contains("\(path): time overflow: no common timescale for "), "\(plan)")
         }
     }
 
@@ -39,15 +42,10 @@ struct FuzzRegressionTests {
     /// fuzzer's limit). A fill is now bounded, and the piece refused, before anything is allocated.
     @Test("silence for a duration the file only claims is bounded, and the piece refused")
     func silenceForClaimedDuration() throws {
-        let bytes = try Robust.regression("mp4", "silence-for-claimed-duration-d271a7a6")
-        try Robust.withFile(bytes) { path in
-            let outcome = Robust.exerciseMP4(path)
-            #expect(outcome.readError == nil)
-            #expect(outcome.planOutcomes.count == 4)
-            for plan in outcome.planOutcomes {
-                #expect(plan.contains("piece 0 (\(path)): its audio is missing for "), "\(plan)")
-                #expect(plan.hasSuffix("more than the \(LayoutContext.maximumSilentFrames) the stitcher makes"), "\(plan)")
-            }
+        let (path, plans) = try mp4Plans("silence-for-claimed-duration-d271a7a6")
+        for plan in plans {
+            #expect(plan.contains("piece 0 (\(path)): its audio is missing for "), "\(plan)")
+            #expect(plan.hasSuffix("more than the \(LayoutContext.maximumSilentFrames) the stitcher makes"), "\(plan)")
         }
     }
 
@@ -117,17 +115,12 @@ struct FuzzRegressionTests {
     /// sample-accurate cuts, which hide the excess with the edit, still plan.
     @Test("keyframe cuts of frames that last hours are refused, not planned for seconds")
     func keyframeVideoFrameLastsHours() throws {
-        let bytes = try Robust.regression("mp4", "keyframe-video-frame-lasts-hours-37d5749e")
-        try Robust.withFile(bytes) { path in
-            let outcome = Robust.exerciseMP4(path)
-            #expect(outcome.readError == nil)
-            #expect(outcome.planOutcomes.count == 4)
-            for plan in outcome.planOutcomes where plan.hasPrefix("sampleAccurate") {
-                #expect(plan.contains(": planned "), "\(plan)")
-            }
-            for plan in outcome.planOutcomes where plan.hasPrefix("keyframeAligned") {
-                #expect(plan.hasSuffix("takes 819197 frames, more than the \(LayoutContext.maximumSilentFrames) the stitcher makes"), "\(plan)")
-            }
+        let (_, plans) = try mp4Plans("keyframe-video-frame-lasts-hours-37d5749e")
+        for plan in plans where plan.hasPrefix("sampleAccurate") {
+            #expect(plan.contains(": planned "), "\(plan)")
+        }
+        for plan in plans where plan.hasPrefix("keyframeAligned") {
+            #expect(plan.hasSuffix("takes 819197 frames, more than the \(LayoutContext.maximumSilentFrames) the stitcher makes"), "\(plan)")
         }
     }
 
@@ -137,15 +130,10 @@ struct FuzzRegressionTests {
     /// `maximumTrackTicks` (2^60) before any run is placed, and the piece that passes it refused.
     @Test("a track longer than 2^60 ticks is refused, in both cut modes, not summed past 64 bits")
     func editLastsDecades() throws {
-        let bytes = try Robust.regression("mp4", "edit-lasts-82-years-52148b4c")
-        try Robust.withFile(bytes) { path in
-            let outcome = Robust.exerciseMP4(path)
-            #expect(outcome.readError == nil)
-            #expect(outcome.planOutcomes.count == 4)
-            for plan in outcome.planOutcomes {
-                #expect(plan.contains("(\(path)): its video would take the output track past 2^60 ticks of 1/1952805376 s "
-                                      + "(590392426 s), the most one track may span"), "\(plan)")
-            }
+        let (path, plans) = try mp4Plans("edit-lasts-82-years-52148b4c")
+        for plan in plans {
+            #expect(plan.contains("(\(path)): its video would take the output track past 2^60 ticks of 1/1952805376 s "
+                                  + "(590392426 s), the most one track may span"), "\(plan)")
         }
     }
 }
