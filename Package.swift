@@ -1,19 +1,39 @@
 // swift-tools-version:6.0
 import PackageDescription
 
+// The layers are targets, so the arrows between them are enforced by the build:
+//
+//   CompositorCore         Time, Schedule, Timeline, Playback: pure values, no file system, no Foundation
+//   CompositorIO           the one file reader and the atomic output writers (POSIX)
+//   CompositorMP4          boxes, reader, writer, stitcher          (Core, IO)
+//   CompositorHLS          playlist model, parser, writer, stitcher (Core)
+//   Compositor             probing, exporters, schedule documents; re-exports Core (what apps import)
+//   CompositorAVFoundation the AVFoundation adapters               (Compositor)
+//   CompositorTesting      simulated players and a recording composition, for tests and the demo
+//
+// Internals shared between targets use `package` access; `public` is what apps use.
 let package = Package(
     name: "Compositor",
     platforms: [.macOS(.v13), .iOS(.v16), .tvOS(.v16), .visionOS(.v1)],
     products: [
         .library(name: "Compositor", targets: ["Compositor"]),
+        .library(name: "CompositorAVFoundation", targets: ["CompositorAVFoundation"]),
+        .library(name: "CompositorTesting", targets: ["CompositorTesting"]),
         .executable(name: "CompositorDemo", targets: ["CompositorDemo"]),
     ],
     targets: [
-        .target(name: "Compositor"),
-        .executableTarget(name: "CompositorDemo", dependencies: ["Compositor"]),
+        .target(name: "CompositorCore"),
+        .target(name: "CompositorIO"),
+        .target(name: "CompositorMP4", dependencies: ["CompositorCore", "CompositorIO"]),
+        .target(name: "CompositorHLS", dependencies: ["CompositorCore"]),
+        .target(name: "Compositor", dependencies: ["CompositorCore", "CompositorIO", "CompositorMP4", "CompositorHLS"]),
+        .target(name: "CompositorAVFoundation", dependencies: ["Compositor"]),
+        .target(name: "CompositorTesting", dependencies: ["Compositor"]),
+        .executableTarget(name: "CompositorDemo", dependencies: ["Compositor", "CompositorTesting"]),
         .testTarget(
             name: "CompositorTests",
-            dependencies: ["Compositor"]
+            dependencies: ["Compositor", "CompositorCore", "CompositorIO", "CompositorMP4", "CompositorHLS",
+                           "CompositorAVFoundation", "CompositorTesting"]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -13,16 +13,18 @@ enum BundledDemo {
             1. The reference sample app's schedule (\(path)):
                content A [0, 90) then B [0, 80); a pre-roll; a pod of two ads at 23; a play-once
                ad at 43; a sticky ad at 64; a post-roll. Ads take no content time.
+               A timeline-only example: every item gives its end, the media it names are
+               placeholders, and it is not rendered (parts 4 and 5 render real clips).
 
             """)
-        let composition = try LoadedSchedule(path: path).composition
+        let composition = try LoadedSchedule(path: FilePath(path)).composition
         Output.out(TimelineReport.text(composition, title: "reference-sample.json"))
 
         Output.out("\n2. Mapping, both ways (content time <-> composition time):\n")
         for seconds in [0, 10, 23, 43, 90, 170] as [Int64] {
             let t = MediaTime(seconds: seconds)
             let after = composition.compositionTime(forContentTime: t)
-            let before = composition.compositionTime(forContentTime: t, bias: .beforeBreaks)
+            let before = composition.compositionTime(forContentTime: t, bias: BreakBias.beforeBreaks)
             Output.out("   content \(pad(t)) -> composition \(pad(after))"
                 + (before != after ? "  (its break starts at \(before))" : ""))
         }
@@ -51,7 +53,7 @@ enum BundledDemo {
     static func renderFixtures(_ fixtures: String) throws(DemoError) {
         let schedule = fixtures + "/demo.json"
         Output.out("\n4. Rendering \(schedule): real clips, stitched by copying samples (no re-encoding):\n")
-        let loaded = try LoadedSchedule(path: schedule)
+        let loaded = try LoadedSchedule(path: FilePath(schedule))
         Output.out(TimelineReport.text(loaded.composition, title: "demo.json"))
         let folder = FileManager.default.currentDirectoryPath + "/demo-output"
         do {
@@ -60,8 +62,8 @@ enum BundledDemo {
             throw .failure("\(folder): cannot create: \(error.localizedDescription)")
         }
         let output = folder + "/stitched.mp4"
-        let rendered = try RenderCommand.render(loaded.composition, to: output, cut: .sampleAccurate, scheduleFile: schedule)
-        Output.out("\n" + RenderCommand.summary(rendered, output: output, cut: .sampleAccurate))
+        let rendered = try RenderCommand.render(loaded.composition, to: FilePath(output), cut: .sampleAccurate, scheduleFile: loaded.path)
+        Output.out("\n" + RenderCommand.summary(rendered, output: FilePath(output), cut: .sampleAccurate))
         Output.out("   play it: ffplay \(output)   (or any player that honours MP4 edit lists: mpv, QuickTime, AVFoundation)")
     }
 
@@ -75,9 +77,9 @@ enum BundledDemo {
                the timeline below is the one that really plays:
 
             """)
-        let loaded = try LoadedSchedule(path: schedule)
+        let loaded = try LoadedSchedule(path: FilePath(schedule))
         let folder = "demo-output/hls"
-        let stitched = try HLSCommand.stitch(loaded.composition, into: folder, scheduleFile: schedule)
+        let stitched = try HLSCommand.stitch(loaded.composition, into: FilePath(folder), scheduleFile: loaded.path)
         Output.out(TimelineReport.text(stitched.composition, title: "demo-hls.json as stitched"))
         Output.out("\n" + HLSCommand.summary(stitched, folder: folder))
         Output.out("   (any HLS player: ffplay, mpv, Safari, AVPlayer; the queue plan keeps the exact cuts for AVQueuePlayer)")

@@ -16,13 +16,13 @@ enum DemoCommand {
         Times are seconds (8.5) or rationals (1001/30000).
         """
 
-    static func run(_ arguments: [String]) -> Int32 {
+    static func run(_ arguments: Arguments) -> Int32 {
         do {
-            guard let name = arguments.first else {
+            var rest = arguments
+            guard let name = rest.takeFirst() else {
                 try BundledDemo.run()
                 return 0
             }
-            var rest = Arguments(Array(arguments.dropFirst()))
             switch name {
             case "timeline": try TimelineCommand.run(&rest)
             case "map": try MapCommand.run(&rest)

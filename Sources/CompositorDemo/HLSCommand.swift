@@ -20,95 +20,30 @@ enum HLSCommand {
     static let timelineName = "timeline.json"
 
     static func run(_ arguments: inout Arguments) throws(DemoError) {
-        guard let folder = try arguments.option("--output") else { throw .usage("hls needs --output DIR") }
-        let path = try arguments.positional("SCHEDULE.json")
+        guard let folder = try arguments.pathOption("--output") else { throw .usage("hls needs --output DIR") }
+        let path = try arguments.positionalPath("SCHEDULE.json")
         try arguments.finish()
         let loaded = try LoadedSchedule(path: path)
         let stitched = try stitch(loaded.composition, into: folder, scheduleFile: path)
-        Output.out(summary(stitched, folder: folder))
+        Output.out(summary(stitched, folder: folder.description))
     }
 
     /// Stitches `composition` and writes the playlists and the queue plan into `folder`, atomically.
-    static func stitch(_ composition: Composition, into folder: String, scheduleFile: String) throws(DemoError) -> HLSStitchedComposition {
-        let target = URL(fileURLWithPath: folder).standardizedFileURL.path
-        try checkOutputFolder(target, shown: folder)
+    static func stitch(_ composition: Composition, into folder: FilePath, scheduleFile: FilePath) throws(DemoError) -> HLSStitchedComposition {
+        let target = folder.resolved(against: FilePath(currentFolder()))
         let stitched: HLSStitchedComposition
         do {
-            stitched = try HLSCompositionStitcher(outputURL: target + "/" + playlistName).stitch(composition)
+            stitched = try HLSCompositionStitcher(outputURL: hlsURL(target.appending(playlistName))).stitch(composition)
         } catch {
             throw .failure("\(scheduleFile): \(error)")
         }
-        var files = stitched.files.map { ($0.name, $0.text) }
-        files.append((queuePlanName, queuePlanJSON(stitched.queuePlan, folder: target).serialized + "\n"))
-        files.append((timelineName, TimelineReport.json(stitched.composition).serialized + "\n"))
-        try writeFolder(target, shown: folder, files: files)
+        let folderURL = hlsURL(target)
+        let extra = [
+            HLSOutputFile(url: queuePlanName, text: queuePlanJSON(stitched.queuePlan, folder: folderURL).serialized + "\n"),
+            HLSOutputFile(url: timelineName, text: TimelineReport.json(stitched.composition).serialized + "\n"),
+        ]
+        do { try stitched.write(into: target, extraFiles: extra) } catch { throw .failure("\(error)") }
         return stitched
-    }
-
-    /// Whether `name` is a file a stitch writes, so a folder holding only those can be replaced.
-    static func isStitchOutput(_ name: String) -> Bool {
-        if [playlistName, queuePlanName, timelineName].contains(name) { return true }
-        guard name.hasPrefix("stitched-"), name.hasSuffix(".m3u8") else { return false }
-        let index = name.dropFirst("stitched-".count).dropLast(".m3u8".count)
-        return !index.isEmpty && index.allSatisfy(\.isASCII) && index.allSatisfy(\.isNumber)
-    }
-
-    /// Refuses a target that is a file, that holds anything but a previous stitch, or whose parent
-    /// folder is missing.
-    private static func checkOutputFolder(_ target: String, shown: String) throws(DemoError) {
-        var isFolder: ObjCBool = false
-        let parent = (target as NSString).deletingLastPathComponent
-        guard FileManager.default.fileExists(atPath: parent, isDirectory: &isFolder), isFolder.boolValue else {
-            throw .failure("\(shown): the folder it would go in, \(parent), does not exist")
-        }
-        guard FileManager.default.fileExists(atPath: target, isDirectory: &isFolder) else { return }
-        guard isFolder.boolValue else { throw .failure("\(shown): exists and is not a folder") }
-        let names: [String]
-        do { names = try FileManager.default.contentsOfDirectory(atPath: target) } catch {
-            throw .failure("\(shown): cannot list: \(error.localizedDescription)")
-        }
-        let others = names.filter { !isStitchOutput($0) }.sorted()
-        guard others.isEmpty else {
-            let listed = others.prefix(3).joined(separator: ", ") + (others.count > 3 ? ", ..." : "")
-            throw .failure("\(shown): holds files that are not from a previous stitch (\(listed)); "
-                + "give a new or empty folder, or one a previous stitch wrote")
-        }
-    }
-
-    /// Writes `files` into a new folder beside `target`, then puts it in `target`'s place (moving a
-    /// previous stitch aside first and deleting it last). On failure nothing new is left behind and a
-    /// previous stitch is back in place.
-    private static func writeFolder(_ target: String, shown: String, files: [(name: String, text: String)]) throws(DemoError) {
-        let manager = FileManager.default
-        let parent = (target as NSString).deletingLastPathComponent
-        let base = parent + "/." + (target as NSString).lastPathComponent + ".hls-\(getpid())"
-        let fresh = base + "-new", previous = base + "-old"
-        do {
-            try manager.createDirectory(atPath: fresh, withIntermediateDirectories: false)
-        } catch {
-            throw .failure("\(shown): cannot create a folder beside it: \(error.localizedDescription)")
-        }
-        do {
-            for (name, text) in files {
-                try Data(text.utf8).write(to: URL(fileURLWithPath: fresh + "/" + name))
-            }
-        } catch {
-            try? manager.removeItem(atPath: fresh)
-            throw .failure("\(shown): cannot write: \(error.localizedDescription)")
-        }
-        let replacing = manager.fileExists(atPath: target)
-        if replacing, rename(target, previous) != 0 {
-            let reason = String(cString: strerror(errno))
-            try? manager.removeItem(atPath: fresh)
-            throw .failure("\(shown): cannot move the previous stitch aside: \(reason)")
-        }
-        guard rename(fresh, target) == 0 else {
-            let reason = String(cString: strerror(errno))
-            if replacing { _ = rename(previous, target) }
-            try? manager.removeItem(atPath: fresh)
-            throw .failure("\(shown): cannot put the new folder in place: \(reason)")
-        }
-        if replacing { try? manager.removeItem(atPath: previous) }
     }
 
     /// `{"compositionDuration", "items": [{"url", "start", "forwardPlaybackEndTime", "composition",
@@ -118,7 +53,7 @@ enum HLSCommand {
         root.appendTime("compositionDuration", plan.duration)
         root.append("items", .array(plan.items.map { item in
             var object = JSONObject()
-            object.append("url", .string(relative(item.source.url, to: folder)))
+            object.append("url", .string(relative(item.source, to: folder)))
             object.appendTime("start", item.startTime)
             object.appendTime("forwardPlaybackEndTime", item.forwardPlaybackEndTime)
             object.append("composition", .range(item.compositionRange))
@@ -138,11 +73,15 @@ enum HLSCommand {
         return .object(root)
     }
 
-    /// A local source path written relative to `folder` (as the playlists' segment URIs are).
-    private static func relative(_ url: String, to folder: String) -> String {
-        guard !url.contains("://") else { return url }
-        let absolute = URL(fileURLWithPath: url).standardizedFileURL.path
-        return URIReference.relativize(absolute, from: folder + "/" + queuePlanName)
+    /// A local source written relative to `folder` (as the playlists' segment URIs are).
+    private static func relative(_ source: SourceLocation, to folder: String) -> String {
+        guard let path = source.filePath else { return source.url }
+        let absolute = path.resolved(against: FilePath(currentFolder()))
+        return URIReference.relativize(hlsURL(absolute), from: folder + "/" + queuePlanName)
+    }
+
+    private static func currentFolder() -> String {
+        FileManager.default.currentDirectoryPath
     }
 
     static func summary(_ stitched: HLSStitchedComposition, folder: String) -> String {
@@ -183,7 +122,7 @@ enum HLSCommand {
         if !moved.isEmpty {
             lines.append("cuts moved:")
             for (segment, requested) in moved {
-                lines.append("  \(segment.id) (\(segment.source.url)): \(requested) -> \(segment.sourceRange)")
+                lines.append("  \(segment.id) (\(segment.source)): \(requested) -> \(segment.sourceRange)")
             }
         }
         lines.append("play it: ffplay \(shown(stitched.outputURL))")

@@ -7,7 +7,7 @@ enum MapCommand {
         let beforeBreaks = arguments.flag("--before-breaks")
         let contentTime = try arguments.timeOption("--content-time")
         let compositionTime = try arguments.timeOption("--composition-time")
-        let path = try arguments.positional("SCHEDULE.json")
+        let path = try arguments.positionalPath("SCHEDULE.json")
         try arguments.finish()
         guard (contentTime == nil) != (compositionTime == nil) else {
             throw .usage("give exactly one of --content-time T and --composition-time T")

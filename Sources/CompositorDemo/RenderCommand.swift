@@ -9,9 +9,9 @@ import Darwin
 /// `render SCHEDULE.json --output OUT.mp4 [--cut sample|keyframe]`: one stitched MP4, samples copied.
 enum RenderCommand {
     static func run(_ arguments: inout Arguments) throws(DemoError) {
-        guard let output = try arguments.option("--output") else { throw .usage("render needs --output OUT.mp4") }
+        guard let output = try arguments.pathOption("--output") else { throw .usage("render needs --output OUT.mp4") }
         let cutName = try arguments.option("--cut") ?? "sample"
-        let path = try arguments.positional("SCHEDULE.json")
+        let path = try arguments.positionalPath("SCHEDULE.json")
         try arguments.finish()
         let cut: MP4CutMode
         switch cutName {
@@ -25,7 +25,7 @@ enum RenderCommand {
     }
 
     /// Renders with a progress bar on stderr when it is a terminal.
-    static func render(_ composition: Composition, to output: String, cut: MP4CutMode, scheduleFile: String) throws(DemoError) -> CompositionRenderer.Rendered {
+    static func render(_ composition: Composition, to output: FilePath, cut: MP4CutMode, scheduleFile: FilePath) throws(DemoError) -> CompositionRenderer.Rendered {
         let bar = ProgressBar(enabled: isatty(STDERR_FILENO) == 1)
         defer { bar.finish() }
         do {
@@ -35,8 +35,8 @@ enum RenderCommand {
         }
     }
 
-    static func summary(_ rendered: CompositionRenderer.Rendered, output: String, cut: MP4CutMode) -> String {
-        let size = (try? FileManager.default.attributesOfItem(atPath: output)[.size] as? NSNumber)?.int64Value ?? 0
+    static func summary(_ rendered: CompositionRenderer.Rendered, output: FilePath, cut: MP4CutMode) -> String {
+        let size = rendered.plan.outputSize
         var lines = ["wrote \(output): \(rendered.composition.duration) s, \(rendered.composition.segments.count) segments, "
             + "\(size) bytes (\(cut == .sampleAccurate ? "sample-accurate cuts" : "cuts on keyframes"))"]
         let moved = rendered.plan.pieces.filter { $0.sourceRange != $0.requestedRange }

@@ -1,4 +1,5 @@
 import Compositor
+import CompositorTesting
 
 /// `simulate SCHEDULE.json --actions "play 30; seek content 50; play 20" [--snapback POLICY] [--json]`:
 /// plays the schedule from the start through a script and prints the events.
@@ -7,7 +8,7 @@ enum SimulateCommand {
         let json = arguments.flag("--json")
         let script = try arguments.option("--actions") ?? ""
         let policyName = try arguments.option("--snapback") ?? SnapbackPolicy.lastUnplayed.rawValue
-        let path = try arguments.positional("SCHEDULE.json")
+        let path = try arguments.positionalPath("SCHEDULE.json")
         try arguments.finish()
         guard let snapback = SnapbackPolicy(rawValue: policyName) else {
             throw .usage("--snapback: expected one of \(SnapbackPolicy.allCases.map(\.rawValue).joined(separator: ", "))")
@@ -25,12 +26,13 @@ enum SimulateCommand {
         var player = SingleItemPlayer(composition: session.composition)
         let log = PlaybackSimulation.run(
             actions, session: &session, player: &player,
-            resolveURL: { MediaSource(url: ScheduleDocument.resolve($0, against: loaded.folder)) },
+            resolveURL: { url throws(SourceLocationError) in try SourceLocation(parsing: url, relativeTo: loaded.folder) },
             naturalDuration: { NaturalDurationProbe.duration(of: $0) })
         for entry in log {
             switch entry {
             case .event(let event): Output.out(json ? eventJSON(event).serialized : eventText(event))
             case .refused(let number, let error): Output.err("note: action \(number) refused: \(error)")
+            case .invalidURL(let number, let error): Output.err("note: action \(number) refused: \(error)")
             }
         }
     }

@@ -4,13 +4,13 @@ import Compositor
 enum TimelineCommand {
     static func run(_ arguments: inout Arguments) throws(DemoError) {
         let json = arguments.flag("--json")
-        let path = try arguments.positional("SCHEDULE.json")
+        let path = try arguments.positionalPath("SCHEDULE.json")
         try arguments.finish()
         let loaded = try LoadedSchedule(path: path)
         if json {
             Output.out(TimelineReport.json(loaded.composition).serialized)
         } else {
-            Output.out(TimelineReport.text(loaded.composition, title: path))
+            Output.out(TimelineReport.text(loaded.composition, title: path.description))
         }
     }
 }

@@ -6,5 +6,5 @@ import Darwin
 #endif
 
 /// Exit status: 0 success, 1 failure (`error: ` on stderr), 64 usage error (as sysexits' EX_USAGE).
-let status = DemoCommand.run(Array(CommandLine.arguments.dropFirst()))
+let status = DemoCommand.run(Arguments(Arguments.processArguments))
 exit(status)

@@ -22,7 +22,7 @@ struct CompositionEditsTests {
         "ad15.mp4": SourceTrackLayout(durations: [.video: s(15), .audio: s(15)]),
         "ad45.mp4": SourceTrackLayout(durations: [.video: s(45), .audio: s(45)]),
     ]
-    static func layout(_ source: MediaSource) -> SourceTrackLayout? { layouts[source.url] }
+    static func layout(_ source: SourceLocation) -> SourceTrackLayout? { layouts[source.url] }
 
     init() throws {
         composition = try Composition(schedule: try fixtureSchedule("reference-sample.json"))
@@ -77,7 +77,7 @@ struct CompositionEditsTests {
         let recording = try built(composition)
         try CompositionEditPlanner.apply(removals, to: recording)
         let fresh = try built(after)
-        for kind in MediaTrackKind.allCases {
+        for kind in TrackKind.allCases {
             #expect(recording.track(kind)?.merged == fresh.track(kind)?.merged, "\(kind)")
         }
     }

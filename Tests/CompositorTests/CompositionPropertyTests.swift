@@ -23,7 +23,7 @@ struct CompositionPropertyTests {
             for i in 0..<Int.random(in: 1...5, using: &rng) {
                 let start = randomTime(maxSeconds: 30, &rng)
                 let length = randomTime(maxSeconds: 40, &rng) + MediaTime(value: 1, timescale: 1000)
-                clips.append(ContentClip(id: "c\(i)", source: MediaSource(url: "c\(i).mp4"), start: start, end: start + length))
+                clips.append(ContentClip(id: "c\(i)", source: SourceLocation(url: "c\(i).mp4"), start: start, end: start + length))
             }
             let contentDuration = clips.reduce(MediaTime.zero) { $0 + ($1.end! - $1.start) }
             var clipBoundaries: [MediaTime] = [.zero]

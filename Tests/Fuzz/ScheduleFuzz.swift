@@ -21,7 +21,7 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let choices = [
         MediaTime(seconds: 30), MediaTime(value: 1001, timescale: 30000), MediaTime(value: Int64.max / 2, timescale: 1),
     ]
-    var durations: [MediaSource: MediaTime] = [:]
+    var durations: [SourceLocation: MediaTime] = [:]
     for clip in schedule.content { durations[clip.source] = choices[clip.source.url.utf8.count % choices.count] }
     for adBreak in schedule.breaks {
         for ad in adBreak.ads { durations[ad.source] = choices[ad.source.url.utf8.count % choices.count] }

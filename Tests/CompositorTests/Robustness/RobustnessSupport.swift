@@ -176,9 +176,9 @@ enum Robust {
 
     /// The natural durations the schedule fuzz target gives sources: 30 s, 1001/30000 s or
     /// 2^62 s, chosen by the URL's length, so lying times meet big and fractional durations.
-    static func fuzzNaturalDurations(_ schedule: Schedule) -> [MediaSource: MediaTime] {
+    static func fuzzNaturalDurations(_ schedule: Schedule) -> [SourceLocation: MediaTime] {
         let choices = [MediaTime(seconds: 30), MediaTime(value: 1001, timescale: 30000), MediaTime(value: Int64.max / 2, timescale: 1)]
-        var durations: [MediaSource: MediaTime] = [:]
+        var durations: [SourceLocation: MediaTime] = [:]
         for source in schedule.content.map(\.source) + schedule.breaks.flatMap({ $0.ads.map(\.source) }) {
             durations[source] = choices[source.url.utf8.count % choices.count]
         }

@@ -1,0 +1,211 @@
+import CompositorCore
+import CompositorHLS
+import CompositorIO
+import CompositorMP4
+
+/// The schedule file format of the demo's contract (DESIGN.md), read exactly.
+///
+/// ```json
+/// { "content": [ { "id": "feature", "url": "content.mp4", "start": 0, "end": 20.5 } ],
+///   "breaks": [ { "id": "mid1", "at": 8.5, "policy": "once",
+///                 "ads": [ { "id": "a2", "url": "ad1.mp4", "end": "1001/30000" } ] } ] }
+/// ```
+///
+/// Times are seconds as JSON numbers (their text is parsed exactly, never through `Double`) or
+/// strings `"value/timescale"`. `at` is `"preroll"`, `"postroll"` or a content time. Optional:
+/// `start` (0), `end` (the natural duration), `policy` (`"sticky"` or `"once"`), `resumeOffset` (0),
+/// `skippable` (`true`; `false` forbids skipping), `skippableAfter` (seconds into an ad),
+/// `seekWithinAds` (`true`), and IDs (`clip-N`, `break-N`, `BREAK-ad-N`, counted from 1).
+/// Unknown keys are errors, so a typo cannot pass unnoticed. Relative URLs are resolved against
+/// `baseFolder` (see `SourceLocation` for paths and `file:` URLs).
+public enum ScheduleDocument {
+    /// The largest schedule accepted, in bytes: far more than any real schedule needs (16 MiB is
+    /// some 100 000 breaks), checked before anything is parsed. Readers of schedule files should
+    /// refuse a bigger file before reading it (the demo does).
+    public static let maximumBytes = 16 << 20
+
+    /// Reads the schedule file at `path`; its relative URLs are resolved against the file's folder.
+    /// Only a regular file is read, and one larger than `maximumBytes` is refused before reading.
+    public static func read(path: FilePath) throws(ScheduleDocumentError) -> Schedule {
+        let bytes: [UInt8]
+        do { bytes = try ReadableFile.contents(of: path, limit: maximumBytes) } catch {
+            throw .unreadable(path: path, reason: error.reasonText)
+        }
+        return try decode(bytes, baseFolder: path.parent)
+    }
+
+    /// Reads a schedule from JSON bytes; relative URLs are resolved against `baseFolder`.
+    public static func decode(_ bytes: some Collection<UInt8>, baseFolder: FilePath? = nil) throws(ScheduleDocumentError) -> Schedule {
+        guard bytes.count <= maximumBytes else { throw .tooLarge(bytes: bytes.count, limit: maximumBytes) }
+        let root: JSONValue
+        do { root = try JSONValue(parsing: bytes) } catch { throw .syntax(error) }
+        var reader = Reader(baseFolder: baseFolder)
+        return try reader.schedule(root)
+    }
+}
+
+/// Why a schedule file could not be read. Every case says where: the JSON path (`breaks[1].ads[0].end`)
+/// or the line and column.
+public enum ScheduleDocumentError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// Not JSON.
+    case syntax(JSONSyntaxError)
+    /// JSON, but not a schedule: a missing or unknown key, a value of the wrong type, a bad time.
+    case invalid(path: String, reason: String)
+    /// A well-formed item that breaks a schedule rule.
+    case schedule(path: String, ScheduleError)
+    /// More bytes than `ScheduleDocument.maximumBytes`: refused before parsing.
+    case tooLarge(bytes: Int, limit: Int)
+    /// The file could not be read.
+    case unreadable(path: FilePath, reason: String)
+
+    public var description: String {
+        switch self {
+        case .syntax(let error): return "not valid JSON: \(error)"
+        case .invalid(let path, let reason): return "\(path): \(reason)"
+        case .schedule(let path, let error): return "\(path): \(error)"
+        case .tooLarge(let bytes, let limit): return "the schedule is \(bytes) bytes, more than the limit of \(limit)"
+        case .unreadable(let path, let reason): return "\(path): \(reason)"
+        }
+    }
+}
+
+extension ScheduleDocument {
+    private struct Reader {
+        let baseFolder: FilePath?
+
+        mutating func schedule(_ root: JSONValue) throws(ScheduleDocumentError) -> Schedule {
+            let object = try objectValue(root, path: "schedule", keys: ["content", "breaks"])
+            guard let contentValue = object["content"] else { throw .invalid(path: "schedule", reason: "missing key \"content\"") }
+            var schedule = Schedule()
+            for (i, clipValue) in try arrayValue(contentValue, path: "content").enumerated() {
+                let path = "content[\(i)]"
+                let clip = try self.clip(clipValue, path: path, defaultID: "clip-\(i + 1)")
+                do { try schedule.appendContentClip(clip) } catch { throw .schedule(path: path, error) }
+            }
+            if schedule.content.isEmpty { throw .schedule(path: "content", .noContent) }
+            if let breaksValue = object["breaks"] {
+                for (i, breakValue) in try arrayValue(breaksValue, path: "breaks").enumerated() {
+                    let path = "breaks[\(i)]"
+                    let adBreak = try self.adBreak(breakValue, path: path, defaultID: "break-\(i + 1)")
+                    do { try schedule.appendBreak(adBreak) } catch { throw .schedule(path: path, error) }
+                }
+            }
+            return schedule
+        }
+
+        private func clip(_ value: JSONValue, path: String, defaultID: String) throws(ScheduleDocumentError) -> ContentClip {
+            let object = try objectValue(value, path: path, keys: ["id", "url", "start", "end"])
+            return ContentClip(
+                id: try string(object, "id", path: path) ?? defaultID,
+                source: try source(object, path: path),
+                start: try time(object, "start", path: path) ?? .zero,
+                end: try time(object, "end", path: path))
+        }
+
+        private func ad(_ value: JSONValue, path: String, defaultID: String) throws(ScheduleDocumentError) -> Ad {
+            let object = try objectValue(value, path: path, keys: ["id", "url", "start", "end"])
+            return Ad(
+                id: try string(object, "id", path: path) ?? defaultID,
+                source: try source(object, path: path),
+                start: try time(object, "start", path: path) ?? .zero,
+                end: try time(object, "end", path: path))
+        }
+
+        private func adBreak(_ value: JSONValue, path: String, defaultID: String) throws(ScheduleDocumentError) -> AdBreak {
+            let object = try objectValue(value, path: path, keys: [
+                "id", "at", "ads", "policy", "resumeOffset", "skippable", "skippableAfter", "seekWithinAds",
+            ])
+            let id = try string(object, "id", path: path) ?? defaultID
+            guard let at = object["at"] else { throw .invalid(path: path, reason: "missing key \"at\"") }
+            let placement: Placement
+            switch at {
+            case .string("preroll"): placement = .preroll
+            case .string("postroll"): placement = .postroll
+            default: placement = .midroll(at: try timeValue(at, path: path + ".at", expected: "\"preroll\", \"postroll\" or a time"))
+            }
+            guard let adsValue = object["ads"] else { throw .invalid(path: path, reason: "missing key \"ads\"") }
+            var ads: [Ad] = []
+            for (i, adValue) in try arrayValue(adsValue, path: path + ".ads").enumerated() {
+                ads.append(try ad(adValue, path: "\(path).ads[\(i)]", defaultID: "\(id)-ad-\(i + 1)"))
+            }
+            var policy = BreakPolicy.sticky
+            if let text = try string(object, "policy", path: path) {
+                guard let parsed = BreakPolicy(rawValue: text) else {
+                    throw .invalid(path: path + ".policy", reason: "expected \"sticky\" or \"once\", got \"\(text)\"")
+                }
+                policy = parsed
+            }
+            var restrictions = BreakRestrictions()
+            if let seek = try bool(object, "seekWithinAds", path: path) { restrictions.allowsSeekingWithinAd = seek }
+            let skippable = try bool(object, "skippable", path: path)
+            if let delay = try time(object, "skippableAfter", path: path) {
+                guard skippable != false else {
+                    throw .invalid(path: path, reason: "\"skippable\": false contradicts \"skippableAfter\"")
+                }
+                restrictions.skipping = .after(delay)
+            } else if skippable == false {
+                restrictions.skipping = .never
+            }
+            return AdBreak(
+                id: id, placement: placement, ads: ads, policy: policy,
+                resumeOffset: try time(object, "resumeOffset", path: path) ?? .zero, restrictions: restrictions)
+        }
+
+        // MARK: Typed access
+
+        private func objectValue(_ value: JSONValue, path: String, keys: Set<String>) throws(ScheduleDocumentError) -> JSONObject {
+            guard case .object(let object) = value else {
+                throw .invalid(path: path, reason: "expected an object, got \(value.typeName)")
+            }
+            if let unknown = object.keys.first(where: { !keys.contains($0) }) {
+                throw .invalid(path: path, reason: "unknown key \"\(unknown)\" (known: \(keys.sorted().joined(separator: ", ")))")
+            }
+            return object
+        }
+
+        private func arrayValue(_ value: JSONValue, path: String) throws(ScheduleDocumentError) -> [JSONValue] {
+            guard case .array(let elements) = value else {
+                throw .invalid(path: path, reason: "expected an array, got \(value.typeName)")
+            }
+            return elements
+        }
+
+        private func string(_ object: JSONObject, _ key: String, path: String) throws(ScheduleDocumentError) -> String? {
+            guard let value = object[key] else { return nil }
+            guard case .string(let text) = value else {
+                throw .invalid(path: "\(path).\(key)", reason: "expected a string, got \(value.typeName)")
+            }
+            return text
+        }
+
+        private func bool(_ object: JSONObject, _ key: String, path: String) throws(ScheduleDocumentError) -> Bool? {
+            guard let value = object[key] else { return nil }
+            guard case .bool(let flag) = value else {
+                throw .invalid(path: "\(path).\(key)", reason: "expected true or false, got \(value.typeName)")
+            }
+            return flag
+        }
+
+        private func source(_ object: JSONObject, path: String) throws(ScheduleDocumentError) -> SourceLocation {
+            guard let url = try string(object, "url", path: path) else { throw .invalid(path: path, reason: "missing key \"url\"") }
+            do { return try SourceLocation(parsing: url, relativeTo: baseFolder) } catch {
+                throw .invalid(path: path + ".url", reason: error.description)
+            }
+        }
+
+        private func time(_ object: JSONObject, _ key: String, path: String) throws(ScheduleDocumentError) -> MediaTime? {
+            guard let value = object[key] else { return nil }
+            return try timeValue(value, path: "\(path).\(key)", expected: "a time")
+        }
+
+        private func timeValue(_ value: JSONValue, path: String, expected: String) throws(ScheduleDocumentError) -> MediaTime {
+            let text: String
+            switch value {
+            case .number(let number): text = number
+            case .string(let string): text = string
+            default: throw .invalid(path: path, reason: "expected \(expected) (seconds or \"value/timescale\"), got \(value.typeName)")
+            }
+            do { return try MediaTime(parsing: text) } catch { throw .invalid(path: path, reason: error.description) }
+        }
+    }
+}

@@ -1,0 +1,78 @@
+import CompositorCore
+import CompositorHLS
+import CompositorIO
+import CompositorMP4
+
+/// Renders compositions of MP4 sources into one stitched MP4 (samples copied, never re-encoded).
+///
+/// With `.keyframeAligned` cuts the stitcher moves cuts to keyframes; the composition returned is
+/// the one that really plays, so mapping stays exact for the output.
+public enum CompositionRenderer {
+    /// What a render produced: the plan written, and the composition of the output.
+    public struct Rendered: Sendable {
+        package let plan: MP4StitchPlan
+        /// Equal to the input for `.sampleAccurate`; the snapped timeline for `.keyframeAligned`.
+        public let composition: Composition
+    }
+
+    public enum RenderError: Error, Equatable, Sendable, CustomStringConvertible {
+        case mp4(MP4Error)
+        /// The snapped cuts do not make a valid timeline (a range emptied by snapping, say).
+        case snapping(ScheduleError)
+        /// The stitcher placed a piece elsewhere than the composition of its actual ranges does.
+        case planDisagrees(piece: Int, item: String, plan: MediaTimeRange, composition: MediaTimeRange)
+        /// A source that is not a local file: a render reads every byte it copies.
+        case remoteSource(item: String, SourceLocation)
+
+        public var description: String {
+            switch self {
+            case .mp4(let error): return error.description
+            case .snapping(let error): return "after snapping cuts to keyframes: \(error)"
+            case .planDisagrees(let piece, let item, let plan, let composition):
+                return "piece \(piece + 1) ('\(item)') is placed at \(plan) in the output but at \(composition) by its timeline"
+            case .remoteSource(let item, let location):
+                return "'\(item)' (\(location)): only local files can be rendered; download it first"
+            }
+        }
+    }
+
+    /// The plan and output composition, without writing anything.
+    public static func plan(_ composition: Composition, cut: MP4CutMode = .sampleAccurate) throws(RenderError) -> Rendered {
+        try plan(composition, with: MP4Stitcher(pieces: try pieces(of: composition), cutMode: cut))
+    }
+
+    private static func plan(_ composition: Composition, with stitcher: MP4Stitcher) throws(RenderError) -> Rendered {
+        let plan: MP4StitchPlan
+        do { plan = try stitcher.plan() } catch { throw .mp4(error) }
+        let reported: Composition
+        do { reported = try composition.replacingSourceRanges(plan.pieces.map(\.sourceRange)) } catch { throw .snapping(error) }
+        for (index, (piece, segment)) in zip(plan.pieces, reported.segments).enumerated()
+        where piece.compositionRange != segment.compositionRange {
+            throw .planDisagrees(piece: index, item: segment.id, plan: piece.compositionRange, composition: segment.compositionRange)
+        }
+        return Rendered(plan: plan, composition: reported)
+    }
+
+    /// Plans and writes `composition` to `outputPath` atomically (nothing is left behind on failure).
+    @discardableResult
+    public static func render(
+        _ composition: Composition, to outputPath: FilePath, cut: MP4CutMode = .sampleAccurate,
+        progress: (MP4StitchProgress) -> Void = { _ in }
+    ) throws(RenderError) -> Rendered {
+        let stitcher = MP4Stitcher(pieces: try pieces(of: composition), cutMode: cut)
+        let rendered = try plan(composition, with: stitcher)
+        do {
+            try stitcher.write(rendered.plan, to: outputPath, progress: progress)
+        } catch {
+            throw .mp4(error)
+        }
+        return rendered
+    }
+
+    private static func pieces(of composition: Composition) throws(RenderError) -> [MP4StitchPiece] {
+        try composition.segments.map { (segment) throws(RenderError) in
+            guard let path = segment.source.filePath else { throw .remoteSource(item: segment.id, segment.source) }
+            return MP4StitchPiece(path: path, range: segment.sourceRange)
+        }
+    }
+}

@@ -1,0 +1,66 @@
+import CompositorCore
+import CompositorHLS
+import CompositorIO
+import CompositorMP4
+
+/// Why a composition of HLS sources could not be stitched. Every case names the playlist (and the
+/// schedule item, where one is concerned) and the reason; a playlist that breaks RFC 8216
+/// (`malformed`) is told apart from one that is valid but not something this stitcher joins
+/// (`unsupported`).
+public enum HLSCompositionStitchError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// The playlist could not be read.
+    case unreadable(url: String, reason: String)
+    /// The playlist's text is not a valid playlist.
+    case malformed(url: String, HLSParseError)
+    /// A valid source this stitcher does not join: not a playlist at all (an MP4 file, say), a live
+    /// playlist, an I-frame playlist, a variant with alternate renditions, a feature the parser
+    /// leaves out.
+    case unsupported(url: String, reason: String)
+    /// The item's cuts snap to one segment boundary, so nothing of it would play. Schedule it longer,
+    /// or move the cuts further from that boundary.
+    case snapsToNothing(item: String, url: String, requested: MediaTimeRange, snapped: MediaTimeRange)
+    /// One playlist cannot carry both formats (MPEG-TS and fragmented MP4, say): a client keeps its
+    /// demuxer across discontinuities.
+    case mixedSegmentFormats(
+        item: String, url: String, format: HLSSegmentFormat,
+        previousItem: String, previousURL: String, previousFormat: HLSSegmentFormat)
+    /// Variants of one presentation snap an item's cuts differently (their segments are not
+    /// aligned), so no single timeline describes the output; a client switching variants would jump.
+    case variantsDisagree(item: String, variantURL: String, range: MediaTimeRange, firstVariantURL: String, firstRange: MediaTimeRange)
+    /// The snapped cuts do not make a valid timeline.
+    case snapping(ScheduleError)
+    /// The engine placed an item elsewhere than the composition of its snapped ranges does.
+    case planDisagrees(item: String, playlist: MediaTimeRange, composition: MediaTimeRange)
+    /// A break or ad ID cannot be written in an `EXT-X-DATERANGE` quoted string (it holds a double
+    /// quote or a line break).
+    case unwritableID(String)
+    /// The output folder could not be written (nothing of it was left behind).
+    case cannotWrite(folder: FilePath, reason: String)
+    /// Any other refusal of the stitching engine, with the item it concerns when there is one.
+    case stitch(item: String?, HLSStitchError)
+
+    public var description: String {
+        switch self {
+        case .unreadable(let url, let reason): return "\(url): cannot read: \(reason)"
+        case .malformed(let url, let error): return "\(url): malformed playlist: \(error)"
+        case .unsupported(let url, let reason): return "\(url): unsupported: \(reason)"
+        case .snapsToNothing(let item, let url, let requested, let snapped):
+            return "'\(item)' (\(url)): \(requested) snaps to the segment boundary \(snapped.start), so nothing of it "
+                + "would play; make it longer or move its cuts away from that boundary"
+        case .mixedSegmentFormats(let item, let url, let format, let previousItem, let previousURL, let previousFormat):
+            return "'\(item)' (\(url)) has \(format) segments but '\(previousItem)' (\(previousURL)) before it has "
+                + "\(previousFormat) segments; one playlist cannot mix them"
+        case .variantsDisagree(let item, let variantURL, let range, let firstVariantURL, let firstRange):
+            return "'\(item)' snaps to \(range) in \(variantURL) but to \(firstRange) in \(firstVariantURL); "
+                + "the variants' segments are not aligned"
+        case .snapping(let error): return "after snapping cuts to segment boundaries: \(error)"
+        case .planDisagrees(let item, let playlist, let composition):
+            return "'\(item)' is at \(playlist) in the stitched playlist but at \(composition) by its timeline"
+        case .cannotWrite(let folder, let reason): return "\(folder): \(reason)"
+        case .unwritableID(let id):
+            return "the ID '\(id)' cannot be written in an EXT-X-DATERANGE quoted string (no double quotes or line breaks)"
+        case .stitch(let item?, let error): return "'\(item)': \(error)"
+        case .stitch(nil, let error): return error.description
+        }
+    }
+}

@@ -1,0 +1,264 @@
+import CompositorCore
+import CompositorHLS
+import CompositorIO
+import CompositorMP4
+
+/// Stitches a composition whose sources are HLS playlists into playlists that any HLS client plays
+/// as one item, and reports the composition that really plays.
+///
+/// A playlist carries whole segments only, so every cut moves to a segment boundary of its source
+/// (the nearest, by default). The stitched composition is rebuilt from where the cuts really landed,
+/// so `timeline` and mapping on it are exact for the output:
+///
+/// ```
+/// asked     |feature 0-8.5      |a2 0-4|feature 8.5-12 |     break mid1 at content 8.5
+/// segments  0  1.5 2.25  4  5.125  6.5  8  9.375  10  11.25  12   (feature's boundaries)
+/// plays     |feature 0-8      |a2 0-4|feature 8-12     |     mid1 plays at content 8
+/// ```
+///
+/// Every segment becomes one piece; an ad's pieces carry its break's marker, so each break gets one
+/// `EXT-X-DATERANGE` (`CLASS` `markerClass`, `START-DATE` from `programDateTime`).
+///
+/// Variants follow the first content clip's source. When it is a multivariant playlist, each of its
+/// variants gives one stitched media playlist (`stitched-0.m3u8`, ... beside `outputURL`), and
+/// `outputURL` is a multivariant playlist listing them; every other multivariant source plays, in
+/// each, its variant nearest in bandwidth to that content variant. When the first content source is
+/// a media playlist there is one output, at `outputURL`, and multivariant ads play their first
+/// variant (the one a client starts with). Variants must snap every cut alike (aligned segments),
+/// since one timeline describes them all.
+///
+/// Nothing is dropped silently: an item whose cuts snap to one boundary is an error naming it.
+public struct HLSCompositionStitcher: Sendable {
+    /// The wall-clock anchor of composition time 0 used when none is given; `EXT-X-DATERANGE` needs one.
+    public static let defaultProgramDateTime = "2026-01-01T00:00:00.000Z"
+    public static let defaultMarkerClass = "com.compositor.ad"
+
+    /// Where the stitched playlist (media, or multivariant for multivariant content) will live;
+    /// segment URIs are written relative to it where they can be. A relative path is taken against
+    /// the working folder.
+    public var outputURL: String
+    /// ISO 8601 time of composition time 0, for `EXT-X-PROGRAM-DATE-TIME` and the markers' `START-DATE`.
+    public var programDateTime: String
+    /// The `CLASS` of every break's `EXT-X-DATERANGE`.
+    public var markerClass: String
+    /// How cuts move to segment boundaries: `.nearest` (the default), `.covering` or `.within`.
+    /// At a mid-roll, `.within` skips the content between the two snapped cuts (the reported
+    /// composition resumes content later, as a `resumeOffset` would), and `.covering` would play
+    /// some of it twice, which no timeline describes: refused as `.snapping`.
+    public var snapping: HLSCutSnapping
+    /// Reads the source playlists (local files by default).
+    public var loader: HLSPlaylistLoader
+
+    public init(
+        outputURL: String, programDateTime: String = defaultProgramDateTime, markerClass: String = defaultMarkerClass,
+        snapping: HLSCutSnapping = .nearest, loader: HLSPlaylistLoader = .fileSystem
+    ) {
+        self.outputURL = outputURL
+        self.programDateTime = programDateTime
+        self.markerClass = markerClass
+        self.snapping = snapping
+        self.loader = loader
+    }
+
+    /// Loads every source playlist once, stitches one media playlist per output variant, and rebuilds
+    /// the composition from the snapped cuts.
+    public func stitch(_ composition: Composition) throws(HLSCompositionStitchError) -> HLSStitchedComposition {
+        let output = HLSSourcePlaylists.absolute(outputURL)
+        var playlists = HLSSourcePlaylists(loader: loader)
+        var sources: [SourceLocation] = []
+        var sourcePlaylists: [SourceLocation: HLSPlaylist] = [:]
+        for segment in composition.segments where sourcePlaylists[segment.source] == nil {
+            sources.append(segment.source)
+            sourcePlaylists[segment.source] = try playlists.playlist(at: HLSSourcePlaylists.absolute(segment.source.url))
+        }
+        for placed in composition.breaks {
+            for id in [placed.id] + placed.adIDs where id.contains(where: { $0 == "\"" || $0 == "\n" || $0 == "\r" }) {
+                throw .unwritableID(id)
+            }
+        }
+
+        // The output's variants are the first content source's.
+        let primary = (composition.segments.first { !$0.isAd } ?? composition.segments[0]).source
+        let contentVariants: [HLSVariantStream]?
+        if case .multivariant(let multivariant) = sourcePlaylists[primary] {
+            guard !multivariant.variants.isEmpty else {
+                throw .unsupported(url: multivariant.url, reason: "a multivariant playlist without variants")
+            }
+            contentVariants = multivariant.variants
+        } else {
+            contentVariants = nil
+        }
+
+        var outputs: [HLSStitchedVariantPlaylist] = []
+        for index in 0..<(contentVariants?.count ?? 1) {
+            let contentVariant = contentVariants?[index]
+            var media: [SourceLocation: (playlist: HLSMediaPlaylist, variant: HLSVariantStream?)] = [:]
+            for source in sources {
+                switch sourcePlaylists[source]! {
+                case .media(let playlist):
+                    media[source] = (playlist, nil)
+                case .multivariant(let multivariant):
+                    let chosen: Int
+                    if source == primary {
+                        chosen = index
+                    } else if let bandwidth = contentVariant?.bandwidth {
+                        guard let nearest = HLSVariantMatching.nearest(toBandwidth: bandwidth, in: multivariant.variants) else {
+                            throw .unsupported(url: multivariant.url, reason: "a multivariant playlist without variants")
+                        }
+                        chosen = nearest
+                    } else {
+                        guard !multivariant.variants.isEmpty else {
+                            throw .unsupported(url: multivariant.url, reason: "a multivariant playlist without variants")
+                        }
+                        chosen = 0
+                    }
+                    let variant = multivariant.variants[chosen]
+                    try Self.checkMuxed(variant, in: multivariant)
+                    media[source] = (try playlists.mediaPlaylist(at: variant.resolvedURI), variant)
+                }
+            }
+            let url = contentVariants == nil ? output : Self.variantURL(output, index: index)
+            let segmentPlaylists = composition.segments.map { media[$0.source]!.playlist }
+            let result = try stitchVariant(composition, playlists: segmentPlaylists, outputURL: url)
+            var interstitials: [HLSVariantStream] = []
+            for source in sources where source != primary {
+                if let variant = media[source]!.variant, !interstitials.contains(variant) { interstitials.append(variant) }
+            }
+            outputs.append(HLSStitchedVariantPlaylist(
+                url: url, contentVariant: contentVariant, interstitialVariants: interstitials,
+                sourcePlaylistURLs: segmentPlaylists.map(\.url), result: result))
+        }
+
+        let reported = try reportedComposition(composition, outputs: outputs)
+        var multivariant: HLSMultivariantPlaylist?
+        if let contentVariants {
+            let listed = zip(contentVariants, outputs).map { variant, stitched in
+                HLSStitchedVariant(content: variant, interstitials: stitched.interstitialVariants, playlistURL: stitched.url)
+            }
+            multivariant = HLSStitcher.multivariantPlaylist(
+                for: listed, url: output, independentSegments: outputs.allSatisfy(\.result.playlist.hasIndependentSegments))
+        }
+        return HLSStitchedComposition(
+            requested: composition, composition: reported, queuePlan: QueuePlan(composition: composition),
+            variants: outputs, multivariantPlaylist: multivariant, outputURL: output)
+    }
+
+    /// One media playlist: one piece per segment, ads marked by break.
+    private func stitchVariant(
+        _ composition: Composition, playlists: [HLSMediaPlaylist], outputURL: String
+    ) throws(HLSCompositionStitchError) -> HLSStitchResult {
+        var pieces: [HLSStitchPiece] = []
+        for (segment, playlist) in zip(composition.segments, playlists) {
+            try precheck(segment, playlist)
+            var marker: HLSStitchMarker?
+            if let ad = segment.adPosition, let placed = composition.placedBreak(id: ad.breakID) {
+                marker = HLSStitchMarker(
+                    id: placed.id, className: markerClass,
+                    attributes: [HLSAttribute("X-AD-IDS", .quotedString(placed.adIDs.joined(separator: ",")))])
+            }
+            pieces.append(HLSStitchPiece(
+                playlist: playlist, sourceRange: segment.sourceRange, kind: segment.isAd ? .interstitial : .content,
+                marker: marker, plannedCompositionStart: segment.compositionRange.start))
+        }
+        let result: HLSStitchResult
+        do {
+            result = try HLSStitcher(outputURL: outputURL, programDateTime: programDateTime, snapping: snapping).stitch(pieces)
+        } catch {
+            throw Self.explain(error, segments: composition.segments, pieces: pieces)
+        }
+        // The prechecks refuse what would be dropped, so every piece is placed, in order.
+        if let dropped = result.droppedPieces.first {
+            let segment = composition.segments[dropped.index]
+            throw .snapsToNothing(
+                item: segment.id, url: dropped.url, requested: dropped.requestedSourceRange, snapped: dropped.snappedSourceRange)
+        }
+        return result
+    }
+
+    /// Refuses, naming the item, what the engine would refuse or drop without saying which item it was.
+    private func precheck(_ segment: Segment, _ playlist: HLSMediaPlaylist) throws(HLSCompositionStitchError) {
+        guard playlist.isFinite else {
+            throw .unsupported(url: playlist.url, reason: "a live playlist (no EXT-X-ENDLIST, not PLAYLIST-TYPE VOD) has no fixed segments to stitch")
+        }
+        guard !playlist.isIFramesOnly else { throw .unsupported(url: playlist.url, reason: "an I-frame playlist cannot be stitched") }
+        let boundaries: [MediaTime]
+        do { boundaries = try playlist.segmentBoundaries } catch { throw .stitch(item: segment.id, .timeOverflow(error)) }
+        let (first, last) = HLSStitcher.snap(segment.sourceRange, to: boundaries, rule: snapping)
+        guard last > first else {
+            throw .snapsToNothing(
+                item: segment.id, url: playlist.url, requested: segment.sourceRange,
+                snapped: MediaTimeRange(start: boundaries[first], end: boundaries[max(first, last)]))
+        }
+    }
+
+    /// The composition of the first output's snapped ranges, checked against where the engine put
+    /// every piece and against every other variant.
+    private func reportedComposition(
+        _ composition: Composition, outputs: [HLSStitchedVariantPlaylist]
+    ) throws(HLSCompositionStitchError) -> Composition {
+        let first = outputs[0]
+        for output in outputs.dropFirst() {
+            for (index, (piece, firstPiece)) in zip(output.result.pieces, first.result.pieces).enumerated()
+            where piece.sourceRange != firstPiece.sourceRange {
+                throw .variantsDisagree(
+                    item: composition.segments[index].id, variantURL: output.url, range: piece.sourceRange,
+                    firstVariantURL: first.url, firstRange: firstPiece.sourceRange)
+            }
+        }
+        let reported: Composition
+        do { reported = try composition.replacingSourceRanges(first.result.pieces.map(\.sourceRange)) } catch {
+            throw .snapping(error)
+        }
+        for (piece, segment) in zip(first.result.pieces, reported.segments) where piece.compositionRange != segment.compositionRange {
+            throw .planDisagrees(item: segment.id, playlist: piece.compositionRange, composition: segment.compositionRange)
+        }
+        return reported
+    }
+
+    /// An engine error with the items it concerns named.
+    private static func explain(_ error: HLSStitchError, segments: [Segment], pieces: [HLSStitchPiece]) -> HLSCompositionStitchError {
+        switch error {
+        case .incompatibleSegmentFormats(let piece, let url, let format, let expected):
+            // The nearest earlier piece of the other format is the one this one cannot follow.
+            let previous = (0..<piece).last { index in
+                pieces[index].playlist.segments.first.map(HLSSegmentFormat.init(segment:)) == expected
+            }
+            return .mixedSegmentFormats(
+                item: segments[piece].id, url: url, format: format,
+                previousItem: previous.map { segments[$0].id } ?? "?", previousURL: previous.map { pieces[$0].playlist.url } ?? "?",
+                previousFormat: expected)
+        case .sourceNotFinite(_, let url):
+            return .unsupported(url: url, reason: "a live playlist (no EXT-X-ENDLIST, not PLAYLIST-TYPE VOD) has no fixed segments to stitch")
+        case .unsupportedSource(_, let url, let reason):
+            return .unsupported(url: url, reason: reason)
+        case .invalidSourceRange(let piece, _), .markerGroupSplit(_, let piece), .conflictingMarker(_, let piece):
+            return .stitch(item: segments[piece].id, error)
+        case .nothingToStitch, .markerNeedsProgramDateTime, .invalidProgramDateTime, .timeOverflow:
+            return .stitch(item: nil, error)
+        }
+    }
+
+    /// A variant whose audio or video lives only in separate rendition playlists would lose that
+    /// media in a stitched media playlist, so it is refused rather than stitched without sound. A
+    /// group with a rendition without `URI` has its media muxed in the variant (RFC 8216 4.3.4.2.1):
+    /// that plays; its other renditions are not carried over.
+    private static func checkMuxed(_ variant: HLSVariantStream, in multivariant: HLSMultivariantPlaylist) throws(HLSCompositionStitchError) {
+        for (type, group) in [("AUDIO", variant.audioGroup), ("VIDEO", variant.videoGroup)] {
+            guard let group else { continue }
+            let renditions = multivariant.renditions.filter { $0.type == type && $0.groupID == group }
+            if !renditions.isEmpty, renditions.allSatisfy({ $0.resolvedURI != nil }) {
+                throw .unsupported(
+                    url: multivariant.url,
+                    reason: "variant \(variant.uri) takes its \(type.lowercased()) from rendition group '\(group)'; "
+                        + "alternate renditions are not stitched (use variants with muxed audio)")
+            }
+        }
+    }
+
+    /// `…/stitched.m3u8` -> `…/stitched-<index>.m3u8`.
+    static func variantURL(_ url: String, index: Int) -> String {
+        let nameStart = url.lastIndex(of: "/").map { url.index(after: $0) } ?? url.startIndex
+        guard let dot = url[nameStart...].lastIndex(of: "."), dot > nameStart else { return url + "-\(index).m3u8" }
+        return String(url[..<dot]) + "-\(index)" + String(url[dot...])
+    }
+}

@@ -1,0 +1,58 @@
+import CompositorCore
+import CompositorHLS
+import CompositorIO
+import CompositorMP4
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The playlists a stitch reads, each loaded and parsed once however many segments, variants or
+/// outputs use it, with loading failures sorted into unreadable, malformed and unsupported.
+struct HLSSourcePlaylists {
+    let loader: HLSPlaylistLoader
+    private var loaded: [String: HLSPlaylist] = [:]
+
+    init(loader: HLSPlaylistLoader) { self.loader = loader }
+
+    /// The playlist at `url` (media or multivariant).
+    mutating func playlist(at url: String) throws(HLSCompositionStitchError) -> HLSPlaylist {
+        if let playlist = loaded[url] { return playlist }
+        let bytes: [UInt8]
+        do { bytes = try loader.load(url) } catch { throw .unreadable(url: url, reason: "\(error)") }
+        // An MP4 file is a fine source elsewhere, just not in a playlist: say so rather than "malformed".
+        if bytes.count >= 8, Array(bytes[4..<8]) == Array("ftyp".utf8) {
+            throw .unsupported(url: url, reason: "an MP4 file, not an HLS playlist; every source of a stitched playlist must be one")
+        }
+        let playlist: HLSPlaylist
+        do { playlist = try HLSPlaylistParser(limits: loader.limits).parse(bytes, url: url) } catch {
+            throw error.category == .malformed ? .malformed(url: url, error) : .unsupported(url: url, reason: error.description)
+        }
+        loaded[url] = playlist
+        return playlist
+    }
+
+    /// The media playlist at `url`, the URI of a variant.
+    mutating func mediaPlaylist(at url: String) throws(HLSCompositionStitchError) -> HLSMediaPlaylist {
+        switch try playlist(at: url) {
+        case .media(let media): return media
+        case .multivariant:
+            throw .malformed(url: url, HLSParseError(
+                line: nil, lineText: nil, problem: .wrongPlaylistKind(expected: "media", found: "multivariant")))
+        }
+    }
+
+    /// `url` made absolute when it is a relative file path, against the working folder (which is
+    /// what the file system loader reads it against), so segment URIs can be written relative to an
+    /// output elsewhere. URLs with a scheme and absolute paths are kept.
+    static func absolute(_ url: String) -> String {
+        guard !url.hasPrefix("/"), URIReference(parsing: url).scheme == nil else { return url }
+        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        guard getcwd(&buffer, buffer.count) != nil else { return url }
+        let folder = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        return URIReference.resolve(url, against: folder.hasSuffix("/") ? folder : folder + "/")
+    }
+}

@@ -1,0 +1,111 @@
+import CompositorCore
+import CompositorHLS
+import CompositorIO
+import CompositorMP4
+
+/// What `HLSCompositionStitcher` produced: the playlists to write, the composition that plays in
+/// them, and the exact-cut queue plan of the same schedule.
+public struct HLSStitchedComposition: Sendable, Equatable {
+    /// The composition as scheduled (exact cuts).
+    public let requested: Composition
+    /// The composition that plays in the stitched playlists: every cut where it snapped, so
+    /// `timeline` and mapping on it are exact for the output.
+    public let composition: Composition
+    /// The scheduled composition as a queue of per-segment items, as `AVQueuePlayer` plays HLS
+    /// sources: cuts exact (a seek and `forwardPlaybackEndTime`), not snapped.
+    public let queuePlan: QueuePlan
+    /// One stitched media playlist per variant of the content (one when the content is a media playlist).
+    package let variants: [HLSStitchedVariantPlaylist]
+    /// The multivariant playlist listing `variants`, when the content is a multivariant playlist.
+    package let multivariantPlaylist: HLSMultivariantPlaylist?
+    /// Where the main playlist lives (absolute when a relative path was given).
+    public let outputURL: String
+
+    /// Every file to write, the one at `outputURL` first.
+    public var files: [HLSOutputFile] {
+        if let multivariantPlaylist {
+            return [HLSOutputFile(url: outputURL, text: multivariantPlaylist.text)]
+                + variants.map { HLSOutputFile(url: $0.url, text: $0.result.text) }
+        }
+        return variants.map { HLSOutputFile(url: $0.url, text: $0.result.text) }
+    }
+
+    /// Writes every playlist (and `extraFiles`, such as a queue plan) into `folder`, which appears
+    /// whole or not at all: all is written into a new folder beside it that then takes its name. An
+    /// existing `folder` is replaced only when it holds nothing but what a stitch writes (these
+    /// names, or `NAME-N.m3u8` variants of the main playlist); anything else is refused, untouched.
+    public func write(into folder: FilePath, extraFiles: [HLSOutputFile] = []) throws(HLSCompositionStitchError) {
+        let all = files + extraFiles
+        let names = Set(all.map(\.name))
+        let stem = files.first.map { String($0.name.prefix { $0 != "." }) } ?? ""
+        func isReplaceable(_ name: String) -> Bool {
+            if names.contains(name) { return true }
+            guard name.hasPrefix(stem + "-"), name.hasSuffix(".m3u8") else { return false }
+            let index = name.dropFirst(stem.count + 1).dropLast(".m3u8".count)
+            return !index.isEmpty && index.allSatisfy { $0.isASCII && $0.isNumber }
+        }
+        do {
+            try AtomicOutputFolder.write(all.map { ($0.name, Array($0.text.utf8)) }, to: folder, isReplaceable: isReplaceable)
+        } catch {
+            throw .cannotWrite(folder: folder, reason: error.reasonText)
+        }
+    }
+
+    /// Each break, where it was scheduled and where it plays.
+    public var breaks: [HLSBreakPlacement] {
+        zip(requested.breaks, composition.breaks).map { asked, plays in
+            HLSBreakPlacement(
+                id: plays.id, requestedPosition: asked.position, position: plays.position,
+                requestedCompositionRange: asked.compositionRange, compositionRange: plays.compositionRange)
+        }
+    }
+
+    /// The segments whose source range moved to segment boundaries, with both ranges.
+    public var movedCuts: [(segment: Segment, requested: MediaTimeRange)] {
+        zip(composition.segments, requested.segments).compactMap { plays, asked in
+            plays.sourceRange == asked.sourceRange ? nil : (plays, asked.sourceRange)
+        }
+    }
+}
+
+/// One stitched media playlist.
+package struct HLSStitchedVariantPlaylist: Sendable, Equatable {
+    /// Where it lives: `outputURL`, or beside it (`stitched-0.m3u8`) under a multivariant playlist.
+    package let url: String
+    /// The content variant it was made from; `nil` when the content is a media playlist.
+    package let contentVariant: HLSVariantStream?
+    /// The variants chosen from the other multivariant sources (ads nearest in bandwidth).
+    package let interstitialVariants: [HLSVariantStream]
+    /// For each composition segment, the media playlist its segments come from.
+    package let sourcePlaylistURLs: [String]
+    /// The engine's result: the playlist, its text, and where each piece and marker landed.
+    package let result: HLSStitchResult
+}
+
+/// A playlist to write.
+public struct HLSOutputFile: Sendable, Equatable {
+    public let url: String
+    public let text: String
+
+    public init(url: String, text: String) {
+        self.url = url
+        self.text = text
+    }
+
+    /// The last path component of `url`: the file's name in the output folder.
+    public var name: String { String(url.split(separator: "/").last ?? Substring(url)) }
+}
+
+/// A break as scheduled and as it plays in the stitched output.
+public struct HLSBreakPlacement: Sendable, Equatable {
+    public let id: String
+    /// The content time the schedule put it at.
+    public let requestedPosition: MediaTime
+    /// The content time it plays at: the segment boundary the cut before it snapped to.
+    public let position: MediaTime
+    public let requestedCompositionRange: MediaTimeRange
+    public let compositionRange: MediaTimeRange
+
+    /// Whether snapping moved it.
+    public var moved: Bool { requestedPosition != position || requestedCompositionRange != compositionRange }
+}

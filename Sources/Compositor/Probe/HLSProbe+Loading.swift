@@ -1,0 +1,58 @@
+import CompositorCore
+import CompositorHLS
+import CompositorIO
+
+/// Reads playlist bytes for a URL. The built-in loader reads local files (paths and `file:` URLs);
+/// an app that fetches over HTTP supplies its own `load`.
+///
+/// ```swift
+/// let loader = HLSPlaylistLoader { url in try myHTTPClient.bytes(url) }
+/// ```
+public struct HLSPlaylistLoader: Sendable {
+    /// The limits applied to what is loaded and parsed.
+    package let limits: HLSParseLimits
+    public let load: @Sendable (String) throws -> [UInt8]
+
+    public init(load: @escaping @Sendable (String) throws -> [UInt8]) {
+        self.init(limits: .default, load: load)
+    }
+
+    package init(limits: HLSParseLimits, load: @escaping @Sendable (String) throws -> [UInt8]) {
+        self.limits = limits
+        self.load = load
+    }
+
+    /// Reads local files: plain paths and `file:` URLs, through `SourceLocation` (so escapes are
+    /// decoded there and only there). A file larger than the playlist limit is refused before it is read.
+    public static let fileSystem = fileSystem(limits: .default)
+
+    package static func fileSystem(limits: HLSParseLimits) -> HLSPlaylistLoader {
+        HLSPlaylistLoader(limits: limits) { url in try readPlaylistFile(url, limit: limits.maximumPlaylistBytes) }
+    }
+
+    /// Bytes for fixed URLs, for tests and in-memory sources.
+    package static func inMemory(_ files: [String: String], limits: HLSParseLimits = .default) -> HLSPlaylistLoader {
+        HLSPlaylistLoader(limits: limits) { url in
+            guard let text = files[url] else { throw HLSLoadError(path: url, reason: "no such playlist") }
+            return Array(text.utf8)
+        }
+    }
+
+    static func readPlaylistFile(_ url: String, limit: Int) throws -> [UInt8] {
+        let location: SourceLocation
+        do { location = try SourceLocation(parsing: url) } catch { throw HLSLoadError(path: url, reason: error.description) }
+        guard let path = location.filePath else {
+            throw HLSLoadError(path: url, reason: "only local files can be read without a custom loader")
+        }
+        do { return try ReadableFile.contents(of: path, limit: limit) } catch {
+            throw HLSLoadError(path: path.description, reason: error.reasonText)
+        }
+    }
+}
+
+/// Why a playlist file could not be read.
+public struct HLSLoadError: Error, Equatable, Sendable, CustomStringConvertible {
+    public let path: String
+    public let reason: String
+    public var description: String { "\(path): \(reason)" }
+}

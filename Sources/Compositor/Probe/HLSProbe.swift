@@ -1,0 +1,115 @@
+import CompositorCore
+import CompositorHLS
+import CompositorIO
+import CompositorMP4
+
+/// What probing an HLS playlist found.
+package struct HLSProbeResult: Sendable, Equatable {
+    package enum Kind: Sendable, Equatable { case media, multivariant }
+
+    /// One variant of a multivariant playlist, probed.
+    package struct Variant: Sendable, Equatable {
+        /// The variant's media playlist URL, resolved.
+        package let url: String
+        package let bandwidth: UInt64
+        /// The exact sum of the variant's `EXTINF` durations.
+        package let duration: MediaTime
+        package let segmentCount: Int
+    }
+
+    package let url: String
+    package let kind: Kind
+    /// The natural duration: the exact sum of `EXTINF` for a media playlist; for a multivariant
+    /// playlist the longest variant's (as an asset's duration is its longest track's).
+    package let duration: MediaTime
+    /// The probed variants, in playlist order; empty for a media playlist.
+    package let variants: [Variant]
+
+    /// Longest minus shortest variant duration: zero when the variants agree, as they should.
+    package var variantDurationSpread: MediaTime {
+        guard let longest = variants.map(\.duration).max(), let shortest = variants.map(\.duration).min() else { return .zero }
+        return longest - shortest
+    }
+
+    /// Whether every variant has exactly the same duration.
+    package var variantsAgree: Bool { variantDurationSpread.isZero }
+}
+
+/// Why an HLS source could not be probed.
+public enum HLSProbeError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// The playlist may still grow (no `EXT-X-ENDLIST`, not `EXT-X-PLAYLIST-TYPE:VOD`), so it has no
+    /// natural duration: it cannot be an ad, nor anything else that needs a finite length.
+    case notFinite(url: String, playlistType: HLSPlaylistType?)
+    /// The playlist text is not a valid playlist.
+    case invalidPlaylist(url: String, HLSParseError)
+    /// The playlist could not be read.
+    case unreadable(url: String, reason: String)
+    /// A multivariant playlist without any `EXT-X-STREAM-INF`.
+    case noVariants(url: String)
+    /// The durations add up to more than `MediaTime` holds.
+    case durationOverflow(url: String, MediaTimeError)
+
+    public var description: String {
+        switch self {
+        case .notFinite(let url, let type):
+            let kind = type == .event ? "an EVENT playlist without EXT-X-ENDLIST" : "a live playlist (no EXT-X-ENDLIST, not PLAYLIST-TYPE VOD)"
+            return "\(url): \(kind) has no finite duration"
+        case .invalidPlaylist(let url, let error): return "\(url): \(error)"
+        case .unreadable(let url, let reason): return "\(url): cannot read: \(reason)"
+        case .noVariants(let url): return "\(url): multivariant playlist without variants"
+        case .durationOverflow(let url, let error): return "\(url): \(error)"
+        }
+    }
+}
+
+/// Reads HLS playlists to find their natural durations.
+///
+/// ```swift
+/// let result = try HLSProbe.probe(url: "file:///media/ad/index.m3u8")
+/// result.duration        // exact sum of EXTINF, e.g. 15.015
+/// ```
+package enum HLSProbe {
+    /// The natural duration of a media playlist: the exact sum of its `EXTINF` durations. A playlist
+    /// that may still grow throws `.notFinite`.
+    package static func naturalDuration(of playlist: HLSMediaPlaylist) throws(HLSProbeError) -> MediaTime {
+        guard playlist.isFinite else { throw .notFinite(url: playlist.url, playlistType: playlist.playlistType) }
+        do { return try playlist.totalDuration } catch { throw .durationOverflow(url: playlist.url, error) }
+    }
+
+    /// Loads the playlist at `url` and probes it; for a multivariant playlist, loads and probes every
+    /// variant (I-frame playlists and renditions are not probed).
+    package static func probe(url: String, loader: HLSPlaylistLoader = .fileSystem) throws(HLSProbeError) -> HLSProbeResult {
+        try probe(load(url, loader: loader), loader: loader)
+    }
+
+    /// Probes a parsed playlist; `loader` reads the variants of a multivariant playlist.
+    package static func probe(_ playlist: HLSPlaylist, loader: HLSPlaylistLoader = .fileSystem) throws(HLSProbeError) -> HLSProbeResult {
+        switch playlist {
+        case .media(let media):
+            return HLSProbeResult(url: media.url, kind: .media, duration: try naturalDuration(of: media), variants: [])
+        case .multivariant(let multivariant):
+            guard !multivariant.variants.isEmpty else { throw .noVariants(url: multivariant.url) }
+            var variants: [HLSProbeResult.Variant] = []
+            for stream in multivariant.variants {
+                guard case .media(let media) = try load(stream.resolvedURI, loader: loader) else {
+                    throw .invalidPlaylist(url: stream.resolvedURI, HLSParseError(
+                        line: nil, lineText: nil, problem: .wrongPlaylistKind(expected: "media", found: "multivariant")))
+                }
+                variants.append(HLSProbeResult.Variant(
+                    url: stream.resolvedURI, bandwidth: stream.bandwidth, duration: try naturalDuration(of: media),
+                    segmentCount: media.segments.count))
+            }
+            let longest = variants.map(\.duration).max() ?? .zero
+            return HLSProbeResult(url: multivariant.url, kind: .multivariant, duration: longest, variants: variants)
+        }
+    }
+
+    /// Loads and parses the playlist at `url`.
+    package static func load(_ url: String, loader: HLSPlaylistLoader = .fileSystem) throws(HLSProbeError) -> HLSPlaylist {
+        let bytes: [UInt8]
+        do { bytes = try loader.load(url) } catch { throw .unreadable(url: url, reason: "\(error)") }
+        do { return try HLSPlaylistParser(limits: loader.limits).parse(bytes, url: url) } catch {
+            throw .invalidPlaylist(url: url, error)
+        }
+    }
+}

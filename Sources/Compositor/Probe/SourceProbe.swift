@@ -1,0 +1,88 @@
+import CompositorCore
+import CompositorHLS
+import CompositorIO
+import CompositorMP4
+
+/// What a schedule needs to know about a source: its natural duration and its tracks.
+public struct SourceProbeResult: Hashable, Sendable {
+    public enum Format: Hashable, Sendable { case mp4, hls }
+
+    public let format: Format
+    /// The longest track (MP4) or the exact sum of `EXTINF`s (HLS): what an omitted `end` means.
+    public let naturalDuration: MediaTime
+    /// The tracks and how long each presents; HLS playlists report none (their segments carry them).
+    public let tracks: SourceTrackLayout
+}
+
+/// Why a source could not be probed.
+public enum SourceProbeError: Error, Equatable, Sendable, CustomStringConvertible {
+    case mp4(MP4Error)
+    case hls(HLSProbeError)
+    /// A location this build cannot open: only local files are read.
+    case remote(SourceLocation)
+
+    public var description: String {
+        switch self {
+        case .mp4(let error): return error.description
+        case .hls(let error): return error.description
+        case .remote(let location): return "\(location): only local files can be probed"
+        }
+    }
+}
+
+/// The one way to probe sources: by what they contain, a playlist (`#EXTM3U`) or an MP4 file.
+/// Reads headers and playlists only, never media data.
+///
+/// ```swift
+/// let result = try SourceProbe.probe("Fixtures/ad1.mp4")
+/// result.naturalDuration    // 5 s
+/// ```
+public enum SourceProbe {
+    public static func probe(_ source: SourceLocation) throws(SourceProbeError) -> SourceProbeResult {
+        guard let path = source.filePath else { throw .remote(source) }
+        if isPlaylist(path) {
+            do {
+                let result = try HLSProbe.probe(url: hlsURL(path))
+                return SourceProbeResult(format: .hls, naturalDuration: result.duration, tracks: SourceTrackLayout(durations: [:]))
+            } catch {
+                throw .hls(error)
+            }
+        }
+        do {
+            let movie = try MP4Reader.read(path: path)
+            var durations: [TrackKind: MediaTime] = [:]
+            if let video = movie.videoTrack { durations[.video] = video.presentationDuration }
+            if let audio = movie.audioTrack { durations[.audio] = audio.presentationDuration }
+            return SourceProbeResult(format: .mp4, naturalDuration: movie.naturalDuration, tracks: SourceTrackLayout(durations: durations))
+        } catch {
+            throw .mp4(error)
+        }
+    }
+
+    /// Probes every source of `schedule` once: what is known, and why the rest is not.
+    public static func probeAll(
+        _ schedule: Schedule
+    ) -> (results: [SourceLocation: SourceProbeResult], failures: [SourceLocation: SourceProbeError]) {
+        var results: [SourceLocation: SourceProbeResult] = [:], failures: [SourceLocation: SourceProbeError] = [:]
+        let sources = schedule.content.map(\.source) + schedule.breaks.flatMap { $0.ads.map(\.source) }
+        for source in sources where results[source] == nil && failures[source] == nil {
+            do { results[source] = try probe(source) } catch { failures[source] = error }
+        }
+        return (results, failures)
+    }
+
+    /// Whether the file starts with `#EXTM3U` (after an optional UTF-8 byte order mark).
+    static func isPlaylist(_ path: FilePath) -> Bool {
+        guard let file = try? ReadableFile(path: path) else { return false }
+        let length = Int(min(file.size, 10))
+        guard let head = try? file.read(at: 0, count: length) else { return false }
+        let bytes = head.starts(with: [0xEF, 0xBB, 0xBF]) ? Array(head.dropFirst(3)) : Array(head)
+        return bytes.starts(with: Array("#EXTM3U".utf8))
+    }
+}
+
+/// The URL the HLS layer reads a local playlist by: its path when that is text (so segment URIs
+/// relative to it stay plain paths), a `file:` URL with escapes otherwise (every byte survives).
+package func hlsURL(_ path: FilePath) -> String {
+    path.string.flatMap { $0.contains("%") ? nil : $0 } ?? SourceLocation(path).url
+}

@@ -1,0 +1,291 @@
+/// The policy engine an app wires its player to: pure and deterministic.
+///
+/// It is fed the player's position (composition time) and the user's actions, and answers each with
+/// a `Reaction`: commands for the player and events for the app. It applies snapback, `once` and
+/// `sticky` breaks, skip and seek restrictions, and insert-now. It works over any backend that
+/// reports composition time: one item playing a composition, or a queue of per-segment items.
+///
+/// ```swift
+/// var session = try PlaybackSession(schedule: schedule, naturalDurations: durations)
+/// apply(session.start())                                  // plays the pre-roll
+/// apply(session.update(position: player.currentTime))    // on every tick or boundary
+/// apply(try session.seek(toContentTime: .init(seconds: 50)))   // snapback: the last unplayed break first
+/// ```
+///
+/// Played state outlives the session: `playedState` exports it, `init(…, playedState:)` resumes
+/// from it without replaying `once` breaks.
+public struct PlaybackSession: Sendable {
+    public internal(set) var schedule: Schedule
+    public internal(set) var naturalDurations: [SourceLocation: MediaTime]
+    public private(set) var composition: Composition
+    public var snapback: SnapbackPolicy
+    /// The playhead, in composition time.
+    public internal(set) var position: MediaTime = .zero
+    /// Breaks that have played through or were skipped.
+    public internal(set) var playedBreakIDs: Set<String> = []
+    /// Whether playback reached the end (cleared by a seek back).
+    public private(set) var hasEnded = false
+
+    var startedBreakIDs: Set<String> = []
+    /// Where to go when the current break ends: more snapback breaks, then the user's target.
+    var pendingSeeks: [PendingSeek] = []
+    var insertedBreakCount = 0
+
+    enum PendingSeek: Hashable, Sendable {
+        case breakStart(id: String)
+        case target(SeekTarget)
+    }
+
+    /// Starts a session at the beginning, or at `playedState`'s bookmark with its breaks played.
+    public init(
+        schedule: Schedule,
+        naturalDurations: [SourceLocation: MediaTime] = [:],
+        snapback: SnapbackPolicy = .lastUnplayed,
+        playedState: PlayedState? = nil
+    ) throws(ScheduleError) {
+        self.schedule = schedule
+        self.naturalDurations = naturalDurations
+        self.snapback = snapback
+        let played = Set(playedState?.playedBreakIDs.filter { schedule.adBreak(id: $0) != nil } ?? [])
+        self.playedBreakIDs = played
+        self.startedBreakIDs = played
+        self.composition = try PlaybackSession.compile(schedule, naturalDurations, played: played)
+        self.bookmark = playedState?.bookmark
+    }
+
+    private let bookmark: MediaTime?
+
+    /// Begins playback: at composition time 0, or at the imported bookmark as a seek from the start
+    /// (so the snapback policy applies to breaks before it).
+    public mutating func start() -> Reaction {
+        var reaction = Reaction()
+        position = .zero
+        if let bookmark, bookmark > .zero {
+            let target = SeekTarget.content(MediaTime.min(bookmark, composition.contentDuration), playingBreaksThere: false)
+            performSeek(to: target, requested: landing(for: target), into: &reaction)
+        } else {
+            reaction.commands.append(.seek(to: .zero))
+            enterSegment(at: position, into: &reaction)
+        }
+        return reaction
+    }
+
+    // MARK: Playback
+
+    /// The next composition time after `time` where the session has something to say (a segment
+    /// boundary, an ad quartile, the end), or `nil` at the end. A player can observe these instants
+    /// (as `AVPlayer.addBoundaryTimeObserver` does) instead of polling.
+    public func nextBoundary(after time: MediaTime) -> MediaTime? {
+        guard time < composition.duration else { return nil }
+        guard let index = composition.segmentIndex(at: MediaTime.max(time, .zero)) else { return .zero }
+        let segment = composition.segments[index]
+        if segment.isAd {
+            for quartile in 1...3 {
+                let point = PlaybackSession.quartilePoint(quartile, of: segment.compositionRange)
+                if point > time { return point }
+            }
+        }
+        return segment.compositionRange.end
+    }
+
+    /// The player played on to `newPosition`: reports every boundary crossed, in order. A position
+    /// behind the playhead (the player jumped back on its own) is taken as a seek there.
+    public mutating func update(position newPosition: MediaTime) -> Reaction {
+        var reaction = Reaction()
+        let target = MediaTime.min(MediaTime.max(newPosition, .zero), composition.duration)
+        guard target >= position else {
+            position = target
+            hasEnded = false
+            pendingSeeks.removeAll()
+            enterSegment(at: position, into: &reaction)
+            return reaction
+        }
+        while !hasEnded, let boundary = nextBoundary(after: position), boundary <= target {
+            let before = composition.segmentIndex(at: position)
+            position = boundary
+            if let index = before, composition.segments[index].compositionRange.end == boundary {
+                // A segment ended; anything it starts (a seek, a new composition) ends this update.
+                if crossSegmentEnd(index, into: &reaction) { return reaction }
+            } else if let index = before, let ad = composition.segments[index].adPosition {
+                let segment = composition.segments[index]
+                let quartile = (1...3).first {
+                    PlaybackSession.quartilePoint($0, of: segment.compositionRange) == boundary
+                }
+                if let quartile { emit(.adQuartile(ad, quartile: quartile), into: &reaction) }
+            }
+        }
+        if !hasEnded { position = target }
+        return reaction
+    }
+
+    /// Handles the end of segment `index` at `position`. Returns true when it issued a command.
+    private mutating func crossSegmentEnd(_ index: Int, into reaction: inout Reaction) -> Bool {
+        let segment = composition.segments[index]
+        if let ad = segment.adPosition {
+            emit(.adEnded(ad, skipped: false), into: &reaction)
+            if ad.podPosition < ad.podSize {
+                emitAdStarted(at: index + 1, into: &reaction)
+                return false
+            }
+            return finishBreak(ad.breakID, skipped: false, into: &reaction)
+        }
+        if index + 1 < composition.segments.count {
+            enterSegment(at: position, into: &reaction)
+        } else {
+            emitEnded(into: &reaction)
+        }
+        return false
+    }
+
+    /// A break has played through or was skipped: mark it played, drop it if `once`, then (when
+    /// `continuing`) go where the session is headed: a pending snapback seek, or what follows the
+    /// break. Returns true when it issued a command.
+    @discardableResult
+    mutating func finishBreak(_ breakID: String, skipped: Bool, continuing: Bool = true, into reaction: inout Reaction) -> Bool {
+        guard let placed = composition.placedBreak(id: breakID) else { return false }
+        position = placed.compositionRange.end
+        emit(.breakEnded(breakID: breakID, skipped: skipped), into: &reaction)
+        playedBreakIDs.insert(breakID)
+        var issuedCommand = false
+        if placed.policy == .once {
+            issuedCommand = rebuild(keeping: anchor(ofSegmentAt: placed.segmentIndices.upperBound), into: &reaction)
+        }
+        guard continuing else { return issuedCommand }
+        if !pendingSeeks.isEmpty {
+            performPending(pendingSeeks.removeFirst(), into: &reaction)
+            return true
+        }
+        enterSegment(at: position, resumingContent: true, into: &reaction)
+        return issuedCommand
+    }
+
+    private mutating func performPending(_ pending: PendingSeek, into reaction: inout Reaction) {
+        switch pending {
+        case .breakStart(let id):
+            guard let placed = composition.placedBreak(id: id) else { return }
+            position = placed.compositionRange.start
+        case .target(let target):
+            position = landing(for: target)
+        }
+        reaction.commands.append(.seek(to: position))
+        enterSegment(at: position, resumingContent: true, into: &reaction)
+    }
+
+    // MARK: Events
+
+    /// Reports arriving at `time` by a jump or a boundary: a break's start and its first ad, content
+    /// after a break (`resumingContent`), or the end.
+    mutating func enterSegment(at time: MediaTime, resumingContent: Bool = false, into reaction: inout Reaction) {
+        guard let index = composition.segmentIndex(at: time) else {
+            emitEnded(into: &reaction)
+            return
+        }
+        hasEnded = false
+        let segment = composition.segments[index]
+        guard let ad = segment.adPosition, segment.compositionRange.start == time else {
+            if resumingContent, !segment.isAd { emit(.contentResumed, into: &reaction) }
+            return
+        }
+        if ad.podPosition == 1 {
+            let first = startedBreakIDs.insert(ad.breakID).inserted
+            emit(.breakStarted(breakID: ad.breakID, first: first), into: &reaction)
+        }
+        emitAdStarted(at: index, into: &reaction)
+    }
+
+    private mutating func emitAdStarted(at index: Int, into reaction: inout Reaction) {
+        guard let ad = composition.segments[index].adPosition else { return }
+        emit(.adStarted(ad), into: &reaction)
+    }
+
+    private mutating func emitEnded(into reaction: inout Reaction) {
+        guard !hasEnded else { return }
+        hasEnded = true
+        position = composition.duration
+        emit(.ended, into: &reaction)
+    }
+
+    func emit(_ kind: PlaybackEvent.Kind, into reaction: inout Reaction) {
+        reaction.events.append(PlaybackEvent(
+            kind: kind, compositionTime: position, contentTime: composition.contentTime(forCompositionTime: position)))
+    }
+
+    /// Where `quartile` / 4 of `range` is: exact when the timescales allow; otherwise, when the
+    /// range's start and the exact quarter have no common timescale in 32 bits (times from a
+    /// hostile schedule), the quarter to the nearest tick of the range's own common timescale,
+    /// which always exists for a range of a composition. Never past the range's end.
+    static func quartilePoint(_ quartile: Int, of range: MediaTimeRange) -> MediaTime {
+        let duration = (try? range.end.subtracting(range.start)) ?? .zero
+        if let exact = try? range.start.adding(quarter(quartile, of: duration)) { return exact }
+        guard let (start, end) = try? MediaTime.commonTimescale(range.start, range.end) else { return range.end }
+        let ticks = (try? MediaTime.divide(end.value - start.value, times: Int64(quartile), by: 4, rounding: .toNearestOrEven)) ?? 0
+        return MediaTime.min((try? start.adding(MediaTime(value: ticks, timescale: start.timescale))) ?? range.end, range.end)
+    }
+
+    /// `quartile / 4` of `duration`, exactly when the timescale allows, else to the nearest tick.
+    static func quarter(_ quartile: Int, of duration: MediaTime) -> MediaTime {
+        let (value, overflow) = duration.value.multipliedReportingOverflow(by: Int64(quartile))
+        if !overflow, duration.timescale <= Int32.max / 4 {
+            return MediaTime(value: value, timescale: duration.timescale * 4)
+        }
+        let ticks = (try? MediaTime.divide(duration.value, times: Int64(quartile), by: 4, rounding: .toNearestOrEven)) ?? 0
+        return MediaTime(value: ticks, timescale: duration.timescale)
+    }
+
+    // MARK: Rebuilding
+
+    /// A place on the timeline that survives a rebuild: a content time (after any breaks there) or
+    /// an offset into an ad.
+    enum Anchor {
+        case content(MediaTime)
+        case ad(id: String, offset: MediaTime)
+        case end
+    }
+
+    func anchor(ofSegmentAt index: Int, offset: MediaTime = .zero) -> Anchor {
+        guard index < composition.segments.count else { return .end }
+        let segment = composition.segments[index]
+        if let ad = segment.adPosition { return .ad(id: ad.adID, offset: offset) }
+        return .content(segment.contentRange.start + offset)
+    }
+
+    /// The anchor of the playhead.
+    var playheadAnchor: Anchor {
+        guard let index = composition.segmentIndex(at: position) else { return .end }
+        return anchor(ofSegmentAt: index, offset: position - composition.segments[index].compositionRange.start)
+    }
+
+    static func compile(
+        _ schedule: Schedule, _ durations: [SourceLocation: MediaTime], played: Set<String>
+    ) throws(ScheduleError) -> Composition {
+        let gone = Set(schedule.breaks.filter { $0.policy == .once && played.contains($0.id) }.map(\.id))
+        return try Composition(schedule: schedule, naturalDurations: durations, excludingBreaks: gone)
+    }
+
+    /// Recompiles after a change to the schedule, the durations or the played state, keeps the
+    /// playhead at `anchor`, and tells the app and the player. Returns true when it issued a command.
+    @discardableResult
+    mutating func rebuild(keeping anchor: Anchor, into reaction: inout Reaction) -> Bool {
+        // The schedule was valid when compiled and only loses breaks here, so this cannot fail;
+        // edits that add things compile first (see `apply(_:)`).
+        guard let new = try? PlaybackSession.compile(schedule, naturalDurations, played: playedBreakIDs) else { return false }
+        return install(new, keeping: anchor, into: &reaction)
+    }
+
+    @discardableResult
+    mutating func install(_ new: Composition, keeping anchor: Anchor, into reaction: inout Reaction) -> Bool {
+        let old = composition
+        guard new != old else { return false }
+        composition = new
+        switch anchor {
+        case .content(let t): position = new.compositionTime(forContentTime: t)
+        case .ad(let id, let offset):
+            position = new.segments.first { $0.adPosition?.adID == id }.map { $0.compositionRange.start + offset }
+                ?? new.compositionTime(forContentTime: old.contentTime(forCompositionTime: position))
+        case .end: position = new.duration
+        }
+        emit(.compositionChanged(old: old, new: new), into: &reaction)
+        reaction.commands.append(.load(new, at: position))
+        return true
+    }
+}

@@ -1,0 +1,71 @@
+/// A composition as a queue of per-segment player items, the way `AVQueuePlayer` plays HLS sources:
+/// each item starts by a seek to its `startTime` and ends at its `forwardPlaybackEndTime`, so cuts
+/// are exact (not snapped to segment boundaries).
+///
+/// ```
+/// composition  0       10     15              25
+///              |C 0-10 |  ad  |C 10-20        |
+/// items        [C.m3u8 0..10] [ad.m3u8 0..5] [C.m3u8 10..20]
+/// ```
+public struct QueuePlan: Hashable, Sendable {
+    public let items: [QueueItem]
+    public let duration: MediaTime
+    private let starts: SortedTimes
+
+    public init(composition: Composition) {
+        items = composition.segments.enumerated().map { index, segment in
+            QueueItem(
+                segmentIndex: index, source: segment.source, role: segment.role,
+                startTime: segment.sourceRange.start, forwardPlaybackEndTime: segment.sourceRange.end,
+                compositionRange: segment.compositionRange)
+        }
+        duration = composition.duration
+        starts = SortedTimes(items.map(\.compositionRange.start))
+    }
+
+    /// The index of the item playing at `compositionTime`, or `nil` outside `[0, duration)`. O(log n).
+    public func itemIndex(at compositionTime: MediaTime) -> Int? {
+        guard compositionTime >= .zero, compositionTime < duration else { return nil }
+        return starts.firstIndex(after: compositionTime) - 1
+    }
+}
+
+/// One item of a `QueuePlan`.
+public struct QueueItem: Hashable, Sendable {
+    /// The composition segment this item plays.
+    public let segmentIndex: Int
+    public let source: SourceLocation
+    public let role: Segment.Role
+    /// Source time the item starts at (a zero-tolerance seek before it plays).
+    public let startTime: MediaTime
+    /// Source time the item ends at, as `AVPlayerItem.forwardPlaybackEndTime`.
+    public let forwardPlaybackEndTime: MediaTime
+    public let compositionRange: MediaTimeRange
+
+    /// The composition time of the item's source time `itemTime`.
+    public func compositionTime(forItemTime itemTime: MediaTime) -> MediaTime {
+        compositionRange.start + (itemTime - startTime)
+    }
+}
+
+/// The calls a queue player needs, shaped like `AVQueuePlayer`; `AVQueuePlayer` itself conforms
+/// through the AVFoundation adapter, `SimulatedQueuePlayer` in tests.
+public protocol QueuePlayer: AnyObject {
+    associatedtype Item: AnyObject
+
+    /// Makes an item for `entry`: its source, ending at `forwardPlaybackEndTime`, started by a
+    /// zero-tolerance seek to `startTime` when it becomes current.
+    func makeItem(for entry: QueueItem) -> Item
+    /// The queued items, the current one first (`AVQueuePlayer.items()`).
+    func items() -> [Item]
+    var currentItem: Item? { get }
+    /// `insert(_:after:)`; `nil` appends at the end.
+    func insert(_ item: Item, after afterItem: Item?)
+    func advanceToNextItem()
+    func remove(_ item: Item)
+    func removeAllItems()
+    /// Seeks the current item to `itemTime` (its own time), zero tolerance.
+    func seek(to itemTime: MediaTime)
+    /// The current item's time.
+    var currentTime: MediaTime { get }
+}

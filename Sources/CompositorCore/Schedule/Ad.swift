@@ -1,0 +1,15 @@
+/// One ad of a pod: `[start, end)` of its source. `end == nil` means the source's natural duration;
+/// an `end` past it is clamped when the composition is built, with a `CompositionDiagnostic`.
+public struct Ad: Hashable, Sendable {
+    public let id: String
+    public let source: SourceLocation
+    public let start: MediaTime
+    public let end: MediaTime?
+
+    public init(id: String, source: SourceLocation, start: MediaTime = .zero, end: MediaTime? = nil) {
+        self.id = id
+        self.source = source
+        self.start = start
+        self.end = end
+    }
+}

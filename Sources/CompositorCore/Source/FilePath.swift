@@ -1,0 +1,122 @@
+/// A file system path as the bytes the system uses.
+///
+/// Paths are bytes, not text: a name that is not valid UTF-8 keeps its bytes, so the file is
+/// opened (or written) under the name it has. `description` shows such bytes as `\xE9` and
+/// escapes control characters, so a path can never forge a line of output.
+///
+/// ```swift
+/// let path: FilePath = "media/ad1.mp4"
+/// path.resolved(against: "/srv/schedules")   // "/srv/schedules/media/ad1.mp4"
+/// FilePath(bytes: Array("caf".utf8) + [0xE9]).description   // "caf\xE9"
+/// ```
+public struct FilePath: Hashable, Sendable, ExpressibleByStringLiteral, CustomStringConvertible {
+    /// The path's bytes, as given to `open(2)`.
+    public let bytes: [UInt8]
+
+    public init(bytes: [UInt8]) { self.bytes = bytes }
+    public init(_ string: String) { bytes = Array(string.utf8) }
+    public init(stringLiteral string: String) { self.init(string) }
+
+    /// Whether the path starts at the root (`/…`); a relative one is read against the working folder.
+    public var isAbsolute: Bool { bytes.first == UInt8(ascii: "/") }
+
+    /// The path as text, when its bytes are valid UTF-8.
+    public var string: String? { String(validatingUTF8Bytes: bytes) }
+
+    /// This path read from `folder` when it is relative (`./` prefixes dropped); an absolute path as it is.
+    public func resolved(against folder: FilePath) -> FilePath {
+        guard !isAbsolute, !folder.bytes.isEmpty else { return self }
+        var relative = bytes[...]
+        while relative.starts(with: [UInt8(ascii: "."), UInt8(ascii: "/")]) { relative = relative.dropFirst(2) }
+        let separator: [UInt8] = folder.bytes.last == UInt8(ascii: "/") ? [] : [UInt8(ascii: "/")]
+        return FilePath(bytes: folder.bytes + separator + relative)
+    }
+
+    /// The folder that holds this path's last component (`.` for a bare name).
+    public var parent: FilePath {
+        var end = bytes.count
+        while end > 1, bytes[end - 1] == UInt8(ascii: "/") { end -= 1 }
+        guard let slash = bytes[..<end].lastIndex(of: UInt8(ascii: "/")) else { return "." }
+        return slash == 0 ? "/" : FilePath(bytes: Array(bytes[..<slash]))
+    }
+
+    /// The last component (`stitched.m3u8` of `out/stitched.m3u8`).
+    public var lastComponent: FilePath {
+        var end = bytes.count
+        while end > 1, bytes[end - 1] == UInt8(ascii: "/") { end -= 1 }
+        let start = bytes[..<end].lastIndex(of: UInt8(ascii: "/")).map { $0 + 1 } ?? 0
+        return FilePath(bytes: Array(bytes[start..<end]))
+    }
+
+    /// `name` inside this folder.
+    public func appending(_ name: String) -> FilePath {
+        FilePath(name).resolved(against: self)
+    }
+
+    public var description: String { escapedForDisplay(bytes) }
+}
+
+extension String {
+    /// `bytes` as a string when they are valid UTF-8, `nil` otherwise (no repair).
+    package init?(validatingUTF8Bytes bytes: some Collection<UInt8>) {
+        var text = ""
+        var decoder = UTF8()
+        var iterator = bytes.makeIterator()
+        loop: while true {
+            switch decoder.decode(&iterator) {
+            case .scalarValue(let scalar): text.unicodeScalars.append(scalar)
+            case .emptyInput: break loop
+            case .error: return nil
+            }
+        }
+        self = text
+    }
+}
+
+/// `bytes` decoded as UTF-8 for a message or a terminal: invalid bytes become `\xNN`, control
+/// characters (a newline, an escape sequence) `\n`, `\t`, `\u{1B}`, and a backslash `\\`, so the
+/// text is one line that shows what the bytes are.
+package func escapedForDisplay(_ bytes: some Collection<UInt8>) -> String {
+    var text = ""
+    var rest = Array(bytes)[...]
+    while !rest.isEmpty {
+        var decoder = UTF8()
+        var iterator = rest.makeIterator()
+        switch decoder.decode(&iterator) {
+        case .scalarValue(let scalar):
+            let width = String(scalar).utf8.count
+            rest = rest.dropFirst(width)
+            text += escapedScalar(scalar)
+        case .emptyInput:
+            rest = []
+        case .error:
+            text += "\\x" + String(rest.first!, radix: 16, uppercase: true).leftPadded(to: 2)
+            rest = rest.dropFirst()
+        }
+    }
+    return text
+}
+
+/// `text` with control characters and backslashes escaped as `escapedForDisplay` does.
+package func escapedForDisplay(_ text: String) -> String {
+    text.unicodeScalars.map(escapedScalar).joined()
+}
+
+private func escapedScalar(_ scalar: Unicode.Scalar) -> String {
+    switch scalar {
+    case "\n": return "\\n"
+    case "\r": return "\\r"
+    case "\t": return "\\t"
+    case "\\": return "\\\\"
+    case _ where scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value)
+        || scalar.value == 0x2028 || scalar.value == 0x2029:
+        return "\\u{" + String(scalar.value, radix: 16, uppercase: true) + "}"
+    default: return String(scalar)
+    }
+}
+
+extension String {
+    fileprivate func leftPadded(to width: Int) -> String {
+        count >= width ? self : String(repeating: "0", count: width - count) + self
+    }
+}

@@ -1,0 +1,145 @@
+/// Where a clip's media lives: a local file, or a remote URL that only a player can open.
+///
+/// Schedules name media by a path or a URL; `init(parsing:relativeTo:)` is the one place that text
+/// becomes a location:
+///
+/// | text                          | location                                  |
+/// |-------------------------------|-------------------------------------------|
+/// | `ads/a.mp4` (with folder `/s`)| file `/s/ads/a.mp4`                       |
+/// | `/media/a b.mp4`              | file `/media/a b.mp4` (a path, not decoded) |
+/// | `file:///media/a%20b.mp4`     | file `/media/a b.mp4` (escapes decoded)   |
+/// | `file://localhost/m.mp4`      | file `/m.mp4`                             |
+/// | `file://nas/m.mp4`            | error: a file on another host             |
+/// | `https://cdn.example/a.m3u8`  | remote                                    |
+///
+/// A string literal is a file path: `let ad: SourceLocation = "ad1.mp4"`.
+public struct SourceLocation: Hashable, Sendable, ExpressibleByStringLiteral, CustomStringConvertible {
+    public enum Kind: Hashable, Sendable {
+        /// A file on this machine (a relative path is read against the working folder).
+        case file(FilePath)
+        /// A URL with a scheme other than `file:` (`https://…`), kept as written.
+        case remote(url: String)
+    }
+
+    public let kind: Kind
+
+    /// A local file.
+    public init(_ path: FilePath) { kind = .file(path) }
+    /// A local file, by its path (never parsed as a URL).
+    public init(stringLiteral path: String) { kind = .file(FilePath(path)) }
+
+    /// A remote URL (`https://…`). Use `init(parsing:)` for text that may be either.
+    public init(remoteURL: String) { kind = .remote(url: remoteURL) }
+
+    /// Reads a schedule's `url`: a plain path (resolved against `folder` when relative), a `file:`
+    /// URL (percent-escapes decoded, so any byte of a path can be named), or another URL (remote).
+    public init(parsing text: String, relativeTo folder: FilePath? = nil) throws(SourceLocationError) {
+        guard !text.isEmpty else { throw .empty }
+        guard !text.utf8.contains(0) else { throw .invalid(text, reason: "it contains a NUL character") }
+        let reference = URIReference(parsing: text)
+        // One-letter "schemes" are not URLs but relative paths such as `c:d` (RFC 3986 needs none).
+        guard let scheme = reference.scheme?.lowercased(), scheme.utf8.count > 1 else {
+            let path = FilePath(text)
+            kind = .file(folder.map(path.resolved(against:)) ?? path)
+            return
+        }
+        guard scheme == "file" else {
+            kind = .remote(url: text)
+            return
+        }
+        if let host = reference.authority, !host.isEmpty, host.lowercased() != "localhost" {
+            throw .remoteFileHost(text, host: host)
+        }
+        guard reference.query == nil, reference.fragment == nil else {
+            throw .invalid(text, reason: "a file: URL with a query or fragment names no file")
+        }
+        guard let bytes = percentDecoded(reference.path) else {
+            throw .invalid(text, reason: "a '%' that is not followed by two hexadecimal digits")
+        }
+        guard bytes.first == UInt8(ascii: "/") else {
+            throw .invalid(text, reason: "a file: URL needs an absolute path (file:///folder/name)")
+        }
+        guard !bytes.contains(0) else { throw .invalid(text, reason: "it decodes to a NUL byte") }
+        kind = .file(FilePath(bytes: bytes))
+    }
+
+    /// The local file, if the location is one.
+    public var filePath: FilePath? {
+        if case .file(let path) = kind { return path }
+        return nil
+    }
+
+    /// The location as a URL: `file:` with the path percent-encoded (every byte survives), or the
+    /// remote URL as written. A relative file path stays a relative reference.
+    public var url: String {
+        switch kind {
+        case .file(let path): return (path.isAbsolute ? "file://" : "") + percentEncodedPath(path.bytes)
+        case .remote(let url): return url
+        }
+    }
+
+    /// The path or URL for messages, with control characters escaped.
+    public var description: String {
+        switch kind {
+        case .file(let path): return path.description
+        case .remote(let url): return escapedForDisplay(url)
+        }
+    }
+}
+
+/// Why a schedule's `url` names no source.
+public enum SourceLocationError: Error, Hashable, Sendable, CustomStringConvertible {
+    case empty
+    /// `file://host/…` names a file on another machine, which this library cannot open.
+    case remoteFileHost(String, host: String)
+    case invalid(String, reason: String)
+
+    public var description: String {
+        switch self {
+        case .empty: return "empty URL"
+        case .remoteFileHost(let text, let host):
+            return "\(escapedForDisplay(text)): a file on host '\(escapedForDisplay(host))'; only local files (file:///path or file://localhost/path) can be read"
+        case .invalid(let text, let reason): return "\(escapedForDisplay(text)): \(reason)"
+        }
+    }
+}
+
+/// The bytes `%XX` escapes stand for; `nil` for a `%` without two hex digits after it.
+package func percentDecoded(_ text: String) -> [UInt8]? {
+    var bytes: [UInt8] = []
+    var utf8 = Array(text.utf8)[...]
+    func hex(_ c: UInt8) -> UInt8? {
+        switch c {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): return c - UInt8(ascii: "0")
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): return c - UInt8(ascii: "A") + 10
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): return c - UInt8(ascii: "a") + 10
+        default: return nil
+        }
+    }
+    while let c = utf8.popFirst() {
+        guard c == UInt8(ascii: "%") else { bytes.append(c); continue }
+        guard utf8.count >= 2, let high = hex(utf8[utf8.startIndex]), let low = hex(utf8[utf8.startIndex + 1]) else { return nil }
+        bytes.append(high << 4 | low)
+        utf8 = utf8.dropFirst(2)
+    }
+    return bytes
+}
+
+/// `bytes` with every byte outside RFC 3986's path characters (`pchar` and `/`) percent-encoded.
+package func percentEncodedPath(_ bytes: [UInt8]) -> String {
+    let hexDigits = Array("0123456789ABCDEF".utf8)
+    var out: [UInt8] = []
+    out.reserveCapacity(bytes.count)
+    for byte in bytes {
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+             UInt8(ascii: "0")...UInt8(ascii: "9"):
+            out.append(byte)
+        case _ where Array("-._~!$&'()*+,;=:@/".utf8).contains(byte):
+            out.append(byte)
+        default:
+            out += [UInt8(ascii: "%"), hexDigits[Int(byte >> 4)], hexDigits[Int(byte & 15)]]
+        }
+    }
+    return String(decoding: out, as: UTF8.self)
+}

@@ -1,0 +1,326 @@
+import CompositorCore
+
+/// The media-playlist half of `HLSPlaylistParser`.
+///
+/// Where unknown lines go, so that writing and parsing again gives the same model: lines before any
+/// segment-level tag that are followed by a playlist-level tag belong to the header; all others
+/// belong to the next segment; those after the last segment are trailing lines.
+struct MediaPlaylistParser {
+    var reader: HLSLineReader
+    let resolver: HLSURIResolver
+
+    // Playlist-level state
+    private var version: Int64?
+    private var targetDuration: Int64?
+    private var targetDurationLine: HLSLine?
+    private var mediaSequence: UInt64?
+    private var discontinuitySequence: UInt64?
+    private var playlistType: HLSPlaylistType?
+    private var hasEndList = false
+    private var isIFramesOnly = false
+    private var hasIndependentSegments = false
+    private var start: HLSStart?
+    private var segments: [HLSMediaSegment] = []
+    private var headerLines: [String] = []
+
+    // State carried from segment to segment
+    private var currentMap: HLSMap?
+    private var currentKeys: [HLSKey] = []
+    /// The longest rounded `EXTINF` so far and where it is, for a target duration that comes later.
+    private var longestRounded: (seconds: Int64, duration: MediaTime, line: Int, text: String)?
+
+    // The segment being gathered
+    private var pendingDuration: MediaTime?
+    private var pendingTitle: String?
+    private var extinfLine: HLSLine?
+    private var pendingByteRange: (length: UInt64, offset: UInt64?)?
+    private var byteRangeLine: HLSLine?
+    private var pendingDiscontinuity = false
+    private var pendingProgramDateTime: HLSDateTime?
+    private var pendingDateRanges: [HLSDateRange] = []
+    private var pendingGap = false
+    private var pendingCueOut: HLSCueTag?
+    private var pendingCueOutContinuation: HLSCueTag?
+    private var pendingCueIn = false
+    private var pendingUnknown: [String] = []
+    private var pendingHasSegmentTags = false
+    /// Byte offset of the first line gathered for the next segment.
+    private var pendingStart: Int?
+    /// Set when a problem belongs to an earlier line than the one being read.
+    private var relocatedError: HLSParseError?
+
+    init(reader: HLSLineReader, resolver: HLSURIResolver) {
+        self.reader = reader
+        self.resolver = resolver
+    }
+
+    mutating func parse() throws(HLSParseError) -> HLSMediaPlaylist {
+        while let line = try reader.next() {
+            do throws(HLSParseError.Problem) {
+                try handle(line)
+            } catch {
+                throw relocatedError ?? reader.error(error, line)
+            }
+        }
+        if let extinfLine { throw reader.error(.extinfWithoutURI, extinfLine) }
+        var trailingLines: [String] = []
+        if let pendingStart {
+            // Lines that gathered for a segment that never came: keep them verbatim.
+            var tail = HLSLineReader(view: reader.view.slice(pendingStart, reader.view.end), maximumLineBytes: reader.maximumLineBytes)
+            while let line = try tail.next() {
+                if HLSTag(line.line).isMediaPlaylistHeader { continue }
+                guard let text = line.line.validatedString(line.line.start, line.line.end) else {
+                    throw reader.error(.invalidUTF8, line)
+                }
+                if segments.isEmpty { headerLines.append(text) } else { trailingLines.append(text) }
+            }
+        }
+        guard let targetDuration else {
+            throw HLSParseError(line: 1, lineText: "#EXTM3U", problem: .missingTargetDuration)
+        }
+        return HLSMediaPlaylist(
+            url: resolver.baseText, version: version, targetDuration: targetDuration, mediaSequence: mediaSequence,
+            discontinuitySequence: discontinuitySequence, playlistType: playlistType, hasEndList: hasEndList,
+            isIFramesOnly: isIFramesOnly, hasIndependentSegments: hasIndependentSegments, start: start,
+            segments: segments, headerLines: headerLines, trailingLines: trailingLines)
+    }
+
+    private mutating func handle(_ line: HLSLine) throws(HLSParseError.Problem) {
+        let (tag, value) = HLSTag.classify(line.line)
+        switch tag {
+        case .extinf:
+            beginSegmentTag(line)
+            if let extinfLine { throw relocate(.extinfWithoutURI, extinfLine) }
+            try readEXTINF(value, line)
+        case .uri:
+            try finishSegment(line)
+        case .byteRange:
+            beginSegmentTag(line)
+            guard let value, let range = HLSByteRange.parse(value) else {
+                throw .invalidTagValue(tag: "EXT-X-BYTERANGE", reason: "expected <length>[@<offset>]")
+            }
+            pendingByteRange = range
+            byteRangeLine = line
+        case .programDateTime:
+            beginSegmentTag(line)
+            guard let value, let text = value.validatedString(value.start, value.end) else {
+                throw .invalidTagValue(tag: "EXT-X-PROGRAM-DATE-TIME", reason: "missing date-time")
+            }
+            do { pendingProgramDateTime = try HLSDateTime(parsing: text) } catch {
+                throw .invalidTagValue(tag: "EXT-X-PROGRAM-DATE-TIME", reason: error.reason)
+            }
+        case .discontinuity:
+            beginSegmentTag(line)
+            try HLSTagValue.noValue(value, tag: "EXT-X-DISCONTINUITY")
+            pendingDiscontinuity = true
+        case .key:
+            beginSegmentTag(line)
+            let list = try HLSTagValue.attributes(value, tag: HLSKey.tag)
+            try HLSKey.validate(list)
+            let key = HLSKey(attributes: list, resolvedURI: list.quotedString("URI").map(resolver.resolve))
+            if key.method == "NONE" {
+                currentKeys = []
+            } else if let index = currentKeys.firstIndex(where: { $0.keyFormat == key.keyFormat }) {
+                currentKeys[index] = key
+            } else {
+                currentKeys.append(key)
+            }
+        case .map:
+            beginSegmentTag(line)
+            let list = try HLSTagValue.attributes(value, tag: HLSMap.tag)
+            try HLSMap.validate(list)
+            currentMap = HLSMap(attributes: list, resolvedURI: resolver.resolve(list.quotedString("URI") ?? ""))
+        case .dateRange:
+            beginSegmentTag(line)
+            let list = try HLSTagValue.attributes(value, tag: HLSDateRange.tag)
+            try HLSDateRange.validate(list)
+            pendingDateRanges.append(HLSDateRange(attributes: list))
+        case .gap:
+            beginSegmentTag(line)
+            try HLSTagValue.noValue(value, tag: "EXT-X-GAP")
+            pendingGap = true
+        case .cueOut:
+            beginSegmentTag(line)
+            pendingCueOut = HLSCueTag(value: try cueValue(value))
+        case .cueOutCont:
+            beginSegmentTag(line)
+            pendingCueOutContinuation = HLSCueTag(value: try cueValue(value))
+        case .cueIn:
+            beginSegmentTag(line)
+            try HLSTagValue.noValue(value, tag: "EXT-X-CUE-IN")
+            pendingCueIn = true
+        case .unknown, .otherMediaTag:
+            if pendingStart == nil { pendingStart = line.line.start }
+            guard let text = line.line.validatedString(line.line.start, line.line.end) else { throw .invalidUTF8 }
+            pendingUnknown.append(text)
+        case .targetDuration:
+            playlistTag()
+            guard targetDuration == nil else { throw .duplicateTag(tag: "EXT-X-TARGETDURATION") }
+            guard let n = HLSTagValue.integer(value), n <= UInt64(Int64.max) else {
+                throw .invalidTagValue(tag: "EXT-X-TARGETDURATION", reason: "expected a decimal integer")
+            }
+            targetDuration = Int64(n)
+            targetDurationLine = line
+            if let longest = longestRounded, longest.seconds > Int64(n) {
+                let problem = HLSParseError.Problem.segmentExceedsTargetDuration(duration: longest.duration, targetDuration: Int64(n))
+                relocatedError = HLSParseError(line: longest.line, lineText: longest.text, problem: problem)
+                throw problem
+            }
+        case .mediaSequence:
+            playlistTag()
+            guard mediaSequence == nil else { throw .duplicateTag(tag: "EXT-X-MEDIA-SEQUENCE") }
+            guard let n = HLSTagValue.integer(value) else {
+                throw .invalidTagValue(tag: "EXT-X-MEDIA-SEQUENCE", reason: "expected a decimal integer")
+            }
+            mediaSequence = n
+        case .discontinuitySequence:
+            playlistTag()
+            guard discontinuitySequence == nil else { throw .duplicateTag(tag: "EXT-X-DISCONTINUITY-SEQUENCE") }
+            guard let n = HLSTagValue.integer(value) else {
+                throw .invalidTagValue(tag: "EXT-X-DISCONTINUITY-SEQUENCE", reason: "expected a decimal integer")
+            }
+            discontinuitySequence = n
+        case .playlistType:
+            playlistTag()
+            guard playlistType == nil else { throw .duplicateTag(tag: "EXT-X-PLAYLIST-TYPE") }
+            guard let value, let type = HLSPlaylistType(rawValue: value.string) else {
+                throw .invalidTagValue(tag: "EXT-X-PLAYLIST-TYPE", reason: "expected EVENT or VOD")
+            }
+            playlistType = type
+        case .endList:
+            playlistTag()
+            try HLSTagValue.noValue(value, tag: "EXT-X-ENDLIST")
+            hasEndList = true
+        case .iFramesOnly:
+            playlistTag()
+            try HLSTagValue.noValue(value, tag: "EXT-X-I-FRAMES-ONLY")
+            isIFramesOnly = true
+        case .independentSegments:
+            playlistTag()
+            try HLSTagValue.noValue(value, tag: "EXT-X-INDEPENDENT-SEGMENTS")
+            hasIndependentSegments = true
+        case .version:
+            playlistTag()
+            guard version == nil else { throw .duplicateTag(tag: "EXT-X-VERSION") }
+            version = try HLSTagValue.version(value, tag: "EXT-X-VERSION")
+        case .start:
+            playlistTag()
+            guard start == nil else { throw .duplicateTag(tag: HLSStart.tag) }
+            let list = try HLSTagValue.attributes(value, tag: HLSStart.tag)
+            try HLSStart.validate(list)
+            start = HLSStart(attributes: list)
+        case .extm3u:
+            throw .duplicateTag(tag: "EXTM3U")
+        case .define:
+            throw .unsupportedFeature(tag: "EXT-X-DEFINE", reason: "variable substitution is not implemented")
+        case .skip:
+            throw .unsupportedFeature(tag: "EXT-X-SKIP", reason: "playlist delta updates are not implemented")
+        case .streamInf, .media, .iFrameStreamInf, .otherMultivariantTag:
+            throw .multivariantTagInMediaPlaylist(tag: HLSTag.name(of: line.line))
+        }
+    }
+
+    private mutating func relocate(_ problem: HLSParseError.Problem, _ line: HLSLine) -> HLSParseError.Problem {
+        relocatedError = reader.error(problem, line)
+        return problem
+    }
+
+    @inline(__always) private mutating func beginSegmentTag(_ line: HLSLine) {
+        if pendingStart == nil { pendingStart = line.line.start }
+        pendingHasSegmentTags = true
+    }
+
+    /// A playlist-level tag ends a run of unknown lines that precedes every segment: they are the header's.
+    @inline(__always) private mutating func playlistTag() {
+        if segments.isEmpty, !pendingHasSegmentTags, !pendingUnknown.isEmpty {
+            headerLines += pendingUnknown
+            pendingUnknown = []
+            pendingStart = nil
+        }
+    }
+
+    private func cueValue(_ value: HLSByteView?) throws(HLSParseError.Problem) -> String? {
+        guard let value, !value.isEmpty else { return nil }
+        guard let text = value.validatedString(value.start, value.end) else { throw .invalidUTF8 }
+        return text
+    }
+
+    /// `#EXTINF:<duration>,[<title>]`.
+    private mutating func readEXTINF(_ value: HLSByteView?, _ line: HLSLine) throws(HLSParseError.Problem) {
+        guard let value else { throw .invalidTagValue(tag: "EXTINF", reason: "missing duration") }
+        var comma = value.start
+        while comma < value.end, value[comma] != UInt8(ascii: ",") { comma += 1 }
+        let duration: MediaTime
+        do {
+            guard let parsed = try MediaTime.parseHLSDecimal(value, value.start, comma) else {
+                throw HLSParseError.Problem.invalidTagValue(tag: "EXTINF", reason: "expected a non-negative decimal duration")
+            }
+            duration = parsed
+        } catch let error as HLSParseError.Problem {
+            throw error
+        } catch {
+            if case MediaTimeError.tooPrecise = error {
+                throw .unsupportedFeature(tag: "EXTINF", reason: "duration needs more than 9 decimal places: \(error)")
+            }
+            // Too many digits for 64 bits: malformed, no real segment is that long.
+            throw .invalidTagValue(tag: "EXTINF", reason: "duration \(error)")
+        }
+        pendingDuration = duration
+        extinfLine = line
+        if comma + 1 < value.end {
+            guard let title = value.validatedString(comma + 1, value.end) else { throw .invalidUTF8 }
+            pendingTitle = title
+        }
+        let rounded = duration.roundedToNearestSecond
+        if let targetDuration {
+            if rounded > targetDuration {
+                throw .segmentExceedsTargetDuration(duration: duration, targetDuration: targetDuration)
+            }
+        } else if rounded > (longestRounded?.seconds ?? -1) {
+            longestRounded = (rounded, duration, line.number, line.line.string)
+        }
+    }
+
+    private mutating func finishSegment(_ line: HLSLine) throws(HLSParseError.Problem) {
+        guard let duration = pendingDuration else { throw .uriWithoutEXTINF }
+        guard let uri = line.line.validatedString(line.line.start, line.line.end) else { throw .invalidUTF8 }
+        let resolved = resolver.resolve(uri)
+        var byteRange: HLSByteRange?
+        if let pending = pendingByteRange {
+            if let offset = pending.offset {
+                byteRange = HLSByteRange(length: pending.length, offset: offset)
+            } else if let previous = segments.last, let previousRange = previous.byteRange, previous.resolvedURI == resolved {
+                // Continuing the previous range must still end inside 64 bits, as an explicit offset must.
+                guard previousRange.end.addingReportingOverflow(pending.length).overflow == false else {
+                    throw relocate(.invalidTagValue(tag: "EXT-X-BYTERANGE", reason: "the range would end past byte \(UInt64.max)"),
+                                   byteRangeLine ?? line)
+                }
+                byteRange = HLSByteRange(length: pending.length, offset: previousRange.end)
+            } else {
+                throw relocate(.byteRangeWithoutPreviousRange, byteRangeLine ?? line)
+            }
+        }
+        segments.append(HLSMediaSegment(
+            duration: duration, title: pendingTitle, uri: uri, resolvedURI: resolved, byteRange: byteRange,
+            isDiscontinuity: pendingDiscontinuity, map: currentMap, keys: currentKeys,
+            programDateTime: pendingProgramDateTime, dateRanges: pendingDateRanges, isGap: pendingGap,
+            cueOut: pendingCueOut, cueOutContinuation: pendingCueOutContinuation, isCueIn: pendingCueIn,
+            unknownLines: pendingUnknown))
+        pendingDuration = nil
+        pendingTitle = nil
+        extinfLine = nil
+        pendingByteRange = nil
+        byteRangeLine = nil
+        pendingDiscontinuity = false
+        pendingProgramDateTime = nil
+        pendingDateRanges = []
+        pendingGap = false
+        pendingCueOut = nil
+        pendingCueOutContinuation = nil
+        pendingCueIn = false
+        pendingUnknown = []
+        pendingHasSegmentTags = false
+        pendingStart = nil
+    }
+}
+

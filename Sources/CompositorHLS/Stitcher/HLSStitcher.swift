@@ -1,0 +1,220 @@
+import CompositorCore
+
+/// Joins ranges of media playlists into one media playlist that any HLS client plays as one item.
+///
+/// Each piece's cut points snap to segment boundaries of its source (a playlist can only carry
+/// whole segments), and the result reports where every piece really is, in source and in
+/// composition time, so a caller can rebuild an exact timeline for what plays.
+///
+/// The output has `EXT-X-DISCONTINUITY` at every switch between pieces (and only where the sources
+/// already had one inside a piece), `EXT-X-MAP` and `EXT-X-KEY` again after every discontinuity, a
+/// target duration recomputed from the segments, media and discontinuity sequences 0,
+/// `EXT-X-PROGRAM-DATE-TIME` at the start of every piece (when an anchor is given), one
+/// `EXT-X-DATERANGE` per marker group, `EXT-X-ENDLIST`, and the lowest `EXT-X-VERSION` its tags need.
+/// URIs are written relative to the output URL where they can be.
+///
+/// ```swift
+/// let stitcher = HLSStitcher(outputURL: "file:///out/stitched.m3u8", programDateTime: "2024-05-01T12:00:00Z")
+/// let result = try stitcher.stitch([contentPiece, adPiece, contentPiece2])
+/// result.pieces[1].compositionRange   // where the ad really plays
+/// ```
+package struct HLSStitcher: Sendable {
+    /// Where the stitched playlist will live: URIs are written relative to it.
+    package var outputURL: String
+    /// The wall-clock time of composition time 0 (ISO 8601), for `EXT-X-PROGRAM-DATE-TIME` and
+    /// the `START-DATE` of markers; `nil` writes neither (and then markers are an error).
+    package var programDateTime: String?
+    package var snapping: HLSCutSnapping
+
+    package init(outputURL: String, programDateTime: String? = nil, snapping: HLSCutSnapping = .nearest) {
+        self.outputURL = outputURL
+        self.programDateTime = programDateTime
+        self.snapping = snapping
+    }
+
+    package func stitch(_ pieces: [HLSStitchPiece]) throws(HLSStitchError) -> HLSStitchResult {
+        do {
+            return try stitchPieces(pieces)
+        } catch let error as HLSStitchError {
+            throw error
+        } catch let error as MediaTimeError {
+            throw .timeOverflow(error)
+        } catch {
+            preconditionFailure("unexpected error \(error)")
+        }
+    }
+
+    private func stitchPieces(_ pieces: [HLSStitchPiece]) throws -> HLSStitchResult {
+        var anchor: HLSDateTime?
+        if let text = programDateTime {
+            do { anchor = try HLSDateTime(parsing: text) } catch {
+                throw HLSStitchError.invalidProgramDateTime(text: text, reason: error.reason)
+            }
+        }
+        var segments: [HLSMediaSegment] = []
+        var placed: [HLSStitchedPiece] = []
+        var dropped: [HLSDroppedPiece] = []
+        var compositionTime = MediaTime.zero
+        var format: HLSSegmentFormat?
+        var allIndependent = true
+
+        for (index, piece) in pieces.enumerated() {
+            let source = piece.playlist
+            guard source.isFinite else { throw HLSStitchError.sourceNotFinite(piece: index, url: source.url) }
+            guard !source.isIFramesOnly else {
+                throw HLSStitchError.unsupportedSource(piece: index, url: source.url, reason: "I-frame playlists cannot be stitched")
+            }
+            guard !piece.sourceRange.start.isNegative else {
+                throw HLSStitchError.invalidSourceRange(piece: index, range: piece.sourceRange)
+            }
+            let boundaries = try source.segmentBoundaries
+            let (first, last) = HLSStitcher.snap(piece.sourceRange, to: boundaries, rule: snapping)
+            let snapped = MediaTimeRange(start: boundaries[first], end: boundaries[max(first, last)])
+            guard last > first else {
+                dropped.append(HLSDroppedPiece(
+                    index: index, url: source.url, requestedSourceRange: piece.sourceRange, snappedSourceRange: snapped))
+                continue
+            }
+            allIndependent = allIndependent && source.hasIndependentSegments
+            let pieceStart = compositionTime
+            let firstOutput = segments.count
+            for sourceIndex in first..<last {
+                let original = source.segments[sourceIndex]
+                let segmentFormat = HLSSegmentFormat(segment: original)
+                if let format, format != segmentFormat {
+                    throw HLSStitchError.incompatibleSegmentFormats(
+                        piece: index, url: source.url, format: segmentFormat, expected: format)
+                }
+                format = segmentFormat
+                let startsPiece = sourceIndex == first
+                var segment = original
+                segment.uri = URIReference.relativize(original.resolvedURI, from: outputURL)
+                // A switch between pieces is a discontinuity; inside a piece, only the source's own are kept.
+                segment.isDiscontinuity = startsPiece ? !placed.isEmpty : original.isDiscontinuity
+                segment.map = original.map.map(relocated)
+                segment.keys = original.keys.map(relocated)
+                segment.programDateTime = startsPiece ? try anchor?.adding(compositionTime) : nil
+                segment.dateRanges = []
+                segment.cueOut = nil
+                segment.cueOutContinuation = nil
+                segment.isCueIn = false
+                segment.unknownLines = []
+                segments.append(segment)
+                compositionTime = try compositionTime.adding(original.duration)
+            }
+            placed.append(HLSStitchedPiece(
+                index: index, kind: piece.kind, markerID: piece.marker?.id, url: source.url,
+                requestedSourceRange: piece.sourceRange, sourceRange: snapped,
+                compositionRange: MediaTimeRange(start: pieceStart, end: compositionTime),
+                plannedCompositionStart: piece.plannedCompositionStart, segments: firstOutput..<segments.count))
+        }
+        guard !placed.isEmpty else { throw HLSStitchError.nothingToStitch }
+
+        let markers = try markerGroups(placed: placed, pieces: pieces, anchor: anchor)
+        for marker in markers {
+            let firstSegment = placed.first(where: { $0.index == marker.pieces[0] })!.segments.lowerBound
+            segments[firstSegment].dateRanges.append(marker.dateRange)
+        }
+
+        let longest = segments.map(\.duration.roundedToNearestSecond).max() ?? 0
+        let playlist = HLSMediaPlaylist(
+            url: outputURL, version: HLSStitcher.requiredVersion(for: segments), targetDuration: max(1, longest),
+            mediaSequence: 0, discontinuitySequence: 0, playlistType: .vod, hasEndList: true,
+            hasIndependentSegments: allIndependent, segments: segments)
+        return HLSStitchResult(
+            playlist: playlist, text: playlist.text, pieces: placed, droppedPieces: dropped, markers: markers,
+            duration: compositionTime)
+    }
+
+    /// One date range per marker group, over the composition range of the group's placed pieces.
+    private func markerGroups(
+        placed: [HLSStitchedPiece], pieces: [HLSStitchPiece], anchor: HLSDateTime?
+    ) throws -> [HLSStitchedMarker] {
+        var groups: [(marker: HLSStitchMarker, pieces: [Int], range: MediaTimeRange)] = []
+        var previousID: String?
+        for piece in placed {
+            defer { previousID = piece.markerID }
+            guard let marker = pieces[piece.index].marker else { continue }
+            if let last = groups.last, last.marker.id == marker.id {
+                guard previousID == marker.id else { throw HLSStitchError.markerGroupSplit(id: marker.id, piece: piece.index) }
+                guard last.marker == marker else { throw HLSStitchError.conflictingMarker(id: marker.id, piece: piece.index) }
+                groups[groups.count - 1].pieces.append(piece.index)
+                groups[groups.count - 1].range = MediaTimeRange(start: last.range.start, end: piece.compositionRange.end)
+            } else {
+                if groups.contains(where: { $0.marker.id == marker.id }) {
+                    throw HLSStitchError.markerGroupSplit(id: marker.id, piece: piece.index)
+                }
+                groups.append((marker, [piece.index], piece.compositionRange))
+            }
+        }
+        return try groups.map { group in
+            guard let anchor else { throw HLSStitchError.markerNeedsProgramDateTime(id: group.marker.id) }
+            let dateRange = HLSDateRange(
+                id: group.marker.id, class: group.marker.className, startDate: try anchor.adding(group.range.start),
+                duration: group.range.duration, clientAttributes: group.marker.attributes)
+            return HLSStitchedMarker(id: group.marker.id, compositionRange: group.range, pieces: group.pieces, dateRange: dateRange)
+        }
+    }
+
+    /// The map with its `URI` written relative to the output.
+    private func relocated(_ map: HLSMap) -> HLSMap {
+        var map = map
+        map.attributes["URI"] = .quotedString(URIReference.relativize(map.resolvedURI, from: outputURL))
+        return map
+    }
+
+    private func relocated(_ key: HLSKey) -> HLSKey {
+        guard let resolved = key.resolvedURI else { return key }
+        var key = key
+        key.attributes["URI"] = .quotedString(URIReference.relativize(resolved, from: outputURL))
+        return key
+    }
+
+    /// The boundary indices a range's start and end snap to; `boundaries` is `[0, ..., total]`.
+    package static func snap(_ range: MediaTimeRange, to boundaries: [MediaTime], rule: HLSCutSnapping) -> (start: Int, end: Int) {
+        switch rule {
+        case .nearest: return (nearest(range.start, boundaries), nearest(range.end, boundaries))
+        case .covering: return (atOrBefore(range.start, boundaries), atOrAfter(range.end, boundaries))
+        case .within: return (atOrAfter(range.start, boundaries), atOrBefore(range.end, boundaries))
+        }
+    }
+
+    /// The first index whose boundary is at or after `t` (the last index when none is).
+    static func atOrAfter(_ t: MediaTime, _ boundaries: [MediaTime]) -> Int {
+        var low = 0, high = boundaries.count - 1
+        while low < high {
+            let mid = (low + high) / 2
+            if boundaries[mid] < t { low = mid + 1 } else { high = mid }
+        }
+        return low
+    }
+
+    static func atOrBefore(_ t: MediaTime, _ boundaries: [MediaTime]) -> Int {
+        let after = atOrAfter(t, boundaries)
+        return boundaries[after] > t && after > 0 ? after - 1 : after
+    }
+
+    /// The nearest boundary; halfway between two goes to the earlier.
+    static func nearest(_ t: MediaTime, _ boundaries: [MediaTime]) -> Int {
+        let after = atOrAfter(t, boundaries)
+        guard after > 0, boundaries[after] > t else { return after }
+        let toEarlier = t - boundaries[after - 1], toLater = boundaries[after] - t
+        return toLater < toEarlier ? after : after - 1
+    }
+
+    /// The lowest protocol version that carries these segments' tags (RFC 8216 section 7).
+    static func requiredVersion(for segments: [HLSMediaSegment]) -> Int64 {
+        var version: Int64 = 3  // decimal EXTINF durations
+        for segment in segments {
+            if segment.byteRange != nil { version = max(version, 4) }
+            if segment.map != nil { version = max(version, 6) }
+            for key in segment.keys {
+                if key.method == "SAMPLE-AES" || key.method == "SAMPLE-AES-CTR" || key.attributes["KEYFORMAT"] != nil
+                    || key.attributes["KEYFORMATVERSIONS"] != nil {
+                    version = max(version, 5)
+                }
+            }
+        }
+        return version
+    }
+}

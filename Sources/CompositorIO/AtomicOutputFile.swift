@@ -1,0 +1,279 @@
+import CompositorCore
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// An output that appears all at once or not at all: bytes go to a temporary file in the
+/// destination's folder, which `commit()` flushes to disk (`fsync`) and renames over the
+/// destination. Until then, and after any failure, the temporary file is deleted by `discard()`
+/// or `deinit`, so a failed write leaves nothing behind and what was at the destination stays.
+///
+/// A process can also die without a chance to clean up (SIGKILL, a crash, power loss):
+/// - On Linux the temporary file is unnamed (`O_TMPFILE`): the kernel frees it when the process
+///   dies, so nothing is left. At commit it gets a name (`linkat` through `/proc/self/fd`) for the
+///   instant before the rename.
+/// - Elsewhere, or where the file system refuses `O_TMPFILE`, it is named `.NAME.partial-XXXXXX`
+///   (`mkstemp`), and so is the linked file of the Linux path during that instant.
+/// A named temporary file is held under an exclusive `flock` by its writer, and each new
+/// `AtomicOutputFile` for a destination deletes that destination's named temporaries whose lock
+/// nobody holds: those of writers that died. Live writers (concurrent renders) are never touched.
+package final class AtomicOutputFile {
+    package let path: FilePath
+    /// Where the bytes are until `commit()`: the named temporary file, or, for an unnamed one,
+    /// the `/proc/self/fd` path that names it.
+    package private(set) var temporaryPath: FilePath
+    private var descriptor: Int32
+    private var committed = false
+    /// Bytes written so far, and how far writeback to disk has been started.
+    private var written: Int64 = 0
+    private var writebackStarted: Int64 = 0
+    /// Writeback is started in steps of this size, so `commit`'s `fsync` finds little left to do.
+    private static let writebackStep: Int64 = 32 << 20
+    /// Whether the temporary file has a name in the folder that `discard()` must remove.
+    private var isNamed: Bool
+
+    /// `unnamedIfPossible: false` forces the named temporary file (for tests of that path).
+    package init(path: FilePath, unnamedIfPossible: Bool = true) throws(FileError) {
+        self.path = path
+        let folder = path.parent
+        var status = stat()
+        guard try folder.withCPath({ stat($0, &status) }) == 0, (status.st_mode & S_IFMT) == S_IFDIR else {
+            throw FileError(folder, .missingFolder)
+        }
+        let prefix = Self.temporaryPrefix(for: path)
+        Self.removeStaleTemporaryFiles(prefix: prefix)
+
+        #if os(Linux)
+        // Unnamed: a killed process leaves nothing. Mode 0666 less the umask, as for any new file.
+        let unnamed = unnamedIfPossible
+            ? try folder.withCPath { open($0, Self.linuxTemporaryFileFlag | O_WRONLY | O_CLOEXEC, 0o666) } : -1
+        if unnamed >= 0 {
+            descriptor = unnamed
+            temporaryPath = FilePath("/proc/self/fd/\(unnamed)")
+            isNamed = false
+            return
+        }
+        // EOPNOTSUPP, EISDIR or EINVAL: this file system (or kernel) has no O_TMPFILE.
+        #endif
+
+        let (fd, name) = try Self.createNamedTemporaryFile(prefix: prefix, destination: path)
+        descriptor = fd
+        temporaryPath = name
+        isNamed = true
+        // mkstemp creates 0600; give the result the permissions an ordinary new file gets.
+        let mask = umask(0)
+        umask(mask)
+        fchmod(fd, 0o666 & ~mask)
+    }
+
+    deinit { discard() }
+
+    /// Appends all of `bytes`.
+    package func write(_ bytes: UnsafeRawBufferPointer) throws(FileError) {
+        var done = 0
+        while done < bytes.count {
+            let n = systemWrite(descriptor, bytes.baseAddress! + done, bytes.count - done)
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw .system(path, "write")
+            }
+            done += n
+        }
+        advance(by: Int64(done))
+    }
+
+    /// Appends `length` bytes of `source` from `offset`: in the kernel where it can
+    /// (`copy_file_range` on Linux), otherwise through `buffer`.
+    package func append(from source: ReadableFile, offset: UInt64, length: UInt64, buffer: UnsafeMutableRawBufferPointer) throws(FileError) {
+        var done: UInt64 = 0
+        #if os(Linux)
+        if let copyFileRange = KernelCopy.copyFileRange {
+            while done < length {
+                var inputOffset = Int64(offset + done)
+                let n = copyFileRange(source.descriptor, &inputOffset, descriptor, nil, Int(min(length - done, 1 << 30)), 0)
+                if n < 0 {
+                    if errno == EINTR { continue }
+                    // Not possible between these files (other file systems on old kernels...): copy below.
+                    if [EXDEV, ENOSYS, EINVAL, EOPNOTSUPP, EBADF].contains(errno) { break }
+                    throw .system(path, "copy from \(source.path)")
+                }
+                if n == 0 {
+                    throw FileError(source.path, .system(
+                        operation: "copy samples", message: "the file ended at byte \(offset + done), before the samples it lists"))
+                }
+                done += UInt64(n)
+                advance(by: Int64(n))
+            }
+        }
+        #endif
+        while done < length {
+            let count = Int(min(UInt64(buffer.count), length - done))
+            let slice = UnsafeMutableRawBufferPointer(rebasing: buffer[0..<count])
+            let got = try source.read(into: slice, at: offset + done)
+            guard got == count else {
+                throw FileError(source.path, .system(
+                    operation: "copy samples", message: "the file ended at byte \(offset + done + UInt64(got)), before the samples it lists"))
+            }
+            try write(UnsafeRawBufferPointer(slice))
+            done += UInt64(count)
+        }
+    }
+
+    /// Counts written bytes and, on Linux, starts writing full steps back to disk.
+    private func advance(by count: Int64) {
+        written += count
+        #if os(Linux)
+        if let syncFileRange = KernelCopy.syncFileRange, written - writebackStarted >= Self.writebackStep {
+            _ = syncFileRange(descriptor, writebackStarted, written - writebackStarted, KernelCopy.startWriteback)
+            writebackStarted = written
+        }
+        #endif
+    }
+
+    package func write(_ bytes: [UInt8]) throws(FileError) {
+        let result = bytes.withUnsafeBytes { buffer in
+            Result { () throws(FileError) in try write(buffer) }
+        }
+        try result.get()
+    }
+
+    /// Flushes the data to disk and renames the temporary file to `path`, replacing what was there.
+    package func commit() throws(FileError) {
+        guard fsync(descriptor) == 0 else {
+            throw .system(path, "flush to disk")
+        }
+        if !isNamed {
+            try giveTemporaryFileAName()
+        }
+        guard try renamePath(temporaryPath, path) == 0 else {
+            throw .system(path, "rename the finished file into place")
+        }
+        committed = true
+        let closed = close(descriptor)
+        descriptor = -1
+        // The rename itself is durable only once the folder is flushed too.
+        let folder = (try? path.parent.withCPath { open($0, O_RDONLY | O_CLOEXEC) }) ?? -1
+        if folder >= 0 { fsync(folder); close(folder) }
+        guard closed == 0 else {
+            throw .system(path, "close")
+        }
+    }
+
+    /// Closes and deletes the temporary file, unless it was committed.
+    package func discard() {
+        if !committed, isNamed { _ = try? temporaryPath.withCPath { unlink($0) } }
+        if descriptor >= 0 { close(descriptor); descriptor = -1 }
+        committed = true
+    }
+
+    // MARK: - Temporary files
+
+    /// `O_TMPFILE` (`__O_TMPFILE | O_DIRECTORY`), which Swift's Glibc module does not export;
+    /// `__O_TMPFILE` is 020000000 on every architecture Swift runs on.
+    #if os(Linux)
+    private static let linuxTemporaryFileFlag: Int32 = 0o20000000 | O_DIRECTORY
+    #endif
+
+    /// `folder/.NAME.partial-`: what this destination's named temporary files start with.
+    package static func temporaryPrefix(for path: FilePath) -> FilePath {
+        let folder = path.parent
+        let name = path.lastComponent.bytes
+        let location: [UInt8] = folder == "." && !path.bytes.starts(with: Array("./".utf8)) ? []
+            : (folder == "/" ? Array("/".utf8) : folder.bytes + Array("/".utf8))
+        return FilePath(bytes: location + Array(".".utf8) + name + Array(".partial-".utf8))
+    }
+
+    /// A new `PREFIX` + 6 random characters file, locked: the lock is what tells a stale temporary
+    /// file (its writer died) from a live one. A cleaner may delete the file between `mkstemp` and
+    /// `flock`; the name is then checked to still be this file, and another is made if not. On a
+    /// file system without locks the file stays unlocked, and cleaners, unable to lock it either,
+    /// leave it alone.
+    private static func createNamedTemporaryFile(prefix: FilePath, destination: FilePath) throws(FileError) -> (Int32, FilePath) {
+        guard !prefix.bytes.contains(0) else { throw FileError(destination, .invalidPath("the path contains a NUL byte")) }
+        for _ in 0..<100 {
+            var template = (prefix.bytes + Array("XXXXXX".utf8)).map { CChar(bitPattern: $0) } + [0]
+            let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+            guard fd >= 0 else { throw .system(destination, "create a temporary file in \(destination.parent)") }
+            let name = FilePath(bytes: template.dropLast().map { UInt8(bitPattern: $0) })
+            while flock(fd, LOCK_EX) != 0, errno == EINTR {}
+            var opened = stat(), named = stat()
+            if fstat(fd, &opened) == 0, try name.withCPath({ stat($0, &named) }) == 0,
+               opened.st_dev == named.st_dev, opened.st_ino == named.st_ino {
+                return (fd, name)
+            }
+            close(fd)
+        }
+        throw FileError(destination, .system(operation: "create a temporary file in \(destination.parent)",
+                                             message: "each one made was removed at once by another process"))
+    }
+
+    /// Links the unnamed temporary file into the folder under a locked `.NAME.partial-XXXXXX`
+    /// name, ready to be renamed over the destination.
+    private func giveTemporaryFileAName() throws(FileError) {
+        let prefix = Self.temporaryPrefix(for: path)
+        // Locked before it has a name, so no cleaner can ever take it for a dead writer's (where
+        // the file system has no locks, cleaners cannot lock it either).
+        while flock(descriptor, LOCK_EX) != 0, errno == EINTR {}
+        var attempts = 0
+        while true {
+            var suffix = ""
+            for _ in 0..<6 { suffix.append(Self.nameCharacters.randomElement()!) }
+            let name = FilePath(bytes: prefix.bytes + Array(suffix.utf8))
+            let linked = try temporaryPath.withCPath { (from) throws(FileError) in
+                try name.withCPath { linkat(AT_FDCWD, from, AT_FDCWD, $0, AT_SYMLINK_FOLLOW) }
+            }
+            if linked == 0 {
+                temporaryPath = name
+                isNamed = true
+                return
+            }
+            let code = errno
+            attempts += 1
+            guard code == EEXIST, attempts < 100 else {
+                throw .system(path, "name the finished file in \(path.parent)", code: code)
+            }
+        }
+    }
+
+    private static let nameCharacters = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
+
+    /// Deletes `PREFIX` + 6 characters files that no live writer holds locked. Best effort: a
+    /// file that cannot be opened or locked is left alone.
+    package static func removeStaleTemporaryFiles(prefix: FilePath) {
+        let slash = prefix.bytes.lastIndex(of: UInt8(ascii: "/"))
+        let location = slash.map { Array(prefix.bytes[...$0]) } ?? []
+        let namePrefix = slash.map { Array(prefix.bytes[($0 + 1)...]) } ?? prefix.bytes
+        let stale = folderEntries(FilePath(bytes: location.isEmpty ? Array(".".utf8) : location))
+            .filter { $0.starts(with: namePrefix) && $0.count == namePrefix.count + 6 }
+            .map { FilePath(bytes: location + $0) }
+        for candidate in stale {
+            guard let fd = try? candidate.withCPath({ open($0, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOFOLLOW) }), fd >= 0 else { continue }
+            var status = stat()
+            if fstat(fd, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG, flock(fd, LOCK_EX | LOCK_NB) == 0 {
+                _ = try? candidate.withCPath { unlink($0) }
+            }
+            close(fd)
+        }
+    }
+}
+
+/// The names in `folder` (without `.` and `..`), as bytes; empty when it cannot be listed.
+package func folderEntries(_ folder: FilePath) -> [[UInt8]] {
+    guard let directory = try? folder.withCPath({ opendir($0) }) else { return [] }
+    defer { closedir(directory) }
+    var names: [[UInt8]] = []
+    while let entry = readdir(directory) {
+        let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in Array(raw.prefix { $0 != 0 }) }
+        if name != Array(".".utf8), name != Array("..".utf8) { names.append(name) }
+    }
+    return names
+}
+
+/// `rename(2)` between two paths.
+package func renamePath(_ from: FilePath, _ to: FilePath) throws(FileError) -> Int32 {
+    try from.withCPath { (source) throws(FileError) in try to.withCPath { rename(source, $0) } }
+}

@@ -1,0 +1,109 @@
+import CompositorCore
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A folder of outputs that appears whole or not at all.
+///
+/// Every file is written and flushed into a new hidden folder beside the target
+/// (`.NAME.out-PID-new`), which then takes the target's name; a previous output is first moved
+/// aside and deleted last, and put back if the new one cannot take its place. An existing target is
+/// replaced only when every name in it is one `isReplaceable` accepts (files an earlier write of the
+/// same kind made); anything else is refused, untouched.
+package enum AtomicOutputFolder {
+    package static func write(
+        _ files: [(name: String, bytes: [UInt8])], to target: FilePath, isReplaceable: (String) -> Bool
+    ) throws(FileError) {
+        let parent = target.parent
+        guard isFolder(parent) else { throw FileError(parent, .missingFolder) }
+        let replacing = try checkReplaceable(target, isReplaceable: isReplaceable)
+        let base = FilePath(bytes: parent.bytes + Array("/.".utf8) + target.lastComponent.bytes + Array(".out-\(getpid())".utf8))
+        let fresh = FilePath(bytes: base.bytes + Array("-new".utf8)), previous = FilePath(bytes: base.bytes + Array("-old".utf8))
+        removeFolder(fresh)
+        guard try fresh.withCPath({ mkdir($0, 0o777) }) == 0 else { throw .system(fresh, "create a folder beside \(target)") }
+        do {
+            for file in files { try writeFile(file.bytes, to: fresh.appending(file.name)) }
+        } catch {
+            removeFolder(fresh)
+            throw error
+        }
+        if replacing, try renamePath(target, previous) != 0 {
+            let error = FileError.system(target, "move the previous output aside")
+            removeFolder(fresh)
+            throw error
+        }
+        guard try renamePath(fresh, target) == 0 else {
+            let error = FileError.system(target, "put the new folder in place")
+            if replacing { _ = try? renamePath(previous, target) }
+            removeFolder(fresh)
+            throw error
+        }
+        if replacing { removeFolder(previous) }
+        if let fd = try? parent.withCPath({ open($0, O_RDONLY | O_CLOEXEC) }), fd >= 0 { fsync(fd); close(fd) }
+    }
+
+    /// Whether `target` exists (and may be replaced); throws when it is not a folder, or holds
+    /// anything `isReplaceable` refuses.
+    private static func checkReplaceable(_ target: FilePath, isReplaceable: (String) -> Bool) throws(FileError) -> Bool {
+        var status = stat()
+        guard try target.withCPath({ lstat($0, &status) }) == 0 else { return false }
+        guard (status.st_mode & S_IFMT) == S_IFDIR else {
+            throw FileError(target, .system(operation: "replace it", message: "it exists and is \(fileKindName(status.st_mode)), not a folder"))
+        }
+        let others = folderEntries(target).filter { name in
+            guard let text = String(validatingUTF8Bytes: name) else { return true }
+            return !isReplaceable(text)
+        }.map { escapedForDisplay($0) }.sorted()
+        guard others.isEmpty else {
+            let listed = others.prefix(3).joined(separator: ", ") + (others.count > 3 ? ", ..." : "")
+            throw FileError(target, .system(
+                operation: "replace it",
+                message: "it holds files this did not write (\(listed)); give a new or empty folder, or one an earlier run wrote"))
+        }
+        return true
+    }
+
+    private static func isFolder(_ path: FilePath) -> Bool {
+        var status = stat()
+        return (try? path.withCPath({ stat($0, &status) })) == 0 && (status.st_mode & S_IFMT) == S_IFDIR
+    }
+
+    private static func writeFile(_ bytes: [UInt8], to path: FilePath) throws(FileError) {
+        let fd = try path.withCPath { open($0, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o666) }
+        guard fd >= 0 else { throw .system(path, "create") }
+        defer { close(fd) }
+        var done = 0
+        while done < bytes.count {
+            let n = bytes.withUnsafeBytes { systemWrite(fd, $0.baseAddress! + done, $0.count - done) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw .system(path, "write")
+            }
+            done += n
+        }
+        guard fsync(fd) == 0 else { throw .system(path, "flush to disk") }
+    }
+
+    /// Deletes a folder this writer made: its files, then itself (it holds no subfolders).
+    private static func removeFolder(_ folder: FilePath) {
+        for name in folderEntries(folder) {
+            _ = try? FilePath(bytes: folder.bytes + Array("/".utf8) + name).withCPath { unlink($0) }
+        }
+        _ = try? folder.withCPath { rmdir($0) }
+    }
+}
+
+@inline(__always)
+package func systemWrite(_ fd: Int32, _ buffer: UnsafeRawPointer, _ count: Int) -> Int {
+    #if canImport(Darwin)
+    return Darwin.write(fd, buffer, count)
+    #elseif canImport(Musl)
+    return Musl.write(fd, buffer, count)
+    #else
+    return Glibc.write(fd, buffer, count)
+    #endif
+}

@@ -1,0 +1,105 @@
+import CompositorCore
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The one way this library reads a file: opened read-only for positioned reads (`pread`, no
+/// shared cursor, nothing buffered), regular files only (a FIFO or a device could block or never
+/// end), `EINTR` retried. Not `Sendable`: it owns a descriptor and closes it in `deinit`.
+package final class ReadableFile {
+    package let path: FilePath
+    package let size: UInt64
+    /// Device and inode, to tell whether another path names the same file.
+    package let identity: FileIdentity
+    package let descriptor: Int32
+
+    package init(path: FilePath) throws(FileError) {
+        self.path = path
+        // O_NONBLOCK: opening a FIFO (or a device) must not wait for a writer; anything but a
+        // regular file is refused below. On a regular file the flag changes nothing.
+        let fd = try path.withCPath { (cPath) throws(FileError) -> Int32 in
+            var fd: Int32
+            repeat { fd = open(cPath, O_RDONLY | O_CLOEXEC | O_NONBLOCK) } while fd < 0 && errno == EINTR
+            guard fd >= 0 else { throw .system(path, "open") }
+            return fd
+        }
+        var status = stat()
+        guard fstat(fd, &status) == 0 else {
+            let error = FileError.system(path, "stat")
+            close(fd)
+            throw error
+        }
+        guard (status.st_mode & S_IFMT) == S_IFREG else {
+            close(fd)
+            throw FileError(path, .notRegularFile(fileKindName(status.st_mode)))
+        }
+        self.descriptor = fd
+        self.size = UInt64(status.st_size)
+        self.identity = FileIdentity(status)
+    }
+
+    deinit { close(descriptor) }
+
+    /// Exactly `count` bytes at `offset`; a short read means the file is shorter than claimed.
+    package func read(at offset: UInt64, count: Int) throws(FileError) -> [UInt8] {
+        var bytes = [UInt8](repeating: 0, count: count)
+        let result = bytes.withUnsafeMutableBytes { buffer in
+            Result { () throws(FileError) -> Int in try read(into: buffer, at: offset) }
+        }
+        let got = try result.get()
+        guard got == count else { throw FileError(path, .truncated(needed: count, got: got, offset: offset)) }
+        return bytes
+    }
+
+    /// Fills as much of `buffer` as the file holds from `offset`; returns the count read.
+    package func read(into buffer: UnsafeMutableRawBufferPointer, at offset: UInt64) throws(FileError) -> Int {
+        var done = 0
+        while done < buffer.count {
+            let n = pread(descriptor, buffer.baseAddress! + done, buffer.count - done, off_t(offset) + off_t(done))
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw .system(path, "read")
+            }
+            if n == 0 { break }
+            done += n
+        }
+        return done
+    }
+
+    /// The whole file, refused before reading when it is larger than `limit` bytes (and when it
+    /// grows while being read).
+    package func readAll(limit: Int) throws(FileError) -> [UInt8] {
+        guard size <= UInt64(limit) else { throw FileError(path, .tooLarge(bytes: size, limit: UInt64(limit))) }
+        // One byte more than the size, to notice a file that grew while being read.
+        var bytes = [UInt8](repeating: 0, count: Int(size) + 1)
+        let result = bytes.withUnsafeMutableBytes { buffer in
+            Result { () throws(FileError) -> Int in try read(into: buffer, at: 0) }
+        }
+        let filled = try result.get()
+        guard filled <= size else {
+            throw FileError(path, .system(operation: "read", message: "the file grew while it was being read"))
+        }
+        bytes.removeLast(bytes.count - filled)
+        return bytes
+    }
+
+    /// Reads the whole file at `path`, at most `limit` bytes.
+    package static func contents(of path: FilePath, limit: Int) throws(FileError) -> [UInt8] {
+        try ReadableFile(path: path).readAll(limit: limit)
+    }
+}
+
+/// A file's device and inode: two paths (through links) name the same file when these agree.
+package struct FileIdentity: Hashable, Sendable {
+    package let device: UInt64
+    package let inode: UInt64
+
+    package init(_ status: stat) {
+        device = UInt64(status.st_dev)
+        inode = UInt64(status.st_ino)
+    }
+}

@@ -1,0 +1,112 @@
+import CompositorIO
+import CompositorCore
+
+/// Why an MP4 file could not be read, or a stitched MP4 could not be written.
+///
+/// `malformed` means the file breaks the format (a size that lies, a table cut short); `unsupported`
+/// means the file is valid but uses something this library does not handle (fragments, a second
+/// edit). Both name the file, the box path (`moov/trak[1]/mdia/minf/stbl/stsz`) and the byte offset.
+public enum MP4Error: Error, Sendable, Equatable, CustomStringConvertible {
+    /// There is no file at the path.
+    case fileNotFound(file: String)
+    /// The operating system refused an operation on the file.
+    case io(file: String, operation: String, reason: String)
+    /// The file does not start like an ISO base media file.
+    case notMP4(file: String, reason: String)
+    /// The file breaks the format at `boxPath`, `offset` bytes into the file.
+    case malformed(file: String, boxPath: String, offset: UInt64, reason: String)
+    /// The file is valid, but uses a feature this library does not handle.
+    case unsupported(file: String, boxPath: String, offset: UInt64, reason: String)
+    /// Two pieces need different codecs in the same output track.
+    case codecMismatch(track: TrackKind, codec: FourCC, file: String, otherCodec: FourCC, otherFile: String)
+    /// A piece asks for something its source cannot give (an empty range, a range past its end).
+    case invalidPiece(index: Int, file: String, reason: String)
+    /// The folder the output should go into does not exist.
+    case missingOutputFolder(path: String)
+    /// A time computation left the exact range (Int64 ticks over an Int32 timescale).
+    case timeOverflow(file: String, reason: String)
+
+    public var description: String {
+        switch self {
+        case .fileNotFound(let file):
+            return "\(file): no such file"
+        case .io(let file, let operation, let reason):
+            return "\(file): cannot \(operation): \(reason)"
+        case .notMP4(let file, let reason):
+            return "\(file): not an MP4 file: \(reason)"
+        case .malformed(let file, let path, let offset, let reason):
+            return "\(file): malformed MP4 at \(path.isEmpty ? "top level" : path) (byte \(offset)): \(reason)"
+        case .unsupported(let file, let path, let offset, let reason):
+            return "\(file): unsupported MP4 at \(path.isEmpty ? "top level" : path) (byte \(offset)): \(reason)"
+        case .codecMismatch(let track, let codec, let file, let otherCodec, let otherFile):
+            return "cannot join \(track) codecs '\(codec)' (\(file)) and '\(otherCodec)' (\(otherFile)) in one track"
+        case .invalidPiece(let index, let file, let reason):
+            return "piece \(index) (\(file)): \(reason)"
+        case .missingOutputFolder(let path):
+            return "\(path): output folder does not exist"
+        case .timeOverflow(let file, let reason):
+            return "\(file): time overflow: \(reason)"
+        }
+    }
+
+    /// The file the error is about (for `codecMismatch`, the second of the two).
+    public var file: String {
+        switch self {
+        case .fileNotFound(let file), .io(let file, _, _), .notMP4(let file, _),
+             .malformed(let file, _, _, _), .unsupported(let file, _, _, _),
+             .invalidPiece(_, let file, _), .timeOverflow(let file, _):
+            return file
+        case .codecMismatch(_, _, _, _, let otherFile): return otherFile
+        case .missingOutputFolder(let path): return path
+        }
+    }
+}
+
+/// A failure found while decoding bytes, before the caller knows the file and box path.
+/// `MP4BoxPath.wrap` turns it into an `MP4Error`.
+struct MP4ParseFailure: Error, Sendable, Equatable {
+    enum Kind: Sendable, Equatable { case malformed, unsupported }
+    var kind: Kind
+    var offset: UInt64
+    var reason: String
+
+    static func malformed(_ reason: String, at offset: UInt64) -> MP4ParseFailure {
+        MP4ParseFailure(kind: .malformed, offset: offset, reason: reason)
+    }
+
+    static func unsupported(_ reason: String, at offset: UInt64) -> MP4ParseFailure {
+        MP4ParseFailure(kind: .unsupported, offset: offset, reason: reason)
+    }
+
+    func error(file: String, boxPath: String) -> MP4Error {
+        switch kind {
+        case .malformed: return .malformed(file: file, boxPath: boxPath, offset: offset, reason: reason)
+        case .unsupported: return .unsupported(file: file, boxPath: boxPath, offset: offset, reason: reason)
+        }
+    }
+}
+
+extension MP4Error {
+    /// A file error in this layer's terms.
+    package init(_ error: FileError) {
+        switch error.reason {
+        case .notFound: self = .fileNotFound(file: error.path.description)
+        case .missingFolder: self = .missingOutputFolder(path: error.path.description)
+        case .notRegularFile(let kind): self = .io(file: error.path.description, operation: "read", reason: "\(kind), not a regular file")
+        case .truncated(let needed, let got, let offset):
+            self = .malformed(file: error.path.description, boxPath: "", offset: offset,
+                              reason: "needed \(needed) bytes, the file ends after \(got)")
+        case .tooLarge(let bytes, let limit):
+            self = .io(file: error.path.description, operation: "read", reason: "\(bytes) bytes, more than the limit of \(limit)")
+        case .system(let operation, let message): self = .io(file: error.path.description, operation: operation, reason: message)
+        case .invalidPath(let why): self = .io(file: error.path.description, operation: "open", reason: why)
+        }
+    }
+}
+
+extension ReadableFile {
+    /// `read(at:count:)` with a short file reported as malformed MP4.
+    package func readBytes(at offset: UInt64, count: Int) throws(MP4Error) -> [UInt8] {
+        do { return try read(at: offset, count: count) } catch { throw MP4Error(error) }
+    }
+}

@@ -1,0 +1,87 @@
+import CompositorCore
+
+/// An MP4 (ISO base media) file as read from its `moov`: the movie timescale and the tracks.
+/// Sample data stays in the file; `MP4SampleTable` says where.
+package struct MP4Movie: Sendable {
+    /// The path the movie was read from.
+    package let path: FilePath
+    package let fileSize: UInt64
+    /// Ticks per second of the movie timeline (`mvhd`), in which edit list durations count.
+    package let timescale: Int32
+    /// The movie header's duration.
+    package let duration: MediaTime
+    package let tracks: [MP4Track]
+    /// Gapless info from an `iTunSMPB` item, if the file has one.
+    package let gaplessInfo: ITunesGaplessInfo?
+
+    /// The first enabled video track (a disabled one, such as an alternate angle, is not shown).
+    package var videoTrack: MP4Track? { tracks.first { $0.kind == .video && $0.isEnabled } }
+    /// The first enabled audio track.
+    package var audioTrack: MP4Track? { tracks.first { $0.kind == .audio && $0.isEnabled } }
+
+    /// Natural duration, as `AVAsset.duration` reports it: the longest track's presentation.
+    package var naturalDuration: MediaTime {
+        tracks.map(\.presentationDuration).max() ?? .zero
+    }
+}
+
+extension TrackKind {
+    /// The kind a track's handler (`hdlr`) says it carries; `nil` for anything but video and sound.
+    package init?(handler: FourCC) {
+        switch handler {
+        case "vide": self = .video
+        case "soun": self = .audio
+        default: return nil
+        }
+    }
+}
+
+/// One track: its timing, sample descriptions, samples and edit list.
+package struct MP4Track: Sendable {
+    package let trackID: UInt32
+    /// Video or audio; `nil` for other handlers (timecode, subtitles, hints).
+    package let kind: TrackKind?
+    /// The handler type (`vide`, `soun`, `tmcd`, ...).
+    package let handler: FourCC
+    /// The `tkhd` enabled flag (bit 0): a disabled track is not presented.
+    package let isEnabled: Bool
+    /// Media ticks per second.
+    package let timescale: Int32
+    /// The media's length (sum of sample durations) in ticks, as `mdhd` states it.
+    package let mediaDuration: Int64
+    /// The movie timescale, in which `editList` durations count.
+    package let movieTimescale: Int32
+    /// `nil` when the track has no edit list (its media plays from 0 as it is).
+    package let editList: [MP4EditListEntry]?
+    package let sampleDescriptions: [MP4SampleDescription]
+    package let samples: MP4SampleTable
+    /// Where the track is in the file (`moov/trak[1]`) and the byte offset of its `trak` box,
+    /// for messages.
+    package let boxPath: String
+    package let boxOffset: UInt64
+    /// The byte offset of the track's `elst` box, when it has one.
+    package let editListOffset: UInt64?
+    /// AAC priming from `iTunSMPB`, used when the track has no edit list.
+    package let gaplessInfo: ITunesGaplessInfo?
+
+    /// How long the track presents: its edit list's total, or without one its media's length
+    /// (less priming and padding when `iTunSMPB` says so).
+    package var presentationDuration: MediaTime {
+        if let editList {
+            // The reader checked that the total fits Int64.
+            let total = editList.reduce(UInt64(0)) { $0 + $1.segmentDuration }
+            return MediaTime(value: Int64(total), timescale: movieTimescale)
+        }
+        if let gaplessInfo, kind == .audio {
+            return MediaTime(value: gaplessInfo.sampleCount, timescale: timescale)
+        }
+        return MediaTime(value: samples.decodeEnd, timescale: timescale)
+    }
+
+    /// Encoder priming in media ticks: the first edit's media time (for audio, the samples the
+    /// encoder added before the signal), or `iTunSMPB`'s value when there is no edit list.
+    package var priming: Int64 {
+        if let editList { return editList.first { !$0.isEmpty }?.mediaTime ?? 0 }
+        return kind == .audio ? gaplessInfo?.priming ?? 0 : 0
+    }
+}

@@ -1,0 +1,329 @@
+import CompositorCore
+import CompositorIO
+
+/// Reads an MP4 file's structure: the top-level boxes (headers only, so a multi-gigabyte `mdat`
+/// is never loaded) and the whole `moov`, into an `MP4Movie`.
+package enum MP4Reader {
+    /// The largest `moov` read into memory; a bigger one is reported as unsupported.
+    static let moovSizeLimit: UInt64 = 512 << 20
+    /// The most samples one movie may have, all tracks together: a guard against counts that
+    /// would exhaust memory (each expanded sample takes about 30 bytes).
+    static let sampleCountLimit = 50_000_000
+
+    /// Box types that may start an ISO base media file; anything else is "not an MP4".
+    private static let topLevelTypes: Set<FourCC> = [
+        "ftyp", "styp", "moov", "mdat", "free", "skip", "wide", "pdin", "uuid", "meta", "sidx", "moof", "mfra", "prft",
+    ]
+
+    /// Reads the movie at `path`.
+    package static func read(path filePath: FilePath) throws(MP4Error) -> MP4Movie {
+        let file: ReadableFile
+        do { file = try ReadableFile(path: filePath) } catch { throw MP4Error(error) }
+        let path = filePath.description
+        let moovHeader = try findMovieBox(in: file)
+        guard moovHeader.size <= moovSizeLimit else {
+            throw .unsupported(file: path, boxPath: "moov", offset: moovHeader.offset,
+                               reason: "moov is \(moovHeader.size) bytes, more than the \(moovSizeLimit >> 20) MiB this reader loads")
+        }
+        let bytes = try file.readBytes(at: moovHeader.offset, count: Int(moovHeader.size))
+        var reader = ByteReader(bytes, fileOffset: moovHeader.offset)
+        let moov = try MP4Box.read(from: &reader, parentPath: "", siblingIndex: nil, file: path)
+        return try movie(from: moov, file: file)
+    }
+
+    /// Walks the top-level box headers and returns the `moov`'s; rejects fragmented files.
+    static func findMovieBox(in file: ReadableFile) throws(MP4Error) -> MP4BoxHeader {
+        let path = file.path.description
+        guard file.size >= 8 else {
+            throw .notMP4(file: path, reason: "the file is \(file.size) bytes, too short for a box")
+        }
+        var offset: UInt64 = 0
+        var moov: MP4BoxHeader?
+        while offset < file.size {
+            let available = file.size - offset
+            let bytes = try file.readBytes(at: offset, count: Int(min(16, available)))
+            var reader = ByteReader(bytes, fileOffset: offset)
+            let header: MP4BoxHeader
+            do {
+                header = try MP4BoxHeader.read(from: &reader, available: available)
+            } catch {
+                if offset == 0 { throw .notMP4(file: path, reason: error.reason) }
+                throw error.error(file: path, boxPath: "")
+            }
+            if offset == 0, !topLevelTypes.contains(header.type) {
+                throw .notMP4(file: path, reason: "it starts with '\(header.type)', not an ISO base media box")
+            }
+            switch header.type {
+            case "moov":
+                guard moov == nil else {
+                    throw .malformed(file: path, boxPath: "moov", offset: offset, reason: "a second moov box")
+                }
+                moov = header
+            case "moof", "mfra":
+                throw .unsupported(file: path, boxPath: "\(header.type)", offset: offset,
+                                   reason: "fragmented MP4 (movie fragments) is not supported")
+            default:
+                break
+            }
+            offset = header.end
+        }
+        guard let moov else {
+            throw .malformed(file: path, boxPath: "", offset: file.size,
+                             reason: "no moov box (the file may be truncated or still being written)")
+        }
+        return moov
+    }
+
+    static func movie(from moov: MP4Box, file: ReadableFile) throws(MP4Error) -> MP4Movie {
+        let path = file.path.description
+        if let mvex = moov.child("mvex") {
+            throw .unsupported(file: path, boxPath: mvex.path, offset: mvex.header.offset,
+                               reason: "fragmented MP4 (mvex: movie fragments) is not supported")
+        }
+        let header = try moov.requiredChild("mvhd", file: path).parse(MovieHeaderBox.self, file: path)
+        guard header.timescale <= UInt32(Int32.max) else {
+            throw .unsupported(file: path, boxPath: "moov/mvhd", offset: moov.header.offset,
+                               reason: "movie timescale \(header.timescale) exceeds \(Int32.max)")
+        }
+        let movieTimescale = Int32(header.timescale)
+        let gapless = ITunesGaplessInfo.find(in: moov)
+        // Every track's sample count, before any table is expanded: each track may be within
+        // the limit and all of them together far past it.
+        var declared = 0
+        for trak in moov.children("trak") {
+            guard let stbl = trak.child("mdia")?.child("minf")?.child("stbl"),
+                  let sizeBox = stbl.child("stsz") ?? stbl.child("stz2"),
+                  let count = declaredSampleCount(sizeBox, fileSize: file.size) else { continue }
+            declared += count
+            guard declared <= sampleCountLimit else {
+                let others = declared - Int(count)
+                throw .unsupported(file: path, boxPath: sizeBox.path, offset: sizeBox.header.offset,
+                                   reason: "\(count) samples\(others > 0 ? " (and \(others) in the tracks before)" : ""), "
+                                       + "more than the \(sampleCountLimit) this reader expands")
+            }
+        }
+        var tracks: [MP4Track] = []
+        for trak in moov.children("trak") {
+            tracks.append(try track(from: trak, movieTimescale: movieTimescale, gapless: gapless, file: file))
+        }
+        return MP4Movie(path: file.path, fileSize: file.size, timescale: movieTimescale,
+                        duration: MediaTime(value: Int64(clamping: header.duration), timescale: movieTimescale),
+                        tracks: tracks, gaplessInfo: gapless)
+    }
+
+    /// The sample count a `stsz` or `stz2` box states, when its sizes are there (a table in the
+    /// box, or constant sizes that fit the file); `nil` otherwise, which reading the track then
+    /// reports as malformed.
+    static func declaredSampleCount(_ box: MP4Box, fileSize: UInt64) -> Int? {
+        var reader = box.payload
+        guard (try? reader.skip(4)) != nil, let field = try? reader.readUInt32(), let count = try? reader.readUInt32() else {
+            return nil
+        }
+        let tableBytes: UInt64
+        if box.type == "stsz" {
+            guard field == 0 else { return UInt64(field) * UInt64(count) <= fileSize ? Int(count) : nil }
+            tableBytes = UInt64(count) * 4
+        } else {
+            tableBytes = (UInt64(count) * UInt64(field & 0xFF) + 7) / 8  // the low byte is the field size in bits
+        }
+        return tableBytes <= UInt64(reader.remaining) ? Int(count) : nil
+    }
+
+    static func track(from trak: MP4Box, movieTimescale: Int32, gapless: ITunesGaplessInfo?, file: ReadableFile) throws(MP4Error) -> MP4Track {
+        let path = file.path.description
+        let tkhd = try trak.requiredChild("tkhd", file: path).parse(TrackHeaderBox.self, file: path)
+        let editList = try trak.child("edts")?.child("elst")?.parse(EditListBox.self, file: path).entries
+        if let editList, let elst = trak.child("edts")?.child("elst") {
+            for entry in editList where !(entry.rateInteger == 1 && entry.rateFraction == 0) && !entry.isEmpty {
+                throw .unsupported(file: path, boxPath: elst.path, offset: elst.header.offset,
+                                   reason: "edit with media rate \(entry.rateInteger).\(entry.rateFraction) (only 1.0 is supported)")
+            }
+            // The presentation is the edits' total: it must be a time (Int64 ticks).
+            var total: UInt64 = 0
+            for entry in editList {
+                let (sum, overflow) = total.addingReportingOverflow(entry.segmentDuration)
+                guard !overflow, sum <= UInt64(Int64.max) else {
+                    throw .malformed(file: path, boxPath: elst.path, offset: elst.header.offset,
+                                     reason: "edit durations add up past \(Int64.max) ticks")
+                }
+                total = sum
+            }
+        }
+        let mdia = try trak.requiredChild("mdia", file: path)
+        let mdhd = try mdia.requiredChild("mdhd", file: path).parse(MediaHeaderBox.self, file: path)
+        let handler = try mdia.requiredChild("hdlr", file: path).parse(HandlerBox.self, file: path)
+        let stbl = try mdia.requiredChild("minf", file: path).requiredChild("stbl", file: path)
+        let stsdBox = try stbl.requiredChild("stsd", file: path)
+        let descriptions: [MP4SampleDescription]
+        do {
+            var reader = stsdBox.payload
+            descriptions = try SampleDescriptionBox(parsing: &reader, handler: handler.handlerType).entries
+        } catch {
+            throw error.error(file: path, boxPath: stsdBox.path)
+        }
+        let samples = try sampleTable(from: stbl, descriptionCount: descriptions.count, file: file)
+        return MP4Track(trackID: tkhd.trackID, kind: TrackKind(handler: handler.handlerType), handler: handler.handlerType,
+                        isEnabled: tkhd.flags & 1 != 0, timescale: Int32(mdhd.timescale),
+                        mediaDuration: Int64(clamping: mdhd.duration), movieTimescale: movieTimescale,
+                        editList: editList, sampleDescriptions: descriptions, samples: samples,
+                        boxPath: trak.path, boxOffset: trak.header.offset,
+                        editListOffset: trak.child("edts")?.child("elst")?.header.offset,
+                        gaplessInfo: handler.handlerType == "soun" ? gapless : nil)
+    }
+
+    /// Expands the sample tables, checking that their counts agree and that every sample lies
+    /// inside the file.
+    static func sampleTable(from stbl: MP4Box, descriptionCount: Int, file: ReadableFile) throws(MP4Error) -> MP4SampleTable {
+        let path = file.path.description
+        func malformed(_ box: MP4Box, _ reason: String) -> MP4Error {
+            .malformed(file: path, boxPath: box.path, offset: box.header.offset, reason: reason)
+        }
+
+        // Sizes fix the sample count; everything else must agree with it.
+        let sizeBox: SampleSizeBox
+        let sizeSource: MP4Box
+        if let stsz = stbl.child("stsz") {
+            sizeBox = try stsz.parse(SampleSizeBox.self, file: path)
+            sizeSource = stsz
+        } else if let stz2 = stbl.child("stz2") {
+            do {
+                var reader = stz2.payload
+                sizeBox = try SampleSizeBox(parsingCompact: &reader)
+            } catch { throw error.error(file: path, boxPath: stz2.path) }
+            sizeSource = stz2
+        } else {
+            throw malformed(stbl, "missing required 'stsz' (or 'stz2') box")
+        }
+        let count = sizeBox.count
+        if case .constant(let size, _) = sizeBox.sizes, UInt64(size).multipliedReportingOverflow(by: UInt64(count)).partialValue > file.size
+            || UInt64(size).multipliedReportingOverflow(by: UInt64(count)).overflow {
+            throw malformed(sizeSource, "\(count) samples of \(size) bytes do not fit in a \(file.size)-byte file")
+        }
+        guard count <= sampleCountLimit else {
+            throw .unsupported(file: path, boxPath: sizeSource.path, offset: sizeSource.header.offset,
+                               reason: "\(count) samples, more than the \(sampleCountLimit) this reader expands")
+        }
+
+        // Decode times.
+        let sttsBox = try stbl.requiredChild("stts", file: path)
+        let stts = try sttsBox.parse(TimeToSampleBox.self, file: path)
+        // Counts are checked against each other before anything of that size is allocated.
+        let described = stts.entries.reduce(UInt64(0)) { $0 + UInt64($1.count) }
+        guard described == UInt64(count) else {
+            throw malformed(sttsBox, "stts describes \(described) samples, stsz \(count)")
+        }
+        var decodeTimes: [Int64] = []
+        var durations: [UInt32] = []
+        decodeTimes.reserveCapacity(count)
+        durations.reserveCapacity(count)
+        var time: Int64 = 0
+        for entry in stts.entries {
+            guard UInt64(entry.count) <= UInt64(count - decodeTimes.count) else {
+                throw malformed(sttsBox, "stts describes more samples than stsz's \(count)")
+            }
+            for _ in 0..<entry.count {
+                decodeTimes.append(time)
+                durations.append(entry.delta)
+                let (next, overflow) = time.addingReportingOverflow(Int64(entry.delta))
+                guard !overflow else { throw malformed(sttsBox, "decode times overflow 64 bits") }
+                time = next
+            }
+        }
+        guard decodeTimes.count == count else {
+            throw malformed(sttsBox, "stts describes \(decodeTimes.count) samples, stsz \(count)")
+        }
+
+        // Composition offsets.
+        var compositionOffsets: [Int32] = []
+        if let cttsBox = stbl.child("ctts") {
+            let ctts = try cttsBox.parse(CompositionOffsetBox.self, file: path)
+            compositionOffsets.reserveCapacity(count)
+            for entry in ctts.entries {
+                guard UInt64(entry.count) <= UInt64(count - compositionOffsets.count) else {
+                    throw malformed(cttsBox, "ctts describes more samples than stsz's \(count)")
+                }
+                compositionOffsets.append(contentsOf: repeatElement(entry.offset, count: Int(entry.count)))
+            }
+            guard compositionOffsets.count == count else {
+                throw malformed(cttsBox, "ctts describes \(compositionOffsets.count) samples, stsz \(count)")
+            }
+        }
+
+        // Sync samples.
+        var syncFlags: [Bool]?
+        if let stssBox = stbl.child("stss") {
+            let stss = try stssBox.parse(SyncSampleBox.self, file: path)
+            var flags = [Bool](repeating: false, count: count)
+            var previous: UInt32 = 0
+            for number in stss.sampleNumbers {
+                guard number > previous, number <= UInt32(count) else {
+                    throw malformed(stssBox, "sync sample number \(number) is out of order or past the \(count) samples")
+                }
+                flags[Int(number) - 1] = true
+                previous = number
+            }
+            syncFlags = flags
+        }
+
+        // Chunks: offsets, and per chunk a sample count and description from stsc.
+        let chunkBox: MP4Box
+        let chunkOffsets: [UInt64]
+        if let stco = stbl.child("stco") {
+            chunkBox = stco
+            chunkOffsets = try stco.parse(ChunkOffsetBox.self, file: path).offsets
+        } else if let co64 = stbl.child("co64") {
+            chunkBox = co64
+            do {
+                var reader = co64.payload
+                chunkOffsets = try ChunkOffsetBox(parsing: &reader, wide: true).offsets
+            } catch { throw error.error(file: path, boxPath: co64.path) }
+        } else {
+            throw malformed(stbl, "missing required 'stco' (or 'co64') box")
+        }
+        let stscBox = try stbl.requiredChild("stsc", file: path)
+        let stsc = try stscBox.parse(SampleToChunkBox.self, file: path)
+        var offsets: [UInt64] = []
+        var descriptionIndices: [UInt16] = []
+        offsets.reserveCapacity(count)
+        descriptionIndices.reserveCapacity(count)
+        var runIndex = 0
+        for (chunk, chunkOffset) in chunkOffsets.enumerated() {
+            while runIndex + 1 < stsc.entries.count, UInt64(stsc.entries[runIndex + 1].firstChunk) <= UInt64(chunk + 1) {
+                runIndex += 1
+            }
+            guard runIndex < stsc.entries.count, UInt64(stsc.entries[runIndex].firstChunk) <= UInt64(chunk + 1) else {
+                throw malformed(stscBox, "no stsc entry covers chunk \(chunk + 1)")
+            }
+            let run = stsc.entries[runIndex]
+            guard run.sampleDescriptionIndex >= 1, run.sampleDescriptionIndex <= UInt32(descriptionCount) else {
+                throw malformed(stscBox, "chunk \(chunk + 1) uses sample description \(run.sampleDescriptionIndex), stsd has \(descriptionCount)")
+            }
+            guard UInt64(run.samplesPerChunk) <= UInt64(count - offsets.count) else {
+                throw malformed(stscBox, "chunks hold more samples than stsz's \(count)")
+            }
+            var position = chunkOffset
+            for _ in 0..<run.samplesPerChunk {
+                let index = offsets.count
+                let size = UInt64(sizeBox.size(at: index))
+                guard position <= file.size, size <= file.size - position else {
+                    throw malformed(chunkBox, "sample \(index + 1) (\(size) bytes at byte \(position)) runs past the end of the \(file.size)-byte file")
+                }
+                offsets.append(position)
+                descriptionIndices.append(UInt16(run.sampleDescriptionIndex - 1))
+                position += size
+            }
+        }
+        guard offsets.count == count else {
+            throw malformed(stscBox, "chunks hold \(offsets.count) samples, stsz \(count)")
+        }
+
+        let sizes: [UInt32]
+        switch sizeBox.sizes {
+        case .constant(let size, let count): sizes = [UInt32](repeating: size, count: Int(count))
+        case .table(let table): sizes = table
+        }
+        return MP4SampleTable(offsets: offsets, sizes: sizes, decodeTimes: decodeTimes, durations: durations,
+                              compositionOffsets: compositionOffsets, descriptionIndices: descriptionIndices,
+                              syncFlags: syncFlags)
+    }
+}

@@ -1,0 +1,148 @@
+import CompositorCore
+
+/// Keyframe-aligned cuts: samples back to back, no hidden video, one edit per track.
+extension LayoutContext {
+    /// Places each piece's video where the previous one ends; returns the track and the
+    /// composition boundaries (piece starts, then the end) it implies.
+    mutating func keyframeAlignedVideoTrack(timescale: Int32) throws(MP4Error) -> (PlacedTrack, [MediaTime]) {
+        var track = PlacedTrack(kind: .video, timescale: timescale, descriptions: videoDescriptions.descriptions)
+        var boundaryTicks: [Int64] = [0]
+        var starts: [Int64] = []
+        // Every boundary, piece length, gap and run is within `maximumTrackTicks`, so no sum overflows.
+        let limit = Self.maximumTrackTicks
+        for (index, piece) in pieces.enumerated() {
+            let start = boundaryTicks[index]
+            let pieceTicks = try exact(piece.path) { () throws(MediaTimeError) in try piece.range.end.subtracting(piece.range.start).ticks(in: timescale) }
+            guard pieceTicks <= limit else { throw tooLong(track, piece: index) }
+            // Without video here, the previous frame is held to the piece's end (its duration runs
+            // to the next sample).
+            var end = start + pieceTicks
+            if let timeline = piece.video, let window = try window(of: piece, in: timeline) {
+                let gapTicks = try exact(piece.path) { () throws(MediaTimeError) in try window.leadingGap.ticks(in: timescale) }
+                guard gapTicks <= limit else { throw tooLong(track, piece: index) }
+                let (run, _) = try videoRun(piece, timeline, window: window, windowLength: pieceTicks - gapTicks, timescale: timescale)
+                try checkSpan(of: run, in: track, piece: index)
+                // A source whose frames outlast the snapped range (irregular timing) pushes the next piece.
+                let runStart = start + gapTicks
+                track.append(run, at: runStart, piece: index)
+                starts.append(runStart)
+                end = max(end, runStart + run.decodeEnd)
+            }
+            guard end <= limit else { throw tooLong(track, piece: index) }
+            boundaryTicks.append(end)
+        }
+        track.runStarts = starts
+        track.mediaEnd = boundaryTicks.last!
+        // Media time starts at the first sample (decode times in a file always do): video that
+        // starts late is delayed by an empty edit instead (see `keyframeAlignedEdits`).
+        if let start = track.samples.first?.decode, start > 0 {
+            for index in track.samples.indices {
+                track.samples[index].decode -= start
+                track.samples[index].composition -= start
+            }
+            track.mediaEnd -= start
+            track.runStarts = track.runStarts.map { $0 - start }
+            track.presentationDelay = start
+        }
+        let boundaries = boundaryTicks.map { MediaTime(value: $0, timescale: timescale) }
+        return (track, boundaries)
+    }
+
+    /// Whole audio frames per piece, chosen so the audio's running end stays within half a frame
+    /// of the video's boundaries: no drift, however many pieces. Each piece starts at the frame
+    /// nearest its (snapped) start; silence makes up for audio that is missing or too short.
+    mutating func keyframeAlignedAudioTrack(timescale: Int32, boundaries: [MediaTime]) throws(MP4Error) -> PlacedTrack {
+        var track = PlacedTrack(kind: .audio, timescale: timescale, descriptions: audioDescriptions.descriptions)
+        // With the composition within `maximumTrackTicks`, so is every target, and no sum overflows.
+        let composition = try exact(pieces[pieces.count - 1].path) { () throws(MediaTimeError) in try boundaries[pieces.count].ticks(in: timescale) }
+        guard composition <= Self.maximumTrackTicks else { throw tooLong(track, piece: pieces.count - 1) }
+        var end: Int64 = 0
+        var starts: [Int64] = []
+        for (index, piece) in pieces.enumerated() {
+            let target = try exact(piece.path) { () throws(MediaTimeError) in try boundaries[index + 1].ticks(in: timescale) } - end
+            var samples: [TrackRun.Sample] = []
+            var length: Int64 = 0
+            var description: Int
+            if let timeline = piece.audio, let window = try window(of: piece, in: timeline) {
+                let table = timeline.samples
+                let ts = timeline.timescale
+                let convert = TickConverter(from: ts, to: timescale)
+                let (start, endCeiling) = try exact(piece.path) { () throws(MediaTimeError) in
+                    (try timeline.mediaTime(at: window.start), try timeline.mediaTime(at: window.end).ticks(in: ts, rounding: .up))
+                }
+                // The first frame whose middle is at or after the start.
+                let doubledStart = try exact(piece.path) { () throws(MediaTimeError) in try start.multiplied(by: 2) }
+                let first = (0..<table.count).first { j in
+                    MediaTime(value: 2 * table.compositionTime(j) + Int64(table.durations[j]), timescale: ts) >= doubledStart
+                }
+                description = audioDescriptions.outputIndex(source: piece.source, description: Int(table.descriptionIndices[first ?? 0]))
+                if let first {
+                    var index = first
+                    while index < table.count, table.compositionTime(index) < endCeiling {
+                        let (decode, duration) = try exact(piece.path) { () throws(MediaTimeError) in
+                            (try convert.convert(table.decodeTimes[index] - table.decodeTimes[first]),
+                             try convert.convert(table.decodeTimes[index] + Int64(table.durations[index]) - table.decodeTimes[first]))
+                        }
+                        // Take the frame if most of it falls before the piece's end.
+                        guard decode + (duration - decode) / 2 < target else { break }
+                        samples.append(TrackRun.Sample(
+                            bytes: .source(file: piece.source, offset: table.offsets[index]), size: table.sizes[index],
+                            decode: decode, composition: decode, isSync: true,
+                            description: audioDescriptions.outputIndex(source: piece.source, description: Int(table.descriptionIndices[index]))))
+                        length = duration
+                        index += 1
+                    }
+                }
+                if let last = samples.last { description = last.description }
+            } else if let own = piece.audio {
+                // The source has audio, but none inside the range: silence in its own description.
+                description = audioDescriptions.outputIndex(source: piece.source, description: Int(own.samples.descriptionIndices[0]))
+            } else if let borrowed = borrowedAudioDescription(for: index) {
+                description = borrowed.description
+            } else {
+                throw .invalidPiece(index: index, file: piece.path, reason: "no piece has audio to make silence with")
+            }
+            // Silence for what the source could not cover.
+            let silence = try self.silence(for: description, file: piece.path)
+            // The frames whose middle falls before the target: at most one past those that cover
+            // the gap, so the search starts just before that many (never from 0, which would take
+            // as long as the gap is long).
+            let gap = target - length
+            let covering = try exact(piece.path) { () throws(MediaTimeError) in try silence.framesToCover(gap, timescale: timescale) }
+            try checkSilence(covering, piece: index, timescale: timescale, gap: gap)
+            try exact(piece.path) { () throws(MediaTimeError) in
+                var count = max(0, covering - 2)
+                while true {
+                    let frameStart = length + (try silence.offset(ofFrame: count, timescale: timescale))
+                    let frameEnd = length + (try silence.offset(ofFrame: count + 1, timescale: timescale))
+                    guard frameStart + (frameEnd - frameStart) / 2 < target else { break }
+                    count += 1
+                }
+                samples += try silence.frames(count: count, from: length, timescale: timescale)
+                length += try silence.offset(ofFrame: count, timescale: timescale)
+            }
+            let run = TrackRun(samples: samples, decodeEnd: length, windowStart: 0, windowLength: length)
+            track.append(run, at: end, piece: index)
+            starts.append(end)
+            end += length
+        }
+        track.runStarts = starts
+        track.mediaEnd = max(end, composition)
+        return track
+    }
+
+    /// One edit showing the whole media from its first composition time, after an empty edit
+    /// while the track has not started (pieces without it at the start).
+    func keyframeAlignedEdits(for track: PlacedTrack, movieTimescale: Int32, movieBoundaries: [Int64]) throws(MP4Error) -> [MP4EditListEntry] {
+        let total = UInt64(movieBoundaries.last!)
+        guard !track.samples.isEmpty else { return [MP4EditListEntry(segmentDuration: total, mediaTime: nil)] }
+        let firstComposition = max(0, track.samples.map(\.composition).min() ?? 0)
+        let lead = UInt64(try exact(pieces[0].path) { () throws(MediaTimeError) in
+            try MediaTime(value: track.presentationDelay, timescale: track.timescale).ticks(in: movieTimescale)
+        })
+        var edits: [MP4EditListEntry] = []
+        if lead > 0 { edits.append(MP4EditListEntry(segmentDuration: lead, mediaTime: nil)) }
+        edits.append(MP4EditListEntry(segmentDuration: total - lead, mediaTime: firstComposition))
+        return edits
+    }
+}

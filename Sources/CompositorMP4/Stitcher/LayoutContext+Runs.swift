@@ -1,0 +1,143 @@
+import CompositorCore
+
+/// Building one piece's run of samples in one output track.
+extension LayoutContext {
+    /// The part of a piece a source track can present: the range clipped to the track's
+    /// presentation, and how much of the piece passes before the track starts.
+    struct TrackWindow {
+        /// Presentation times, clipped to the track.
+        let start: MediaTime
+        let end: MediaTime
+        /// Piece time before the track starts presenting (the track starts late).
+        let leadingGap: MediaTime
+    }
+
+    func window(of piece: ResolvedPiece, in timeline: SourceTrackTimeline) throws(MP4Error) -> TrackWindow? {
+        let start = MediaTime.max(piece.range.start, timeline.presentationStart)
+        let end = MediaTime.min(piece.range.end, timeline.presentationEnd)
+        guard start < end else { return nil }
+        let gap = try exact(piece.path) { () throws(MediaTimeError) in try start.subtracting(piece.range.start) }
+        return TrackWindow(start: start, end: end, leadingGap: gap)
+    }
+
+    /// Video: every sample from the last keyframe presenting at or before the window start (in
+    /// decode order) to the last sample presenting before the window end. Frames outside the window
+    /// are decoded but hidden by the edit; samples after the last one needed are not copied.
+    /// `spareKeyframes` are sync samples of the same source the ffmpeg workaround may append.
+    func videoRun(_ piece: ResolvedPiece, _ timeline: SourceTrackTimeline, window: TrackWindow,
+                  windowLength: Int64, timescale: Int32) throws(MP4Error) -> (run: TrackRun, spareKeyframes: [TrackRun.Sample]) {
+        try exact(piece.path) { () throws(MediaTimeError) in
+            let samples = timeline.samples
+            let ts = timeline.timescale
+            let cs = try timeline.mediaTime(at: window.start)
+            let ce = try timeline.mediaTime(at: window.end)
+            let startFloor = try cs.ticks(in: ts, rounding: .down)
+            let endCeiling = try ce.ticks(in: ts, rounding: .up)
+
+            var first: Int?
+            for index in 0..<samples.count where samples.isSync(index) {
+                if samples.compositionTime(index) <= startFloor { first = index } else if first != nil { break }
+            }
+            let k = first ?? (0..<samples.count).first(where: samples.isSync) ?? 0
+            var last = k
+            for index in k..<samples.count where samples.compositionTime(index) < endCeiling { last = index }
+
+            let convert = TickConverter(from: ts, to: timescale)
+            let baseDecode = samples.decodeTimes[k]
+            let baseComposition = samples.compositionTime(k)
+            var run: [TrackRun.Sample] = []
+            run.reserveCapacity(last - k + 1)
+            for index in k...last {
+                run.append(TrackRun.Sample(
+                    bytes: .source(file: piece.source, offset: samples.offsets[index]), size: samples.sizes[index],
+                    decode: try convert.convert(samples.decodeTimes[index] - baseDecode),
+                    composition: try convert.convert(samples.compositionTime(index) - baseComposition),
+                    isSync: samples.isSync(index),
+                    description: videoDescriptions.outputIndex(source: piece.source, description: Int(samples.descriptionIndices[index]))))
+            }
+            let decodeEnd = try convert.convert(samples.decodeTimes[last] + Int64(samples.durations[last]) - baseDecode)
+            let windowStart = try cs.subtracting(MediaTime(value: baseComposition, timescale: ts)).ticks(in: timescale, rounding: .up)
+
+            // Sync samples after the run first (the next GOPs), then the run's own, latest first.
+            let after = (last + 1..<samples.count).lazy.filter(samples.isSync).prefix(2)
+            let before = (k...last).reversed().lazy.filter(samples.isSync).prefix(2)
+            let spares = (Array(after) + Array(before)).prefix(2).map { index in
+                TrackRun.Sample(bytes: .source(file: piece.source, offset: samples.offsets[index]), size: samples.sizes[index],
+                                decode: 0, composition: 0, isSync: true,
+                                description: videoDescriptions.outputIndex(source: piece.source, description: Int(samples.descriptionIndices[index])))
+            }
+            return (TrackRun(samples: run, decodeEnd: decodeEnd, windowStart: windowStart, windowLength: windowLength), spares)
+        }
+    }
+
+    /// Audio: the frames that overlap the window, plus one frame of pre-roll before them for AAC
+    /// (its decoder needs the previous frame to rebuild the first), hidden by the edit. Silence
+    /// for a track that ends before the window does is added by `fillWithSilence`.
+    mutating func audioRun(_ piece: ResolvedPiece, _ timeline: SourceTrackTimeline, window: TrackWindow,
+                           windowLength: Int64, timescale: Int32) throws(MP4Error) -> TrackRun {
+        let samples = timeline.samples
+        let ts = timeline.timescale
+        let (startFloor, endCeiling, cs) = try exact(piece.path) { () throws(MediaTimeError) in
+            let cs = try timeline.mediaTime(at: window.start)
+            return (try cs.ticks(in: ts, rounding: .down), try timeline.mediaTime(at: window.end).ticks(in: ts, rounding: .up), cs)
+        }
+        guard let firstOverlap = (0..<samples.count).first(where: {
+            samples.compositionTime($0) + Int64(samples.durations[$0]) > startFloor
+        }), let lastOverlap = (0..<samples.count).last(where: { samples.compositionTime($0) < endCeiling }),
+              firstOverlap <= lastOverlap else {
+            let description = audioDescriptions.outputIndex(source: piece.source, description: Int(samples.descriptionIndices[0]))
+            return try silenceRun(description: description, piece: piece.index, windowLength: windowLength, timescale: timescale)
+        }
+        let firstDescription = audioDescriptions.descriptions[
+            audioDescriptions.outputIndex(source: piece.source, description: Int(samples.descriptionIndices[firstOverlap]))]
+        let preroll = if case .aac = firstDescription.codec { 1 } else { 0 }
+        let first = max(0, firstOverlap - preroll)
+
+        let convert = TickConverter(from: ts, to: timescale)
+        let baseDecode = samples.decodeTimes[first]
+        let baseComposition = samples.compositionTime(first)
+        var run: [TrackRun.Sample] = []
+        run.reserveCapacity(lastOverlap - first + 1)
+        let (decodeEnd, windowStart) = try exact(piece.path) { () throws(MediaTimeError) in
+            for index in first...lastOverlap {
+                run.append(TrackRun.Sample(
+                    bytes: .source(file: piece.source, offset: samples.offsets[index]), size: samples.sizes[index],
+                    decode: try convert.convert(samples.decodeTimes[index] - baseDecode),
+                    composition: try convert.convert(samples.compositionTime(index) - baseComposition),
+                    isSync: samples.isSync(index),
+                    description: audioDescriptions.outputIndex(source: piece.source, description: Int(samples.descriptionIndices[index]))))
+            }
+            return (try convert.convert(samples.decodeTimes[lastOverlap] + Int64(samples.durations[lastOverlap]) - baseDecode),
+                    try cs.subtracting(MediaTime(value: baseComposition, timescale: ts)).ticks(in: timescale))
+        }
+        return TrackRun(samples: run, decodeEnd: decodeEnd, windowStart: windowStart, windowLength: windowLength)
+    }
+
+    /// Appends silent frames (in the run's last description) until the audio covers the window:
+    /// for a source whose audio ends before the piece does, or a window lengthened over a hole.
+    mutating func fillWithSilence(_ run: inout TrackRun, piece: Int, timescale: Int32) throws(MP4Error) {
+        guard run.windowEnd > run.decodeEnd, let last = run.samples.last else { return }
+        let file = pieces[piece].path
+        let silence = try silence(for: last.description, file: file)
+        let gap = run.windowEnd - run.decodeEnd
+        let count = try exact(file) { () throws(MediaTimeError) in try silence.framesToCover(gap, timescale: timescale) }
+        try checkSilence(count, piece: piece, timescale: timescale, gap: gap)
+        try exact(file) { () throws(MediaTimeError) in
+            run.samples += try silence.frames(count: count, from: run.decodeEnd, timescale: timescale)
+            run.decodeEnd += try silence.offset(ofFrame: count, timescale: timescale)
+        }
+    }
+
+    /// Silence for the whole window, in the given description.
+    mutating func silenceRun(description: Int, piece: Int, windowLength: Int64, timescale: Int32) throws(MP4Error) -> TrackRun {
+        let file = pieces[piece].path
+        let silence = try silence(for: description, file: file)
+        let count = try exact(file) { () throws(MediaTimeError) in try silence.framesToCover(windowLength, timescale: timescale) }
+        try checkSilence(count, piece: piece, timescale: timescale, gap: windowLength)
+        return try exact(file) { () throws(MediaTimeError) in
+            TrackRun(samples: try silence.frames(count: count, from: 0, timescale: timescale),
+                     decodeEnd: try silence.offset(ofFrame: count, timescale: timescale),
+                     windowStart: 0, windowLength: windowLength)
+        }
+    }
+}

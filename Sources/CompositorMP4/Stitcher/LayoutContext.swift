@@ -1,0 +1,185 @@
+import CompositorCore
+
+/// Turns resolved pieces into the output's tracks, edit lists and byte layout.
+struct LayoutContext {
+    typealias ResolvedPiece = StitchPlanner.ResolvedPiece
+
+    let pieces: [ResolvedPiece]
+    let cutMode: MP4CutMode
+    let sources: [(path: FilePath, size: UInt64)]
+    let videoDescriptions: StitchPlanner.DescriptionTable
+    let audioDescriptions: StitchPlanner.DescriptionTable
+
+    /// Synthetic payloads (silent frames), one per audio description that needed one.
+    var syntheticPayloads: [[UInt8]] = []
+    private var silenceByDescription: [Int: SilenceSource] = [:]
+
+    init(pieces: [ResolvedPiece], cutMode: MP4CutMode, sources: [(FilePath, UInt64)],
+         videoDescriptions: StitchPlanner.DescriptionTable, audioDescriptions: StitchPlanner.DescriptionTable) {
+        self.pieces = pieces
+        self.cutMode = cutMode
+        self.sources = sources.map { (path: $0.0, size: $0.1) }
+        self.videoDescriptions = videoDescriptions
+        self.audioDescriptions = audioDescriptions
+    }
+
+    var hasVideo: Bool { pieces.contains { $0.video != nil } }
+    var hasAudio: Bool { pieces.contains { $0.audio != nil } }
+
+    /// Runs a time computation, reporting overflow against the piece's file.
+    func exact<T>(_ file: String, _ body: () throws(MediaTimeError) -> T) throws(MP4Error) -> T {
+        do { return try body() } catch {
+            if case .overflow(let what) = error { throw .timeOverflow(file: file, reason: what) }
+            throw .timeOverflow(file: file, reason: error.description)
+        }
+    }
+
+    mutating func makePlan() throws(MP4Error) -> MP4StitchPlan {
+        let videoTimescale = try chooseVideoTimescale()
+        let audioTimescale = pieces.first { $0.audio != nil }?.audio?.timescale
+
+        var tracks: [PlacedTrack] = []
+        var boundaries: [MediaTime]
+        var movieTimescale: Int32
+        var movieBoundaries: [Int64]
+
+        switch cutMode {
+        case .sampleAccurate:
+            boundaries = try exactBoundaries()
+            movieTimescale = chooseMovieTimescale(boundaries, fallback: videoTimescale ?? audioTimescale ?? 1000)
+            movieBoundaries = try boundaries.map { (b) throws(MP4Error) in try exact("(composition)") { () throws(MediaTimeError) in try b.ticks(in: movieTimescale) } }
+            if let videoTimescale {
+                tracks.append(try sampleAccurateTrack(.video, timescale: videoTimescale, movieTimescale: movieTimescale, movieBoundaries: movieBoundaries))
+            }
+            if let audioTimescale {
+                tracks.append(try sampleAccurateTrack(.audio, timescale: audioTimescale, movieTimescale: movieTimescale, movieBoundaries: movieBoundaries))
+            }
+        case .keyframeAligned:
+            var videoTrack: PlacedTrack?
+            if let videoTimescale {
+                let (track, videoBoundaries) = try keyframeAlignedVideoTrack(timescale: videoTimescale)
+                videoTrack = track
+                boundaries = videoBoundaries
+            } else {
+                boundaries = try exactBoundaries()
+            }
+            movieTimescale = chooseMovieTimescale(boundaries, fallback: videoTimescale ?? audioTimescale ?? 1000)
+            movieBoundaries = try boundaries.map { (b) throws(MP4Error) in try exact("(composition)") { () throws(MediaTimeError) in try b.ticks(in: movieTimescale) } }
+            if var videoTrack {
+                videoTrack.edits = try keyframeAlignedEdits(for: videoTrack, movieTimescale: movieTimescale, movieBoundaries: movieBoundaries)
+                tracks.append(videoTrack)
+            }
+            if let audioTimescale {
+                var audio = try keyframeAlignedAudioTrack(timescale: audioTimescale, boundaries: boundaries)
+                audio.edits = try keyframeAlignedEdits(for: audio, movieTimescale: movieTimescale, movieBoundaries: movieBoundaries)
+                tracks.append(audio)
+            }
+        }
+
+        let planPieces = pieces.enumerated().map { index, piece in
+            MP4StitchPlan.Piece(
+                path: sources[piece.source].path, requestedRange: piece.requested, sourceRange: piece.range,
+                compositionRange: MediaTimeRange(
+                    start: MediaTime(value: movieBoundaries[index], timescale: movieTimescale),
+                    end: MediaTime(value: movieBoundaries[index + 1], timescale: movieTimescale)),
+                sourceHasVideo: piece.video != nil, sourceHasAudio: piece.audio != nil)
+        }
+        let layout = try StitchLayoutBuilder(
+            tracks: tracks, sources: sources, syntheticPayloads: syntheticPayloads,
+            movieTimescale: movieTimescale, movieDuration: UInt64(movieBoundaries.last!)).build()
+        return MP4StitchPlan(cutMode: cutMode, pieces: planPieces, layout: layout)
+    }
+
+    // MARK: - Timescales and boundaries
+
+    /// The least common multiple of the video sources' timescales and the timescales of the piece
+    /// boundaries, so every source tick and every cut is a whole number of output ticks; when that
+    /// does not fit, the largest source timescale (cuts then round to the nearest tick).
+    func chooseVideoTimescale() throws(MP4Error) -> Int32? {
+        let videoPieces = pieces.filter { $0.video != nil }
+        guard !videoPieces.isEmpty else { return nil }
+        var scales = videoPieces.map { $0.video!.timescale }
+        for piece in pieces {
+            scales.append(piece.range.start.reduced.timescale)
+            scales.append(piece.range.end.reduced.timescale)
+        }
+        if let common = leastCommonMultiple(scales, limit: 1 << 26) { return common }
+        return videoPieces.map { $0.video!.timescale }.max()
+    }
+
+    /// A movie timescale in which every composition boundary is a whole tick (at least 1000
+    /// ticks per second); `fallback` when no such timescale fits 32 bits.
+    func chooseMovieTimescale(_ boundaries: [MediaTime], fallback: Int32) -> Int32 {
+        leastCommonMultiple([1000] + boundaries.map { $0.reduced.timescale }, limit: 1 << 30) ?? fallback
+    }
+
+    /// Where each piece starts and ends in the output when every piece plays its whole range.
+    func exactBoundaries() throws(MP4Error) -> [MediaTime] {
+        var boundaries = [MediaTime.zero]
+        for piece in pieces {
+            let next = try exact(piece.path) { () throws(MediaTimeError) in try boundaries.last!.adding(try piece.range.end.subtracting(piece.range.start)) }
+            boundaries.append(next)
+        }
+        return boundaries
+    }
+
+    // MARK: - Silence
+
+    /// The silent frame for output audio description `description`, made once.
+    mutating func silence(for description: Int, file: String) throws(MP4Error) -> SilenceSource {
+        if let existing = silenceByDescription[description] { return existing }
+        let entry = audioDescriptions.descriptions[description]
+        guard case .aac(let config) = entry.codec, let bytes = SilentAACFrame.bytes(for: config) else {
+            throw .unsupported(file: file, boxPath: "", offset: 0,
+                               reason: "audio must be filled with silence here, which needs AAC-LC with 1 to 8 channels (this is '\(entry.format)')")
+        }
+        guard config.sampleRate > 0 else {
+            throw .malformed(file: file, boxPath: "", offset: 0, reason: "the AAC configuration's sample rate is 0")
+        }
+        syntheticPayloads.append(bytes)
+        let source = SilenceSource(payload: syntheticPayloads.count - 1, size: UInt32(bytes.count), description: description,
+                                   samplesPerFrame: Int64(config.samplesPerFrame), sampleRate: Int32(config.sampleRate))
+        silenceByDescription[description] = source
+        return source
+    }
+
+    /// The most silent frames one fill may take: about 90 minutes at 48 kHz (9 hours at 8 kHz).
+    /// Silence is not backed by bytes of the source but by a duration it claims (an edit list, a
+    /// frame that lasts hours), and each frame costs memory and table entries until the file is
+    /// written: a longer fill is refused, not attempted.
+    static let maximumSilentFrames: Int64 = 1 << 18
+
+    /// Throws unless `count` silent frames, to fill `gap` ticks of piece `piece`, are within
+    /// `maximumSilentFrames`.
+    func checkSilence(_ count: Int64, piece: Int, timescale: Int32, gap: Int64) throws(MP4Error) {
+        guard count <= Self.maximumSilentFrames else {
+            throw .invalidPiece(index: piece, file: pieces[piece].path, reason:
+                "its audio is missing for \(MediaTime(value: gap, timescale: timescale)) s: filling that with silence takes "
+                + "\(count) frames, more than the \(Self.maximumSilentFrames) the stitcher makes")
+        }
+    }
+
+    /// The audio description to make silence with for a piece whose source has no audio: the
+    /// nearest earlier piece's, else the nearest later one's.
+    func borrowedAudioDescription(for pieceIndex: Int) -> (description: Int, file: String)? {
+        let order = (0..<pieceIndex).reversed() + Array((pieceIndex + 1)..<pieces.count)
+        for index in order {
+            guard let audio = pieces[index].audio else { continue }
+            let sourceDescription = Int(audio.samples.descriptionIndices[0])
+            return (audioDescriptions.outputIndex(source: pieces[index].source, description: sourceDescription), pieces[index].path)
+        }
+        return nil
+    }
+}
+
+/// The least common multiple of `values`, or `nil` when it passes `limit`.
+func leastCommonMultiple(_ values: [Int32], limit: Int64) -> Int32? {
+    var result: Int64 = 1
+    for value in Set(values) where value > 0 {
+        let divisor = Int64(gcd(UInt64(result), UInt64(value)))
+        let (product, overflow) = (result / divisor).multipliedReportingOverflow(by: Int64(value))
+        guard !overflow, product <= limit else { return nil }
+        result = product
+    }
+    return Int32(result)
+}

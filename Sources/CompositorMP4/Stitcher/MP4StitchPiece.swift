@@ -1,0 +1,38 @@
+import CompositorCore
+
+/// One piece of a stitched MP4: a range of a source file's presentation timeline.
+package struct MP4StitchPiece: Sendable, Hashable {
+    /// The source MP4 file.
+    package var path: FilePath
+    /// The wanted part of the source, `[start, end)`, in the source's presentation time (its edit
+    /// list applied: 0 is the first instant a player shows).
+    package var range: MediaTimeRange
+
+    package init(path: FilePath, range: MediaTimeRange) {
+        self.path = path
+        self.range = range
+    }
+}
+
+/// How the stitcher cuts a piece out of its source.
+public enum MP4CutMode: String, Sendable, Hashable, CaseIterable {
+    /// Exactly the frames whose presentation time is in the range. Video is copied from the
+    /// keyframe at or before the start and the lead-in is hidden by one edit-list entry per piece
+    /// (the QuickTime / AVFoundation model). Needs a player that honours multi-entry edit lists.
+    case sampleAccurate
+    /// Cuts moved to keyframes: the start to the keyframe at or before it, the end to the keyframe
+    /// at or before it (so adjacent ranges of one source stay contiguous), or, when that would
+    /// leave nothing, the next keyframe; an end at or past the end of the video stays where it is.
+    /// No video sample is hidden, the tracks have a single edit each, and the plan reports the
+    /// ranges that really play.
+    case keyframeAligned
+}
+
+/// How far writing has got, for a progress display.
+public struct MP4StitchProgress: Sendable, Equatable {
+    public let bytesWritten: UInt64
+    public let totalBytes: UInt64
+
+    /// 0...1.
+    public var fraction: Double { totalBytes == 0 ? 1 : Double(bytesWritten) / Double(totalBytes) }
+}

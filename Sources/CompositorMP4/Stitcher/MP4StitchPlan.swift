@@ -1,0 +1,56 @@
+import CompositorCore
+
+/// What a stitch will produce, decided before a byte is written: for every piece, the source range
+/// that really plays and where it plays in the output, plus the output's exact layout.
+///
+/// `MP4Stitcher.plan()` makes it (reading only the sources' `moov` boxes); `MP4Stitcher.write(_:to:)`
+/// writes it. A plan is a value: callers can build timelines from it without writing anything.
+package struct MP4StitchPlan: Sendable {
+    /// One piece as it will play.
+    package struct Piece: Sendable, Hashable {
+        package let path: FilePath
+        /// The range the caller asked for.
+        package let requestedRange: MediaTimeRange
+        /// The source range that plays: the requested one in `sampleAccurate` mode, the snapped
+        /// one in `keyframeAligned` mode.
+        package let sourceRange: MediaTimeRange
+        /// Where the piece plays in the output, `[start, end)`: contiguous from 0, in order.
+        package let compositionRange: MediaTimeRange
+        /// Whether the source has a video / an audio track (a missing one is filled).
+        package let sourceHasVideo: Bool
+        package let sourceHasAudio: Bool
+    }
+
+    package let cutMode: MP4CutMode
+    package let pieces: [Piece]
+    /// The output's length: the end of the last piece's composition range.
+    package var duration: MediaTime { pieces.last?.compositionRange.end ?? .zero }
+    /// The size of the file `write` will produce, in bytes.
+    package var outputSize: UInt64 { layout.fileSize }
+
+    let layout: StitchLayout
+}
+
+/// Everything `write` needs: the sources, the output tracks and the byte copy list.
+struct StitchLayout: Sendable {
+    /// Source files by index, with the size they had when planned.
+    var sources: [(path: FilePath, size: UInt64)]
+    var movieTimescale: Int32
+    /// The composition's length in movie ticks.
+    var movieDuration: UInt64
+    /// The mdat payload, in order.
+    var segments: [CopySegment]
+    /// Synthetic sample bytes (silent audio frames) that segments refer to.
+    var syntheticPayloads: [[UInt8]]
+    var mdatPayloadSize: UInt64
+    /// Bytes before the mdat payload: ftyp, moov and the mdat header.
+    var headerBytes: [UInt8]
+
+    var fileSize: UInt64 { UInt64(headerBytes.count) + mdatPayloadSize }
+}
+
+/// A run of mdat bytes: copied from a source, or a synthetic payload repeated.
+enum CopySegment: Sendable, Equatable {
+    case source(file: Int, offset: UInt64, length: UInt64)
+    case synthetic(payload: Int, repeatCount: Int)
+}

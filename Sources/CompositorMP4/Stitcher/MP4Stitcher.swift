@@ -1,0 +1,148 @@
+import CompositorCore
+import CompositorIO
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Joins pieces of MP4 files into one MP4 with one video and one audio track, copying samples
+/// byte for byte (never re-encoding).
+///
+/// ```swift
+/// let stitcher = MP4Stitcher(pieces: [
+///     MP4StitchPiece(path: "ad.mp4", range: MediaTimeRange(start: .zero, end: MediaTime(seconds: 5))),
+///     MP4StitchPiece(path: "movie.mp4", range: MediaTimeRange(start: .zero, end: MediaTime(value: 17, timescale: 2))),
+/// ])
+/// let plan = try stitcher.plan()            // what will play where; nothing written yet
+/// try stitcher.write(plan, to: "out.mp4")   // moov first, one pass, atomic
+/// ```
+///
+/// The output has `moov` before `mdat` and is written in one pass with a fixed-size buffer; it
+/// appears atomically (temporary file, `fsync`, rename) and sources are never modified.
+///
+/// What the output holds:
+/// - One video and one audio track (a track no piece has is left out). Each distinct setting of a
+///   codec (other SPS/PPS, other sample rate or channels) gets its own sample description,
+///   switched at chunk boundaries; two codecs in one track is `MP4Error.codecMismatch`.
+/// - Timescales that make every cut exact when they fit 32 bits: the video track's is the least
+///   common multiple of the sources' and the cut times'; the audio track's is the first audio
+///   source's (ffmpeg counts priming in such ticks as samples); the movie's, 1000 or a multiple in
+///   which every boundary is whole. Boundaries are rounded cumulatively otherwise, never per piece.
+/// - `sampleAccurate`: one edit per piece per track, identical boundaries. A piece whose source
+///   lacks a track, or whose track ends first, lengthens that track's previous edit: video holds
+///   its last frame, audio gets silent AAC frames. Only at the very start is video left to an empty
+///   edit (there is no frame to hold), while audio starts with an edit of silence.
+/// - With several sample descriptions in a track, each piece also carries the hidden samples
+///   ffmpeg's edit-list reader looks for on its own (keyframes after a video piece, a second of
+///   silence before an audio piece), so that its sample-description bookkeeping stays in step.
+/// - `keyframeAligned`: samples back to back with one edit per track; video pieces start on a
+///   keyframe and end before one, so no video sample is hidden; audio takes whole frames, chosen
+///   so it never drifts more than half a frame from the video's boundaries.
+package struct MP4Stitcher: Sendable {
+    package var pieces: [MP4StitchPiece]
+    package var cutMode: MP4CutMode
+
+    /// Bytes copied per read/write: memory use does not grow with the input.
+    package static let copyBufferSize = 4 << 20
+    /// Bytes between progress reports.
+    static let progressStep = 16 << 20
+
+    package init(pieces: [MP4StitchPiece], cutMode: MP4CutMode = .sampleAccurate) {
+        self.pieces = pieces
+        self.cutMode = cutMode
+    }
+
+    /// Plans the output (reading only the sources' `moov` boxes): where each piece plays and what
+    /// source range really plays. Nothing is written.
+    package func plan() throws(MP4Error) -> MP4StitchPlan {
+        try StitchPlanner(pieces: pieces, cutMode: cutMode).makePlan()
+    }
+
+    /// Plans and writes in one go; returns the plan that was written.
+    @discardableResult
+    package func stitch(to outputPath: FilePath, progress: (MP4StitchProgress) -> Void = { _ in }) throws(MP4Error) -> MP4StitchPlan {
+        let plan = try plan()
+        try write(plan, to: outputPath, progress: progress)
+        return plan
+    }
+
+    /// Writes `plan` to `outputPath`. On any failure nothing is left at `outputPath` that was not
+    /// there before, and no temporary file remains.
+    package func write(_ plan: MP4StitchPlan, to outputPath: FilePath, progress: (MP4StitchProgress) -> Void = { _ in }) throws(MP4Error) {
+        let layout = plan.layout
+        // Open every source first and check it is what was planned.
+        var files: [ReadableFile] = []
+        for source in layout.sources {
+            let file: ReadableFile
+            do { file = try ReadableFile(path: source.path) } catch { throw MP4Error(error) }
+            guard file.size == source.size else {
+                throw .io(file: source.path.description, operation: "copy samples",
+                          reason: "the file changed since the stitch was planned (\(source.size) bytes then, \(file.size) now)")
+            }
+            try Self.refuseToOverwrite(source: file, with: outputPath)
+            files.append(file)
+        }
+        let output: AtomicOutputFile
+        do { output = try AtomicOutputFile(path: outputPath) } catch { throw MP4Error(error) }
+        defer { output.discard() }
+
+        let total = layout.fileSize
+        var written: UInt64 = 0
+        try mp4Errors { () throws(FileError) in try output.write(layout.headerBytes) }
+        written += UInt64(layout.headerBytes.count)
+        progress(MP4StitchProgress(bytesWritten: written, totalBytes: total))
+
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: Self.copyBufferSize, alignment: 16)
+        defer { buffer.deallocate() }
+        for segment in layout.segments {
+            switch segment {
+            case .source(let fileIndex, let offset, let length):
+                // In steps, so progress is reported as the copy goes.
+                var done: UInt64 = 0
+                while done < length {
+                    let count = min(UInt64(Self.progressStep), length - done)
+                    try mp4Errors { () throws(FileError) in try output.append(from: files[fileIndex], offset: offset + done, length: count, buffer: buffer) }
+                    done += count
+                    written += count
+                    progress(MP4StitchProgress(bytesWritten: written, totalBytes: total))
+                }
+            case .synthetic(let payload, let repeatCount):
+                let bytes = layout.syntheticPayloads[payload]
+                var remaining = repeatCount
+                let perBuffer = max(1, buffer.count / max(1, bytes.count))
+                while remaining > 0 {
+                    let count = min(remaining, perBuffer)
+                    var position = 0
+                    for _ in 0..<count {
+                        for byte in bytes { buffer[position] = byte; position += 1 }
+                    }
+                    try mp4Errors { () throws(FileError) in try output.write(UnsafeRawBufferPointer(rebasing: buffer[0..<position])) }
+                    remaining -= count
+                    written += UInt64(position)
+                }
+                progress(MP4StitchProgress(bytesWritten: written, totalBytes: total))
+            }
+        }
+        guard written == total else {
+            throw .io(file: outputPath.description, operation: "write", reason: "wrote \(written) bytes, planned \(total)")
+        }
+        try mp4Errors { () throws(FileError) in try output.commit() }
+    }
+
+    /// Throws when `outputPath` names the same file as `source` (the rename would replace it).
+    private static func refuseToOverwrite(source: ReadableFile, with outputPath: FilePath) throws(MP4Error) {
+        var outputStatus = stat()
+        guard (try? outputPath.withCPath({ stat($0, &outputStatus) })) == 0 else { return }
+        if source.identity == FileIdentity(outputStatus) {
+            throw .io(file: outputPath.description, operation: "write the stitched file", reason: "it is one of the sources, which are never modified")
+        }
+    }
+}
+
+/// `body`'s file errors in this layer's terms.
+func mp4Errors<T>(_ body: () throws(FileError) -> T) throws(MP4Error) -> T {
+    do { return try body() } catch { throw MP4Error(error) }
+}

@@ -1,0 +1,124 @@
+import CompositorCore
+
+/// Where an output sample's bytes come from.
+enum SampleBytes: Sendable, Equatable {
+    /// Copied from a source file (by index into the layout's sources) at this offset.
+    case source(file: Int, offset: UInt64)
+    /// A synthetic payload (a silent audio frame), by index into the layout's payloads.
+    case synthetic(payload: Int)
+}
+
+/// One piece's samples in one output track, timed relative to the run's first sample (decode
+/// time 0) in the output track's ticks, with the edit window the piece shows.
+struct TrackRun: Sendable {
+    struct Sample: Sendable {
+        var bytes: SampleBytes
+        var size: UInt32
+        var decode: Int64
+        var composition: Int64
+        var isSync: Bool
+        /// Index into the output track's sample descriptions.
+        var description: Int
+        /// Synthetic samples added before the piece's own media (audio lead-in): their chunks
+        /// are laid out first.
+        var isLeadIn: Bool = false
+    }
+
+    var samples: [Sample]
+    /// Decode time just after the last sample, before any extension to reach the next piece.
+    var decodeEnd: Int64
+    /// The window the piece's edit shows, on the run's composition timeline.
+    var windowStart: Int64
+    var windowLength: Int64
+
+    var windowEnd: Int64 { windowStart + windowLength }
+    var minComposition: Int64 { samples.map(\.composition).min() ?? 0 }
+    var maxComposition: Int64 { samples.map(\.composition).max() ?? 0 }
+
+    /// Whether every time of the run (decode, composition, window) is within `limit` ticks of its
+    /// start, either way.
+    func spans(within limit: Int64) -> Bool {
+        let (windowEnd, overflow) = windowStart.addingReportingOverflow(windowLength)
+        return !overflow && [decodeEnd, windowStart, windowEnd, minComposition, maxComposition].allSatisfy { (-limit...limit).contains($0) }
+    }
+
+    /// Lengthens the window by `ticks` (over a following piece that lacks this track). Samples
+    /// that were hidden past the window's end (frames copied only because earlier frames
+    /// reference them) move out of the way, later by as much, so they stay hidden.
+    mutating func extendWindow(by ticks: Int64) {
+        guard ticks > 0 else { return }
+        let end = windowEnd
+        for index in samples.indices where samples[index].composition >= end {
+            samples[index].composition += ticks
+        }
+        windowLength += ticks
+    }
+
+    /// Moves every time in the run later by `ticks` (to make room for samples put in front).
+    mutating func shift(by ticks: Int64) {
+        for index in samples.indices {
+            samples[index].decode += ticks
+            samples[index].composition += ticks
+        }
+        decodeEnd += ticks
+        windowStart += ticks
+    }
+}
+
+/// Converts tick counts between timescales, rounding to nearest; exact when the target timescale
+/// is a multiple of the source's (which the stitcher arranges whenever it can).
+struct TickConverter: Sendable {
+    let from: Int32
+    let to: Int32
+
+    func convert(_ ticks: Int64) throws(MediaTimeError) -> Int64 {
+        if from == to { return ticks }
+        return try MediaTime.divide(ticks, times: Int64(to), by: Int64(from), rounding: .toNearestOrAwayFromZero)
+    }
+}
+
+extension MediaTime {
+    /// The time as a count of `timescale` ticks.
+    func ticks(in timescale: Int32, rounding rule: FloatingPointRoundingRule = .toNearestOrAwayFromZero) throws(MediaTimeError) -> Int64 {
+        try converted(to: timescale, rounding: rule).value
+    }
+}
+
+/// A silent audio frame and how long it lasts, for filling audio with a given description.
+struct SilenceSource: Sendable {
+    /// Index of the payload in the layout.
+    let payload: Int
+    let size: UInt32
+    let description: Int
+    /// Samples per frame and sample rate: a frame lasts samplesPerFrame / sampleRate seconds.
+    let samplesPerFrame: Int64
+    let sampleRate: Int32
+
+    /// Decode time of the `index`-th silent frame after a run position, in `timescale` ticks:
+    /// cumulative, so rounding never drifts.
+    func offset(ofFrame index: Int64, timescale: Int32) throws(MediaTimeError) -> Int64 {
+        let (samples, overflow) = index.multipliedReportingOverflow(by: samplesPerFrame)
+        guard !overflow else { throw .overflow("\(index) silent frames of \(samplesPerFrame) samples") }
+        return try MediaTime.divide(samples, times: Int64(timescale), by: Int64(sampleRate), rounding: .toNearestOrAwayFromZero)
+    }
+
+    /// How many frames it takes to cover `ticks`.
+    func framesToCover(_ ticks: Int64, timescale: Int32) throws(MediaTimeError) -> Int64 {
+        guard ticks > 0 else { return 0 }
+        var count = try MediaTime.divide(ticks, times: Int64(sampleRate), by: Int64(timescale) * samplesPerFrame, rounding: .up)
+        while try offset(ofFrame: count, timescale: timescale) < ticks { count += 1 }
+        return count
+    }
+
+    /// `count` silent frames starting at decode time `start`.
+    func frames(count: Int64, from start: Int64, timescale: Int32, leadIn: Bool = false) throws(MediaTimeError) -> [TrackRun.Sample] {
+        var frames: [TrackRun.Sample] = []
+        frames.reserveCapacity(Int(count))
+        for index in 0..<count {
+            let time = start + (try offset(ofFrame: index, timescale: timescale))
+            frames.append(TrackRun.Sample(bytes: .synthetic(payload: payload), size: size, decode: time,
+                                          composition: time, isSync: true, description: description, isLeadIn: leadIn))
+        }
+        return frames
+    }
+}

@@ -1,0 +1,111 @@
+import CompositorCore
+
+/// A bounds-checked, big-endian read cursor over bytes (a value type, in the manner of swift-nio's
+/// `ByteBuffer`): every read checks the bytes are there and throws `MP4ParseFailure` when they are not.
+///
+/// The bytes are shared, not copied, by sub-readers; `fileOffset` is where byte 0 sits in the file,
+/// so failures can name the absolute offset.
+struct ByteReader: Sendable {
+    private let storage: [UInt8]
+    /// Index in `storage` of the next byte to read.
+    private(set) var readerIndex: Int
+    /// Index in `storage` one past the last readable byte.
+    let endIndex: Int
+    /// Offset in the file of `storage[0]`.
+    let fileOffset: UInt64
+
+    init(_ bytes: [UInt8], fileOffset: UInt64 = 0) {
+        self.storage = bytes
+        self.readerIndex = 0
+        self.endIndex = bytes.count
+        self.fileOffset = fileOffset
+    }
+
+    private init(storage: [UInt8], readerIndex: Int, endIndex: Int, fileOffset: UInt64) {
+        self.storage = storage
+        self.readerIndex = readerIndex
+        self.endIndex = endIndex
+        self.fileOffset = fileOffset
+    }
+
+    var remaining: Int { endIndex - readerIndex }
+    var isAtEnd: Bool { readerIndex == endIndex }
+    /// The file offset of the next byte.
+    var offset: UInt64 { fileOffset + UInt64(readerIndex) }
+
+    /// Throws unless `count` more bytes can be read; `what` names them in the message.
+    func require(_ count: Int, _ what: @autoclosure () -> String) throws(MP4ParseFailure) {
+        guard count >= 0, count <= remaining else {
+            throw .malformed("\(what()) needs \(count) bytes, only \(remaining) left", at: offset)
+        }
+    }
+
+    /// Throws unless a table of `count` entries of `entrySize` bytes fits in what is left: checked
+    /// before anything is allocated, so a lying count cannot make us allocate.
+    func requireTable(count: UInt64, entrySize: Int, _ what: @autoclosure () -> String) throws(MP4ParseFailure) {
+        let (bytes, overflow) = count.multipliedReportingOverflow(by: UInt64(entrySize))
+        guard !overflow, bytes <= UInt64(remaining) else {
+            throw .malformed(
+                "\(what()) claims \(count) entries of \(entrySize) bytes, only \(remaining) bytes left", at: offset)
+        }
+    }
+
+    mutating func readUInt8() throws(MP4ParseFailure) -> UInt8 {
+        try require(1, "a byte")
+        defer { readerIndex += 1 }
+        return storage[readerIndex]
+    }
+
+    mutating func readUInt16() throws(MP4ParseFailure) -> UInt16 {
+        UInt16(try readInteger(2, "a 16-bit integer"))
+    }
+
+    mutating func readUInt24() throws(MP4ParseFailure) -> UInt32 {
+        UInt32(try readInteger(3, "a 24-bit integer"))
+    }
+
+    mutating func readUInt32() throws(MP4ParseFailure) -> UInt32 {
+        UInt32(try readInteger(4, "a 32-bit integer"))
+    }
+
+    mutating func readUInt64() throws(MP4ParseFailure) -> UInt64 {
+        try readInteger(8, "a 64-bit integer")
+    }
+
+    mutating func readInt16() throws(MP4ParseFailure) -> Int16 { Int16(bitPattern: try readUInt16()) }
+    mutating func readInt32() throws(MP4ParseFailure) -> Int32 { Int32(bitPattern: try readUInt32()) }
+    mutating func readInt64() throws(MP4ParseFailure) -> Int64 { Int64(bitPattern: try readUInt64()) }
+
+    mutating func readFourCC() throws(MP4ParseFailure) -> FourCC {
+        FourCC(rawValue: UInt32(try readInteger(4, "a four-character code")))
+    }
+
+    mutating func readBytes(_ count: Int) throws(MP4ParseFailure) -> [UInt8] {
+        try require(count, "a run of bytes")
+        defer { readerIndex += count }
+        return Array(storage[readerIndex..<readerIndex + count])
+    }
+
+    /// A reader over the next `count` bytes, which this reader then skips.
+    mutating func readSlice(_ count: Int) throws(MP4ParseFailure) -> ByteReader {
+        try require(count, "a nested structure")
+        defer { readerIndex += count }
+        return ByteReader(storage: storage, readerIndex: readerIndex, endIndex: readerIndex + count, fileOffset: fileOffset)
+    }
+
+    mutating func skip(_ count: Int) throws(MP4ParseFailure) {
+        try require(count, "skipped bytes")
+        readerIndex += count
+    }
+
+    /// The unread bytes, without moving.
+    var remainingBytes: [UInt8] { Array(storage[readerIndex..<endIndex]) }
+
+    private mutating func readInteger(_ width: Int, _ what: String) throws(MP4ParseFailure) -> UInt64 {
+        try require(width, what)
+        var value: UInt64 = 0
+        for index in readerIndex..<readerIndex + width { value = value << 8 | UInt64(storage[index]) }
+        readerIndex += width
+        return value
+    }
+}

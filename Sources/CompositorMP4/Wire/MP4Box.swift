@@ -1,0 +1,180 @@
+import CompositorCore
+
+/// A box header as it sits in the file: the wire layer under the typed boxes in `Boxes/`.
+struct MP4BoxHeader: Sendable, Equatable {
+    let type: FourCC
+    /// File offset of the header's first byte.
+    let offset: UInt64
+    /// 8, or 16 with a 64-bit `largesize` (plus 16 more for a `uuid` box's user type).
+    let headerSize: Int
+    /// Header and payload together.
+    let size: UInt64
+
+    var payloadOffset: UInt64 { offset + UInt64(headerSize) }
+    var payloadSize: UInt64 { size - UInt64(headerSize) }
+    var end: UInt64 { offset + size }
+
+    /// Reads a header at `reader`'s position. `available` is how many bytes the enclosing space
+    /// (parent payload or file) has from this header on: a size past it is malformed, and a size of
+    /// 0 means "to the end" of that space.
+    static func read(from reader: inout ByteReader, available: UInt64) throws(MP4ParseFailure) -> MP4BoxHeader {
+        let offset = reader.offset
+        guard available >= 8 else {
+            throw .malformed("\(available) stray bytes where a box header (8 bytes) should be", at: offset)
+        }
+        let size32 = try reader.readUInt32()
+        let type = try reader.readFourCC()
+        var headerSize = 8
+        let size: UInt64
+        switch size32 {
+        case 0:
+            size = available
+        case 1:
+            guard available >= 16 else { throw .malformed("box '\(type)' has a 64-bit size cut short", at: offset) }
+            size = try reader.readUInt64()
+            headerSize = 16
+        default:
+            size = UInt64(size32)
+        }
+        if type == "uuid" { headerSize += 16 }
+        guard size >= UInt64(headerSize) else {
+            throw .malformed("box '\(type)' claims size \(size), smaller than its \(headerSize)-byte header", at: offset)
+        }
+        guard size <= available else {
+            throw .malformed("box '\(type)' claims size \(size), past the end of its container (\(available) bytes left)", at: offset)
+        }
+        return MP4BoxHeader(type: type, offset: offset, headerSize: headerSize, size: size)
+    }
+}
+
+/// A box read into memory: its header, its path from the top (`moov/trak[1]/mdia`), its payload
+/// and, for container boxes, its children.
+struct MP4Box: Sendable {
+    let header: MP4BoxHeader
+    let path: String
+    /// A reader over the payload (after the header).
+    let payload: ByteReader
+    let children: [MP4Box]
+
+    var type: FourCC { header.type }
+
+    /// The deepest nesting of container boxes read (`moov` is depth 0). Real files stay under
+    /// ten (`moov/trak/mdia/minf/stbl`, `moov/udta/meta/ilst/...`); a box nested deeper is
+    /// malformed, so a file of nested headers cannot exhaust the stack.
+    static let maximumDepth = 32
+
+    /// Boxes whose payload is nothing but boxes.
+    static let containerTypes: Set<FourCC> = ["moov", "trak", "mdia", "minf", "stbl", "edts", "dinf", "udta", "mvex"]
+
+    /// The first child of `type`, if any.
+    func child(_ type: FourCC) -> MP4Box? { children.first { $0.type == type } }
+
+    func children(_ type: FourCC) -> [MP4Box] { children.filter { $0.type == type } }
+
+    /// The child of `type`, or a malformed failure naming the missing box.
+    func requiredChild(_ type: FourCC, file: String) throws(MP4Error) -> MP4Box {
+        guard let box = child(type) else {
+            throw .malformed(file: file, boxPath: path, offset: header.offset, reason: "missing required '\(type)' box")
+        }
+        return box
+    }
+
+    /// Reads the box at `reader`'s position (and, for containers, its children, recursively);
+    /// `depth` is how many containers enclose it.
+    static func read(from reader: inout ByteReader, parentPath: String, siblingIndex: Int?, file: String, depth: Int = 0) throws(MP4Error) -> MP4Box {
+        let start = reader.offset
+        let header: MP4BoxHeader
+        do {
+            header = try MP4BoxHeader.read(from: &reader, available: UInt64(reader.remaining))
+        } catch {
+            throw error.error(file: file, boxPath: parentPath)
+        }
+        let name = siblingIndex.map { "\(header.type)[\($0)]" } ?? "\(header.type)"
+        let path = parentPath.isEmpty ? name : parentPath + "/" + name
+        // The header read consumed 8 or 16 bytes (a uuid's user type is part of headerSize).
+        let consumed = Int(reader.offset - start)
+        let payload: ByteReader
+        do {
+            try reader.skip(header.headerSize - consumed)
+            payload = try reader.readSlice(Int(header.payloadSize))
+        } catch {
+            throw error.error(file: file, boxPath: path)
+        }
+        var children: [MP4Box] = []
+        if containerTypes.contains(header.type) {
+            guard depth < maximumDepth else {
+                throw .malformed(file: file, boxPath: path, offset: header.offset,
+                                 reason: "boxes nested deeper than \(maximumDepth) levels")
+            }
+            children = try readChildren(of: payload, path: path, file: file, depth: depth + 1)
+        }
+        return MP4Box(header: header, path: path, payload: payload, children: children)
+    }
+
+    /// Reads consecutive boxes until `payload` is used up; `trak` boxes get an index in their path.
+    static func readChildren(of payload: ByteReader, path: String, file: String, depth: Int) throws(MP4Error) -> [MP4Box] {
+        var reader = payload
+        var children: [MP4Box] = []
+        var trackIndex = 0
+        while !reader.isAtEnd {
+            // Some writers pad containers with a 4-byte zero terminator (QuickTime's udta).
+            if reader.remaining == 4 {
+                var peek = reader
+                if (try? peek.readUInt32()) == 0 { break }
+            }
+            var peek = reader
+            _ = try? peek.readUInt32()
+            let isTrack = (try? peek.readFourCC()) == "trak"
+            let box = try read(from: &reader, parentPath: path, siblingIndex: isTrack ? trackIndex : nil, file: file, depth: depth)
+            if isTrack { trackIndex += 1 }
+            children.append(box)
+        }
+        return children
+    }
+
+    /// Parses the payload as the typed box `T`, naming this box's path in any failure.
+    func parse<T: MP4ParsableBox>(_: T.Type, file: String) throws(MP4Error) -> T {
+        do {
+            var reader = payload
+            return try T(parsing: &reader)
+        } catch {
+            throw error.error(file: file, boxPath: path)
+        }
+    }
+}
+
+/// A typed box: decoded from its payload, and written back (go-mp4 style; the box header is
+/// written by `ByteWriter.writeBox`).
+protocol MP4ParsableBox: Sendable {
+    static var type: FourCC { get }
+    /// Decodes the payload (for a full box, starting at its version byte).
+    init(parsing payload: inout ByteReader) throws(MP4ParseFailure)
+}
+
+protocol MP4WritableBox: Sendable {
+    static var type: FourCC { get }
+    func writePayload(to writer: inout ByteWriter)
+}
+
+extension ByteWriter {
+    mutating func write<B: MP4WritableBox>(box: B) {
+        writeBox(B.type) { box.writePayload(to: &$0) }
+    }
+}
+
+/// A full box's version byte and 24 bits of flags.
+struct FullBoxHeader: Sendable, Equatable {
+    var version: UInt8
+    var flags: UInt32
+
+    static func read(from reader: inout ByteReader) throws(MP4ParseFailure) -> FullBoxHeader {
+        FullBoxHeader(version: try reader.readUInt8(), flags: try reader.readUInt24())
+    }
+
+    /// Throws unsupported unless the version is one of `known`.
+    func require(versions known: ClosedRange<UInt8>, of type: FourCC, at offset: UInt64) throws(MP4ParseFailure) {
+        guard known.contains(version) else {
+            throw .unsupported("'\(type)' version \(version) (known: \(known.lowerBound)...\(known.upperBound))", at: offset)
+        }
+    }
+}

@@ -1,0 +1,154 @@
+import Compositor
+
+/// A player driven by a virtual clock, so a `PlaybackSession` can be exercised deterministically.
+public protocol SimulatedPlayer {
+    /// The playhead in composition time.
+    var compositionTime: MediaTime { get }
+    /// Plays on for `duration` (never past the end).
+    mutating func play(for duration: MediaTime)
+    /// Carries out a session's command.
+    mutating func apply(_ command: PlayerCommand)
+}
+
+/// The composition backend: one item whose time is the composition time.
+public struct SingleItemPlayer: SimulatedPlayer {
+    public private(set) var composition: Composition
+    public private(set) var compositionTime: MediaTime = .zero
+
+    public init(composition: Composition) { self.composition = composition }
+
+    public mutating func play(for duration: MediaTime) {
+        compositionTime = MediaTime.min(compositionTime + duration, composition.duration)
+    }
+
+    public mutating func apply(_ command: PlayerCommand) {
+        switch command {
+        case .seek(let time): compositionTime = time
+        case .load(let new, let time): composition = new; compositionTime = time
+        }
+    }
+}
+
+/// A script of user actions, run through a session over a simulated player.
+///
+/// Script text (the demo's `--actions`): actions separated by `;`:
+/// `play SECONDS`, `seek content T`, `seek composition T`, `skip ad`, `skip break`,
+/// `insert now URL [START END]`, `cancel BREAK-ID`.
+public enum PlaybackSimulation {
+    public enum Action: Hashable, Sendable {
+        case play(MediaTime)
+        case seekContent(MediaTime)
+        case seekComposition(MediaTime)
+        case skipAd
+        case skipBreak
+        case insertNow(url: String, start: MediaTime?, end: MediaTime?)
+        case cancelBreak(id: String)
+    }
+
+    /// One line of the outcome: an event, or an action the session refused (and why).
+    public enum Entry: Equatable, Sendable {
+        case event(PlaybackEvent)
+        case refused(action: Int, PlaybackSessionError)
+        /// An `insert now` whose URL names no source.
+        case invalidURL(action: Int, SourceLocationError)
+    }
+
+    /// Why a script could not be read: the action's number (from 1), its text and the reason.
+    public struct ScriptError: Error, Hashable, Sendable, CustomStringConvertible {
+        public let actionNumber: Int
+        public let text: String
+        public let reason: String
+        public var description: String { "action \(actionNumber) '\(text)': \(reason)" }
+    }
+
+    public static func parse(_ script: String) throws(ScriptError) -> [Action] {
+        var actions: [Action] = []
+        for (i, piece) in script.split(separator: ";", omittingEmptySubsequences: false).enumerated() {
+            let words = piece.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\n" }).map(String.init)
+            if words.isEmpty { continue }
+            func fail(_ reason: String) -> ScriptError {
+                ScriptError(actionNumber: i + 1, text: words.joined(separator: " "), reason: reason)
+            }
+            func time(_ text: String) throws(ScriptError) -> MediaTime {
+                do { return try MediaTime(parsing: text) } catch { throw fail(error.description) }
+            }
+            switch (words[0], words.count) {
+            case ("play", 2):
+                let duration = try time(words[1])
+                guard duration > .zero else { throw fail("play needs a positive duration") }
+                actions.append(.play(duration))
+            case ("seek", 3) where words[1] == "content": actions.append(.seekContent(try time(words[2])))
+            case ("seek", 3) where words[1] == "composition": actions.append(.seekComposition(try time(words[2])))
+            case ("skip", 2) where words[1] == "ad": actions.append(.skipAd)
+            case ("skip", 2) where words[1] == "break": actions.append(.skipBreak)
+            case ("insert", 3) where words[1] == "now": actions.append(.insertNow(url: words[2], start: nil, end: nil))
+            case ("insert", 5) where words[1] == "now":
+                actions.append(.insertNow(url: words[2], start: try time(words[3]), end: try time(words[4])))
+            case ("cancel", 2): actions.append(.cancelBreak(id: words[1]))
+            default:
+                throw fail("expected play SECONDS, seek content|composition T, skip ad|break, "
+                    + "insert now URL [START END], or cancel BREAK-ID")
+            }
+        }
+        return actions
+    }
+
+    /// Starts `session` and runs `actions`, feeding the player's position back after every step.
+    /// `resolveURL` maps an inserted ad's URL to its source; `naturalDuration` gives its duration
+    /// when the action has no `END`.
+    public static func run(
+        _ actions: [Action],
+        session: inout PlaybackSession,
+        player: inout some SimulatedPlayer,
+        resolveURL: (String) throws(SourceLocationError) -> SourceLocation = { url throws(SourceLocationError) in try SourceLocation(parsing: url) },
+        naturalDuration: (SourceLocation) -> MediaTime? = { _ in nil }
+    ) -> [Entry] {
+        var log: [Entry] = []
+        func record(_ reaction: Reaction) {
+            for command in reaction.commands { player.apply(command) }
+            log += reaction.events.map(Entry.event)
+        }
+        record(session.start())
+        var insertedAds = 0
+        for (number, action) in zip(1..., actions) {
+            do throws(PlaybackSessionError) {
+                switch action {
+                case .play(let duration):
+                    // Checked arithmetic: a duration and the schedule's times may have no common
+                    // timescale in 32 bits; the action is then refused where it got to.
+                    func overflow(_ error: MediaTimeError) -> PlaybackSessionError { .schedule(.timeOverflow(item: "play", error)) }
+                    var remaining = duration
+                    while remaining > .zero, !session.hasEnded,
+                          let boundary = session.nextBoundary(after: player.compositionTime) {
+                        let step: MediaTime
+                        do {
+                            step = MediaTime.min(remaining, try boundary.subtracting(player.compositionTime))
+                            _ = try player.compositionTime.adding(step)
+                            remaining = try remaining.subtracting(step)
+                        } catch { throw overflow(error) }
+                        player.play(for: step)
+                        record(session.update(position: player.compositionTime))
+                    }
+                case .seekContent(let t): record(try session.seek(toContentTime: t))
+                case .seekComposition(let t): record(try session.seek(toCompositionTime: t))
+                case .skipAd: record(try session.skipAd())
+                case .skipBreak: record(try session.skipBreak())
+                case .cancelBreak(let id): record(try session.cancelBreak(id: id))
+                case .insertNow(let url, let start, let end):
+                    let source: SourceLocation
+                    do { source = try resolveURL(url) } catch {
+                        log.append(.invalidURL(action: number, error))
+                        continue
+                    }
+                    insertedAds += 1
+                    let ad = Ad(id: "inserted-ad-\(insertedAds)", source: source, start: start ?? .zero, end: end)
+                    let known = naturalDuration(source).map { [source: $0] } ?? [:]
+                    record(try session.insertNow([ad], naturalDurations: known))
+                }
+            } catch {
+                log.append(.refused(action: number, error))
+            }
+        }
+        return log
+    }
+}

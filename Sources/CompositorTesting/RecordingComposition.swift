@@ -1,0 +1,93 @@
+import Compositor
+
+@testable import Compositor
+
+/// Records mutable-composition calls and models what `AVMutableCompositionTrack` does with them:
+/// its segments stay contiguous from 0; an insertion at a time pushes what was there later;
+/// a removal cuts the range out and pulls what follows earlier.
+final class RecordingComposition: MutableCompositionPort {
+    struct TrackSegment: Hashable {
+        /// `nil` for an empty segment.
+        var source: SourceLocation?
+        var sourceStart: MediaTime
+        var target: MediaTimeRange
+    }
+
+    final class Track: MutableCompositionTrackPort {
+        let kind: TrackKind
+        private(set) var segments: [TrackSegment] = []
+        var calls: [String] = []
+
+        init(kind: TrackKind) { self.kind = kind }
+
+        var duration: MediaTime { segments.last?.target.end ?? .zero }
+
+        func insertTimeRange(_ range: MediaTimeRange, of source: SourceLocation, at startTime: MediaTime) throws {
+            calls.append("insert \(source) \(range) at \(startTime)")
+            insert(TrackSegment(source: source, sourceStart: range.start,
+                                target: MediaTimeRange(start: startTime, duration: range.duration)))
+        }
+
+        func insertEmptyTimeRange(_ range: MediaTimeRange) {
+            calls.append("empty \(range)")
+            insert(TrackSegment(source: nil, sourceStart: .zero, target: range))
+        }
+
+        private func insert(_ new: TrackSegment) {
+            let at = new.target.start
+            if at > duration {  // inserting past the end leaves an empty gap, as AVFoundation does
+                segments.append(TrackSegment(source: nil, sourceStart: .zero, target: MediaTimeRange(start: duration, end: at)))
+            }
+            split(at: at)
+            let shift = new.target.duration
+            let index = segments.firstIndex { $0.target.start >= at } ?? segments.count
+            for i in index..<segments.count { segments[i].target = segments[i].target.shifted(by: shift) }
+            segments.insert(new, at: index)
+        }
+
+        func remove(_ range: MediaTimeRange) {
+            split(at: range.start)
+            split(at: range.end)
+            segments.removeAll { range.start <= $0.target.start && $0.target.end <= range.end }
+            for i in segments.indices where segments[i].target.start >= range.end {
+                segments[i].target = segments[i].target.shifted(by: -range.duration)
+            }
+        }
+
+        private func split(at time: MediaTime) {
+            guard let i = segments.firstIndex(where: { $0.target.start < time && time < $0.target.end }) else { return }
+            let segment = segments[i], cut = time - segment.target.start
+            segments[i].target = MediaTimeRange(start: segment.target.start, end: time)
+            segments.insert(TrackSegment(source: segment.source, sourceStart: segment.sourceStart + cut,
+                                         target: MediaTimeRange(start: time, end: segment.target.end)), at: i + 1)
+        }
+
+        /// Segments with adjacent pieces of one source that continue each other merged.
+        var merged: [TrackSegment] {
+            var result: [TrackSegment] = []
+            for segment in segments {
+                if let last = result.last, last.source == segment.source, last.target.end == segment.target.start,
+                   last.source == nil || last.sourceStart + last.target.duration == segment.sourceStart {
+                    result[result.count - 1].target = MediaTimeRange(start: last.target.start, end: segment.target.end)
+                } else {
+                    result.append(segment)
+                }
+            }
+            return result
+        }
+    }
+
+    private(set) var tracks: [Track] = []
+
+    func addMutableTrack(kind: TrackKind) throws -> Track {
+        let track = Track(kind: kind)
+        tracks.append(track)
+        return track
+    }
+
+    func removeTimeRange(_ range: MediaTimeRange) {
+        for track in tracks { track.remove(range) }
+    }
+
+    func track(_ kind: TrackKind) -> Track? { tracks.first { $0.kind == kind } }
+}
