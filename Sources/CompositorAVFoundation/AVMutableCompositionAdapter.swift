@@ -6,7 +6,7 @@ import AVFoundation
 public final class AVMutableCompositionAdapter: MutableCompositionPort {
     public enum AdapterError: Error, CustomStringConvertible {
         case cannotAddTrack(TrackKind)
-        case noSourceTrack(SourceLocation, TrackKind)
+        case noSourceTrack(MediaLocation, TrackKind)
 
         public var description: String {
             switch self {
@@ -27,7 +27,7 @@ public final class AVMutableCompositionAdapter: MutableCompositionPort {
             self.sources = sources
         }
 
-        public func insertTimeRange(_ range: MediaTimeRange, of source: SourceLocation, at startTime: MediaTime) throws {
+        public func insertTimeRange(_ range: MediaTimeRange, of source: MediaLocation, at startTime: MediaTime) throws {
             guard let sourceTrack = sources.tracks[source]?[kind] else { throw AdapterError.noSourceTrack(source, kind) }
             try track.insertTimeRange(range.cmTimeRange, of: sourceTrack, at: startTime.cmTime)
         }

@@ -5,13 +5,13 @@ import AVFoundation
 /// The first video and audio track of each source, loaded with the async loading API, and the
 /// layout the portable planner needs. Nothing is decided here.
 public struct AVSourceTracks: @unchecked Sendable {
-    public let tracks: [SourceLocation: [TrackKind: AVAssetTrack]]
-    public let layouts: [SourceLocation: SourceTrackLayout]
+    public let tracks: [MediaLocation: [TrackKind: AVAssetTrack]]
+    public let layouts: [MediaLocation: SourceTrackLayout]
 
     /// Loads the tracks of every source `composition` uses.
     public static func load(for composition: Composition) async throws -> AVSourceTracks {
-        var tracks: [SourceLocation: [TrackKind: AVAssetTrack]] = [:]
-        var layouts: [SourceLocation: SourceTrackLayout] = [:]
+        var tracks: [MediaLocation: [TrackKind: AVAssetTrack]] = [:]
+        var layouts: [MediaLocation: SourceTrackLayout] = [:]
         for source in Set(composition.segments.map(\.source)) {
             let asset = AVURLAsset(url: source.foundationURL)
             var byKind: [TrackKind: AVAssetTrack] = [:]

@@ -74,8 +74,8 @@ enum HLSCommand {
     }
 
     /// A local source written relative to `folder` (as the playlists' segment URIs are).
-    private static func relative(_ source: SourceLocation, to folder: String) -> String {
-        guard let path = source.filePath else { return source.url }
+    private static func relative(_ source: MediaLocation, to folder: String) -> String {
+        guard let path = source.filePath else { return hlsURL(source) }
         let absolute = path.resolved(against: FilePath(currentFolder()))
         return URIReference.relativize(hlsURL(absolute), from: folder + "/" + queuePlanName)
     }

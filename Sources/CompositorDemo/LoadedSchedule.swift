@@ -6,8 +6,8 @@ struct LoadedSchedule {
     /// The schedule file's folder, which its relative URLs are resolved against.
     var folder: FilePath { path.parent }
     let schedule: Schedule
-    let naturalDurations: [SourceLocation: MediaTime]
-    let trackLayouts: [SourceLocation: SourceTrackLayout]
+    let naturalDurations: [MediaLocation: MediaTime]
+    let trackLayouts: [MediaLocation: SourceTrackLayout]
     let composition: Composition
 
     init(path: FilePath) throws(DemoError) {
@@ -37,10 +37,10 @@ struct LoadedSchedule {
 /// Natural durations of a schedule's sources, from the files themselves where they can be read.
 enum NaturalDurationProbe {
     struct Durations {
-        var known: [SourceLocation: MediaTime] = [:]
-        var tracks: [SourceLocation: SourceTrackLayout] = [:]
+        var known: [MediaLocation: MediaTime] = [:]
+        var tracks: [MediaLocation: SourceTrackLayout] = [:]
         /// Why a source's duration is not known.
-        var failures: [SourceLocation: String] = [:]
+        var failures: [MediaLocation: String] = [:]
     }
 
     static func durations(of schedule: Schedule) -> Durations {
@@ -50,7 +50,7 @@ enum NaturalDurationProbe {
             failures: failures.mapValues(\.description))
     }
 
-    static func duration(of source: SourceLocation) -> MediaTime? {
+    static func duration(of source: MediaLocation) -> MediaTime? {
         try? SourceProbe.probe(source).naturalDuration
     }
 }

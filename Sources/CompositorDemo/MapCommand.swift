@@ -77,6 +77,6 @@ struct Mapping {
         } else {
             line += "content '\(location.segment.id)'"
         }
-        return line + ", source time \(location.sourceTime) s of \(location.segment.source.url)"
+        return line + ", source time \(location.sourceTime) s of \(location.segment.source)"
     }
 }

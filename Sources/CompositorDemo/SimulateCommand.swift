@@ -26,7 +26,7 @@ enum SimulateCommand {
         var player = SingleItemPlayer(composition: session.composition)
         let log = PlaybackSimulation.run(
             actions, session: &session, player: &player,
-            resolveURL: { url throws(SourceLocationError) in try SourceLocation(parsing: url, relativeTo: loaded.folder) },
+            resolveURL: { url throws(MediaLocationError) in try MediaLocation(parsing: url, relativeTo: loaded.folder) },
             naturalDuration: { NaturalDurationProbe.duration(of: $0) })
         for entry in log {
             switch entry {

@@ -30,7 +30,7 @@ enum TimelineReport {
                 object.append("adIndex", .integer(ad.podPosition))
                 object.append("podSize", .integer(ad.podSize))
             }
-            object.append("url", .string(segment.source.url))
+            object.append("url", .string(hlsURL(segment.source)))
             object.append("source", .range(segment.sourceRange))
             object.append("composition", .range(segment.compositionRange))
             object.append("content", .range(segment.contentRange))
@@ -64,7 +64,7 @@ enum TimelineReport {
                 ad?.breakID ?? "",
                 segment.compositionRange.description,
                 segment.isAd ? "@\(segment.contentRange.start)" : segment.contentRange.description,
-                "\(segment.source.url) \(segment.sourceRange)",
+                "\(segment.source) \(segment.sourceRange)",
             ])
         }
         lines += table(header: header, rows: rows)

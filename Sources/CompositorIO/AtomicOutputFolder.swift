@@ -19,7 +19,7 @@ package enum AtomicOutputFolder {
         _ files: [(name: String, bytes: [UInt8])], to target: FilePath, isReplaceable: (String) -> Bool
     ) throws(FileError) {
         let parent = target.parent
-        guard isFolder(parent) else { throw FileError(parent, .missingFolder) }
+        guard isFolder(parent) else { throw FileError(target, .missingParentFolder(parent)) }
         let replacing = try checkReplaceable(target, isReplaceable: isReplaceable)
         let base = FilePath(bytes: parent.bytes + Array("/.".utf8) + target.lastComponent.bytes + Array(".out-\(getpid())".utf8))
         let fresh = FilePath(bytes: base.bytes + Array("-new".utf8)), previous = FilePath(bytes: base.bytes + Array("-old".utf8))
@@ -52,7 +52,7 @@ package enum AtomicOutputFolder {
         var status = stat()
         guard try target.withCPath({ lstat($0, &status) }) == 0 else { return false }
         guard (status.st_mode & S_IFMT) == S_IFDIR else {
-            throw FileError(target, .system(operation: "replace it", message: "it exists and is \(fileKindName(status.st_mode)), not a folder"))
+            throw FileError(target, .notFolder(fileKindName(status.st_mode)))
         }
         let others = folderEntries(target).filter { name in
             guard let text = String(validatingUTF8Bytes: name) else { return true }
@@ -60,9 +60,7 @@ package enum AtomicOutputFolder {
         }.map { escapedForDisplay($0) }.sorted()
         guard others.isEmpty else {
             let listed = others.prefix(3).joined(separator: ", ") + (others.count > 3 ? ", ..." : "")
-            throw FileError(target, .system(
-                operation: "replace it",
-                message: "it holds files this did not write (\(listed)); give a new or empty folder, or one an earlier run wrote"))
+            throw FileError(target, .holdsOtherFiles(listed))
         }
         return true
     }

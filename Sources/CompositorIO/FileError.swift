@@ -14,6 +14,12 @@ package struct FileError: Error, Hashable, Sendable, CustomStringConvertible {
         case notFound
         /// The folder a file would be written into does not exist.
         case missingFolder
+        /// An output folder's path names something else: "a regular file", "a FIFO".
+        case notFolder(String)
+        /// An output folder to replace holds files the writer did not make (a few names listed).
+        case holdsOtherFiles(String)
+        /// The folder an output folder would be made in does not exist.
+        case missingParentFolder(FilePath)
         /// Something other than a regular file: "a folder", "a FIFO", "a device".
         case notRegularFile(String)
         /// Larger than the reader accepts, checked before anything is read.
@@ -47,6 +53,10 @@ package struct FileError: Error, Hashable, Sendable, CustomStringConvertible {
         switch reason {
         case .notFound: return "no such file"
         case .missingFolder: return "output folder does not exist"
+        case .notFolder(let kind): return "exists and is \(kind), not a folder"
+        case .holdsOtherFiles(let names):
+            return "holds files that are not from a previous stitch (\(names)); give a new or empty folder, or one a previous stitch wrote"
+        case .missingParentFolder(let parent): return "the folder it would go in, \(parent), does not exist"
         case .notRegularFile(let kind): return "\(kind), not a regular file"
         case .tooLarge(let bytes, let limit): return "\(bytes) bytes, more than the limit of \(limit)"
         case .truncated(let needed, let got, let offset):

@@ -50,7 +50,7 @@ public enum PlaybackSimulation {
         case event(PlaybackEvent)
         case refused(action: Int, PlaybackSessionError)
         /// An `insert now` whose URL names no source.
-        case invalidURL(action: Int, SourceLocationError)
+        case invalidURL(action: Int, MediaLocationError)
     }
 
     /// Why a script could not be read: the action's number (from 1), its text and the reason.
@@ -100,8 +100,8 @@ public enum PlaybackSimulation {
         _ actions: [Action],
         session: inout PlaybackSession,
         player: inout some SimulatedPlayer,
-        resolveURL: (String) throws(SourceLocationError) -> SourceLocation = { url throws(SourceLocationError) in try SourceLocation(parsing: url) },
-        naturalDuration: (SourceLocation) -> MediaTime? = { _ in nil }
+        resolveURL: (String) throws(MediaLocationError) -> MediaLocation = { url throws(MediaLocationError) in try MediaLocation(parsing: url) },
+        naturalDuration: (MediaLocation) -> MediaTime? = { _ in nil }
     ) -> [Entry] {
         var log: [Entry] = []
         func record(_ reaction: Reaction) {
@@ -135,7 +135,7 @@ public enum PlaybackSimulation {
                 case .skipBreak: record(try session.skipBreak())
                 case .cancelBreak(let id): record(try session.cancelBreak(id: id))
                 case .insertNow(let url, let start, let end):
-                    let source: SourceLocation
+                    let source: MediaLocation
                     do { source = try resolveURL(url) } catch {
                         log.append(.invalidURL(action: number, error))
                         continue

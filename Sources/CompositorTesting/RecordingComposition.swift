@@ -1,34 +1,40 @@
 import Compositor
 
-@testable import Compositor
-
 /// Records mutable-composition calls and models what `AVMutableCompositionTrack` does with them:
 /// its segments stay contiguous from 0; an insertion at a time pushes what was there later;
 /// a removal cuts the range out and pulls what follows earlier.
-final class RecordingComposition: MutableCompositionPort {
-    struct TrackSegment: Hashable {
+public final class RecordingComposition: MutableCompositionPort {
+    public init() {}
+
+    public struct TrackSegment: Hashable {
+        public init(source: MediaLocation?, sourceStart: MediaTime, target: MediaTimeRange) {
+            self.source = source
+            self.sourceStart = sourceStart
+            self.target = target
+        }
+
         /// `nil` for an empty segment.
-        var source: SourceLocation?
-        var sourceStart: MediaTime
-        var target: MediaTimeRange
+        public var source: MediaLocation?
+        public var sourceStart: MediaTime
+        public var target: MediaTimeRange
     }
 
-    final class Track: MutableCompositionTrackPort {
-        let kind: TrackKind
-        private(set) var segments: [TrackSegment] = []
-        var calls: [String] = []
+    public final class Track: MutableCompositionTrackPort {
+        public let kind: TrackKind
+        public private(set) var segments: [TrackSegment] = []
+        public var calls: [String] = []
 
-        init(kind: TrackKind) { self.kind = kind }
+        public init(kind: TrackKind) { self.kind = kind }
 
-        var duration: MediaTime { segments.last?.target.end ?? .zero }
+        public var duration: MediaTime { segments.last?.target.end ?? .zero }
 
-        func insertTimeRange(_ range: MediaTimeRange, of source: SourceLocation, at startTime: MediaTime) throws {
+        public func insertTimeRange(_ range: MediaTimeRange, of source: MediaLocation, at startTime: MediaTime) throws {
             calls.append("insert \(source) \(range) at \(startTime)")
             insert(TrackSegment(source: source, sourceStart: range.start,
                                 target: MediaTimeRange(start: startTime, duration: range.duration)))
         }
 
-        func insertEmptyTimeRange(_ range: MediaTimeRange) {
+        public func insertEmptyTimeRange(_ range: MediaTimeRange) {
             calls.append("empty \(range)")
             insert(TrackSegment(source: nil, sourceStart: .zero, target: range))
         }
@@ -45,7 +51,7 @@ final class RecordingComposition: MutableCompositionPort {
             segments.insert(new, at: index)
         }
 
-        func remove(_ range: MediaTimeRange) {
+        public func remove(_ range: MediaTimeRange) {
             split(at: range.start)
             split(at: range.end)
             segments.removeAll { range.start <= $0.target.start && $0.target.end <= range.end }
@@ -63,7 +69,7 @@ final class RecordingComposition: MutableCompositionPort {
         }
 
         /// Segments with adjacent pieces of one source that continue each other merged.
-        var merged: [TrackSegment] {
+        public var merged: [TrackSegment] {
             var result: [TrackSegment] = []
             for segment in segments {
                 if let last = result.last, last.source == segment.source, last.target.end == segment.target.start,
@@ -77,17 +83,17 @@ final class RecordingComposition: MutableCompositionPort {
         }
     }
 
-    private(set) var tracks: [Track] = []
+    public private(set) var tracks: [Track] = []
 
-    func addMutableTrack(kind: TrackKind) throws -> Track {
+    public func addMutableTrack(kind: TrackKind) throws -> Track {
         let track = Track(kind: kind)
         tracks.append(track)
         return track
     }
 
-    func removeTimeRange(_ range: MediaTimeRange) {
+    public func removeTimeRange(_ range: MediaTimeRange) {
         for track in tracks { track.remove(range) }
     }
 
-    func track(_ kind: TrackKind) -> Track? { tracks.first { $0.kind == kind } }
+    public func track(_ kind: TrackKind) -> Track? { tracks.first { $0.kind == kind } }
 }

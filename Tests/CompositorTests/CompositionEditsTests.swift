@@ -1,5 +1,10 @@
 import Testing
 @testable import Compositor
+@testable import CompositorCore
+@testable import CompositorHLS
+@testable import CompositorIO
+@testable import CompositorMP4
+import CompositorTesting
 
 /// The reference sample as mutable-composition calls. Sources: content and most ads have both
 /// tracks; `ad5.mp4` (the pre-roll) has no audio; `ad17b.mp4`'s audio ends 0.5 s before its video.
@@ -22,7 +27,7 @@ struct CompositionEditsTests {
         "ad15.mp4": SourceTrackLayout(durations: [.video: s(15), .audio: s(15)]),
         "ad45.mp4": SourceTrackLayout(durations: [.video: s(45), .audio: s(45)]),
     ]
-    static func layout(_ source: SourceLocation) -> SourceTrackLayout? { layouts[source.url] }
+    static func layout(_ source: MediaLocation) -> SourceTrackLayout? { layouts[source.description] }
 
     init() throws {
         composition = try Composition(schedule: try fixtureSchedule("reference-sample.json"))

@@ -1,5 +1,10 @@
 import Testing
 @testable import Compositor
+@testable import CompositorCore
+@testable import CompositorHLS
+@testable import CompositorIO
+@testable import CompositorMP4
+import CompositorTesting
 
 /// Invariants over seeded random schedules: clips with odd timescales (29.97 fps, 44.1 kHz, decimals),
 /// pods, pre/mid/post-rolls at clip boundaries and at the ends, replace breaks.
@@ -23,7 +28,7 @@ struct CompositionPropertyTests {
             for i in 0..<Int.random(in: 1...5, using: &rng) {
                 let start = randomTime(maxSeconds: 30, &rng)
                 let length = randomTime(maxSeconds: 40, &rng) + MediaTime(value: 1, timescale: 1000)
-                clips.append(ContentClip(id: "c\(i)", source: SourceLocation(url: "c\(i).mp4"), start: start, end: start + length))
+                clips.append(ContentClip(id: "c\(i)", source: MediaLocation(FilePath("c\(i).mp4")), start: start, end: start + length))
             }
             let contentDuration = clips.reduce(MediaTime.zero) { $0 + ($1.end! - $1.start) }
             var clipBoundaries: [MediaTime] = [.zero]

@@ -1,6 +1,11 @@
 import Foundation
 import Testing
 @testable import Compositor
+@testable import CompositorCore
+@testable import CompositorHLS
+@testable import CompositorIO
+@testable import CompositorMP4
+import CompositorTesting
 
 /// The demo's contract (DESIGN.md): commands, JSON shapes, exit codes 0 / 1 / 64.
 @Suite("CompositorDemo timeline and map")
@@ -102,7 +107,7 @@ struct DemoCommandTests {
     @Test("exit 1 with 'error: ' naming the file and the reason", arguments: [
         (["timeline", "Fixtures/missing.json"], "error: Fixtures/missing.json: no such file"),
         (["map", "Fixtures/reference-sample.json", "--content-time", "500"], "error: content time 500 s is outside the content (0...170 s)"),
-        (["timeline", "Fixtures"], "error: Fixtures: is a folder"),
+        (["timeline", "Fixtures"], "error: Fixtures: a folder, not a regular file"),
     ])
     func failures(arguments: [String], message: String) throws {
         let result = try DemoProcess.run(arguments)

@@ -1,5 +1,10 @@
 import Testing
 @testable import Compositor
+@testable import CompositorCore
+@testable import CompositorHLS
+@testable import CompositorIO
+@testable import CompositorMP4
+import CompositorTesting
 
 /// The reference sample app (REFERENCE.md) played through, then rewound and played again.
 ///

@@ -1,5 +1,10 @@
 import Testing
 @testable import Compositor
+@testable import CompositorCore
+@testable import CompositorHLS
+@testable import CompositorIO
+@testable import CompositorMP4
+import CompositorTesting
 
 /// The README's tour, verbatim in spirit: if this stops compiling or its answers change, fix the README.
 @Suite("README tour")

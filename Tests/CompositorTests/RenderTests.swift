@@ -1,6 +1,11 @@
 import Foundation
 import Testing
 @testable import Compositor
+@testable import CompositorCore
+@testable import CompositorHLS
+@testable import CompositorIO
+@testable import CompositorMP4
+import CompositorTesting
 
 /// `Fixtures/demo.json` rendered end to end, judged by ffmpeg.
 ///
@@ -13,7 +18,7 @@ struct RenderTests {
     func loadDemo() throws -> Composition {
         let folder = packageRoot.appendingPathComponent("Fixtures").path
         let schedule = try ScheduleDocument.decode(
-            try Data(contentsOf: URL(fileURLWithPath: folder + "/demo.json")), baseDirectory: folder)
+            try Data(contentsOf: URL(fileURLWithPath: folder + "/demo.json")), baseFolder: FilePath(folder))
         let (probed, failures) = SourceProbe.probeAll(schedule)
         #expect(failures.isEmpty, "\(failures)")
         return try Composition(schedule: schedule, naturalDurations: probed.mapValues(\.naturalDuration))
@@ -26,14 +31,14 @@ struct RenderTests {
         let folder = try MP4Fixtures.makeScratchFolder("render")
         defer { MP4Fixtures.remove(folder) }
         let output = folder + "/out.mp4"
-        let rendered = try CompositionRenderer.render(composition, to: output, cut: cut)
+        let rendered = try CompositionRenderer.render(composition, to: FilePath(output), cut: cut)
         let reported = rendered.composition
         if cut == .sampleAccurate { #expect(reported == composition) }
 
         var sourceFrames: [String: [FFmpeg.Frame]] = [:]
         var expected: [(hash: String, segment: Int, sourceTime: MediaTime)] = []
         for (index, segment) in reported.segments.enumerated() {
-            let path = segment.source.url
+            let path = try #require(segment.source.filePath).description
             if sourceFrames[path] == nil { sourceFrames[path] = try ffmpeg.videoFrames(path) }
             for frame in sourceFrames[path]! where segment.sourceRange.contains(frame.time) {
                 expected.append((frame.hash, index, frame.time))
@@ -61,9 +66,9 @@ struct RenderTests {
 
     /// (presentation time, sample bytes) of every video sample that starts inside an edit.
     static func presentedVideo(_ path: String) throws -> [PresentedFrame] {
-        let movie = try MP4Reader.read(path: path)
+        let movie = try MP4Reader.read(path: FilePath(path))
         let track = try #require(movie.videoTrack)
-        let file = try ReadableFile(path: path)
+        let file = try ReadableFile(path: FilePath(path))
         let samples = track.samples
         var frames: [PresentedFrame] = []
         var editStart = MediaTime.zero
@@ -87,10 +92,10 @@ struct RenderTests {
     static func scheduledVideo(_ composition: Composition) throws -> [PresentedFrame] {
         var frames: [PresentedFrame] = []
         for segment in composition.segments {
-            let movie = try MP4Reader.read(path: segment.source.url)
+            let movie = try MP4Reader.read(path: try #require(segment.source.filePath))
             guard let track = movie.videoTrack else { continue }
-            let timeline = try SourceTrackTimeline(track: track, file: segment.source.url)
-            let file = try ReadableFile(path: segment.source.url)
+            let timeline = try SourceTrackTimeline(track: track, file: segment.source.description)
+            let file = try ReadableFile(path: try #require(segment.source.filePath))
             for index in 0..<track.samples.count {
                 let presented = try timeline.presentationTime(ofMedia: timeline.compositionTime(index))
                 guard segment.sourceRange.contains(presented) else { continue }

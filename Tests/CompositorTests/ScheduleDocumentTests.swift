@@ -1,10 +1,15 @@
 import Testing
 @testable import Compositor
+@testable import CompositorCore
+@testable import CompositorHLS
+@testable import CompositorIO
+@testable import CompositorMP4
+import CompositorTesting
 
 @Suite("Schedule files")
 struct ScheduleDocumentTests {
-    func decode(_ text: String, base: String? = nil) throws(ScheduleDocumentError) -> Schedule {
-        try ScheduleDocument.decode(Array(text.utf8), baseDirectory: base)
+    func decode(_ text: String, base: FilePath? = nil) throws(ScheduleDocumentError) -> Schedule {
+        try ScheduleDocument.decode(Array(text.utf8), baseFolder: base)
     }
 
     @Test("reads the contract's example exactly")
@@ -63,13 +68,13 @@ struct ScheduleDocumentTests {
         #expect(schedule.breaks[0].restrictions.skipping != .never)
     }
 
-    @Test("resolves URLs against the schedule's folder")
-    func urls() {
-        #expect(ScheduleDocument.resolve("ad.mp4", against: "/m") == "/m/ad.mp4")
-        #expect(ScheduleDocument.resolve("./ads/ad.mp4", against: "/m/") == "/m/ads/ad.mp4")
-        #expect(ScheduleDocument.resolve("/abs/ad.mp4", against: "/m") == "/abs/ad.mp4")
-        #expect(ScheduleDocument.resolve("https://cdn/x.m3u8", against: "/m") == "https://cdn/x.m3u8")
-        #expect(ScheduleDocument.resolve("ad.mp4", against: nil) == "ad.mp4")
+    @Test("resolves URLs against the schedule's folder (MediaLocation's rules)")
+    func urls() throws {
+        let schedule = try decode(#"{"content": [{"id": "a", "url": "ads/a.mp4", "end": 1}, {"id": "b", "url": "file:///m/b%20c.mp4", "end": 1}]}"#, base: "/s")
+        #expect(schedule.content.map(\.source) == [MediaLocation(FilePath("/s/ads/a.mp4")), MediaLocation(FilePath("/m/b c.mp4"))])
+        #expect(throws: ScheduleDocumentError.invalid(path: "content[0].url", reason: MediaLocationError.remoteFileHost("file://nas/a.mp4", host: "nas").description)) {
+            try decode(#"{"content": [{"id": "a", "url": "file://nas/a.mp4", "end": 1}]}"#)
+        }
     }
 
     @Test("errors say where", arguments: [

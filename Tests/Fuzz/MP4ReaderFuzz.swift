@@ -28,7 +28,7 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let path = "/proc/self/fd/\(memoryFile)"
 
     let movie: MP4Movie
-    do { movie = try MP4Reader.read(path: path) } catch { _ = error.description; return 0 }
+    do { movie = try MP4Reader.read(path: FilePath(path)) } catch { _ = error.description; return 0 }
 
     // What probing and planning do with a movie that was read: every derived value must be
     // computable without trapping.
@@ -48,10 +48,10 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     // boundaries add up), in both cut modes. Typed errors are fine; traps are not.
     let natural = movie.naturalDuration
     guard natural > .zero else { return 0 }
-    let whole = MP4StitchPiece(path: path, range: MediaTimeRange(start: .zero, end: natural))
+    let whole = MP4StitchPiece(path: FilePath(path), range: MediaTimeRange(start: .zero, end: natural))
     var plans = [[whole]]
     let middle = MediaTime(value: natural.value / 2, timescale: natural.timescale)
-    if middle > .zero { plans.append([whole, MP4StitchPiece(path: path, range: MediaTimeRange(start: middle, end: natural))]) }
+    if middle > .zero { plans.append([whole, MP4StitchPiece(path: FilePath(path), range: MediaTimeRange(start: middle, end: natural))]) }
     for pieces in plans {
         for mode in MP4CutMode.allCases {
             do {

@@ -11,7 +11,7 @@ import Compositor
 public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let bytes = UnsafeBufferPointer(start: data, count: size)
     let schedule: Schedule
-    do { schedule = try ScheduleDocument.decode(bytes, baseDirectory: "/media") } catch {
+    do { schedule = try ScheduleDocument.decode(bytes, baseFolder: "/media") } catch {
         _ = error.description
         return 0
     }
@@ -21,10 +21,10 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let choices = [
         MediaTime(seconds: 30), MediaTime(value: 1001, timescale: 30000), MediaTime(value: Int64.max / 2, timescale: 1),
     ]
-    var durations: [SourceLocation: MediaTime] = [:]
-    for clip in schedule.content { durations[clip.source] = choices[clip.source.url.utf8.count % choices.count] }
+    var durations: [MediaLocation: MediaTime] = [:]
+    for clip in schedule.content { durations[clip.source] = choices[clip.source.description.utf8.count % choices.count] }
     for adBreak in schedule.breaks {
-        for ad in adBreak.ads { durations[ad.source] = choices[ad.source.url.utf8.count % choices.count] }
+        for ad in adBreak.ads { durations[ad.source] = choices[ad.source.description.utf8.count % choices.count] }
     }
     let composition: Composition
     do { composition = try Composition(schedule: schedule, naturalDurations: durations) } catch {

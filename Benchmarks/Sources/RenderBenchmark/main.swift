@@ -27,7 +27,7 @@ for line in planText.split(separator: "\n") where !line.isEmpty {
     guard fields.count == 3, let start = try? MediaTime(parsing: fields[1]), let end = try? MediaTime(parsing: fields[2]) else {
         fail("bad plan line: \(line)")
     }
-    pieces.append(MP4StitchPiece(path: String(fields[0]), range: MediaTimeRange(start: start, end: end)))
+    pieces.append(MP4StitchPiece(path: FilePath(String(fields[0])), range: MediaTimeRange(start: start, end: end)))
 }
 let mode: MP4CutMode = arguments.count > 3 && arguments[3] == "keyframe" ? .keyframeAligned : .sampleAccurate
 
@@ -37,7 +37,7 @@ do {
     let stitcher = MP4Stitcher(pieces: pieces, cutMode: mode)
     let plan = try stitcher.plan()
     let planned = clock.now
-    try stitcher.write(plan, to: arguments[2])
+    try stitcher.write(plan, to: FilePath(arguments[2]))
     let written = clock.now
     var usage = rusage()
     #if canImport(Glibc)

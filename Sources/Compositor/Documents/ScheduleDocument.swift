@@ -17,7 +17,7 @@ import CompositorMP4
 /// `skippable` (`true`; `false` forbids skipping), `skippableAfter` (seconds into an ad),
 /// `seekWithinAds` (`true`), and IDs (`clip-N`, `break-N`, `BREAK-ad-N`, counted from 1).
 /// Unknown keys are errors, so a typo cannot pass unnoticed. Relative URLs are resolved against
-/// `baseFolder` (see `SourceLocation` for paths and `file:` URLs).
+/// `baseFolder` (see `MediaLocation` for paths and `file:` URLs).
 public enum ScheduleDocument {
     /// The largest schedule accepted, in bytes: far more than any real schedule needs (16 MiB is
     /// some 100 000 breaks), checked before anything is parsed. Readers of schedule files should
@@ -186,9 +186,9 @@ extension ScheduleDocument {
             return flag
         }
 
-        private func source(_ object: JSONObject, path: String) throws(ScheduleDocumentError) -> SourceLocation {
+        private func source(_ object: JSONObject, path: String) throws(ScheduleDocumentError) -> MediaLocation {
             guard let url = try string(object, "url", path: path) else { throw .invalid(path: path, reason: "missing key \"url\"") }
-            do { return try SourceLocation(parsing: url, relativeTo: baseFolder) } catch {
+            do { return try MediaLocation(parsing: url, relativeTo: baseFolder) } catch {
                 throw .invalid(path: path + ".url", reason: error.description)
             }
         }

@@ -22,7 +22,7 @@ public enum CompositionRenderer {
         /// The stitcher placed a piece elsewhere than the composition of its actual ranges does.
         case planDisagrees(piece: Int, item: String, plan: MediaTimeRange, composition: MediaTimeRange)
         /// A source that is not a local file: a render reads every byte it copies.
-        case remoteSource(item: String, SourceLocation)
+        case remoteSource(item: String, MediaLocation)
 
         public var description: String {
             switch self {

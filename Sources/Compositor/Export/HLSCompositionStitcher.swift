@@ -65,11 +65,11 @@ public struct HLSCompositionStitcher: Sendable {
     public func stitch(_ composition: Composition) throws(HLSCompositionStitchError) -> HLSStitchedComposition {
         let output = HLSSourcePlaylists.absolute(outputURL)
         var playlists = HLSSourcePlaylists(loader: loader)
-        var sources: [SourceLocation] = []
-        var sourcePlaylists: [SourceLocation: HLSPlaylist] = [:]
+        var sources: [MediaLocation] = []
+        var sourcePlaylists: [MediaLocation: HLSPlaylist] = [:]
         for segment in composition.segments where sourcePlaylists[segment.source] == nil {
             sources.append(segment.source)
-            sourcePlaylists[segment.source] = try playlists.playlist(at: HLSSourcePlaylists.absolute(segment.source.url))
+            sourcePlaylists[segment.source] = try playlists.playlist(at: HLSSourcePlaylists.absolute(hlsURL(segment.source)))
         }
         for placed in composition.breaks {
             for id in [placed.id] + placed.adIDs where id.contains(where: { $0 == "\"" || $0 == "\n" || $0 == "\r" }) {
@@ -92,7 +92,7 @@ public struct HLSCompositionStitcher: Sendable {
         var outputs: [HLSStitchedVariantPlaylist] = []
         for index in 0..<(contentVariants?.count ?? 1) {
             let contentVariant = contentVariants?[index]
-            var media: [SourceLocation: (playlist: HLSMediaPlaylist, variant: HLSVariantStream?)] = [:]
+            var media: [MediaLocation: (playlist: HLSMediaPlaylist, variant: HLSVariantStream?)] = [:]
             for source in sources {
                 switch sourcePlaylists[source]! {
                 case .media(let playlist):

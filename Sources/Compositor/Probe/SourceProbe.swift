@@ -19,7 +19,7 @@ public enum SourceProbeError: Error, Equatable, Sendable, CustomStringConvertibl
     case mp4(MP4Error)
     case hls(HLSProbeError)
     /// A location this build cannot open: only local files are read.
-    case remote(SourceLocation)
+    case remote(MediaLocation)
 
     public var description: String {
         switch self {
@@ -38,7 +38,7 @@ public enum SourceProbeError: Error, Equatable, Sendable, CustomStringConvertibl
 /// result.naturalDuration    // 5 s
 /// ```
 public enum SourceProbe {
-    public static func probe(_ source: SourceLocation) throws(SourceProbeError) -> SourceProbeResult {
+    public static func probe(_ source: MediaLocation) throws(SourceProbeError) -> SourceProbeResult {
         guard let path = source.filePath else { throw .remote(source) }
         if isPlaylist(path) {
             do {
@@ -62,8 +62,8 @@ public enum SourceProbe {
     /// Probes every source of `schedule` once: what is known, and why the rest is not.
     public static func probeAll(
         _ schedule: Schedule
-    ) -> (results: [SourceLocation: SourceProbeResult], failures: [SourceLocation: SourceProbeError]) {
-        var results: [SourceLocation: SourceProbeResult] = [:], failures: [SourceLocation: SourceProbeError] = [:]
+    ) -> (results: [MediaLocation: SourceProbeResult], failures: [MediaLocation: SourceProbeError]) {
+        var results: [MediaLocation: SourceProbeResult] = [:], failures: [MediaLocation: SourceProbeError] = [:]
         let sources = schedule.content.map(\.source) + schedule.breaks.flatMap { $0.ads.map(\.source) }
         for source in sources where results[source] == nil && failures[source] == nil {
             do { results[source] = try probe(source) } catch { failures[source] = error }
@@ -84,5 +84,13 @@ public enum SourceProbe {
 /// The URL the HLS layer reads a local playlist by: its path when that is text (so segment URIs
 /// relative to it stay plain paths), a `file:` URL with escapes otherwise (every byte survives).
 package func hlsURL(_ path: FilePath) -> String {
-    path.string.flatMap { $0.contains("%") ? nil : $0 } ?? SourceLocation(path).url
+    path.string.flatMap { $0.contains("%") ? nil : $0 } ?? MediaLocation(path).url
+}
+
+/// The URL the HLS layer reads a source by: `hlsURL(path)` for a file, the URL for a remote one.
+package func hlsURL(_ location: MediaLocation) -> String {
+    switch location.kind {
+    case .file(let path): return hlsURL(path)
+    case .remote(let url): return url
+    }
 }

@@ -9,7 +9,7 @@ public struct SourceTrackLayout: Hashable, Sendable {
 /// `AVMutableCompositionTrack`; the AVFoundation adapter forwards them, tests record them.
 public protocol MutableCompositionTrackPort: AnyObject {
     /// `insertTimeRange(_:of:at:)`: `range` of `source`'s track of this kind, at `startTime`.
-    func insertTimeRange(_ range: MediaTimeRange, of source: SourceLocation, at startTime: MediaTime) throws
+    func insertTimeRange(_ range: MediaTimeRange, of source: MediaLocation, at startTime: MediaTime) throws
     /// `insertEmptyTimeRange(_:)`: nothing (silence, for audio) for `range`.
     func insertEmptyTimeRange(_ range: MediaTimeRange)
 }
@@ -24,7 +24,7 @@ public protocol MutableCompositionPort: AnyObject {
 
 /// One call of a composition edit.
 public enum CompositionEdit: Hashable, Sendable {
-    case insert(track: TrackKind, source: SourceLocation, sourceRange: MediaTimeRange, at: MediaTime)
+    case insert(track: TrackKind, source: MediaLocation, sourceRange: MediaTimeRange, at: MediaTime)
     case insertEmpty(track: TrackKind, range: MediaTimeRange)
     case removeTimeRange(MediaTimeRange)
 }
@@ -32,7 +32,7 @@ public enum CompositionEdit: Hashable, Sendable {
 /// Why a composition cannot be turned into edits.
 public enum CompositionEditError: Error, Equatable, Sendable, CustomStringConvertible {
     /// The caller gave no track layout for a source the composition uses.
-    case unknownTracks(SourceLocation)
+    case unknownTracks(MediaLocation)
     /// No source of the composition has any track.
     case noTracks
 
@@ -58,9 +58,9 @@ public enum CompositionEditPlanner {
     /// where the source's track covers it, an empty range where it does not (a missing track, or
     /// one that ends early), so every track lasts exactly the composition's duration.
     public static func edits(
-        for composition: Composition, tracks: (SourceLocation) -> SourceTrackLayout?
+        for composition: Composition, tracks: (MediaLocation) -> SourceTrackLayout?
     ) throws(CompositionEditError) -> [CompositionEdit] {
-        var layouts: [SourceLocation: SourceTrackLayout] = [:]
+        var layouts: [MediaLocation: SourceTrackLayout] = [:]
         for segment in composition.segments where layouts[segment.source] == nil {
             guard let layout = tracks(segment.source) else { throw .unknownTracks(segment.source) }
             layouts[segment.source] = layout
@@ -136,7 +136,7 @@ public enum CompositionEditPlanner {
 
     private struct Piece: Equatable {
         let role: Segment.Role
-        let source: SourceLocation
+        let source: MediaLocation
         var range: MediaTimeRange
     }
 }

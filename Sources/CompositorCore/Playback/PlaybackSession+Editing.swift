@@ -3,7 +3,7 @@ extension PlaybackSession {
     /// content time (`breakID`, or `inserted-N`); during a break, they join its pod right after the
     /// playing ad. Content resumes where it stopped. `naturalDurations` adds the new sources'.
     public mutating func insertNow(
-        _ ads: [Ad], breakID: String? = nil, naturalDurations durations: [SourceLocation: MediaTime] = [:]
+        _ ads: [Ad], breakID: String? = nil, naturalDurations durations: [MediaLocation: MediaTime] = [:]
     ) throws(PlaybackSessionError) -> Reaction {
         var reaction = Reaction()
         var schedule = self.schedule

@@ -16,7 +16,7 @@
 /// from it without replaying `once` breaks.
 public struct PlaybackSession: Sendable {
     public internal(set) var schedule: Schedule
-    public internal(set) var naturalDurations: [SourceLocation: MediaTime]
+    public internal(set) var naturalDurations: [MediaLocation: MediaTime]
     public private(set) var composition: Composition
     public var snapback: SnapbackPolicy
     /// The playhead, in composition time.
@@ -39,7 +39,7 @@ public struct PlaybackSession: Sendable {
     /// Starts a session at the beginning, or at `playedState`'s bookmark with its breaks played.
     public init(
         schedule: Schedule,
-        naturalDurations: [SourceLocation: MediaTime] = [:],
+        naturalDurations: [MediaLocation: MediaTime] = [:],
         snapback: SnapbackPolicy = .lastUnplayed,
         playedState: PlayedState? = nil
     ) throws(ScheduleError) {
@@ -256,7 +256,7 @@ public struct PlaybackSession: Sendable {
     }
 
     static func compile(
-        _ schedule: Schedule, _ durations: [SourceLocation: MediaTime], played: Set<String>
+        _ schedule: Schedule, _ durations: [MediaLocation: MediaTime], played: Set<String>
     ) throws(ScheduleError) -> Composition {
         let gone = Set(schedule.breaks.filter { $0.policy == .once && played.contains($0.id) }.map(\.id))
         return try Composition(schedule: schedule, naturalDurations: durations, excludingBreaks: gone)

@@ -34,7 +34,7 @@ public struct QueuePlan: Hashable, Sendable {
 public struct QueueItem: Hashable, Sendable {
     /// The composition segment this item plays.
     public let segmentIndex: Int
-    public let source: SourceLocation
+    public let source: MediaLocation
     public let role: Segment.Role
     /// Source time the item starts at (a zero-tolerance seek before it plays).
     public let startTime: MediaTime

@@ -2,11 +2,11 @@
 /// an `end` past it is clamped when the composition is built, with a `CompositionDiagnostic`.
 public struct Ad: Hashable, Sendable {
     public let id: String
-    public let source: SourceLocation
+    public let source: MediaLocation
     public let start: MediaTime
     public let end: MediaTime?
 
-    public init(id: String, source: SourceLocation, start: MediaTime = .zero, end: MediaTime? = nil) {
+    public init(id: String, source: MediaLocation, start: MediaTime = .zero, end: MediaTime? = nil) {
         self.id = id
         self.source = source
         self.start = start

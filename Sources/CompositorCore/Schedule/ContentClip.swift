@@ -4,11 +4,11 @@
 /// `end == nil` means the source's natural duration (its longest track, as `AVAsset.duration`).
 public struct ContentClip: Hashable, Sendable {
     public let id: String
-    public let source: SourceLocation
+    public let source: MediaLocation
     public let start: MediaTime
     public let end: MediaTime?
 
-    public init(id: String, source: SourceLocation, start: MediaTime = .zero, end: MediaTime? = nil) {
+    public init(id: String, source: MediaLocation, start: MediaTime = .zero, end: MediaTime? = nil) {
         self.id = id
         self.source = source
         self.start = start

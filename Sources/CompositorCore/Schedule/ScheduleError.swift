@@ -17,7 +17,7 @@ public enum ScheduleError: Error, Equatable, Sendable, CustomStringConvertible {
     /// A mid-roll placed past the end of the content.
     case midrollOutsideContent(breakID: String, at: MediaTime, contentDuration: MediaTime)
     /// A clip without `end` whose source's natural duration is not known.
-    case unknownDuration(item: String, source: SourceLocation)
+    case unknownDuration(item: String, source: MediaLocation)
     /// A clip that starts at or after its source's end.
     case startPastNaturalDuration(item: String, start: MediaTime, naturalDuration: MediaTime)
     /// A break placed inside content that an earlier break's `resumeOffset` replaces.

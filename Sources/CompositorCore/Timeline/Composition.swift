@@ -51,7 +51,7 @@ public struct Composition: Hashable, Sendable {
     ///     still checked.
     public init(
         schedule: Schedule,
-        naturalDurations: [SourceLocation: MediaTime] = [:],
+        naturalDurations: [MediaLocation: MediaTime] = [:],
         excludingBreaks excludedBreakIDs: Set<String> = []
     ) throws(ScheduleError) {
         var builder = Builder(naturalDurations: naturalDurations)
@@ -119,7 +119,7 @@ public struct Composition: Hashable, Sendable {
 extension Composition {
     /// Walks the content timeline once, emitting content up to each break and then the break's ads.
     private struct Builder {
-        let naturalDurations: [SourceLocation: MediaTime]
+        let naturalDurations: [MediaLocation: MediaTime]
         var segments: [Segment] = []
         var breaks: [PlacedBreak] = []
         var diagnostics: [CompositionDiagnostic] = []
@@ -132,7 +132,7 @@ extension Composition {
         private var contentCursor = MediaTime.zero
         private var clipIndex = 0
 
-        init(naturalDurations: [SourceLocation: MediaTime]) { self.naturalDurations = naturalDurations }
+        init(naturalDurations: [MediaLocation: MediaTime]) { self.naturalDurations = naturalDurations }
 
         mutating func build(schedule: Schedule, excluding excluded: Set<String>) throws(ScheduleError) {
             guard !schedule.content.isEmpty else { throw .noContent }
@@ -225,7 +225,7 @@ extension Composition {
         }
 
         private mutating func emit(
-            _ role: Segment.Role, source: SourceLocation, sourceRange: MediaTimeRange, contentRange: MediaTimeRange, item: String
+            _ role: Segment.Role, source: MediaLocation, sourceRange: MediaTimeRange, contentRange: MediaTimeRange, item: String
         ) throws(ScheduleError) {
             let end = try add(compositionCursor, try Composition.duration(of: sourceRange, item: item), item: item)
             segments.append(Segment(
@@ -236,7 +236,7 @@ extension Composition {
 
         /// `[start, end ?? natural)`, with an `end` past the natural duration clamped (and reported).
         private mutating func resolveRange(
-            item: String, source: SourceLocation, start: MediaTime, end: MediaTime?
+            item: String, source: MediaLocation, start: MediaTime, end: MediaTime?
         ) throws(ScheduleError) -> MediaTimeRange {
             let natural = naturalDurations[source]
             if let natural, start >= natural {

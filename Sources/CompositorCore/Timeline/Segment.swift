@@ -7,7 +7,7 @@ public struct Segment: Hashable, Sendable {
     }
 
     public let role: Role
-    public let source: SourceLocation
+    public let source: MediaLocation
     /// The range of the source shown, in the source's own time.
     public let sourceRange: MediaTimeRange
     /// Where the segment sits in the composition.

@@ -1,5 +1,10 @@
 import Testing
 @testable import Compositor
+@testable import CompositorCore
+@testable import CompositorHLS
+@testable import CompositorIO
+@testable import CompositorMP4
+import CompositorTesting
 
 /// ffmpeg is the independent judge: it makes real HLS sources, and decodes the stitched playlist.
 /// The frames must be the sources' frames of the snapped ranges, in order, and last as long as the

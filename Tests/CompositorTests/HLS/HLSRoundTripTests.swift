@@ -1,5 +1,10 @@
 import Testing
 @testable import Compositor
+@testable import CompositorCore
+@testable import CompositorHLS
+@testable import CompositorIO
+@testable import CompositorMP4
+import CompositorTesting
 
 /// Builds random, valid playlist models. Values are spelled as the parser reads them back (a whole
 /// `DURATION` is a decimal integer, say), because that is what a parsed model holds.

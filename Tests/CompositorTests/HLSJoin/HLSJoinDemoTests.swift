@@ -1,6 +1,11 @@
 import Foundation
 import Testing
 @testable import Compositor
+@testable import CompositorCore
+@testable import CompositorHLS
+@testable import CompositorIO
+@testable import CompositorMP4
+import CompositorTesting
 
 /// `CompositorDemo hls SCHEDULE.json --output DIR`, and `timeline` / `map` on HLS schedules: exit
 /// codes 0 / 1 / 64, the files written, and nothing left behind on failure.
@@ -84,7 +89,7 @@ struct HLSJoinDemoTests {
 
         try Data().write(to: URL(fileURLWithPath: scratch + "/file"))
         let notFolder = try DemoProcess.run(["hls", "Fixtures/demo-hls.json", "--output", scratch + "/file"])
-        #expect(notFolder.status == 1 && notFolder.stderr.hasPrefix("error: \(scratch)/file: exists and is not a folder"))
+        #expect(notFolder.status == 1 && notFolder.stderr.hasPrefix("error: \(scratch)/file: exists and is a regular file, not a folder"))
     }
 
     @Test("failures exit 1 with 'error: ' naming the file and the reason, and leave nothing behind")

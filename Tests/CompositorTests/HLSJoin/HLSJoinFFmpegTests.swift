@@ -1,6 +1,11 @@
 import Foundation
 import Testing
 @testable import Compositor
+@testable import CompositorCore
+@testable import CompositorHLS
+@testable import CompositorIO
+@testable import CompositorMP4
+import CompositorTesting
 
 /// Compositions of HLS sources stitched end to end, judged by ffmpeg: each stitched media playlist
 /// decodes to the sources' frames of the snapped ranges in the planned order, lasts exactly as long

@@ -1,6 +1,11 @@
 import Foundation
 import Testing
 @testable import Compositor
+@testable import CompositorCore
+@testable import CompositorHLS
+@testable import CompositorIO
+@testable import CompositorMP4
+import CompositorTesting
 
 /// Schedules over the committed HLS fixtures, and ffmpeg as the judge of what a stitch wrote.
 enum HLSJoin {
@@ -13,7 +18,7 @@ enum HLSJoin {
 
     /// A schedule given as JSON, URLs relative to `Fixtures/`.
     static func composition(json: some Collection<UInt8>) throws -> Composition {
-        let schedule = try ScheduleDocument.decode(json, baseDirectory: fixtures)
+        let schedule = try ScheduleDocument.decode(json, baseFolder: FilePath(fixtures))
         let (probed, failures) = SourceProbe.probeAll(schedule)
         #expect(failures.isEmpty, "\(failures)")
         return try Composition(schedule: schedule, naturalDurations: probed.mapValues(\.naturalDuration))

@@ -1,6 +1,11 @@
 import Foundation
 import Testing
 @testable import Compositor
+@testable import CompositorCore
+@testable import CompositorHLS
+@testable import CompositorIO
+@testable import CompositorMP4
+import CompositorTesting
 
 /// The join of compositions and the HLS stitcher, without a decoder: where cuts snap, the
 /// composition reported for the output, the queue plan, variants, and every refusal.
@@ -161,9 +166,9 @@ struct HLSJoinTests {
     /// `C [0, 12)` with break `b` (ad `A`, `ad.m3u8` [0, 4)) at content 5.
     static func composition(content: String = "c.m3u8") throws -> Composition {
         try Composition(schedule: Schedule(
-            content: [ContentClip(id: "C", source: SourceLocation(url: base + content), end: s(12))],
+            content: [ContentClip(id: "C", source: MediaLocation(parsing: base + content), end: s(12))],
             breaks: [AdBreak(id: "b", placement: .midroll(at: s(5)),
-                             ads: [Ad(id: "A", source: SourceLocation(url: base + "ad.m3u8"), end: s(4))])]))
+                             ads: [Ad(id: "A", source: MediaLocation(parsing: base + "ad.m3u8"), end: s(4))])]))
     }
 
     static func stitch(_ composition: Composition, _ files: [String: String]) throws(HLSCompositionStitchError) -> HLSStitchedComposition {
@@ -292,9 +297,9 @@ struct HLSJoinTests {
     @Test("an ID that cannot go in a quoted string is refused before anything is written")
     func unwritableID() throws {
         let composition = try Composition(schedule: Schedule(
-            content: [ContentClip(id: "C", source: SourceLocation(url: Self.base + "c.m3u8"), end: s(12))],
+            content: [ContentClip(id: "C", source: MediaLocation(parsing: Self.base + "c.m3u8"), end: s(12))],
             breaks: [AdBreak(id: #"say "hi""#, placement: .midroll(at: s(4)),
-                             ads: [Ad(id: "A", source: SourceLocation(url: Self.base + "ad.m3u8"), end: s(4))])]))
+                             ads: [Ad(id: "A", source: MediaLocation(parsing: Self.base + "ad.m3u8"), end: s(4))])]))
         #expect(throws: HLSCompositionStitchError.unwritableID(#"say "hi""#)) {
             try Self.stitch(composition, ["c.m3u8": Self.media(["4", "4", "4"])])
         }

@@ -1,6 +1,11 @@
 import Foundation
 import Testing
 @testable import Compositor
+@testable import CompositorCore
+@testable import CompositorHLS
+@testable import CompositorIO
+@testable import CompositorMP4
+import CompositorTesting
 
 /// Bad input: every failure is a typed `MP4Error` that names the file and says why, nothing
 /// crashes, and a failed stitch leaves no output and no temporary file behind.
@@ -36,7 +41,7 @@ struct MP4BadInputTests {
         defer { MP4Fixtures.remove(folder) }
         var caught: MP4Error?
         do {
-            try MP4Stitcher(pieces: [piece(MP4Fixtures.content, "0", "1"), piece(source, "0", "1")]).stitch(to: folder + "/out.mp4")
+            try MP4Stitcher(pieces: [piece(MP4Fixtures.content, "0", "1"), piece(source, "0", "1")]).stitch(to: FilePath(folder + "/out.mp4"))
             Issue.record("stitching \(source) succeeded", sourceLocation: sourceLocation)
         } catch {
             caught = error
@@ -50,14 +55,14 @@ struct MP4BadInputTests {
     @Test("a missing file")
     func missingFile() throws {
         let path = MP4Fixtures.path("missing.mp4")
-        #expect(throws: MP4Error.fileNotFound(file: path)) { try MP4Reader.read(path: path) }
+        #expect(throws: MP4Error.fileNotFound(file: path)) { try MP4Reader.read(path: FilePath(path)) }
         _ = try Self.expectStitchFails(path)
     }
 
     @Test("a file that is not an MP4", arguments: ["demo.json", "generate.sh"])
     func notMP4(name: String) throws {
         let path = MP4Fixtures.path(name)
-        #expect { try MP4Reader.read(path: path) } throws: { error in
+        #expect { try MP4Reader.read(path: FilePath(path)) } throws: { error in
             guard case .notMP4(let file, _) = error as? MP4Error else { return false }
             return file == path
         }
@@ -75,7 +80,7 @@ struct MP4BadInputTests {
         for length in boundaries {
             try MP4Fixtures.write(Array(bytes[0..<length]), to: path)
             do {
-                _ = try MP4Reader.read(path: path)
+                _ = try MP4Reader.read(path: FilePath(path))
                 Issue.record("read a copy cut at byte \(length) without error")
             } catch {
                 #expect(error.file == path)
@@ -142,7 +147,7 @@ struct MP4BadInputTests {
         let stitcher = MP4Stitcher(pieces: [piece(MP4Fixtures.content, "0", "1"), piece(MP4Fixtures.mpeg4Video, "0", "1")])
         #expect(throws: MP4Error.codecMismatch(track: .video, codec: "avc1", file: MP4Fixtures.content,
                                                otherCodec: "mp4v", otherFile: MP4Fixtures.mpeg4Video)) {
-            try stitcher.stitch(to: folder + "/out.mp4")
+            try stitcher.stitch(to: FilePath(folder + "/out.mp4"))
         }
         #expect(MP4Fixtures.listing(folder).isEmpty)
     }
@@ -151,14 +156,14 @@ struct MP4BadInputTests {
     func missingOutputFolder() {
         let folder = "/nonexistent-\(UUID().uuidString)/deeper"
         #expect(throws: MP4Error.missingOutputFolder(path: folder)) {
-            try MP4Stitcher(pieces: [piece(MP4Fixtures.content, "0", "1")]).stitch(to: folder + "/out.mp4")
+            try MP4Stitcher(pieces: [piece(MP4Fixtures.content, "0", "1")]).stitch(to: FilePath(folder + "/out.mp4"))
         }
     }
 
     @Test("pieces the source cannot give", arguments: [("0", "0"), ("5", "21"), ("-1", "2")])
     func invalidRanges(start: String, end: String) throws {
         let range = MediaTimeRange(start: try MediaTime(parsing: start), end: try MediaTime(parsing: end))
-        #expect { try MP4Stitcher(pieces: [MP4StitchPiece(path: MP4Fixtures.content, range: range)]).plan() } throws: { error in
+        #expect { try MP4Stitcher(pieces: [MP4StitchPiece(path: FilePath(MP4Fixtures.content), range: range)]).plan() } throws: { error in
             guard case .invalidPiece(0, MP4Fixtures.content, _) = error as? MP4Error else { return false }
             return true
         }
@@ -171,7 +176,7 @@ struct MP4BadInputTests {
         let path = folder + "/clip.mp4"
         let original = try MP4Fixtures.bytes(MP4Fixtures.ad1)
         try MP4Fixtures.write(original, to: path)
-        #expect(throws: MP4Error.self) { try MP4Stitcher(pieces: [piece(path, "0", "1")]).stitch(to: path) }
+        #expect(throws: MP4Error.self) { try MP4Stitcher(pieces: [piece(path, "0", "1")]).stitch(to: FilePath(path)) }
         #expect(try MP4Fixtures.bytes(path) == original)
         #expect(MP4Fixtures.listing(folder) == ["clip.mp4"])
     }
@@ -185,7 +190,7 @@ struct MP4BadInputTests {
         let output = try FFmpeg.run(tools.ffmpeg, ["-v", "error", "-i", MP4Fixtures.ad1, "-c", "copy",
                                                    "-movflags", "frag_keyframe+empty_moov", path])
         #expect(output.status == 0)
-        #expect { try MP4Reader.read(path: path) } throws: { error in
+        #expect { try MP4Reader.read(path: FilePath(path)) } throws: { error in
             guard case .unsupported(let file, _, _, let reason) = error as? MP4Error else { return false }
             return file == path && reason.contains("fragment")
         }

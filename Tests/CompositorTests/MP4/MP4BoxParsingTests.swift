@@ -1,5 +1,10 @@
 import Testing
 @testable import Compositor
+@testable import CompositorCore
+@testable import CompositorHLS
+@testable import CompositorIO
+@testable import CompositorMP4
+import CompositorTesting
 
 /// Byte-level tests of the box layer, table-driven: each case is the bytes of a box payload as
 /// the standard lays it out, and what they must decode to (and encode back to).

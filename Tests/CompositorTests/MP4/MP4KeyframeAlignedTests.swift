@@ -1,6 +1,11 @@
 import Foundation
 import Testing
 @testable import Compositor
+@testable import CompositorCore
+@testable import CompositorHLS
+@testable import CompositorIO
+@testable import CompositorMP4
+import CompositorTesting
 
 /// Keyframe-aligned cuts: starts move back to the keyframe at or before them, ends back to the
 /// keyframe at or before them (forward to the next one if nothing would be left), ends at or past
@@ -46,8 +51,8 @@ struct MP4KeyframeAlignedTests {
         let output = folder + "/out.mp4"
         try MP4Stitcher(pieces: [
             piece(MP4Fixtures.content2, "1", "9"), piece(MP4Fixtures.ad1, "2.5", "5"), piece(MP4Fixtures.content, "3", "7"),
-        ], cutMode: .keyframeAligned).stitch(to: output)
-        let movie = try MP4Reader.read(path: output)
+        ], cutMode: .keyframeAligned).stitch(to: FilePath(output))
+        let movie = try MP4Reader.read(path: FilePath(output))
         let video = try #require(movie.videoTrack)
         #expect(MP4StitchJudge.presentationTimes(of: video).count == video.samples.count)
         #expect(video.editList?.count == 1)

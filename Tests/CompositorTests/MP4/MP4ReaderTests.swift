@@ -1,6 +1,11 @@
 import Foundation
 import Testing
 @testable import Compositor
+@testable import CompositorCore
+@testable import CompositorHLS
+@testable import CompositorIO
+@testable import CompositorMP4
+import CompositorTesting
 
 /// Reading the fixtures: what `Fixtures/generate.sh` asked ffmpeg for must come back out, and the
 /// sample tables must agree packet by packet with what ffprobe reads.
@@ -8,7 +13,7 @@ import Testing
 struct MP4ReaderTests {
     @Test("content.mp4: 24 fps H.264 with B-frames, GOP 48, AAC 48 kHz stereo with priming")
     func contentClip() throws {
-        let movie = try MP4Reader.read(path: MP4Fixtures.content)
+        let movie = try MP4Reader.read(path: FilePath(MP4Fixtures.content))
         let video = try #require(movie.videoTrack)
         let audio = try #require(movie.audioTrack)
 
@@ -41,7 +46,7 @@ struct MP4ReaderTests {
 
     @Test("content2.mp4: signed composition offsets (ctts version 1) are read as negative")
     func signedCompositionOffsets() throws {
-        let movie = try MP4Reader.read(path: MP4Fixtures.content2)
+        let movie = try MP4Reader.read(path: FilePath(MP4Fixtures.content2))
         let video = try #require(movie.videoTrack)
         #expect(video.samples.compositionOffsets.contains { $0 < 0 })
         #expect(video.samples.count == 16 * 25)
@@ -50,7 +55,7 @@ struct MP4ReaderTests {
 
     @Test("ad2.mp4: 29.97 fps video of 6.006 s, audio of 7 s: the natural duration is the audio's")
     func longerAudio() throws {
-        let movie = try MP4Reader.read(path: MP4Fixtures.ad2)
+        let movie = try MP4Reader.read(path: FilePath(MP4Fixtures.ad2))
         let video = try #require(movie.videoTrack)
         let audio = try #require(movie.audioTrack)
         #expect(video.timescale == 30000)
@@ -67,7 +72,7 @@ struct MP4ReaderTests {
         (MP4Fixtures.audioOnly, false, true),
     ])
     func missingTracks(path: String, hasVideo: Bool, hasAudio: Bool) throws {
-        let movie = try MP4Reader.read(path: path)
+        let movie = try MP4Reader.read(path: FilePath(path))
         #expect((movie.videoTrack != nil) == hasVideo)
         #expect((movie.audioTrack != nil) == hasAudio)
         #expect(movie.naturalDuration == MediaTime(seconds: 2))
@@ -77,7 +82,7 @@ struct MP4ReaderTests {
           arguments: [MP4Fixtures.content, MP4Fixtures.content2, MP4Fixtures.ad1, MP4Fixtures.ad2])
     func agreesWithFFprobe(path: String) throws {
         guard let tools = FFmpeg.tools() else { return }
-        let movie = try MP4Reader.read(path: path)
+        let movie = try MP4Reader.read(path: FilePath(path))
         for (streamIndex, track) in movie.tracks.enumerated() {
             let output = try FFmpeg.run(tools.ffprobe, [
                 "-v", "error", "-select_streams", "\(streamIndex)", "-show_entries", "packet=pos,size,flags,pts,dts",

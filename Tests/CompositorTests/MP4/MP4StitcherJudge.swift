@@ -1,6 +1,11 @@
 import Foundation
 import Testing
 @testable import Compositor
+@testable import CompositorCore
+@testable import CompositorHLS
+@testable import CompositorIO
+@testable import CompositorMP4
+import CompositorTesting
 
 /// Checks a stitched file the way the design asks: ffmpeg decodes it, and the frames must be
 /// exactly the sources' frames whose presentation time lies in each piece's range, in order.
@@ -20,7 +25,7 @@ struct MP4StitchJudge {
     mutating func expectedFrames(_ plan: MP4StitchPlan) throws -> [FFmpeg.Frame] {
         var expected: [FFmpeg.Frame] = []
         for piece in plan.pieces where piece.sourceHasVideo {
-            expected += try frames(of: piece.path, in: piece.sourceRange)
+            expected += try frames(of: piece.path.description, in: piece.sourceRange)
         }
         return expected
     }
@@ -38,11 +43,11 @@ struct MP4StitchJudge {
         // the piece's composition start plus the frame's offset into the piece.
         var expectedTimes: [MediaTime] = []
         for piece in plan.pieces where piece.sourceHasVideo {
-            for frame in try frames(of: piece.path, in: piece.sourceRange) {
+            for frame in try frames(of: piece.path.description, in: piece.sourceRange) {
                 expectedTimes.append(piece.compositionRange.start + (frame.time - piece.sourceRange.start))
             }
         }
-        let movie = try MP4Reader.read(path: output)
+        let movie = try MP4Reader.read(path: FilePath(output))
         if let video = movie.videoTrack {
             let shown = Self.presentationTimes(of: video)
             #expect(shown.count == expectedTimes.count, "the edit lists show \(shown.count) frames", sourceLocation: sourceLocation)

@@ -1,10 +1,15 @@
 import Foundation
 import Testing
 @testable import Compositor
+@testable import CompositorCore
+@testable import CompositorHLS
+@testable import CompositorIO
+@testable import CompositorMP4
+import CompositorTesting
 
 /// A piece from a fixture, times written as exact decimal or rational strings.
 func piece(_ path: String, _ start: String, _ end: String) -> MP4StitchPiece {
-    MP4StitchPiece(path: path, range: MediaTimeRange(start: try! MediaTime(parsing: start), end: try! MediaTime(parsing: end)))
+    MP4StitchPiece(path: FilePath(path), range: MediaTimeRange(start: try! MediaTime(parsing: start), end: try! MediaTime(parsing: end)))
 }
 
 /// Stitches, then lets ffmpeg judge: exactly the sources' frames in each piece's range, audio that
@@ -26,13 +31,13 @@ func stitchAndJudge(cutMode: MP4CutMode = .sampleAccurate, _ pieces: [MP4StitchP
     // COMPOSITOR_KEEP_OUTPUT=1 keeps the stitched files for inspection.
     defer { if ProcessInfo.processInfo.environment["COMPOSITOR_KEEP_OUTPUT"] != "1" { MP4Fixtures.remove(folder) } else { print("kept", folder) } }
     let output = folder + "/stitched.mp4"
-    try stitcher.write(plan, to: output)
+    try stitcher.write(plan, to: FilePath(output))
     #expect(MP4Fixtures.listing(folder) == ["stitched.mp4"], "temporary files left behind", sourceLocation: sourceLocation)
 
     var judge = MP4StitchJudge(tools: tools)
     try judge.check(output, against: plan, sourceLocation: sourceLocation)
 
-    let movie = try MP4Reader.read(path: output)
+    let movie = try MP4Reader.read(path: FilePath(output))
     #expect(movie.tracks.count == (plan.pieces.contains { $0.sourceHasAudio } ? 1 : 0) + (plan.pieces.contains { $0.sourceHasVideo } ? 1 : 0),
             sourceLocation: sourceLocation)
     #expect(UInt64(try Data(contentsOf: URL(fileURLWithPath: output)).count) == plan.outputSize, sourceLocation: sourceLocation)
@@ -166,7 +171,7 @@ struct MP4StitcherTests {
         let source = folder + "/no-edit-list.mp4"
         let remux = try FFmpeg.run(tools.ffmpeg, ["-v", "error", "-i", MP4Fixtures.content, "-c", "copy", "-use_editlist", "0", source])
         #expect(remux.status == 0, "\(remux.stderr)")
-        #expect(try MP4Reader.read(path: source).tracks.allSatisfy { $0.editList == nil })
+        #expect(try MP4Reader.read(path: FilePath(source)).tracks.allSatisfy { $0.editList == nil })
         _ = try stitchAndJudge([piece(MP4Fixtures.ad1, "0", "1"), piece(source, "1", "5.5"), piece(MP4Fixtures.content, "5.5", "7")])
     }
 }

@@ -1,6 +1,11 @@
 import Foundation
 import Testing
 @testable import Compositor
+@testable import CompositorCore
+@testable import CompositorHLS
+@testable import CompositorIO
+@testable import CompositorMP4
+import CompositorTesting
 
 /// The writer's layout rules that the fixtures are too small to reach, and its promises about
 /// progress and atomicity.
@@ -10,7 +15,7 @@ struct MP4WriterLayoutTests {
     /// `mdat` needs a 64-bit size. Only the layout is computed; nothing that large is written.
     @Test("co64 and a 64-bit mdat size once offsets pass 4 GiB")
     func wideOffsets() throws {
-        let description = try #require(MP4Reader.read(path: MP4Fixtures.ad1).videoTrack?.sampleDescriptions.first)
+        let description = try #require(MP4Reader.read(path: FilePath(MP4Fixtures.ad1)).videoTrack?.sampleDescriptions.first)
         var track = PlacedTrack(kind: .video, timescale: 30, descriptions: [description])
         let size: UInt32 = 1 << 31
         for index in 0..<3 {
@@ -53,7 +58,7 @@ struct MP4WriterLayoutTests {
         var reports: [MP4StitchProgress] = []
         let stitcher = MP4Stitcher(pieces: [piece(MP4Fixtures.content, "0", "20"), piece(MP4Fixtures.ad1, "0", "10")])
         let plan = try stitcher.plan()
-        try stitcher.write(plan, to: output) { report in
+        try stitcher.write(plan, to: FilePath(output)) { report in
             reports.append(report)
             // Until the rename, the destination does not exist; only the temporary file does.
             #expect(!FileManager.default.fileExists(atPath: output))

@@ -1,6 +1,11 @@
 import Foundation
 import Testing
 @testable import Compositor
+@testable import CompositorCore
+@testable import CompositorHLS
+@testable import CompositorIO
+@testable import CompositorMP4
+import CompositorTesting
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -123,7 +128,7 @@ struct AtomicOutputTests {
 
         let second = try DemoProcess.run(["render", big, "--output", output])
         #expect(second.status == 0, "\(second.stderr)")
-        let movie = try MP4Reader.read(path: output)
+        let movie = try MP4Reader.read(path: FilePath(output))
         #expect(movie.naturalDuration == MediaTime(seconds: 100 * 20))
         #expect(MP4Fixtures.listing(folder) == ["big.json", "out.mp4", "small.json"])
     }
@@ -176,8 +181,8 @@ struct AtomicOutputTests {
         #expect(flock(live, LOCK_EX) == 0)
         defer { close(live) }
 
-        try MP4Stitcher(pieces: [MP4StitchPiece(path: MP4Fixtures.content, range: MediaTimeRange(start: .zero, end: MediaTime(seconds: 1)))])
-            .stitch(to: output)
+        try MP4Stitcher(pieces: [MP4StitchPiece(path: FilePath(MP4Fixtures.content), range: MediaTimeRange(start: .zero, end: MediaTime(seconds: 1)))])
+            .stitch(to: FilePath(output))
         #expect(MP4Fixtures.listing(folder) == [
             ".other.mp4.partial-Dead03", ".out.mp4.partial-Live01", ".out.mp4.partial-TooLong", "out.mp4",
             "out.mp4.partial-Dead04",
@@ -189,7 +194,7 @@ struct AtomicOutputTests {
         let folder = try MP4Fixtures.makeScratchFolder("named")
         defer { MP4Fixtures.remove(folder) }
         let output = folder + "/out.mp4"
-        let file = try AtomicOutputFile(path: output, unnamedIfPossible: false)
+        let file = try AtomicOutputFile(path: FilePath(output), unnamedIfPossible: false)
         let names = MP4Fixtures.listing(folder)
         #expect(names.count == 1)
         #expect(names.first?.hasPrefix(".out.mp4.partial-") == true && names.first?.count == ".out.mp4.partial-".count + 6)
@@ -197,14 +202,14 @@ struct AtomicOutputTests {
         let other = open(folder + "/" + names[0], O_RDONLY)
         #expect(flock(other, LOCK_EX | LOCK_NB) != 0)
         close(other)
-        AtomicOutputFile.removeStaleTemporaryFiles(prefix: AtomicOutputFile.temporaryPrefix(for: output))
+        AtomicOutputFile.removeStaleTemporaryFiles(prefix: AtomicOutputFile.temporaryPrefix(for: FilePath(output)))
         #expect(MP4Fixtures.listing(folder) == names)
         try file.write([1, 2, 3])
         try file.commit()
         #expect(MP4Fixtures.listing(folder) == ["out.mp4"])
         #expect(try MP4Fixtures.bytes(output) == [1, 2, 3])
 
-        let failing = try AtomicOutputFile(path: output, unnamedIfPossible: false)
+        let failing = try AtomicOutputFile(path: FilePath(output), unnamedIfPossible: false)
         try failing.write([4, 5])
         failing.discard()
         #expect(MP4Fixtures.listing(folder) == ["out.mp4"])
@@ -217,7 +222,7 @@ struct AtomicOutputTests {
         let folder = try MP4Fixtures.makeScratchFolder("unnamed")
         defer { MP4Fixtures.remove(folder) }
         let output = folder + "/out.mp4"
-        let file = try AtomicOutputFile(path: output)
+        let file = try AtomicOutputFile(path: FilePath(output))
         try file.write([1, 2, 3])
         #expect(MP4Fixtures.listing(folder).isEmpty)
         try file.commit()

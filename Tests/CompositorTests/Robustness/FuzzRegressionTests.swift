@@ -1,6 +1,11 @@
 import Foundation
 import Testing
 @testable import Compositor
+@testable import CompositorCore
+@testable import CompositorHLS
+@testable import CompositorIO
+@testable import CompositorMP4
+import CompositorTesting
 
 /// Every crash, hang or oversized allocation the fuzzers (Tests/Fuzz) found, fed back byte for
 /// byte from Tests/Fuzz/regressions/TARGET/, with what must happen instead.
@@ -59,7 +64,7 @@ struct FuzzRegressionTests {
         ("segment-duration-no-common-timescale-c8b0ddb0.json", "break-2-ad-1"),
     ])
     func scheduleRangeWithoutCommonTimescale(name: String, item: String) throws {
-        let schedule = try ScheduleDocument.decode(try Robust.regression("schedule", name), baseDirectory: "/media")
+        let schedule = try ScheduleDocument.decode(try Robust.regression("schedule", name), baseFolder: "/media")
         #expect { try Composition(schedule: schedule, naturalDurations: Robust.fuzzNaturalDurations(schedule)) } throws: { error in
             guard case .timeOverflow(item: let named, _) = error as? ScheduleError else { return false }
             return named == item
@@ -75,7 +80,7 @@ struct FuzzRegressionTests {
     /// tick of the ad's own timescale instead, and playback reaches the end.
     @Test("quartiles of an enormous ad are computed, not trapped on")
     func quartileOfHugeAd() throws {
-        let schedule = try ScheduleDocument.decode(try Robust.regression("schedule", "quartile-of-huge-ad-05fbd2de.json"), baseDirectory: "/media")
+        let schedule = try ScheduleDocument.decode(try Robust.regression("schedule", "quartile-of-huge-ad-05fbd2de.json"), baseFolder: "/media")
         let log = try Robust.fuzzPlayback(schedule)
         #expect(log.contains { if case .event(let event) = $0, case .adQuartile = event.kind { return true } else { return false } }, "\(log)")
     }
@@ -87,7 +92,7 @@ struct FuzzRegressionTests {
         "play-step-overflow-3b0e9320.json", "play-remaining-overflow-005966fa.json",
     ])
     func playOverflow(name: String) throws {
-        let schedule = try ScheduleDocument.decode(try Robust.regression("schedule", name), baseDirectory: "/media")
+        let schedule = try ScheduleDocument.decode(try Robust.regression("schedule", name), baseFolder: "/media")
         let log = try Robust.fuzzPlayback(schedule)
         let refusals = log.compactMap { entry -> PlaybackSessionError? in
             if case .refused(action: 7, let error) = entry { return error } else { return nil }

@@ -1,6 +1,11 @@
 import Foundation
 import Testing
 @testable import Compositor
+@testable import CompositorCore
+@testable import CompositorHLS
+@testable import CompositorIO
+@testable import CompositorMP4
+import CompositorTesting
 
 /// The fuzzers start from Tests/Fuzz/seeds: seeds that already fail at the first check would
 /// leave most of the code unexplored, so each must be a valid input of its kind.
@@ -40,7 +45,7 @@ struct FuzzSeedTests {
         let seeds = Self.seeds("schedule")
         #expect(seeds.count >= 3)
         for path in seeds {
-            #expect(throws: Never.self, "\(path)") { try ScheduleDocument.decode(try MP4Fixtures.bytes(path), baseDirectory: "/media") }
+            #expect(throws: Never.self, "\(path)") { try ScheduleDocument.decode(try MP4Fixtures.bytes(path), baseFolder: "/media") }
         }
     }
 }

@@ -1,6 +1,11 @@
 import Foundation
 import Testing
 @testable import Compositor
+@testable import CompositorCore
+@testable import CompositorHLS
+@testable import CompositorIO
+@testable import CompositorMP4
+import CompositorTesting
 
 /// Limits that hold against playlists that lie: sizes and line lengths are bounded before
 /// parsing (see also "HLS parse errors"), offsets and durations that leave 64 bits are typed
@@ -135,19 +140,19 @@ struct HLSLimitsTests {
     func loaderRefusesFIFO() throws {
         try Robust.withFIFO { path in
             let outcome = Robust.withDeadline(seconds: 10, unblock: { Robust.releaseFIFOReader(path) }) {
-                Result { try HLSPlaylistLoader.fileSystem().load(path) }
+                Result { try HLSPlaylistLoader.fileSystem.load(path) }
             }
-            #expect(throws: HLSLoadError(path: path, reason: "not a regular file")) { try outcome?.get() }
+            #expect(throws: HLSLoadError(path: path, reason: "a FIFO, not a regular file")) { try outcome?.get() }
         }
     }
 
     @Test("the file loader refuses a device and a folder")
     func loaderRefusesSpecialFiles() throws {
-        #expect(throws: HLSLoadError(path: "/dev/zero", reason: "not a regular file")) {
-            try HLSPlaylistLoader.fileSystem().load("/dev/zero")
+        #expect(throws: HLSLoadError(path: "/dev/zero", reason: "a device, not a regular file")) {
+            try HLSPlaylistLoader.fileSystem.load("/dev/zero")
         }
         let folder = try MP4Fixtures.makeScratchFolder("hls-folder")
         defer { MP4Fixtures.remove(folder) }
-        #expect(throws: HLSLoadError.self) { try HLSPlaylistLoader.fileSystem().load(folder) }
+        #expect(throws: HLSLoadError.self) { try HLSPlaylistLoader.fileSystem.load(folder) }
     }
 }

@@ -1,6 +1,11 @@
 import Foundation
 import Testing
 @testable import Compositor
+@testable import CompositorCore
+@testable import CompositorHLS
+@testable import CompositorIO
+@testable import CompositorMP4
+import CompositorTesting
 
 /// Limits that hold against MP4 files that lie: every count and size is checked against the bytes
 /// that exist before anything is allocated for it, nesting is bounded, and times that would not
@@ -12,7 +17,7 @@ struct MP4LimitsTests {
     @Test("the tiny test movie itself is valid, so each lie below is the only fault")
     func tinyMovieIsValid() throws {
         for handler: FourCC in ["vide", "soun"] {
-            let movie = try Robust.withFile(TinyMP4(handler: handler).bytes()) { try MP4Reader.read(path: $0) }
+            let movie = try Robust.withFile(TinyMP4(handler: handler).bytes()) { try MP4Reader.read(path: FilePath($0)) }
             #expect(movie.tracks.count == 1)
             #expect(movie.tracks[0].samples.count == 4)
             #expect(movie.naturalDuration == MediaTime(value: 4 * 512, timescale: 12_800))
@@ -80,7 +85,7 @@ struct MP4LimitsTests {
         defer { MP4Fixtures.remove(folder) }
         let path = folder + "/many-samples.mp4"
         try Robust.writeSparse(movie.bytes(), size: Int64(count) + 1_000_000, to: path)
-        #expect { try MP4Reader.read(path: path) } throws: { error in
+        #expect { try MP4Reader.read(path: FilePath(path)) } throws: { error in
             guard case .unsupported(path, "\(Self.stbl)/stsz", _, let reason) = error as? MP4Error else { return false }
             return reason.contains("more than the \(MP4Reader.sampleCountLimit)")
         }
@@ -96,7 +101,7 @@ struct MP4LimitsTests {
         // One stts entry of the most samples a constant-size table allows, each as long as a delta can be.
         var movie = TinyMP4(sampleCount: 1000, sampleSize: 1)
         movie.stblPayloads["stts"] = TinyMP4.payload { TimeToSampleBox(entries: [.init(count: 1000, delta: .max)]).writePayload(to: &$0) }
-        let read = try Robust.withFile(movie.bytes()) { try MP4Reader.read(path: $0) }
+        let read = try Robust.withFile(movie.bytes()) { try MP4Reader.read(path: FilePath($0)) }
         #expect(read.tracks[0].samples.decodeEnd == 1000 * Int64(UInt32.max))
     }
 
@@ -120,7 +125,7 @@ struct MP4LimitsTests {
         #expect(throws: MP4Error.unsupported(
             file: path, boxPath: "moov/trak[1]/mdia/minf/stbl/stsz", offset: UInt64(secondSizes),
             reason: "\(perTrack) samples (and \(perTrack) in the tracks before), more than the \(MP4Reader.sampleCountLimit) this reader expands")) {
-            try MP4Reader.read(path: path)
+            try MP4Reader.read(path: FilePath(path))
         }
     }
 
@@ -136,7 +141,7 @@ struct MP4LimitsTests {
         try Robust.writeSparse(head, size: Int64(moovOffset + size), to: path)
         #expect(throws: MP4Error.unsupported(file: path, boxPath: "moov", offset: moovOffset,
                                              reason: "moov is \(size) bytes, more than the 512 MiB this reader loads")) {
-            try MP4Reader.read(path: path)
+            try MP4Reader.read(path: FilePath(path))
         }
     }
 
@@ -163,7 +168,7 @@ struct MP4LimitsTests {
     func nestingWithinLimit() throws {
         var movie = TinyMP4()
         movie.extraMoovBoxes = [TinyMP4.nested("udta", depth: MP4Box.maximumDepth - 1)]
-        let movieRead = try Robust.withFile(movie.bytes()) { try MP4Reader.read(path: $0) }
+        let movieRead = try Robust.withFile(movie.bytes()) { try MP4Reader.read(path: FilePath($0)) }
         #expect(movieRead.tracks.count == 1)
     }
 
@@ -175,7 +180,7 @@ struct MP4LimitsTests {
         movie.sampleEntry = TinyMP4.sampleEntry("mp4a", audio: true, children: TinyMP4.nested("wave", depth: 100_000))
         let bytes = movie.bytes()
         let result = Robust.withDeadline(seconds: 60) {
-            Result { try Robust.withFile(bytes) { try MP4Reader.read(path: $0) } }
+            Result { try Robust.withFile(bytes) { try MP4Reader.read(path: FilePath($0)) } }
         }
         let read = try #require(try result?.get())
         #expect(read.tracks[0].sampleDescriptions[0].codec == .other)
@@ -204,7 +209,7 @@ struct MP4LimitsTests {
             MP4EditListEntry(segmentDuration: UInt64(Int64.max) - 1000, mediaTime: nil),
             MP4EditListEntry(segmentDuration: 1000, mediaTime: 0),
         ])
-        let read = try Robust.withFile(movie.bytes()) { try MP4Reader.read(path: $0) }
+        let read = try Robust.withFile(movie.bytes()) { try MP4Reader.read(path: FilePath($0)) }
         #expect(read.naturalDuration == MediaTime(value: .max, timescale: 1000))
     }
 
@@ -220,7 +225,7 @@ struct MP4LimitsTests {
         #expect(ITunesGaplessInfo(text: text) == nil)
         var movie = TinyMP4(handler: "soun")
         movie.extraMoovBoxes = [Self.gaplessUdta(text)]
-        let read = try Robust.withFile(movie.bytes()) { try MP4Reader.read(path: $0) }
+        let read = try Robust.withFile(movie.bytes()) { try MP4Reader.read(path: FilePath($0)) }
         #expect(read.gaplessInfo == nil)
         #expect(read.naturalDuration == MediaTime(value: 4 * 512, timescale: 12_800))
     }
@@ -229,7 +234,7 @@ struct MP4LimitsTests {
     func gaplessInfo() throws {
         var movie = TinyMP4(handler: "soun")
         movie.extraMoovBoxes = [Self.gaplessUdta(" 00000000 00000840 000001CA 0000000000000700")]
-        let read = try Robust.withFile(movie.bytes()) { try MP4Reader.read(path: $0) }
+        let read = try Robust.withFile(movie.bytes()) { try MP4Reader.read(path: FilePath($0)) }
         #expect(read.gaplessInfo == ITunesGaplessInfo(priming: 0x840, padding: 0x1CA, sampleCount: 0x700))
     }
 

@@ -1,6 +1,11 @@
 import Foundation
 import Testing
 @testable import Compositor
+@testable import CompositorCore
+@testable import CompositorHLS
+@testable import CompositorIO
+@testable import CompositorMP4
+import CompositorTesting
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -148,7 +153,7 @@ enum Robust {
     @discardableResult
     static func exerciseMP4(_ path: String) -> (readError: MP4Error?, planOutcomes: [String]) {
         let movie: MP4Movie
-        do { movie = try MP4Reader.read(path: path) } catch { return (error, []) }
+        do { movie = try MP4Reader.read(path: FilePath(path)) } catch { return (error, []) }
         _ = MP4Probe.probe(movie)
         for track in movie.tracks {
             _ = track.presentationDuration
@@ -157,10 +162,10 @@ enum Robust {
         let natural = movie.naturalDuration
         guard natural > .zero else { return (nil, []) }
         var outcomes: [String] = []
-        let whole = MP4StitchPiece(path: path, range: MediaTimeRange(start: .zero, end: natural))
+        let whole = MP4StitchPiece(path: FilePath(path), range: MediaTimeRange(start: .zero, end: natural))
         var plans = [[whole]]
         let middle = MediaTime(value: natural.value / 2, timescale: natural.timescale)
-        if middle > .zero { plans.append([whole, MP4StitchPiece(path: path, range: MediaTimeRange(start: middle, end: natural))]) }
+        if middle > .zero { plans.append([whole, MP4StitchPiece(path: FilePath(path), range: MediaTimeRange(start: middle, end: natural))]) }
         for pieces in plans {
             for mode in MP4CutMode.allCases {
                 do {
@@ -176,11 +181,11 @@ enum Robust {
 
     /// The natural durations the schedule fuzz target gives sources: 30 s, 1001/30000 s or
     /// 2^62 s, chosen by the URL's length, so lying times meet big and fractional durations.
-    static func fuzzNaturalDurations(_ schedule: Schedule) -> [SourceLocation: MediaTime] {
+    static func fuzzNaturalDurations(_ schedule: Schedule) -> [MediaLocation: MediaTime] {
         let choices = [MediaTime(seconds: 30), MediaTime(value: 1001, timescale: 30000), MediaTime(value: Int64.max / 2, timescale: 1)]
-        var durations: [SourceLocation: MediaTime] = [:]
+        var durations: [MediaLocation: MediaTime] = [:]
         for source in schedule.content.map(\.source) + schedule.breaks.flatMap({ $0.ads.map(\.source) }) {
-            durations[source] = choices[source.url.utf8.count % choices.count]
+            durations[source] = choices[source.description.utf8.count % choices.count]
         }
         return durations
     }

@@ -1,6 +1,11 @@
 import Foundation
 import Testing
 @testable import Compositor
+@testable import CompositorCore
+@testable import CompositorHLS
+@testable import CompositorIO
+@testable import CompositorMP4
+import CompositorTesting
 
 /// Limits that hold against schedule files that lie or are simply huge: a size limit checked
 /// before parsing, linear-time parsing of big objects, the nesting limit, times that overflow,
@@ -91,7 +96,7 @@ struct ScheduleLimitsTests {
             }
             let run = try #require(try result?.get())
             #expect(run.status == 1)
-            #expect(run.stderr == "error: \(path): not a regular file\n")
+            #expect(run.stderr == "error: \(path): a FIFO, not a regular file\n")
         }
     }
 
@@ -99,7 +104,7 @@ struct ScheduleLimitsTests {
     func demoRefusesDevice() throws {
         let run = try DemoProcess.run(["timeline", "/dev/zero"])
         #expect(run.status == 1)
-        #expect(run.stderr == "error: /dev/zero: not a regular file\n")
+        #expect(run.stderr == "error: /dev/zero: a device, not a regular file\n")
     }
 
     @Test("the demo refuses a schedule file over the size limit before reading it")
@@ -111,7 +116,7 @@ struct ScheduleLimitsTests {
         try Robust.writeSparse(Array(#"{"content": []}"#.utf8), size: size, to: path)
         let run = try DemoProcess.run(["timeline", path])
         #expect(run.status == 1)
-        #expect(run.stderr == "error: \(path): the schedule is \(size) bytes, more than the limit of \(ScheduleDocument.maximumBytes)\n")
+        #expect(run.stderr == "error: \(path): \(size) bytes, more than the limit of \(ScheduleDocument.maximumBytes)\n")
     }
 
     @Test("the demo still names a missing schedule and a folder")
@@ -121,6 +126,6 @@ struct ScheduleLimitsTests {
         #expect(missing.stderr == "error: /nonexistent/schedule.json: no such file\n")
         let folder = try DemoProcess.run(["timeline", "/tmp"])
         #expect(folder.status == 1)
-        #expect(folder.stderr == "error: /tmp: is a folder\n")
+        #expect(folder.stderr == "error: /tmp: a folder, not a regular file\n")
     }
 }

@@ -1,9 +1,15 @@
 @testable import Compositor
+@testable import CompositorCore
+@testable import CompositorHLS
+@testable import CompositorIO
+@testable import CompositorMP4
+import CompositorTesting
 
 /// One event per line, compactly: `<composition> <content> <name> <details>`, times as exact decimals.
 func logLine(_ entry: PlaybackSimulation.Entry) -> String {
     switch entry {
     case .refused(let action, let error): return "refused \(action): \(error)"
+    case .invalidURL(let action, let error): return "refused \(action): \(error)"
     case .event(let event):
         var line = "\(event.compositionTime) \(event.contentTime) \(event.name)"
         switch event.kind {

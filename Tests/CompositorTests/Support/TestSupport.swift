@@ -1,5 +1,10 @@
 import Foundation
 @testable import Compositor
+@testable import CompositorCore
+@testable import CompositorHLS
+@testable import CompositorIO
+@testable import CompositorMP4
+import CompositorTesting
 
 /// Whole or fractional seconds, for readable tests: `s(23)`, `s(8.5)` is not allowed (no Double);
 /// use `t("8.5")` or `t("1001/30000")`.

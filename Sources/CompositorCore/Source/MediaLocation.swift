@@ -12,8 +12,8 @@
 /// | `file://nas/m.mp4`            | error: a file on another host             |
 /// | `https://cdn.example/a.m3u8`  | remote                                    |
 ///
-/// A string literal is a file path: `let ad: SourceLocation = "ad1.mp4"`.
-public struct SourceLocation: Hashable, Sendable, ExpressibleByStringLiteral, CustomStringConvertible {
+/// A string literal is a file path: `let ad: MediaLocation = "ad1.mp4"`.
+public struct MediaLocation: Hashable, Sendable, ExpressibleByStringLiteral, CustomStringConvertible {
     public enum Kind: Hashable, Sendable {
         /// A file on this machine (a relative path is read against the working folder).
         case file(FilePath)
@@ -33,7 +33,7 @@ public struct SourceLocation: Hashable, Sendable, ExpressibleByStringLiteral, Cu
 
     /// Reads a schedule's `url`: a plain path (resolved against `folder` when relative), a `file:`
     /// URL (percent-escapes decoded, so any byte of a path can be named), or another URL (remote).
-    public init(parsing text: String, relativeTo folder: FilePath? = nil) throws(SourceLocationError) {
+    public init(parsing text: String, relativeTo folder: FilePath? = nil) throws(MediaLocationError) {
         guard !text.isEmpty else { throw .empty }
         guard !text.utf8.contains(0) else { throw .invalid(text, reason: "it contains a NUL character") }
         let reference = URIReference(parsing: text)
@@ -88,7 +88,7 @@ public struct SourceLocation: Hashable, Sendable, ExpressibleByStringLiteral, Cu
 }
 
 /// Why a schedule's `url` names no source.
-public enum SourceLocationError: Error, Hashable, Sendable, CustomStringConvertible {
+public enum MediaLocationError: Error, Hashable, Sendable, CustomStringConvertible {
     case empty
     /// `file://host/…` names a file on another machine, which this library cannot open.
     case remoteFileHost(String, host: String)
