@@ -30,6 +30,11 @@ let package = Package(
         .target(name: "CompositorAVFoundation", dependencies: ["Compositor"]),
         .target(name: "CompositorTesting", dependencies: ["Compositor"]),
         .executableTarget(name: "CompositorDemo", dependencies: ["Compositor", "CompositorTesting"]),
+        // Benchmark harnesses (release builds, run by the scripts in Benchmarks/); they use `package`
+        // API, so they live in this package, but no product names them: apps never build them.
+        .executableTarget(name: "MappingBenchmark", dependencies: ["Compositor"], path: "Benchmarks/Sources/MappingBenchmark"),
+        .executableTarget(name: "HLSParseBenchmark", dependencies: ["Compositor"], path: "Benchmarks/Sources/HLSParseBenchmark"),
+        .executableTarget(name: "RenderBenchmark", dependencies: ["Compositor"], path: "Benchmarks/Sources/RenderBenchmark"),
         .testTarget(
             name: "CompositorTests",
             dependencies: ["Compositor", "CompositorCore", "CompositorIO", "CompositorMP4", "CompositorHLS",

@@ -16,8 +16,8 @@ python3 "$here/generate_playlist.py" > "$work/day.m3u8"
 printf '   %s lines, %s bytes\n' "$(wc -l < "$work/day.m3u8")" "$(wc -c < "$work/day.m3u8")"
 
 echo "== building the Swift harness (release)"
-swift build --package-path "$root/Benchmarks" -c release --product HLSParseBenchmark >&2
-bench="$(swift build --package-path "$root/Benchmarks" -c release --show-bin-path)/HLSParseBenchmark"
+swift build --package-path "$root" -c release --product HLSParseBenchmark >&2
+bench="$(swift build --package-path "$root" -c release --show-bin-path)/HLSParseBenchmark"
 
 echo "== installing m3u8 into a temporary virtual environment"
 python3 -m venv "$work/venv"

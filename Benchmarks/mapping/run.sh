@@ -6,5 +6,5 @@
 #   Benchmarks/mapping/run.sh
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
-swift build --package-path "$root/Benchmarks" -c release --product MappingBenchmark >&2
-"$(swift build --package-path "$root/Benchmarks" -c release --show-bin-path)/MappingBenchmark"
+swift build --package-path "$root" -c release --product MappingBenchmark >&2
+"$(swift build --package-path "$root" -c release --show-bin-path)/MappingBenchmark"

@@ -5,8 +5,7 @@
 #   Benchmarks/render/run.sh [WORKDIR]
 #
 # Generates its inputs with ffmpeg (not committed; about 1 GB in WORKDIR, default a new temporary
-# folder, removed at the end unless WORKDIR was given), builds the driver (release, in the
-# Benchmarks package), then for each input size: warms the page cache, and runs each tool
+# folder, removed at the end unless WORKDIR was given), builds the driver (release), then for each input size: warms the page cache, and runs each tool
 # REPS times (default 5, after a `sync`), keeping the fastest. The stitcher fsyncs its output (it
 # must, to be atomic); ffmpeg and cat do not. Prints wall time, ratios and peak RSS (from
 # /usr/bin/time). Targets: stitcher >= 2x faster than ffmpeg, <= 1.5x cat, peak RSS < 64 MiB and flat.
@@ -20,8 +19,8 @@ command -v ffmpeg >/dev/null || { echo "error: ffmpeg not found" >&2; exit 1; }
 [ -x /usr/bin/time ] || { echo "error: /usr/bin/time (GNU time) not found" >&2; exit 1; }
 
 echo "== building the driver (release)"
-swift build --package-path "$ROOT/Benchmarks" -c release --product RenderBenchmark >&2
-BENCH="$(swift build --package-path "$ROOT/Benchmarks" -c release --show-bin-path)/RenderBenchmark"
+swift build --package-path "$ROOT" -c release --product RenderBenchmark >&2
+BENCH="$(swift build --package-path "$ROOT" -c release --show-bin-path)/RenderBenchmark"
 
 # Four 720p sources of about 250 s and 250 MB each (a programme's worth of content at about
 # 8 Mbit/s): 25 s encoded (grain keeps x264 from compressing it away; H.264 with B-frames, keyframe

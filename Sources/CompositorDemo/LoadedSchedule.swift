@@ -7,7 +7,6 @@ struct LoadedSchedule {
     var folder: FilePath { path.parent }
     let schedule: Schedule
     let naturalDurations: [MediaLocation: MediaTime]
-    let trackLayouts: [MediaLocation: SourceTrackLayout]
     let composition: Composition
 
     init(path: FilePath) throws(DemoError) {
@@ -20,7 +19,6 @@ struct LoadedSchedule {
         }
         let durations = NaturalDurationProbe.durations(of: schedule)
         naturalDurations = durations.known
-        trackLayouts = durations.tracks
         do {
             composition = try Composition(schedule: schedule, naturalDurations: durations.known)
         } catch {
@@ -38,7 +36,6 @@ struct LoadedSchedule {
 enum NaturalDurationProbe {
     struct Durations {
         var known: [MediaLocation: MediaTime] = [:]
-        var tracks: [MediaLocation: SourceTrackLayout] = [:]
         /// Why a source's duration is not known.
         var failures: [MediaLocation: String] = [:]
     }
@@ -46,7 +43,7 @@ enum NaturalDurationProbe {
     static func durations(of schedule: Schedule) -> Durations {
         let (results, failures) = SourceProbe.probeAll(schedule)
         return Durations(
-            known: results.mapValues(\.naturalDuration), tracks: results.mapValues(\.tracks),
+            known: results.mapValues(\.naturalDuration),
             failures: failures.mapValues(\.description))
     }
 

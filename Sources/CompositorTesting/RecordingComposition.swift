@@ -3,38 +3,38 @@ import Compositor
 /// Records mutable-composition calls and models what `AVMutableCompositionTrack` does with them:
 /// its segments stay contiguous from 0; an insertion at a time pushes what was there later;
 /// a removal cuts the range out and pulls what follows earlier.
-public final class RecordingComposition: MutableCompositionPort {
-    public init() {}
+package final class RecordingComposition: MutableCompositionPort {
+    package init() {}
 
-    public struct TrackSegment: Hashable {
-        public init(source: MediaLocation?, sourceStart: MediaTime, target: MediaTimeRange) {
+    package struct TrackSegment: Hashable {
+        package init(source: MediaLocation?, sourceStart: MediaTime, target: MediaTimeRange) {
             self.source = source
             self.sourceStart = sourceStart
             self.target = target
         }
 
         /// `nil` for an empty segment.
-        public var source: MediaLocation?
-        public var sourceStart: MediaTime
-        public var target: MediaTimeRange
+        package var source: MediaLocation?
+        package var sourceStart: MediaTime
+        package var target: MediaTimeRange
     }
 
-    public final class Track: MutableCompositionTrackPort {
-        public let kind: TrackKind
-        public private(set) var segments: [TrackSegment] = []
-        public var calls: [String] = []
+    package final class Track: MutableCompositionTrackPort {
+        package let kind: TrackKind
+        package private(set) var segments: [TrackSegment] = []
+        package var calls: [String] = []
 
-        public init(kind: TrackKind) { self.kind = kind }
+        package init(kind: TrackKind) { self.kind = kind }
 
-        public var duration: MediaTime { segments.last?.target.end ?? .zero }
+        package var duration: MediaTime { segments.last?.target.end ?? .zero }
 
-        public func insertTimeRange(_ range: MediaTimeRange, of source: MediaLocation, at startTime: MediaTime) throws {
+        package func insertTimeRange(_ range: MediaTimeRange, of source: MediaLocation, at startTime: MediaTime) throws {
             calls.append("insert \(source) \(range) at \(startTime)")
             insert(TrackSegment(source: source, sourceStart: range.start,
                                 target: MediaTimeRange(start: startTime, duration: range.duration)))
         }
 
-        public func insertEmptyTimeRange(_ range: MediaTimeRange) {
+        package func insertEmptyTimeRange(_ range: MediaTimeRange) {
             calls.append("empty \(range)")
             insert(TrackSegment(source: nil, sourceStart: .zero, target: range))
         }
@@ -51,7 +51,7 @@ public final class RecordingComposition: MutableCompositionPort {
             segments.insert(new, at: index)
         }
 
-        public func remove(_ range: MediaTimeRange) {
+        package func remove(_ range: MediaTimeRange) {
             split(at: range.start)
             split(at: range.end)
             segments.removeAll { range.start <= $0.target.start && $0.target.end <= range.end }
@@ -69,7 +69,7 @@ public final class RecordingComposition: MutableCompositionPort {
         }
 
         /// Segments with adjacent pieces of one source that continue each other merged.
-        public var merged: [TrackSegment] {
+        package var merged: [TrackSegment] {
             var result: [TrackSegment] = []
             for segment in segments {
                 if let last = result.last, last.source == segment.source, last.target.end == segment.target.start,
@@ -83,17 +83,17 @@ public final class RecordingComposition: MutableCompositionPort {
         }
     }
 
-    public private(set) var tracks: [Track] = []
+    package private(set) var tracks: [Track] = []
 
-    public func addMutableTrack(kind: TrackKind) throws -> Track {
+    package func addMutableTrack(kind: TrackKind) throws -> Track {
         let track = Track(kind: kind)
         tracks.append(track)
         return track
     }
 
-    public func removeTimeRange(_ range: MediaTimeRange) {
+    package func removeTimeRange(_ range: MediaTimeRange) {
         for track in tracks { track.remove(range) }
     }
 
-    public func track(_ kind: TrackKind) -> Track? { tracks.first { $0.kind == kind } }
+    package func track(_ kind: TrackKind) -> Track? { tracks.first { $0.kind == kind } }
 }

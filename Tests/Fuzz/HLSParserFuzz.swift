@@ -5,6 +5,7 @@
 // stitch without trapping (typed errors are fine). A crash, a hang (`-timeout`) or an allocation
 // over `-malloc_limit_mb` is a bug.
 import Compositor
+import CompositorHLS
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {

@@ -6,6 +6,7 @@
 // Whatever the bytes, the reader must return a movie or throw an `MP4Error`: a crash, a hang
 // (`-timeout`) or an allocation over `-malloc_limit_mb` is a bug.
 import Compositor
+import CompositorMP4
 import Glibc
 
 nonisolated(unsafe) private var memoryFile: Int32 = -1

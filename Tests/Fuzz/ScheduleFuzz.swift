@@ -6,6 +6,7 @@
 // compile (or throw a `ScheduleError`, overflow included) and answer mapping questions without
 // trapping. A crash, a hang (`-timeout`) or an allocation over `-malloc_limit_mb` is a bug.
 import Compositor
+import CompositorTesting
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {

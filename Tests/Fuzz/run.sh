@@ -5,8 +5,8 @@
 #   Tests/Fuzz/run.sh mp4 1000000
 #   Tests/Fuzz/run.sh hls 0 INPUT...        # replay files (a crash to reproduce), no fuzzing
 #
-# Sources/Compositor is built once with `swiftc -sanitize=fuzzer,address` into a static library
-# in .build-fuzz/ (git-ignored); each target, Tests/Fuzz/<Target>Fuzz.swift, links against it. It starts from the committed seeds (Tests/Fuzz/seeds/<target>) and
+# The library's modules are built once with `swiftc -sanitize=fuzzer,address` into static libraries
+# in .build-fuzz/lib (git-ignored); each target, Tests/Fuzz/<Target>Fuzz.swift, links against it. It starts from the committed seeds (Tests/Fuzz/seeds/<target>) and
 # keeps what it learns in .build-fuzz/corpus/<target>; crashes, hangs (-timeout) and oversized
 # allocations (-malloc_limit_mb) are written to .build-fuzz/artifacts/<target>/ and make the run
 # exit non-zero. Every one found is kept in Tests/Fuzz/regressions/<target>/ (also read as seeds)
@@ -46,20 +46,25 @@ max_len_of() {
   esac
 }
 
-# The library, instrumented once for all targets (coverage + AddressSanitizer).
+# The library's modules, in dependency order, instrumented once for all targets (coverage +
+# AddressSanitizer). `-package-name` lets the targets use `package` API as the tests do.
+modules=(CompositorCore CompositorIO CompositorMP4 CompositorHLS Compositor CompositorTesting)
 build_library() {
-  local lib=$out/lib/libCompositor.a
-  if [[ -f $lib ]] && [[ -z $(find Sources/Compositor -name '*.swift' -newer "$lib" | head -1) ]]; then
+  local stamp=$out/lib/built
+  if [[ -f $stamp ]] && [[ -z $(find Sources -name '*.swift' -newer "$stamp" | head -1) ]]; then
     return
   fi
-  echo "fuzz: building $lib" >&2
   local started=$SECONDS
   mkdir -p "$out/lib"
-  # shellcheck disable=SC2046
-  "$SWIFTC" -sanitize=fuzzer,address -parse-as-library -O -g -swift-version 6 \
-    -module-name Compositor -emit-module -emit-module-path "$out/lib/Compositor.swiftmodule" \
-    -emit-library -static -o "$lib" $(find Sources/Compositor -name '*.swift' | sort)
-  echo "fuzz: built $lib in $((SECONDS - started)) s" >&2
+  for module in "${modules[@]}"; do
+    echo "fuzz: building $out/lib/lib$module.a" >&2
+    # shellcheck disable=SC2046
+    "$SWIFTC" -sanitize=fuzzer,address -parse-as-library -O -g -swift-version 6 -package-name Compositor \
+      -I "$out/lib" -module-name "$module" -emit-module -emit-module-path "$out/lib/$module.swiftmodule" \
+      -emit-library -static -o "$out/lib/lib$module.a" $(find "Sources/$module" -name '*.swift' | sort)
+  done
+  touch "$stamp"
+  echo "fuzz: built the library in $((SECONDS - started)) s" >&2
 }
 
 build() {
@@ -67,12 +72,14 @@ build() {
   src=$(source_of "$name")
   binary=$out/$name-fuzzer
   build_library
-  if [[ -x $binary ]] && [[ ! $out/lib/libCompositor.a -nt $binary ]] && [[ ! $src -nt $binary ]]; then
+  if [[ -x $binary ]] && [[ ! $out/lib/built -nt $binary ]] && [[ ! $src -nt $binary ]]; then
     return
   fi
   echo "fuzz: building $binary" >&2
-  "$SWIFTC" -sanitize=fuzzer,address -parse-as-library -O -g -swift-version 6 -use-ld=lld \
-    -I "$out/lib" "$src" "$out/lib/libCompositor.a" -o "$binary"
+  local libraries=()
+  for module in "${modules[@]}"; do libraries+=("$out/lib/lib$module.a"); done
+  "$SWIFTC" -sanitize=fuzzer,address -parse-as-library -O -g -swift-version 6 -use-ld=lld -package-name Compositor \
+    -I "$out/lib" "$src" "${libraries[@]}" -o "$binary"
 }
 
 run() {

@@ -1,6 +1,8 @@
 // Benchmark harness: parses one playlist file repeatedly with this project's parser and prints the
 // best wall-clock time. Built in release mode by Benchmarks/hls-parse/run.sh.
 import Compositor
+import CompositorHLS
+import CompositorMP4
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)

@@ -1,4 +1,6 @@
 import Compositor
+import CompositorHLS
+import CompositorMP4
 import Foundation
 
 // Compiles schedules of 10 and 10,000 breaks, then times 1,000,000 lookups each way on each, with

@@ -11,6 +11,8 @@ import Glibc
 import Darwin
 #endif
 import Compositor
+import CompositorHLS
+import CompositorMP4
 import Foundation
 
 func fail(_ message: String) -> Never {

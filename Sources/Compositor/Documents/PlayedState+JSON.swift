@@ -11,7 +11,9 @@ extension PlayedState {
     /// ```
     public init(jsonText: String) throws(ScheduleDocumentError) {
         let value: JSONValue
-        do { value = try JSONValue(parsing: Array(jsonText.utf8)) } catch { throw .syntax(error) }
+        do { value = try JSONValue(parsing: Array(jsonText.utf8)) } catch {
+            throw .syntax(line: error.line, column: error.column, reason: error.reason)
+        }
         try self.init(json: value)
     }
 

@@ -38,7 +38,7 @@ public enum ScheduleDocument {
     public static func decode(_ bytes: some Collection<UInt8>, baseFolder: FilePath? = nil) throws(ScheduleDocumentError) -> Schedule {
         guard bytes.count <= maximumBytes else { throw .tooLarge(bytes: bytes.count, limit: maximumBytes) }
         let root: JSONValue
-        do { root = try JSONValue(parsing: bytes) } catch { throw .syntax(error) }
+        do { root = try JSONValue(parsing: bytes) } catch { throw .syntax(line: error.line, column: error.column, reason: error.reason) }
         var reader = Reader(baseFolder: baseFolder)
         return try reader.schedule(root)
     }
@@ -48,7 +48,7 @@ public enum ScheduleDocument {
 /// or the line and column.
 public enum ScheduleDocumentError: Error, Equatable, Sendable, CustomStringConvertible {
     /// Not JSON.
-    case syntax(JSONSyntaxError)
+    case syntax(line: Int, column: Int, reason: String)
     /// JSON, but not a schedule: a missing or unknown key, a value of the wrong type, a bad time.
     case invalid(path: String, reason: String)
     /// A well-formed item that breaks a schedule rule.
@@ -60,7 +60,7 @@ public enum ScheduleDocumentError: Error, Equatable, Sendable, CustomStringConve
 
     public var description: String {
         switch self {
-        case .syntax(let error): return "not valid JSON: \(error)"
+        case .syntax(let line, let column, let reason): return "not valid JSON: line \(line), column \(column): \(reason)"
         case .invalid(let path, let reason): return "\(path): \(reason)"
         case .schedule(let path, let error): return "\(path): \(error)"
         case .tooLarge(let bytes, let limit): return "the schedule is \(bytes) bytes, more than the limit of \(limit)"

@@ -11,7 +11,7 @@ public enum HLSCompositionStitchError: Error, Equatable, Sendable, CustomStringC
     /// The playlist could not be read.
     case unreadable(url: String, reason: String)
     /// The playlist's text is not a valid playlist.
-    case malformed(url: String, HLSParseError)
+    case malformed(url: String, reason: String)
     /// A valid source this stitcher does not join: not a playlist at all (an MP4 file, say), a live
     /// playlist, an I-frame playlist, a variant with alternate renditions, a feature the parser
     /// leaves out.
@@ -22,8 +22,8 @@ public enum HLSCompositionStitchError: Error, Equatable, Sendable, CustomStringC
     /// One playlist cannot carry both formats (MPEG-TS and fragmented MP4, say): a client keeps its
     /// demuxer across discontinuities.
     case mixedSegmentFormats(
-        item: String, url: String, format: HLSSegmentFormat,
-        previousItem: String, previousURL: String, previousFormat: HLSSegmentFormat)
+        item: String, url: String, format: String,
+        previousItem: String, previousURL: String, previousFormat: String)
     /// Variants of one presentation snap an item's cuts differently (their segments are not
     /// aligned), so no single timeline describes the output; a client switching variants would jump.
     case variantsDisagree(item: String, variantURL: String, range: MediaTimeRange, firstVariantURL: String, firstRange: MediaTimeRange)
@@ -37,12 +37,12 @@ public enum HLSCompositionStitchError: Error, Equatable, Sendable, CustomStringC
     /// The output folder could not be written (nothing of it was left behind).
     case cannotWrite(folder: FilePath, reason: String)
     /// Any other refusal of the stitching engine, with the item it concerns when there is one.
-    case stitch(item: String?, HLSStitchError)
+    case stitch(item: String?, reason: String)
 
     public var description: String {
         switch self {
         case .unreadable(let url, let reason): return "\(url): cannot read: \(reason)"
-        case .malformed(let url, let error): return "\(url): malformed playlist: \(error)"
+        case .malformed(let url, let reason): return "\(url): malformed playlist: \(reason)"
         case .unsupported(let url, let reason): return "\(url): unsupported: \(reason)"
         case .snapsToNothing(let item, let url, let requested, let snapped):
             return "'\(item)' (\(url)): \(requested) snaps to the segment boundary \(snapped.start), so nothing of it "
@@ -59,8 +59,8 @@ public enum HLSCompositionStitchError: Error, Equatable, Sendable, CustomStringC
         case .cannotWrite(let folder, let reason): return "\(folder): \(reason)"
         case .unwritableID(let id):
             return "the ID '\(id)' cannot be written in an EXT-X-DATERANGE quoted string (no double quotes or line breaks)"
-        case .stitch(let item?, let error): return "'\(item)': \(error)"
-        case .stitch(nil, let error): return error.description
+        case .stitch(let item?, let reason): return "'\(item)': \(reason)"
+        case .stitch(nil, let reason): return reason
         }
     }
 }

@@ -182,7 +182,7 @@ public struct HLSCompositionStitcher: Sendable {
         }
         guard !playlist.isIFramesOnly else { throw .unsupported(url: playlist.url, reason: "an I-frame playlist cannot be stitched") }
         let boundaries: [MediaTime]
-        do { boundaries = try playlist.segmentBoundaries } catch { throw .stitch(item: segment.id, .timeOverflow(error)) }
+        do { boundaries = try playlist.segmentBoundaries } catch { throw .stitch(item: segment.id, reason: HLSStitchError.timeOverflow(error).description) }
         let (first, last) = HLSStitcher.snap(segment.sourceRange, to: boundaries, rule: snapping)
         guard last > first else {
             throw .snapsToNothing(
@@ -224,17 +224,17 @@ public struct HLSCompositionStitcher: Sendable {
                 pieces[index].playlist.segments.first.map(HLSSegmentFormat.init(segment:)) == expected
             }
             return .mixedSegmentFormats(
-                item: segments[piece].id, url: url, format: format,
+                item: segments[piece].id, url: url, format: format.description,
                 previousItem: previous.map { segments[$0].id } ?? "?", previousURL: previous.map { pieces[$0].playlist.url } ?? "?",
-                previousFormat: expected)
+                previousFormat: expected.description)
         case .sourceNotFinite(_, let url):
             return .unsupported(url: url, reason: "a live playlist (no EXT-X-ENDLIST, not PLAYLIST-TYPE VOD) has no fixed segments to stitch")
         case .unsupportedSource(_, let url, let reason):
             return .unsupported(url: url, reason: reason)
         case .invalidSourceRange(let piece, _), .markerGroupSplit(_, let piece), .conflictingMarker(_, let piece):
-            return .stitch(item: segments[piece].id, error)
+            return .stitch(item: segments[piece].id, reason: error.description)
         case .nothingToStitch, .markerNeedsProgramDateTime, .invalidProgramDateTime, .timeOverflow:
-            return .stitch(item: nil, error)
+            return .stitch(item: nil, reason: error.description)
         }
     }
 

@@ -29,7 +29,7 @@ struct HLSSourcePlaylists {
         }
         let playlist: HLSPlaylist
         do { playlist = try HLSPlaylistParser(limits: loader.limits).parse(bytes, url: url) } catch {
-            throw error.category == .malformed ? .malformed(url: url, error) : .unsupported(url: url, reason: error.description)
+            throw error.category == .malformed ? .malformed(url: url, reason: error.description) : .unsupported(url: url, reason: error.description)
         }
         loaded[url] = playlist
         return playlist
@@ -40,8 +40,8 @@ struct HLSSourcePlaylists {
         switch try playlist(at: url) {
         case .media(let media): return media
         case .multivariant:
-            throw .malformed(url: url, HLSParseError(
-                line: nil, lineText: nil, problem: .wrongPlaylistKind(expected: "media", found: "multivariant")))
+            throw .malformed(url: url, reason: HLSParseError(
+                line: nil, lineText: nil, problem: .wrongPlaylistKind(expected: "media", found: "multivariant")).description)
         }
     }
 

@@ -52,7 +52,7 @@ public struct HLSStitchedComposition: Sendable, Equatable {
     }
 
     /// Each break, where it was scheduled and where it plays.
-    public var breaks: [HLSBreakPlacement] {
+    package var breaks: [HLSBreakPlacement] {
         zip(requested.breaks, composition.breaks).map { asked, plays in
             HLSBreakPlacement(
                 id: plays.id, requestedPosition: asked.position, position: plays.position,
@@ -97,15 +97,15 @@ public struct HLSOutputFile: Sendable, Equatable {
 }
 
 /// A break as scheduled and as it plays in the stitched output.
-public struct HLSBreakPlacement: Sendable, Equatable {
-    public let id: String
+package struct HLSBreakPlacement: Sendable, Equatable {
+    package let id: String
     /// The content time the schedule put it at.
-    public let requestedPosition: MediaTime
+    package let requestedPosition: MediaTime
     /// The content time it plays at: the segment boundary the cut before it snapped to.
-    public let position: MediaTime
-    public let requestedCompositionRange: MediaTimeRange
-    public let compositionRange: MediaTimeRange
+    package let position: MediaTime
+    package let requestedCompositionRange: MediaTimeRange
+    package let compositionRange: MediaTimeRange
 
     /// Whether snapping moved it.
-    public var moved: Bool { requestedPosition != position || requestedCompositionRange != compositionRange }
+    package var moved: Bool { requestedPosition != position || requestedCompositionRange != compositionRange }
 }

@@ -51,8 +51,8 @@ public struct HLSPlaylistLoader: Sendable {
 }
 
 /// Why a playlist file could not be read.
-public struct HLSLoadError: Error, Equatable, Sendable, CustomStringConvertible {
-    public let path: String
-    public let reason: String
-    public var description: String { "\(path): \(reason)" }
+package struct HLSLoadError: Error, Equatable, Sendable, CustomStringConvertible {
+    package let path: String
+    package let reason: String
+    package var description: String { "\(path): \(reason)" }
 }

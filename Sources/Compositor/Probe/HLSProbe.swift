@@ -36,7 +36,7 @@ package struct HLSProbeResult: Sendable, Equatable {
 }
 
 /// Why an HLS source could not be probed.
-public enum HLSProbeError: Error, Equatable, Sendable, CustomStringConvertible {
+package enum HLSProbeError: Error, Equatable, Sendable, CustomStringConvertible {
     /// The playlist may still grow (no `EXT-X-ENDLIST`, not `EXT-X-PLAYLIST-TYPE:VOD`), so it has no
     /// natural duration: it cannot be an ad, nor anything else that needs a finite length.
     case notFinite(url: String, playlistType: HLSPlaylistType?)
@@ -49,7 +49,19 @@ public enum HLSProbeError: Error, Equatable, Sendable, CustomStringConvertible {
     /// The durations add up to more than `MediaTime` holds.
     case durationOverflow(url: String, MediaTimeError)
 
-    public var description: String {
+    /// The playlist the error is about.
+    package var url: String {
+        switch self {
+        case .notFinite(let url, _), .invalidPlaylist(let url, _), .unreadable(let url, _), .noVariants(let url),
+             .durationOverflow(let url, _):
+            return url
+        }
+    }
+
+    /// The description without the URL.
+    package var reason: String { String(description.dropFirst(url.count + 2)) }
+
+    package var description: String {
         switch self {
         case .notFinite(let url, let type):
             let kind = type == .event ? "an EVENT playlist without EXT-X-ENDLIST" : "a live playlist (no EXT-X-ENDLIST, not PLAYLIST-TYPE VOD)"

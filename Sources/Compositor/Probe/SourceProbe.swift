@@ -10,21 +10,22 @@ public struct SourceProbeResult: Hashable, Sendable {
     public let format: Format
     /// The longest track (MP4) or the exact sum of `EXTINF`s (HLS): what an omitted `end` means.
     public let naturalDuration: MediaTime
-    /// The tracks and how long each presents; HLS playlists report none (their segments carry them).
-    public let tracks: SourceTrackLayout
+    /// How long each track presents (from 0); HLS playlists report none (their segments carry them).
+    public let trackDurations: [TrackKind: MediaTime]
 }
 
 /// Why a source could not be probed.
 public enum SourceProbeError: Error, Equatable, Sendable, CustomStringConvertible {
     case mp4(MP4Error)
-    case hls(HLSProbeError)
+    /// An HLS playlist that could not be read, is malformed, or has no finite duration.
+    case playlist(url: String, reason: String)
     /// A location this build cannot open: only local files are read.
     case remote(MediaLocation)
 
     public var description: String {
         switch self {
         case .mp4(let error): return error.description
-        case .hls(let error): return error.description
+        case .playlist(let url, let reason): return "\(url): \(reason)"
         case .remote(let location): return "\(location): only local files can be probed"
         }
     }
@@ -43,9 +44,9 @@ public enum SourceProbe {
         if isPlaylist(path) {
             do {
                 let result = try HLSProbe.probe(url: hlsURL(path))
-                return SourceProbeResult(format: .hls, naturalDuration: result.duration, tracks: SourceTrackLayout(durations: [:]))
+                return SourceProbeResult(format: .hls, naturalDuration: result.duration, trackDurations: [:])
             } catch {
-                throw .hls(error)
+                throw .playlist(url: error.url, reason: error.reason)
             }
         }
         do {
@@ -53,7 +54,7 @@ public enum SourceProbe {
             var durations: [TrackKind: MediaTime] = [:]
             if let video = movie.videoTrack { durations[.video] = video.presentationDuration }
             if let audio = movie.audioTrack { durations[.audio] = audio.presentationDuration }
-            return SourceProbeResult(format: .mp4, naturalDuration: movie.naturalDuration, tracks: SourceTrackLayout(durations: durations))
+            return SourceProbeResult(format: .mp4, naturalDuration: movie.naturalDuration, trackDurations: durations)
         } catch {
             throw .mp4(error)
         }

@@ -1,20 +1,20 @@
 /// Which tracks a source has and how long each presents (from 0), as probing reports them.
-public struct SourceTrackLayout: Hashable, Sendable {
-    public var durations: [TrackKind: MediaTime]
+package struct SourceTrackLayout: Hashable, Sendable {
+    package var durations: [TrackKind: MediaTime]
 
-    public init(durations: [TrackKind: MediaTime]) { self.durations = durations }
+    package init(durations: [TrackKind: MediaTime]) { self.durations = durations }
 }
 
 /// The calls a mutable composition needs, shaped like `AVMutableComposition` and
 /// `AVMutableCompositionTrack`; the AVFoundation adapter forwards them, tests record them.
-public protocol MutableCompositionTrackPort: AnyObject {
+package protocol MutableCompositionTrackPort: AnyObject {
     /// `insertTimeRange(_:of:at:)`: `range` of `source`'s track of this kind, at `startTime`.
     func insertTimeRange(_ range: MediaTimeRange, of source: MediaLocation, at startTime: MediaTime) throws
     /// `insertEmptyTimeRange(_:)`: nothing (silence, for audio) for `range`.
     func insertEmptyTimeRange(_ range: MediaTimeRange)
 }
 
-public protocol MutableCompositionPort: AnyObject {
+package protocol MutableCompositionPort: AnyObject {
     associatedtype Track: MutableCompositionTrackPort
     /// `addMutableTrack(withMediaType:preferredTrackID:)`; throws where that returns `nil`.
     func addMutableTrack(kind: TrackKind) throws -> Track
@@ -23,20 +23,20 @@ public protocol MutableCompositionPort: AnyObject {
 }
 
 /// One call of a composition edit.
-public enum CompositionEdit: Hashable, Sendable {
+package enum CompositionEdit: Hashable, Sendable {
     case insert(track: TrackKind, source: MediaLocation, sourceRange: MediaTimeRange, at: MediaTime)
     case insertEmpty(track: TrackKind, range: MediaTimeRange)
     case removeTimeRange(MediaTimeRange)
 }
 
 /// Why a composition cannot be turned into edits.
-public enum CompositionEditError: Error, Equatable, Sendable, CustomStringConvertible {
+package enum CompositionEditError: Error, Equatable, Sendable, CustomStringConvertible {
     /// The caller gave no track layout for a source the composition uses.
     case unknownTracks(MediaLocation)
     /// No source of the composition has any track.
     case noTracks
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .unknownTracks(let source): return "no track layout for \(source) (probe it first)"
         case .noTracks: return "no source of the composition has a video or audio track"
@@ -53,11 +53,11 @@ public enum CompositionEditError: Error, Equatable, Sendable, CustomStringConver
 /// video        insert C[0,10)@0, insert ad[0,5)@10, insert C[10,20)@15
 /// audio        insert C[0,10)@0, empty [10,15) (the ad has no audio), insert C[10,20)@15
 /// ```
-public enum CompositionEditPlanner {
+package enum CompositionEditPlanner {
     /// The calls that build `composition` from empty, track by track: each segment's source range
     /// where the source's track covers it, an empty range where it does not (a missing track, or
     /// one that ends early), so every track lasts exactly the composition's duration.
-    public static func edits(
+    package static func edits(
         for composition: Composition, tracks: (MediaLocation) -> SourceTrackLayout?
     ) throws(CompositionEditError) -> [CompositionEdit] {
         var layouts: [MediaLocation: SourceTrackLayout] = [:]
@@ -91,7 +91,7 @@ public enum CompositionEditPlanner {
     /// The removals that turn `old` into `new` when `new` is `old` less some breaks (a `once` break
     /// that played), latest first so each range is still where `old` had it; `nil` when the change
     /// is anything else, which needs a new composition.
-    public static func removals(from old: Composition, to new: Composition) -> [CompositionEdit]? {
+    package static func removals(from old: Composition, to new: Composition) -> [CompositionEdit]? {
         let kept = Set(new.breaks.map(\.id))
         let removed = old.breaks.filter { !kept.contains($0.id) }
         guard !removed.isEmpty else { return old == new ? [] : nil }
@@ -102,7 +102,7 @@ public enum CompositionEditPlanner {
     }
 
     /// Replays `edits` on `composition`, adding the tracks the edits use.
-    public static func apply<Port: MutableCompositionPort>(_ edits: [CompositionEdit], to composition: Port) throws {
+    package static func apply<Port: MutableCompositionPort>(_ edits: [CompositionEdit], to composition: Port) throws {
         var tracks: [TrackKind: Port.Track] = [:]
         func track(_ kind: TrackKind) throws -> Port.Track {
             if let existing = tracks[kind] { return existing }

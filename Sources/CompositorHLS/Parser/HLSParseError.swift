@@ -10,24 +10,24 @@ import CompositorCore
 /// ```
 /// line 7: EXTINF without a URI: '#EXTINF:10,'
 /// ```
-public struct HLSParseError: Error, Equatable, Sendable, CustomStringConvertible {
+package struct HLSParseError: Error, Equatable, Sendable, CustomStringConvertible {
     /// The 1-based line the problem was found on; `nil` when it concerns the whole input.
-    public let line: Int?
+    package let line: Int?
     /// That line's text (cut to 200 characters), or `nil` with `line`.
-    public let lineText: String?
-    public let problem: Problem
+    package let lineText: String?
+    package let problem: Problem
 
-    public init(line: Int?, lineText: String?, problem: Problem) {
+    package init(line: Int?, lineText: String?, problem: Problem) {
         self.line = line
         self.lineText = lineText.map { $0.count > 200 ? String($0.prefix(200)) + "…" : $0 }
         self.problem = problem
     }
 
-    public enum Category: Sendable, Equatable {
+    package enum Category: Sendable, Equatable {
         case malformed, unsupported, limitExceeded
     }
 
-    public enum Problem: Error, Equatable, Sendable, CustomStringConvertible {
+    package enum Problem: Error, Equatable, Sendable, CustomStringConvertible {
         // Limits
         /// The input is longer than `HLSParseLimits.maximumPlaylistBytes`.
         case playlistTooLarge(bytes: Int, limit: Int)
@@ -80,7 +80,7 @@ public struct HLSParseError: Error, Equatable, Sendable, CustomStringConvertible
         /// A protocol version newer than this parser knows.
         case unsupportedVersion(Int64)
 
-        public var category: Category {
+        package var category: Category {
             switch self {
             case .playlistTooLarge, .lineTooLong: return .limitExceeded
             case .unsupportedFeature, .unsupportedVersion: return .unsupported
@@ -88,7 +88,7 @@ public struct HLSParseError: Error, Equatable, Sendable, CustomStringConvertible
             }
         }
 
-        public var description: String {
+        package var description: String {
             switch self {
             case .playlistTooLarge(let bytes, let limit): return "playlist is \(bytes) bytes, more than the limit of \(limit)"
             case .lineTooLong(let bytes, let limit): return "line is \(bytes) bytes, more than the limit of \(limit)"
@@ -119,9 +119,9 @@ public struct HLSParseError: Error, Equatable, Sendable, CustomStringConvertible
         }
     }
 
-    public var category: Category { problem.category }
+    package var category: Category { problem.category }
 
-    public var description: String {
+    package var description: String {
         switch (line, lineText) {
         case let (line?, text?): return "line \(line): \(problem): '\(text)'"
         case let (line?, nil): return "line \(line): \(problem)"

@@ -2,14 +2,14 @@ import CompositorCore
 
 /// The container of a media segment, as far as one playlist can tell: one stitched playlist can only
 /// carry segments of one format (a client keeps its demuxer across discontinuities).
-public enum HLSSegmentFormat: String, Hashable, Sendable, CustomStringConvertible {
+package enum HLSSegmentFormat: String, Hashable, Sendable, CustomStringConvertible {
     case mpegTS = "MPEG-TS"
     case fragmentedMP4 = "fragmented MP4"
     /// Packed audio: raw AAC, MP3, AC-3 or E-AC-3 with an ID3 timestamp.
     case packedAudio = "packed audio"
     case webVTT = "WebVTT"
 
-    public var description: String { rawValue }
+    package var description: String { rawValue }
 
     /// The format of `segment`: an `EXT-X-MAP` means fragmented MP4 (unless the map itself is a
     /// transport stream); otherwise the URI's extension decides, and HLS's default is MPEG-TS.

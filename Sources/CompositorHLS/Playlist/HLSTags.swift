@@ -230,7 +230,7 @@ package struct HLSCueTag: Hashable, Sendable {
 }
 
 /// `EXT-X-PLAYLIST-TYPE`.
-public enum HLSPlaylistType: String, Hashable, Sendable {
+package enum HLSPlaylistType: String, Hashable, Sendable {
     /// Segments are only appended; the playlist may still be growing.
     case event = "EVENT"
     /// The playlist never changes: video on demand.

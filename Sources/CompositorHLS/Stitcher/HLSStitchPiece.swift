@@ -115,7 +115,7 @@ package struct HLSStitchResult: Sendable, Equatable {
 }
 
 /// Why pieces could not be stitched.
-public enum HLSStitchError: Error, Equatable, Sendable, CustomStringConvertible {
+package enum HLSStitchError: Error, Equatable, Sendable, CustomStringConvertible {
     /// No pieces, or every piece snapped to nothing.
     case nothingToStitch
     /// A piece's playlist may still grow, so its range cannot be trusted to exist.
@@ -136,7 +136,7 @@ public enum HLSStitchError: Error, Equatable, Sendable, CustomStringConvertible 
     case conflictingMarker(id: String, piece: Int)
     case timeOverflow(MediaTimeError)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .nothingToStitch: return "nothing to stitch: no pieces, or all of them snapped to empty ranges"
         case .sourceNotFinite(let piece, let url):

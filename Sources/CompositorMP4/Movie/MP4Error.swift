@@ -18,7 +18,7 @@ public enum MP4Error: Error, Sendable, Equatable, CustomStringConvertible {
     /// The file is valid, but uses a feature this library does not handle.
     case unsupported(file: String, boxPath: String, offset: UInt64, reason: String)
     /// Two pieces need different codecs in the same output track.
-    case codecMismatch(track: TrackKind, codec: FourCC, file: String, otherCodec: FourCC, otherFile: String)
+    case codecMismatch(track: TrackKind, codec: String, file: String, otherCodec: String, otherFile: String)
     /// A piece asks for something its source cannot give (an empty range, a range past its end).
     case invalidPiece(index: Int, file: String, reason: String)
     /// The folder the output should go into does not exist.

@@ -33,8 +33,8 @@ struct StitchPlanner {
             var indices: [Int] = []
             for description in track.sampleDescriptions {
                 if let first, first.codec != description.codecFamily {
-                    throw .codecMismatch(track: kind, codec: first.codec, file: first.file,
-                                         otherCodec: description.codecFamily, otherFile: file)
+                    throw .codecMismatch(track: kind, codec: first.codec.description, file: first.file,
+                                         otherCodec: description.codecFamily.description, otherFile: file)
                 }
                 if first == nil { first = (description.codecFamily, file) }
                 if let existing = descriptions.firstIndex(where: { $0.bytes == description.bytes }) {

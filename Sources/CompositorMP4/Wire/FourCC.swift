@@ -1,20 +1,20 @@
 import CompositorCore
 
 /// A four-character code: a box type (`moov`), a sample format (`avc1`), a handler (`vide`).
-public struct FourCC: Hashable, Sendable, ExpressibleByStringLiteral, CustomStringConvertible {
+package struct FourCC: Hashable, Sendable, ExpressibleByStringLiteral, CustomStringConvertible {
     /// The four bytes, big-endian, as they appear in the file.
-    public let rawValue: UInt32
+    package let rawValue: UInt32
 
-    public init(rawValue: UInt32) { self.rawValue = rawValue }
+    package init(rawValue: UInt32) { self.rawValue = rawValue }
 
     /// `text` must be exactly four ASCII characters.
-    public init(stringLiteral text: String) {
+    package init(stringLiteral text: String) {
         let bytes = Array(text.utf8)
         precondition(bytes.count == 4, "a FourCC has four ASCII characters, got '\(text)'")
         self.rawValue = bytes.reduce(0) { $0 << 8 | UInt32($1) }
     }
 
-    public var bytes: [UInt8] {
+    package var bytes: [UInt8] {
         [UInt8(rawValue >> 24), UInt8(rawValue >> 16 & 0xFF), UInt8(rawValue >> 8 & 0xFF), UInt8(rawValue & 0xFF)]
     }
 
@@ -22,7 +22,7 @@ public struct FourCC: Hashable, Sendable, ExpressibleByStringLiteral, CustomStri
     var isPrintable: Bool { bytes.allSatisfy { (0x20...0x7E).contains($0) } }
 
     /// The code as text; bytes that are not printable ASCII are shown as `\xNN`.
-    public var description: String {
+    package var description: String {
         bytes.map { (0x20...0x7E).contains($0) ? String(UnicodeScalar($0)) : "\\x" + hex2($0) }.joined()
     }
 }

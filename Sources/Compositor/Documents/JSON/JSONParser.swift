@@ -4,12 +4,12 @@ import CompositorIO
 import CompositorMP4
 
 /// Why a text is not JSON, with the 1-based line and column where reading stopped.
-public struct JSONSyntaxError: Error, Hashable, Sendable, CustomStringConvertible {
-    public let line: Int
-    public let column: Int
-    public let reason: String
+package struct JSONSyntaxError: Error, Hashable, Sendable, CustomStringConvertible {
+    package let line: Int
+    package let column: Int
+    package let reason: String
 
-    public var description: String { "line \(line), column \(column): \(reason)" }
+    package var description: String { "line \(line), column \(column): \(reason)" }
 }
 
 extension JSONValue {
