@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
 """Prints the public API of the library products, one declaration per line, from the symbol
-graphs that `swift package dump-symbol-graph` writes (run by docs/public-api.sh).
+graphs that `swift package dump-symbol-graph` writes (run by docs/public-api.sh):
 
-    Compositor types: 47 (nested included), declarations: 412
-    CompositorCore.MediaTime  struct
-    CompositorCore.MediaTime.seconds  property
+    # Compositor: 54 top-level types, 62 with nested ones, 505 declarations
+    Ad  struct
+    Ad.end  property
     ...
 
 Modules: what `import Compositor` brings (Compositor and the modules it re-exports) and the two
@@ -27,9 +27,6 @@ def main(folder):
         for symbol in graph["symbols"]:
             if symbol.get("accessLevel") not in ("public", "open"):
                 continue
-            # Declarations that are public only because a protocol requires them add nothing to learn.
-            if symbol["kind"]["identifier"] in ("swift.enum.case",) or True:
-                pass
             module = graph["module"]["name"]
             name = ".".join(symbol["pathComponents"])
             kind = symbol["kind"]["identifier"].removeprefix("swift.")
