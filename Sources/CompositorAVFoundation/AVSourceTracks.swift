@@ -1,4 +1,5 @@
 import Compositor
+import CompositorCore
 #if canImport(AVFoundation)
 import AVFoundation
 
@@ -6,7 +7,7 @@ import AVFoundation
 /// layout the portable planner needs. Nothing is decided here.
 public struct AVSourceTracks: @unchecked Sendable {
     public let tracks: [MediaLocation: [TrackKind: AVAssetTrack]]
-    public let layouts: [MediaLocation: SourceTrackLayout]
+    package let layouts: [MediaLocation: SourceTrackLayout]
 
     /// Loads the tracks of every source `composition` uses.
     public static func load(for composition: Composition) async throws -> AVSourceTracks {

@@ -1,4 +1,5 @@
 import Compositor
+import CompositorCore
 #if canImport(AVFoundation)
 import AVFoundation
 

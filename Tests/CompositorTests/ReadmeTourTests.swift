@@ -1,10 +1,5 @@
 import Testing
-@testable import Compositor
-@testable import CompositorCore
-@testable import CompositorHLS
-@testable import CompositorIO
-@testable import CompositorMP4
-import CompositorTesting
+import Compositor   // exactly what the README's reader writes: nothing package-level, nothing testable
 
 /// The README's tour, verbatim in spirit: if this stops compiling or its answers change, fix the README.
 @Suite("README tour")

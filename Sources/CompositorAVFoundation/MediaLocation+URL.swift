@@ -1,0 +1,20 @@
+import Compositor
+import CompositorCore
+#if canImport(AVFoundation)
+import Foundation
+
+extension MediaLocation {
+    /// A URL for AVFoundation: a file URL made from the path's bytes, or the remote URL.
+    public var foundationURL: URL {
+        switch kind {
+        case .file(let path):
+            let cPath = path.bytes.map { CChar(bitPattern: $0) } + [0]
+            return cPath.withUnsafeBufferPointer {
+                URL(fileURLWithFileSystemRepresentation: $0.baseAddress!, isDirectory: false, relativeTo: nil)
+            }
+        case .remote(let url):
+            return URL(string: url) ?? URL(fileURLWithPath: url)
+        }
+    }
+}
+#endif
