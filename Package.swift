@@ -4,7 +4,7 @@ import PackageDescription
 // The layers are targets, so the arrows between them are enforced by the build:
 //
 //   CompositorCore         Time, Schedule, Timeline, Playback: pure values, no file system, no Foundation
-//   CompositorIO           the one file reader and the atomic output writers (POSIX)
+//   CompositorIO           the one file reader and the atomic output writers, POSIX  (Core)
 //   CompositorMP4          boxes, reader, writer, stitcher          (Core, IO)
 //   CompositorHLS          playlist model, parser, writer, stitcher (Core)
 //   Compositor             probing, exporters, schedule documents; re-exports Core (what apps import)
@@ -23,7 +23,7 @@ let package = Package(
     ],
     targets: [
         .target(name: "CompositorCore"),
-        .target(name: "CompositorIO"),
+        .target(name: "CompositorIO", dependencies: ["CompositorCore"]),
         .target(name: "CompositorMP4", dependencies: ["CompositorCore", "CompositorIO"]),
         .target(name: "CompositorHLS", dependencies: ["CompositorCore"]),
         .target(name: "Compositor", dependencies: ["CompositorCore", "CompositorIO", "CompositorMP4", "CompositorHLS"]),
