@@ -33,7 +33,7 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
 
     // What probing and planning do with a movie that was read: every derived value must be
     // computable without trapping.
-    let probe = MP4Probe.probe(movie)
+    let probe = movie.summary
     _ = probe.naturalDuration
     for track in movie.tracks {
         _ = track.presentationDuration

@@ -18,7 +18,7 @@ struct MP4ProbeTests {
         (MP4Fixtures.audioOnly, "2", false, true),
     ])
     func fixture(path: String, duration: String, hasVideo: Bool, hasAudio: Bool) throws {
-        let result = try MP4Probe.probe(path: FilePath(path))
+        let result = try MP4Reader.read(path: FilePath(path)).summary
         #expect(result.naturalDuration == (try MediaTime(parsing: duration)))
         #expect(result.hasVideo == hasVideo)
         #expect(result.hasAudio == hasAudio)
@@ -34,7 +34,7 @@ struct MP4ProbeTests {
 
     @Test("the 29.97 fps video track's own duration is exact: 180 frames of 1001/30000 s")
     func exactVideoDuration() throws {
-        let result = try MP4Probe.probe(path: FilePath(MP4Fixtures.ad2))
+        let result = try MP4Reader.read(path: FilePath(MP4Fixtures.ad2)).summary
         #expect(result.video?.duration == MediaTime(value: 180_180, timescale: 30000))
         #expect(result.audio?.channelCount == 1)
     }
@@ -42,6 +42,6 @@ struct MP4ProbeTests {
     @Test("a missing file is a typed error naming it")
     func missing() {
         let path = MP4Fixtures.path("no-such-clip.mp4")
-        #expect(throws: MP4Error.fileNotFound(file: path)) { try MP4Probe.probe(path: FilePath(path)) }
+        #expect(throws: MP4Error.fileNotFound(file: path)) { try MP4Reader.read(path: FilePath(path)).summary }
     }
 }

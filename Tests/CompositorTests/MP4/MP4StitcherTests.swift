@@ -50,7 +50,7 @@ func stitchAndJudge(cutMode: MP4CutMode = .sampleAccurate, _ pieces: [MP4StitchP
         for edit in edits { editBoundaries.append(editBoundaries.last! + MediaTime(value: Int64(edit.segmentDuration), timescale: movie.timescale)) }
         // Pieces whose source presents this track somewhere in the piece's range.
         let pieceStarts = try plan.pieces.filter { piece in
-            let sourceTrack = try MP4Probe.probe(path: piece.path).tracks.first { $0.kind == track.kind }
+            let sourceTrack = try MP4Reader.read(path: piece.path).summary.tracks.first { $0.kind == track.kind }
             return sourceTrack.map { piece.sourceRange.start < $0.duration } ?? false
         }.map(\.compositionRange.start)
         #expect(Set(pieceStarts).isSubset(of: Set(editBoundaries)), "\(track.kind): an edit starts at every piece with this track", sourceLocation: sourceLocation)

@@ -154,7 +154,7 @@ enum Robust {
     static func exerciseMP4(_ path: String) -> (readError: MP4Error?, planOutcomes: [String]) {
         let movie: MP4Movie
         do { movie = try MP4Reader.read(path: FilePath(path)) } catch { return (error, []) }
-        _ = MP4Probe.probe(movie)
+        _ = movie.summary
         for track in movie.tracks {
             _ = track.presentationDuration
             for index in 0..<track.samples.count { _ = track.samples.compositionTime(index) }

@@ -1,11 +1,8 @@
 import CompositorCore
-import CompositorHLS
-import CompositorIO
-import CompositorMP4
 
 /// What a schedule needs to know about an MP4 source without touching its samples: how long it
 /// naturally runs and which tracks it has.
-package struct MP4ProbeResult: Sendable, Equatable {
+package struct MP4MovieSummary: Sendable, Equatable {
     /// One track's outline.
     package struct Track: Sendable, Equatable {
         package let kind: TrackKind?
@@ -34,17 +31,10 @@ package struct MP4ProbeResult: Sendable, Equatable {
     package var hasAudio: Bool { audio != nil }
 }
 
-/// Probes MP4 sources: reads the `moov` (never the media data) and summarises it.
-package enum MP4Probe {
-    /// The natural duration and track layout of the MP4 file at `path`.
-    package static func probe(path: FilePath) throws(MP4Error) -> MP4ProbeResult {
-        let movie = try MP4Reader.read(path: path)
-        return probe(movie)
-    }
-
-    /// The same summary of a movie already read.
-    package static func probe(_ movie: MP4Movie) -> MP4ProbeResult {
-        let tracks = movie.tracks.map { track -> MP4ProbeResult.Track in
+extension MP4Movie {
+    /// What a schedule needs to know about the movie without touching its samples.
+    package var summary: MP4MovieSummary {
+        let tracks = tracks.map { track -> MP4MovieSummary.Track in
             let description = track.sampleDescriptions.first
             var sampleRate = description?.sampleRate
             var channels = description?.channelCount
@@ -52,11 +42,11 @@ package enum MP4Probe {
                 sampleRate = config.sampleRate
                 if config.channelConfiguration > 0 { channels = config.channelConfiguration }
             }
-            return MP4ProbeResult.Track(
+            return MP4MovieSummary.Track(
                 kind: track.kind, codec: description?.format ?? FourCC(rawValue: 0),
                 duration: track.presentationDuration, width: description?.width, height: description?.height,
                 sampleRate: sampleRate, channelCount: channels)
         }
-        return MP4ProbeResult(path: movie.path, naturalDuration: movie.naturalDuration, tracks: tracks)
+        return MP4MovieSummary(path: path, naturalDuration: naturalDuration, tracks: tracks)
     }
 }
