@@ -114,21 +114,21 @@ struct RenderTests {
     }
 
     @Test("the demo's render command: output, summary, and nothing left behind on failure")
-    func demoCommand() throws {
+    func demoCommand() async throws {
         guard FFmpeg.tools() != nil else { return }
         let folder = try MP4Fixtures.makeScratchFolder("render-cli")
         defer { MP4Fixtures.remove(folder) }
-        let ok = try DemoProcess.run(["render", "Fixtures/demo.json", "--output", folder + "/out.mp4", "--cut", "keyframe"])
+        let ok = try await DemoProcess.run(["render", "Fixtures/demo.json", "--output", folder + "/out.mp4", "--cut", "keyframe"])
         #expect(ok.status == 0, "\(ok.stderr)")
         #expect(ok.stdout.hasPrefix("wrote \(folder)/out.mp4: "))
         #expect(ok.stdout.contains("snapped to"))
 
-        let missingFolder = try DemoProcess.run(["render", "Fixtures/demo.json", "--output", folder + "/no/such/out.mp4"])
+        let missingFolder = try await DemoProcess.run(["render", "Fixtures/demo.json", "--output", folder + "/no/such/out.mp4"])
         #expect(missingFolder.status == 1)
         #expect(missingFolder.stderr.hasPrefix("error: Fixtures/demo.json: "), "\(missingFolder.stderr)")
         #expect(MP4Fixtures.listing(folder) == ["out.mp4"])
 
-        let badCut = try DemoProcess.run(["render", "Fixtures/demo.json", "--output", folder + "/x.mp4", "--cut", "fast"])
+        let badCut = try await DemoProcess.run(["render", "Fixtures/demo.json", "--output", folder + "/x.mp4", "--cut", "fast"])
         #expect(badCut.status == 64)
     }
 }
