@@ -20,8 +20,8 @@ struct DemoCommandTests {
     }
 
     @Test("timeline --json prints the contract's object")
-    func timelineJSON() throws {
-        let result = try DemoProcess.run(["timeline", sample, "--json"])
+    func timelineJSON() async throws {
+        let result = try await DemoProcess.run(["timeline", sample, "--json"])
         #expect(result.status == 0, "\(result.stderr)")
         let root = try object(result.stdout)
         #expect(root.keys == ["contentDuration", "compositionDuration", "segments", "breaks"])
@@ -42,25 +42,25 @@ struct DemoCommandTests {
     }
 
     @Test("map both ways, as JSON")
-    func mapJSON() throws {
-        let inAd = try DemoProcess.run(["map", sample, "--composition-time", "50", "--json"])
+    func mapJSON() async throws {
+        let inAd = try await DemoProcess.run(["map", sample, "--composition-time", "50", "--json"])
         #expect(inAd.status == 0, "\(inAd.stderr)")
         #expect(try object(inAd.stdout) == JSONObject([
             "contentTime": .number("23"), "compositionTime": .number("50"), "kind": .string("ad"),
             "id": .string("pod-2"), "sourceTime": .number("5"), "breakID": .string("pod"),
             "adIndex": .number("2"), "podSize": .number("2"), "timeInAd": .number("5"), "timeInBreak": .number("22"),
         ]))
-        let after = try object(try DemoProcess.run(["map", sample, "--content-time", "23", "--json"]).stdout)
+        let after = try object(try await DemoProcess.run(["map", sample, "--content-time", "23", "--json"]).stdout)
         #expect(after["compositionTime"] == .number("62"))
         #expect(after["kind"] == .string("content"))
-        let before = try object(try DemoProcess.run(["map", sample, "--content-time", "23", "--before-breaks", "--json"]).stdout)
+        let before = try object(try await DemoProcess.run(["map", sample, "--content-time", "23", "--before-breaks", "--json"]).stdout)
         #expect(before["compositionTime"] == .number("28"))
         #expect(before["id"] == .string("pod-1"))
     }
 
     @Test("rational times in and out: exact rationals are printed beside rounded seconds")
-    func rationalMap() throws {
-        let result = try DemoProcess.run(["map", sample, "--content-time", "1001/30000", "--json"])
+    func rationalMap() async throws {
+        let result = try await DemoProcess.run(["map", sample, "--content-time", "1001/30000", "--json"])
         let root = try object(result.stdout)
         #expect(root["contentTime"] == .number("0.033366667"))
         #expect(root["contentTimeExact"] == .string("1001/30000"))
@@ -68,16 +68,16 @@ struct DemoCommandTests {
     }
 
     @Test("human output: a table and a bar")
-    func humanTimeline() throws {
-        let result = try DemoProcess.run(["timeline", sample])
+    func humanTimeline() async throws {
+        let result = try await DemoProcess.run(["timeline", sample])
         #expect(result.status == 0)
         #expect(result.stdout.contains("content 170 s, composition 294 s, 11 segments, 5 breaks"))
         #expect(result.stdout.contains("(= content, # ad)"))
     }
 
     @Test("simulate --json prints one event object per line")
-    func simulateJSON() throws {
-        let result = try DemoProcess.run(["simulate", sample, "--actions", "play 30; seek content 50; play 30", "--json"])
+    func simulateJSON() async throws {
+        let result = try await DemoProcess.run(["simulate", sample, "--actions", "play 30; seek content 50; play 30", "--json"])
         #expect(result.status == 0, "\(result.stderr)")
         let lines = result.stdout.split(separator: "\n").map(String.init)
         let events = try lines.map { try object($0) }
@@ -98,8 +98,8 @@ struct DemoCommandTests {
     }
 
     @Test("simulate: a refused action is a note on stderr, not a failure")
-    func simulateRefusal() throws {
-        let result = try DemoProcess.run(["simulate", sample, "--actions", "play 10; skip ad"])
+    func simulateRefusal() async throws {
+        let result = try await DemoProcess.run(["simulate", sample, "--actions", "play 10; skip ad"])
         #expect(result.status == 0)
         #expect(result.stderr == "note: action 2 refused: no ad is playing\n")
     }
@@ -109,21 +109,21 @@ struct DemoCommandTests {
         (["map", "Fixtures/reference-sample.json", "--content-time", "500"], "error: content time 500 s is outside the content (0...170 s)"),
         (["timeline", "Fixtures"], "error: Fixtures: a folder, not a regular file"),
     ])
-    func failures(arguments: [String], message: String) throws {
-        let result = try DemoProcess.run(arguments)
+    func failures(arguments: [String], message: String) async throws {
+        let result = try await DemoProcess.run(arguments)
         #expect(result.status == 1)
         #expect(result.stderr.hasPrefix(message), "\(result.stderr)")
         #expect(result.stdout.isEmpty)
     }
 
     @Test("a schedule error names the file, the item and the value")
-    func scheduleError() throws {
+    func scheduleError() async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("compositor-demo-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
         let file = folder.appendingPathComponent("bad.json")
         try Data(#"{"content": [{"id": "c", "url": "c.mp4", "end": 10}], "breaks": [{"id": "late", "at": 12, "ads": [{"url": "a.mp4", "end": 1}]}]}"#.utf8).write(to: file)
-        let result = try DemoProcess.run(["timeline", file.path])
+        let result = try await DemoProcess.run(["timeline", file.path])
         #expect(result.status == 1)
         #expect(result.stderr == "error: \(file.path): break 'late' at 12 s is outside the content (0...10 s)\n")
     }
@@ -135,8 +135,8 @@ struct DemoCommandTests {
         ["simulate", "Fixtures/reference-sample.json", "--actions", "jump 3"],
         ["simulate", "Fixtures/reference-sample.json", "--snapback", "sometimes"],
     ])
-    func usage(arguments: [String]) throws {
-        let result = try DemoProcess.run(arguments)
+    func usage(arguments: [String]) async throws {
+        let result = try await DemoProcess.run(arguments)
         #expect(result.status == 64)
         #expect(result.stderr.hasPrefix("error: "))
         #expect(result.stderr.contains("usage:"))

@@ -13,7 +13,7 @@ import CompositorTesting
 /// composition 0    5        13.5     23.5 26.5     38     44 46    53     60
 ///             |a1  |feature |a2      |a3  |feature |extra |a5|extra|a4    |
 /// ```
-@Suite("Rendering compositions to MP4 (judged by ffmpeg)")
+@Suite("Rendering compositions to MP4 (judged by ffmpeg)", .needsFFmpeg)
 struct RenderTests {
     func loadDemo() throws -> Composition {
         let folder = packageRoot.appendingPathComponent("Fixtures").path
@@ -25,8 +25,8 @@ struct RenderTests {
     }
 
     @Test("exactly the scheduled source frames, in order, and every frame maps back exactly", arguments: MP4CutMode.allCases)
-    func frames(cut: MP4CutMode) throws {
-        guard let ffmpeg = FFmpeg.tools() else { return }
+    func frames(cut: MP4CutMode) async throws {
+        let ffmpeg = try FFmpeg.require()
         let composition = try loadDemo()
         let folder = try MP4Fixtures.makeScratchFolder("render")
         defer { MP4Fixtures.remove(folder) }
@@ -39,18 +39,18 @@ struct RenderTests {
         var expected: [(hash: String, segment: Int, sourceTime: MediaTime)] = []
         for (index, segment) in reported.segments.enumerated() {
             let path = try #require(segment.source.filePath).description
-            if sourceFrames[path] == nil { sourceFrames[path] = try ffmpeg.videoFrames(path) }
+            if sourceFrames[path] == nil { sourceFrames[path] = try await ffmpeg.videoFrames(path) }
             for frame in sourceFrames[path]! where segment.sourceRange.contains(frame.time) {
                 expected.append((frame.hash, index, frame.time))
             }
         }
         // ffmpeg judges the frames and their order (its timestamps are not exact across edits:
         // it starts each edit with its first kept frame, as REFERENCE.md notes).
-        #expect(try ffmpeg.videoFrames(output).map(\.hash) == expected.map(\.hash))
+        #expect(try await ffmpeg.videoFrames(output).map(\.hash) == expected.map(\.hash))
         // Exact timing, by the edit lists as QuickTime reads them: every sample that starts inside
         // an edit is the source frame the reported composition puts at that instant.
         #expect(try RenderTests.presentedVideo(output) == RenderTests.scheduledVideo(reported))
-        let ends = try ffmpeg.streamEnds(output)
+        let ends = try await ffmpeg.streamEnds(output)
         #expect(ends["video"] == reported.duration)
         if cut == .sampleAccurate {
             #expect(ends["audio"] == reported.duration)
@@ -61,7 +61,7 @@ struct RenderTests {
             let halfFrame = MediaTime(value: 512, timescale: 44100)
             #expect(audioEnd > reported.duration - halfFrame && audioEnd < reported.duration + halfFrame)
         }
-        #expect(try ffmpeg.audioDecodeErrors(output) == "")
+        #expect(try await ffmpeg.audioDecodeErrors(output) == "")
     }
 
     /// (presentation time, sample bytes) of every video sample that starts inside an edit.
@@ -114,21 +114,21 @@ struct RenderTests {
     }
 
     @Test("the demo's render command: output, summary, and nothing left behind on failure")
-    func demoCommand() throws {
-        guard FFmpeg.tools() != nil else { return }
+    func demoCommand() async throws {
+        _ = try FFmpeg.require()
         let folder = try MP4Fixtures.makeScratchFolder("render-cli")
         defer { MP4Fixtures.remove(folder) }
-        let ok = try DemoProcess.run(["render", "Fixtures/demo.json", "--output", folder + "/out.mp4", "--cut", "keyframe"])
+        let ok = try await DemoProcess.run(["render", "Fixtures/demo.json", "--output", folder + "/out.mp4", "--cut", "keyframe"])
         #expect(ok.status == 0, "\(ok.stderr)")
         #expect(ok.stdout.hasPrefix("wrote \(folder)/out.mp4: "))
         #expect(ok.stdout.contains("snapped to"))
 
-        let missingFolder = try DemoProcess.run(["render", "Fixtures/demo.json", "--output", folder + "/no/such/out.mp4"])
+        let missingFolder = try await DemoProcess.run(["render", "Fixtures/demo.json", "--output", folder + "/no/such/out.mp4"])
         #expect(missingFolder.status == 1)
         #expect(missingFolder.stderr.hasPrefix("error: Fixtures/demo.json: "), "\(missingFolder.stderr)")
         #expect(MP4Fixtures.listing(folder) == ["out.mp4"])
 
-        let badCut = try DemoProcess.run(["render", "Fixtures/demo.json", "--output", folder + "/x.mp4", "--cut", "fast"])
+        let badCut = try await DemoProcess.run(["render", "Fixtures/demo.json", "--output", folder + "/x.mp4", "--cut", "fast"])
         #expect(badCut.status == 64)
     }
 }

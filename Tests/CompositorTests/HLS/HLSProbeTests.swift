@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 @testable import Compositor
 @testable import CompositorCore
@@ -117,7 +118,7 @@ final class HLSTemporaryDirectory {
     }
 
     deinit {
-        _ = try? hlsRunProcess("/bin/rm", ["-rf", path])
+        try? FileManager.default.removeItem(atPath: path)
     }
 }
 

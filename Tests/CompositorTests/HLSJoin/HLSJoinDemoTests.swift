@@ -17,11 +17,11 @@ struct HLSJoinDemoTests {
     }
 
     @Test("writes DIR/stitched.m3u8 and DIR/queue-plan.json, and says where each break plays")
-    func writesPlaylistAndQueuePlan() throws {
+    func writesPlaylistAndQueuePlan() async throws {
         let scratch = try MP4Fixtures.makeScratchFolder("hls-cli")
         defer { MP4Fixtures.remove(scratch) }
         let out = scratch + "/out"
-        let result = try DemoProcess.run(["hls", "Fixtures/demo-hls.json", "--output", out])
+        let result = try await DemoProcess.run(["hls", "Fixtures/demo-hls.json", "--output", out])
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdout.hasPrefix("wrote \(out)/stitched.m3u8: 33.8 s, 9 pieces, MPEG-TS segments"))
         #expect(result.stdout.contains("break mid1: asked at 8.5 s, plays at 8 s (segment boundary); composition [11.1, 16.9)"))
@@ -57,10 +57,10 @@ struct HLSJoinDemoTests {
     }
 
     @Test("a multivariant content: DIR/stitched.m3u8 lists one stitched playlist per variant")
-    func multivariantFiles() throws {
+    func multivariantFiles() async throws {
         let scratch = try MP4Fixtures.makeScratchFolder("hls-cli")
         defer { MP4Fixtures.remove(scratch) }
-        let result = try DemoProcess.run(["hls", "Fixtures/demo-hls-multivariant.json", "--output", scratch + "/mv"])
+        let result = try await DemoProcess.run(["hls", "Fixtures/demo-hls-multivariant.json", "--output", scratch + "/mv"])
         #expect(result.status == 0, "\(result.stderr)")
         #expect(MP4Fixtures.listing(scratch + "/mv") == ["queue-plan.json", "stitched-0.m3u8", "stitched-1.m3u8", "stitched.m3u8", "timeline.json"])
         #expect(result.stdout.contains("multivariant playlist of 2 variants"))
@@ -68,32 +68,32 @@ struct HLSJoinDemoTests {
     }
 
     @Test("an existing DIR: a previous stitch is replaced whole; anything else is refused and left as it was")
-    func existingFolder() throws {
+    func existingFolder() async throws {
         let scratch = try MP4Fixtures.makeScratchFolder("hls-cli")
         defer { MP4Fixtures.remove(scratch) }
         let out = scratch + "/out"
-        #expect(try DemoProcess.run(["hls", "Fixtures/demo-hls-multivariant.json", "--output", out]).status == 0)
+        #expect(try await DemoProcess.run(["hls", "Fixtures/demo-hls-multivariant.json", "--output", out]).status == 0)
         // The TS stitch replaces the multivariant one: its variant playlists go too.
-        let again = try DemoProcess.run(["hls", "Fixtures/demo-hls.json", "--output", out])
+        let again = try await DemoProcess.run(["hls", "Fixtures/demo-hls.json", "--output", out])
         #expect(again.status == 0, "\(again.stderr)")
         #expect(MP4Fixtures.listing(out) == ["queue-plan.json", "stitched.m3u8", "timeline.json"])
         #expect(MP4Fixtures.listing(scratch) == ["out"])
 
         try Data("mine".utf8).write(to: URL(fileURLWithPath: out + "/notes.txt"))
         let before = try String(contentsOfFile: out + "/stitched.m3u8", encoding: .utf8)
-        let refused = try DemoProcess.run(["hls", "Fixtures/demo-hls-fmp4.json", "--output", out])
+        let refused = try await DemoProcess.run(["hls", "Fixtures/demo-hls-fmp4.json", "--output", out])
         #expect(refused.status == 1)
         #expect(refused.stderr.hasPrefix("error: \(out): holds files that are not from a previous stitch (notes.txt)"), "\(refused.stderr)")
         #expect(MP4Fixtures.listing(out) == ["notes.txt", "queue-plan.json", "stitched.m3u8", "timeline.json"])
         #expect(try String(contentsOfFile: out + "/stitched.m3u8", encoding: .utf8) == before)
 
         try Data().write(to: URL(fileURLWithPath: scratch + "/file"))
-        let notFolder = try DemoProcess.run(["hls", "Fixtures/demo-hls.json", "--output", scratch + "/file"])
+        let notFolder = try await DemoProcess.run(["hls", "Fixtures/demo-hls.json", "--output", scratch + "/file"])
         #expect(notFolder.status == 1 && notFolder.stderr.hasPrefix("error: \(scratch)/file: exists and is a regular file, not a folder"))
     }
 
     @Test("failures exit 1 with 'error: ' naming the file and the reason, and leave nothing behind")
-    func failuresLeaveNothing() throws {
+    func failuresLeaveNothing() async throws {
         let scratch = try MP4Fixtures.makeScratchFolder("hls-cli")
         defer { MP4Fixtures.remove(scratch) }
         let schedule = scratch + "/mixed.json"
@@ -101,36 +101,36 @@ struct HLSJoinDemoTests {
             { "content": [ { "id": "feature", "url": "\#(HLSJoin.fixtures)/hls/ts/content/index.m3u8" } ],
               "breaks": [ { "id": "b", "at": 4, "ads": [ { "id": "a", "url": "\#(HLSJoin.fixtures)/hls/fmp4/ad1/index.m3u8" } ] } ] }
             """#.utf8).write(to: URL(fileURLWithPath: schedule))
-        let mixed = try DemoProcess.run(["hls", schedule, "--output", scratch + "/out"])
+        let mixed = try await DemoProcess.run(["hls", schedule, "--output", scratch + "/out"])
         #expect(mixed.status == 1)
         #expect(mixed.stderr == "error: \(schedule): 'a' (\(HLSJoin.fixtures)/hls/fmp4/ad1/index.m3u8) has fragmented MP4 segments "
             + "but 'feature' (\(HLSJoin.fixtures)/hls/ts/content/index.m3u8) before it has MPEG-TS segments; one playlist cannot mix them\n")
         #expect(MP4Fixtures.listing(scratch) == ["mixed.json"])
 
-        let missingParent = try DemoProcess.run(["hls", "Fixtures/demo-hls.json", "--output", scratch + "/no/such/out"])
+        let missingParent = try await DemoProcess.run(["hls", "Fixtures/demo-hls.json", "--output", scratch + "/no/such/out"])
         #expect(missingParent.status == 1)
         #expect(missingParent.stderr.hasPrefix("error: \(scratch)/no/such/out: the folder it would go in"), "\(missingParent.stderr)")
         #expect(MP4Fixtures.listing(scratch) == ["mixed.json"])
 
-        let missingSchedule = try DemoProcess.run(["hls", scratch + "/none.json", "--output", scratch + "/out"])
+        let missingSchedule = try await DemoProcess.run(["hls", scratch + "/none.json", "--output", scratch + "/out"])
         #expect(missingSchedule.status == 1 && missingSchedule.stderr.hasPrefix("error: \(scratch)/none.json: no such file"))
         #expect(MP4Fixtures.listing(scratch) == ["mixed.json"])
     }
 
     @Test("usage errors exit 64")
-    func usage() throws {
-        let noOutput = try DemoProcess.run(["hls", "Fixtures/demo-hls.json"])
+    func usage() async throws {
+        let noOutput = try await DemoProcess.run(["hls", "Fixtures/demo-hls.json"])
         #expect(noOutput.status == 64 && noOutput.stderr.hasPrefix("error: hls needs --output DIR"))
-        #expect(try DemoProcess.run(["hls", "--output", "/tmp/x"]).status == 64)
-        #expect(try DemoProcess.run(["hls", "Fixtures/demo-hls.json", "--output", "/tmp/x", "extra"]).status == 64)
+        #expect(try await DemoProcess.run(["hls", "--output", "/tmp/x"]).status == 64)
+        #expect(try await DemoProcess.run(["hls", "Fixtures/demo-hls.json", "--output", "/tmp/x", "extra"]).status == 64)
     }
 
     /// `timeline` and `map` read HLS schedules too: durations are the exact sums of `EXTINF` (the
     /// multivariant content's clip has no `end`: 12 s, its variants' length). They show the
     /// schedule's timeline; `hls` reports where the cuts snap.
     @Test("timeline and map on HLS schedules")
-    func timelineAndMap() throws {
-        let timeline = try DemoProcess.run(["timeline", "Fixtures/demo-hls-multivariant.json", "--json"])
+    func timelineAndMap() async throws {
+        let timeline = try await DemoProcess.run(["timeline", "Fixtures/demo-hls-multivariant.json", "--json"])
         #expect(timeline.status == 0, "\(timeline.stderr)")
         let root = try object(timeline.stdout)
         #expect(root["contentDuration"] == .number("12") && root["compositionDuration"] == .number("19.9"))
@@ -139,20 +139,20 @@ struct HLSJoinDemoTests {
         }
         #expect(last["source"] == .object(JSONObject(["start": .number("0.4"), "end": .number("3")])))
 
-        let map = try DemoProcess.run(["map", "Fixtures/demo-hls.json", "--content-time", "8.5", "--json"])
+        let map = try await DemoProcess.run(["map", "Fixtures/demo-hls.json", "--content-time", "8.5", "--json"])
         #expect(map.status == 0, "\(map.stderr)")
         let mapped = try object(map.stdout)
         #expect(mapped["compositionTime"] == .number("18") && mapped["kind"] == .string("content"))
-        let inBreak = try object(try DemoProcess.run(["map", "Fixtures/demo-hls.json", "--composition-time", "13", "--json"]).stdout)
+        let inBreak = try object(try await DemoProcess.run(["map", "Fixtures/demo-hls.json", "--composition-time", "13", "--json"]).stdout)
         #expect(inBreak["id"] == .string("a2") && inBreak["timeInAd"] == .number("1") && inBreak["contentTime"] == .number("8.5"))
     }
 
-    @Test("the bundled demo stitches the HLS fixtures into demo-output/hls and says how to play them")
-    func bundledDemo() throws {
-        guard FFmpeg.tools() != nil else { return }  // the bundled demo also renders MP4 (a long run)
+    @Test("the bundled demo stitches the HLS fixtures into demo-output/hls and says how to play them", .needsFFmpeg)
+    func bundledDemo() async throws {
+        _ = try FFmpeg.require()  // the bundled demo also renders MP4 (a long run)
         let scratch = try MP4Fixtures.makeScratchFolder("hls-bundled")
         defer { MP4Fixtures.remove(scratch) }
-        let result = try DemoProcess.run([], in: URL(fileURLWithPath: scratch))
+        let result = try await DemoProcess.run([], in: URL(fileURLWithPath: scratch))
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdout.contains("play it: ffplay demo-output/hls/stitched.m3u8"))
         #expect(result.stdout.contains("break mid1: asked at 8.5 s, plays at 8 s (segment boundary)"))

@@ -11,7 +11,7 @@ import CompositorTesting
 /// decodes to the sources' frames of the snapped ranges in the planned order, lasts exactly as long
 /// as the reported composition, and has its breaks at segment boundaries, a discontinuity at every
 /// switch and a date range per break.
-@Suite("HLS join: compositions stitched into playlists (judged by ffmpeg)")
+@Suite("HLS join: compositions stitched into playlists (judged by ffmpeg)", .needsFFmpeg)
 struct HLSJoinFFmpegTests {
     /// `Fixtures/demo-hls.json`, MPEG-TS, segments of unequal length (boundaries below), frame rates
     /// 24, 25 and 30, every cut asked between boundaries:
@@ -25,8 +25,8 @@ struct HLSJoinFFmpegTests {
     /// comp.  0        3.1           11.1   15.1      16.9           20.9         22.7   25.7        31.1     33.8
     /// ```
     @Test("MPEG-TS: frames, durations, boundaries, discontinuities and date ranges")
-    func mpegTS() throws {
-        guard let ffmpeg = FFmpeg.tools() else { return }
+    func mpegTS() async throws {
+        let ffmpeg = try FFmpeg.require()
         let folder = try MP4Fixtures.makeScratchFolder("hls-join-ts")
         defer { MP4Fixtures.remove(folder) }
         let stitched = try HLSJoin.stitch(try HLSJoin.composition("demo-hls.json"), folder: folder)
@@ -35,7 +35,7 @@ struct HLSJoinFFmpegTests {
         let variant = try #require(stitched.variants.first)
         try checkStitchedPlaylist(variant, composition: stitched.composition)
         var judge = HLSJoinJudge(ffmpeg: ffmpeg)
-        try judge.judge(variant.url, composition: stitched.composition, sourcePlaylists: variant.sourcePlaylistURLs)
+        try await judge.judge(variant.url, composition: stitched.composition, sourcePlaylists: variant.sourcePlaylistURLs)
     }
 
     /// `Fixtures/demo-hls-fmp4.json`, fragmented MP4 (`EXT-X-MAP` re-emitted at every switch). The
@@ -50,8 +50,8 @@ struct HLSJoinFFmpegTests {
     /// comp.  0        3.2           10.8    13.8        19.8
     /// ```
     @Test("fragmented MP4: frames, durations, EXT-X-MAP at every switch, date ranges")
-    func fragmentedMP4() throws {
-        guard let ffmpeg = FFmpeg.tools() else { return }
+    func fragmentedMP4() async throws {
+        let ffmpeg = try FFmpeg.require()
         let folder = try MP4Fixtures.makeScratchFolder("hls-join-fmp4")
         defer { MP4Fixtures.remove(folder) }
         let stitched = try HLSJoin.stitch(try HLSJoin.composition("demo-hls-fmp4.json"), folder: folder)
@@ -62,7 +62,7 @@ struct HLSJoinFFmpegTests {
         #expect(variant.result.text.components(separatedBy: "#EXT-X-MAP:").count - 1 == 4)
         try checkStitchedPlaylist(variant, composition: stitched.composition)
         var judge = HLSJoinJudge(ffmpeg: ffmpeg)
-        try judge.judge(variant.url, composition: stitched.composition, sourcePlaylists: variant.sourcePlaylistURLs)
+        try await judge.judge(variant.url, composition: stitched.composition, sourcePlaylists: variant.sourcePlaylistURLs)
     }
 
     /// `Fixtures/demo-hls-multivariant.json`: content with two variants, ads from a multivariant
@@ -80,8 +80,8 @@ struct HLSJoinFFmpegTests {
     /// stitched-1.m3u8  content lo (160x90)   + ad lo (160x90)
     /// ```
     @Test("multivariant: one stitched playlist per content variant, each judged; ads nearest in bandwidth")
-    func multivariant() throws {
-        guard let ffmpeg = FFmpeg.tools() else { return }
+    func multivariant() async throws {
+        let ffmpeg = try FFmpeg.require()
         let folder = try MP4Fixtures.makeScratchFolder("hls-join-mv")
         defer { MP4Fixtures.remove(folder) }
         let stitched = try HLSJoin.stitch(try HLSJoin.composition("demo-hls-multivariant.json"), folder: folder)
@@ -95,7 +95,7 @@ struct HLSJoinFFmpegTests {
         for variant in stitched.variants {
             #expect(variant.sourcePlaylistURLs.allSatisfy { $0.hasSuffix(variant.contentVariant!.uri) })
             try checkStitchedPlaylist(variant, composition: stitched.composition)
-            try judge.judge(variant.url, composition: stitched.composition, sourcePlaylists: variant.sourcePlaylistURLs)
+            try await judge.judge(variant.url, composition: stitched.composition, sourcePlaylists: variant.sourcePlaylistURLs)
         }
     }
 
@@ -108,8 +108,8 @@ struct HLSJoinFFmpegTests {
     /// plays  |feature 0-b(T1)   |ad b(x)-b(y)|...                          b = nearest boundary
     /// ```
     @Test("breaks between boundaries, irregular segments: random schedules", arguments: [1, 2, 3] as [UInt64])
-    func randomSchedules(seed: UInt64) throws {
-        guard let ffmpeg = FFmpeg.tools() else { return }
+    func randomSchedules(seed: UInt64) async throws {
+        let ffmpeg = try FFmpeg.require()
         var random = SeededGenerator(seed: seed)
         let folder = try MP4Fixtures.makeScratchFolder("hls-join-random")
         defer { MP4Fixtures.remove(folder) }
@@ -125,7 +125,7 @@ struct HLSJoinFFmpegTests {
         let variant = try #require(stitched.variants.first)
         try checkStitchedPlaylist(variant, composition: stitched.composition)
         var judge = HLSJoinJudge(ffmpeg: ffmpeg)
-        try judge.judge(variant.url, composition: stitched.composition, sourcePlaylists: variant.sourcePlaylistURLs)
+        try await judge.judge(variant.url, composition: stitched.composition, sourcePlaylists: variant.sourcePlaylistURLs)
     }
 
     /// Content `feature` (all 12 s) then `extra` (a random part of content2), a random pre-roll, two

@@ -50,9 +50,9 @@ extension FFmpeg {
     /// `ffmpeg -v error -i PATH -map 0:v -fps_mode passthrough -enc_time_base -1 -f framemd5 -`.
     /// Times are as decoded (the stream's own time base), in output order; any message on stderr
     /// is a failure.
-    func decodedFrames(_ path: String) throws -> [DecodedFrame] {
-        let output = try FFmpeg.run(ffmpeg, ["-v", "error", "-i", path, "-map", "0:v", "-fps_mode", "passthrough",
-                                             "-enc_time_base", "-1", "-f", "framemd5", "-"])
+    func decodedFrames(_ path: String) async throws -> [DecodedFrame] {
+        let output = try await ChildProcess.run(ffmpeg, ["-v", "error", "-i", path, "-map", "0:v", "-fps_mode", "passthrough",
+                                                       "-enc_time_base", "-1", "-f", "framemd5", "-"])
         guard output.status == 0, output.stderr.isEmpty else { throw FFmpegFailure(message: "\(path): \(output.stderr)") }
         var timeBase: MediaTime?
         var frames: [DecodedFrame] = []
@@ -71,8 +71,8 @@ extension FFmpeg {
 
     /// The frames of a media playlist in its own time: 0 is the start of its first segment, which is
     /// where its first frame (the lowest presentation time) is shown.
-    func playlistFrames(_ path: String) throws -> [DecodedFrame] {
-        let frames = try decodedFrames(path)
+    func playlistFrames(_ path: String) async throws -> [DecodedFrame] {
+        let frames = try await decodedFrames(path)
         guard let first = frames.map(\.time).min() else { return [] }
         return frames.map { DecodedFrame(time: $0.time - first, hash: $0.hash) }
     }
@@ -86,11 +86,13 @@ struct HLSJoinJudge {
     init(ffmpeg: FFmpeg) { self.ffmpeg = ffmpeg }
 
     /// The source frames of each segment's snapped range, in play order, one list per segment.
-    mutating func expectedFrames(_ composition: Composition, sourcePlaylists: [String]) throws -> [[DecodedFrame]] {
-        try zip(composition.segments, sourcePlaylists).map { segment, url in
-            if sourceFrames[url] == nil { sourceFrames[url] = try ffmpeg.playlistFrames(url) }
-            return sourceFrames[url]!.filter { segment.sourceRange.contains($0.time) }
+    mutating func expectedFrames(_ composition: Composition, sourcePlaylists: [String]) async throws -> [[DecodedFrame]] {
+        var expected: [[DecodedFrame]] = []
+        for (segment, url) in zip(composition.segments, sourcePlaylists) {
+            if sourceFrames[url] == nil { sourceFrames[url] = try await ffmpeg.playlistFrames(url) }
+            expected.append(sourceFrames[url]!.filter { segment.sourceRange.contains($0.time) })
         }
+        return expected
     }
 
     /// How long a source frame is shown: until the next one (the last frame: as long as the one before).
@@ -109,9 +111,9 @@ struct HLSJoinJudge {
     mutating func judge(
         _ playlistPath: String, composition: Composition, sourcePlaylists: [String],
         sourceLocation: SourceLocation = #_sourceLocation
-    ) throws {
-        let expected = try expectedFrames(composition, sourcePlaylists: sourcePlaylists)
-        let decoded = try ffmpeg.decodedFrames(playlistPath)
+    ) async throws {
+        let expected = try await expectedFrames(composition, sourcePlaylists: sourcePlaylists)
+        let decoded = try await ffmpeg.decodedFrames(playlistPath)
         #expect(decoded.map(\.hash) == expected.flatMap { $0 }.map(\.hash), "frames of \(playlistPath)", sourceLocation: sourceLocation)
         guard decoded.map(\.hash) == expected.flatMap({ $0 }).map(\.hash) else { return }
 

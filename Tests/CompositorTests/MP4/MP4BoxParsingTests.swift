@@ -240,9 +240,9 @@ struct MP4BoxParsingTests {
         #expect(SilentAACFrame.bytes(for: try AudioSpecificConfig(bytes: [0x11, 0x80])) == nil)  // channel config 0
     }
 
-    @Test("ffmpeg decodes silent AAC frames to digital silence, without errors")
-    func silentFramesDecode() throws {
-        guard let tools = FFmpeg.tools() else { return }
+    @Test("ffmpeg decodes silent AAC frames to digital silence, without errors", .needsFFmpeg)
+    func silentFramesDecode() async throws {
+        let tools = try FFmpeg.require()
         let config = try AudioSpecificConfig(bytes: [0x11, 0x90])  // AAC-LC, 48 kHz, stereo
         let frame = try #require(SilentAACFrame.bytes(for: config))
         // An ADTS stream: a 7-byte header (no CRC) before each raw frame.
@@ -258,7 +258,7 @@ struct MP4BoxParsingTests {
         let folder = try MP4Fixtures.makeScratchFolder()
         defer { MP4Fixtures.remove(folder) }
         try MP4Fixtures.write(stream, to: folder + "/silence.aac")
-        let output = try FFmpeg.run(tools.ffmpeg, ["-v", "error", "-i", folder + "/silence.aac", "-f", "s16le", folder + "/pcm"])
+        let output = try await ChildProcess.run(tools.ffmpeg, ["-v", "error", "-i", folder + "/silence.aac", "-f", "s16le", folder + "/pcm"])
         #expect(output.stderr.isEmpty && output.status == 0, "\(output.stderr)")
         let pcm = try MP4Fixtures.bytes(folder + "/pcm")
         #expect(pcm.count >= 9 * 1024 * 2 * 2)

@@ -18,13 +18,13 @@ struct MP4KeyframeAlignedTests {
     /// plays:   content [2,6)     | ad2 [0,3.003)  | content [8,10)  | ad2 [0,7) (video held 6.006→7)
     /// output:  0                 4                7.003             9.003       16.003
     /// ```
-    @Test("snapped ranges are reported and are exactly what plays")
-    func snappedRanges() throws {
+    @Test("snapped ranges are reported and are exactly what plays", .needsFFmpeg)
+    func snappedRanges() async throws {
         let pieces = [
             piece(MP4Fixtures.content, "2.5", "7.5"), piece(MP4Fixtures.ad2, "1", "4"),
             piece(MP4Fixtures.content, "8.5", "9"), piece(MP4Fixtures.ad2, "0", "7"),
         ]
-        let plan = try #require(try stitchAndJudge(cutMode: .keyframeAligned, pieces))
+        let plan = try #require(try await stitchAndJudge(cutMode: .keyframeAligned, pieces))
         let expected = [("2", "6"), ("0", "3003/1000"), ("8", "10"), ("0", "7")].map {
             MediaTimeRange(start: try! MediaTime(parsing: $0.0), end: try! MediaTime(parsing: $0.1))
         }
@@ -34,18 +34,18 @@ struct MP4KeyframeAlignedTests {
     }
 
     /// Adjacent ranges of one source stay adjacent after snapping: nothing repeats, nothing is lost.
-    @Test("a cut content clip stays continuous around an ad")
-    func continuousContent() throws {
-        let plan = try #require(try stitchAndJudge(cutMode: .keyframeAligned, [
+    @Test("a cut content clip stays continuous around an ad", .needsFFmpeg)
+    func continuousContent() async throws {
+        let plan = try #require(try await stitchAndJudge(cutMode: .keyframeAligned, [
             piece(MP4Fixtures.content, "0", "8.5"), piece(MP4Fixtures.ad1, "0", "2"), piece(MP4Fixtures.content, "8.5", "20"),
         ]))
         #expect(plan.pieces[0].sourceRange.end == plan.pieces[2].sourceRange.start)
         #expect(plan.pieces[0].sourceRange.end == MediaTime(seconds: 8))
     }
 
-    @Test("no video sample is hidden: every sample in the file is shown")
-    func nothingHidden() throws {
-        guard let tools = FFmpeg.tools() else { return }
+    @Test("no video sample is hidden: every sample in the file is shown", .needsFFmpeg)
+    func nothingHidden() async throws {
+        let tools = try FFmpeg.require()
         let folder = try MP4Fixtures.makeScratchFolder()
         defer { MP4Fixtures.remove(folder) }
         let output = folder + "/out.mp4"
@@ -59,7 +59,7 @@ struct MP4KeyframeAlignedTests {
         #expect(movie.audioTrack?.editList?.count == 1)
         // Without edit lists a player still sees the pieces back to back: ffmpeg's own frame
         // times run without a gap from 0.
-        let frames = try tools.videoFrames(output)
+        let frames = try await tools.videoFrames(output)
         #expect(frames.first?.time == .zero)
         #expect(frames.count == video.samples.count)
     }

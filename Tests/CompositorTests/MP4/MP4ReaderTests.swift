@@ -78,13 +78,13 @@ struct MP4ReaderTests {
         #expect(movie.naturalDuration == MediaTime(seconds: 2))
     }
 
-    @Test("sample positions, sizes, keyframes and composition offsets agree with ffprobe's packets",
+    @Test("sample positions, sizes, keyframes and composition offsets agree with ffprobe's packets", .needsFFmpeg,
           arguments: [MP4Fixtures.content, MP4Fixtures.content2, MP4Fixtures.ad1, MP4Fixtures.ad2])
-    func agreesWithFFprobe(path: String) throws {
-        guard let tools = FFmpeg.tools() else { return }
+    func agreesWithFFprobe(path: String) async throws {
+        let tools = try FFmpeg.require()
         let movie = try MP4Reader.read(path: FilePath(path))
         for (streamIndex, track) in movie.tracks.enumerated() {
-            let output = try FFmpeg.run(tools.ffprobe, [
+            let output = try await ChildProcess.run(tools.ffprobe, [
                 "-v", "error", "-select_streams", "\(streamIndex)", "-show_entries", "packet=pos,size,flags,pts,dts",
                 "-of", "compact=p=0:nk=0", path,
             ])

@@ -16,24 +16,24 @@ struct MP4StitchJudge {
     init(tools: FFmpeg) { self.tools = tools }
 
     /// The frames of `path` presenting in `range`, as ffmpeg decodes the source alone.
-    mutating func frames(of path: String, in range: MediaTimeRange) throws -> [FFmpeg.Frame] {
-        if sourceFrames[path] == nil { sourceFrames[path] = try tools.videoFrames(path) }
+    mutating func frames(of path: String, in range: MediaTimeRange) async throws -> [FFmpeg.Frame] {
+        if sourceFrames[path] == nil { sourceFrames[path] = try await tools.videoFrames(path) }
         return sourceFrames[path]!.filter { range.contains($0.time) }
     }
 
     /// The frames every piece of `plan` should contribute, in order.
-    mutating func expectedFrames(_ plan: MP4StitchPlan) throws -> [FFmpeg.Frame] {
+    mutating func expectedFrames(_ plan: MP4StitchPlan) async throws -> [FFmpeg.Frame] {
         var expected: [FFmpeg.Frame] = []
         for piece in plan.pieces where piece.sourceHasVideo {
-            expected += try frames(of: piece.path.description, in: piece.sourceRange)
+            expected += try await frames(of: piece.path.description, in: piece.sourceRange)
         }
         return expected
     }
 
     /// Decodes `output` and compares it with the plan, recording an issue for every difference.
-    mutating func check(_ output: String, against plan: MP4StitchPlan, sourceLocation: SourceLocation = #_sourceLocation) throws {
-        let expected = try expectedFrames(plan)
-        let actual = try tools.videoFrames(output)
+    mutating func check(_ output: String, against plan: MP4StitchPlan, sourceLocation: SourceLocation = #_sourceLocation) async throws {
+        let expected = try await expectedFrames(plan)
+        let actual = try await tools.videoFrames(output)
         let difference = Self.firstDifference(actual.map(\.hash), expected.map(\.hash))
         #expect(actual.count == expected.count && difference == actual.count,
                 "ffmpeg decoded \(actual.count) frames, expected \(expected.count); first difference at frame \(difference)",
@@ -43,7 +43,7 @@ struct MP4StitchJudge {
         // the piece's composition start plus the frame's offset into the piece.
         var expectedTimes: [MediaTime] = []
         for piece in plan.pieces where piece.sourceHasVideo {
-            for frame in try frames(of: piece.path.description, in: piece.sourceRange) {
+            for frame in try await frames(of: piece.path.description, in: piece.sourceRange) {
                 expectedTimes.append(piece.compositionRange.start + (frame.time - piece.sourceRange.start))
             }
         }
@@ -58,10 +58,10 @@ struct MP4StitchJudge {
             }
         }
 
-        let audioErrors = try tools.audioDecodeErrors(output)
+        let audioErrors = try await tools.audioDecodeErrors(output)
         #expect(audioErrors.isEmpty, "audio decode: \(audioErrors)", sourceLocation: sourceLocation)
 
-        let ends = try tools.streamEnds(output)
+        let ends = try await tools.streamEnds(output)
         for kind in ["video", "audio"] {
             if let end = ends[kind] {
                 // ffprobe counts in the stream's time base, where the composition's end may fall between ticks.

@@ -16,7 +16,7 @@ func piece(_ path: String, _ start: String, _ end: String) -> MP4StitchPiece {
 /// decodes cleanly through every sample description, both tracks as long as the composition, one
 /// edit per piece, and our own reader reading the output back.
 func stitchAndJudge(cutMode: MP4CutMode = .sampleAccurate, _ pieces: [MP4StitchPiece],
-                    sourceLocation: SourceLocation = #_sourceLocation) throws -> MP4StitchPlan? {
+                    sourceLocation: SourceLocation = #_sourceLocation) async throws -> MP4StitchPlan? {
     let stitcher = MP4Stitcher(pieces: pieces, cutMode: cutMode)
     let plan = try stitcher.plan()
     // Composition ranges are contiguous from 0 and as long as the source ranges that play.
@@ -26,7 +26,7 @@ func stitchAndJudge(cutMode: MP4CutMode = .sampleAccurate, _ pieces: [MP4StitchP
         #expect(piece.compositionRange.duration == piece.sourceRange.duration, sourceLocation: sourceLocation)
         cursor = piece.compositionRange.end
     }
-    guard let tools = FFmpeg.tools(sourceLocation: sourceLocation) else { return plan }
+    let tools = try FFmpeg.require()
     let folder = try MP4Fixtures.makeScratchFolder()
     // COMPOSITOR_KEEP_OUTPUT=1 keeps the stitched files for inspection.
     defer { if ProcessInfo.processInfo.environment["COMPOSITOR_KEEP_OUTPUT"] != "1" { MP4Fixtures.remove(folder) } else { print("kept", folder) } }
@@ -35,7 +35,7 @@ func stitchAndJudge(cutMode: MP4CutMode = .sampleAccurate, _ pieces: [MP4StitchP
     #expect(MP4Fixtures.listing(folder) == ["stitched.mp4"], "temporary files left behind", sourceLocation: sourceLocation)
 
     var judge = MP4StitchJudge(tools: tools)
-    try judge.check(output, against: plan, sourceLocation: sourceLocation)
+    try await judge.check(output, against: plan, sourceLocation: sourceLocation)
 
     let movie = try MP4Reader.read(path: FilePath(output))
     #expect(movie.tracks.count == (plan.pieces.contains { $0.sourceHasAudio } ? 1 : 0) + (plan.pieces.contains { $0.sourceHasVideo } ? 1 : 0),
@@ -64,15 +64,15 @@ func stitchAndJudge(cutMode: MP4CutMode = .sampleAccurate, _ pieces: [MP4StitchP
     return plan
 }
 
-@Suite("MP4 stitcher, judged by ffmpeg")
+@Suite("MP4 stitcher, judged by ffmpeg", .needsFFmpeg)
 struct MP4StitcherTests {
     /// ```
     /// content [0,20) | ad1 [0,10) | content2 [0,16) | ad2 [0,7)
     /// 0             20           30                46          53
     /// ```
     @Test("whole clips back to back, four settings", arguments: MP4CutMode.allCases)
-    func wholeClips(mode: MP4CutMode) throws {
-        let plan = try stitchAndJudge(cutMode: mode, [
+    func wholeClips(mode: MP4CutMode) async throws {
+        let plan = try await stitchAndJudge(cutMode: mode, [
             piece(MP4Fixtures.content, "0", "20"), piece(MP4Fixtures.ad1, "0", "10"),
             piece(MP4Fixtures.content2, "0", "16"), piece(MP4Fixtures.ad2, "0", "7"),
         ])
@@ -85,8 +85,8 @@ struct MP4StitcherTests {
     /// 0                 5                   9.8
     /// ```
     @Test("cuts inside a GOP")
-    func cutsInsideGOP() throws {
-        _ = try stitchAndJudge([piece(MP4Fixtures.content, "2.5", "7.5"), piece(MP4Fixtures.content, "8.5", "13.3")])
+    func cutsInsideGOP() async throws {
+        _ = try await stitchAndJudge([piece(MP4Fixtures.content, "2.5", "7.5"), piece(MP4Fixtures.content, "8.5", "13.3")])
     }
 
     /// Cuts one frame (1/24 s) either side of the keyframes at 2, 4 and 6 s, where B-frames
@@ -98,8 +98,8 @@ struct MP4StitcherTests {
         ("2", "49/24"),       // a single keyframe
         ("95/24", "4"),       // the single frame before a keyframe
     ])
-    func cutsNextToBFrames(start: String, end: String) throws {
-        _ = try stitchAndJudge([piece(MP4Fixtures.content, start, end), piece(MP4Fixtures.content2, start, end)])
+    func cutsNextToBFrames(start: String, end: String) async throws {
+        _ = try await stitchAndJudge([piece(MP4Fixtures.content, start, end), piece(MP4Fixtures.content2, start, end)])
     }
 
     /// ```
@@ -107,8 +107,8 @@ struct MP4StitcherTests {
     /// 0               8.5                   11.5              15
     /// ```
     @Test("a 29.97 fps ad between content cuts", arguments: MP4CutMode.allCases)
-    func ntscAd(mode: MP4CutMode) throws {
-        _ = try stitchAndJudge(cutMode: mode, [
+    func ntscAd(mode: MP4CutMode) async throws {
+        _ = try await stitchAndJudge(cutMode: mode, [
             piece(MP4Fixtures.content, "0", "8.5"), piece(MP4Fixtures.ad2, "1", "4"), piece(MP4Fixtures.content, "8.5", "12"),
         ])
     }
@@ -116,8 +116,8 @@ struct MP4StitcherTests {
     /// 48 kHz stereo, 44.1 kHz mono, 48 kHz stereo again: three audio sample descriptions in one
     /// track, switched at piece boundaries.
     @Test("mixed audio settings", arguments: MP4CutMode.allCases)
-    func mixedAudio(mode: MP4CutMode) throws {
-        _ = try stitchAndJudge(cutMode: mode, [
+    func mixedAudio(mode: MP4CutMode) async throws {
+        _ = try await stitchAndJudge(cutMode: mode, [
             piece(MP4Fixtures.ad1, "0.5", "3.25"), piece(MP4Fixtures.content, "5", "9"),
             piece(MP4Fixtures.ad2, "0", "2"), piece(MP4Fixtures.content2, "1", "5"), piece(MP4Fixtures.ad1, "6", "8"),
         ])
@@ -128,28 +128,28 @@ struct MP4StitcherTests {
     /// ad2 [0,7): video 0──────6.006 held→7 | content [0,3)
     /// ```
     @Test("the ad whose audio runs longer than its video")
-    func longerAudio() throws {
-        _ = try stitchAndJudge([piece(MP4Fixtures.ad2, "0", "7"), piece(MP4Fixtures.content, "0", "3")])
-        _ = try stitchAndJudge([piece(MP4Fixtures.content, "0", "3"), piece(MP4Fixtures.ad2, "5", "7")])
+    func longerAudio() async throws {
+        _ = try await stitchAndJudge([piece(MP4Fixtures.ad2, "0", "7"), piece(MP4Fixtures.content, "0", "3")])
+        _ = try await stitchAndJudge([piece(MP4Fixtures.content, "0", "3"), piece(MP4Fixtures.ad2, "5", "7")])
         // A piece entirely after the video's end: no frame of its own, the previous one holds.
-        _ = try stitchAndJudge([piece(MP4Fixtures.content, "0", "3"), piece(MP4Fixtures.ad2, "6.2", "7"), piece(MP4Fixtures.ad1, "0", "1")])
+        _ = try await stitchAndJudge([piece(MP4Fixtures.content, "0", "3"), piece(MP4Fixtures.ad2, "6.2", "7"), piece(MP4Fixtures.ad1, "0", "1")])
     }
 
     /// A source without audio gets silence; a source without video gets no frames.
     @Test("sources missing a track", arguments: MP4CutMode.allCases)
-    func missingTracks(mode: MP4CutMode) throws {
-        _ = try stitchAndJudge(cutMode: mode, [
+    func missingTracks(mode: MP4CutMode) async throws {
+        _ = try await stitchAndJudge(cutMode: mode, [
             piece(MP4Fixtures.content, "0", "3"), piece(MP4Fixtures.videoOnly, "0", "2"),
             piece(MP4Fixtures.audioOnly, "0", "2"), piece(MP4Fixtures.content, "3", "5"),
         ])
-        _ = try stitchAndJudge(cutMode: mode, [piece(MP4Fixtures.videoOnly, "0", "2"), piece(MP4Fixtures.ad1, "0", "1")])
-        _ = try stitchAndJudge(cutMode: mode, [piece(MP4Fixtures.audioOnly, "0", "2"), piece(MP4Fixtures.ad1, "0", "1")])
+        _ = try await stitchAndJudge(cutMode: mode, [piece(MP4Fixtures.videoOnly, "0", "2"), piece(MP4Fixtures.ad1, "0", "1")])
+        _ = try await stitchAndJudge(cutMode: mode, [piece(MP4Fixtures.audioOnly, "0", "2"), piece(MP4Fixtures.ad1, "0", "1")])
     }
 
     /// The bundled demo schedule, flattened: pre-roll, content cut by a pod and a mid-roll, post-roll.
     @Test("the demo schedule's order of pieces", arguments: MP4CutMode.allCases)
-    func demo(mode: MP4CutMode) throws {
-        _ = try stitchAndJudge(cutMode: mode, [
+    func demo(mode: MP4CutMode) async throws {
+        _ = try await stitchAndJudge(cutMode: mode, [
             piece(MP4Fixtures.ad1, "0", "5"),
             piece(MP4Fixtures.content, "0", "8.5"),
             piece(MP4Fixtures.ad1, "0", "10"), piece(MP4Fixtures.ad2, "1", "4"),
@@ -164,14 +164,14 @@ struct MP4StitcherTests {
     /// A source remuxed without an edit list: its media timeline is its presentation (the first
     /// video frame presents 2 frames late, the audio priming is audible), and cuts follow it.
     @Test("a source without an edit list")
-    func noEditList() throws {
-        guard let tools = FFmpeg.tools() else { return }
+    func noEditList() async throws {
+        let tools = try FFmpeg.require()
         let folder = try MP4Fixtures.makeScratchFolder("noedit")
         defer { MP4Fixtures.remove(folder) }
         let source = folder + "/no-edit-list.mp4"
-        let remux = try FFmpeg.run(tools.ffmpeg, ["-v", "error", "-i", MP4Fixtures.content, "-c", "copy", "-use_editlist", "0", source])
+        let remux = try await ChildProcess.run(tools.ffmpeg, ["-v", "error", "-i", MP4Fixtures.content, "-c", "copy", "-use_editlist", "0", source])
         #expect(remux.status == 0, "\(remux.stderr)")
         #expect(try MP4Reader.read(path: FilePath(source)).tracks.allSatisfy { $0.editList == nil })
-        _ = try stitchAndJudge([piece(MP4Fixtures.ad1, "0", "1"), piece(source, "1", "5.5"), piece(MP4Fixtures.content, "5.5", "7")])
+        _ = try await stitchAndJudge([piece(MP4Fixtures.ad1, "0", "1"), piece(source, "1", "5.5"), piece(MP4Fixtures.content, "5.5", "7")])
     }
 }

@@ -52,13 +52,26 @@ enum MP4Fixtures {
 
 /// ffmpeg and ffprobe, the independent judges of what the stitcher writes.
 ///
-/// Tests that need them call `FFmpeg.tools()`: without ffmpeg they return early (skipped) on a
-/// developer machine, but with `COMPOSITOR_REQUIRE_FFMPEG=1` (CI) the absence is a test failure.
+/// Tests that need them are declared with the `.needsFFmpeg` trait and call `FFmpeg.require()`:
+/// without ffmpeg they show as skipped on a developer machine, but with `COMPOSITOR_REQUIRE_FFMPEG=1`
+/// (CI) they run, and the absence is a test failure.
 struct FFmpeg: Sendable {
     let ffmpeg: String
     let ffprobe: String
 
+    /// The tools found on `PATH` or in the usual folders, or `nil`.
+    ///
+    /// `COMPOSITOR_FFMPEG=/path/to/ffmpeg` picks the ffmpeg to use (ffprobe is taken from the same
+    /// folder) and nothing else is looked for; `COMPOSITOR_FFMPEG=/nonexistent` is the way to
+    /// simulate a machine without ffmpeg (the tests that need it are skipped, or fail when
+    /// `COMPOSITOR_REQUIRE_FFMPEG=1`).
     static let installed: FFmpeg? = {
+        if let chosen = ProcessInfo.processInfo.environment["COMPOSITOR_FFMPEG"], !chosen.isEmpty {
+            let ffprobe = URL(fileURLWithPath: chosen).deletingLastPathComponent().appendingPathComponent("ffprobe").path
+            guard FileManager.default.isExecutableFile(atPath: chosen),
+                  FileManager.default.isExecutableFile(atPath: ffprobe) else { return nil }
+            return FFmpeg(ffmpeg: chosen, ffprobe: ffprobe)
+        }
         let folders = (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":").map(String.init)
             + ["/usr/bin", "/usr/local/bin", "/opt/homebrew/bin"]
         func find(_ name: String) -> String? {
@@ -70,40 +83,15 @@ struct FFmpeg: Sendable {
 
     static var required: Bool { ProcessInfo.processInfo.environment["COMPOSITOR_REQUIRE_FFMPEG"] == "1" }
 
-    /// The tools, or `nil` (the caller skips) when they are not installed; records a failure when
-    /// `COMPOSITOR_REQUIRE_FFMPEG=1` demands them.
-    static func tools(sourceLocation: SourceLocation = #_sourceLocation) -> FFmpeg? {
-        if let installed { return installed }
-        if required {
-            Issue.record("ffmpeg/ffprobe not found, and COMPOSITOR_REQUIRE_FFMPEG=1 requires them", sourceLocation: sourceLocation)
-        }
-        return nil
+    /// The tools, for a test declared `.needsFFmpeg`; throws (the test fails) when they are missing,
+    /// which such a test only meets when `COMPOSITOR_REQUIRE_FFMPEG=1` demands them.
+    static func require() throws -> FFmpeg {
+        guard let installed else { throw Missing() }
+        return installed
     }
 
-    struct Output {
-        var status: Int32
-        var stdout: String
-        var stderr: String
-    }
-
-    static func run(_ executable: String, _ arguments: [String]) throws -> Output {
-        // Output goes to files, so a chatty process can never block on a full pipe.
-        let folder = try MP4Fixtures.makeScratchFolder("run")
-        defer { MP4Fixtures.remove(folder) }
-        let outPath = folder + "/stdout", errPath = folder + "/stderr"
-        _ = FileManager.default.createFile(atPath: outPath, contents: nil)
-        _ = FileManager.default.createFile(atPath: errPath, contents: nil)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        process.standardInput = FileHandle.nullDevice
-        process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: outPath))
-        process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: errPath))
-        try process.run()
-        process.waitUntilExit()
-        return Output(status: process.terminationStatus,
-                      stdout: (try? String(contentsOfFile: outPath, encoding: .utf8)) ?? "",
-                      stderr: (try? String(contentsOfFile: errPath, encoding: .utf8)) ?? "")
+    struct Missing: Error, CustomStringConvertible {
+        var description: String { "ffmpeg/ffprobe not found, and COMPOSITOR_REQUIRE_FFMPEG=1 requires them" }
     }
 
     /// One decoded video frame: presentation time (in the stream's time base) and its MD5.
@@ -116,10 +104,10 @@ struct FFmpeg: Sendable {
     }
 
     /// Every frame of the file's first video stream as ffmpeg decodes it, in output order.
-    func videoFrames(_ path: String) throws -> [Frame] {
-        let output = try FFmpeg.run(ffmpeg, ["-v", "error", "-i", path, "-map", "0:v:0",
-                                             "-fps_mode", "passthrough", "-enc_time_base", "-1", "-autoscale", "0",
-                                             "-f", "framemd5", "-"])
+    func videoFrames(_ path: String) async throws -> [Frame] {
+        let output = try await ChildProcess.run(ffmpeg, ["-v", "error", "-i", path, "-map", "0:v:0",
+                                                       "-fps_mode", "passthrough", "-enc_time_base", "-1", "-autoscale", "0",
+                                                       "-f", "framemd5", "-"])
         guard output.status == 0 else { throw FFmpegFailure(message: output.stderr) }
         var timeBase = MediaTime(value: 1, timescale: 1)
         var frames: [Frame] = []
@@ -138,16 +126,16 @@ struct FFmpeg: Sendable {
     }
 
     /// Errors ffmpeg prints while decoding the whole audio stream (empty when it decodes cleanly).
-    func audioDecodeErrors(_ path: String) throws -> String {
-        let output = try FFmpeg.run(ffmpeg, ["-v", "error", "-i", path, "-map", "0:a", "-f", "null", "-"])
+    func audioDecodeErrors(_ path: String) async throws -> String {
+        let output = try await ChildProcess.run(ffmpeg, ["-v", "error", "-i", path, "-map", "0:a", "-f", "null", "-"])
         return output.stderr + (output.status == 0 ? "" : "exit status \(output.status)")
     }
 
     /// When each stream ends as ffprobe reports it (start time plus duration), keyed by codec type
     /// (`video`, `audio`).
-    func streamEnds(_ path: String) throws -> [String: MediaTime] {
-        let output = try FFmpeg.run(ffprobe, ["-v", "error", "-show_entries", "stream=codec_type,start_pts,duration_ts,time_base",
-                                              "-of", "compact=p=0", path])
+    func streamEnds(_ path: String) async throws -> [String: MediaTime] {
+        let output = try await ChildProcess.run(ffprobe, ["-v", "error", "-show_entries", "stream=codec_type,start_pts,duration_ts,time_base",
+                                                        "-of", "compact=p=0", path])
         guard output.status == 0 else { throw FFmpegFailure(message: output.stderr) }
         var result: [String: MediaTime] = [:]
         for line in output.stdout.split(separator: "\n") {
@@ -162,6 +150,16 @@ struct FFmpeg: Sendable {
             result[kind] = MediaTime(value: (start + ticks) * num, timescale: den)
         }
         return result
+    }
+}
+
+extension Trait where Self == ConditionTrait {
+    /// For tests judged by ffmpeg: they run when ffmpeg is installed, and also when
+    /// `COMPOSITOR_REQUIRE_FFMPEG=1` requires it (then `FFmpeg.require()` fails them); otherwise
+    /// they are reported as skipped.
+    static var needsFFmpeg: Self {
+        .enabled(if: FFmpeg.installed != nil || FFmpeg.required,
+                 "needs ffmpeg and ffprobe (COMPOSITOR_REQUIRE_FFMPEG=1 makes their absence a failure)")
     }
 }
 

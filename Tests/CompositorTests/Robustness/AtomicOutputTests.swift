@@ -57,13 +57,8 @@ struct AtomicOutputTests {
     /// not all of its bytes, stops the process there (SIGSTOP) and kills it (SIGKILL). Returns the
     /// bytes written when it was stopped, or nil when the render finished before it could be
     /// caught (the caller then tries again).
-    static func killRenderHalfway(schedule: String, output: String, folder: String, ignoring: Set<String>) throws -> Int64? {
-        let process = Process()
-        process.executableURL = DemoProcess.executable
-        process.arguments = ["render", schedule, "--output", output]
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
+    static func killRenderHalfway(schedule: String, output: String, folder: String, ignoring: Set<String>) async throws -> Int64? {
+        let process = try ChildProcess.start(DemoProcess.executable, ["render", schedule, "--output", output])
         let pid = process.processIdentifier
         var caught: Int64?
         let deadline = Date().addingTimeInterval(300)
@@ -75,30 +70,30 @@ struct AtomicOutputTests {
                 caught = bytesInProgress(pid: pid, folder: folder, ignoring: ignoring)
                 break
             }
-            usleep(500)
+            try? await Task.sleep(for: .microseconds(500))  // try?: the child is killed below whatever happens
         }
         kill(pid, SIGKILL)
-        process.waitUntilExit()
-        #expect(process.terminationReason == .uncaughtSignal || caught == nil)
+        let exited = await process.wait()
+        #expect(exited.terminationReason == .uncaughtSignal || caught == nil)
         return caught.flatMap { $0 > 0 ? $0 : nil }
     }
 
     @Test("a render killed halfway leaves no file where there was none, and no temporary file")
-    func killedRenderLeavesNothing() throws {
+    func killedRenderLeavesNothing() async throws {
         let folder = try MP4Fixtures.makeScratchFolder("killed")
         defer { MP4Fixtures.remove(folder) }
         let big = try Self.writeSchedule("big.json", clips: 100, in: folder)
         let output = folder + "/out.mp4"
         var written: Int64?
         for _ in 0..<5 where written == nil {
-            written = try Self.killRenderHalfway(schedule: big, output: output, folder: folder, ignoring: ["big.json"])
+            written = try await Self.killRenderHalfway(schedule: big, output: output, folder: folder, ignoring: ["big.json"])
             if written == nil { MP4Fixtures.remove(output) }
         }
         let partial = try #require(written, "the render always finished before it could be stopped")
         #expect(MP4Fixtures.listing(folder) == ["big.json"])
 
         // The same render, left alone, writes the whole file: the killed one was cut short.
-        let finished = try DemoProcess.run(["render", big, "--output", output])
+        let finished = try await DemoProcess.run(["render", big, "--output", output])
         #expect(finished.status == 0, "\(finished.stderr)")
         let size = try #require(try FileManager.default.attributesOfItem(atPath: output)[.size] as? Int64)
         #expect(partial < size, "stopped at \(partial) of \(size) bytes")
@@ -106,27 +101,27 @@ struct AtomicOutputTests {
     }
 
     @Test("a render killed halfway leaves the older output byte for byte; a finished one replaces it whole")
-    func killedRenderKeepsOlderOutput() throws {
+    func killedRenderKeepsOlderOutput() async throws {
         let folder = try MP4Fixtures.makeScratchFolder("replace")
         defer { MP4Fixtures.remove(folder) }
         let small = try Self.writeSchedule("small.json", clips: 2, in: folder)
         let big = try Self.writeSchedule("big.json", clips: 100, in: folder)
         let output = folder + "/out.mp4"
-        let first = try DemoProcess.run(["render", small, "--output", output])
+        let first = try await DemoProcess.run(["render", small, "--output", output])
         #expect(first.status == 0, "\(first.stderr)")
         let older = try MP4Fixtures.bytes(output)
 
         var written: Int64?
         for _ in 0..<5 where written == nil {
-            written = try Self.killRenderHalfway(schedule: big, output: output, folder: folder,
-                                                 ignoring: ["big.json", "small.json", "out.mp4"])
+            written = try await Self.killRenderHalfway(schedule: big, output: output, folder: folder,
+                                                       ignoring: ["big.json", "small.json", "out.mp4"])
             if written == nil { try MP4Fixtures.write(older, to: output) }
         }
         #expect(written != nil, "the render always finished before it could be stopped")
         #expect(try MP4Fixtures.bytes(output) == older)
         #expect(MP4Fixtures.listing(folder) == ["big.json", "out.mp4", "small.json"])
 
-        let second = try DemoProcess.run(["render", big, "--output", output])
+        let second = try await DemoProcess.run(["render", big, "--output", output])
         #expect(second.status == 0, "\(second.stderr)")
         let movie = try MP4Reader.read(path: FilePath(output))
         #expect(movie.naturalDuration == MediaTime(seconds: 100 * 20))
@@ -136,30 +131,30 @@ struct AtomicOutputTests {
     /// `ulimit -f` makes writes past the limit fail with EFBIG (SIGXFSZ is ignored, as a shell
     /// that traps it would): what a full disk does to the writer.
     @Test("a full disk is an error exit, the older output stays and nothing partial is left")
-    func fullDisk() throws {
+    func fullDisk() async throws {
         let folder = try MP4Fixtures.makeScratchFolder("full")
         defer { MP4Fixtures.remove(folder) }
         let small = try Self.writeSchedule("small.json", clips: 1, in: folder)
         let big = try Self.writeSchedule("big.json", clips: 10, in: folder)
         let output = folder + "/out.mp4"
 
-        func renderWithFileSizeLimit(_ schedule: String, kilobytes: Int) throws -> DemoProcess.Result {
+        func renderWithFileSizeLimit(_ schedule: String, kilobytes: Int) async throws -> ChildProcess.Output {
             let command = #"trap "" XFSZ; ulimit -f \#(kilobytes); exec "$0" render "$1" --output "$2""#
-            return try DemoProcess.capture(URL(fileURLWithPath: "/bin/bash"),
-                                           ["-c", command, DemoProcess.executable.path, schedule, output])
+            return try await ChildProcess.run(URL(fileURLWithPath: "/bin/bash"),
+                                              ["-c", command, DemoProcess.executable.path, schedule, output], in: packageRoot)
         }
 
-        let nothingYet = try renderWithFileSizeLimit(big, kilobytes: 1024)
+        let nothingYet = try await renderWithFileSizeLimit(big, kilobytes: 1024)
         #expect(nothingYet.status == 1)
         // "cannot write", or on Linux "cannot copy from SOURCE" (samples are copied by copy_file_range).
         #expect(nothingYet.stderr.hasPrefix("error: \(big): \(output): cannot "), "\(nothingYet.stderr)")
         #expect(nothingYet.stderr.contains("File too large"), "\(nothingYet.stderr)")
         #expect(MP4Fixtures.listing(folder) == ["big.json", "small.json"])
 
-        let first = try DemoProcess.run(["render", small, "--output", output])
+        let first = try await DemoProcess.run(["render", small, "--output", output])
         #expect(first.status == 0, "\(first.stderr)")
         let older = try MP4Fixtures.bytes(output)
-        let failed = try renderWithFileSizeLimit(big, kilobytes: 1024)
+        let failed = try await renderWithFileSizeLimit(big, kilobytes: 1024)
         #expect(failed.status == 1)
         #expect(failed.stderr.hasPrefix("error: "))
         #expect(try MP4Fixtures.bytes(output) == older)

@@ -235,6 +235,37 @@ enum Robust {
         return box.get()
     }
 
+    /// `withDeadline` for an async `body` (a child process, say), awaited without blocking a thread.
+    /// On time, returns its result; a body still running then is a hang: the test fails, `unblock`
+    /// is called to set it free, and `nil` is returned (after up to 10 s more for it to finish).
+    static func withDeadline<T: Sendable>(
+        seconds: Double, unblock: @escaping @Sendable () -> Void = {},
+        sourceLocation: SourceLocation = #_sourceLocation, _ body: @escaping @Sendable () async -> T
+    ) async -> T? {
+        let work = Task { await body() }
+        if let value = await value(of: work, within: seconds) { return value }
+        Issue.record("still running after \(seconds) s: a hang", sourceLocation: sourceLocation)
+        unblock()
+        _ = await value(of: work, within: 10)
+        return nil
+    }
+
+    /// The value of `work`, or `nil` when `seconds` pass first (`work` goes on running).
+    private static func value<T: Sendable>(of work: Task<T, Never>, within seconds: Double) async -> T? {
+        let first = FirstResult<T?>()
+        return await withCheckedContinuation { continuation in
+            first.waiter = continuation
+            let timer = Task {
+                try? await Task.sleep(for: .seconds(seconds))
+                first.resume(with: nil)
+            }
+            Task {
+                first.resume(with: await work.value)
+                timer.cancel()
+            }
+        }
+    }
+
     /// A FIFO (named pipe) at a fresh path, removed after `body`.
     static func withFIFO<T>(_ body: (String) throws -> T) throws -> T {
         let folder = try MP4Fixtures.makeScratchFolder("fifo")
@@ -242,6 +273,15 @@ enum Robust {
         let path = folder + "/pipe"
         guard mkfifo(path, 0o600) == 0 else { throw POSIXError(.init(rawValue: errno) ?? .EIO) }
         return try body(path)
+    }
+
+    /// `withFIFO` for an async `body`.
+    static func withFIFO<T>(_ body: (String) async throws -> T) async throws -> T {
+        let folder = try MP4Fixtures.makeScratchFolder("fifo")
+        defer { MP4Fixtures.remove(folder) }
+        let path = folder + "/pipe"
+        guard mkfifo(path, 0o600) == 0 else { throw POSIXError(.init(rawValue: errno) ?? .EIO) }
+        return try await body(path)
     }
 
     /// Opens the FIFO for writing without blocking: frees a reader stuck in `open`.
@@ -254,6 +294,24 @@ enum Robust {
     static func writeSparse(_ head: [UInt8], size: Int64, to path: String) throws {
         try MP4Fixtures.write(head, to: path)
         guard truncate(path, off_t(size)) == 0 else { throw POSIXError(.init(rawValue: errno) ?? .EIO) }
+    }
+}
+
+/// Resumes a continuation with the first value offered; later ones are dropped.
+final class FirstResult<T: Sendable>: @unchecked Sendable {
+    // @unchecked: `continuation` is only touched under `lock`.
+    private let lock = NSLock()
+    private var continuation: CheckedContinuation<T, Never>?
+    var waiter: CheckedContinuation<T, Never>? {
+        get { lock.lock(); defer { lock.unlock() }; return continuation }
+        set { lock.lock(); continuation = newValue; lock.unlock() }
+    }
+    func resume(with value: T) {
+        lock.lock()
+        let taken = continuation
+        continuation = nil
+        lock.unlock()
+        taken?.resume(returning: value)
     }
 }
 

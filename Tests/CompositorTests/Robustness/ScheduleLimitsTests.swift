@@ -89,10 +89,11 @@ struct ScheduleLimitsTests {
     // MARK: - The demo reads regular files only
 
     @Test("the demo refuses a schedule that is a FIFO instead of waiting for a writer")
-    func demoRefusesFIFO() throws {
-        try Robust.withFIFO { path in
-            let result = Robust.withDeadline(seconds: 60, unblock: { Robust.releaseFIFOReader(path) }) {
-                Result { try DemoProcess.run(["timeline", path]) }
+    func demoRefusesFIFO() async throws {
+        try await Robust.withFIFO { path in
+            let result = await Robust.withDeadline(seconds: 60, unblock: { Robust.releaseFIFOReader(path) }) {
+                () async -> Result<ChildProcess.Output, any Error> in
+                do { return .success(try await DemoProcess.run(["timeline", path])) } catch { return .failure(error) }
             }
             let run = try #require(try result?.get())
             #expect(run.status == 1)
@@ -101,30 +102,30 @@ struct ScheduleLimitsTests {
     }
 
     @Test("the demo refuses a device as a schedule")
-    func demoRefusesDevice() throws {
-        let run = try DemoProcess.run(["timeline", "/dev/zero"])
+    func demoRefusesDevice() async throws {
+        let run = try await DemoProcess.run(["timeline", "/dev/zero"])
         #expect(run.status == 1)
         #expect(run.stderr == "error: /dev/zero: a device, not a regular file\n")
     }
 
     @Test("the demo refuses a schedule file over the size limit before reading it")
-    func demoRefusesHugeFile() throws {
+    func demoRefusesHugeFile() async throws {
         let folder = try MP4Fixtures.makeScratchFolder("huge-schedule")
         defer { MP4Fixtures.remove(folder) }
         let path = folder + "/huge.json"
         let size = Int64(ScheduleDocument.maximumBytes) + 1
         try Robust.writeSparse(Array(#"{"content": []}"#.utf8), size: size, to: path)
-        let run = try DemoProcess.run(["timeline", path])
+        let run = try await DemoProcess.run(["timeline", path])
         #expect(run.status == 1)
         #expect(run.stderr == "error: \(path): \(size) bytes, more than the limit of \(ScheduleDocument.maximumBytes)\n")
     }
 
     @Test("the demo still names a missing schedule and a folder")
-    func demoMissingAndFolder() throws {
-        let missing = try DemoProcess.run(["timeline", "/nonexistent/schedule.json"])
+    func demoMissingAndFolder() async throws {
+        let missing = try await DemoProcess.run(["timeline", "/nonexistent/schedule.json"])
         #expect(missing.status == 1)
         #expect(missing.stderr == "error: /nonexistent/schedule.json: no such file\n")
-        let folder = try DemoProcess.run(["timeline", "/tmp"])
+        let folder = try await DemoProcess.run(["timeline", "/tmp"])
         #expect(folder.status == 1)
         #expect(folder.stderr == "error: /tmp: a folder, not a regular file\n")
     }

@@ -1,13 +1,7 @@
 import Foundation
 
 /// Runs the `CompositorDemo` executable that `swift build` put beside the test bundle.
-struct DemoProcess {
-    struct Result {
-        let status: Int32
-        let stdout: String
-        let stderr: String
-    }
-
+enum DemoProcess {
     static var executable: URL {
         // The test runner lives in the build products folder (…/debug/CompositorPackageTests.xctest).
         var folder = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
@@ -19,26 +13,8 @@ struct DemoProcess {
         return packageRoot.appendingPathComponent(".build/debug/CompositorDemo")
     }
 
-    static func run(_ arguments: [String], in directory: URL = packageRoot) throws -> Result {
-        try capture(executable, arguments, in: directory)
-    }
-
-    /// Runs any `executable` with `arguments` in `directory` and returns its status and output.
-    static func capture(_ executable: URL, _ arguments: [String], in directory: URL = packageRoot) throws -> Result {
-        let process = Process()
-        process.executableURL = executable
-        process.arguments = arguments
-        process.currentDirectoryURL = directory
-        let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        // Read before waiting, so a large output cannot fill the pipe and block the child.
-        let outData = out.fileHandleForReading.readDataToEndOfFile()
-        let errData = err.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return Result(status: process.terminationStatus,
-                      stdout: String(decoding: outData, as: UTF8.self),
-                      stderr: String(decoding: errData, as: UTF8.self))
+    /// Runs the demo with `arguments` in `directory` and returns its status and output.
+    static func run(_ arguments: [String], in directory: URL = packageRoot) async throws -> ChildProcess.Output {
+        try await ChildProcess.run(executable, arguments, in: directory)
     }
 }
