@@ -12,7 +12,6 @@ struct Arguments {
     private var items: [[UInt8]]
 
     init(_ items: [[UInt8]]) { self.items = items }
-    init(_ items: [String]) { self.items = items.map { Array($0.utf8) } }
 
     /// The process's arguments after the program name, byte for byte.
     static var processArguments: [[UInt8]] {

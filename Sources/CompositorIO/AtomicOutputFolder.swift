@@ -18,6 +18,10 @@ package enum AtomicOutputFolder {
     package static func write(
         _ files: [(name: String, bytes: [UInt8])], to target: FilePath, isReplaceable: (String) -> Bool
     ) throws(FileError) {
+        for file in files where file.name.isEmpty || file.name == "." || file.name == ".."
+            || file.name.utf8.contains(UInt8(ascii: "/")) || file.name.utf8.contains(0) {
+            throw FileError(target, .invalidPath("'\(escapedForDisplay(file.name))' cannot name a file inside the folder"))
+        }
         let parent = target.parent
         guard isFolder(parent) else { throw FileError(target, .missingParentFolder(parent)) }
         let replacing = try checkReplaceable(target, isReplaceable: isReplaceable)

@@ -10,18 +10,62 @@
 /// FilePath(bytes: Array("caf".utf8) + [0xE9]).description   // "caf\xE9"
 /// ```
 public struct FilePath: Hashable, Sendable, ExpressibleByStringLiteral, CustomStringConvertible {
-    /// The path's bytes, as given to `open(2)`.
-    public let bytes: [UInt8]
+    /// Text when the bytes are valid UTF-8 (a short path then needs no allocation, as a small
+    /// `String`), the bytes otherwise. Equality and hashing are by bytes in both cases: two paths
+    /// are the same file name only when their bytes are (not when their text is canonically equal).
+    private enum Storage: Sendable {
+        case text(String)
+        case bytes([UInt8])
+    }
 
-    public init(bytes: [UInt8]) { self.bytes = bytes }
-    public init(_ string: String) { bytes = Array(string.utf8) }
+    private let storage: Storage
+
+    public init(bytes: [UInt8]) {
+        storage = String(validatingUTF8Bytes: bytes).map(Storage.text) ?? .bytes(bytes)
+    }
+
+    public init(_ string: String) { storage = .text(string) }
     public init(stringLiteral string: String) { self.init(string) }
 
-    /// Whether the path starts at the root (`/…`); a relative one is read against the working folder.
-    public var isAbsolute: Bool { bytes.first == UInt8(ascii: "/") }
+    /// The path's bytes, as given to `open(2)`.
+    public var bytes: [UInt8] {
+        switch storage {
+        case .text(let text): return Array(text.utf8)
+        case .bytes(let bytes): return bytes
+        }
+    }
 
     /// The path as text, when its bytes are valid UTF-8.
-    public var string: String? { String(validatingUTF8Bytes: bytes) }
+    public var string: String? {
+        if case .text(let text) = storage { return text }
+        return nil
+    }
+
+    public static func == (lhs: FilePath, rhs: FilePath) -> Bool {
+        switch (lhs.storage, rhs.storage) {
+        case (.text(let a), .text(let b)): return a.utf8.elementsEqual(b.utf8)
+        case (.bytes(let a), .bytes(let b)): return a == b
+        default: return false   // valid UTF-8 is always stored as text, so the bytes differ
+        }
+    }
+
+    /// The bytes in one call, as `String` hashes its UTF-8.
+    public func hash(into hasher: inout Hasher) {
+        switch storage {
+        case .text(var text):
+            hasher.combine(text.utf8.count)
+            text.withUTF8 { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
+        case .bytes(let bytes):
+            hasher.combine(bytes.count)
+            bytes.withUnsafeBytes { hasher.combine(bytes: $0) }
+        }
+    }
+
+    /// Whether the path starts at the root (`/…`); a relative one is read against the working folder.
+    public var isAbsolute: Bool {
+        if case .text(let text) = storage { return text.utf8.first == UInt8(ascii: "/") }
+        return bytes.first == UInt8(ascii: "/")
+    }
 
     /// This path read from `folder` when it is relative (`./` prefixes dropped); an absolute path as it is.
     public func resolved(against folder: FilePath) -> FilePath {
