@@ -15,6 +15,8 @@ public enum CompositionRenderer {
         public let composition: Composition
     }
 
+    /// Why a render failed: the MP4 layer's error (file, box path, byte offset), a cut that snapping
+    /// emptied, a plan that disagrees with the timeline, or a source that is not a local file.
     public enum RenderError: Error, Equatable, Sendable, CustomStringConvertible {
         case mp4(MP4Error)
         /// The snapped cuts do not make a valid timeline (a range emptied by snapping, say).

@@ -5,6 +5,7 @@ import CompositorMP4
 
 /// What a schedule needs to know about a source: its natural duration and its tracks.
 public struct SourceProbeResult: Hashable, Sendable {
+    /// What the source turned out to be, by its first bytes.
     public enum Format: Hashable, Sendable { case mp4, hls }
 
     public let format: Format

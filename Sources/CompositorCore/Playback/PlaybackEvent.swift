@@ -1,5 +1,6 @@
 /// Something the app should know about, stamped with where playback was when it happened.
 public struct PlaybackEvent: Hashable, Sendable {
+    /// What happened, with the IDs it concerns.
     public enum Kind: Hashable, Sendable {
         /// A break began; `first` only the first time this break starts (IMA's rule); every start is reported.
         case breakStarted(breakID: String, first: Bool)

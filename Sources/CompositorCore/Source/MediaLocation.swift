@@ -14,6 +14,7 @@
 ///
 /// A string literal is a file path: `let ad: MediaLocation = "ad1.mp4"`.
 public struct MediaLocation: Hashable, Sendable, ExpressibleByStringLiteral, CustomStringConvertible {
+    /// A local file or a remote URL.
     public enum Kind: Hashable, Sendable {
         /// A file on this machine (a relative path is read against the working folder).
         case file(FilePath)
