@@ -29,7 +29,7 @@ let package = Package(
         .target(name: "Compositor", dependencies: ["CompositorCore", "CompositorIO", "CompositorMP4", "CompositorHLS"]),
         .target(name: "CompositorAVFoundation", dependencies: ["Compositor"]),
         .target(name: "CompositorTesting", dependencies: ["Compositor"]),
-        .executableTarget(name: "CompositorDemo", dependencies: ["Compositor", "CompositorTesting"]),
+        .executableTarget(name: "CompositorDemo", dependencies: ["Compositor", "CompositorIO", "CompositorTesting"]),
         // Benchmark harnesses (release builds, run by the scripts in Benchmarks/); they use `package`
         // API, so they live in this package, but no product names them: apps never build them.
         .executableTarget(name: "MappingBenchmark", dependencies: ["Compositor"], path: "Benchmarks/Sources/MappingBenchmark"),

@@ -21,7 +21,7 @@ PRODUCTS = {
 }
 
 def main(folder):
-    symbols = {}
+    symbols = set()
     for path in glob.glob(os.path.join(folder, "*.symbols.json")):
         graph = json.load(open(path))
         for symbol in graph["symbols"]:
@@ -30,10 +30,10 @@ def main(folder):
             module = graph["module"]["name"]
             name = ".".join(symbol["pathComponents"])
             kind = symbol["kind"]["identifier"].removeprefix("swift.")
-            symbols[(module, name, kind, symbol["identifier"]["precise"])] = symbol
+            symbols.add((module, name, kind))
     out = []
     for product, modules in PRODUCTS.items():
-        mine = sorted({(m, n, k) for (m, n, k, _) in symbols if m in modules}, key=lambda x: (x[1], x[2]))
+        mine = sorted(((m, n, k) for (m, n, k) in symbols if m in modules), key=lambda x: (x[1], x[2]))
         types = [x for x in mine if "swift." + x[2] in TYPE_KINDS]
         top = [x for x in types if "." not in x[1]]
         out.append(f"# {product}: {len(top)} top-level types, {len(types)} with nested ones, {len(mine)} declarations")

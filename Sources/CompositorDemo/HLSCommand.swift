@@ -1,10 +1,5 @@
 import Compositor
-import Foundation
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import CompositorIO
 
 /// `hls SCHEDULE.json --output DIR`: the schedule's HLS sources stitched into `DIR/stitched.m3u8`
 /// (a multivariant playlist with `stitched-N.m3u8` beside it when the content has variants), the
@@ -30,7 +25,7 @@ enum HLSCommand {
 
     /// Stitches `composition` and writes the playlists and the queue plan into `folder`, atomically.
     static func stitch(_ composition: Composition, into folder: FilePath, scheduleFile: FilePath) throws(DemoError) -> HLSStitchedComposition {
-        let target = folder.resolved(against: FilePath(currentFolder()))
+        let target = folder.resolved(against: currentFolder())
         let stitched: HLSStitchedComposition
         do {
             stitched = try HLSCompositionStitcher(outputURL: hlsURL(target.appending(playlistName))).stitch(composition)
@@ -76,12 +71,8 @@ enum HLSCommand {
     /// A local source written relative to `folder` (as the playlists' segment URIs are).
     private static func relative(_ source: MediaLocation, to folder: String) -> String {
         guard let path = source.filePath else { return hlsURL(source) }
-        let absolute = path.resolved(against: FilePath(currentFolder()))
+        let absolute = path.resolved(against: currentFolder())
         return URIReference.relativize(hlsURL(absolute), from: folder + "/" + queuePlanName)
-    }
-
-    private static func currentFolder() -> String {
-        FileManager.default.currentDirectoryPath
     }
 
     static func summary(_ stitched: HLSStitchedComposition, folder: String) -> String {

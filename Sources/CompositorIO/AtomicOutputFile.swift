@@ -40,10 +40,7 @@ package final class AtomicOutputFile {
     package init(path: FilePath, unnamedIfPossible: Bool = true) throws(FileError) {
         self.path = path
         let folder = path.parent
-        var status = stat()
-        guard try folder.withCPath({ stat($0, &status) }) == 0, (status.st_mode & S_IFMT) == S_IFDIR else {
-            throw FileError(folder, .missingFolder)
-        }
+        guard isFolder(folder) else { throw FileError(path, .missingParentFolder(folder)) }
         let prefix = Self.temporaryPrefix(for: path)
         Self.removeStaleTemporaryFiles(prefix: prefix)
 
@@ -74,16 +71,8 @@ package final class AtomicOutputFile {
 
     /// Appends all of `bytes`.
     package func write(_ bytes: UnsafeRawBufferPointer) throws(FileError) {
-        var done = 0
-        while done < bytes.count {
-            let n = systemWrite(descriptor, bytes.baseAddress! + done, bytes.count - done)
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw .system(path, "write")
-            }
-            done += n
-        }
-        advance(by: Int64(done))
+        try writeAll(bytes, to: descriptor, path: path)
+        advance(by: Int64(bytes.count))
     }
 
     /// Appends `length` bytes of `source` from `offset`: in the kernel where it can
@@ -101,10 +90,7 @@ package final class AtomicOutputFile {
                     if [EXDEV, ENOSYS, EINVAL, EOPNOTSUPP, EBADF].contains(errno) { break }
                     throw .system(path, "copy from \(source.path)")
                 }
-                if n == 0 {
-                    throw FileError(source.path, .system(
-                        operation: "copy samples", message: "the file ended at byte \(offset + done), before the samples it lists"))
-                }
+                if n == 0 { throw Self.sourceEnded(source, at: offset + done) }
                 done += UInt64(n)
                 advance(by: Int64(n))
             }
@@ -114,13 +100,14 @@ package final class AtomicOutputFile {
             let count = Int(min(UInt64(buffer.count), length - done))
             let slice = UnsafeMutableRawBufferPointer(rebasing: buffer[0..<count])
             let got = try source.read(into: slice, at: offset + done)
-            guard got == count else {
-                throw FileError(source.path, .system(
-                    operation: "copy samples", message: "the file ended at byte \(offset + done + UInt64(got)), before the samples it lists"))
-            }
+            guard got == count else { throw Self.sourceEnded(source, at: offset + done + UInt64(got)) }
             try write(UnsafeRawBufferPointer(slice))
             done += UInt64(count)
         }
+    }
+
+    private static func sourceEnded(_ source: ReadableFile, at offset: UInt64) -> FileError {
+        FileError(source.path, .system(operation: "copy samples", message: "the file ended at byte \(offset), before the samples it lists"))
     }
 
     /// Counts written bytes and, on Linux, starts writing full steps back to disk.
@@ -259,21 +246,4 @@ package final class AtomicOutputFile {
             close(fd)
         }
     }
-}
-
-/// The names in `folder` (without `.` and `..`), as bytes; empty when it cannot be listed.
-package func folderEntries(_ folder: FilePath) -> [[UInt8]] {
-    guard let directory = try? folder.withCPath({ opendir($0) }) else { return [] }
-    defer { closedir(directory) }
-    var names: [[UInt8]] = []
-    while let entry = readdir(directory) {
-        let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in Array(raw.prefix { $0 != 0 }) }
-        if name != Array(".".utf8), name != Array("..".utf8) { names.append(name) }
-    }
-    return names
-}
-
-/// `rename(2)` between two paths.
-package func renamePath(_ from: FilePath, _ to: FilePath) throws(FileError) -> Int32 {
-    try from.withCPath { (source) throws(FileError) in try to.withCPath { rename(source, $0) } }
 }

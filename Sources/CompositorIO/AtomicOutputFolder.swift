@@ -62,31 +62,16 @@ package enum AtomicOutputFolder {
             guard let text = String(validatingUTF8Bytes: name) else { return true }
             return !isReplaceable(text)
         }.map { escapedForDisplay($0) }.sorted()
-        guard others.isEmpty else {
-            let listed = others.prefix(3).joined(separator: ", ") + (others.count > 3 ? ", ..." : "")
-            throw FileError(target, .holdsOtherFiles(listed))
-        }
+        guard others.isEmpty else { throw FileError(target, .holdsOtherFiles(others)) }
         return true
-    }
-
-    private static func isFolder(_ path: FilePath) -> Bool {
-        var status = stat()
-        return (try? path.withCPath({ stat($0, &status) })) == 0 && (status.st_mode & S_IFMT) == S_IFDIR
     }
 
     private static func writeFile(_ bytes: [UInt8], to path: FilePath) throws(FileError) {
         let fd = try path.withCPath { open($0, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o666) }
         guard fd >= 0 else { throw .system(path, "create") }
         defer { close(fd) }
-        var done = 0
-        while done < bytes.count {
-            let n = bytes.withUnsafeBytes { systemWrite(fd, $0.baseAddress! + done, $0.count - done) }
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw .system(path, "write")
-            }
-            done += n
-        }
+        let result = bytes.withUnsafeBytes { buffer in Result { () throws(FileError) in try writeAll(buffer, to: fd, path: path) } }
+        try result.get()
         guard fsync(fd) == 0 else { throw .system(path, "flush to disk") }
     }
 
@@ -97,15 +82,4 @@ package enum AtomicOutputFolder {
         }
         _ = try? folder.withCPath { rmdir($0) }
     }
-}
-
-@inline(__always)
-package func systemWrite(_ fd: Int32, _ buffer: UnsafeRawPointer, _ count: Int) -> Int {
-    #if canImport(Darwin)
-    return Darwin.write(fd, buffer, count)
-    #elseif canImport(Musl)
-    return Musl.write(fd, buffer, count)
-    #else
-    return Glibc.write(fd, buffer, count)
-    #endif
 }

@@ -12,13 +12,11 @@ package struct FileError: Error, Hashable, Sendable, CustomStringConvertible {
     package enum Reason: Hashable, Sendable {
         /// Nothing at the path.
         case notFound
-        /// The folder a file would be written into does not exist.
-        case missingFolder
         /// An output folder's path names something else: "a regular file", "a FIFO".
         case notFolder(String)
-        /// An output folder to replace holds files the writer did not make (a few names listed).
-        case holdsOtherFiles(String)
-        /// The folder an output folder would be made in does not exist.
+        /// An output folder to replace holds files the writer would not replace (their names).
+        case holdsOtherFiles([String])
+        /// The folder an output would be made in does not exist.
         case missingParentFolder(FilePath)
         /// Something other than a regular file: "a folder", "a FIFO", "a device".
         case notRegularFile(String)
@@ -40,6 +38,11 @@ package struct FileError: Error, Hashable, Sendable, CustomStringConvertible {
         self.reason = reason
     }
 
+    /// A few of `names`, for a message.
+    package func listed(_ names: [String]) -> String {
+        names.prefix(3).joined(separator: ", ") + (names.count > 3 ? ", ..." : "")
+    }
+
     /// `operation` failed with the current `errno`.
     package static func system(_ path: FilePath, _ operation: String, code: Int32 = errno) -> FileError {
         if code == ENOENT, operation == "open" { return FileError(path, .notFound) }
@@ -52,10 +55,8 @@ package struct FileError: Error, Hashable, Sendable, CustomStringConvertible {
     package var reasonText: String {
         switch reason {
         case .notFound: return "no such file"
-        case .missingFolder: return "output folder does not exist"
         case .notFolder(let kind): return "exists and is \(kind), not a folder"
-        case .holdsOtherFiles(let names):
-            return "holds files that are not from a previous stitch (\(names)); give a new or empty folder, or one a previous stitch wrote"
+        case .holdsOtherFiles(let names): return "holds files it may not replace (\(listed(names)))"
         case .missingParentFolder(let parent): return "the folder it would go in, \(parent), does not exist"
         case .notRegularFile(let kind): return "\(kind), not a regular file"
         case .tooLarge(let bytes, let limit): return "\(bytes) bytes, more than the limit of \(limit)"
@@ -64,32 +65,5 @@ package struct FileError: Error, Hashable, Sendable, CustomStringConvertible {
         case .system(let operation, let message): return "cannot \(operation): \(message)"
         case .invalidPath(let why): return why
         }
-    }
-}
-
-package func systemErrorMessage(_ code: Int32) -> String {
-    String(cString: strerror(code))
-}
-
-/// What kind of file a `stat` mode is, for messages.
-package func fileKindName(_ mode: mode_t) -> String {
-    switch mode & S_IFMT {
-    case S_IFREG: return "a regular file"
-    case S_IFDIR: return "a folder"
-    case S_IFIFO: return "a FIFO"
-    case S_IFCHR, S_IFBLK: return "a device"
-    case S_IFSOCK: return "a socket"
-    case S_IFLNK: return "a symbolic link"
-    default: return "a special file"
-    }
-}
-
-extension FilePath {
-    /// Calls `body` with the path as a C string; a path with a NUL byte names no file.
-    package func withCPath<R>(_ body: (UnsafePointer<CChar>) throws(FileError) -> R) throws(FileError) -> R {
-        guard !bytes.contains(0) else { throw FileError(self, .invalidPath("the path contains a NUL byte")) }
-        guard !bytes.isEmpty else { throw FileError(self, .invalidPath("an empty path")) }
-        let cString = bytes.map { CChar(bitPattern: $0) } + [0]
-        return try cString.withUnsafeBufferPointer { (buffer) throws(FileError) -> R in try body(buffer.baseAddress!) }
     }
 }

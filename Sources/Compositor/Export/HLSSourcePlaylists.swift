@@ -2,13 +2,6 @@ import CompositorCore
 import CompositorHLS
 import CompositorIO
 import CompositorMP4
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// The playlists a stitch reads, each loaded and parsed once however many segments, variants or
 /// outputs use it, with loading failures sorted into unreadable, malformed and unsupported.
@@ -50,9 +43,7 @@ struct HLSSourcePlaylists {
     /// output elsewhere. URLs with a scheme and absolute paths are kept.
     static func absolute(_ url: String) -> String {
         guard !url.hasPrefix("/"), URIReference(parsing: url).scheme == nil else { return url }
-        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
-        guard getcwd(&buffer, buffer.count) != nil else { return url }
-        let folder = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        let folder = hlsURL(currentFolder())
         return URIReference.resolve(url, against: folder.hasSuffix("/") ? folder : folder + "/")
     }
 }

@@ -47,7 +47,9 @@ public struct HLSStitchedComposition: Sendable, Equatable {
         do {
             try AtomicOutputFolder.write(all.map { ($0.name, Array($0.text.utf8)) }, to: folder, isReplaceable: isReplaceable)
         } catch {
-            throw .cannotWrite(folder: folder, reason: error.reasonText)
+            guard case .holdsOtherFiles(let names) = error.reason else { throw .cannotWrite(folder: folder, reason: error.reasonText) }
+            throw .cannotWrite(folder: folder, reason: "holds files that are not from a previous stitch (\(error.listed(names))); "
+                + "give a new or empty folder, or one a previous stitch wrote")
         }
     }
 

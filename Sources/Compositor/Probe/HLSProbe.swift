@@ -58,20 +58,20 @@ package enum HLSProbeError: Error, Equatable, Sendable, CustomStringConvertible 
         }
     }
 
-    /// The description without the URL.
-    package var reason: String { String(description.dropFirst(url.count + 2)) }
-
-    package var description: String {
+    /// What is wrong with the playlist, without its URL.
+    package var reason: String {
         switch self {
-        case .notFinite(let url, let type):
+        case .notFinite(_, let type):
             let kind = type == .event ? "an EVENT playlist without EXT-X-ENDLIST" : "a live playlist (no EXT-X-ENDLIST, not PLAYLIST-TYPE VOD)"
-            return "\(url): \(kind) has no finite duration"
-        case .invalidPlaylist(let url, let error): return "\(url): \(error)"
-        case .unreadable(let url, let reason): return "\(url): cannot read: \(reason)"
-        case .noVariants(let url): return "\(url): multivariant playlist without variants"
-        case .durationOverflow(let url, let error): return "\(url): \(error)"
+            return "\(kind) has no finite duration"
+        case .invalidPlaylist(_, let error): return error.description
+        case .unreadable(_, let reason): return "cannot read: \(reason)"
+        case .noVariants: return "multivariant playlist without variants"
+        case .durationOverflow(_, let error): return error.description
         }
     }
+
+    package var description: String { "\(url): \(reason)" }
 }
 
 /// Reads HLS playlists to find their natural durations.

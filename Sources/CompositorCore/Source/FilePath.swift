@@ -69,27 +69,33 @@ public struct FilePath: Hashable, Sendable, ExpressibleByStringLiteral, CustomSt
 
     /// This path read from `folder` when it is relative (`./` prefixes dropped); an absolute path as it is.
     public func resolved(against folder: FilePath) -> FilePath {
-        guard !isAbsolute, !folder.bytes.isEmpty else { return self }
+        let folderBytes = folder.bytes
+        guard !isAbsolute, !folderBytes.isEmpty else { return self }
         var relative = bytes[...]
         while relative.starts(with: [UInt8(ascii: "."), UInt8(ascii: "/")]) { relative = relative.dropFirst(2) }
-        let separator: [UInt8] = folder.bytes.last == UInt8(ascii: "/") ? [] : [UInt8(ascii: "/")]
-        return FilePath(bytes: folder.bytes + separator + relative)
+        let separator: [UInt8] = folderBytes.last == UInt8(ascii: "/") ? [] : [UInt8(ascii: "/")]
+        return FilePath(bytes: folderBytes + separator + relative)
     }
 
     /// The folder that holds this path's last component (`.` for a bare name).
     public var parent: FilePath {
-        var end = bytes.count
-        while end > 1, bytes[end - 1] == UInt8(ascii: "/") { end -= 1 }
-        guard let slash = bytes[..<end].lastIndex(of: UInt8(ascii: "/")) else { return "." }
+        let (bytes, _, slash) = splitAtLastComponent()
+        guard let slash else { return "." }
         return slash == 0 ? "/" : FilePath(bytes: Array(bytes[..<slash]))
     }
 
     /// The last component (`stitched.m3u8` of `out/stitched.m3u8`).
     public var lastComponent: FilePath {
+        let (bytes, end, slash) = splitAtLastComponent()
+        return FilePath(bytes: Array(bytes[(slash.map { $0 + 1 } ?? 0)..<end]))
+    }
+
+    /// The bytes, where the last component ends (trailing slashes dropped), and the slash before it.
+    private func splitAtLastComponent() -> (bytes: [UInt8], end: Int, slash: Int?) {
+        let bytes = self.bytes
         var end = bytes.count
         while end > 1, bytes[end - 1] == UInt8(ascii: "/") { end -= 1 }
-        let start = bytes[..<end].lastIndex(of: UInt8(ascii: "/")).map { $0 + 1 } ?? 0
-        return FilePath(bytes: Array(bytes[start..<end]))
+        return (bytes, end, bytes[..<end].lastIndex(of: UInt8(ascii: "/")))
     }
 
     /// `name` inside this folder.
@@ -97,22 +103,21 @@ public struct FilePath: Hashable, Sendable, ExpressibleByStringLiteral, CustomSt
         FilePath(name).resolved(against: self)
     }
 
-    public var description: String { escapedForDisplay(bytes) }
+    public var description: String {
+        switch storage {
+        case .text(let text): return escapedForDisplay(text)
+        case .bytes(let bytes): return escapedForDisplay(bytes)
+        }
+    }
 }
 
 extension String {
-    /// `bytes` as a string when they are valid UTF-8, `nil` otherwise (no repair).
+    /// `bytes` as a string when they are valid UTF-8, `nil` otherwise (no repair). Decoding
+    /// repairs invalid bytes to U+FFFD, so the text holds the same bytes only when they were valid.
+    /// (`String(validating:as:)` does this too, but needs macOS 15 / iOS 18.)
     package init?(validatingUTF8Bytes bytes: some Collection<UInt8>) {
-        var text = ""
-        var decoder = UTF8()
-        var iterator = bytes.makeIterator()
-        loop: while true {
-            switch decoder.decode(&iterator) {
-            case .scalarValue(let scalar): text.unicodeScalars.append(scalar)
-            case .emptyInput: break loop
-            case .error: return nil
-            }
-        }
+        let text = String(decoding: bytes, as: UTF8.self)
+        guard text.utf8.elementsEqual(bytes) else { return nil }
         self = text
     }
 }
@@ -128,8 +133,7 @@ package func escapedForDisplay(_ bytes: some Collection<UInt8>) -> String {
         var iterator = rest.makeIterator()
         switch decoder.decode(&iterator) {
         case .scalarValue(let scalar):
-            let width = String(scalar).utf8.count
-            rest = rest.dropFirst(width)
+            rest = rest.dropFirst(UTF8.width(scalar))
             text += escapedScalar(scalar)
         case .emptyInput:
             rest = []

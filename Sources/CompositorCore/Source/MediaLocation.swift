@@ -134,9 +134,7 @@ package func percentEncodedPath(_ bytes: [UInt8]) -> String {
     for byte in bytes {
         switch byte {
         case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-             UInt8(ascii: "0")...UInt8(ascii: "9"):
-            out.append(byte)
-        case _ where Array("-._~!$&'()*+,;=:@/".utf8).contains(byte):
+             UInt8(ascii: "0")...UInt8(ascii: "9"), _ where pathPunctuation.contains(byte):
             out.append(byte)
         default:
             out += [UInt8(ascii: "%"), hexDigits[Int(byte >> 4)], hexDigits[Int(byte & 15)]]
@@ -144,3 +142,6 @@ package func percentEncodedPath(_ bytes: [UInt8]) -> String {
     }
     return String(decoding: out, as: UTF8.self)
 }
+
+/// The punctuation RFC 3986 allows unescaped in a path: unreserved, sub-delims, `:`, `@` and `/`.
+private let pathPunctuation = Set("-._~!$&'()*+,;=:@/".utf8)

@@ -91,7 +91,6 @@ extension MP4Error {
     package init(_ error: FileError) {
         switch error.reason {
         case .notFound: self = .fileNotFound(file: error.path.description)
-        case .missingFolder: self = .missingOutputFolder(path: error.path.description)
         case .missingParentFolder(let parent): self = .missingOutputFolder(path: parent.description)
         case .notFolder, .holdsOtherFiles: self = .io(file: error.path.description, operation: "write", reason: error.reasonText)
         case .notRegularFile(let kind): self = .io(file: error.path.description, operation: "read", reason: "\(kind), not a regular file")
@@ -106,9 +105,14 @@ extension MP4Error {
     }
 }
 
+/// `body`'s file errors in this layer's terms.
+func mp4Errors<T>(_ body: () throws(FileError) -> T) throws(MP4Error) -> T {
+    do { return try body() } catch { throw MP4Error(error) }
+}
+
 extension ReadableFile {
     /// `read(at:count:)` with a short file reported as malformed MP4.
     package func readBytes(at offset: UInt64, count: Int) throws(MP4Error) -> [UInt8] {
-        do { return try read(at: offset, count: count) } catch { throw MP4Error(error) }
+        try mp4Errors { () throws(FileError) in try read(at: offset, count: count) }
     }
 }

@@ -17,8 +17,7 @@ package enum MP4Reader {
 
     /// Reads the movie at `path`.
     package static func read(path filePath: FilePath) throws(MP4Error) -> MP4Movie {
-        let file: ReadableFile
-        do { file = try ReadableFile(path: filePath) } catch { throw MP4Error(error) }
+        let file = try mp4Errors { () throws(FileError) in try ReadableFile(path: filePath) }
         let path = filePath.description
         let moovHeader = try findMovieBox(in: file)
         guard moovHeader.size <= moovSizeLimit else {

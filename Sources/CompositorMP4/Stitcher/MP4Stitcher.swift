@@ -76,8 +76,7 @@ package struct MP4Stitcher: Sendable {
         // Open every source first and check it is what was planned.
         var files: [ReadableFile] = []
         for source in layout.sources {
-            let file: ReadableFile
-            do { file = try ReadableFile(path: source.path) } catch { throw MP4Error(error) }
+            let file = try mp4Errors { () throws(FileError) in try ReadableFile(path: source.path) }
             guard file.size == source.size else {
                 throw .io(file: source.path.description, operation: "copy samples",
                           reason: "the file changed since the stitch was planned (\(source.size) bytes then, \(file.size) now)")
@@ -85,8 +84,7 @@ package struct MP4Stitcher: Sendable {
             try Self.refuseToOverwrite(source: file, with: outputPath)
             files.append(file)
         }
-        let output: AtomicOutputFile
-        do { output = try AtomicOutputFile(path: outputPath) } catch { throw MP4Error(error) }
+        let output = try mp4Errors { () throws(FileError) in try AtomicOutputFile(path: outputPath) }
         defer { output.discard() }
 
         let total = layout.fileSize
@@ -140,9 +138,4 @@ package struct MP4Stitcher: Sendable {
             throw .io(file: outputPath.description, operation: "write the stitched file", reason: "it is one of the sources, which are never modified")
         }
     }
-}
-
-/// `body`'s file errors in this layer's terms.
-func mp4Errors<T>(_ body: () throws(FileError) -> T) throws(MP4Error) -> T {
-    do { return try body() } catch { throw MP4Error(error) }
 }

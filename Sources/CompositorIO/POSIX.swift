@@ -1,0 +1,94 @@
+import CompositorCore
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+// The POSIX calls the readers and writers share, in the library's terms: paths are `FilePath`s,
+// failures `FileError`s.
+
+package func systemErrorMessage(_ code: Int32) -> String {
+    String(cString: strerror(code))
+}
+
+/// What kind of file a `stat` mode is, for messages.
+package func fileKindName(_ mode: mode_t) -> String {
+    switch mode & S_IFMT {
+    case S_IFREG: return "a regular file"
+    case S_IFDIR: return "a folder"
+    case S_IFIFO: return "a FIFO"
+    case S_IFCHR, S_IFBLK: return "a device"
+    case S_IFSOCK: return "a socket"
+    case S_IFLNK: return "a symbolic link"
+    default: return "a special file"
+    }
+}
+
+/// Whether `path` names a folder (following links).
+package func isFolder(_ path: FilePath) -> Bool {
+    var status = stat()
+    return (try? path.withCPath({ stat($0, &status) })) == 0 && (status.st_mode & S_IFMT) == S_IFDIR
+}
+
+/// Writes all of `bytes` to `fd`, retrying `EINTR`; a failure names `path`.
+package func writeAll(_ bytes: UnsafeRawBufferPointer, to fd: Int32, path: FilePath) throws(FileError) {
+    var done = 0
+    while done < bytes.count {
+        let n = systemWrite(fd, bytes.baseAddress! + done, bytes.count - done)
+        if n < 0 {
+            if errno == EINTR { continue }
+            throw .system(path, "write")
+        }
+        done += n
+    }
+}
+
+@inline(__always)
+package func systemWrite(_ fd: Int32, _ buffer: UnsafeRawPointer, _ count: Int) -> Int {
+    #if canImport(Darwin)
+    return Darwin.write(fd, buffer, count)
+    #elseif canImport(Musl)
+    return Musl.write(fd, buffer, count)
+    #else
+    return Glibc.write(fd, buffer, count)
+    #endif
+}
+
+extension FilePath {
+    /// Calls `body` with the path as a C string; a path with a NUL byte names no file.
+    package func withCPath<R>(_ body: (UnsafePointer<CChar>) throws(FileError) -> R) throws(FileError) -> R {
+        let bytes = self.bytes
+        guard !bytes.contains(0) else { throw FileError(self, .invalidPath("the path contains a NUL byte")) }
+        guard !bytes.isEmpty else { throw FileError(self, .invalidPath("an empty path")) }
+        let cString = bytes.map { CChar(bitPattern: $0) } + [0]
+        return try cString.withUnsafeBufferPointer { (buffer) throws(FileError) -> R in try body(buffer.baseAddress!) }
+    }
+}
+
+/// The names in `folder` (without `.` and `..`), as bytes; empty when it cannot be listed.
+package func folderEntries(_ folder: FilePath) -> [[UInt8]] {
+    guard let directory = try? folder.withCPath({ opendir($0) }) else { return [] }
+    defer { closedir(directory) }
+    var names: [[UInt8]] = []
+    while let entry = readdir(directory) {
+        let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in Array(raw.prefix { $0 != 0 }) }
+        if name != Array(".".utf8), name != Array("..".utf8) { names.append(name) }
+    }
+    return names
+}
+
+/// `rename(2)` between two paths.
+package func renamePath(_ from: FilePath, _ to: FilePath) throws(FileError) -> Int32 {
+    try from.withCPath { (source) throws(FileError) in try to.withCPath { rename(source, $0) } }
+}
+
+/// The working folder, as the bytes the system gives (`.` when it cannot be read): what relative
+/// paths are opened against.
+package func currentFolder() -> FilePath {
+    var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+    guard getcwd(&buffer, buffer.count) != nil else { return "." }
+    return FilePath(bytes: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) })
+}
