@@ -13,7 +13,7 @@ public final class AVQueuePlayerAdapter: QueuePlayer {
         self.player = player
     }
 
-    public func makeItem(for entry: QueueItem) -> AVPlayerItem {
+    public func makeItem(for entry: QueuePlan.Item) -> AVPlayerItem {
         let item = AVPlayerItem(url: entry.source.foundationURL)
         item.forwardPlaybackEndTime = entry.forwardPlaybackEndTime.cmTime
         startTimes[ObjectIdentifier(item)] = entry.startTime.cmTime

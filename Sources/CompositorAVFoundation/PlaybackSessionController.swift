@@ -52,7 +52,7 @@ public final class PlaybackSessionController {
         Task { try? await self.apply(reaction) }
     }
 
-    private func apply(_ reaction: Reaction) async throws {
+    private func apply(_ reaction: PlaybackSession.Reaction) async throws {
         for command in reaction.commands {
             switch command {
             case .seek(let time):

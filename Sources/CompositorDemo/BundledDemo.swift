@@ -24,7 +24,7 @@ enum BundledDemo {
         for seconds in [0, 10, 23, 43, 90, 170] as [Int64] {
             let t = MediaTime(seconds: seconds)
             let after = composition.compositionTime(forContentTime: t)
-            let before = composition.compositionTime(forContentTime: t, bias: BreakBias.beforeBreaks)
+            let before = composition.compositionTime(forContentTime: t, bias: Composition.BreakBias.beforeBreaks)
             Output.out("   content \(pad(t)) -> composition \(pad(after))"
                 + (before != after ? "  (its break starts at \(before))" : ""))
         }

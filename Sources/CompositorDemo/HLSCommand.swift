@@ -34,8 +34,8 @@ enum HLSCommand {
         }
         let folderURL = hlsURL(target)
         let extra = [
-            HLSOutputFile(url: queuePlanName, text: queuePlanJSON(stitched.queuePlan, folder: folderURL).serialized + "\n"),
-            HLSOutputFile(url: timelineName, text: TimelineReport.json(stitched.composition).serialized + "\n"),
+            HLSStitchedComposition.File(url: queuePlanName, text: queuePlanJSON(stitched.queuePlan, folder: folderURL).serialized + "\n"),
+            HLSStitchedComposition.File(url: timelineName, text: TimelineReport.json(stitched.composition).serialized + "\n"),
         ]
         do { try stitched.write(into: target, extraFiles: extra) } catch { throw .failure("\(error)") }
         return stitched

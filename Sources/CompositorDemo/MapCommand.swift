@@ -39,7 +39,7 @@ enum MapCommand {
 struct Mapping {
     let compositionTime: MediaTime
     let contentTime: MediaTime
-    let location: Location?
+    let location: Composition.Location?
 
     init(composition: Composition, compositionTime: MediaTime, contentTime: MediaTime) {
         self.compositionTime = compositionTime

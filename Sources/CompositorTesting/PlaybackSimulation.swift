@@ -7,7 +7,7 @@ public protocol SimulatedPlayer {
     /// Plays on for `duration` (never past the end).
     mutating func play(for duration: MediaTime)
     /// Carries out a session's command.
-    mutating func apply(_ command: PlayerCommand)
+    mutating func apply(_ command: PlaybackSession.PlayerCommand)
 }
 
 /// The composition backend: one item whose time is the composition time.
@@ -21,7 +21,7 @@ public struct SingleItemPlayer: SimulatedPlayer {
         compositionTime = MediaTime.min(compositionTime + duration, composition.duration)
     }
 
-    public mutating func apply(_ command: PlayerCommand) {
+    public mutating func apply(_ command: PlaybackSession.PlayerCommand) {
         switch command {
         case .seek(let time): compositionTime = time
         case .load(let new, let time): composition = new; compositionTime = time
@@ -104,7 +104,7 @@ public enum PlaybackSimulation {
         naturalDuration: (MediaLocation) -> MediaTime? = { _ in nil }
     ) -> [Entry] {
         var log: [Entry] = []
-        func record(_ reaction: Reaction) {
+        func record(_ reaction: PlaybackSession.Reaction) {
             for command in reaction.commands { player.apply(command) }
             log += reaction.events.map(Entry.event)
         }

@@ -4,8 +4,8 @@ import Compositor
 /// from its start time to its forward end time, then the next item starts at once (no gap).
 public final class SimulatedQueuePlayer: QueuePlayer {
     public final class Item {
-        public let entry: QueueItem
-        init(entry: QueueItem) { self.entry = entry }
+        public let entry: QueuePlan.Item
+        init(entry: QueuePlan.Item) { self.entry = entry }
     }
 
     /// A switch from one item to the next, at a virtual-clock instant.
@@ -28,7 +28,7 @@ public final class SimulatedQueuePlayer: QueuePlayer {
 
     public init() {}
 
-    public func makeItem(for entry: QueueItem) -> Item { Item(entry: entry) }
+    public func makeItem(for entry: QueuePlan.Item) -> Item { Item(entry: entry) }
     public func items() -> [Item] { queue }
     public var currentItem: Item? { queue.first }
 
@@ -99,5 +99,5 @@ public struct QueueBackendPlayer: SimulatedPlayer {
 
     public var compositionTime: MediaTime { driver.compositionTime }
     public mutating func play(for duration: MediaTime) { driver.player.play(for: duration) }
-    public mutating func apply(_ command: PlayerCommand) { driver.apply(command) }
+    public mutating func apply(_ command: PlaybackSession.PlayerCommand) { driver.apply(command) }
 }

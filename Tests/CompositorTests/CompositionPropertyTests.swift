@@ -113,7 +113,7 @@ struct CompositionPropertyTests {
             for t in Self.probes(c, &rng, span: c.contentDuration) where t >= .zero && t <= c.contentDuration {
                 // Content shown somewhere (or the end) comes back exactly.
                 guard t == c.contentDuration || shown.contains(where: { $0.contains(t) }) else { continue }
-                for bias in [BreakBias.afterBreaks, .beforeBreaks] {
+                for bias in [Composition.BreakBias.afterBreaks, .beforeBreaks] {
                     let back = c.contentTime(forCompositionTime: c.compositionTime(forContentTime: t, bias: bias))
                     #expect(back == t, "seed \(seed): content \(t) (\(bias)) came back as \(back)")
                 }
@@ -137,7 +137,7 @@ struct CompositionPropertyTests {
                 #expect(c.contentTime(forCompositionTime: time) == LinearScan.contentTime(c, time), "seed \(seed) at \(time)")
             }
             for t in Self.probes(c, &rng, span: c.contentDuration) {
-                for bias in [BreakBias.afterBreaks, .beforeBreaks] {
+                for bias in [Composition.BreakBias.afterBreaks, .beforeBreaks] {
                     #expect(c.compositionTime(forContentTime: t, bias: bias) == LinearScan.compositionTime(c, t, bias),
                             "seed \(seed): content \(t) \(bias)")
                 }
@@ -157,7 +157,7 @@ enum LinearScan {
         return c.contentDuration
     }
 
-    static func compositionTime(_ c: Composition, _ content: MediaTime, _ bias: BreakBias) -> MediaTime {
+    static func compositionTime(_ c: Composition, _ content: MediaTime, _ bias: Composition.BreakBias) -> MediaTime {
         let t = MediaTime.min(MediaTime.max(content, .zero), c.contentDuration)
         if bias == .beforeBreaks {
             if let first = c.breaks.first(where: { $0.position == t }) { return first.compositionRange.start }

@@ -22,19 +22,19 @@ public struct HLSStitchedComposition: Sendable, Equatable {
     public let outputURL: String
 
     /// Every file to write, the one at `outputURL` first.
-    public var files: [HLSOutputFile] {
+    public var files: [File] {
         if let multivariantPlaylist {
-            return [HLSOutputFile(url: outputURL, text: multivariantPlaylist.text)]
-                + variants.map { HLSOutputFile(url: $0.url, text: $0.result.text) }
+            return [File(url: outputURL, text: multivariantPlaylist.text)]
+                + variants.map { File(url: $0.url, text: $0.result.text) }
         }
-        return variants.map { HLSOutputFile(url: $0.url, text: $0.result.text) }
+        return variants.map { File(url: $0.url, text: $0.result.text) }
     }
 
     /// Writes every playlist (and `extraFiles`, such as a queue plan) into `folder`, which appears
     /// whole or not at all: all is written into a new folder beside it that then takes its name. An
     /// existing `folder` is replaced only when it holds nothing but what a stitch writes (these
     /// names, or `NAME-N.m3u8` variants of the main playlist); anything else is refused, untouched.
-    public func write(into folder: FilePath, extraFiles: [HLSOutputFile] = []) throws(HLSCompositionStitchError) {
+    public func write(into folder: FilePath, extraFiles: [File] = []) throws(HLSCompositionStitchError) {
         let all = files + extraFiles
         let names = Set(all.map(\.name))
         let stem = files.first.map { String($0.name.prefix { $0 != "." }) } ?? ""
@@ -84,18 +84,20 @@ package struct HLSStitchedVariantPlaylist: Sendable, Equatable {
     package let result: HLSStitchResult
 }
 
-/// A playlist to write.
-public struct HLSOutputFile: Sendable, Equatable {
-    public let url: String
-    public let text: String
+extension HLSStitchedComposition {
+    /// A playlist to write.
+    public struct File: Sendable, Equatable {
+        public let url: String
+        public let text: String
 
-    public init(url: String, text: String) {
-        self.url = url
-        self.text = text
+        public init(url: String, text: String) {
+            self.url = url
+            self.text = text
+        }
+
+        /// The last path component of `url`: the file's name in the output folder.
+        public var name: String { String(url.split(separator: "/").last ?? Substring(url)) }
     }
-
-    /// The last path component of `url`: the file's name in the output folder.
-    public var name: String { String(url.split(separator: "/").last ?? Substring(url)) }
 }
 
 /// A break as scheduled and as it plays in the stitched output.

@@ -3,16 +3,18 @@ import CompositorHLS
 import CompositorIO
 import CompositorMP4
 
-/// What a schedule needs to know about a source: its natural duration and its tracks.
-public struct SourceProbeResult: Hashable, Sendable {
-    /// What the source turned out to be, by its first bytes.
-    public enum Format: Hashable, Sendable { case mp4, hls }
+extension SourceProbe {
+    /// What a schedule needs to know about a source: its natural duration and its tracks.
+    public struct Report: Hashable, Sendable {
+        /// What the source turned out to be, by its first bytes.
+        public enum Format: Hashable, Sendable { case mp4, hls }
 
-    public let format: Format
-    /// The longest track (MP4) or the exact sum of `EXTINF`s (HLS): what an omitted `end` means.
-    public let naturalDuration: MediaTime
-    /// How long each track presents (from 0); HLS playlists report none (their segments carry them).
-    public let trackDurations: [TrackKind: MediaTime]
+        public let format: Format
+        /// The longest track (MP4) or the exact sum of `EXTINF`s (HLS): what an omitted `end` means.
+        public let naturalDuration: MediaTime
+        /// How long each track presents (from 0); HLS playlists report none (their segments carry them).
+        public let trackDurations: [TrackKind: MediaTime]
+    }
 }
 
 /// Why a source could not be probed.
@@ -40,12 +42,12 @@ public enum SourceProbeError: Error, Equatable, Sendable, CustomStringConvertibl
 /// result.naturalDuration    // 5 s
 /// ```
 public enum SourceProbe {
-    public static func probe(_ source: MediaLocation) throws(SourceProbeError) -> SourceProbeResult {
+    public static func probe(_ source: MediaLocation) throws(SourceProbeError) -> Report {
         guard let path = source.filePath else { throw .remote(source) }
         if isPlaylist(path) {
             do {
                 let result = try HLSProbe.probe(url: hlsURL(path))
-                return SourceProbeResult(format: .hls, naturalDuration: result.duration, trackDurations: [:])
+                return Report(format: .hls, naturalDuration: result.duration, trackDurations: [:])
             } catch {
                 throw .playlist(url: error.url, reason: error.reason)
             }
@@ -55,7 +57,7 @@ public enum SourceProbe {
             var durations: [TrackKind: MediaTime] = [:]
             if let video = movie.videoTrack { durations[.video] = video.presentationDuration }
             if let audio = movie.audioTrack { durations[.audio] = audio.presentationDuration }
-            return SourceProbeResult(format: .mp4, naturalDuration: movie.naturalDuration, trackDurations: durations)
+            return Report(format: .mp4, naturalDuration: movie.naturalDuration, trackDurations: durations)
         } catch {
             throw .mp4(error)
         }
@@ -64,8 +66,8 @@ public enum SourceProbe {
     /// Probes every source of `schedule` once: what is known, and why the rest is not.
     public static func probeAll(
         _ schedule: Schedule
-    ) -> (results: [MediaLocation: SourceProbeResult], failures: [MediaLocation: SourceProbeError]) {
-        var results: [MediaLocation: SourceProbeResult] = [:], failures: [MediaLocation: SourceProbeError] = [:]
+    ) -> (results: [MediaLocation: Report], failures: [MediaLocation: SourceProbeError]) {
+        var results: [MediaLocation: Report] = [:], failures: [MediaLocation: SourceProbeError] = [:]
         let sources = schedule.content.map(\.source) + schedule.breaks.flatMap { $0.ads.map(\.source) }
         for source in sources where results[source] == nil && failures[source] == nil {
             do { results[source] = try probe(source) } catch { failures[source] = error }

@@ -42,18 +42,22 @@ public struct PlaybackEvent: Hashable, Sendable {
     }
 }
 
-/// What the player must do.
-public enum PlayerCommand: Hashable, Sendable {
-    /// Seek, with zero tolerance, to this composition time.
-    case seek(to: MediaTime)
-    /// The composition changed: play `composition` from `at` (rebuild the item or the queue).
-    case load(Composition, at: MediaTime)
+extension PlaybackSession {
+    /// What the player must do.
+    public enum PlayerCommand: Hashable, Sendable {
+        /// Seek, with zero tolerance, to this composition time.
+        case seek(to: MediaTime)
+        /// The composition changed: play `composition` from `at` (rebuild the item or the queue).
+        case load(Composition, at: MediaTime)
+    }
 }
 
-/// What one input to a `PlaybackSession` produced, in order.
-public struct Reaction: Hashable, Sendable {
-    public var commands: [PlayerCommand] = []
-    public var events: [PlaybackEvent] = []
+extension PlaybackSession {
+    /// What one input to a `PlaybackSession` produced, in order.
+    public struct Reaction: Hashable, Sendable {
+        public var commands: [PlayerCommand] = []
+        public var events: [PlaybackEvent] = []
 
-    public init() {}
+        public init() {}
+    }
 }

@@ -82,7 +82,7 @@ extension PlaybackSession {
     // MARK: Internals
 
     /// The ad playing now, if its break lets it be skipped at this point.
-    private func playingAd() throws(PlaybackSessionError) -> (Location, AdLocation) {
+    private func playingAd() throws(PlaybackSessionError) -> (Composition.Location, Composition.AdLocation) {
         guard let location = composition.locate(position), let ad = location.ad else { throw .noAdPlaying }
         switch composition.breaks[ad.breakIndex].restrictions.skipping {
         case .never:
@@ -103,7 +103,7 @@ extension PlaybackSession {
     private mutating func leaveBreakForSeek(into reaction: inout Reaction) throws(PlaybackSessionError) {
         pendingSeeks.removeAll()
         guard let location = composition.locate(position), location.ad != nil else { return }
-        let ad: AdLocation
+        let ad: Composition.AdLocation
         do { ad = try playingAd().1 } catch {
             throw .seekOutOfBreakNotAllowed(breakID: location.ad!.position.breakID)
         }

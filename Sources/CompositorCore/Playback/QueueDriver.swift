@@ -70,7 +70,7 @@ public final class QueueDriver<Player: QueuePlayer> {
     }
 
     /// Carries out a `PlaybackSession` command.
-    public func apply(_ command: PlayerCommand) {
+    public func apply(_ command: PlaybackSession.PlayerCommand) {
         switch command {
         case .seek(let time): seek(to: time)
         case .load(let composition, let time): load(QueuePlan(composition: composition), at: time)

@@ -8,13 +8,13 @@
 /// items        [C.m3u8 0..10] [ad.m3u8 0..5] [C.m3u8 10..20]
 /// ```
 public struct QueuePlan: Hashable, Sendable {
-    public let items: [QueueItem]
+    public let items: [QueuePlan.Item]
     public let duration: MediaTime
     private let starts: SortedTimes
 
     public init(composition: Composition) {
         items = composition.segments.enumerated().map { index, segment in
-            QueueItem(
+            QueuePlan.Item(
                 segmentIndex: index, source: segment.source, role: segment.role,
                 startTime: segment.sourceRange.start, forwardPlaybackEndTime: segment.sourceRange.end,
                 compositionRange: segment.compositionRange)
@@ -30,21 +30,23 @@ public struct QueuePlan: Hashable, Sendable {
     }
 }
 
-/// One item of a `QueuePlan`.
-public struct QueueItem: Hashable, Sendable {
-    /// The composition segment this item plays.
-    public let segmentIndex: Int
-    public let source: MediaLocation
-    public let role: Segment.Role
-    /// Source time the item starts at (a zero-tolerance seek before it plays).
-    public let startTime: MediaTime
-    /// Source time the item ends at, as `AVPlayerItem.forwardPlaybackEndTime`.
-    public let forwardPlaybackEndTime: MediaTime
-    public let compositionRange: MediaTimeRange
+extension QueuePlan {
+    /// One item of a `QueuePlan`.
+    public struct Item: Hashable, Sendable {
+        /// The composition segment this item plays.
+        public let segmentIndex: Int
+        public let source: MediaLocation
+        public let role: Segment.Role
+        /// Source time the item starts at (a zero-tolerance seek before it plays).
+        public let startTime: MediaTime
+        /// Source time the item ends at, as `AVPlayerItem.forwardPlaybackEndTime`.
+        public let forwardPlaybackEndTime: MediaTime
+        public let compositionRange: MediaTimeRange
 
-    /// The composition time of the item's source time `itemTime`.
-    public func compositionTime(forItemTime itemTime: MediaTime) -> MediaTime {
-        compositionRange.start + (itemTime - startTime)
+        /// The composition time of the item's source time `itemTime`.
+        public func compositionTime(forItemTime itemTime: MediaTime) -> MediaTime {
+            compositionRange.start + (itemTime - startTime)
+        }
     }
 }
 
@@ -55,7 +57,7 @@ public protocol QueuePlayer: AnyObject {
 
     /// Makes an item for `entry`: its source, ending at `forwardPlaybackEndTime`, started by a
     /// zero-tolerance seek to `startTime` when it becomes current.
-    func makeItem(for entry: QueueItem) -> Item
+    func makeItem(for entry: QueuePlan.Item) -> Item
     /// The queued items, the current one first (`AVQueuePlayer.items()`).
     func items() -> [Item]
     var currentItem: Item? { get }

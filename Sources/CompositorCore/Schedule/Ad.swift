@@ -1,5 +1,5 @@
 /// One ad of a pod: `[start, end)` of its source. `end == nil` means the source's natural duration;
-/// an `end` past it is clamped when the composition is built, with a `CompositionDiagnostic`.
+/// an `end` past it is clamped when the composition is built, with a `Composition.Diagnostic`.
 public struct Ad: Hashable, Sendable {
     public let id: String
     public let source: MediaLocation

@@ -1,9 +1,11 @@
-/// Which side of the breaks at a content position a mapping lands on.
-public enum BreakBias: Hashable, Sendable {
-    /// Where content resumes after the breaks (IMA's rule, the default).
-    case afterBreaks
-    /// Where the first break at that position starts.
-    case beforeBreaks
+extension Composition {
+    /// Which side of the breaks at a content position a mapping lands on.
+    public enum BreakBias: Hashable, Sendable {
+        /// Where content resumes after the breaks (IMA's rule, the default).
+        case afterBreaks
+        /// Where the first break at that position starts.
+        case beforeBreaks
+    }
 }
 
 extension Composition {
@@ -81,26 +83,30 @@ extension Composition {
 
 }
 
-/// What plays at one instant of a composition.
-public struct Location: Hashable, Sendable {
-    public let compositionTime: MediaTime
-    public let segmentIndex: Int
-    public let segment: Segment
-    /// The time inside the segment's source.
-    public let sourceTime: MediaTime
-    /// The content time; inside a break, the break's position.
-    public let contentTime: MediaTime
-    /// Where in its break the instant is; `nil` in content.
-    public let ad: AdLocation?
+extension Composition {
+    /// What plays at one instant of a composition.
+    public struct Location: Hashable, Sendable {
+        public let compositionTime: MediaTime
+        public let segmentIndex: Int
+        public let segment: Segment
+        /// The time inside the segment's source.
+        public let sourceTime: MediaTime
+        /// The content time; inside a break, the break's position.
+        public let contentTime: MediaTime
+        /// Where in its break the instant is; `nil` in content.
+        public let ad: AdLocation?
+    }
 }
 
-/// Where an instant is inside a break.
-public struct AdLocation: Hashable, Sendable {
-    public let position: AdPosition
-    /// The index of the break in `Composition.breaks`.
-    public let breakIndex: Int
-    public let timeInAd: MediaTime
-    public let adDuration: MediaTime
-    public let timeInBreak: MediaTime
-    public let breakDuration: MediaTime
+extension Composition {
+    /// Where an instant is inside a break.
+    public struct AdLocation: Hashable, Sendable {
+        public let position: AdPosition
+        /// The index of the break in `Composition.breaks`.
+        public let breakIndex: Int
+        public let timeInAd: MediaTime
+        public let adDuration: MediaTime
+        public let timeInBreak: MediaTime
+        public let breakDuration: MediaTime
+    }
 }

@@ -24,7 +24,7 @@ public struct Composition: Hashable, Sendable {
     /// The length of the whole composition, ads included.
     public let duration: MediaTime
     /// What was changed from the schedule's request (clamped ends).
-    public let diagnostics: [CompositionDiagnostic]
+    public let diagnostics: [Diagnostic]
 
     // Lookup tables for O(log n) mapping: sorted keys to search, then one packed entry per answer
     // (a single cache miss at the end of a search, and no strings touched).
@@ -64,7 +64,7 @@ public struct Composition: Hashable, Sendable {
     /// A composition from parts already laid out and checked, with its lookup tables.
     init(
         segments: [Segment], breaks: [PlacedBreak], contentDuration: MediaTime, duration: MediaTime,
-        diagnostics: [CompositionDiagnostic]
+        diagnostics: [Diagnostic]
     ) {
         let contentSegments = segments.filter { !$0.isAd }
         self.segments = segments
@@ -122,7 +122,7 @@ extension Composition {
         let naturalDurations: [MediaLocation: MediaTime]
         var segments: [Segment] = []
         var breaks: [PlacedBreak] = []
-        var diagnostics: [CompositionDiagnostic] = []
+        var diagnostics: [Diagnostic] = []
         var contentDuration = MediaTime.zero
         var compositionCursor = MediaTime.zero
 

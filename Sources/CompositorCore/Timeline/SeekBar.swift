@@ -10,50 +10,56 @@
 ///              ^          ^                 ^                 markers at 0, 23, 43, ...
 /// ```
 public struct SeekBarState: Hashable, Sendable {
-    public let main: MainSeekBar
+    public let main: MainBar
     /// The ad's own bar, while an ad plays.
-    public let ad: AdSeekBar?
+    public let ad: AdBar?
 }
 
-/// The main seek bar: content time only, with a marker per break.
-public struct MainSeekBar: Hashable, Sendable {
-    /// The bar's length: the content duration.
-    public let duration: MediaTime
-    /// The playhead in content time (during a break, the break's position).
-    public let position: MediaTime
-    public let markers: [BreakMarker]
+extension SeekBarState {
+    /// The main seek bar: content time only, with a marker per break.
+    public struct MainBar: Hashable, Sendable {
+        /// The bar's length: the content duration.
+        public let duration: MediaTime
+        /// The playhead in content time (during a break, the break's position).
+        public let position: MediaTime
+        public let markers: [BreakMarker]
 
-    /// `"00:23/02:10"`; see `SeekBarLabel`.
-    public var label: String { SeekBarLabel.text(position: position, duration: duration) }
+        /// `"00:23/02:10"`.
+        public var label: String { SeekBarLabel.text(position: position, duration: duration) }
+    }
 }
 
-/// A break's mark on the main seek bar.
-public struct BreakMarker: Hashable, Sendable {
-    public let breakID: String
-    /// The content time of the mark.
-    public let position: MediaTime
-    /// Whether the break has played (as the caller's played state says).
-    public let played: Bool
+extension SeekBarState {
+    /// A break's mark on the main seek bar.
+    public struct BreakMarker: Hashable, Sendable {
+        public let breakID: String
+        /// The content time of the mark.
+        public let position: MediaTime
+        /// Whether the break has played (as the caller's played state says).
+        public let played: Bool
+    }
 }
 
-/// The bar shown while an ad plays: the ad's own duration.
-public struct AdSeekBar: Hashable, Sendable {
-    public let duration: MediaTime
-    public let position: MediaTime
-    public let podPosition: Int
-    public let podSize: Int
+extension SeekBarState {
+    /// The bar shown while an ad plays: the ad's own duration.
+    public struct AdBar: Hashable, Sendable {
+        public let duration: MediaTime
+        public let position: MediaTime
+        public let podPosition: Int
+        public let podSize: Int
 
-    /// `"Ad 1 of 2"`.
-    public var title: String { "Ad \(podPosition) of \(podSize)" }
-    /// `"00:04/00:17"`.
-    public var label: String { SeekBarLabel.text(position: position, duration: duration) }
+        /// `"Ad 1 of 2"`.
+        public var title: String { "Ad \(podPosition) of \(podSize)" }
+        /// `"00:04/00:17"`.
+        public var label: String { SeekBarLabel.text(position: position, duration: duration) }
+    }
 }
 
 /// The "position/duration" clock label under a seek bar.
-public enum SeekBarLabel {
+enum SeekBarLabel {
     /// `"00:23/02:10"`: whole seconds, rounded down; when the duration reaches an hour, both show
     /// hours (`"0:00:23/1:02:10"`) so the label keeps its width.
-    public static func text(position: MediaTime, duration: MediaTime) -> String {
+    static func text(position: MediaTime, duration: MediaTime) -> String {
         let hours = duration >= MediaTime(seconds: 3600)
         return position.formatted(alwaysShowHours: hours) + "/" + duration.formatted(alwaysShowHours: hours)
     }
@@ -62,18 +68,18 @@ public enum SeekBarLabel {
 extension Composition {
     /// The seek bars at `compositionTime`; `playedBreakIDs` marks breaks as played.
     public func seekBar(at compositionTime: MediaTime, playedBreakIDs: Set<String> = []) -> SeekBarState {
-        let main = MainSeekBar(
+        let main = SeekBarState.MainBar(
             duration: contentDuration,
             position: contentTime(forCompositionTime: compositionTime),
             markers: breakMarkers(playedBreakIDs: playedBreakIDs))
         guard let ad = locate(compositionTime)?.ad else { return SeekBarState(main: main, ad: nil) }
-        return SeekBarState(main: main, ad: AdSeekBar(
+        return SeekBarState(main: main, ad: SeekBarState.AdBar(
             duration: ad.adDuration, position: ad.timeInAd,
             podPosition: ad.position.podPosition, podSize: ad.position.podSize))
     }
 
     /// One marker per break, in play order.
-    public func breakMarkers(playedBreakIDs: Set<String> = []) -> [BreakMarker] {
-        breaks.map { BreakMarker(breakID: $0.id, position: $0.position, played: playedBreakIDs.contains($0.id)) }
+    public func breakMarkers(playedBreakIDs: Set<String> = []) -> [SeekBarState.BreakMarker] {
+        breaks.map { SeekBarState.BreakMarker(breakID: $0.id, position: $0.position, played: playedBreakIDs.contains($0.id)) }
     }
 }
