@@ -1,4 +1,5 @@
 import Compositor
+import CompositorIO
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -19,6 +20,8 @@ enum RenderCommand {
         case "keyframe": cut = .keyframeAligned
         default: throw .usage("--cut: expected sample or keyframe, got '\(cutName)'")
         }
+        // The library guards the sources; the schedule is the demo's own input.
+        do { try OutputDestination.check(output, inputs: [path]) } catch { throw .failure(error.description) }
         let loaded = try LoadedSchedule(path: path)
         let rendered = try render(loaded.composition, to: output, cut: cut, scheduleFile: path)
         Output.out(summary(rendered, output: output, cut: cut))

@@ -40,7 +40,7 @@ package final class AtomicOutputFile {
     package init(path: FilePath, unnamedIfPossible: Bool = true) throws(FileError) {
         self.path = path
         let folder = path.parent
-        guard isFolder(folder) else { throw FileError(path, .missingParentFolder(folder)) }
+        try OutputDestination.check(path, inputs: [])
         let prefix = Self.temporaryPrefix(for: path)
         Self.removeStaleTemporaryFiles(prefix: prefix)
 

@@ -28,6 +28,12 @@ package struct FileError: Error, Hashable, Sendable, CustomStringConvertible {
         case system(operation: String, message: String)
         /// The path cannot name a file (a NUL byte).
         case invalidPath(String)
+        /// The file changed since it was read (how), so what was planned from it no longer holds.
+        case changed(String)
+        /// An output path that names something a rename must not replace: "a FIFO", "a device".
+        case cannotReplace(String)
+        /// An output path that names one of the run's inputs (that input's path, as given).
+        case isAnInput(FilePath)
     }
 
     package let path: FilePath
@@ -64,6 +70,11 @@ package struct FileError: Error, Hashable, Sendable, CustomStringConvertible {
             return "needed \(needed) bytes at byte \(offset), the file ends after \(got)"
         case .system(let operation, let message): return "cannot \(operation): \(message)"
         case .invalidPath(let why): return why
+        case .changed(let how): return "changed since it was read (\(how)); run again on a file nobody is writing"
+        case .cannotReplace(let kind): return "exists and is \(kind); an output may only replace a regular file"
+        case .isAnInput(let input):
+            return input == path ? "is an input of this run; an output never replaces its inputs"
+                : "is the same file as the input \(input); an output never replaces its inputs"
         }
     }
 }

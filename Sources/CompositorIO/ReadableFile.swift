@@ -14,7 +14,9 @@ package final class ReadableFile {
     package let path: FilePath
     package let size: UInt64
     /// Device and inode, to tell whether another path names the same file.
-    package let identity: FileIdentity
+    package var identity: FileIdentity { version.identity }
+    /// The file as it was opened, to notice it being replaced or modified later.
+    package let version: FileVersion
     package let descriptor: Int32
 
     package init(path: FilePath) throws(FileError) {
@@ -39,7 +41,21 @@ package final class ReadableFile {
         }
         self.descriptor = fd
         self.size = UInt64(status.st_size)
-        self.identity = FileIdentity(status)
+        self.version = FileVersion(status)
+    }
+
+    /// Opens `path` and checks it is still the file `expected` describes: the same file (not
+    /// another one renamed into its place), with the same size and modification time.
+    package convenience init(path: FilePath, expecting expected: FileVersion) throws(FileError) {
+        try self.init(path: path)
+        try version.check(against: expected, path: path)
+    }
+
+    /// Throws when the open file was modified since it was opened (its size or modification time).
+    package func checkUnchanged() throws(FileError) {
+        var status = stat()
+        guard fstat(descriptor, &status) == 0 else { throw .system(path, "stat") }
+        try FileVersion(status).check(against: version, path: path)
     }
 
     deinit { close(descriptor) }
@@ -98,8 +114,60 @@ package struct FileIdentity: Hashable, Sendable {
     package let device: UInt64
     package let inode: UInt64
 
+    package init(device: UInt64, inode: UInt64) {
+        self.device = device
+        self.inode = inode
+    }
+
     package init(_ status: stat) {
         device = UInt64(status.st_dev)
         inode = UInt64(status.st_ino)
+    }
+
+    /// The identity of the file `path` names (following links), or `nil` when there is none.
+    package init?(of path: FilePath) {
+        var status = stat()
+        guard (try? path.withCPath({ stat($0, &status) })) == 0 else { return nil }
+        self.init(status)
+    }
+}
+
+/// What a file was when it was read: which file, how long, last modified when. A plan made from a
+/// source is only valid for the same version of it.
+package struct FileVersion: Hashable, Sendable {
+    package let identity: FileIdentity
+    package let size: UInt64
+    /// Modification time in nanoseconds since 1970.
+    package let modified: Int64
+
+    package init(identity: FileIdentity, size: UInt64, modified: Int64) {
+        self.identity = identity
+        self.size = size
+        self.modified = modified
+    }
+
+    package init(_ status: stat) {
+        identity = FileIdentity(status)
+        size = UInt64(clamping: status.st_size)
+        #if canImport(Darwin)
+        let time = status.st_mtimespec
+        #else
+        let time = status.st_mtim
+        #endif
+        let (scaled, overflow) = Int64(time.tv_sec).multipliedReportingOverflow(by: 1_000_000_000)
+        modified = overflow ? Int64(time.tv_sec) : scaled &+ Int64(time.tv_nsec)
+    }
+
+    /// Throws `.changed` naming what differs from `expected`.
+    package func check(against expected: FileVersion, path: FilePath) throws(FileError) {
+        if identity != expected.identity {
+            throw FileError(path, .changed("another file has taken its name"))
+        }
+        if size != expected.size {
+            throw FileError(path, .changed("\(expected.size) bytes then, \(size) now"))
+        }
+        if modified != expected.modified {
+            throw FileError(path, .changed("it was modified"))
+        }
     }
 }

@@ -56,12 +56,20 @@ public enum CompositionRenderer {
     }
 
     /// Plans and writes `composition` to `outputPath` atomically (nothing is left behind on failure).
+    ///
+    /// `outputPath` must be a new name or a regular file that is none of the sources (through any
+    /// link); anything else is refused before any work. A source that changes while it is read
+    /// (replaced, resized or modified) fails the render.
     @discardableResult
     public static func render(
         _ composition: Composition, to outputPath: FilePath, cut: MP4CutMode = .sampleAccurate,
         progress: (MP4StitchProgress) -> Void = { _ in }
     ) throws(RenderError) -> Rendered {
-        let stitcher = MP4Stitcher(pieces: try pieces(of: composition), cutMode: cut)
+        let pieces = try pieces(of: composition)
+        // Before any work: an output that is a source, a device or a folder is refused now, not
+        // after the whole file is written.
+        do { try OutputDestination.check(outputPath, inputs: Array(Set(pieces.map(\.path)))) } catch { throw .mp4(MP4Error(error)) }
+        let stitcher = MP4Stitcher(pieces: pieces, cutMode: cut)
         let rendered = try plan(composition, with: stitcher)
         do {
             try stitcher.write(rendered.plan, to: outputPath, progress: progress)

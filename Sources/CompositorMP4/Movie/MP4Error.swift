@@ -101,6 +101,9 @@ extension MP4Error {
             self = .io(file: error.path.description, operation: "read", reason: "\(bytes) bytes, more than the limit of \(limit)")
         case .system(let operation, let message): self = .io(file: error.path.description, operation: operation, reason: message)
         case .invalidPath(let why): self = .io(file: error.path.description, operation: "open", reason: why)
+        case .changed: self = .io(file: error.path.description, operation: "copy samples", reason: error.reasonText)
+        case .cannotReplace, .isAnInput:
+            self = .io(file: error.path.description, operation: "write the stitched file", reason: error.reasonText)
         }
     }
 }

@@ -1,11 +1,14 @@
 import CompositorCore
+import CompositorIO
 
 /// An MP4 (ISO base media) file as read from its `moov`: the movie timescale and the tracks.
 /// Sample data stays in the file; `MP4SampleTable` says where.
 package struct MP4Movie: Sendable {
     /// The path the movie was read from.
     package let path: FilePath
-    package let fileSize: UInt64
+    /// The file as it was read: a stitch plan made from this movie holds only for this version.
+    package let fileVersion: FileVersion
+    package var fileSize: UInt64 { fileVersion.size }
     /// Ticks per second of the movie timeline (`mvhd`), in which edit list durations count.
     package let timescale: Int32
     /// The movie header's duration.

@@ -105,7 +105,7 @@ package enum MP4Reader {
         for trak in moov.children("trak") {
             tracks.append(try track(from: trak, movieTimescale: movieTimescale, gapless: gapless, file: file))
         }
-        return MP4Movie(path: file.path, fileSize: file.size, timescale: movieTimescale,
+        return MP4Movie(path: file.path, fileVersion: file.version, timescale: movieTimescale,
                         duration: MediaTime(value: Int64(clamping: header.duration), timescale: movieTimescale),
                         tracks: tracks, gaplessInfo: gapless)
     }

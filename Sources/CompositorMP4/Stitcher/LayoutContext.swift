@@ -1,4 +1,5 @@
 import CompositorCore
+import CompositorIO
 
 /// Turns resolved pieces into the output's tracks, edit lists and byte layout.
 struct LayoutContext {
@@ -6,7 +7,7 @@ struct LayoutContext {
 
     let pieces: [ResolvedPiece]
     let cutMode: MP4CutMode
-    let sources: [(path: FilePath, size: UInt64)]
+    let sources: [(path: FilePath, version: FileVersion)]
     let videoDescriptions: StitchPlanner.DescriptionTable
     let audioDescriptions: StitchPlanner.DescriptionTable
 
@@ -14,11 +15,11 @@ struct LayoutContext {
     var syntheticPayloads: [[UInt8]] = []
     private var silenceByDescription: [Int: SilenceSource] = [:]
 
-    init(pieces: [ResolvedPiece], cutMode: MP4CutMode, sources: [(FilePath, UInt64)],
+    init(pieces: [ResolvedPiece], cutMode: MP4CutMode, sources: [(FilePath, FileVersion)],
          videoDescriptions: StitchPlanner.DescriptionTable, audioDescriptions: StitchPlanner.DescriptionTable) {
         self.pieces = pieces
         self.cutMode = cutMode
-        self.sources = sources.map { (path: $0.0, size: $0.1) }
+        self.sources = sources.map { (path: $0.0, version: $0.1) }
         self.videoDescriptions = videoDescriptions
         self.audioDescriptions = audioDescriptions
     }

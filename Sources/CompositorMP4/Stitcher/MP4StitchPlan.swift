@@ -1,4 +1,5 @@
 import CompositorCore
+import CompositorIO
 
 /// What a stitch will produce, decided before a byte is written: for every piece, the source range
 /// that really plays and where it plays in the output, plus the output's exact layout.
@@ -34,7 +35,7 @@ package struct MP4StitchPlan: Sendable {
 /// Everything `write` needs: the sources, the output tracks and the byte copy list.
 struct StitchLayout: Sendable {
     /// Source files by index, with the size they had when planned.
-    var sources: [(path: FilePath, size: UInt64)]
+    var sources: [(path: FilePath, version: FileVersion)]
     var movieTimescale: Int32
     /// The composition's length in movie ticks.
     var movieDuration: UInt64

@@ -73,17 +73,10 @@ package struct MP4Stitcher: Sendable {
     /// there before, and no temporary file remains.
     package func write(_ plan: MP4StitchPlan, to outputPath: FilePath, progress: (MP4StitchProgress) -> Void = { _ in }) throws(MP4Error) {
         let layout = plan.layout
-        // Open every source first and check it is what was planned.
-        var files: [ReadableFile] = []
-        for source in layout.sources {
-            let file = try mp4Errors { () throws(FileError) in try ReadableFile(path: source.path) }
-            guard file.size == source.size else {
-                throw .io(file: source.path.description, operation: "copy samples",
-                          reason: "the file changed since the stitch was planned (\(source.size) bytes then, \(file.size) now)")
-            }
-            try Self.refuseToOverwrite(source: file, with: outputPath)
-            files.append(file)
+        try mp4Errors { () throws(FileError) in
+            try OutputDestination.check(outputPath, against: layout.sources.map { ($0.path, $0.version.identity) })
         }
+        var files = SourceFiles(layout.sources)
         let output = try mp4Errors { () throws(FileError) in try AtomicOutputFile(path: outputPath) }
         defer { output.discard() }
 
@@ -102,7 +95,7 @@ package struct MP4Stitcher: Sendable {
                 var done: UInt64 = 0
                 while done < length {
                     let count = min(UInt64(Self.progressStep), length - done)
-                    try mp4Errors { () throws(FileError) in try output.append(from: files[fileIndex], offset: offset + done, length: count, buffer: buffer) }
+                    try mp4Errors { () throws(FileError) in try output.append(from: files.file(fileIndex), offset: offset + done, length: count, buffer: buffer) }
                     done += count
                     written += count
                     progress(MP4StitchProgress(bytesWritten: written, totalBytes: total))
@@ -127,15 +120,9 @@ package struct MP4Stitcher: Sendable {
         guard written == total else {
             throw .io(file: outputPath.description, operation: "write", reason: "wrote \(written) bytes, planned \(total)")
         }
-        try mp4Errors { () throws(FileError) in try output.commit() }
-    }
-
-    /// Throws when `outputPath` names the same file as `source` (the rename would replace it).
-    private static func refuseToOverwrite(source: ReadableFile, with outputPath: FilePath) throws(MP4Error) {
-        var outputStatus = stat()
-        guard (try? outputPath.withCPath({ stat($0, &outputStatus) })) == 0 else { return }
-        if source.identity == FileIdentity(outputStatus) {
-            throw .io(file: outputPath.description, operation: "write the stitched file", reason: "it is one of the sources, which are never modified")
+        try mp4Errors { () throws(FileError) in
+            try files.closeAll()
+            try output.commit()
         }
     }
 }

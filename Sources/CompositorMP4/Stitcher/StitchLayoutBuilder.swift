@@ -1,10 +1,11 @@
 import CompositorCore
+import CompositorIO
 
 /// Lays the placed tracks out as a file: chunks, their order in `mdat`, the copy list, and the
 /// `ftyp` + `moov` + `mdat` header bytes that go before the samples.
 struct StitchLayoutBuilder {
     let tracks: [PlacedTrack]
-    let sources: [(path: FilePath, size: UInt64)]
+    let sources: [(path: FilePath, version: FileVersion)]
     let syntheticPayloads: [[UInt8]]
     let movieTimescale: Int32
     let movieDuration: UInt64

@@ -80,7 +80,7 @@ struct StitchPlanner {
         }
 
         var context = LayoutContext(pieces: resolved, cutMode: cutMode,
-                                    sources: movies.map { ($0.path, $0.fileSize) },
+                                    sources: movies.map { ($0.path, $0.fileVersion) },
                                     videoDescriptions: videoTable, audioDescriptions: audioTable)
         return try context.makePlan()
     }
