@@ -80,7 +80,7 @@ package final class AtomicOutputFile {
     package func append(from source: ReadableFile, offset: UInt64, length: UInt64, buffer: UnsafeMutableRawBufferPointer) throws(FileError) {
         var done: UInt64 = 0
         #if os(Linux)
-        if let copyFileRange = KernelCopy.copyFileRange {
+        if let copyFileRange = LinuxCalls.copyFileRange {
             while done < length {
                 var inputOffset = Int64(offset + done)
                 let n = copyFileRange(source.descriptor, &inputOffset, descriptor, nil, Int(min(length - done, 1 << 30)), 0)
@@ -114,8 +114,8 @@ package final class AtomicOutputFile {
     private func advance(by count: Int64) {
         written += count
         #if os(Linux)
-        if let syncFileRange = KernelCopy.syncFileRange, written - writebackStarted >= Self.writebackStep {
-            _ = syncFileRange(descriptor, writebackStarted, written - writebackStarted, KernelCopy.startWriteback)
+        if let syncFileRange = LinuxCalls.syncFileRange, written - writebackStarted >= Self.writebackStep {
+            _ = syncFileRange(descriptor, writebackStarted, written - writebackStarted, LinuxCalls.startWriteback)
             writebackStarted = written
         }
         #endif

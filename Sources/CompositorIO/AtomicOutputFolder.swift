@@ -7,64 +7,197 @@ import Musl
 import Darwin
 #endif
 
-/// A folder of outputs that appears whole or not at all.
+/// A folder of outputs that appears whole or not at all, and that removes only what it wrote.
 ///
 /// Every file is written and flushed into a new hidden folder beside the target
-/// (`.NAME.out-PID-new`), which then takes the target's name; a previous output is first moved
-/// aside and deleted last, and put back if the new one cannot take its place. An existing target is
-/// replaced only when every name in it is one `isReplaceable` accepts (files an earlier write of the
-/// same kind made); anything else is refused, untouched.
+/// (`.NAME.out-XXXXXX`), with a manifest (`.compositor-output`) listing them. The new folder and
+/// the target then swap in one step (`renameat2(RENAME_EXCHANGE)` on Linux, `renamex_np(RENAME_SWAP)`
+/// on Apple systems), so a kill at any instant leaves the previous output or the new one, and the
+/// previous one is deleted afterwards, file by file from its manifest.
+///
+/// An existing target is replaced only when it is empty, or holds exactly what its manifest lists
+/// (regular files) and nothing else: a user's file there, even one named like an output, is
+/// refused, untouched.
+///
+/// A writer holds an `flock` on its hidden folder; the next write to the same target deletes the
+/// hidden folders nobody holds (those of killed writers). Where the swap is not supported, the
+/// previous output is first moved aside (`.NAME.old-XXXXXX`) and the new one renamed in; a writer
+/// killed between the two renames leaves no target, and the next write puts the moved-aside one
+/// back before anything else.
 package enum AtomicOutputFolder {
-    package static func write(
-        _ files: [(name: String, bytes: [UInt8])], to target: FilePath, isReplaceable: (String) -> Bool
-    ) throws(FileError) {
-        for file in files where file.name.isEmpty || file.name == "." || file.name == ".."
-            || file.name.utf8.contains(UInt8(ascii: "/")) || file.name.utf8.contains(0) {
+    /// The manifest's name: one written file name a line.
+    package static let manifestName = ".compositor-output"
+
+    package static func write(_ files: [(name: String, bytes: [UInt8])], to target: FilePath) throws(FileError) {
+        for file in files where file.name.isEmpty || file.name == "." || file.name == ".." || file.name == manifestName
+            || file.name.utf8.contains(where: { $0 == UInt8(ascii: "/") || $0 == 0 || $0 == UInt8(ascii: "\n") }) {
             throw FileError(target, .invalidPath("'\(escapedForDisplay(file.name))' cannot name a file inside the folder"))
         }
         let parent = target.parent
         guard isFolder(parent) else { throw FileError(target, .missingParentFolder(parent)) }
-        let replacing = try checkReplaceable(target, isReplaceable: isReplaceable)
-        let base = FilePath(bytes: parent.bytes + Array("/.".utf8) + target.lastComponent.bytes + Array(".out-\(getpid())".utf8))
-        let fresh = FilePath(bytes: base.bytes + Array("-new".utf8)), previous = FilePath(bytes: base.bytes + Array("-old".utf8))
-        removeFolder(fresh)
-        guard try fresh.withCPath({ mkdir($0, 0o777) }) == 0 else { throw .system(fresh, "create a folder beside \(target)") }
+        recoverFromKilledWriters(of: target)
+        let previous = try ownedFiles(of: target)
+
+        let (fresh, lock) = try makeLockedFolder(prefix: hiddenPrefix(target, "out"))
+        defer { close(lock) }
         do {
+            // The manifest first: whoever finds this folder, after a kill at any point, knows what
+            // in it is ours to delete.
+            let manifest = files.map(\.name).joined(separator: "\n") + "\n"
+            try writeFile(Array(manifest.utf8), to: fresh.appending(manifestName))
             for file in files { try writeFile(file.bytes, to: fresh.appending(file.name)) }
         } catch {
-            removeFolder(fresh)
+            removeOwnedFolder(fresh)
             throw error
         }
-        if replacing, try renamePath(target, previous) != 0 {
-            let error = FileError.system(target, "move the previous output aside")
-            removeFolder(fresh)
+        do {
+            try moveIntoPlace(fresh, target, replacing: previous != nil)
+        } catch {
+            removeOwnedFolder(fresh)
             throw error
         }
-        guard try renamePath(fresh, target) == 0 else {
-            let error = FileError.system(target, "put the new folder in place")
-            if replacing { _ = try? renamePath(previous, target) }
-            removeFolder(fresh)
-            throw error
-        }
-        if replacing { removeFolder(previous) }
-        if let fd = try? parent.withCPath({ open($0, O_RDONLY | O_CLOEXEC) }), fd >= 0 { fsync(fd); close(fd) }
+        syncFolder(parent)
     }
 
-    /// Whether `target` exists (and may be replaced); throws when it is not a folder, or holds
-    /// anything `isReplaceable` refuses.
-    private static func checkReplaceable(_ target: FilePath, isReplaceable: (String) -> Bool) throws(FileError) -> Bool {
+    // MARK: - Replacing
+
+    /// The files an earlier write put in `target` (`nil` when there is no target). Throws when
+    /// `target` is not a folder, or holds anything its manifest does not list as a regular file.
+    private static func ownedFiles(of target: FilePath) throws(FileError) -> [[UInt8]]? {
         var status = stat()
-        guard try target.withCPath({ lstat($0, &status) }) == 0 else { return false }
+        guard try target.withCPath({ lstat($0, &status) }) == 0 else { return nil }
         guard (status.st_mode & S_IFMT) == S_IFDIR else {
             throw FileError(target, .notFolder(fileKindName(status.st_mode)))
         }
-        let others = folderEntries(target).filter { name in
-            guard let text = String(validatingUTF8Bytes: name) else { return true }
-            return !isReplaceable(text)
-        }.map { escapedForDisplay($0) }.sorted()
-        guard others.isEmpty else { throw FileError(target, .holdsOtherFiles(others)) }
-        return true
+        let entries = folderEntries(target)
+        let listed = Set(manifest(of: target))
+        let manifestBytes = Array(manifestName.utf8)
+        let others = entries.filter { name in
+            !((name == manifestBytes || listed.contains(name)) && isRegularFile(FilePath(bytes: target.bytes + [UInt8(ascii: "/")] + name)))
+        }
+        guard others.isEmpty else {
+            throw FileError(target, .holdsOtherFiles(others.map { escapedForDisplay($0) }.sorted()))
+        }
+        return entries
     }
+
+    /// The names `folder`'s manifest lists (none when it has no readable manifest).
+    private static func manifest(of folder: FilePath) -> [[UInt8]] {
+        guard let bytes = try? ReadableFile.contents(of: folder.appending(manifestName), limit: 1 << 20) else { return [] }
+        return bytes.split(separator: UInt8(ascii: "\n")).map(Array.init)
+    }
+
+    private static func isRegularFile(_ path: FilePath) -> Bool {
+        var status = stat()
+        return (try? path.withCPath({ lstat($0, &status) })) == 0 && (status.st_mode & S_IFMT) == S_IFREG
+    }
+
+    /// Puts `fresh` at `target`: a swap when `target` exists and the system can, else renames.
+    private static func moveIntoPlace(_ fresh: FilePath, _ target: FilePath, replacing: Bool) throws(FileError) {
+        guard replacing else {
+            guard try renamePath(fresh, target) == 0 else { throw .system(target, "put the new folder in place") }
+            return
+        }
+        switch try exchange(fresh, target) {
+        case 0:
+            // `fresh` now holds the previous output.
+            removeOwnedFolder(fresh)
+            return
+        case let code where code == EINVAL || code == ENOSYS || code == ENOTSUP:
+            break
+        case let code:
+            throw .system(target, "swap the new folder into place", code: code)
+        }
+        let aside = try makeLockedFolderName(prefix: hiddenPrefix(target, "old"))
+        guard try renamePath(target, aside) == 0 else { throw .system(target, "move the previous output aside") }
+        guard try renamePath(fresh, target) == 0 else {
+            let error = FileError.system(target, "put the new folder in place")
+            _ = try? renamePath(aside, target)
+            throw error
+        }
+        removeOwnedFolder(aside)
+    }
+
+    /// Swaps two paths in one step; 0, or the `errno` of the failure.
+    private static func exchange(_ a: FilePath, _ b: FilePath) throws(FileError) -> Int32 {
+        try a.withCPath { (from) throws(FileError) -> Int32 in
+            try b.withCPath { to -> Int32 in
+                #if os(Linux)
+                guard let renameat2 = LinuxCalls.renameat2 else { return ENOSYS }
+                return renameat2(AT_FDCWD, from, AT_FDCWD, to, LinuxCalls.renameExchange) == 0 ? 0 : errno
+                #elseif canImport(Darwin)
+                return renamex_np(from, to, UInt32(RENAME_SWAP)) == 0 ? 0 : errno
+                #else
+                return ENOSYS
+                #endif
+            }
+        }
+    }
+
+    // MARK: - Hidden folders
+
+    /// `PARENT/.NAME.KIND-`: what the hidden folders of writes to `target` start with.
+    private static func hiddenPrefix(_ target: FilePath, _ kind: String) -> FilePath {
+        FilePath(bytes: target.parent.bytes + Array("/.".utf8) + target.lastComponent.bytes + Array(".\(kind)-".utf8))
+    }
+
+    /// A new `PREFIX` + 6 random characters folder, held locked (the descriptor is returned).
+    private static func makeLockedFolder(prefix: FilePath) throws(FileError) -> (FilePath, Int32) {
+        for _ in 0..<100 {
+            let name = randomName(prefix)
+            guard try name.withCPath({ mkdir($0, 0o777) }) == 0 else {
+                if errno == EEXIST { continue }
+                throw .system(name, "create a folder beside \(prefix.parent)")
+            }
+            let fd = try name.withCPath { open($0, O_RDONLY | O_DIRECTORY | O_CLOEXEC) }
+            guard fd >= 0 else {
+                let error = FileError.system(name, "open the new folder")
+                _ = try? name.withCPath { rmdir($0) }
+                throw error
+            }
+            while flock(fd, LOCK_EX) != 0, errno == EINTR {}
+            return (name, fd)
+        }
+        throw FileError(prefix, .system(operation: "create a folder", message: "every name tried was taken"))
+    }
+
+    /// A `PREFIX` + 6 random characters name that nothing has yet.
+    private static func makeLockedFolderName(prefix: FilePath) throws(FileError) -> FilePath {
+        for _ in 0..<100 {
+            let name = randomName(prefix)
+            var status = stat()
+            if try name.withCPath({ lstat($0, &status) }) != 0 { return name }
+        }
+        throw FileError(prefix, .system(operation: "find a free name", message: "every name tried was taken"))
+    }
+
+    private static func randomName(_ prefix: FilePath) -> FilePath {
+        let characters = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789".utf8)
+        return FilePath(bytes: prefix.bytes + (0..<6).map { _ in characters.randomElement()! })
+    }
+
+    /// Deletes the hidden folders killed writers of `target` left, after putting back a previous
+    /// output one of them had moved aside and not replaced. Live writers' folders are locked, and kept.
+    private static func recoverFromKilledWriters(of target: FilePath) {
+        let parent = target.parent
+        for kind in ["old", "out"] {
+            let prefix = hiddenPrefix(target, kind)
+            let namePrefix = prefix.lastComponent.bytes
+            for name in folderEntries(parent) where name.count == namePrefix.count + 6 && name.starts(with: namePrefix) {
+                let folder = FilePath(bytes: parent.bytes + [UInt8(ascii: "/")] + name)
+                guard let fd = try? folder.withCPath({ open($0, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW) }), fd >= 0 else { continue }
+                defer { close(fd) }
+                guard flock(fd, LOCK_EX | LOCK_NB) == 0 else { continue }
+                var status = stat()
+                if kind == "old", (try? target.withCPath({ lstat($0, &status) })) != 0, (try? renamePath(folder, target)) == 0 {
+                    continue
+                }
+                removeOwnedFolder(folder)
+            }
+        }
+    }
+
+    // MARK: - Files
 
     private static func writeFile(_ bytes: [UInt8], to path: FilePath) throws(FileError) {
         let fd = try path.withCPath { open($0, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o666) }
@@ -75,11 +208,17 @@ package enum AtomicOutputFolder {
         guard fsync(fd) == 0 else { throw .system(path, "flush to disk") }
     }
 
-    /// Deletes a folder this writer made: its files, then itself (it holds no subfolders).
-    private static func removeFolder(_ folder: FilePath) {
-        for name in folderEntries(folder) {
-            _ = try? FilePath(bytes: folder.bytes + Array("/".utf8) + name).withCPath { unlink($0) }
+    /// Deletes a folder a write made: the regular files its manifest lists, the manifest, then the
+    /// folder itself if that emptied it. Anything else in it stays.
+    private static func removeOwnedFolder(_ folder: FilePath) {
+        for name in manifest(of: folder) + [Array(manifestName.utf8)] {
+            let path = FilePath(bytes: folder.bytes + [UInt8(ascii: "/")] + name)
+            if isRegularFile(path) { _ = try? path.withCPath { unlink($0) } }
         }
         _ = try? folder.withCPath { rmdir($0) }
+    }
+
+    private static func syncFolder(_ folder: FilePath) {
+        if let fd = try? folder.withCPath({ open($0, O_RDONLY | O_CLOEXEC) }), fd >= 0 { fsync(fd); close(fd) }
     }
 }

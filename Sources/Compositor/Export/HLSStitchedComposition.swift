@@ -31,24 +31,17 @@ public struct HLSStitchedComposition: Sendable, Equatable {
     }
 
     /// Writes every playlist (and `extraFiles`, such as a queue plan) into `folder`, which appears
-    /// whole or not at all: all is written into a new folder beside it that then takes its name. An
-    /// existing `folder` is replaced only when it holds nothing but what a stitch writes (these
-    /// names, or `NAME-N.m3u8` variants of the main playlist); anything else is refused, untouched.
+    /// whole or not at all: all is written into a new folder beside it that then takes its place in
+    /// one step. An existing `folder` is replaced only when it is empty or holds exactly what an
+    /// earlier write listed in its manifest (`.compositor-output`); a folder holding anything else
+    /// (a user's `timeline.json`, a subfolder) is refused, untouched.
     public func write(into folder: FilePath, extraFiles: [File] = []) throws(HLSCompositionStitchError) {
         let all = files + extraFiles
-        let names = Set(all.map(\.name))
-        let stem = files.first.map { String($0.name.prefix { $0 != "." }) } ?? ""
-        func isReplaceable(_ name: String) -> Bool {
-            if names.contains(name) { return true }
-            guard name.hasPrefix(stem + "-"), name.hasSuffix(".m3u8") else { return false }
-            let index = name.dropFirst(stem.count + 1).dropLast(".m3u8".count)
-            return !index.isEmpty && index.allSatisfy { $0.isASCII && $0.isNumber }
-        }
         do {
-            try AtomicOutputFolder.write(all.map { ($0.name, Array($0.text.utf8)) }, to: folder, isReplaceable: isReplaceable)
+            try AtomicOutputFolder.write(all.map { ($0.name, Array($0.text.utf8)) }, to: folder)
         } catch {
             guard case .holdsOtherFiles(let names) = error.reason else { throw .cannotWrite(folder: folder, reason: error.reasonText) }
-            throw .cannotWrite(folder: folder, reason: "holds files that are not from a previous stitch (\(error.listed(names))); "
+            throw .cannotWrite(folder: folder, reason: "holds files a previous stitch did not write (\(error.listed(names))); "
                 + "give a new or empty folder, or one a previous stitch wrote")
         }
     }

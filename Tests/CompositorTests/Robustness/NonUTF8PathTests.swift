@@ -30,31 +30,3 @@ struct NonUTF8PathTests {
         #expect(location.description == "/tmp/caf\\xE9.mp4")
     }
 }
-
-/// The atomic folder writer writes only inside its folder.
-@Suite("Atomic output folder")
-struct AtomicOutputFolderTests {
-    @Test("a file name that would leave the folder is refused before anything is written", arguments: ["..", ".", "", "a/b", "x\u{0}"])
-    func refusesEscapingNames(name: String) throws {
-        let scratch = try MP4Fixtures.makeScratchFolder("folder-names")
-        defer { MP4Fixtures.remove(scratch) }
-        let target = FilePath(scratch + "/out")
-        #expect(throws: FileError.self) {
-            try AtomicOutputFolder.write([("ok.txt", [1]), (name, [2])], to: target, isReplaceable: { _ in true })
-        }
-        #expect(MP4Fixtures.listing(scratch).isEmpty)
-    }
-
-    @Test("the folder appears with every file, and replaces an earlier one it may replace")
-    func writesAndReplaces() throws {
-        let scratch = try MP4Fixtures.makeScratchFolder("folder-write")
-        defer { MP4Fixtures.remove(scratch) }
-        let target = FilePath(scratch + "/out")
-        try AtomicOutputFolder.write([("a.txt", [1]), ("b.txt", [2])], to: target, isReplaceable: { _ in false })
-        #expect(MP4Fixtures.listing(scratch + "/out") == ["a.txt", "b.txt"])
-        try AtomicOutputFolder.write([("a.txt", [3])], to: target, isReplaceable: { ["a.txt", "b.txt"].contains($0) })
-        #expect(MP4Fixtures.listing(scratch + "/out") == ["a.txt"])
-        #expect(try MP4Fixtures.bytes(scratch + "/out/a.txt") == [3])
-        #expect(MP4Fixtures.listing(scratch) == ["out"])
-    }
-}

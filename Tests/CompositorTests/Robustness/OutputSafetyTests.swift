@@ -95,6 +95,23 @@ struct OutputSafetyTests {
         #expect(MP4Fixtures.listing(folder).sorted() == (kind == "fifo" || kind == "folder" ? ["out.mp4", "s.json"] : ["s.json"]))
     }
 
+    @Test("hls --output DIR keeps a user's timeline.json and a subfolder named like an output")
+    func hlsKeepsUsersFiles() async throws {
+        let folder = try MP4Fixtures.makeScratchFolder("hls-users")
+        defer { MP4Fixtures.remove(folder) }
+        let out = folder + "/out"
+        try FileManager.default.createDirectory(atPath: out + "/stitched.m3u8", withIntermediateDirectories: true)
+        try MP4Fixtures.write([1], to: out + "/stitched.m3u8/mine.txt")
+        try MP4Fixtures.write(Array("the user's".utf8), to: out + "/timeline.json")
+
+        let result = try await DemoProcess.run(["hls", "Fixtures/demo-hls.json", "--output", out])
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("holds files a previous stitch did not write (stitched.m3u8, timeline.json)"), "\(result.stderr)")
+        #expect(try MP4Fixtures.bytes(out + "/timeline.json") == Array("the user's".utf8))
+        #expect(try MP4Fixtures.bytes(out + "/stitched.m3u8/mine.txt") == [1])
+        #expect(MP4Fixtures.listing(folder) == ["out"])
+    }
+
     @Test("a source replaced by another file of the same size after planning fails the write")
     func sourceReplacedAfterPlanning() throws {
         let folder = try MP4Fixtures.makeScratchFolder("src-replaced")
