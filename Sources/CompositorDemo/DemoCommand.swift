@@ -30,7 +30,7 @@ enum DemoCommand {
             case "render": try RenderCommand.run(&rest)
             case "hls": try HLSCommand.run(&rest)
             case "help", "-h", "--help": Output.out(usage)
-            default: throw DemoError.usage("unknown command '\(name)'")
+            default: throw DemoError.usage("unknown command \(quoted(name))")
             }
             return 0
         } catch let error as DemoError {

@@ -104,7 +104,7 @@ enum HLSCommand {
         lines.append("wrote \(shownFolder)/\(timelineName): the timeline that plays in the playlist (cuts snapped)")
         lines.append("breaks (cuts snap to the nearest segment boundary):")
         for placed in stitched.breaks {
-            var line = "  break \(placed.id): asked at \(placed.requestedPosition) s, plays at \(placed.position) s"
+            var line = "  break \(escapedForDisplay(placed.id)): asked at \(placed.requestedPosition) s, plays at \(placed.position) s"
             if placed.requestedPosition != placed.position { line += " (segment boundary)" }
             line += "; composition \(placed.compositionRange)"
             lines.append(line)
@@ -113,7 +113,7 @@ enum HLSCommand {
         if !moved.isEmpty {
             lines.append("cuts moved:")
             for (segment, requested) in moved {
-                lines.append("  \(segment.id) (\(segment.source)): \(requested) -> \(segment.sourceRange)")
+                lines.append("  \(escapedForDisplay(segment.id)) (\(segment.source)): \(requested) -> \(segment.sourceRange)")
             }
         }
         lines.append("play it: ffplay \(shown(stitched.outputURL))")

@@ -29,6 +29,12 @@ struct LoadedSchedule {
             throw .failure(message)
         }
         for diagnostic in composition.diagnostics { Output.err("warning: \(path): \(diagnostic)") }
+        // A local source that cannot be read still places (its clips give their ends) but will
+        // not render or play: say so now rather than at render time.
+        for (source, failure) in durations.failures.sorted(by: { $0.key.description < $1.key.description }) {
+            if case .remote = failure { continue }
+            Output.err("warning: \(path): \(failure) (its clips are placed by the times the schedule gives)")
+        }
     }
 }
 
@@ -37,14 +43,14 @@ enum NaturalDurationProbe {
     struct Durations {
         var known: [MediaLocation: MediaTime] = [:]
         /// Why a source's duration is not known.
-        var failures: [MediaLocation: String] = [:]
+        var failures: [MediaLocation: SourceProbeError] = [:]
     }
 
     static func durations(of schedule: Schedule) -> Durations {
         let (results, failures) = SourceProbe.probeAll(schedule)
         return Durations(
             known: results.mapValues(\.naturalDuration),
-            failures: failures.mapValues(\.description))
+            failures: failures)
     }
 
     static func duration(of source: MediaLocation) -> MediaTime? {

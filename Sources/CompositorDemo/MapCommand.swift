@@ -72,10 +72,10 @@ struct Mapping {
         var line = "content \(contentTime) s <-> composition \(compositionTime) s: "
         guard let location else { return line + "the end" }
         if let ad = location.ad {
-            line += "ad '\(ad.position.adID)' (\(ad.position.podPosition) of \(ad.position.podSize)) of break "
-                + "'\(ad.position.breakID)', \(ad.timeInAd) s into the ad, \(ad.timeInBreak) s into the break"
+            line += "ad \(quoted(ad.position.adID)) (\(ad.position.podPosition) of \(ad.position.podSize)) of break "
+                + "\(quoted(ad.position.breakID)), \(ad.timeInAd) s into the ad, \(ad.timeInBreak) s into the break"
         } else {
-            line += "content '\(location.segment.id)'"
+            line += "content \(quoted(location.segment.id))"
         }
         return line + ", source time \(location.sourceTime) s of \(location.segment.source)"
     }

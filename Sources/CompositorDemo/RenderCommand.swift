@@ -18,7 +18,7 @@ enum RenderCommand {
         switch cutName {
         case "sample": cut = .sampleAccurate
         case "keyframe": cut = .keyframeAligned
-        default: throw .usage("--cut: expected sample or keyframe, got '\(cutName)'")
+        default: throw .usage("--cut: expected sample or keyframe, got \(quoted(cutName))")
         }
         // The library guards the sources; the schedule is the demo's own input.
         do { try OutputDestination.check(output, inputs: [path]) } catch { throw .failure(error.description) }

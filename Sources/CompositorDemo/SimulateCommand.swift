@@ -77,11 +77,11 @@ enum SimulateCommand {
     static func eventText(_ event: PlaybackEvent) -> String {
         let what: String
         switch event.kind {
-        case .breakStarted(let id, let first): what = "break '\(id)' starts" + (first ? " (first time)" : " (again)")
-        case .adStarted(let ad): what = "ad '\(ad.adID)' starts (\(ad.podPosition) of \(ad.podSize))"
-        case .adQuartile(let ad, let q): what = "ad '\(ad.adID)' \(["", "25%", "50%", "75%"][q])"
-        case .adEnded(let ad, let skipped): what = "ad '\(ad.adID)' " + (skipped ? "skipped" : "ends")
-        case .breakEnded(let id, let skipped): what = "break '\(id)' " + (skipped ? "skipped" : "ends")
+        case .breakStarted(let id, let first): what = "break \(quoted(id)) starts" + (first ? " (first time)" : " (again)")
+        case .adStarted(let ad): what = "ad \(quoted(ad.adID)) starts (\(ad.podPosition) of \(ad.podSize))"
+        case .adQuartile(let ad, let q): what = "ad \(quoted(ad.adID)) \(["", "25%", "50%", "75%"][q])"
+        case .adEnded(let ad, let skipped): what = "ad \(quoted(ad.adID)) " + (skipped ? "skipped" : "ends")
+        case .breakEnded(let id, let skipped): what = "break \(quoted(id)) " + (skipped ? "skipped" : "ends")
         case .contentResumed: what = "content resumes"
         case .seekAdjusted(let requested, let actual): what = "seek to \(requested) s adjusted to \(actual) s"
         case .compositionChanged(let old, let new): what = "composition changes: \(old.duration) s -> \(new.duration) s"

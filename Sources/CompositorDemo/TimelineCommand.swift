@@ -60,8 +60,8 @@ enum TimelineReport {
             rows.append([
                 String(i + 1),
                 ad.map { "ad \($0.podPosition)/\($0.podSize)" } ?? "content",
-                segment.id,
-                ad?.breakID ?? "",
+                escapedForDisplay(segment.id),
+                escapedForDisplay(ad?.breakID ?? ""),
                 segment.compositionRange.description,
                 segment.isAd ? "@\(segment.contentRange.start)" : segment.contentRange.description,
                 "\(segment.source) \(segment.sourceRange)",

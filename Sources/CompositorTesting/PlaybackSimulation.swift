@@ -58,7 +58,7 @@ public enum PlaybackSimulation {
         public let actionNumber: Int
         public let text: String
         public let reason: String
-        public var description: String { "action \(actionNumber) '\(text)': \(reason)" }
+        public var description: String { "action \(actionNumber) \(quoted(text)): \(reason)" }
     }
 
     public static func parse(_ script: String) throws(ScriptError) -> [Action] {

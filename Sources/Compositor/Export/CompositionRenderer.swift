@@ -31,9 +31,9 @@ public enum CompositionRenderer {
             case .mp4(let error): return error.description
             case .snapping(let error): return "after snapping cuts to keyframes: \(error)"
             case .planDisagrees(let piece, let item, let plan, let composition):
-                return "piece \(piece + 1) ('\(item)') is placed at \(plan) in the output but at \(composition) by its timeline"
+                return "piece \(piece + 1) (\(quoted(item))) is placed at \(plan) in the output but at \(composition) by its timeline"
             case .remoteSource(let item, let location):
-                return "'\(item)' (\(location)): only local files can be rendered; download it first"
+                return "\(quoted(item)) (\(location)): only local files can be rendered; download it first"
             }
         }
     }

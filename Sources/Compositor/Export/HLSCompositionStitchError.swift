@@ -45,21 +45,21 @@ public enum HLSCompositionStitchError: Error, Equatable, Sendable, CustomStringC
         case .malformed(let url, let reason): return "\(url): malformed playlist: \(reason)"
         case .unsupported(let url, let reason): return "\(url): unsupported: \(reason)"
         case .snapsToNothing(let item, let url, let requested, let snapped):
-            return "'\(item)' (\(url)): \(requested) snaps to the segment boundary \(snapped.start), so nothing of it "
+            return "\(quoted(item)) (\(url)): \(requested) snaps to the segment boundary \(snapped.start), so nothing of it "
                 + "would play; make it longer or move its cuts away from that boundary"
         case .mixedSegmentFormats(let item, let url, let format, let previousItem, let previousURL, let previousFormat):
-            return "'\(item)' (\(url)) has \(format) segments but '\(previousItem)' (\(previousURL)) before it has "
+            return "\(quoted(item)) (\(url)) has \(format) segments but \(quoted(previousItem)) (\(previousURL)) before it has "
                 + "\(previousFormat) segments; one playlist cannot mix them"
         case .variantsDisagree(let item, let variantURL, let range, let firstVariantURL, let firstRange):
-            return "'\(item)' snaps to \(range) in \(variantURL) but to \(firstRange) in \(firstVariantURL); "
+            return "\(quoted(item)) snaps to \(range) in \(variantURL) but to \(firstRange) in \(firstVariantURL); "
                 + "the variants' segments are not aligned"
         case .snapping(let error): return "after snapping cuts to segment boundaries: \(error)"
         case .planDisagrees(let item, let playlist, let composition):
-            return "'\(item)' is at \(playlist) in the stitched playlist but at \(composition) by its timeline"
+            return "\(quoted(item)) is at \(playlist) in the stitched playlist but at \(composition) by its timeline"
         case .cannotWrite(let folder, let reason): return "\(folder): \(reason)"
         case .unwritableID(let id):
-            return "the ID '\(id)' cannot be written in an EXT-X-DATERANGE quoted string (no double quotes or line breaks)"
-        case .stitch(let item?, let reason): return "'\(item)': \(reason)"
+            return "the ID \(quoted(id)) cannot be written in an EXT-X-DATERANGE quoted string (no double quotes or line breaks)"
+        case .stitch(let item?, let reason): return "\(quoted(item)): \(reason)"
         case .stitch(nil, let reason): return reason
         }
     }

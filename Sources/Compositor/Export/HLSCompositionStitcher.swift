@@ -249,7 +249,7 @@ public struct HLSCompositionStitcher: Sendable {
             if !renditions.isEmpty, renditions.allSatisfy({ $0.resolvedURI != nil }) {
                 throw .unsupported(
                     url: multivariant.url,
-                    reason: "variant \(variant.uri) takes its \(type.lowercased()) from rendition group '\(group)'; "
+                    reason: "variant \(variant.uri) takes its \(type.lowercased()) from rendition group \(quoted(group)); "
                         + "alternate renditions are not stitched (use variants with muxed audio)")
             }
         }

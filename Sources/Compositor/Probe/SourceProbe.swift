@@ -34,7 +34,8 @@ public enum SourceProbeError: Error, Equatable, Sendable, CustomStringConvertibl
     }
 }
 
-/// The one way to probe sources: by what they contain, a playlist (`#EXTM3U`) or an MP4 file.
+/// The one way to probe sources: by what they contain, a playlist (`#EXTM3U`, or a `.m3u8` name)
+/// or an MP4 file.
 /// Reads headers and playlists only, never media data.
 ///
 /// ```swift
@@ -44,7 +45,8 @@ public enum SourceProbeError: Error, Equatable, Sendable, CustomStringConvertibl
 public enum SourceProbe {
     public static func probe(_ source: MediaLocation) throws(SourceProbeError) -> Report {
         guard let path = source.filePath else { throw .remote(source) }
-        if isPlaylist(path) {
+        // A `.m3u8` that does not start like a playlist is a broken playlist, not a broken MP4.
+        if isPlaylist(path) || hasPlaylistExtension(path) {
             do {
                 let result = try HLSProbe.probe(url: hlsURL(path))
                 return Report(format: .hls, naturalDuration: result.duration, trackDurations: [:])
@@ -73,6 +75,12 @@ public enum SourceProbe {
             do { results[source] = try probe(source) } catch { failures[source] = error }
         }
         return (results, failures)
+    }
+
+    /// Whether the name ends in `.m3u8` or `.m3u` (any case).
+    static func hasPlaylistExtension(_ path: FilePath) -> Bool {
+        let name = String(decoding: path.lastComponent.bytes, as: UTF8.self).lowercased()
+        return name.hasSuffix(".m3u8") || name.hasSuffix(".m3u")
     }
 
     /// Whether the file starts with `#EXTM3U` (after an optional UTF-8 byte order mark).

@@ -31,9 +31,9 @@ public enum PlaybackSessionError: Error, Equatable, Sendable, CustomStringConver
         switch self {
         case .noAdPlaying: return "no ad is playing"
         case .skipNotAllowed(let adID, let after):
-            return after.map { "ad '\(adID)' can be skipped after \($0) s" } ?? "ad '\(adID)' cannot be skipped"
-        case .seekWithinAdNotAllowed(let adID): return "seeking within ad '\(adID)' is not allowed"
-        case .seekOutOfBreakNotAllowed(let breakID): return "break '\(breakID)' cannot be left before its ads may be skipped"
+            return after.map { "ad \(quoted(adID)) can be skipped after \($0) s" } ?? "ad \(quoted(adID)) cannot be skipped"
+        case .seekWithinAdNotAllowed(let adID): return "seeking within ad \(quoted(adID)) is not allowed"
+        case .seekOutOfBreakNotAllowed(let breakID): return "break \(quoted(breakID)) cannot be left before its ads may be skipped"
         case .schedule(let error): return error.description
         }
     }

@@ -34,27 +34,27 @@ public enum ScheduleError: Error, Equatable, Sendable, CustomStringConvertible {
         case .emptyID(let kind):
             return "a \(kind) has an empty ID"
         case .duplicateID(let id):
-            return "ID '\(id)' is used twice (clips, breaks and ads share one namespace)"
+            return "ID \(quoted(id)) is used twice (clips, breaks and ads share one namespace)"
         case .unknownID(let id):
-            return "no clip, break or ad has ID '\(id)'"
+            return "no clip, break or ad has ID \(quoted(id))"
         case .negativeTime(let item, let field, let value):
-            return "'\(item)': \(field) \(value) s is negative"
+            return "\(quoted(item)): \(field) \(value) s is negative"
         case .emptyRange(let item, let start, let end):
-            return "'\(item)': empty range, end \(end) s is not after start \(start) s"
+            return "\(quoted(item)): empty range, end \(end) s is not after start \(start) s"
         case .emptyPod(let breakID):
-            return "break '\(breakID)' has no ads"
+            return "break \(quoted(breakID)) has no ads"
         case .midrollOutsideContent(let breakID, let at, let contentDuration):
-            return "break '\(breakID)' at \(at) s is outside the content (0...\(contentDuration) s)"
+            return "break \(quoted(breakID)) at \(at) s is outside the content (0...\(contentDuration) s)"
         case .unknownDuration(let item, let source):
-            return "'\(item)': no end given and the natural duration of \(source) is not known"
+            return "\(quoted(item)): no end given and the natural duration of \(source) is not known"
         case .startPastNaturalDuration(let item, let start, let natural):
-            return "'\(item)': start \(start) s is not before the end of its source (\(natural) s)"
+            return "\(quoted(item)): start \(start) s is not before the end of its source (\(natural) s)"
         case .breakInsideReplacedContent(let breakID, let at, let replacedBy, let replaced):
-            return "break '\(breakID)' at \(at) s lies in content \(replaced) replaced by break '\(replacedBy)'"
+            return "break \(quoted(breakID)) at \(at) s lies in content \(replaced) replaced by break \(quoted(replacedBy))"
         case .resumeOffsetPastContentEnd(let breakID, let resumesAt, let contentDuration):
-            return "break '\(breakID)': content would resume at \(resumesAt) s, past the content's end (\(contentDuration) s)"
+            return "break \(quoted(breakID)): content would resume at \(resumesAt) s, past the content's end (\(contentDuration) s)"
         case .timeOverflow(let item, let error):
-            return "'\(item)': \(error)"
+            return "\(quoted(item)): \(error)"
         }
     }
 }

@@ -145,6 +145,10 @@ package func escapedForDisplay(_ bytes: some Collection<UInt8>) -> String {
     return text
 }
 
+/// `'text'` for a message, escaped as `escapedForDisplay` does (`'a\\nb'`): an ID or URL from a
+/// schedule can never break a message's line or send a terminal escape sequence.
+package func quoted(_ text: String) -> String { "'" + escapedForDisplay(text) + "'" }
+
 /// `text` with control characters and backslashes escaped as `escapedForDisplay` does.
 package func escapedForDisplay(_ text: String) -> String {
     text.unicodeScalars.map(escapedScalar).joined()

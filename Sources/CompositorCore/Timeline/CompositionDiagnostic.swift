@@ -8,7 +8,7 @@ extension Composition {
         public var description: String {
             switch self {
             case .endClamped(let item, let requested, let natural):
-                return "'\(item)': end \(requested) s is past the source's natural duration; clamped to \(natural) s"
+                return "\(quoted(item)): end \(requested) s is past the source's natural duration; clamped to \(natural) s"
             }
         }
     }

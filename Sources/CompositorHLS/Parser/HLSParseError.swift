@@ -123,7 +123,7 @@ package struct HLSParseError: Error, Equatable, Sendable, CustomStringConvertibl
 
     package var description: String {
         switch (line, lineText) {
-        case let (line?, text?): return "line \(line): \(problem): '\(text)'"
+        case let (line?, text?): return "line \(line): \(problem): \(quoted(text))"
         case let (line?, nil): return "line \(line): \(problem)"
         default: return problem.description
         }

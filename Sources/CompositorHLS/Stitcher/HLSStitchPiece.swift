@@ -146,10 +146,10 @@ package enum HLSStitchError: Error, Equatable, Sendable, CustomStringConvertible
         case .incompatibleSegmentFormats(let piece, let url, let format, let expected):
             return "piece \(piece) (\(url)) has \(format) segments, but the playlist already carries \(expected) segments; one playlist cannot mix them"
         case .markerNeedsProgramDateTime(let id):
-            return "marker '\(id)' needs a program date-time anchor (EXT-X-DATERANGE requires START-DATE)"
-        case .invalidProgramDateTime(let text, let reason): return "program date-time anchor '\(text)': \(reason)"
-        case .markerGroupSplit(let id, let piece): return "marker group '\(id)' is split: piece \(piece) is not next to the others"
-        case .conflictingMarker(let id, let piece): return "piece \(piece) gives marker '\(id)' other attributes than the group's first piece"
+            return "marker \(quoted(id)) needs a program date-time anchor (EXT-X-DATERANGE requires START-DATE)"
+        case .invalidProgramDateTime(let text, let reason): return "program date-time anchor \(quoted(text)): \(reason)"
+        case .markerGroupSplit(let id, let piece): return "marker group \(quoted(id)) is split: piece \(piece) is not next to the others"
+        case .conflictingMarker(let id, let piece): return "piece \(piece) gives marker \(quoted(id)) other attributes than the group's first piece"
         case .timeOverflow(let error): return error.description
         }
     }

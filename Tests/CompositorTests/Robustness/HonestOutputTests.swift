@@ -1,0 +1,77 @@
+import Foundation
+import Testing
+@testable import Compositor
+
+/// Honest exits and clear words (issue 13, W4, U2, U4, U5): output that cannot be written is an
+/// error, every message names the file and the reason, and text from a schedule cannot forge a
+/// line or reach the terminal as an escape sequence.
+@Suite("Honest exits and clear words")
+struct HonestOutputTests {
+    static func run(_ shellCommand: String, _ arguments: [String]) async throws -> ChildProcess.Output {
+        try await ChildProcess.run(URL(fileURLWithPath: "/bin/bash"), ["-c", shellCommand, DemoProcess.executable.path] + arguments,
+                                   in: packageRoot)
+    }
+
+    @Test("stdout that cannot be written (> /dev/full) exits 1 and says so", arguments: [["timeline", "--json"], ["timeline"]])
+    func fullStandardOutput(command: [String]) async throws {
+        let result = try await Self.run(#""$0" "$@" Fixtures/demo.json > /dev/full"#, command)
+        #expect(result.status == 1)
+        #expect(result.stderr == "error: standard output: cannot write: No space left on device\n", "\(result.stderr)")
+    }
+
+    @Test("IDs and URLs with newlines, escape sequences and bells are shown escaped, one line each")
+    func controlCharactersEscaped() async throws {
+        let folder = try MP4Fixtures.makeScratchFolder("control")
+        defer { MP4Fixtures.remove(folder) }
+        let schedule = folder + "/s.json"
+        try MP4Fixtures.write(Array(#"""
+            {"content": [{"id": "c\nwarning: forged\u001b[31m", "url": "\#(MP4Fixtures.content)", "end": 20}],
+             "breaks": [{"id": "b\u0007", "at": 1, "ads": [{"id": "a\r", "url": "https://ads.example/\u001b[2Ja.mp4", "end": 2}]}]}
+            """#.utf8), to: schedule)
+
+        let timeline = try await DemoProcess.run(["timeline", schedule])
+        #expect(timeline.status == 0, "\(timeline.stderr)")
+        let controls: Set<Character> = ["\u{1B}", "\r", "\u{7}"]
+        let raw = timeline.stdout.filter { controls.contains($0) }
+        #expect(raw.isEmpty)
+        let lines = timeline.stdout.split(separator: "\n")
+        let forged = lines.filter { $0.hasPrefix("warning: forged") }
+        #expect(forged.isEmpty)
+        #expect(timeline.stdout.contains(#"c\nwarning: forged\u{1B}[31m"#))
+        #expect(timeline.stdout.contains(#"https://ads.example/\u{1B}[2Ja.mp4"#))
+
+        let map = try await DemoProcess.run(["map", schedule, "--composition-time", "2"])
+        #expect(map.status == 0, "\(map.stderr)")
+        #expect(map.stdout.contains(#"ad 'a\r' (1 of 1) of break 'b\u{7}'"#), "\(map.stdout)")
+
+        // An error about such an item is one line.
+        try MP4Fixtures.write(Array(#"{"content": [{"id": "x\nwarning: forged", "url": "a.mp4", "start": 5, "end": 1}]}"#.utf8), to: schedule)
+        let error = try await DemoProcess.run(["timeline", schedule])
+        #expect(error.status == 1)
+        #expect(error.stderr.split(separator: "\n").count == 1, "\(error.stderr)")
+        #expect(error.stderr.contains(#"'x\nwarning: forged'"#), "\(error.stderr)")
+    }
+
+    @Test("timeline warns about a local source it cannot read, even when the schedule gives its end")
+    func unreadableSourceWarned() async throws {
+        let folder = try MP4Fixtures.makeScratchFolder("unreadable")
+        defer { MP4Fixtures.remove(folder) }
+        let schedule = folder + "/s.json"
+        try MP4Fixtures.write(Array(#"{"content": [{"id": "c", "url": "missing.mp4", "end": 10}]}"#.utf8), to: schedule)
+        let result = try await DemoProcess.run(["timeline", schedule])
+        #expect(result.status == 0)
+        #expect(result.stderr == "warning: \(schedule): \(folder)/missing.mp4: no such file (its clips are placed by the times the schedule gives)\n")
+    }
+
+    @Test("a .m3u8 that does not start with #EXTM3U is reported as a playlist, by line")
+    func playlistWithoutHeader() throws {
+        let folder = try MP4Fixtures.makeScratchFolder("no-extm3u")
+        defer { MP4Fixtures.remove(folder) }
+        try MP4Fixtures.write(Array("#EXTINF:4,\na.ts\n".utf8), to: folder + "/v.m3u8")
+        #expect {
+            try SourceProbe.probe(MediaLocation(FilePath(folder + "/v.m3u8")))
+        } throws: { error in
+            "\(error)" == "\(folder)/v.m3u8: line 1: a playlist must start with #EXTM3U: '#EXTINF:4,'"
+        }
+    }
+}
