@@ -102,14 +102,21 @@ package enum HLSProbe {
         case .multivariant(let multivariant):
             guard !multivariant.variants.isEmpty else { throw .noVariants(url: multivariant.url) }
             var variants: [HLSProbeResult.Variant] = []
+            // Each distinct URI is read once: variants may share one playlist (a hostile
+            // multivariant playlist names one large variant a hundred times).
+            var probed: [String: (duration: MediaTime, segmentCount: Int)] = [:]
             for stream in multivariant.variants {
-                guard case .media(let media) = try load(stream.resolvedURI, loader: loader) else {
-                    throw .invalidPlaylist(url: stream.resolvedURI, HLSParseError(
-                        line: nil, lineText: nil, problem: .wrongPlaylistKind(expected: "media", found: "multivariant")))
+                let url = stream.resolvedURI
+                if probed[url] == nil {
+                    guard case .media(let media) = try load(url, loader: loader) else {
+                        throw .invalidPlaylist(url: url, HLSParseError(
+                            line: nil, lineText: nil, problem: .wrongPlaylistKind(expected: "media", found: "multivariant")))
+                    }
+                    probed[url] = (try naturalDuration(of: media), media.segments.count)
                 }
+                let media = probed[url]!
                 variants.append(HLSProbeResult.Variant(
-                    url: stream.resolvedURI, bandwidth: stream.bandwidth, duration: try naturalDuration(of: media),
-                    segmentCount: media.segments.count))
+                    url: url, bandwidth: stream.bandwidth, duration: media.duration, segmentCount: media.segmentCount))
             }
             let longest = variants.map(\.duration).max() ?? .zero
             return HLSProbeResult(url: multivariant.url, kind: .multivariant, duration: longest, variants: variants)

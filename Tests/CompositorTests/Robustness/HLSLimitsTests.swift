@@ -18,6 +18,24 @@ struct HLSLimitsTests {
         #expect(HLSParseLimits.default.maximumLineBytes == 64 << 10)
     }
 
+    /// R2: a 3 KB multivariant playlist naming one 62 MB variant 100 times parsed it 100 times.
+    @Test("a variant named by many streams is read once")
+    func sharedVariantReadOnce() throws {
+        let reads = ResultBox<[String]>()
+        reads.set([])
+        let master = "#EXTM3U\n" + (0..<100).map { "#EXT-X-STREAM-INF:BANDWIDTH=\(1000 + $0)\nv.m3u8\n" }.joined()
+        let files = ["/m/master.m3u8": master, "/m/v.m3u8": HLSTest.mediaText("#EXTINF:4,\na.ts\n#EXT-X-ENDLIST\n")]
+        let loader = HLSPlaylistLoader(limits: .default) { url in
+            reads.set(reads.get()! + [url])
+            guard let text = files[url] else { throw HLSLoadError(path: url, reason: "no such playlist") }
+            return Array(text.utf8)
+        }
+        let result = try HLSProbe.probe(url: "/m/master.m3u8", loader: loader)
+        #expect(result.variants.count == 100)
+        #expect(result.variants.allSatisfy { $0.duration == MediaTime(seconds: 4) && $0.segmentCount == 1 })
+        #expect(reads.get()! == ["/m/master.m3u8", "/m/v.m3u8"])
+    }
+
     @Test("a playlist one byte over the limit is refused, one at the limit is parsed")
     func sizeLimitBoundary() throws {
         let text = HLSTest.mediaText("#EXTINF:4,\na.ts\n")
