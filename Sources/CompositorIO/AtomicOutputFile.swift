@@ -14,8 +14,9 @@ import Darwin
 ///
 /// A process can also die without a chance to clean up (SIGKILL, a crash, power loss):
 /// - On Linux the temporary file is unnamed (`O_TMPFILE`): the kernel frees it when the process
-///   dies, so nothing is left. At commit it gets a name (`linkat` through `/proc/self/fd`) for the
-///   instant before the rename.
+///   dies, so nothing is left. At commit a new output is linked in under its own name in one step
+///   (`linkat` through `/proc/self/fd`); one replacing a file gets a hidden name for the instant
+///   before the rename.
 /// - Elsewhere, or where the file system refuses `O_TMPFILE`, it is named `.NAME.partial-XXXXXX`
 ///   (`mkstemp`), and so is the linked file of the Linux path during that instant.
 /// A named temporary file is held under an exclusive `flock` by its writer, and each new
@@ -133,11 +134,15 @@ package final class AtomicOutputFile {
         guard fsync(descriptor) == 0 else {
             throw .system(path, "flush to disk")
         }
-        if !isNamed {
-            try giveTemporaryFileAName()
-        }
-        guard try renamePath(temporaryPath, path) == 0 else {
-            throw .system(path, "rename the finished file into place")
+        // A new output gets its name in one step: no hidden copy can be left between a link and
+        // a rename. Linking fails when the destination exists (or appeared meanwhile): replace it.
+        var linkedInPlace = false
+        if !isNamed { linkedInPlace = try linkUnnamedFile(to: path) == 0 }
+        if !linkedInPlace {
+            if !isNamed { try giveTemporaryFileAName() }
+            guard try renamePath(temporaryPath, path) == 0 else {
+                throw .system(path, "rename the finished file into place")
+            }
         }
         committed = true
         let closed = close(descriptor)
@@ -210,10 +215,7 @@ package final class AtomicOutputFile {
             var suffix = ""
             for _ in 0..<6 { suffix.append(Self.nameCharacters.randomElement()!) }
             let name = FilePath(bytes: prefix.bytes + Array(suffix.utf8))
-            let linked = try temporaryPath.withCPath { (from) throws(FileError) in
-                try name.withCPath { linkat(AT_FDCWD, from, AT_FDCWD, $0, AT_SYMLINK_FOLLOW) }
-            }
-            if linked == 0 {
+            if try linkUnnamedFile(to: name) == 0 {
                 temporaryPath = name
                 isNamed = true
                 return
@@ -223,6 +225,14 @@ package final class AtomicOutputFile {
             guard code == EEXIST, attempts < 100 else {
                 throw .system(path, "name the finished file in \(path.parent)", code: code)
             }
+        }
+    }
+
+    /// Gives the unnamed temporary file the name `name` (`linkat` through `/proc/self/fd`); 0, or -1
+    /// with `errno` set.
+    private func linkUnnamedFile(to name: FilePath) throws(FileError) -> Int32 {
+        try temporaryPath.withCPath { (from) throws(FileError) in
+            try name.withCPath { linkat(AT_FDCWD, from, AT_FDCWD, $0, AT_SYMLINK_FOLLOW) }
         }
     }
 
