@@ -56,7 +56,7 @@ struct HLSByteView {
         var ascii = true
         for byte in bytes where byte >= 0x80 { ascii = false; break }
         if ascii { return String(decoding: bytes, as: UTF8.self) }
-        return String(validating: bytes, as: UTF8.self)
+        return String(validatingUTF8Bytes: bytes)
     }
 
     var string: String { string(start, end) }

@@ -103,7 +103,7 @@ private struct JSONParser {
         var runStart = index
         func flushRun(_ parser: JSONParser, upTo end: Int) throws(JSONSyntaxError) {
             guard runStart < end else { return }
-            guard let text = String(validating: parser.bytes[runStart..<end], as: UTF8.self) else {
+            guard let text = String(validatingUTF8Bytes: parser.bytes[runStart..<end]) else {
                 throw parser.error("invalid UTF-8 in a string", at: runStart)
             }
             scalars.append(contentsOf: text.unicodeScalars)
