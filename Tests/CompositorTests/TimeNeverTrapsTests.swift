@@ -277,3 +277,26 @@ struct PlaybackSessionPropertyTests {
         }
     }
 }
+
+/// Issue 13, U3: messages must show times exactly enough to be true.
+@Suite("Exact times in messages")
+struct ExactMessageTests {
+    /// A clip ending at 1/2147483647 s was reported as "placed at [0, 0) in the output", which
+    /// reads as a bug in the timeline: the output's timescale cannot hold a piece that short. The
+    /// message now gives both ranges exactly and the reason.
+    @Test("a clip shorter than one tick of the output's timescale is named with its exact length and the tick")
+    func clipShorterThanAnOutputTick() throws {
+        let source = MediaLocation(FilePath(packageRoot.appendingPathComponent("Fixtures/content.mp4").path))
+        let composition = try Composition(schedule: Schedule(
+            content: [ContentClip(id: "feature", source: source, end: MediaTime(value: 1, timescale: 2_147_483_647))], breaks: []))
+        do {
+            _ = try CompositionRenderer.plan(composition)
+            Issue.record("planned a piece of 1/2147483647 s")
+        } catch {
+            guard case .planDisagrees(piece: 0, item: "feature", let plan, _) = error else { Issue.record("\(error)"); return }
+            let tick = "1/\(plan.start.timescale) s"
+            #expect(error.description == "piece 1 ('feature') is at [0, 1/2147483647) s by its timeline, but the output can only "
+                + "place it at [0, 0) s: it lasts 1/2147483647 s, less than one tick of the output's timescale (\(tick))")
+        }
+    }
+}
