@@ -183,13 +183,16 @@ extension Composition {
         private var contentCursor = MediaTime.zero
         private var clipIndex = 0
 
-        /// A break with its times resolved and on the grid.
+        /// A break with its times resolved and on the grid (its ads' ranges are in one flat array,
+        /// so a schedule of 10,000 breaks costs no allocation per break).
         private struct ResolvedBreak {
-            let adBreak: AdBreak
+            /// The index in `schedule.breaks`.
+            let index: Int
             /// The mid-roll position, on the grid.
             let at: MediaTime?
             let resumeOffset: MediaTime
-            let adRanges: [MediaTimeRange]
+            /// Where the break's ads' ranges start in the flat array of ad ranges.
+            let firstAdRange: Int
         }
 
         init(naturalDurations: [MediaLocation: MediaTime]) { self.naturalDurations = naturalDurations }
@@ -204,20 +207,20 @@ extension Composition {
             for clip in schedule.content {
                 clipRanges.append(try resolveRange(item: clip.id, source: clip.source, start: clip.start, end: clip.end))
             }
-            var adRanges: [[MediaTimeRange]] = []
-            adRanges.reserveCapacity(schedule.breaks.count)
+            var adRanges: [MediaTimeRange] = []
+            adRanges.reserveCapacity(schedule.breaks.reduce(0) { $0 + $1.ads.count })
             for adBreak in schedule.breaks {
-                adRanges.append(try adBreak.ads.map { (ad) throws(ScheduleError) in
-                    try resolveRange(item: ad.id, source: ad.source, start: ad.start, end: ad.end)
-                })
+                for ad in adBreak.ads {
+                    adRanges.append(try resolveRange(item: ad.id, source: ad.source, start: ad.start, end: ad.end))
+                }
             }
 
             // One grid for every time the timeline is built from (see `Composition.timescale`).
             var times: [MediaTime] = []
-            times.reserveCapacity(2 * clipRanges.count + 2 * schedule.breaks.count + 2 * adRanges.reduce(0) { $0 + $1.count })
+            times.reserveCapacity(2 * clipRanges.count + 2 * schedule.breaks.count + 2 * adRanges.count)
             for range in clipRanges { times.append(range.start); times.append(range.end) }
-            for (adBreak, ranges) in zip(schedule.breaks, adRanges) {
-                for range in ranges { times.append(range.start); times.append(range.end) }
+            for range in adRanges { times.append(range.start); times.append(range.end) }
+            for adBreak in schedule.breaks {
                 if case .midroll(let at) = adBreak.placement { times.append(at) }
                 times.append(adBreak.resumeOffset)
             }
@@ -233,23 +236,25 @@ extension Composition {
             }
             var resolved: [ResolvedBreak] = []
             resolved.reserveCapacity(schedule.breaks.count)
-            for (adBreak, ranges) in zip(schedule.breaks, adRanges) {
+            var adRangeIndex = 0
+            for (index, adBreak) in schedule.breaks.enumerated() {
                 var at: MediaTime?
                 if case .midroll(let position) = adBreak.placement {
                     at = try grid.place(position, item: adBreak.id, field: "position", diagnostics: &diagnostics)
                 }
                 let offset = try grid.place(adBreak.resumeOffset, item: adBreak.id, field: "resumeOffset", diagnostics: &diagnostics)
-                var placedRanges: [MediaTimeRange] = []
-                placedRanges.reserveCapacity(ranges.count)
-                for (ad, range) in zip(adBreak.ads, ranges) { placedRanges.append(try place(range, item: ad.id)) }
-                resolved.append(ResolvedBreak(adBreak: adBreak, at: at, resumeOffset: offset, adRanges: placedRanges))
+                resolved.append(ResolvedBreak(index: index, at: at, resumeOffset: offset, firstAdRange: adRangeIndex))
+                for ad in adBreak.ads {
+                    adRanges[adRangeIndex] = try place(adRanges[adRangeIndex], item: ad.id)
+                    adRangeIndex += 1
+                }
             }
 
             // Replaced content so far, for errors: the break that replaced it and the range.
             var replacement: (breakID: String, range: MediaTimeRange)?
             var previousPosition: MediaTime?
-            for (entry, position) in try orderedBreaks(resolved) {
-                let adBreak = entry.adBreak
+            for (entry, position) in try orderedBreaks(resolved, schedule.breaks) {
+                let adBreak = schedule.breaks[entry.index]
                 if position < contentCursor, position != previousPosition, let replacement {
                     throw .breakInsideReplacedContent(
                         breakID: adBreak.id, at: position, replacedBy: replacement.breakID, replaced: replacement.range)
@@ -263,7 +268,8 @@ extension Composition {
 
                 try emitContent(upTo: position)
                 let breakStart = compositionCursor, firstSegment = segments.count
-                for (index, (ad, range)) in zip(adBreak.ads, entry.adRanges).enumerated() {
+                for (index, ad) in adBreak.ads.enumerated() {
+                    let range = adRanges[entry.firstAdRange + index]
                     let place = AdPosition(
                         adID: ad.id, breakID: adBreak.id, podPosition: index + 1, podSize: adBreak.ads.count)
                     try emit(.ad(place), source: ad.source, sourceRange: range,
@@ -290,18 +296,20 @@ extension Composition {
 
         /// Breaks with their content positions, in play order: by position, pre-rolls before
         /// mid-rolls before post-rolls at the same position, then in scheduling order.
-        private func orderedBreaks(_ breaks: [ResolvedBreak]) throws(ScheduleError) -> [(ResolvedBreak, MediaTime)] {
+        private func orderedBreaks(
+            _ breaks: [ResolvedBreak], _ scheduled: [AdBreak]
+        ) throws(ScheduleError) -> [(ResolvedBreak, MediaTime)] {
             var keyed: [(entry: ResolvedBreak, position: MediaTime, rank: Int, order: Int)] = []
             keyed.reserveCapacity(breaks.count)
             let zero = MediaTime(value: 0, timescale: grid.timescale)
             for (order, entry) in breaks.enumerated() {
-                switch entry.adBreak.placement {
+                switch scheduled[entry.index].placement {
                 case .preroll:
                     keyed.append((entry, zero, 0, order))
                 case .midroll:
                     let at = entry.at ?? zero
                     guard at <= contentDuration else {
-                        throw .midrollOutsideContent(breakID: entry.adBreak.id, at: at, contentDuration: contentDuration)
+                        throw .midrollOutsideContent(breakID: scheduled[entry.index].id, at: at, contentDuration: contentDuration)
                     }
                     keyed.append((entry, at, 1, order))
                 case .postroll:

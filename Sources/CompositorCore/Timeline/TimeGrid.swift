@@ -21,6 +21,9 @@
 /// ```
 struct TimeGrid: Sendable {
     let timescale: Int32
+    /// Ticks of the grid per tick of each timescale the grid was chosen for that divides it: a
+    /// time in one of them is placed by one multiplication (no division per time).
+    private var factors: [(timescale: Int32, factor: Int64)] = []
 
     /// The grid for `times`.
     init(_ times: [MediaTime]) {
@@ -45,11 +48,25 @@ struct TimeGrid: Sendable {
         // composition times are sums of these or smaller), in ticks of L; rounded times count a
         // tick more.
         var bound: UInt64? = 0
+        let boundFactors = scales.map { l % $0 == 0 ? Int64(l / $0) : 0 }
+        var lastScale: Int32 = 0, lastFactor: Int64 = 0
         for t in times {
             guard let sum = bound else { break }
-            let ticks = (try? MediaTime.divide(t.value, times: Int64(l), by: Int64(t.timescale), rounding: .awayFromZero))
-            guard let ticks else { bound = nil; break }
-            let (next, overflow) = sum.addingReportingOverflow(ticks.magnitude)
+            if t.timescale != lastScale {
+                lastScale = t.timescale
+                lastFactor = scales.firstIndex(of: lastScale).map { boundFactors[$0] } ?? 0
+            }
+            var magnitude: UInt64
+            if lastFactor > 0 {
+                let (product, overflow) = t.value.magnitude.multipliedReportingOverflow(by: UInt64(lastFactor))
+                guard !overflow else { bound = nil; break }
+                magnitude = product
+            } else {
+                let ticks = (try? MediaTime.divide(t.value, times: Int64(l), by: Int64(t.timescale), rounding: .awayFromZero))
+                guard let ticks else { bound = nil; break }
+                magnitude = ticks.magnitude
+            }
+            let (next, overflow) = sum.addingReportingOverflow(magnitude)
             bound = overflow ? nil : next
         }
         var chosen = l
@@ -61,6 +78,7 @@ struct TimeGrid: Sendable {
             }
         }
         timescale = chosen
+        factors = scales.filter { chosen % $0 == 0 }.map { ($0, Int64(chosen / $0)) }
     }
 
     init(timescale: Int32) { self.timescale = timescale }
@@ -74,8 +92,11 @@ struct TimeGrid: Sendable {
         _ t: MediaTime, item: String, field: String, diagnostics: inout [Composition.Diagnostic]
     ) throws(ScheduleError) -> MediaTime {
         if t.timescale == timescale { return t }
-        if timescale % t.timescale == 0 {
-            let (value, overflow) = t.value.multipliedReportingOverflow(by: Int64(timescale / t.timescale))
+        var factor: Int64 = 0
+        for entry in factors where entry.timescale == t.timescale { factor = entry.factor }
+        if factor == 0, timescale % t.timescale == 0 { factor = Int64(timescale / t.timescale) }
+        if factor > 0 {
+            let (value, overflow) = t.value.multipliedReportingOverflow(by: factor)
             guard !overflow else { throw .timeOverflow(item: item, .overflow("\(field) \(t) in ticks of 1/\(timescale) s")) }
             return MediaTime(value: value, timescale: timescale)
         }
