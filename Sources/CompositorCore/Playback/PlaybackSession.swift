@@ -80,7 +80,8 @@ public struct PlaybackSession: Sendable {
 
     /// The next composition time after `time` where the session has something to say (a segment
     /// boundary, an ad quartile, the end), or `nil` at the end. A player can observe these instants
-    /// (as `AVPlayer.addBoundaryTimeObserver` does) instead of polling.
+    /// (as `AVPlayer.addBoundaryTimeObserver` does) instead of polling. `time` may be in any
+    /// timescale; the answer is on the composition's grid.
     public func nextBoundary(after time: MediaTime) -> MediaTime? {
         guard time < composition.duration else { return nil }
         guard let index = composition.segmentIndex(at: MediaTime.max(time, .zero)) else { return .zero }

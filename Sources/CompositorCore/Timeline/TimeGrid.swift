@@ -9,7 +9,8 @@
 ///    `Int32.max`; times in a timescale left out are rounded to the nearest tick of the grid,
 ///    halfway away from zero, and reported (`Composition.Diagnostic.timeRounded`).
 /// 2. The grid is `lcm(L, 10^d)` for the largest `d <= 9` that keeps it within `Int32.max` and the
-///    composition's times within `Int64` ticks, so decimal queries and nanosecond player clocks
+///    composition's times within `Int64` ticks (bounded, conservatively, by the sum of the
+///    magnitudes of the schedule's times), so decimal queries and nanosecond player clocks
 ///    are exact where they can be, and a tick is always finer than 5 ns
 ///    (`lcm(L, 10^(d+1)) <= 10 * lcm(L, 10^d)`).
 ///
