@@ -15,19 +15,30 @@ enum MapCommand {
         if beforeBreaks && contentTime == nil { throw .usage("--before-breaks goes with --content-time") }
         let composition = try LoadedSchedule(path: path).composition
 
+        // A query is taken at the tick of the composition's timescale at or before it (the instant
+        // on screen), as the library takes a player's clock; say so when that moves it.
+        func note(_ space: String, _ asked: MediaTime, _ taken: MediaTime) {
+            guard taken != asked else { return }
+            Output.err("note: \(space) time \(asked) s is taken as \(taken) s, the tick of the composition's "
+                + "timescale (1/\(composition.timescale) s) at or before it")
+        }
         let mapping: Mapping
         if let contentTime {
             guard contentTime >= .zero, contentTime <= composition.contentDuration else {
                 throw .failure("content time \(contentTime) s is outside the content (0...\(composition.contentDuration) s)")
             }
-            let c = composition.compositionTime(forContentTime: contentTime, bias: beforeBreaks ? .beforeBreaks : .afterBreaks)
-            mapping = Mapping(composition: composition, compositionTime: c, contentTime: contentTime)
+            let t = composition.onGrid(contentTime, clampedTo: composition.contentDuration)
+            note("content", contentTime, t)
+            let c = composition.compositionTime(forContentTime: t, bias: beforeBreaks ? .beforeBreaks : .afterBreaks)
+            mapping = Mapping(composition: composition, compositionTime: c, contentTime: t)
         } else if let compositionTime {
             guard compositionTime >= .zero, compositionTime <= composition.duration else {
                 throw .failure("composition time \(compositionTime) s is outside the composition (0...\(composition.duration) s)")
             }
-            mapping = Mapping(composition: composition, compositionTime: compositionTime,
-                              contentTime: composition.contentTime(forCompositionTime: compositionTime))
+            let c = composition.onGrid(compositionTime, clampedTo: composition.duration)
+            note("composition", compositionTime, c)
+            mapping = Mapping(composition: composition, compositionTime: c,
+                              contentTime: composition.contentTime(forCompositionTime: c))
         } else {
             return
         }

@@ -24,11 +24,13 @@ enum SimulateCommand {
             throw .failure("\(path): \(error)")
         }
         var player = SingleItemPlayer(composition: session.composition)
-        let log = PlaybackSimulation.run(
+        // Each entry is printed as it happens and then dropped: a `compositionChanged` event holds
+        // two whole compositions, so keeping a log would grow with the square of `insert now`s.
+        PlaybackSimulation.run(
             actions, session: &session, player: &player,
             resolveURL: { url throws(MediaLocationError) in try MediaLocation(parsing: url, relativeTo: loaded.folder) },
-            naturalDuration: { NaturalDurationProbe.duration(of: $0) })
-        for entry in log {
+            naturalDuration: { NaturalDurationProbe.duration(of: $0) }
+        ) { entry in
             switch entry {
             case .event(let event): Output.out(json ? eventJSON(event).serialized : eventText(event))
             case .refused(let number, let error): Output.err("note: action \(number) refused: \(error)")

@@ -93,9 +93,13 @@ public enum PlaybackSimulation {
         return actions
     }
 
-    /// Starts `session` and runs `actions`, feeding the player's position back after every step.
-    /// `resolveURL` maps an inserted ad's URL to its source; `naturalDuration` gives its duration
-    /// when the action has no `END`.
+    /// Starts `session` and runs `actions`, feeding the player's position back after every step,
+    /// and returns every entry. `resolveURL` maps an inserted ad's URL to its source;
+    /// `naturalDuration` gives its duration when the action has no `END`.
+    ///
+    /// The log keeps every event, and a `compositionChanged` event holds two whole compositions, so
+    /// a long script of `insert now` makes it grow with the square of the insertions: use
+    /// `run(_:session:player:resolveURL:naturalDuration:onEntry:)` to handle entries as they come.
     public static func run(
         _ actions: [Action],
         session: inout PlaybackSession,
@@ -104,9 +108,24 @@ public enum PlaybackSimulation {
         naturalDuration: (MediaLocation) -> MediaTime? = { _ in nil }
     ) -> [Entry] {
         var log: [Entry] = []
+        run(actions, session: &session, player: &player, resolveURL: resolveURL, naturalDuration: naturalDuration) { log.append($0) }
+        return log
+    }
+
+    /// Starts `session` and runs `actions` as `run(_:session:player:resolveURL:naturalDuration:)`
+    /// does, handing each entry to `onEntry` as it happens and keeping none: memory stays that of
+    /// the session and the player (one composition each), however long the script.
+    public static func run(
+        _ actions: [Action],
+        session: inout PlaybackSession,
+        player: inout some SimulatedPlayer,
+        resolveURL: (String) throws(MediaLocationError) -> MediaLocation = { url throws(MediaLocationError) in try MediaLocation(parsing: url) },
+        naturalDuration: (MediaLocation) -> MediaTime? = { _ in nil },
+        onEntry: (Entry) -> Void
+    ) {
         func record(_ reaction: PlaybackSession.Reaction) {
             for command in reaction.commands { player.apply(command) }
-            log += reaction.events.map(Entry.event)
+            for event in reaction.events { onEntry(.event(event)) }
         }
         record(session.start())
         var insertedAds = 0
@@ -114,19 +133,18 @@ public enum PlaybackSimulation {
             do throws(PlaybackSessionError) {
                 switch action {
                 case .play(let duration):
-                    // Checked arithmetic: a duration and the schedule's times may have no common
-                    // timescale in 32 bits; the action is then refused where it got to.
-                    func overflow(_ error: MediaTimeError) -> PlaybackSessionError { .schedule(.timeOverflow(item: "play", error)) }
+                    // In steps that end at each instant the session has something to say. Steps are
+                    // on the composition's grid, as the session's seeks are, so the player's clock
+                    // stays on it and no step meets a time it shares no timescale with; a duration
+                    // between two ticks plays to the tick before.
                     var remaining = duration
-                    while remaining > .zero, !session.hasEnded,
-                          let boundary = session.nextBoundary(after: player.compositionTime) {
-                        let step: MediaTime
-                        do {
-                            step = MediaTime.min(remaining, try boundary.subtracting(player.compositionTime))
-                            _ = try player.compositionTime.adding(step)
-                            remaining = try remaining.subtracting(step)
-                        } catch { throw overflow(error) }
+                    while !session.hasEnded, let boundary = session.nextBoundary(after: player.compositionTime) {
+                        let composition = session.composition
+                        let step = MediaTime.min(
+                            composition.onGrid(remaining, clampedTo: composition.duration), boundary - player.compositionTime)
+                        guard step > .zero else { break }
                         player.play(for: step)
+                        remaining -= step
                         record(session.update(position: player.compositionTime))
                     }
                 case .seekContent(let t): record(try session.seek(toContentTime: t))
@@ -137,7 +155,7 @@ public enum PlaybackSimulation {
                 case .insertNow(let url, let start, let end):
                     let source: MediaLocation
                     do { source = try resolveURL(url) } catch {
-                        log.append(.invalidURL(action: number, error))
+                        onEntry(.invalidURL(action: number, error))
                         continue
                     }
                     insertedAds += 1
@@ -146,9 +164,8 @@ public enum PlaybackSimulation {
                     record(try session.insertNow([ad], naturalDurations: known))
                 }
             } catch {
-                log.append(.refused(action: number, error))
+                onEntry(.refused(action: number, error))
             }
         }
-        return log
     }
 }

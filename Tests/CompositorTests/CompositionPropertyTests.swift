@@ -6,22 +6,37 @@ import Testing
 @testable import CompositorMP4
 import CompositorTesting
 
-/// Invariants over seeded random schedules: clips with odd timescales (29.97 fps, 44.1 kHz, decimals),
-/// pods, pre/mid/post-rolls at clip boundaries and at the ends, replace breaks.
+/// Invariants over seeded random schedules: clips with odd timescales (29.97 and 23.976 fps, 44.1 kHz,
+/// AVFoundation's 10^9, the prime 2147483647, decimals), pods, pre/mid/post-rolls at clip boundaries
+/// and at the ends, replace breaks; queried at random instants in all those timescales.
+///
+/// Many of these schedules mix timescales with no common multiple within Int32 (10^9 beside 30000,
+/// the prime beside anything), and the queries meet the schedule's times in such mixes too: the
+/// cases that trapped (issue 13, C1). Every query must answer, on the composition's grid.
 @Suite("Composition properties")
 struct CompositionPropertyTests {
-    static let timescales: [Int32] = [1, 10, 1000, 30000, 44100, 48000, 90000]
+    static let timescales: [Int32] = [1, 600, 1000, 24000, 30000, 44100, 48000, 90000, 1_000_000_000, 2_147_483_647]
 
-    /// A random time of whole ticks in `[0, maxSeconds]`, in a random timescale.
+    /// A random time of whole ticks in `[0, maxSeconds]`, in a random timescale (whole frames for
+    /// the NTSC ones).
     static func randomTime(maxSeconds: Int64, _ rng: inout SeededGenerator) -> MediaTime {
         let scale = timescales.randomElement(using: &rng)!
-        let tick: Int64 = scale == 30000 ? 1001 : 1
+        let tick: Int64 = scale == 30000 || scale == 24000 ? 1001 : 1
         let ticks = Int64.random(in: 0...(maxSeconds * Int64(scale) / tick), using: &rng)
         return MediaTime(value: ticks * tick, timescale: scale)
     }
 
-    /// A valid random schedule (retrying the rare ones whose replace breaks overlap).
-    static func randomComposition(seed: UInt64) -> Composition {
+    /// A random instant in `[-1, span + 1]` s, in a random timescale: a player's clock, a command
+    /// line's query.
+    static func randomQuery(span: MediaTime, _ rng: inout SeededGenerator) -> MediaTime {
+        let scale = timescales.randomElement(using: &rng)!
+        let seconds = max(1, span.wholeSeconds(rounding: .up)) + 1
+        return MediaTime(value: Int64.random(in: -Int64(scale)...(seconds * Int64(scale)), using: &rng), timescale: scale)
+    }
+
+    /// A valid random schedule (retrying the rare ones whose replace breaks overlap or whose
+    /// rounded ranges collapse).
+    static func randomSchedule(seed: UInt64) -> (Schedule, Composition) {
         var rng = SeededGenerator(seed: seed)
         while true {
             var clips: [ContentClip] = []
@@ -30,6 +45,8 @@ struct CompositionPropertyTests {
                 let length = randomTime(maxSeconds: 40, &rng) + MediaTime(value: 1, timescale: 1000)
                 clips.append(ContentClip(id: "c\(i)", source: MediaLocation(FilePath("c\(i).mp4")), start: start, end: start + length))
             }
+            // Sums may round here (no common timescale): only used to place breaks, which the
+            // composition checks.
             let contentDuration = clips.reduce(MediaTime.zero) { $0 + ($1.end! - $1.start) }
             var clipBoundaries: [MediaTime] = [.zero]
             for clip in clips { clipBoundaries.append(clipBoundaries.last! + (clip.end! - clip.start)) }
@@ -43,9 +60,8 @@ struct CompositionPropertyTests {
                 case 2, 3: placement = .midroll(at: clipBoundaries.randomElement(using: &rng)!)
                 default:
                     let fraction = Int64.random(in: 0...1000, using: &rng)
-                    let at = (try? MediaTime(value: contentDuration.value * fraction, timescale: contentDuration.timescale)
-                        .converted(to: contentDuration.timescale, rounding: .down)) ?? .zero
-                    placement = .midroll(at: MediaTime.min(contentDuration, MediaTime(value: at.value / 1000, timescale: at.timescale)))
+                    let at = MediaTime(value: contentDuration.value / 1000 * fraction, timescale: contentDuration.timescale)
+                    placement = .midroll(at: MediaTime.min(contentDuration, at))
                 }
                 let ads = (0..<Int.random(in: 1...3, using: &rng)).map { a in
                     Ad(id: "b\(b)a\(a)", source: "ad.mp4", start: .zero,
@@ -55,26 +71,36 @@ struct CompositionPropertyTests {
                 breaks.append(AdBreak(id: "b\(b)", placement: placement, ads: ads,
                                       policy: Bool.random(using: &rng) ? .once : .sticky, resumeOffset: offset))
             }
-            if let composition = try? Composition(schedule: Schedule(content: clips, breaks: breaks)) {
-                return composition
+            if let schedule = try? Schedule(content: clips, breaks: breaks),
+               let composition = try? Composition(schedule: schedule) {
+                return (schedule, composition)
             }
         }
     }
 
-    /// Instants worth checking: every boundary, a tick either side, and random points.
+    static func randomComposition(seed: UInt64) -> Composition { randomSchedule(seed: seed).1 }
+
+    /// Instants worth checking: every boundary, a tick either side in several timescales, and
+    /// random points in every timescale.
     static func probes(_ c: Composition, _ rng: inout SeededGenerator, span: MediaTime) -> [MediaTime] {
-        let tick = MediaTime(value: 1, timescale: 90000)
+        let ticks = [MediaTime(value: 1, timescale: 90000), MediaTime(value: 1, timescale: 1_000_000_000),
+                     MediaTime(value: 1, timescale: 2_147_483_647), MediaTime(value: 1, timescale: c.timescale)]
         var points: [MediaTime] = [.zero, span]
         for segment in c.segments {
             for edge in [segment.compositionRange.start, segment.contentRange.start, segment.contentRange.end] {
-                points += [edge, edge - tick, edge + tick]
+                points.append(edge)
+                let tick = ticks.randomElement(using: &rng)!
+                points += [edge - tick, edge + tick]
             }
         }
-        for _ in 0..<20 { points.append(randomTime(maxSeconds: max(1, span.wholeSeconds(rounding: .up)), &rng)) }
+        for _ in 0..<20 { points.append(randomQuery(span: span, &rng)) }
         return points
     }
 
     static let seeds = 0..<UInt64(1000)
+
+    /// Whether every time of `c` is a whole tick of its timescale (stored in it, in fact).
+    static func onGrid(_ t: MediaTime, _ c: Composition) -> Bool { t.timescale == c.timescale }
 
     @Test("segments are contiguous from 0, monotonic in content time, and durations add up")
     func structure() {
@@ -104,29 +130,79 @@ struct CompositionPropertyTests {
         }
     }
 
-    @Test("content -> composition -> content and composition -> content -> composition are identities")
+    /// ```
+    /// schedule  c0 [1001/30000, 7.5)  c1 [0.123456789, 3)  ad [0, 2147483647/2147483647 ...)
+    /// grid      every time a whole tick of composition.timescale; a time the grid cannot hold
+    ///           exactly is rounded to the nearest tick and named in a .timeRounded diagnostic
+    /// ```
+    @Test("every time is on the composition's grid; what the grid cannot hold is rounded by half a tick at most, and reported")
+    func grid() throws {
+        var roundedSchedules = 0
+        for seed in Self.seeds {
+            let (schedule, c) = Self.randomSchedule(seed: seed)
+            #expect(c.timescale > 200_000_000, "seed \(seed): a tick must be finer than 5 ns, got 1/\(c.timescale)")
+            for segment in c.segments {
+                for t in [segment.sourceRange.start, segment.sourceRange.end, segment.compositionRange.start,
+                          segment.compositionRange.end, segment.contentRange.start, segment.contentRange.end] {
+                    #expect(Self.onGrid(t, c), "seed \(seed): \(t) is not in ticks of 1/\(c.timescale)")
+                }
+            }
+            for placed in c.breaks {
+                #expect(Self.onGrid(placed.position, c) && Self.onGrid(placed.resumeContentTime, c), "seed \(seed)")
+            }
+            #expect(Self.onGrid(c.duration, c) && Self.onGrid(c.contentDuration, c), "seed \(seed)")
+            // Each rounded time moved by at most half a tick, to the nearest tick.
+            var rounded: [String: [MediaTime]] = [:]
+            for case .timeRounded(let item, _, let requested, let to) in c.diagnostics {
+                // Exactly: between the midpoints to the ticks either side of `to`.
+                let below = MediaTime(value: to.value - 1, timescale: to.timescale)
+                let above = MediaTime(value: to.value + 1, timescale: to.timescale)
+                #expect(to.timescale == c.timescale, "seed \(seed)")
+                #expect(MediaTime.signOfOffset(requested, fromMidpointOf: below, and: to) >= 0
+                        && MediaTime.signOfOffset(requested, fromMidpointOf: to, and: above) <= 0,
+                        "seed \(seed): \(requested) -> \(to) is not the nearest tick")
+                rounded[item, default: []].append(requested)
+            }
+            if !rounded.isEmpty { roundedSchedules += 1 }
+            // A time of the schedule that is not on the grid was reported.
+            for clip in schedule.content {
+                for t in [clip.start, clip.end!] where (try? t.converted(to: c.timescale, rounding: .down)) != t {
+                    #expect(rounded[clip.id]?.contains(t) == true, "seed \(seed): \(clip.id) \(t) rounded silently")
+                }
+            }
+        }
+        #expect(roundedSchedules > 20, "the generator should make schedules without a common timescale")
+    }
+
+    @Test("content -> composition -> content and composition -> content -> composition are identities on the grid")
     func roundTrips() {
         for seed in Self.seeds {
             let c = Self.randomComposition(seed: seed)
             var rng = SeededGenerator(seed: seed ^ 0xABCDEF)
             let shown = c.segments.filter { !$0.isAd }.map(\.contentRange)
-            for t in Self.probes(c, &rng, span: c.contentDuration) where t >= .zero && t <= c.contentDuration {
+            for query in Self.probes(c, &rng, span: c.contentDuration) where query >= .zero && query <= c.contentDuration {
+                // A query between two ticks is taken at the tick before it, in both directions.
+                let t = c.onGrid(query, clampedTo: c.contentDuration)
+                #expect(t <= query && Self.onGrid(t, c), "seed \(seed): \(query) taken as \(t)")
                 // Content shown somewhere (or the end) comes back exactly.
                 guard t == c.contentDuration || shown.contains(where: { $0.contains(t) }) else { continue }
                 for bias in [Composition.BreakBias.afterBreaks, .beforeBreaks] {
-                    let back = c.contentTime(forCompositionTime: c.compositionTime(forContentTime: t, bias: bias))
-                    #expect(back == t, "seed \(seed): content \(t) (\(bias)) came back as \(back)")
+                    let there = c.compositionTime(forContentTime: query, bias: bias)
+                    #expect(there == c.compositionTime(forContentTime: t, bias: bias), "seed \(seed)")
+                    #expect(Self.onGrid(there, c), "seed \(seed)")
+                    let back = c.contentTime(forCompositionTime: there)
+                    #expect(back == t, "seed \(seed): content \(query) (\(bias)) came back as \(back)")
                 }
             }
             for time in Self.probes(c, &rng, span: c.duration) {
                 guard let location = c.locate(time), location.ad == nil else { continue }
                 let back = c.compositionTime(forContentTime: c.contentTime(forCompositionTime: time))
-                #expect(back == time, "seed \(seed): composition \(time) came back as \(back)")
+                #expect(back == location.compositionTime, "seed \(seed): composition \(time) came back as \(back)")
             }
         }
     }
 
-    @Test("the O(log n) lookups agree with a plain linear scan")
+    @Test("the O(log n) lookups agree with a plain linear scan of the quantized query")
     func agreesWithLinearScan() {
         for seed in Self.seeds {
             let c = Self.randomComposition(seed: seed)
@@ -144,12 +220,60 @@ struct CompositionPropertyTests {
             }
         }
     }
+
+    /// ```
+    /// composition  |--content--|--ad 1--|--ad 2--|--content--|
+    ///                          ^ break start      ^ timeInBreak = t - break start
+    ///                                   ^ timeInAd = t - ad start, sourceTime = source start + timeInAd
+    /// ```
+    @Test("locate, seekBar and breakMarkers answer every instant in every timescale, consistently")
+    func locateAndSeekBar() {
+        for seed in Self.seeds {
+            let c = Self.randomComposition(seed: seed)
+            var rng = SeededGenerator(seed: seed ^ 0x10CA7E)
+            let played = Set(c.breaks.filter { _ in Bool.random(using: &rng) }.map(\.id))
+            let markers = c.breakMarkers(playedBreakIDs: played)
+            #expect(markers.map(\.breakID) == c.breaks.map(\.id) && markers.map(\.position) == c.breaks.map(\.position))
+            #expect(markers.map(\.played) == c.breaks.map { played.contains($0.id) })
+            for time in Self.probes(c, &rng, span: c.duration) {
+                let bar = c.seekBar(at: time, playedBreakIDs: played)
+                #expect(bar.main.position == c.contentTime(forCompositionTime: time) && bar.main.duration == c.contentDuration)
+                #expect(bar.main.markers == markers)
+                _ = bar.main.label
+                guard let location = c.locate(time) else {
+                    #expect(time < .zero || time >= c.duration, "seed \(seed): no location at \(time)")
+                    #expect(bar.ad == nil)
+                    continue
+                }
+                let segment = location.segment
+                #expect(location.compositionTime == c.onGrid(time, clampedTo: c.duration), "seed \(seed) at \(time)")
+                #expect(segment.compositionRange.contains(location.compositionTime))
+                let offset = location.compositionTime - segment.compositionRange.start
+                #expect(location.sourceTime == segment.sourceRange.start + offset, "seed \(seed) at \(time)")
+                #expect(location.contentTime == c.contentTime(forCompositionTime: time))
+                if let ad = location.ad {
+                    let placed = c.breaks[ad.breakIndex]
+                    #expect(placed.id == ad.position.breakID && placed.compositionRange.contains(location.compositionTime))
+                    #expect(ad.timeInAd == offset && ad.timeInAd < ad.adDuration)
+                    #expect(ad.timeInBreak == location.compositionTime - placed.compositionRange.start)
+                    #expect(bar.ad?.position == ad.timeInAd && bar.ad?.duration == ad.adDuration)
+                    #expect(bar.ad?.podPosition == ad.position.podPosition && bar.ad?.podSize == ad.position.podSize)
+                    _ = bar.ad?.label
+                } else {
+                    #expect(bar.ad == nil)
+                }
+            }
+        }
+    }
 }
 
 /// The mapping rules restated as plain scans over the segments: the oracle for the indexed lookups.
 enum LinearScan {
+    /// Queries are taken at the tick at or before them on the composition's grid first (the rule
+    /// `Composition.timescale` states).
     static func contentTime(_ c: Composition, _ time: MediaTime) -> MediaTime {
-        let clamped = MediaTime.max(.zero, time)
+        guard time < c.duration else { return c.contentDuration }
+        let clamped = c.onGrid(time, clampedTo: c.duration)
         for segment in c.segments where segment.compositionRange.contains(clamped) {
             return segment.isAd ? segment.contentRange.start
                 : segment.contentRange.start + (clamped - segment.compositionRange.start)
@@ -158,7 +282,7 @@ enum LinearScan {
     }
 
     static func compositionTime(_ c: Composition, _ content: MediaTime, _ bias: Composition.BreakBias) -> MediaTime {
-        let t = MediaTime.min(MediaTime.max(content, .zero), c.contentDuration)
+        let t = c.onGrid(content, clampedTo: c.contentDuration)
         if bias == .beforeBreaks {
             if let first = c.breaks.first(where: { $0.position == t }) { return first.compositionRange.start }
             if let replacing = c.breaks.first(where: { $0.position < t && t < $0.resumeContentTime }) {

@@ -58,13 +58,55 @@ struct DemoCommandTests {
         #expect(before["id"] == .string("pod-1"))
     }
 
+    /// Writes `json` as a schedule in a fresh folder (removed by the caller's `defer`); its URLs
+    /// may name the fixtures by absolute path.
+    func scheduleFile(_ json: String) throws -> (folder: URL, file: URL) {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("compositor-demo-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let file = folder.appendingPathComponent("schedule.json")
+        try Data(json.replacingOccurrences(of: "FIXTURES", with: packageRoot.appendingPathComponent("Fixtures").path).utf8).write(to: file)
+        return (folder, file)
+    }
+
+    /// A 29.97 fps schedule: its grid (composition timescale 300000000) holds 1001/30000 exactly,
+    /// and JSON seconds cannot, so the exact rational is printed beside them.
     @Test("rational times in and out: exact rationals are printed beside rounded seconds")
     func rationalMap() async throws {
-        let result = try await DemoProcess.run(["map", sample, "--content-time", "1001/30000", "--json"])
+        let (folder, file) = try scheduleFile(#"{"content": [{"id": "c", "url": "FIXTURES/content.mp4", "end": "299299/30000"}], "breaks": []}"#)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let result = try await DemoProcess.run(["map", file.path, "--content-time", "1001/30000", "--json"])
+        #expect(result.status == 0 && result.stderr.isEmpty, "\(result.stderr)")
         let root = try object(result.stdout)
         #expect(root["contentTime"] == .number("0.033366667"))
         #expect(root["contentTimeExact"] == .string("1001/30000"))
-        #expect(root["compositionTimeExact"] == .string("151001/30000"))
+        #expect(root["compositionTimeExact"] == .string("1001/30000"))
+    }
+
+    /// Issue 13, C1 as reported: `map S.json --composition-time 1001/30000` with a clip starting at
+    /// 0.123456789 s died (SIGILL) adding 1001/30000 to the source start. The query is now taken at
+    /// the nanosecond before it (the composition's timescale is 10^9), and a note says so.
+    ///
+    /// ```
+    /// composition  0 ^1001/30000 s                  19.876543211
+    ///              |--feature, source 0.123456789-20--|
+    /// ```
+    @Test("map --composition-time 1001/30000 on a clip starting at 0.123456789 s answers, with a note")
+    func mapNineDecimalsAgainstNTSC() async throws {
+        let (folder, file) = try scheduleFile(#"{"content": [{"id": "feature", "url": "FIXTURES/content.mp4", "start": 0.123456789, "end": 20}], "breaks": []}"#)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let result = try await DemoProcess.run(["map", file.path, "--composition-time", "1001/30000"])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.hasPrefix("content 0.033366666 s <-> composition 0.033366666 s: content 'feature', source time 0.156823455 s"),
+                "\(result.stdout)")
+        #expect(result.stderr == "note: composition time 1001/30000 s is taken as 0.033366666 s, the tick of the composition's "
+            + "timescale (1/1000000000 s) at or before it\n")
+        let json = try await DemoProcess.run(["map", file.path, "--composition-time", "1001/30000", "--json"])
+        #expect(try object(json.stdout)["sourceTime"] == .number("0.156823455"))
+        let simulate = try await DemoProcess.run(["simulate", file.path, "--actions",
+            "play 1001/30000; insert now FIXTURES/ad1.mp4 0 1; play 2; seek composition 12345678901/1000000000; play 30"
+                .replacingOccurrences(of: "FIXTURES", with: packageRoot.appendingPathComponent("Fixtures").path)])
+        #expect(simulate.status == 0 && simulate.stderr.isEmpty, "\(simulate.stderr)")
+        #expect(simulate.stdout.hasSuffix("ended\n"), "\(simulate.stdout)")
     }
 
     @Test("human output: a table and a bar")

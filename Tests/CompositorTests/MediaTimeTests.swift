@@ -133,4 +133,128 @@ struct MediaTimeTests {
         #expect(r.intersection(MediaTimeRange(start: MediaTime(seconds: 30), end: MediaTime(seconds: 50)))
             == MediaTimeRange(start: MediaTime(seconds: 30), end: MediaTime(seconds: 40)))
     }
+
+    // MARK: Operators that never trap (issue 13, C1)
+
+    /// 30000 and 10^9 have no common multiple within Int32 (3 * 10^9), nor do the prime
+    /// 2147483647 and anything but 1: the operators trapped on such pairs. They now round to the
+    /// nearest tick of the finer timescale, halfway away from zero.
+    @Test("+ and - round to the finer timescale when no common timescale fits", arguments: [
+        // a 29.97 fps break boundary against an AVFoundation clock (ns): -2302312234.33 ns
+        (MediaTime(value: 301301, timescale: 30000), MediaTime(value: 12345678901, timescale: 1_000_000_000), false,
+         MediaTime(value: -2302312234, timescale: 1_000_000_000)),
+        // 1 ns + one frame: 33366667.67 ns
+        (MediaTime(value: 1, timescale: 1_000_000_000), MediaTime(value: 1001, timescale: 30000), true,
+         MediaTime(value: 33366668, timescale: 1_000_000_000)),
+        // two primes' ticks: 1.0000000005 ticks of 1/2147483647
+        (MediaTime(value: 1, timescale: 2_147_483_647), MediaTime(value: 1, timescale: 2_147_483_646), true,
+         MediaTime(value: 2, timescale: 2_147_483_647)),
+        // the decimal with 9 places the issue reported, against a frame
+        (MediaTime(value: 123456789, timescale: 1_000_000_000), MediaTime(value: 1001, timescale: 30000), false,
+         MediaTime(value: 90090122, timescale: 1_000_000_000)),
+    ])
+    func roundsWithoutCommonTimescale(a: MediaTime, b: MediaTime, adding: Bool, expected: MediaTime) {
+        #expect(throws: MediaTimeError.self) { adding ? try a.adding(b) : try a.subtracting(b) }
+        let result = adding ? a + b : a - b
+        #expect(result.value == expected.value && result.timescale == expected.timescale, "\(result)")
+    }
+
+    @Test("+ and - stay exact whenever a common timescale fits")
+    func operatorsExactWhenPossible() throws {
+        let pairs: [(MediaTime, MediaTime)] = [
+            (MediaTime(value: 1001, timescale: 30000), MediaTime(value: 1, timescale: 48000)),
+            (MediaTime(value: 12345678901, timescale: 1_000_000_000), MediaTime(value: 3, timescale: 1000)),
+            (MediaTime(value: 1000, timescale: 1000), MediaTime(value: 1, timescale: 2_147_483_647)),  // 1/1 in lowest terms
+        ]
+        for (a, b) in pairs {
+            #expect(a + b == (try a.adding(b)))
+            #expect(a - b == (try a.subtracting(b)))
+        }
+    }
+
+    /// Past Int64 in the finer timescale the sum goes to the coarser one, then to whole seconds;
+    /// past ±Int64.max seconds it saturates.
+    @Test("+ and - at the Int64 limit fall back to coarser ticks, then saturate")
+    func operatorsAtTheLimit() {
+        let huge = MediaTime(value: .max, timescale: 1000)   // 9223372036854775.807 s
+        let sum = huge + MediaTime(seconds: 1)
+        #expect(sum.value == 9_223_372_036_854_777 && sum.timescale == 1)
+        #expect(MediaTime(value: .max, timescale: 1) + MediaTime(seconds: 1) == MediaTime(value: .max, timescale: 1))
+        #expect(MediaTime(value: .min, timescale: 1) - MediaTime(seconds: 1) == MediaTime(value: .min, timescale: 1))
+        #expect(MediaTime(value: .max, timescale: 1) - MediaTime(value: .min, timescale: 1) == MediaTime(value: .max, timescale: 1))
+        // Negation of the one value whose magnitude Int64 cannot hold.
+        #expect(-MediaTime(value: .min, timescale: 1) == MediaTime(value: .max, timescale: 1))
+        let negated = -MediaTime(value: .min, timescale: 2)   // 2^62 s exactly
+        #expect(negated == MediaTime(value: 1 << 62, timescale: 1))
+        var t = MediaTime(value: .max, timescale: 7)
+        t += MediaTime(value: .max, timescale: 5)
+        #expect(t > MediaTime(value: .max, timescale: 7))
+    }
+
+    /// A seeded sweep over the timescales of the issue: every pair adds and subtracts without a
+    /// trap, exactly when `adding` can, else within half a tick of the finer timescale, or of the
+    /// coarser (or of whole seconds) only when the finer's ticks do not fit Int64 (checked in 128
+    /// bits: |2T(a ± b) - 2r| <= 1 tick, over the common denominator).
+    @Test("+ and - over the issue's timescales: exact or within half a tick, never a trap")
+    func operatorsSweep() throws {
+        let scales: [Int32] = [1, 600, 1000, 24000, 30000, 44100, 48000, 90000, 1_000_000_000, 2_147_483_647]
+        var rng = SeededGenerator(seed: 13)
+        var rounded = 0
+        for _ in 0..<4000 {
+            let sa = scales.randomElement(using: &rng)!, sb = scales.randomElement(using: &rng)!
+            let a = MediaTime(value: Int64.random(in: -(1 << 40)...(1 << 40), using: &rng), timescale: sa)
+            let b = MediaTime(value: Int64.random(in: -(1 << 40)...(1 << 40), using: &rng), timescale: sb)
+            for (sign, result, exact) in [(Int64(1), a + b, try? a.adding(b)), (-1, a - b, try? a.subtracting(b))] {
+                if let exact {
+                    #expect(result == exact)
+                    continue
+                }
+                rounded += 1
+                #expect([max(sa, sb), min(sa, sb), 1].contains(result.timescale), "\(a) \(b) -> \(result)")
+                if #available(macOS 15, iOS 18, tvOS 18, visionOS 2, *) {
+                    let (ta, tb, t) = (Int128(sa), Int128(sb), Int128(result.timescale))
+                    let numerator = Int128(a.value) * tb + Int128(sign) * Int128(b.value) * ta
+                    let error = 2 * t * numerator - 2 * Int128(result.value) * ta * tb
+                    #expect(error.magnitude <= (ta * tb).magnitude, "\(a) \(sign > 0 ? "+" : "-") \(b) -> \(result)")
+                    // A coarser timescale only when the finer one's ticks would not fit Int64.
+                    if result.timescale != max(sa, sb) {
+                        let finerTicks = (numerator * Int128(max(sa, sb))) / (ta * tb)
+                        #expect(finerTicks.magnitude >= UInt128(Int64.max), "\(a) \(b) -> \(result)")
+                    }
+                }
+            }
+        }
+        #expect(rounded > 100, "the sweep should meet pairs without a common timescale")
+    }
+
+    @Test("the midpoint test is exact across timescales with no common multiple")
+    func midpointSign() {
+        let a = MediaTime.zero, b = MediaTime(value: 3, timescale: 2)   // 0 and 1.5: midpoint 0.75
+        #expect(MediaTime.signOfOffset(MediaTime(value: 1, timescale: 2_147_483_647), fromMidpointOf: a, and: b) < 0)
+        #expect(MediaTime.signOfOffset(MediaTime(value: 3, timescale: 4), fromMidpointOf: a, and: b) == 0)
+        #expect(MediaTime.signOfOffset(MediaTime(value: 750_000_001, timescale: 1_000_000_000), fromMidpointOf: a, and: b) > 0)
+        // Extreme values: products of 126 bits.
+        let big = MediaTime(value: .max, timescale: 2_147_483_647), bigger = MediaTime(value: .max, timescale: 2_147_483_646)
+        #expect(MediaTime.signOfOffset(big, fromMidpointOf: big, and: bigger) < 0)
+        #expect(MediaTime.signOfOffset(MediaTime(value: .min, timescale: 3), fromMidpointOf: MediaTime(value: .min, timescale: 3),
+                                       and: MediaTime(value: .min, timescale: 3)) == 0)
+    }
+
+    /// U3: `1/2147483647` and the like must not be shown rounded to something untrue.
+    @Test("descriptions are exact rationals in lowest terms when no decimal is")
+    func describesInLowestTerms() {
+        #expect(MediaTime(value: 1, timescale: 2_147_483_647).description == "1/2147483647")
+        #expect(MediaTime(value: 100_000_000, timescale: 300_000_000).description == "1/3")
+        #expect(MediaTimeRange(start: .zero, end: MediaTime(value: 1, timescale: 2_147_483_647)).description == "[0, 1/2147483647)")
+    }
+
+    @Test("ranges made by a rounding sum keep their end at or after their start")
+    func roundedRangesStayOrdered() {
+        let start = MediaTime(value: 1, timescale: 3)
+        let r = MediaTimeRange(start: start, duration: MediaTime(value: 1, timescale: 2_000_000_000))
+        #expect(r.start <= r.end)
+        let shifted = MediaTimeRange(start: .zero, end: MediaTime(value: 1, timescale: 2_147_483_647))
+            .shifted(by: MediaTime(value: 1, timescale: 3))
+        #expect(shifted.start <= shifted.end)
+    }
 }

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds and runs the libFuzzer targets against the library sources.
 #
-#   Tests/Fuzz/run.sh [mp4|hls|schedule|all] [EXECUTIONS]     (default: all 100000)
+#   Tests/Fuzz/run.sh [mp4|hls|schedule|mapping|all] [EXECUTIONS]     (default: all 100000)
 #   Tests/Fuzz/run.sh mp4 1000000
 #   Tests/Fuzz/run.sh hls 0 INPUT...        # replay files (a crash to reproduce), no fuzzing
 #
@@ -35,7 +35,8 @@ source_of() {
     mp4) echo Tests/Fuzz/MP4ReaderFuzz.swift ;;
     hls) echo Tests/Fuzz/HLSParserFuzz.swift ;;
     schedule) echo Tests/Fuzz/ScheduleFuzz.swift ;;
-    *) echo "unknown target '$1' (mp4, hls, schedule or all)" >&2; exit 64 ;;
+    mapping) echo Tests/Fuzz/MappingFuzz.swift ;;
+    *) echo "unknown target '$1' (mp4, hls, schedule, mapping or all)" >&2; exit 64 ;;
   esac
 }
 max_len_of() {
@@ -43,6 +44,7 @@ max_len_of() {
     mp4) echo 65536 ;;     # the largest fixture moov is 15 KiB
     hls) echo 16384 ;;
     schedule) echo 8192 ;;
+    mapping) echo 8192 ;;    # a schedule, then queries and scripts
   esac
 }
 
@@ -110,7 +112,7 @@ run() {
 }
 
 if [[ $target == all ]]; then
-  for name in mp4 hls schedule; do run "$name"; done
+  for name in mp4 hls schedule mapping; do run "$name"; done
 else
   run "$target"
 fi

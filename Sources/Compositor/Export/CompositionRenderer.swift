@@ -31,7 +31,14 @@ public enum CompositionRenderer {
             case .mp4(let error): return error.description
             case .snapping(let error): return "after snapping cuts to keyframes: \(error)"
             case .planDisagrees(let piece, let item, let plan, let composition):
-                return "piece \(piece + 1) (\(quoted(item))) is placed at \(plan) in the output but at \(composition) by its timeline"
+                // The plan's times are whole ticks of the output movie's timescale (never reduced),
+                // so a range like [0, 0) is only true in those ticks: say which, and why.
+                let scale = plan.start.timescale
+                let why = composition.duration < MediaTime(value: 1, timescale: scale)
+                    ? "it lasts \(composition.duration) s, less than one tick of the output's timescale (1/\(scale) s)"
+                    : "its boundaries are not whole ticks of the output's timescale (1/\(scale) s)"
+                return "piece \(piece + 1) (\(quoted(item))) is at \(composition) s by its timeline, but the output can only place it "
+                    + "at \(plan) s: \(why)"
             case .remoteSource(let item, let location):
                 return "\(quoted(item)) (\(location)): only local files can be rendered; download it first"
             }

@@ -17,10 +17,11 @@ extension PlaybackSession {
     /// Seeks to content time `time` (clamped to the content). Forward seeks that cross unplayed
     /// breaks play them first as `snapback` says, then land on the target; a break at exactly the
     /// target plays, then content resumes at the target. From inside a break, the seek leaves it
-    /// (skipping it), which its skip restriction must allow.
+    /// (skipping it), which its skip restriction must allow. `time` is taken at the tick of
+    /// `composition.timescale` at or before it.
     public mutating func seek(toContentTime time: MediaTime) throws(PlaybackSessionError) -> Reaction {
         var reaction = Reaction()
-        let t = MediaTime.min(MediaTime.max(time, .zero), composition.contentDuration)
+        let t = composition.onGrid(time, clampedTo: composition.contentDuration)
         try leaveBreakForSeek(into: &reaction)
         performSeek(to: .content(t, playingBreaksThere: true),
                     requested: composition.compositionTime(forContentTime: t), into: &reaction)
@@ -29,10 +30,11 @@ extension PlaybackSession {
 
     /// Seeks to composition time `time` (clamped). Within the playing ad, it moves within the ad if
     /// the break allows it; into another break, it lands on that break's start; into content, it
-    /// lands exactly there, after any snapback.
+    /// lands exactly there, after any snapback. `time` is taken at the tick of
+    /// `composition.timescale` at or before it.
     public mutating func seek(toCompositionTime time: MediaTime) throws(PlaybackSessionError) -> Reaction {
         var reaction = Reaction()
-        let c = MediaTime.min(MediaTime.max(time, .zero), composition.duration)
+        let c = composition.onGrid(time, clampedTo: composition.duration)
         if let here = composition.locate(position), let ad = here.ad,
            here.segment.compositionRange.contains(c) {
             guard composition.breaks[ad.breakIndex].restrictions.allowsSeekingWithinAd else {

@@ -14,12 +14,18 @@
 ///
 /// Played state outlives the session: `playedState` exports it, `init(…, playedState:)` resumes
 /// from it without replaying `once` breaks.
+///
+/// Times from outside (positions, seek targets, a bookmark) are clamped to the composition and
+/// taken at the tick of `composition.timescale` at or before them (the instant on screen), so the
+/// playhead is always on the composition's grid and every computation after that is exact: a
+/// player clock at `12345678901/1000000000` and a 29.97 fps break at `301301/30000` never meet in
+/// arithmetic that could overflow or trap.
 public struct PlaybackSession: Sendable {
     public internal(set) var schedule: Schedule
     public internal(set) var naturalDurations: [MediaLocation: MediaTime]
     public private(set) var composition: Composition
     public var snapback: SnapbackPolicy
-    /// The playhead, in composition time.
+    /// The playhead, in composition time, on the composition's grid (`composition.timescale`).
     public internal(set) var position: MediaTime = .zero
     /// Breaks that have played through or were skipped.
     public internal(set) var playedBreakIDs: Set<String> = []
@@ -59,12 +65,12 @@ public struct PlaybackSession: Sendable {
     /// (so the snapback policy applies to breaks before it).
     public mutating func start() -> Reaction {
         var reaction = Reaction()
-        position = .zero
+        position = composition.onGrid(.zero, clampedTo: composition.duration)
         if let bookmark, bookmark > .zero {
-            let target = SeekTarget.content(MediaTime.min(bookmark, composition.contentDuration), playingBreaksThere: false)
+            let target = SeekTarget.content(composition.onGrid(bookmark, clampedTo: composition.contentDuration), playingBreaksThere: false)
             performSeek(to: target, requested: landing(for: target), into: &reaction)
         } else {
-            reaction.commands.append(.seek(to: .zero))
+            reaction.commands.append(.seek(to: position))
             enterSegment(at: position, into: &reaction)
         }
         return reaction
@@ -74,7 +80,8 @@ public struct PlaybackSession: Sendable {
 
     /// The next composition time after `time` where the session has something to say (a segment
     /// boundary, an ad quartile, the end), or `nil` at the end. A player can observe these instants
-    /// (as `AVPlayer.addBoundaryTimeObserver` does) instead of polling.
+    /// (as `AVPlayer.addBoundaryTimeObserver` does) instead of polling. `time` may be in any
+    /// timescale; the answer is on the composition's grid.
     public func nextBoundary(after time: MediaTime) -> MediaTime? {
         guard time < composition.duration else { return nil }
         guard let index = composition.segmentIndex(at: MediaTime.max(time, .zero)) else { return .zero }
@@ -90,9 +97,11 @@ public struct PlaybackSession: Sendable {
 
     /// The player played on to `newPosition`: reports every boundary crossed, in order. A position
     /// behind the playhead (the player jumped back on its own) is taken as a seek there.
+    /// `newPosition` is clamped to the composition and taken at the tick of `composition.timescale`
+    /// at or before it.
     public mutating func update(position newPosition: MediaTime) -> Reaction {
         var reaction = Reaction()
-        let target = MediaTime.min(MediaTime.max(newPosition, .zero), composition.duration)
+        let target = composition.onGrid(newPosition, clampedTo: composition.duration)
         guard target >= position else {
             position = target
             hasEnded = false
@@ -210,26 +219,17 @@ public struct PlaybackSession: Sendable {
             kind: kind, compositionTime: position, contentTime: composition.contentTime(forCompositionTime: position)))
     }
 
-    /// Where `quartile` / 4 of `range` is: exact when the timescales allow; otherwise, when the
-    /// range's start and the exact quarter have no common timescale in 32 bits (times from a
-    /// hostile schedule), the quarter to the nearest tick of the range's own common timescale,
-    /// which always exists for a range of a composition. Never past the range's end.
+    /// Where `quartile` / 4 of `range` is: the first tick of the range's timescale (the
+    /// composition's grid) at or after the exact quarter, so a quarter of the ad has played when
+    /// the playhead gets there; exact whenever the quarter is a whole tick. Never past the range's end.
     static func quartilePoint(_ quartile: Int, of range: MediaTimeRange) -> MediaTime {
-        let duration = (try? range.end.subtracting(range.start)) ?? .zero
-        if let exact = try? range.start.adding(quarter(quartile, of: duration)) { return exact }
         guard let (start, end) = try? MediaTime.commonTimescale(range.start, range.end) else { return range.end }
-        let ticks = (try? MediaTime.divide(end.value - start.value, times: Int64(quartile), by: 4, rounding: .toNearestOrEven)) ?? 0
-        return MediaTime.min((try? start.adding(MediaTime(value: ticks, timescale: start.timescale))) ?? range.end, range.end)
-    }
-
-    /// `quartile / 4` of `duration`, exactly when the timescale allows, else to the nearest tick.
-    static func quarter(_ quartile: Int, of duration: MediaTime) -> MediaTime {
-        let (value, overflow) = duration.value.multipliedReportingOverflow(by: Int64(quartile))
-        if !overflow, duration.timescale <= Int32.max / 4 {
-            return MediaTime(value: value, timescale: duration.timescale * 4)
+        let (span, overflow) = end.value.subtractingReportingOverflow(start.value)
+        guard !overflow, let ticks = try? MediaTime.divide(span, times: Int64(quartile), by: 4, rounding: .up) else {
+            return range.end
         }
-        let ticks = (try? MediaTime.divide(duration.value, times: Int64(quartile), by: 4, rounding: .toNearestOrEven)) ?? 0
-        return MediaTime(value: ticks, timescale: duration.timescale)
+        // ticks <= span, so start + ticks <= end: no overflow.
+        return MediaTime(value: start.value + ticks, timescale: start.timescale)
     }
 
     // MARK: Rebuilding
@@ -277,11 +277,17 @@ public struct PlaybackSession: Sendable {
         let old = composition
         guard new != old else { return false }
         composition = new
+        // Anchors are times of the old composition: put on the new one's grid (its timescale may
+        // differ) before any arithmetic.
         switch anchor {
         case .content(let t): position = new.compositionTime(forContentTime: t)
         case .ad(let id, let offset):
-            position = new.segments.first { $0.adPosition?.adID == id }.map { $0.compositionRange.start + offset }
-                ?? new.compositionTime(forContentTime: old.contentTime(forCompositionTime: position))
+            if let segment = new.segments.first(where: { $0.adPosition?.adID == id }) {
+                let range = segment.compositionRange
+                position = range.start + new.onGrid(offset, clampedTo: range.duration)
+            } else {
+                position = new.compositionTime(forContentTime: old.contentTime(forCompositionTime: position))
+            }
         case .end: position = new.duration
         }
         emit(.compositionChanged(old: old, new: new), into: &reaction)

@@ -43,9 +43,13 @@ extension QueuePlan {
         public let forwardPlaybackEndTime: MediaTime
         public let compositionRange: MediaTimeRange
 
-        /// The composition time of the item's source time `itemTime`.
+        /// The composition time of the item's source time `itemTime`, clamped to the item's range
+        /// (an item may report a time outside it before its first seek). The player's clock and the
+        /// item's times may share no timescale within `Int32` (a 10^9 clock against 29.97 fps cuts):
+        /// the offset then rounds as `MediaTime.-` says, never trapping.
         public func compositionTime(forItemTime itemTime: MediaTime) -> MediaTime {
-            compositionRange.start + (itemTime - startTime)
+            let offset = MediaTime.min(MediaTime.max(itemTime - startTime, .zero), compositionRange.duration)
+            return MediaTime.min(compositionRange.start + offset, compositionRange.end)
         }
     }
 }

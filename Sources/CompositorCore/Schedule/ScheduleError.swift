@@ -26,6 +26,10 @@ public enum ScheduleError: Error, Equatable, Sendable, CustomStringConvertible {
     case resumeOffsetPastContentEnd(breakID: String, resumesAt: MediaTime, contentDuration: MediaTime)
     /// Times that cannot be added up exactly in 64 bits.
     case timeOverflow(item: String, MediaTimeError)
+    /// A range that rounding to the composition's timescale would empty: it is shorter than one tick
+    /// (`1/timescale` s), and its times share no finer timescale with the rest of the schedule
+    /// within `Int32` (see `Composition.timescale`).
+    case rangeBelowTimescale(item: String, start: MediaTime, end: MediaTime, timescale: Int32)
 
     public var description: String {
         switch self {
@@ -55,6 +59,9 @@ public enum ScheduleError: Error, Equatable, Sendable, CustomStringConvertible {
             return "break \(quoted(breakID)): content would resume at \(resumesAt) s, past the content's end (\(contentDuration) s)"
         case .timeOverflow(let item, let error):
             return "\(quoted(item)): \(error)"
+        case .rangeBelowTimescale(let item, let start, let end, let timescale):
+            return "\(quoted(item)): range [\(start), \(end)) s is shorter than one tick (1/\(timescale) s) of the timescale "
+                + "the schedule's times were rounded to (they share no finer timescale within 32 bits)"
         }
     }
 }

@@ -1,8 +1,11 @@
 extension MediaTime: CustomStringConvertible {
-    /// Seconds as an exact decimal when one exists (`"8.5"`, `"-0.04"`), otherwise the rational
-    /// (`"1001/30000"`). Meant for messages and logs.
+    /// Seconds as an exact decimal when one exists (`"8.5"`, `"-0.04"`), otherwise the rational in
+    /// lowest terms (`"1001/30000"`). Always exact, so a message never rounds a time into
+    /// something untrue (`1/2147483647` is not `"0"`). Meant for messages and logs.
     public var description: String {
-        exactDecimalString ?? "\(value)/\(timescale)"
+        if let decimal = exactDecimalString { return decimal }
+        let r = reduced
+        return "\(r.value)/\(r.timescale)"
     }
 
     /// Seconds as an exact decimal, or `nil` when the timescale has prime factors other than 2 and 5

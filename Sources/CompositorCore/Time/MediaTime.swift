@@ -4,8 +4,11 @@
 /// exact rational, and absence is spelled `Optional`. Values with different timescales compare and
 /// combine exactly: `MediaTime(value: 1, timescale: 2) == MediaTime(value: 500, timescale: 1000)`.
 ///
-/// Arithmetic never wraps. The throwing forms (`adding(_:)`, `subtracting(_:)`, `multiplied(by:)`)
-/// report overflow as `MediaTimeError.overflow`; the operators trap on it, as `Int` does.
+/// Arithmetic never wraps and never traps. The throwing forms (`adding(_:)`, `subtracting(_:)`,
+/// `multiplied(by:)`) are exact or throw `MediaTimeError.overflow`. The operators `+` and `-` are
+/// exact whenever the result fits (the usual case), and otherwise round as documented on `+`:
+/// to the nearest tick of the finer timescale when the two share no timescale within `Int32`,
+/// and they saturate at ±`Int64.max` seconds.
 ///
 /// ```swift
 /// let frame = MediaTime(value: 1001, timescale: 30000)   // one 29.97 fps frame
@@ -130,19 +133,76 @@ extension MediaTime {
         return MediaTime(value: product, timescale: timescale)
     }
 
+    /// `lhs + rhs`; never traps.
+    ///
+    /// - Exact, in the least common timescale of the two (of their lowest terms if need be), when
+    ///   that timescale fits `Int32` and the value `Int64`: `1001/30000 + 1/10` is `4001/30000`.
+    /// - Otherwise the exact sum rounded to the nearest tick of the finer (larger) of the two
+    ///   timescales, halfway cases away from zero (CMTime's default rounding):
+    ///   `1/1000000000 + 1001/30000` is `33366668/1000000000` (the exact sum is 33366667.67 ns).
+    /// - When that value does not fit `Int64`, the nearest tick of the coarser timescale, then of
+    ///   whole seconds; past ±`Int64.max` seconds (about 2.9 × 10^11 years) the result saturates at
+    ///   `MediaTime(value: .max, timescale: 1)` or `MediaTime(value: .min, timescale: 1)`.
+    ///
+    /// Use `adding(_:)` to get exactness or an error instead.
     public static func + (lhs: MediaTime, rhs: MediaTime) -> MediaTime {
-        do { return try lhs.adding(rhs) } catch { preconditionFailure(error.description) }
+        if lhs.timescale == rhs.timescale {
+            let (sum, overflow) = lhs.value.addingReportingOverflow(rhs.value)
+            if !overflow { return MediaTime(value: sum, timescale: lhs.timescale) }
+        } else if let exact = try? lhs.adding(rhs) {
+            return exact
+        }
+        return roundedSum(lhs, rhs, subtracting: false)
     }
 
+    /// `lhs - rhs`; never traps. Exact when the result fits, else rounded as `+` says:
+    /// `MediaTime(value: 301301, timescale: 30000) - MediaTime(value: 12345678901, timescale: 1000000000)`
+    /// is `-2302312234/1000000000`, the nearest nanosecond (the timescales 30000 and 10^9 have no
+    /// common multiple within `Int32`).
     public static func - (lhs: MediaTime, rhs: MediaTime) -> MediaTime {
-        do { return try lhs.subtracting(rhs) } catch { preconditionFailure(error.description) }
+        if lhs.timescale == rhs.timescale {
+            let (difference, overflow) = lhs.value.subtractingReportingOverflow(rhs.value)
+            if !overflow { return MediaTime(value: difference, timescale: lhs.timescale) }
+        } else if let exact = try? lhs.subtracting(rhs) {
+            return exact
+        }
+        return roundedSum(lhs, rhs, subtracting: true)
     }
 
     public static func += (lhs: inout MediaTime, rhs: MediaTime) { lhs = lhs + rhs }
     public static func -= (lhs: inout MediaTime, rhs: MediaTime) { lhs = lhs - rhs }
 
+    /// The negated time, in the same timescale; `-MediaTime(value: .min, timescale: t)` (whose
+    /// magnitude no `Int64` holds) rounds as `-` does.
     public static prefix func - (time: MediaTime) -> MediaTime {
         MediaTime.zero - time
+    }
+
+    /// `a ± b` when no exact result fits: the exact sum `N / (a.timescale * b.timescale)`, with `N`
+    /// in 128 bits, rounded to the finer timescale, the coarser, then whole seconds; else saturated.
+    private static func roundedSum(_ a: MediaTime, _ b: MediaTime, subtracting: Bool) -> MediaTime {
+        let ta = UInt64(a.timescale), tb = UInt64(b.timescale)
+        var right = WideInt(b.value, times: Int64(a.timescale))
+        if subtracting { right = right.negated }
+        let numerator = WideInt(a.value, times: Int64(b.timescale)) + right
+        // In timescale T the value is N * T / (ta * tb); each candidate makes that one division.
+        let finer = Swift.max(a.timescale, b.timescale), coarser = Swift.min(a.timescale, b.timescale)
+        for (scale, divisor) in [(finer, finer == a.timescale ? tb : ta), (coarser, coarser == a.timescale ? tb : ta), (1, ta * tb)] {
+            if let ticks = numerator.divided(by: divisor) { return MediaTime(value: ticks, timescale: scale) }
+        }
+        return MediaTime(value: numerator.isNegative ? .min : .max, timescale: 1)
+    }
+
+    /// The sign of `t - (a + b) / 2`, exactly (in 128 bits): negative when `t` is nearer `a` than
+    /// `b`, zero halfway, positive when nearer `b` (for `a <= t <= b`). For a nearest-boundary
+    /// search whose differences `t - a` and `b - t` may have no common timescale within `Int32`.
+    package static func signOfOffset(_ t: MediaTime, fromMidpointOf a: MediaTime, and b: MediaTime) -> Int {
+        // 2t - (a + b) over the common denominator t.ts * a.ts * b.ts: compare 2 * t.v * a.ts * b.ts
+        // with (a.v * b.ts + b.v * a.ts) * t.ts; both magnitudes are below 2^126.
+        let twiceT = WideInt(t.value, times: 2 * Int64(a.timescale) * Int64(b.timescale))
+        let sum = (WideInt(a.value, times: Int64(b.timescale)) + WideInt(b.value, times: Int64(a.timescale)))
+            .multiplied(by: UInt64(t.timescale))
+        return twiceT == sum ? 0 : (twiceT < sum ? -1 : 1)
     }
 
     /// Both times over their least common timescale; when that timescale would not fit an `Int32`,
@@ -226,6 +286,73 @@ extension MediaTime {
     public func wholeSeconds(rounding rule: FloatingPointRoundingRule = .towardZero) -> Int64 {
         // Cannot overflow: dividing by a timescale >= 1 only shrinks the magnitude.
         (try? MediaTime.divide(value, times: 1, by: Int64(timescale), rounding: rule)) ?? 0
+    }
+}
+
+/// A signed 128-bit integer in two's complement, for the few exact computations whose products
+/// outgrow 64 bits. (The standard library's `Int128` needs macOS 15 and iOS 18; this package
+/// supports older systems.)
+struct WideInt: Equatable, Comparable {
+    var high: Int64
+    var low: UInt64
+
+    /// `a * b`, exactly.
+    init(_ a: Int64, times b: Int64) {
+        (high, low) = a.multipliedFullWidth(by: b)
+    }
+
+    private init(high: Int64, low: UInt64) {
+        self.high = high
+        self.low = low
+    }
+
+    var isNegative: Bool { high < 0 }
+
+    /// Wraps past 2^127; callers keep their magnitudes far below (sums of 96-bit products).
+    static func + (a: WideInt, b: WideInt) -> WideInt {
+        let (low, carry) = a.low.addingReportingOverflow(b.low)
+        return WideInt(high: a.high &+ b.high &+ (carry ? 1 : 0), low: low)
+    }
+
+    var negated: WideInt {
+        WideInt(high: ~high &+ (low == 0 ? 1 : 0), low: ~low &+ 1)
+    }
+
+    /// The magnitude as two 64-bit halves (2^127 fits: the high half is unsigned).
+    private var magnitude: (high: UInt64, low: UInt64) {
+        let positive = isNegative ? negated : self
+        return (UInt64(bitPattern: positive.high), positive.low)
+    }
+
+    /// `self * m`; wraps past 2^127, so callers keep the product below it.
+    func multiplied(by m: UInt64) -> WideInt {
+        let (high, low) = magnitude
+        let lowProduct = low.multipliedFullWidth(by: m)
+        let highProduct = high &* m
+        let product = WideInt(high: Int64(bitPattern: highProduct &+ lowProduct.high), low: lowProduct.low)
+        return isNegative ? product.negated : product
+    }
+
+    /// `self / divisor` rounded to the nearest integer, halfway away from zero; `nil` when that
+    /// does not fit `Int64`. `divisor` must be positive.
+    func divided(by divisor: UInt64) -> Int64? {
+        let (high, low) = magnitude
+        guard divisor > 0, high < divisor else { return nil }
+        var (quotient, remainder) = divisor.dividingFullWidth((high, low))
+        if remainder >= divisor - remainder {
+            let (rounded, overflow) = quotient.addingReportingOverflow(1)
+            guard !overflow else { return nil }
+            quotient = rounded
+        }
+        if isNegative {
+            guard quotient <= UInt64(Int64.max) + 1 else { return nil }
+            return quotient == UInt64(Int64.max) + 1 ? .min : -Int64(quotient)
+        }
+        return quotient <= UInt64(Int64.max) ? Int64(quotient) : nil
+    }
+
+    static func < (a: WideInt, b: WideInt) -> Bool {
+        a.high != b.high ? a.high < b.high : a.low < b.low
     }
 }
 

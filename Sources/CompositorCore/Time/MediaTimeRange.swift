@@ -13,11 +13,16 @@ public struct MediaTimeRange: Hashable, Sendable {
         self.end = end
     }
 
+    /// `[start, start + duration)`; `duration` must not be negative. When the sum rounds (see
+    /// `MediaTime.+`), the end is kept at or after the start.
     public init(start: MediaTime, duration: MediaTime) {
-        self.init(start: start, end: start + duration)
+        precondition(!duration.isNegative, "MediaTimeRange duration \(duration) is negative")
+        self.init(start: start, end: MediaTime.max(start, start + duration))
     }
 
-    public var duration: MediaTime { end - start }
+    /// `end - start`: exact when the two share a timescale within `Int32`, else rounded as
+    /// `MediaTime.-` says (never negative).
+    public var duration: MediaTime { MediaTime.max(.zero, end - start) }
     public var isEmpty: Bool { start == end }
 
     /// Whether `start <= time < end`.
@@ -29,9 +34,11 @@ public struct MediaTimeRange: Hashable, Sendable {
         return s < e ? MediaTimeRange(start: s, end: e) : nil
     }
 
-    /// The range moved by `offset`.
+    /// The range moved by `offset`. When a sum rounds (see `MediaTime.+`), the end is kept at or
+    /// after the start.
     public func shifted(by offset: MediaTime) -> MediaTimeRange {
-        MediaTimeRange(start: start + offset, end: end + offset)
+        let newStart = start + offset
+        return MediaTimeRange(start: newStart, end: MediaTime.max(newStart, end + offset))
     }
 }
 

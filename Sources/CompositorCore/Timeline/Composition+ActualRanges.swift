@@ -11,13 +11,24 @@ extension Composition {
     /// ```
     ///
     /// `actual` has one range per segment, in order. A range that is empty, or that makes a
-    /// clip's pieces overlap or run backwards, is an error naming the item.
-    public func replacingSourceRanges(_ actual: [MediaTimeRange]) throws(ScheduleError) -> Composition {
-        precondition(actual.count == segments.count, "one actual range per segment")
+    /// clip's pieces overlap or run backwards, is an error naming the item. The new composition's
+    /// timescale is chosen from the actual ranges by the rule `timescale` states (their times are
+    /// rounded, and reported, only when they share no timescale within `Int32`).
+    public func replacingSourceRanges(_ requested: [MediaTimeRange]) throws(ScheduleError) -> Composition {
+        precondition(requested.count == segments.count, "one actual range per segment")
+        var diagnostics = self.diagnostics
+        let grid = TimeGrid(requested.flatMap { [$0.start, $0.end] })
+        var actual: [MediaTimeRange] = []
+        actual.reserveCapacity(requested.count)
+        for (segment, range) in zip(segments, requested) {
+            guard !range.isEmpty else { throw .emptyRange(item: segment.id, start: range.start, end: range.end) }
+            actual.append(try Composition.place(
+                range, on: grid, item: segment.id, fields: ("actual start", "actual end"), diagnostics: &diagnostics))
+        }
+        let zero = MediaTime(value: 0, timescale: grid.timescale)
         // Each clip's pieces as they now are: its first piece's start anchors its content time.
         var clipStart: [String: MediaTime] = [:], clipEnd: [String: MediaTime] = [:], clipOrder: [String] = []
         for (segment, range) in zip(segments, actual) {
-            guard !range.isEmpty else { throw .emptyRange(item: segment.id, start: range.start, end: range.end) }
             guard case .content(let clipID) = segment.role else { continue }
             if let end = clipEnd[clipID], range.start < end {
                 throw .emptyRange(item: clipID, start: range.start, end: end)
@@ -25,7 +36,7 @@ extension Composition {
             if clipStart[clipID] == nil { clipStart[clipID] = range.start; clipOrder.append(clipID) }
             clipEnd[clipID] = range.end
         }
-        var clipContentStart: [String: MediaTime] = [:], contentDuration = MediaTime.zero
+        var clipContentStart: [String: MediaTime] = [:], contentDuration = zero
         for clipID in clipOrder {
             clipContentStart[clipID] = contentDuration
             contentDuration = try Composition.add(contentDuration, try Composition.subtract(clipEnd[clipID]!, clipStart[clipID]!, item: clipID), item: clipID)
@@ -34,7 +45,7 @@ extension Composition {
         var postrollSegments = Set<Int>()
         for placed in breaks where placed.placement == .postroll { postrollSegments.formUnion(placed.segmentIndices) }
         var newSegments: [Segment] = []
-        var cursor = MediaTime.zero, contentCursor = MediaTime.zero
+        var cursor = zero, contentCursor = zero
         for (segment, range) in zip(segments, actual) {
             let contentRange: MediaTimeRange
             if case .content(let clipID) = segment.role {
@@ -64,7 +75,7 @@ extension Composition {
         }
         return Composition(
             segments: newSegments, breaks: newBreaks, contentDuration: contentDuration, duration: cursor,
-            diagnostics: diagnostics)
+            diagnostics: diagnostics, timescale: grid.timescale)
     }
 
 }

@@ -14,16 +14,19 @@ extension Composition {
     /// At a break's position the answer is after the break (content resumes there), or, with
     /// `.beforeBreaks`, the start of the first break at that position. Content replaced by a break's
     /// `resumeOffset` maps to where content resumes, or with `.beforeBreaks` to where the replacing
-    /// break starts. Times outside `0...contentDuration` are clamped to it.
+    /// break starts. Times outside `0...contentDuration` are clamped to it, then taken at the tick of
+    /// `timescale` at or before them; the answer is on that grid too.
     ///
-    /// Inverse: `contentTime(forCompositionTime:)`, exactly, for every content time that is shown.
+    /// Inverse: `contentTime(forCompositionTime:)`, exactly, for every content time on the grid that
+    /// is shown.
     public func compositionTime(forContentTime contentTime: MediaTime, bias: BreakBias = .afterBreaks) -> MediaTime {
-        let t = MediaTime.min(MediaTime.max(contentTime, .zero), contentDuration)
+        let t = onGrid(contentTime, clampedTo: contentDuration)
         if bias == .beforeBreaks, let start = startOfBreaks(at: t) { return start }
         // The first content segment that ends after t shows t, or content resumes at its start.
         let i = contentSegmentEndIndex.firstIndex(after: t)
         guard i < contentSegmentLookup.count else { return duration }
         let entry = contentSegmentLookup[i]
+        // One timescale: exact, and within the composition.
         return entry.compositionStart + MediaTime.max(.zero, t - entry.contentStart)
     }
 
@@ -43,10 +46,15 @@ extension Composition {
     ///
     /// Exact inside content; inside a break it is the break's content position, as IMA and Media3
     /// answer. Times outside `0...duration` are clamped to it; the composition's end maps to the
-    /// content's end.
+    /// content's end. A time between two ticks of `timescale` is taken at the tick before it (the
+    /// instant on screen), so the answer is on that grid.
+    ///
+    /// ```
+    /// timescale 300000000: composition 12345678901/1000000000 is taken as 3703703670/300000000
+    /// ```
     public func contentTime(forCompositionTime compositionTime: MediaTime) -> MediaTime {
         guard compositionTime < duration else { return contentDuration }
-        let c = MediaTime.max(compositionTime, .zero)
+        let c = onGrid(compositionTime, clampedTo: duration)
         let entry = segmentLookup[segmentStartIndex.firstIndex(after: c) - 1]
         return entry.isAd ? entry.contentStart : entry.contentStart + (c - entry.compositionStart)
     }
@@ -60,7 +68,12 @@ extension Composition {
     /// Everything about the instant `compositionTime`: the segment, source time, content time and,
     /// in a break, which ad of the pod and how far into the ad and the break. `nil` outside
     /// `[0, duration)`. O(log n).
-    public func locate(_ compositionTime: MediaTime) -> Location? {
+    ///
+    /// A time between two ticks of `timescale` is taken at the tick before it (the instant on
+    /// screen): `Location.compositionTime` is that tick, and every offset is exact from it.
+    public func locate(_ time: MediaTime) -> Location? {
+        guard time >= .zero, time < duration else { return nil }
+        let compositionTime = onGrid(time, clampedTo: duration)
         guard let index = segmentIndex(at: compositionTime) else { return nil }
         let segment = segments[index]
         let offset = compositionTime - segment.compositionRange.start
@@ -86,6 +99,7 @@ extension Composition {
 extension Composition {
     /// What plays at one instant of a composition.
     public struct Location: Hashable, Sendable {
+        /// The instant located: the query, on the composition's grid (see `Composition.timescale`).
         public let compositionTime: MediaTime
         public let segmentIndex: Int
         public let segment: Segment

@@ -66,7 +66,9 @@ enum SeekBarLabel {
 }
 
 extension Composition {
-    /// The seek bars at `compositionTime`; `playedBreakIDs` marks breaks as played.
+    /// The seek bars at `compositionTime`; `playedBreakIDs` marks breaks as played. `compositionTime`
+    /// is taken at the tick of `timescale` at or before it, as `locate(_:)` takes it: a player's
+    /// clock in any timescale is fine (`seekBar(at: MediaTime(value: 12345678901, timescale: 1000000000))`).
     public func seekBar(at compositionTime: MediaTime, playedBreakIDs: Set<String> = []) -> SeekBarState {
         let main = SeekBarState.MainBar(
             duration: contentDuration,

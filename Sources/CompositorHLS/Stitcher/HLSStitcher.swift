@@ -33,18 +33,15 @@ package struct HLSStitcher: Sendable {
     }
 
     package func stitch(_ pieces: [HLSStitchPiece]) throws(HLSStitchError) -> HLSStitchResult {
-        do {
-            return try stitchPieces(pieces)
-        } catch let error as HLSStitchError {
-            throw error
-        } catch let error as MediaTimeError {
-            throw .timeOverflow(error)
-        } catch {
-            preconditionFailure("unexpected error \(error)")
-        }
+        try stitchPieces(pieces)
     }
 
-    private func stitchPieces(_ pieces: [HLSStitchPiece]) throws -> HLSStitchResult {
+    /// `body`, with a time overflow reported as the stitch's error.
+    private static func time<T>(_ body: () throws(MediaTimeError) -> T) throws(HLSStitchError) -> T {
+        do { return try body() } catch { throw .timeOverflow(error) }
+    }
+
+    private func stitchPieces(_ pieces: [HLSStitchPiece]) throws(HLSStitchError) -> HLSStitchResult {
         var anchor: HLSDateTime?
         if let text = programDateTime {
             do { anchor = try HLSDateTime(parsing: text) } catch {
@@ -67,7 +64,7 @@ package struct HLSStitcher: Sendable {
             guard !piece.sourceRange.start.isNegative else {
                 throw HLSStitchError.invalidSourceRange(piece: index, range: piece.sourceRange)
             }
-            let boundaries = try source.segmentBoundaries
+            let boundaries = try HLSStitcher.time { () throws(MediaTimeError) in try source.segmentBoundaries }
             let (first, last) = HLSStitcher.snap(piece.sourceRange, to: boundaries, rule: snapping)
             let snapped = MediaTimeRange(start: boundaries[first], end: boundaries[max(first, last)])
             guard last > first else {
@@ -93,14 +90,16 @@ package struct HLSStitcher: Sendable {
                 segment.isDiscontinuity = startsPiece ? !placed.isEmpty : original.isDiscontinuity
                 segment.map = original.map.map(relocated)
                 segment.keys = original.keys.map(relocated)
-                segment.programDateTime = startsPiece ? try anchor?.adding(compositionTime) : nil
+                let startTime = compositionTime
+                segment.programDateTime = startsPiece ? try HLSStitcher.time { () throws(MediaTimeError) in try anchor?.adding(startTime) } : nil
                 segment.dateRanges = []
                 segment.cueOut = nil
                 segment.cueOutContinuation = nil
                 segment.isCueIn = false
                 segment.unknownLines = []
                 segments.append(segment)
-                compositionTime = try compositionTime.adding(original.duration)
+                let before = compositionTime
+                compositionTime = try HLSStitcher.time { () throws(MediaTimeError) in try before.adding(original.duration) }
             }
             placed.append(HLSStitchedPiece(
                 index: index, kind: piece.kind, markerID: piece.marker?.id, url: source.url,
@@ -129,7 +128,7 @@ package struct HLSStitcher: Sendable {
     /// One date range per marker group, over the composition range of the group's placed pieces.
     private func markerGroups(
         placed: [HLSStitchedPiece], pieces: [HLSStitchPiece], anchor: HLSDateTime?
-    ) throws -> [HLSStitchedMarker] {
+    ) throws(HLSStitchError) -> [HLSStitchedMarker] {
         var groups: [(marker: HLSStitchMarker, pieces: [Int], range: MediaTimeRange)] = []
         var previousID: String?
         for piece in placed {
@@ -147,10 +146,11 @@ package struct HLSStitcher: Sendable {
                 groups.append((marker, [piece.index], piece.compositionRange))
             }
         }
-        return try groups.map { group in
+        return try groups.map { (group) throws(HLSStitchError) in
             guard let anchor else { throw HLSStitchError.markerNeedsProgramDateTime(id: group.marker.id) }
             let dateRange = HLSDateRange(
-                id: group.marker.id, class: group.marker.className, startDate: try anchor.adding(group.range.start),
+                id: group.marker.id, class: group.marker.className,
+                startDate: try HLSStitcher.time { () throws(MediaTimeError) in try anchor.adding(group.range.start) },
                 duration: group.range.duration, clientAttributes: group.marker.attributes)
             return HLSStitchedMarker(id: group.marker.id, compositionRange: group.range, pieces: group.pieces, dateRange: dateRange)
         }
@@ -194,12 +194,13 @@ package struct HLSStitcher: Sendable {
         return boundaries[after] > t && after > 0 ? after - 1 : after
     }
 
-    /// The nearest boundary; halfway between two goes to the earlier.
+    /// The nearest boundary; halfway between two goes to the earlier. Decided exactly, without
+    /// subtracting: `t` and the boundaries may share no timescale within `Int32` (a cut at
+    /// `1/2147483647` against `EXTINF` decimals).
     static func nearest(_ t: MediaTime, _ boundaries: [MediaTime]) -> Int {
         let after = atOrAfter(t, boundaries)
         guard after > 0, boundaries[after] > t else { return after }
-        let toEarlier = t - boundaries[after - 1], toLater = boundaries[after] - t
-        return toLater < toEarlier ? after : after - 1
+        return MediaTime.signOfOffset(t, fromMidpointOf: boundaries[after - 1], and: boundaries[after]) > 0 ? after : after - 1
     }
 
     /// The lowest protocol version that carries these segments' tags (RFC 8216 section 7).

@@ -63,6 +63,26 @@ struct HLSStitcherTests {
         #expect(result.playlist.segments.map(\.isDiscontinuity) == [false, false, true, false, false, true, false, false])
     }
 
+    /// Issue 13, C2: the nearest-boundary search subtracted the cut from the boundaries, and
+    /// `1/2147483647` shares no timescale with the decimal `EXTINF` boundaries within Int32: `hls`
+    /// trapped. It now compares the cut with the midpoint exactly.
+    ///
+    /// ```
+    /// content  |--1.5--|--1.5--|...      cut at 1/2147483647 s: 0.0000000005 s from 0, 1.4999... from 1.5
+    /// ```
+    @Test("a cut at 1/2147483647 s snaps to the nearest boundary instead of trapping", arguments: [
+        ("1/2147483647", "0"), ("3221225470/2147483647", "1.5"), ("1610612735/2147483647", "0"),  // 1.4999999..., 0.74999999...
+        ("1610612736/2147483647", "1.5"),  // 0.7500000001...: past the midpoint 0.75
+    ])
+    func snapsAPrimeTimescaleCut(cut: String, boundary: String) throws {
+        let content = try Self.source(Self.content, ["1.5", "1.5", "1.5"], prefix: "c")
+        let result = try HLSStitcher(outputURL: Self.output).stitch([
+            HLSStitchPiece(playlist: content, sourceRange: Self.range(cut, "4.5"), kind: .content, plannedCompositionStart: .zero),
+        ])
+        #expect(result.pieces[0].sourceRange == Self.range(boundary, "4.5"))
+        #expect(HLSStitcher.nearest(Self.t(cut), [Self.t("0"), Self.t("1.5"), Self.t("3")]) == (boundary == "0" ? 0 : 1))
+    }
+
     @Test("a cut exactly halfway between two boundaries goes to the earlier one")
     func tiesGoEarlier() throws {
         // content |--4--|--4--|--4--|..., cut at 10: 2 from 8 and 2 from 12.

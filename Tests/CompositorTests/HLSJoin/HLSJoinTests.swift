@@ -156,6 +156,18 @@ struct HLSJoinTests {
         }
     }
 
+    /// Issue 13, C2, as `hls` met it: a clip starting at `"1/2147483647"` on an HLS source trapped
+    /// in the nearest-boundary search. The cut snaps to 0 and the report says so.
+    @Test("a clip starting at 1/2147483647 s on an HLS source is stitched, its cut snapped to 0")
+    func primeTimescaleStart() throws {
+        let composition = try Composition(schedule: Schedule(
+            content: [ContentClip(id: "C", source: MediaLocation(parsing: Self.base + "c.m3u8"),
+                                  start: MediaTime(value: 1, timescale: 2_147_483_647), end: s(12))],
+            breaks: []))
+        let stitched = try Self.stitch(composition, ["c.m3u8": Self.media(["4", "4", "4"])])
+        #expect(stitched.composition.segments.map(\.sourceRange) == [MediaTimeRange(start: .zero, end: s(12))])
+    }
+
     /// In-memory playlists for the cases no fixture has.
     static let base = "https://cdn.example/"
     static func media(_ durations: [String], end: Bool = true, prefix: String = "s") -> String {

@@ -48,4 +48,25 @@ struct FuzzSeedTests {
             #expect(throws: Never.self, "\(path)") { try ScheduleDocument.decode(try MP4Fixtures.bytes(path), baseFolder: "/media") }
         }
     }
+
+    /// The `mapping` target's seeds: a schedule that decodes and compiles, then requests; each
+    /// answers within its invariants (the harness is the fuzz target's own). Its regressions, once
+    /// it finds any, replay the same way.
+    @Test("mapping seeds decode, compile and keep every invariant; mapping regressions replay clean")
+    func mapping() throws {
+        let seeds = Self.seeds("mapping")
+        #expect(seeds.count >= 4)
+        for path in seeds {
+            let bytes = try MP4Fixtures.bytes(path)
+            let split = try #require(bytes.firstRange(of: Array("\n%%\n".utf8)), "\(path): no %% line")
+            let schedule = try ScheduleDocument.decode(bytes[..<split.lowerBound], baseFolder: "/media")
+            let durations = MappingFuzzHarness.naturalDurations(for: schedule)
+            #expect(throws: Never.self, "\(path)") { try Composition(schedule: schedule, naturalDurations: durations) }
+            #expect(MappingFuzzHarness.run(bytes) == [], "\(path)")
+        }
+        let folder = Robust.fuzzFolder + "/regressions/mapping"
+        for name in MP4Fixtures.listing(folder) where !name.hasPrefix(".") {
+            #expect(MappingFuzzHarness.run(try MP4Fixtures.bytes(folder + "/" + name)) == [], "\(name)")
+        }
+    }
 }
