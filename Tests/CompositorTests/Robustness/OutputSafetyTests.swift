@@ -112,6 +112,13 @@ struct OutputSafetyTests {
         #expect(MP4Fixtures.listing(folder) == ["out"])
     }
 
+    /// A stitch of the first second of `source`, planned.
+    static func plannedStitch(of source: String) throws -> (MP4Stitcher, MP4StitchPlan) {
+        let piece = MP4StitchPiece(path: FilePath(source), range: MediaTimeRange(start: .zero, end: MediaTime(seconds: 1)))
+        let stitcher = MP4Stitcher(pieces: [piece], cutMode: .sampleAccurate)
+        return (stitcher, try stitcher.plan())
+    }
+
     @Test("a source replaced by another file of the same size after planning fails the write")
     func sourceReplacedAfterPlanning() throws {
         let folder = try MP4Fixtures.makeScratchFolder("src-replaced")
@@ -119,9 +126,7 @@ struct OutputSafetyTests {
         let source = folder + "/source.mp4", output = folder + "/out.mp4"
         var bytes = try MP4Fixtures.bytes(MP4Fixtures.ad1)
         try MP4Fixtures.write(bytes, to: source)
-        let stitcher = MP4Stitcher(pieces: [MP4StitchPiece(path: FilePath(source), range: MediaTimeRange(start: .zero, end: MediaTime(seconds: 1)))],
-                                   cutMode: .sampleAccurate)
-        let plan = try stitcher.plan()
+        let (stitcher, plan) = try Self.plannedStitch(of: source)
 
         // The same size, other bytes, another inode: what a download tool renaming into place does.
         bytes[bytes.count - 1] ^= 0xFF
@@ -141,9 +146,7 @@ struct OutputSafetyTests {
         defer { MP4Fixtures.remove(folder) }
         let source = folder + "/source.mp4", output = folder + "/out.mp4"
         try MP4Fixtures.write(try MP4Fixtures.bytes(MP4Fixtures.ad1), to: source)
-        let stitcher = MP4Stitcher(pieces: [MP4StitchPiece(path: FilePath(source), range: MediaTimeRange(start: .zero, end: MediaTime(seconds: 1)))],
-                                   cutMode: .sampleAccurate)
-        let plan = try stitcher.plan()
+        let (stitcher, plan) = try Self.plannedStitch(of: source)
 
         let fd = open(source, O_WRONLY)
         #expect(fd >= 0)
