@@ -294,7 +294,10 @@ package enum MP4Reader {
                 throw malformed(stscBox, "no stsc entry covers chunk \(chunk + 1)")
             }
             let run = stsc.entries[runIndex]
-            guard run.sampleDescriptionIndex >= 1, run.sampleDescriptionIndex <= UInt32(descriptionCount) else {
+            // stsd holds at most `SampleDescriptionBox.maximumCount` descriptions, so an index
+            // that names one of them fits 16 bits.
+            guard run.sampleDescriptionIndex >= 1, run.sampleDescriptionIndex <= UInt32(descriptionCount),
+                  let descriptionIndex = UInt16(exactly: run.sampleDescriptionIndex - 1) else {
                 throw malformed(stscBox, "chunk \(chunk + 1) uses sample description \(run.sampleDescriptionIndex), stsd has \(descriptionCount)")
             }
             guard UInt64(run.samplesPerChunk) <= UInt64(count - offsets.count) else {
@@ -308,7 +311,7 @@ package enum MP4Reader {
                     throw malformed(chunkBox, "sample \(index + 1) (\(size) bytes at byte \(position)) runs past the end of the \(file.size)-byte file")
                 }
                 offsets.append(position)
-                descriptionIndices.append(UInt16(run.sampleDescriptionIndex - 1))
+                descriptionIndices.append(descriptionIndex)
                 position += size
             }
         }

@@ -9,13 +9,24 @@ struct SampleDescriptionBox: Sendable, Equatable {
 
     init(entries: [MP4SampleDescription]) { self.entries = entries }
 
+    /// The most descriptions a track may have: each sample's description is held as a 16-bit
+    /// index (`MP4SampleTable.descriptionIndices`, two bytes for each of up to 50 million samples).
+    /// Real files have one, or a few; more is valid, but unsupported.
+    static let maximumCount = Int(UInt16.max) + 1
+
     /// Decodes the payload; `handler` says whether entries are visual or audio sample entries.
     init(parsing reader: inout ByteReader, handler: FourCC) throws(MP4ParseFailure) {
         _ = try FullBoxHeader.read(from: &reader)
+        let countOffset = reader.offset
         let count = try reader.readUInt32()
         // The smallest sample entry is a bare 16-byte box (header + reserved + data_reference_index).
         try reader.requireTable(count: UInt64(count), entrySize: 16, "stsd")
+        guard count <= Self.maximumCount else {
+            throw .unsupported("\(count) sample descriptions, more than the \(Self.maximumCount) a track may have here "
+                               + "(its samples index them in 16 bits)", at: countOffset)
+        }
         entries = []
+        entries.reserveCapacity(Int(count))
         for _ in 0..<count {
             let start = reader.offset
             var peek = reader
