@@ -158,4 +158,113 @@ struct MP4HostileInputTests {
             #expect(!set.contains(type), "\(type)")
         }
     }
+
+    // MARK: - W1: codecs by their real identity
+
+    /// An `esds` box whose decoder configuration has `objectType` (and the stream type of audio or
+    /// video), with an AAC-LC 44.1 kHz stereo AudioSpecificConfig when it is MPEG-4 audio.
+    static func esds(objectType: UInt8, audio: Bool) -> [UInt8] {
+        let specific: [UInt8] = objectType == 0x40 ? [0x05, 0x02, 0x12, 0x10] : []
+        // objectTypeIndication, streamType (5 audio, 4 visual) << 2 | 1, bufferSizeDB, maxBitrate, avgBitrate
+        let config: [UInt8] = [0x04, UInt8(13 + specific.count), objectType, audio ? 0x15 : 0x11]
+            + [UInt8](repeating: 0, count: 11) + specific
+        let descriptor: [UInt8] = [0x03, UInt8(3 + config.count), 0, 1, 0] + config
+        return TinyMP4.box("esds", [0, 0, 0, 0] + descriptor)
+    }
+
+    /// A one-track movie of `format` (`mp4a` audio or `mp4v` video) with an `esds` of `objectType`.
+    static func movie(_ format: FourCC, objectType: UInt8) -> [UInt8] {
+        let audio = format == "mp4a"
+        var movie = TinyMP4(handler: audio ? "soun" : "vide")
+        movie.sampleEntry = TinyMP4.sampleEntry(format, audio: audio, children: esds(objectType: objectType, audio: audio))
+        return movie.bytes()
+    }
+
+    /// A box inside a sample entry may use a 64-bit size like any other: its payload starts 16
+    /// bytes in, not 8 (it was read 8 bytes early, and the entry reported malformed).
+    @Test("a box with a 64-bit size inside a sample entry is read")
+    func largeSizeInSampleEntry() throws {
+        let esds = Self.esds(objectType: 0x40, audio: true)
+        let large = TinyMP4.payload { w in w.write(UInt32(1)); w.write("esds" as FourCC); w.write(UInt64(esds.count + 8)) } + esds[8...]
+        var movie = TinyMP4(handler: "soun")
+        movie.sampleEntry = TinyMP4.sampleEntry("mp4a", audio: true, children: large)
+        let read = try Robust.withFile(movie.bytes()) { try MP4Reader.read(path: FilePath($0)) }
+        let description = try #require(read.tracks.first?.sampleDescriptions.first)
+        #expect(description.objectTypeIndication == 0x40)
+        guard case .aac(let config) = description.codec else { Issue.record("\(description.codec)"); return }
+        #expect(config.sampleRate == 44_100 && config.channelConfiguration == 2)
+    }
+
+    /// MP3 and AAC both travel as `mp4a`, MPEG-4 Part 2 and Motion JPEG both as `mp4v`: the
+    /// object type in `esds` tells them apart, and a track never mixes two codecs.
+    @Test("codecs sharing a sample-entry code are told apart by their esds object type", arguments: [
+        (format: "mp4a", first: 0x40, second: 0x6B, firstName: "AAC (mp4a, object type 0x40)", secondName: "MP3 (mp4a, object type 0x6B)"),
+        (format: "mp4a", first: 0x6B, second: 0x40, firstName: "MP3 (mp4a, object type 0x6B)", secondName: "AAC (mp4a, object type 0x40)"),
+        (format: "mp4a", first: 0x69, second: 0xA5, firstName: "MP3 (mp4a, object type 0x69)", secondName: "AC-3 (mp4a, object type 0xA5)"),
+        (format: "mp4v", first: 0x20, second: 0x6C, firstName: "MPEG-4 Part 2 (mp4v, object type 0x20)", secondName: "JPEG (mp4v, object type 0x6C)"),
+        (format: "mp4v", first: 0x6A, second: 0x61, firstName: "MPEG-1 video (mp4v, object type 0x6A)", secondName: "MPEG-2 video (mp4v, object type 0x61)"),
+        (format: "mp4v", first: 0x20, second: 0xF0, firstName: "MPEG-4 Part 2 (mp4v, object type 0x20)", secondName: "mp4v, object type 0xF0"),
+    ] as [(format: FourCC, first: UInt8, second: UInt8, firstName: String, secondName: String)])
+    func sharedSampleEntryCode(format: FourCC, first: UInt8, second: UInt8, firstName: String, secondName: String) throws {
+        let folder = try MP4Fixtures.makeScratchFolder("codecs")
+        defer { MP4Fixtures.remove(folder) }
+        let a = folder + "/first.mp4", b = folder + "/second.mp4"
+        try MP4Fixtures.write(Self.movie(format, objectType: first), to: a)
+        try MP4Fixtures.write(Self.movie(format, objectType: second), to: b)
+        let kind: TrackKind = format == "mp4a" ? .audio : .video
+        let expected = MP4Error.codecMismatch(track: kind, codec: firstName, file: a, otherCodec: secondName, otherFile: b)
+        #expect(throws: expected) { try MP4Stitcher(pieces: [piece(a, "0", "0.1"), piece(b, "0", "0.1")]).plan() }
+        #expect(expected.description == "\(a) has \(kind) in \(firstName), \(b) in \(secondName): one track cannot mix codecs")
+        // The same object type twice is one codec: it joins.
+        #expect(throws: Never.self) { try MP4Stitcher(pieces: [piece(a, "0", "0.1"), piece(a, "0.1", "0.16")]).plan() }
+    }
+
+    /// What ffmpeg writes: MP3 in MP4 beside AAC, Motion JPEG beside MPEG-4 Part 2. Joined, each
+    /// made a file exit 0 that no decoder could read.
+    @Test("real MP3 and AAC, MJPEG and MPEG-4 Part 2 clips are not joined", .needsFFmpeg)
+    func sharedSampleEntryCodeFromFFmpeg() async throws {
+        let tools = try FFmpeg.require()
+        let folder = try MP4Fixtures.makeScratchFolder("codecs-ffmpeg")
+        defer { MP4Fixtures.remove(folder) }
+        let mp3 = folder + "/mp3.mp4", mjpeg = folder + "/mjpeg.mp4"
+        for (output, arguments) in [
+            (mp3, ["-f", "lavfi", "-i", "sine=frequency=440:sample_rate=44100", "-t", "2", "-c:a", "libmp3lame"]),
+            (mjpeg, ["-f", "lavfi", "-i", "testsrc=size=64x64:rate=10", "-t", "2", "-c:v", "mjpeg"]),
+        ] {
+            let made = try await ChildProcess.run(tools.ffmpeg, ["-v", "error", "-y"] + arguments + ["-f", "mp4", output])
+            try #require(made.status == 0, "\(made.stderr)")
+        }
+        #expect(throws: MP4Error.codecMismatch(track: .audio, codec: "AAC (mp4a, object type 0x40)", file: MP4Fixtures.audioOnly,
+                                               otherCodec: "MP3 (mp4a, object type 0x6B)", otherFile: mp3)) {
+            try MP4Stitcher(pieces: [piece(MP4Fixtures.audioOnly, "0", "1"), piece(mp3, "0", "1")]).plan()
+        }
+        #expect(throws: MP4Error.codecMismatch(track: .video, codec: "JPEG (mp4v, object type 0x6C)", file: mjpeg,
+                                               otherCodec: "MPEG-4 Part 2 (mp4v, object type 0x20)", otherFile: MP4Fixtures.mpeg4Video)) {
+            try MP4Stitcher(pieces: [piece(mjpeg, "0", "1"), piece(MP4Fixtures.mpeg4Video, "0", "1")]).plan()
+        }
+    }
+
+    // MARK: - U6: silence for audio that is not AAC
+
+    /// A clip whose MP3 audio ends a second before its video: the rest of the piece needs silence,
+    /// which the stitcher makes only as AAC. The message names the codec as it is and the file.
+    @Test("an MP3 clip needing silence is refused naming MP3 and the file", .needsFFmpeg)
+    func silenceForMP3() async throws {
+        let tools = try FFmpeg.require()
+        let folder = try MP4Fixtures.makeScratchFolder("mp3-silence")
+        defer { MP4Fixtures.remove(folder) }
+        let clip = folder + "/mp3-video.mp4"
+        let made = try await ChildProcess.run(tools.ffmpeg, [
+            "-v", "error", "-y", "-t", "2", "-f", "lavfi", "-i", "testsrc=size=64x64:rate=10",
+            "-t", "1", "-f", "lavfi", "-i", "sine=sample_rate=44100", "-c:v", "mpeg4", "-c:a", "libmp3lame", "-f", "mp4", clip,
+        ])
+        try #require(made.status == 0, "\(made.stderr)")
+        let trak = try #require(MP4BadInputTests.boxes(in: try MP4Fixtures.bytes(clip)).filter { $0.path == "moov/trak" }.last)
+        #expect(throws: MP4Error.unsupported(
+            file: clip, boxPath: "moov/trak[1]", offset: UInt64(trak.start),
+            reason: "piece 0 needs its audio filled with silence, which the stitcher makes only in AAC-LC with 1 to 8 channels; "
+                + "this audio is MP3 (mp4a, object type 0x6B)")) {
+            try MP4Stitcher(pieces: [piece(clip, "0", "2")]).plan()
+        }
+    }
 }
