@@ -142,7 +142,9 @@ extension LayoutContext {
         })
         var edits: [MP4EditListEntry] = []
         if lead > 0 { edits.append(MP4EditListEntry(segmentDuration: lead, mediaTime: nil)) }
-        edits.append(MP4EditListEntry(segmentDuration: total - lead, mediaTime: firstComposition))
+        // The delay ends at the first sample, which starts no later than the last boundary, and
+        // both are rounded alike: `lead <= total`. The subtraction is checked all the same.
+        edits.append(MP4EditListEntry(segmentDuration: total - min(lead, total), mediaTime: firstComposition))
         return edits
     }
 }

@@ -76,6 +76,15 @@ struct LayoutContext {
             }
         }
 
+        // Sample numbers and counts are 32-bit in the tables (so are chunk counts and description
+        // indices, of which there are fewer): a track of more samples (thousands of pieces of a
+        // source of millions) cannot be written.
+        for track in tracks where track.samples.count > Int(UInt32.max) {
+            let piece = track.pieceOfSample[Int(UInt32.max)]
+            throw .invalidPiece(index: piece, file: pieces[piece].path, reason:
+                "the output's \(track.kind) track would have more than the \(UInt32.max) samples an MP4 track can number")
+        }
+
         let planPieces = pieces.enumerated().map { index, piece in
             MP4StitchPlan.Piece(
                 path: sources[piece.source].path, requestedRange: piece.requested, sourceRange: piece.range,

@@ -159,6 +159,16 @@ struct MP4HostileInputTests {
         }
     }
 
+    /// The writer picks the 64-bit edit layout for a media time that 32 bits cannot hold, of
+    /// either sign (a negative one past Int32 trapped converting it).
+    @Test("an edit media time outside 32 bits is written in version 1, either sign",
+          arguments: [Int64(Int32.max) + 1, Int64(Int32.min) - 1, Int64(Int32.max), 0])
+    func wideEditMediaTime(mediaTime: Int64) {
+        var writer = ByteWriter()
+        EditListBox(entries: [MP4EditListEntry(segmentDuration: 10, mediaTime: mediaTime)]).writePayload(to: &writer)
+        #expect(writer.bytes[0] == (Int32(exactly: mediaTime) == nil ? 1 : 0))
+    }
+
     // MARK: - W1: codecs by their real identity
 
     /// An `esds` box whose decoder configuration has `objectType` (and the stream type of audio or
