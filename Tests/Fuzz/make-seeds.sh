@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
 # How the committed MP4 seeds in Tests/Fuzz/seeds/mp4 were made (needs ffmpeg and python3): tiny
 # complete clips (a few KiB: B-frames and ctts, edit lists, audio only, video only with moov at the
-# end, MPEG-4 part 2), plus the ftyp+moov of two fixtures (their samples then lie past the end of
-# the file, which the reader must report). HLS and schedule seeds are hand-written text files.
+# end, MPEG-4 part 2), the ftyp+moov of two fixtures (their samples then lie past the end of the
+# file, which the reader must report), and a 2.4 MB audio clip whose stsd holds the most sample
+# descriptions a track may have (65,536; its chunk uses the last), so that inputs of megabytes and
+# description counts past the limit are a mutation away. HLS and schedule seeds are hand-written
+# text files.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 dir=Tests/Fuzz/seeds/mp4
@@ -31,3 +34,33 @@ PY
 }
 moov_only Fixtures/ad2.mp4 "$dir/ad2-moov-only.mp4"
 moov_only Fixtures/jingle-audio-only.mp4 "$dir/jingle-moov-only.mp4"
+# 65,536 identical 36-byte 'mp4a' entries (no esds: nothing needs AAC), ten 16-byte samples.
+python3 - "$dir/many-descriptions.mp4" <<'PY'
+import struct, sys
+def box(kind, payload): return struct.pack('>I4s', 8 + len(payload), kind) + payload
+def full(kind, payload, version=0, flags=0): return box(kind, struct.pack('>I', version << 24 | flags) + payload)
+count, samples, size, delta, rate = 65536, 10, 16, 1024, 44100
+entry = box(b'mp4a', bytes(6) + struct.pack('>H', 1) + bytes(8) + struct.pack('>HHHHI', 1, 16, 0, 0, rate << 16))
+ftyp = box(b'ftyp', b'isom' + struct.pack('>I', 512) + b'isommp41')
+def moov(chunk_offset):
+    duration = samples * delta
+    stbl = box(b'stbl',
+        full(b'stsd', struct.pack('>I', count) + entry * count)
+        + full(b'stts', struct.pack('>III', 1, samples, delta))
+        + full(b'stsc', struct.pack('>IIII', 1, 1, samples, count))
+        + full(b'stsz', struct.pack('>II', size, samples))
+        + full(b'stco', struct.pack('>II', 1, chunk_offset)))
+    mdia = box(b'mdia',
+        full(b'mdhd', struct.pack('>IIIIHH', 0, 0, rate, duration, 0x55C4, 0))
+        + full(b'hdlr', struct.pack('>I4s12s', 0, b'soun', bytes(12)) + b'many\0')
+        + box(b'minf', full(b'smhd', bytes(4)) + stbl))
+    identity = struct.pack('>9I', 0x10000, 0, 0, 0, 0x10000, 0, 0, 0, 0x40000000)
+    tkhd = full(b'tkhd', struct.pack('>IIIII', 0, 0, 1, 0, duration * 1000 // rate) + bytes(8)
+                + struct.pack('>hhHH', 0, 0, 0x100, 0) + identity + struct.pack('>II', 0, 0), flags=3)
+    mvhd = full(b'mvhd', struct.pack('>IIII', 0, 0, 1000, duration * 1000 // rate) + struct.pack('>IH', 0x10000, 0x100)
+                + bytes(10) + identity + bytes(24) + struct.pack('>I', 2))
+    return box(b'moov', mvhd + box(b'trak', tkhd + mdia))
+head = ftyp + moov(0)
+data = ftyp + moov(len(head) + 8) + box(b'mdat', bytes(range(samples * size)))
+open(sys.argv[1], 'wb').write(data)
+PY

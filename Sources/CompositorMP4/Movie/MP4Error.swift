@@ -17,7 +17,8 @@ public enum MP4Error: Error, Sendable, Equatable, CustomStringConvertible {
     case malformed(file: String, boxPath: String, offset: UInt64, reason: String)
     /// The file is valid, but uses a feature this library does not handle.
     case unsupported(file: String, boxPath: String, offset: UInt64, reason: String)
-    /// Two pieces need different codecs in the same output track.
+    /// Two pieces need different codecs in the same output track. The codecs are named in a
+    /// user's terms, with how the file says them: `AAC (mp4a, object type 0x40)`.
     case codecMismatch(track: TrackKind, codec: String, file: String, otherCodec: String, otherFile: String)
     /// A piece asks for something its source cannot give (an empty range, a range past its end).
     case invalidPiece(index: Int, file: String, reason: String)
@@ -39,7 +40,7 @@ public enum MP4Error: Error, Sendable, Equatable, CustomStringConvertible {
         case .unsupported(let file, let path, let offset, let reason):
             return "\(file): unsupported MP4 at \(path.isEmpty ? "top level" : path) (byte \(offset)): \(reason)"
         case .codecMismatch(let track, let codec, let file, let otherCodec, let otherFile):
-            return "cannot join \(track) codecs '\(codec)' (\(file)) and '\(otherCodec)' (\(otherFile)) in one track"
+            return "\(file) has \(track) in \(codec), \(otherFile) in \(otherCodec): one track cannot mix codecs"
         case .invalidPiece(let index, let file, let reason):
             return "piece \(index) (\(file)): \(reason)"
         case .missingOutputFolder(let path):

@@ -30,6 +30,14 @@ package enum MP4Reader {
         return try movie(from: moov, file: file)
     }
 
+    /// Top-level headers are read in blocks: a file of tiny boxes costs one read per block, not
+    /// one per box (a 64 MB file of 8-byte boxes took 8 million reads and 17 s). A block starts at
+    /// `minimumBlockSize` and doubles, up to `topLevelBlockSize`, while each block holds more than
+    /// one header; a block that held only one (the boxes are big: the walk jumps) starts again
+    /// small, so a file of large boxes is not read whole to find their headers.
+    static let topLevelBlockSize = 64 << 10
+    static let minimumBlockSize = 4 << 10
+
     /// Walks the top-level box headers and returns the `moov`'s; rejects fragmented files.
     static func findMovieBox(in file: ReadableFile) throws(MP4Error) -> MP4BoxHeader {
         let path = file.path.description
@@ -38,12 +46,25 @@ package enum MP4Reader {
         }
         var offset: UInt64 = 0
         var moov: MP4BoxHeader?
+        // The block read last, where it starts in the file, how many headers it held.
+        var block = ByteReader([])
+        var blockSize = minimumBlockSize
+        var headersInBlock = 0
         while offset < file.size {
             let available = file.size - offset
-            let bytes = try file.readBytes(at: offset, count: Int(min(16, available)))
-            var reader = ByteReader(bytes, fileOffset: offset)
+            // A header is 8 bytes, or 16 with a 64-bit size.
+            let needed = min(16, available)
+            if offset < block.fileOffset || offset - block.fileOffset + needed > UInt64(block.remaining) {
+                blockSize = headersInBlock > 1 ? min(2 * blockSize, topLevelBlockSize) : minimumBlockSize
+                block = ByteReader(try file.readBytes(at: offset, count: Int(min(UInt64(blockSize), available))), fileOffset: offset)
+                headersInBlock = 0
+            }
+            headersInBlock += 1
+            var reader = block
             let header: MP4BoxHeader
             do {
+                // Within the block: checked just above.
+                try reader.skip(Int(offset - block.fileOffset))
                 header = try MP4BoxHeader.read(from: &reader, available: available)
             } catch {
                 if offset == 0 { throw .notMP4(file: path, reason: error.reason) }
@@ -53,12 +74,12 @@ package enum MP4Reader {
                 throw .notMP4(file: path, reason: "it starts with '\(header.type)', not an ISO base media box")
             }
             switch header.type {
-            case "moov":
+            case .moov:
                 guard moov == nil else {
                     throw .malformed(file: path, boxPath: "moov", offset: offset, reason: "a second moov box")
                 }
                 moov = header
-            case "moof", "mfra":
+            case .moof, .mfra:
                 throw .unsupported(file: path, boxPath: "\(header.type)", offset: offset,
                                    reason: "fragmented MP4 (movie fragments) is not supported")
             default:
@@ -294,7 +315,10 @@ package enum MP4Reader {
                 throw malformed(stscBox, "no stsc entry covers chunk \(chunk + 1)")
             }
             let run = stsc.entries[runIndex]
-            guard run.sampleDescriptionIndex >= 1, run.sampleDescriptionIndex <= UInt32(descriptionCount) else {
+            // stsd holds at most `SampleDescriptionBox.maximumCount` descriptions, so an index
+            // that names one of them fits 16 bits.
+            guard run.sampleDescriptionIndex >= 1, run.sampleDescriptionIndex <= UInt32(descriptionCount),
+                  let descriptionIndex = UInt16(exactly: run.sampleDescriptionIndex - 1) else {
                 throw malformed(stscBox, "chunk \(chunk + 1) uses sample description \(run.sampleDescriptionIndex), stsd has \(descriptionCount)")
             }
             guard UInt64(run.samplesPerChunk) <= UInt64(count - offsets.count) else {
@@ -308,7 +332,7 @@ package enum MP4Reader {
                     throw malformed(chunkBox, "sample \(index + 1) (\(size) bytes at byte \(position)) runs past the end of the \(file.size)-byte file")
                 }
                 offsets.append(position)
-                descriptionIndices.append(UInt16(run.sampleDescriptionIndex - 1))
+                descriptionIndices.append(descriptionIndex)
                 position += size
             }
         }

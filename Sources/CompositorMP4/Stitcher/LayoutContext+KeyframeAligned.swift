@@ -103,7 +103,7 @@ extension LayoutContext {
                 throw .invalidPiece(index: index, file: piece.path, reason: "no piece has audio to make silence with")
             }
             // Silence for what the source could not cover.
-            let silence = try self.silence(for: description, file: piece.path)
+            let silence = try self.silence(for: description, piece: index)
             // The frames whose middle falls before the target: at most one past those that cover
             // the gap, so the search starts just before that many (never from 0, which would take
             // as long as the gap is long).
@@ -142,7 +142,9 @@ extension LayoutContext {
         })
         var edits: [MP4EditListEntry] = []
         if lead > 0 { edits.append(MP4EditListEntry(segmentDuration: lead, mediaTime: nil)) }
-        edits.append(MP4EditListEntry(segmentDuration: total - lead, mediaTime: firstComposition))
+        // The delay ends at the first sample, which starts no later than the last boundary, and
+        // both are rounded alike: `lead <= total`. The subtraction is checked all the same.
+        edits.append(MP4EditListEntry(segmentDuration: total - min(lead, total), mediaTime: firstComposition))
         return edits
     }
 }

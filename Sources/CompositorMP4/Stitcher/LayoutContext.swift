@@ -77,6 +77,15 @@ struct LayoutContext {
             }
         }
 
+        // Sample numbers and counts are 32-bit in the tables (so are chunk counts and description
+        // indices, of which there are fewer): a track of more samples (thousands of pieces of a
+        // source of millions) cannot be written.
+        for track in tracks where track.samples.count > Int(UInt32.max) {
+            let piece = track.pieceOfSample[Int(UInt32.max)]
+            throw .invalidPiece(index: piece, file: pieces[piece].path, reason:
+                "the output's \(track.kind) track would have more than the \(UInt32.max) samples an MP4 track can number")
+        }
+
         let planPieces = pieces.enumerated().map { index, piece in
             MP4StitchPlan.Piece(
                 path: sources[piece.source].path, requestedRange: piece.requested, sourceRange: piece.range,
@@ -126,18 +135,32 @@ struct LayoutContext {
 
     // MARK: - Silence
 
-    /// The silent frame for output audio description `description`, made once.
-    mutating func silence(for description: Int, file: String) throws(MP4Error) -> SilenceSource {
+    /// The silent frame for output audio description `description`, made once, to fill piece
+    /// `piece`. Only AAC-LC silence can be made: for any other audio the message names the codec
+    /// as it is and the file (and track) the description comes from, which is another piece's
+    /// when the piece has no audio of its own.
+    mutating func silence(for description: Int, piece: Int) throws(MP4Error) -> SilenceSource {
         if let existing = silenceByDescription[description] { return existing }
         let entry = audioDescriptions.descriptions[description]
+        let origin = audioDescriptions.origins[description]
         guard case .aac(let config) = entry.codec, let bytes = SilentAACFrame.bytes(for: config) else {
-            throw .unsupported(file: file, boxPath: "", offset: 0,
-                               reason: "audio must be filled with silence here, which needs AAC-LC with 1 to 8 channels (this is '\(entry.format)')")
+            let pieceFile = pieces[piece].path
+            let whose = pieceFile == origin.file ? "piece \(piece)" : "piece \(piece) (\(pieceFile))"
+            let what = if case .aac(let config) = entry.codec {
+                "AAC of audio object type \(config.coreObjectType) with channel configuration \(config.channelConfiguration)"
+            } else {
+                entry.codecIdentity.description
+            }
+            throw .unsupported(file: origin.file, boxPath: origin.trackPath, offset: origin.trackOffset,
+                               reason: "\(whose) needs its audio filled with silence, which the stitcher makes only in AAC-LC "
+                                   + "with 1 to 8 channels; this audio is \(what)")
         }
         guard config.sampleRate > 0 else {
-            throw .malformed(file: file, boxPath: "", offset: 0, reason: "the AAC configuration's sample rate is 0")
+            throw .malformed(file: origin.file, boxPath: origin.trackPath, offset: origin.trackOffset,
+                             reason: "the AAC configuration's sample rate is 0")
         }
         syntheticPayloads.append(bytes)
+        // A sample rate is at most 24 bits (AudioSpecificConfig's explicit rate), so it fits Int32.
         let source = SilenceSource(payload: syntheticPayloads.count - 1, size: UInt32(bytes.count), description: description,
                                    samplesPerFrame: Int64(config.samplesPerFrame), sampleRate: Int32(config.sampleRate))
         silenceByDescription[description] = source

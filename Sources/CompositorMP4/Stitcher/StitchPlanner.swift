@@ -18,30 +18,42 @@ struct StitchPlanner {
         let audio: SourceTrackTimeline?
     }
 
-    /// The distinct sample descriptions of one output track, and which source description maps
-    /// to which.
+    /// The distinct sample descriptions of one output track, which source description maps to
+    /// which, and where each came from. A track never mixes codecs: every description must have
+    /// the codec identity of the first (`MP4CodecIdentity`: the sample-entry code and, for `mp4a`
+    /// and `mp4v`, the object type in `esds`).
     struct DescriptionTable {
         let kind: TrackKind
         init(kind: TrackKind) { self.kind = kind }
         var descriptions: [MP4SampleDescription] = []
+        /// Where each of `descriptions` was first found: its file and track, for messages.
+        private(set) var origins: [(file: String, trackPath: String, trackOffset: UInt64)] = []
         private var indexBySource: [Int: [Int]] = [:]
-        private var first: (codec: FourCC, file: String)?
+        /// The output index of each distinct description, by its bytes: looked up once per source
+        /// description (a track may have 65,536), so never by a search of the list.
+        private var indexByBytes: [[UInt8]: Int] = [:]
+        private var first: (codec: MP4CodecIdentity, file: String)?
 
         /// Registers every description of `track` (from source `source`), checking the codec.
         mutating func add(_ track: MP4Track, source: Int, file: String) throws(MP4Error) {
             guard indexBySource[source] == nil else { return }
             var indices: [Int] = []
+            indices.reserveCapacity(track.sampleDescriptions.count)
             for description in track.sampleDescriptions {
-                if let first, first.codec != description.codecFamily {
-                    throw .codecMismatch(track: kind, codec: first.codec.description, file: first.file,
-                                         otherCodec: description.codecFamily.description, otherFile: file)
-                }
-                if first == nil { first = (description.codecFamily, file) }
-                if let existing = descriptions.firstIndex(where: { $0.bytes == description.bytes }) {
+                // Equal bytes are an equal codec: only a new description needs its codec checked.
+                if let existing = indexByBytes[description.bytes] {
                     indices.append(existing)
                 } else {
+                    let codec = description.codecIdentity
+                    if let first, first.codec != codec {
+                        throw .codecMismatch(track: kind, codec: first.codec.description, file: first.file,
+                                             otherCodec: codec.description, otherFile: file)
+                    }
+                    if first == nil { first = (codec, file) }
+                    indexByBytes[description.bytes] = descriptions.count
+                    indices.append(descriptions.count)
                     descriptions.append(description)
-                    indices.append(descriptions.count - 1)
+                    origins.append((file, track.boxPath, track.boxOffset))
                 }
             }
             indexBySource[source] = indices

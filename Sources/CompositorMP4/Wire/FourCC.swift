@@ -7,11 +7,14 @@ package struct FourCC: Hashable, Sendable, ExpressibleByStringLiteral, CustomStr
 
     package init(rawValue: UInt32) { self.rawValue = rawValue }
 
-    /// `text` must be exactly four ASCII characters.
-    package init(stringLiteral text: String) {
-        let bytes = Array(text.utf8)
-        precondition(bytes.count == 4, "a FourCC has four ASCII characters, got '\(text)'")
-        self.rawValue = bytes.reduce(0) { $0 << 8 | UInt32($1) }
+    /// `text` must be exactly four ASCII characters. A `StaticString`: its bytes are read in place
+    /// (literals are compared against every box a file has; decoding a `String` for each was a
+    /// tenth of a walk's time).
+    package init(stringLiteral text: StaticString) {
+        precondition(text.hasPointerRepresentation && text.utf8CodeUnitCount == 4,
+                     "a FourCC has four ASCII characters, got '\(text)'")
+        let bytes = text.utf8Start
+        self.rawValue = UInt32(bytes[0]) << 24 | UInt32(bytes[1]) << 16 | UInt32(bytes[2]) << 8 | UInt32(bytes[3])
     }
 
     package var bytes: [UInt8] {
@@ -27,7 +30,38 @@ package struct FourCC: Hashable, Sendable, ExpressibleByStringLiteral, CustomStr
     }
 }
 
-private func hex2(_ byte: UInt8) -> String {
+/// A byte as two upper-case hexadecimal digits.
+func hex2(_ byte: UInt8) -> String {
     let digits = Array("0123456789ABCDEF")
     return String([digits[Int(byte >> 4)], digits[Int(byte & 0xF)]])
+}
+
+extension FourCC {
+    // The types compared against every header of a walk, made once.
+    static let moov: FourCC = "moov"
+    static let moof: FourCC = "moof"
+    static let mfra: FourCC = "mfra"
+    static let trak: FourCC = "trak"
+    static let uuid: FourCC = "uuid"
+}
+
+/// A fixed set of box types, searched without hashing (a sorted array, binary-searched): a walk
+/// asks it about every header of a file, 8 million for 64 MB of 8-byte boxes, where hashing for a
+/// `Set` took a third of the time.
+struct FourCCSet: Sendable, ExpressibleByArrayLiteral {
+    private let sorted: [UInt32]
+
+    init(arrayLiteral types: FourCC...) {
+        sorted = Set(types.map(\.rawValue)).sorted()
+    }
+
+    func contains(_ type: FourCC) -> Bool {
+        var low = 0
+        var high = sorted.count
+        while low < high {
+            let middle = (low + high) / 2
+            if sorted[middle] < type.rawValue { low = middle + 1 } else { high = middle }
+        }
+        return low < sorted.count && sorted[low] == type.rawValue
+    }
 }

@@ -36,7 +36,7 @@ struct MP4BoxHeader: Sendable, Equatable {
         default:
             size = UInt64(size32)
         }
-        if type == "uuid" { headerSize += 16 }
+        if type == .uuid { headerSize += 16 }
         guard size >= UInt64(headerSize) else {
             throw .malformed("box '\(type)' claims size \(size), smaller than its \(headerSize)-byte header", at: offset)
         }
@@ -45,15 +45,27 @@ struct MP4BoxHeader: Sendable, Equatable {
         }
         return MP4BoxHeader(type: type, offset: offset, headerSize: headerSize, size: size)
     }
+
+    /// Reads a header and slices the payload after it, leaving `reader` after the box.
+    static func readBox(from reader: inout ByteReader) throws(MP4ParseFailure) -> (header: MP4BoxHeader, payload: ByteReader) {
+        let start = reader.offset
+        let header = try read(from: &reader, available: UInt64(reader.remaining))
+        // The read consumed 8 bytes, or 16 with a 64-bit size; a uuid's user type is the rest of
+        // `headerSize`. The header's checks (its size covers its header and fits what is left)
+        // make both steps succeed.
+        try reader.skip(header.headerSize - Int(reader.offset - start))
+        return (header, try reader.readSlice(Int(header.payloadSize)))
+    }
 }
 
 /// A box read into memory: its header, its path from the top (`moov/trak[1]/mdia`), its payload
-/// and, for container boxes, its children.
+/// and, for container boxes, the children this library looks up.
 struct MP4Box: Sendable {
     let header: MP4BoxHeader
     let path: String
     /// A reader over the payload (after the header).
     let payload: ByteReader
+    /// The children kept (see `lookedUpTypes`), in file order.
     let children: [MP4Box]
 
     var type: FourCC { header.type }
@@ -64,12 +76,31 @@ struct MP4Box: Sendable {
     static let maximumDepth = 32
 
     /// Boxes whose payload is nothing but boxes.
-    static let containerTypes: Set<FourCC> = ["moov", "trak", "mdia", "minf", "stbl", "edts", "dinf", "udta", "mvex"]
+    static let containerTypes: FourCCSet = ["moov", "trak", "mdia", "minf", "stbl", "edts", "dinf", "udta", "mvex"]
 
-    /// The first child of `type`, if any.
-    func child(_ type: FourCC) -> MP4Box? { children.first { $0.type == type } }
+    /// The child types anything looks up. Every child of a container is checked (header, size,
+    /// nesting), but only these are kept, and of each only the first (what `child(_:)` returns),
+    /// except `trak`, of which a movie has several. A `moov` of a million 8-byte boxes (free
+    /// space, unknown types, repeats of a known one) so costs a walk over its bytes, not a
+    /// million values in memory.
+    static let lookedUpTypes: FourCCSet = [
+        "mvhd", "mvex", "trak", "udta", "meta",          // moov, udta
+        "tkhd", "edts", "elst", "mdia", "mdhd", "hdlr",  // trak, edts, mdia
+        "minf", "stbl",                                  // mdia, minf
+        "stsd", "stts", "ctts", "stss", "stsc", "stsz", "stz2", "stco", "co64",  // stbl
+    ]
 
-    func children(_ type: FourCC) -> [MP4Box] { children.filter { $0.type == type } }
+    /// The first child of `type`, if any; `type` must be one of `lookedUpTypes`.
+    func child(_ type: FourCC) -> MP4Box? {
+        assert(Self.lookedUpTypes.contains(type), "'\(type)' children are not kept: add it to MP4Box.lookedUpTypes")
+        return children.first { $0.type == type }
+    }
+
+    /// Every child of `type`; only `trak` is kept more than once.
+    func children(_ type: FourCC) -> [MP4Box] {
+        assert(Self.lookedUpTypes.contains(type), "'\(type)' children are not kept: add it to MP4Box.lookedUpTypes")
+        return children.filter { $0.type == type }
+    }
 
     /// The child of `type`, or a malformed failure naming the missing box.
     func requiredChild(_ type: FourCC, file: String) throws(MP4Error) -> MP4Box {
@@ -82,24 +113,10 @@ struct MP4Box: Sendable {
     /// Reads the box at `reader`'s position (and, for containers, its children, recursively);
     /// `depth` is how many containers enclose it.
     static func read(from reader: inout ByteReader, parentPath: String, siblingIndex: Int?, file: String, depth: Int = 0) throws(MP4Error) -> MP4Box {
-        let start = reader.offset
-        let header: MP4BoxHeader
-        do {
-            header = try MP4BoxHeader.read(from: &reader, available: UInt64(reader.remaining))
-        } catch {
-            throw error.error(file: file, boxPath: parentPath)
+        let (header, payload) = try readHeader(from: &reader, parentPath: parentPath, file: file) {
+            Self.path(parent: parentPath, type: $0, siblingIndex: siblingIndex)
         }
-        let name = siblingIndex.map { "\(header.type)[\($0)]" } ?? "\(header.type)"
-        let path = parentPath.isEmpty ? name : parentPath + "/" + name
-        // The header read consumed 8 or 16 bytes (a uuid's user type is part of headerSize).
-        let consumed = Int(reader.offset - start)
-        let payload: ByteReader
-        do {
-            try reader.skip(header.headerSize - consumed)
-            payload = try reader.readSlice(Int(header.payloadSize))
-        } catch {
-            throw error.error(file: file, boxPath: path)
-        }
+        let path = Self.path(parent: parentPath, type: header.type, siblingIndex: siblingIndex)
         var children: [MP4Box] = []
         if containerTypes.contains(header.type) {
             guard depth < maximumDepth else {
@@ -112,9 +129,12 @@ struct MP4Box: Sendable {
     }
 
     /// Reads consecutive boxes until `payload` is used up; `trak` boxes get an index in their path.
-    static func readChildren(of payload: ByteReader, path: String, file: String, depth: Int) throws(MP4Error) -> [MP4Box] {
+    /// Returns the children to keep (see `lookedUpTypes`), none when `keep` is false (the
+    /// children of a box that is not kept are checked all the same).
+    static func readChildren(of payload: ByteReader, path: String, file: String, depth: Int, keep: Bool = true) throws(MP4Error) -> [MP4Box] {
         var reader = payload
         var children: [MP4Box] = []
+        var keptTypes: [FourCC] = []  // at most the few looked-up types: searched, not hashed
         var trackIndex = 0
         while !reader.isAtEnd {
             // Some writers pad containers with a 4-byte zero terminator (QuickTime's udta).
@@ -122,14 +142,79 @@ struct MP4Box: Sendable {
                 var peek = reader
                 if (try? peek.readUInt32()) == 0 { break }
             }
-            var peek = reader
-            _ = try? peek.readUInt32()
-            let isTrack = (try? peek.readFourCC()) == "trak"
-            let box = try read(from: &reader, parentPath: path, siblingIndex: isTrack ? trackIndex : nil, file: file, depth: depth)
-            if isTrack { trackIndex += 1 }
-            children.append(box)
+            let start = reader.offset
+            let header: MP4BoxHeader
+            do {
+                header = try MP4BoxHeader.read(from: &reader, available: UInt64(reader.remaining))
+            } catch {
+                throw error.error(file: file, boxPath: path)
+            }
+            var siblingIndex: Int?
+            if header.type == .trak {
+                siblingIndex = trackIndex
+                trackIndex += 1
+            }
+            let kept = keep && lookedUpTypes.contains(header.type) && (siblingIndex != nil || !keptTypes.contains(header.type))
+            let isContainer = containerTypes.contains(header.type)
+            // Most boxes of a file of tiny ones are neither kept nor have children: they are
+            // stepped over, with no payload reader and no path (making those was most of the
+            // cost of walking them). The header's checks (its size covers its header and fits
+            // what is left) make the step succeed.
+            guard kept || (isContainer && header.payloadSize > 0) else {
+                do { try reader.skip(Int(header.end - reader.offset)) } catch {
+                    throw error.error(file: file, boxPath: Self.path(parent: path, type: header.type, siblingIndex: siblingIndex))
+                }
+                continue
+            }
+            let childPath = Self.path(parent: path, type: header.type, siblingIndex: siblingIndex)
+            let childPayload: ByteReader
+            do {
+                try reader.skip(header.headerSize - Int(reader.offset - start))
+                childPayload = try reader.readSlice(Int(header.payloadSize))
+            } catch {
+                throw error.error(file: file, boxPath: childPath)
+            }
+            var grandchildren: [MP4Box] = []
+            if isContainer {
+                guard depth < maximumDepth else {
+                    throw .malformed(file: file, boxPath: childPath, offset: start,
+                                     reason: "boxes nested deeper than \(maximumDepth) levels")
+                }
+                grandchildren = try readChildren(of: childPayload, path: childPath, file: file, depth: depth + 1, keep: kept)
+            }
+            if kept {
+                keptTypes.append(header.type)
+                children.append(MP4Box(header: header, path: childPath, payload: childPayload, children: grandchildren))
+            }
         }
         return children
+    }
+
+    /// Reads a header at `reader`'s position and slices its payload, leaving `reader` after the
+    /// box. A header that does not parse is reported at `parentPath`; `path(type)` names the box
+    /// for a failure past its header.
+    private static func readHeader(from reader: inout ByteReader, parentPath: String, file: String,
+                                   path: (FourCC) -> String) throws(MP4Error) -> (MP4BoxHeader, ByteReader) {
+        let start = reader.offset
+        let header: MP4BoxHeader
+        do {
+            header = try MP4BoxHeader.read(from: &reader, available: UInt64(reader.remaining))
+        } catch {
+            throw error.error(file: file, boxPath: parentPath)
+        }
+        do {
+            // As in `MP4BoxHeader.readBox`: the header's checks make both steps succeed.
+            try reader.skip(header.headerSize - Int(reader.offset - start))
+            return (header, try reader.readSlice(Int(header.payloadSize)))
+        } catch {
+            throw error.error(file: file, boxPath: path(header.type))
+        }
+    }
+
+    /// `parent/type`, or `parent/trak[index]` for a track.
+    static func path(parent: String, type: FourCC, siblingIndex: Int?) -> String {
+        let name = siblingIndex.map { "\(type)[\($0)]" } ?? type.description
+        return parent.isEmpty ? name : parent + "/" + name
     }
 
     /// Parses the payload as the typed box `T`, naming this box's path in any failure.

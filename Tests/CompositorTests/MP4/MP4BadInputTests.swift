@@ -145,8 +145,8 @@ struct MP4BadInputTests {
         let folder = try MP4Fixtures.makeScratchFolder("codecs")
         defer { MP4Fixtures.remove(folder) }
         let stitcher = MP4Stitcher(pieces: [piece(MP4Fixtures.content, "0", "1"), piece(MP4Fixtures.mpeg4Video, "0", "1")])
-        #expect(throws: MP4Error.codecMismatch(track: .video, codec: "avc1", file: MP4Fixtures.content,
-                                               otherCodec: "mp4v", otherFile: MP4Fixtures.mpeg4Video)) {
+        #expect(throws: MP4Error.codecMismatch(track: .video, codec: "H.264 (avc1)", file: MP4Fixtures.content,
+                                               otherCodec: "MPEG-4 Part 2 (mp4v, object type 0x20)", otherFile: MP4Fixtures.mpeg4Video)) {
             try stitcher.stitch(to: FilePath(folder + "/out.mp4"))
         }
         #expect(MP4Fixtures.listing(folder).isEmpty)

@@ -148,7 +148,8 @@ enum Robust {
     }
 
     /// Reads `path` as the fuzz target does: read, probe, and plan stitches of its whole natural
-    /// duration, and of that followed by its second half, in both cut modes. Returns the reader's error, if any;
+    /// duration, and of that followed by its second half, in both cut modes (the target skips the
+    /// plans for movies of more than 2^18 samples; this does not). Returns the reader's error, if any;
     /// planning may throw typed errors, which are returned as descriptions.
     @discardableResult
     static func exerciseMP4(_ path: String) -> (readError: MP4Error?, planOutcomes: [String]) {

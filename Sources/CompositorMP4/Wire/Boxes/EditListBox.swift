@@ -35,7 +35,7 @@ struct EditListBox: MP4ParsableBox, MP4WritableBox, Equatable {
     }
 
     func writePayload(to writer: inout ByteWriter) {
-        let wide = entries.contains { $0.segmentDuration > UInt64(UInt32.max) || ($0.mediaTime ?? 0) > Int64(Int32.max) }
+        let wide = entries.contains { $0.segmentDuration > UInt64(UInt32.max) || Int32(exactly: $0.mediaTime ?? 0) == nil }
         writer.writeVersion(wide ? 1 : 0)
         writer.write(UInt32(entries.count))
         for entry in entries {

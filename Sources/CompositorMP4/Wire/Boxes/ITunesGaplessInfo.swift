@@ -41,13 +41,20 @@ package struct ITunesGaplessInfo: Sendable, Equatable {
             var peek = payload
             if (try? peek.readUInt32()) == 0 { try? payload.skip(4) }
         }
-        guard let ilst = boxes(in: payload).first(where: { $0.type == "ilst" }) else { return nil }
-        for item in boxes(in: ilst.payload) where item.type == "----" {
+        var ilst: ByteReader?
+        forEachBox(in: payload) { type, body in
+            if type == "ilst" { ilst = body }
+            return ilst == nil
+        }
+        guard let ilst else { return nil }
+        var found: ITunesGaplessInfo?
+        forEachBox(in: ilst) { type, item in
+            guard type == "----" else { return true }
             var name: String?
             var value: String?
-            for part in boxes(in: item.payload) {
-                var body = part.payload
-                switch part.type {
+            forEachBox(in: item) { type, part in
+                var body = part
+                switch type {
                 case "name":
                     try? body.skip(4)
                     name = String(decoding: body.remainingBytes, as: UTF8.self)
@@ -56,22 +63,22 @@ package struct ITunesGaplessInfo: Sendable, Equatable {
                     value = String(decoding: body.remainingBytes, as: UTF8.self)
                 default: break
                 }
+                return true
             }
-            if name == "iTunSMPB", let value { return ITunesGaplessInfo(text: value) }
-        }
-        return nil
-    }
-
-    /// The boxes in `payload`, stopping quietly at the first that does not parse.
-    private static func boxes(in payload: ByteReader) -> [(type: FourCC, payload: ByteReader)] {
-        var reader = payload
-        var found: [(type: FourCC, payload: ByteReader)] = []
-        while reader.remaining >= 8 {
-            guard let header = try? MP4BoxHeader.read(from: &reader, available: UInt64(reader.remaining)),
-                  (try? reader.skip(header.headerSize - 8)) != nil,
-                  let body = try? reader.readSlice(Int(header.payloadSize)) else { break }
-            found.append((header.type, body))
+            guard name == "iTunSMPB", let value else { return true }
+            found = ITunesGaplessInfo(text: value)
+            return false
         }
         return found
+    }
+
+    /// Calls `body` with the type and payload of each box in `payload`, in order, while it returns
+    /// true; stops quietly at the first box that does not parse. Nothing is collected: an `ilst`
+    /// of a million tiny items is a walk, not a million values.
+    private static func forEachBox(in payload: ByteReader, _ body: (FourCC, ByteReader) -> Bool) {
+        var reader = payload
+        while reader.remaining >= 8 {
+            guard let (header, box) = try? MP4BoxHeader.readBox(from: &reader), body(header.type, box) else { return }
+        }
     }
 }

@@ -9,19 +9,28 @@ struct SampleDescriptionBox: Sendable, Equatable {
 
     init(entries: [MP4SampleDescription]) { self.entries = entries }
 
+    /// The most descriptions a track may have: each sample's description is held as a 16-bit
+    /// index (`MP4SampleTable.descriptionIndices`, two bytes for each of up to 50 million samples).
+    /// Real files have one, or a few; more is valid, but unsupported.
+    static let maximumCount = Int(UInt16.max) + 1
+
     /// Decodes the payload; `handler` says whether entries are visual or audio sample entries.
     init(parsing reader: inout ByteReader, handler: FourCC) throws(MP4ParseFailure) {
         _ = try FullBoxHeader.read(from: &reader)
+        let countOffset = reader.offset
         let count = try reader.readUInt32()
         // The smallest sample entry is a bare 16-byte box (header + reserved + data_reference_index).
         try reader.requireTable(count: UInt64(count), entrySize: 16, "stsd")
+        guard count <= Self.maximumCount else {
+            throw .unsupported("\(count) sample descriptions, more than the \(Self.maximumCount) a track may have here "
+                               + "(its samples index them in 16 bits)", at: countOffset)
+        }
         entries = []
+        entries.reserveCapacity(Int(count))
         for _ in 0..<count {
-            let start = reader.offset
             var peek = reader
             let header = try MP4BoxHeader.read(from: &peek, available: UInt64(reader.remaining))
-            let bytes = try reader.readBytes(Int(header.size))
-            entries.append(try MP4SampleDescription(entryBytes: bytes, handler: handler, fileOffset: start))
+            entries.append(try MP4SampleDescription(entry: try reader.readSlice(Int(header.size)), handler: handler))
         }
     }
 
@@ -49,23 +58,27 @@ package struct MP4SampleDescription: Sendable, Equatable {
     package let sampleRate: Int?
     package let channelCount: Int?
 
-    /// The codec regardless of how its parameters travel: `avc3` counts as `avc1`, `hev1` as `hvc1`.
-    package var codecFamily: FourCC {
-        switch format {
-        case "avc3": return "avc1"
-        case "hev1": return "hvc1"
-        default: return format
-        }
+    /// For an MPEG-4 systems entry (`mp4a`, `mp4v`, `mp4s`), the object type in its `esds`:
+    /// which codec it really carries (0x40 AAC, 0x6B MP3, 0x20 MPEG-4 Part 2, 0x6C JPEG, ...).
+    package let objectTypeIndication: UInt8?
+
+    /// The codec by its real identity: two descriptions may share a track only when these agree.
+    package var codecIdentity: MP4CodecIdentity {
+        MP4CodecIdentity(format: format, objectTypeIndication: objectTypeIndication)
     }
 
-    init(entryBytes: [UInt8], handler: FourCC, fileOffset: UInt64) throws(MP4ParseFailure) {
-        var reader = ByteReader(entryBytes, fileOffset: fileOffset)
-        let header = try MP4BoxHeader.read(from: &reader, available: UInt64(entryBytes.count))
-        try reader.skip(header.headerSize - 8)
+    /// Parses the sample entry box `entry` holds (exactly the box, header included).
+    init(entry: ByteReader, handler: FourCC) throws(MP4ParseFailure) {
+        var reader = entry
+        let fileOffset = entry.offset
+        let header = try MP4BoxHeader.read(from: &reader, available: UInt64(entry.remaining))
+        // The read consumed 8 bytes, or 16 with a 64-bit size; a uuid's user type is the rest.
+        try reader.skip(header.headerSize - Int(reader.offset - fileOffset))
         format = header.type
         try reader.skip(6)  // reserved
         _ = try reader.readUInt16()  // data_reference_index
-        var normalised = entryBytes
+        // One copy of the entry's bytes, changed in place (a track may have 65,536 entries).
+        var normalised = entry.remainingBytes
         normalised[header.headerSize + 6] = 0
         normalised[header.headerSize + 7] = 1
         bytes = normalised
@@ -101,7 +114,7 @@ package struct MP4SampleDescription: Sendable, Equatable {
             width = nil; height = nil; sampleRate = nil; channelCount = nil
             childBoxes = ByteReader([])
         }
-        codec = try MP4CodecParameters(format: format, childBoxes: &childBoxes)
+        (codec, objectTypeIndication) = try MP4CodecParameters.read(format: format, childBoxes: &childBoxes)
     }
 }
 
@@ -112,30 +125,34 @@ package enum MP4CodecParameters: Sendable, Equatable {
     /// A codec this library copies but does not look into.
     case other
 
-    /// `insideWave` is set while reading the boxes of a QuickTime `wave`, which is never nested in
-    /// another: a `wave` there is skipped, so nested headers cannot recurse without end.
-    init(format: FourCC, childBoxes reader: inout ByteReader, insideWave: Bool = false) throws(MP4ParseFailure) {
+    /// The codec's parameters and, for an MPEG-4 systems entry, its `esds` object type, from the
+    /// sample entry's child boxes. `insideWave` is set while reading the boxes of a QuickTime
+    /// `wave`, which is never nested in another: a `wave` there is skipped, so nested headers
+    /// cannot recurse without end.
+    static func read(format: FourCC, childBoxes reader: inout ByteReader,
+                     insideWave: Bool = false) throws(MP4ParseFailure) -> (MP4CodecParameters, objectType: UInt8?) {
         var found: MP4CodecParameters = .other
+        var objectType: UInt8?
         while reader.remaining >= 8 {
-            let header = try MP4BoxHeader.read(from: &reader, available: UInt64(reader.remaining))
-            try reader.skip(header.headerSize - 8)
-            var payload = try reader.readSlice(Int(header.payloadSize))
+            let (header, box) = try MP4BoxHeader.readBox(from: &reader)
+            var payload = box
             switch header.type {
             case "avcC" where format == "avc1" || format == "avc3":
                 found = .avc(try AVCDecoderConfiguration(parsing: &payload))
-            case "esds" where format == "mp4a":
-                if let config = try ElementaryStreamDescriptor(parsing: &payload).audioSpecificConfig {
-                    found = .aac(config)
-                }
+            case "esds" where objectType == nil && MP4CodecIdentity.esdsFormats.contains(format):
+                let descriptor = try ElementaryStreamDescriptor(parsing: &payload)
+                objectType = descriptor.objectTypeIndication
+                if format == "mp4a", let config = descriptor.audioSpecificConfig { found = .aac(config) }
             case "wave" where format == "mp4a" && !insideWave:
                 // QuickTime wraps the esds in a 'wave' box.
                 var inner = payload
-                let nested = try MP4CodecParameters(format: format, childBoxes: &inner, insideWave: true)
-                if nested != .other { found = nested }
+                let nested = try read(format: format, childBoxes: &inner, insideWave: true)
+                if nested.0 != .other { found = nested.0 }
+                if objectType == nil { objectType = nested.objectType }
             default:
                 break
             }
         }
-        self = found
+        return (found, objectType)
     }
 }
