@@ -15,8 +15,15 @@ package enum MP4Reader {
         "ftyp", "styp", "moov", "mdat", "free", "skip", "wide", "pdin", "uuid", "meta", "sidx", "moof", "mfra", "prft",
     ]
 
-    /// Reads the movie at `path`.
+    /// Reads the movie at `path`, charging its samples to `budget` before any table is expanded.
     package static func read(path filePath: FilePath) throws(MP4Error) -> MP4Movie {
+        var budget = MP4SampleBudget.movie
+        return try read(path: filePath, budget: &budget)
+    }
+
+    /// Reads the movie at `path`, charging its samples to `budget` (shared by several reads, such
+    /// as a render's sources) before any table is expanded.
+    package static func read(path filePath: FilePath, budget: inout MP4SampleBudget) throws(MP4Error) -> MP4Movie {
         let file = try mp4Errors { () throws(FileError) in try ReadableFile(path: filePath) }
         let path = filePath.description
         let moovHeader = try findMovieBox(in: file)
@@ -27,7 +34,7 @@ package enum MP4Reader {
         let bytes = try file.readBytes(at: moovHeader.offset, count: Int(moovHeader.size))
         var reader = ByteReader(bytes, fileOffset: moovHeader.offset)
         let moov = try MP4Box.read(from: &reader, parentPath: "", siblingIndex: nil, file: path)
-        return try movie(from: moov, file: file)
+        return try movie(from: moov, file: file, budget: &budget)
     }
 
     /// Top-level headers are read in blocks: a file of tiny boxes costs one read per block, not
@@ -94,7 +101,7 @@ package enum MP4Reader {
         return moov
     }
 
-    static func movie(from moov: MP4Box, file: ReadableFile) throws(MP4Error) -> MP4Movie {
+    static func movie(from moov: MP4Box, file: ReadableFile, budget: inout MP4SampleBudget) throws(MP4Error) -> MP4Movie {
         let path = file.path.description
         if let mvex = moov.child("mvex") {
             throw .unsupported(file: path, boxPath: mvex.path, offset: mvex.header.offset,
@@ -109,18 +116,11 @@ package enum MP4Reader {
         let gapless = ITunesGaplessInfo.find(in: moov)
         // Every track's sample count, before any table is expanded: each track may be within
         // the limit and all of them together far past it.
-        var declared = 0
         for trak in moov.children("trak") {
             guard let stbl = trak.child("mdia")?.child("minf")?.child("stbl"),
                   let sizeBox = stbl.child("stsz") ?? stbl.child("stz2"),
                   let count = declaredSampleCount(sizeBox, fileSize: file.size) else { continue }
-            declared += count
-            guard declared <= sampleCountLimit else {
-                let others = declared - Int(count)
-                throw .unsupported(file: path, boxPath: sizeBox.path, offset: sizeBox.header.offset,
-                                   reason: "\(count) samples\(others > 0 ? " (and \(others) in the tracks before)" : ""), "
-                                       + "more than the \(sampleCountLimit) this reader expands")
-            }
+            try budget.charge(count, box: sizeBox, file: path)
         }
         var tracks: [MP4Track] = []
         for trak in moov.children("trak") {

@@ -44,6 +44,8 @@ import Darwin
 package struct MP4Stitcher: Sendable {
     package var pieces: [MP4StitchPiece]
     package var cutMode: MP4CutMode
+    /// The samples all sources together may expand: `MP4SampleBudget.render()`, 2 GiB, by default.
+    package var sampleBudget = MP4SampleBudget.render()
 
     /// Bytes copied per read/write: memory use does not grow with the input.
     package static let copyBufferSize = 4 << 20
@@ -58,7 +60,8 @@ package struct MP4Stitcher: Sendable {
     /// Plans the output (reading only the sources' `moov` boxes): where each piece plays and what
     /// source range really plays. Nothing is written.
     package func plan() throws(MP4Error) -> MP4StitchPlan {
-        try StitchPlanner(pieces: pieces, cutMode: cutMode).makePlan()
+        var planner = StitchPlanner(pieces: pieces, cutMode: cutMode, sampleBudget: sampleBudget)
+        return try planner.makePlan()
     }
 
     /// Plans and writes in one go; returns the plan that was written.

@@ -6,6 +6,8 @@ import CompositorCore
 struct StitchPlanner {
     let pieces: [MP4StitchPiece]
     let cutMode: MP4CutMode
+    /// Shared by all the sources: memory is bounded per render, not per source.
+    var sampleBudget: MP4SampleBudget
 
     /// A piece with its source read and its range checked (and, when keyframe-aligned, snapped).
     struct ResolvedPiece {
@@ -63,7 +65,7 @@ struct StitchPlanner {
         func outputIndex(source: Int, description index: Int) -> Int { indexBySource[source]![index] }
     }
 
-    func makePlan() throws(MP4Error) -> MP4StitchPlan {
+    mutating func makePlan() throws(MP4Error) -> MP4StitchPlan {
         guard !pieces.isEmpty else {
             throw .invalidPiece(index: 0, file: "(none)", reason: "nothing to stitch: the list of pieces is empty")
         }
@@ -72,7 +74,7 @@ struct StitchPlanner {
         var movies: [MP4Movie] = []
         for piece in pieces where sourceIndex[piece.path] == nil {
             sourceIndex[piece.path] = movies.count
-            movies.append(try MP4Reader.read(path: piece.path))
+            movies.append(try MP4Reader.read(path: piece.path, budget: &sampleBudget))
         }
 
         var resolved: [ResolvedPiece] = []

@@ -105,6 +105,37 @@ struct MP4LimitsTests {
         #expect(read.tracks[0].samples.decodeEnd == 1000 * Int64(UInt32.max))
     }
 
+    /// R1: three sources of 4 million one-byte samples, each far within the reader's limit: a render
+    /// of all three passes its memory budget (2 GiB at about 192 bytes a sample: 11,184,810
+    /// samples), and the third is refused before its tables are expanded.
+    @Test("a render's sources share one memory budget, checked before each table is expanded")
+    func renderBudgetAcrossSources() throws {
+        let budget = MP4SampleBudget.render()
+        #expect(budget.limit == (2 << 30) / 192)
+        let perSource: UInt32 = 4_000_000
+        var movie = TinyMP4(sampleCount: Int(perSource), sampleSize: 1)
+        movie.stblPayloads["stts"] = TinyMP4.payload { TimeToSampleBox(entries: [.init(count: perSource, delta: 1)]).writePayload(to: &$0) }
+        movie.stblPayloads["stsc"] = TinyMP4.payload {
+            SampleToChunkBox(entries: [.init(firstChunk: 1, samplesPerChunk: perSource, sampleDescriptionIndex: 1)]).writePayload(to: &$0)
+        }
+        let folder = try MP4Fixtures.makeScratchFolder("render-budget")
+        defer { MP4Fixtures.remove(folder) }
+        let paths = (1...3).map { folder + "/source-\($0).mp4" }
+        for path in paths { try Robust.writeSparse(movie.bytes(), size: Int64(perSource) + 1_000_000, to: path) }
+        let pieces = paths.map { MP4StitchPiece(path: FilePath($0), range: MediaTimeRange(start: .zero, end: MediaTime(value: 1, timescale: 1000))) }
+
+        #expect {
+            try MP4Stitcher(pieces: pieces).plan()
+        } throws: { error in
+            let text = "\(error)"
+            return text.hasPrefix("\(paths[2]): unsupported MP4 at moov/trak[0]/mdia/minf/stbl/stsz")
+                && text.hasSuffix("4000000 samples (and 8000000 in the tracks and sources before), more than the 11184810 "
+                    + "a render reads (its memory budget is 2048 MiB at about 192 bytes a sample)")
+        }
+        // Each source alone is within the reader's own limit.
+        #expect(throws: Never.self) { try MP4Reader.read(path: FilePath(paths[2])) }
+    }
+
     /// Two tracks of 30 million one-byte samples: each within the limit, together past it. The
     /// counts are added up before either table is expanded (60 million samples is some 2 GB).
     @Test("the sample limit holds for all tracks together, checked before expanding any")
