@@ -6,13 +6,13 @@
 # its growth over the run without insertions. Linear memory doubles the growth when the insertions
 # double (ratio ~2); quadratic memory quadruples it (ratio ~4).
 #
-#   Benchmarks/simulate-inserts.sh                 # the demo of this checkout
-#   DEMO=/path/to/CompositorDemo Benchmarks/simulate-inserts.sh 1000 2000   # another build, other counts
+#   Benchmarks/simulate-inserts/run.sh                 # the demo of this checkout
+#   DEMO=/path/to/CompositorDemo Benchmarks/simulate-inserts/run.sh 1000 2000   # another build, other counts
 #
 # Peak RSS comes from GNU time (`/usr/bin/time -v`) when present, else from python3's
 # resource.getrusage(RUSAGE_CHILDREN). Not a timed test: the seconds are printed for information.
 set -euo pipefail
-root="$(cd "$(dirname "$0")/.." && pwd)"
+root="$(cd "$(dirname "$0")/../.." && pwd)"
 counts=("$@")
 (( ${#counts[@]} > 0 )) || counts=(1000 2000 4000)
 
