@@ -28,7 +28,10 @@ package enum AtomicOutputFolder {
     /// The manifest's name: one written file name a line.
     package static let manifestName = ".compositor-output"
 
-    package static func write(_ files: [(name: String, bytes: [UInt8])], to target: FilePath) throws(FileError) {
+    /// `swapIfPossible: false` forces the two-rename fallback (for tests of that path).
+    package static func write(
+        _ files: [(name: String, bytes: [UInt8])], to target: FilePath, swapIfPossible: Bool = true
+    ) throws(FileError) {
         for file in files where file.name.isEmpty || file.name == "." || file.name == ".." || file.name == manifestName
             || file.name.utf8.contains(where: { $0 == UInt8(ascii: "/") || $0 == 0 || $0 == UInt8(ascii: "\n") }) {
             throw FileError(target, .invalidPath("'\(escapedForDisplay(file.name))' cannot name a file inside the folder"))
@@ -51,7 +54,7 @@ package enum AtomicOutputFolder {
             throw error
         }
         do {
-            try moveIntoPlace(fresh, target, replacing: previous != nil)
+            try moveIntoPlace(fresh, target, replacing: previous != nil, swap: swapIfPossible)
         } catch {
             removeOwnedFolder(fresh)
             throw error
@@ -93,12 +96,12 @@ package enum AtomicOutputFolder {
     }
 
     /// Puts `fresh` at `target`: a swap when `target` exists and the system can, else renames.
-    private static func moveIntoPlace(_ fresh: FilePath, _ target: FilePath, replacing: Bool) throws(FileError) {
+    private static func moveIntoPlace(_ fresh: FilePath, _ target: FilePath, replacing: Bool, swap: Bool) throws(FileError) {
         guard replacing else {
             guard try renamePath(fresh, target) == 0 else { throw .system(target, "put the new folder in place") }
             return
         }
-        switch try exchange(fresh, target) {
+        switch swap ? try exchange(fresh, target) : ENOSYS {
         case 0:
             // `fresh` now holds the previous output.
             removeOwnedFolder(fresh)
@@ -108,7 +111,12 @@ package enum AtomicOutputFolder {
         case let code:
             throw .system(target, "swap the new folder into place", code: code)
         }
-        let aside = try makeLockedFolderName(prefix: hiddenPrefix(target, "old"))
+        let aside = try unusedName(prefix: hiddenPrefix(target, "old"))
+        // Locked before it moves (the lock goes with the folder), so a concurrent writer's
+        // recovery never takes it for a killed writer's and puts it back.
+        let lock = try target.withCPath { open($0, O_RDONLY | O_DIRECTORY | O_CLOEXEC) }
+        defer { if lock >= 0 { close(lock) } }
+        if lock >= 0 { while flock(lock, LOCK_EX) != 0, errno == EINTR {} }
         guard try renamePath(target, aside) == 0 else { throw .system(target, "move the previous output aside") }
         guard try renamePath(fresh, target) == 0 else {
             let error = FileError.system(target, "put the new folder in place")
@@ -162,7 +170,7 @@ package enum AtomicOutputFolder {
     }
 
     /// A `PREFIX` + 6 random characters name that nothing has yet.
-    private static func makeLockedFolderName(prefix: FilePath) throws(FileError) -> FilePath {
+    private static func unusedName(prefix: FilePath) throws(FileError) -> FilePath {
         for _ in 0..<100 {
             let name = randomName(prefix)
             var status = stat()

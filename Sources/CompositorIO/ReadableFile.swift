@@ -13,8 +13,6 @@ import Darwin
 package final class ReadableFile {
     package let path: FilePath
     package let size: UInt64
-    /// Device and inode, to tell whether another path names the same file.
-    package var identity: FileIdentity { version.identity }
     /// The file as it was opened, to notice it being replaced or modified later.
     package let version: FileVersion
     package let descriptor: Int32

@@ -46,6 +46,18 @@ struct AtomicOutputFolderTests {
         #expect(MP4Fixtures.listing(scratch) == ["out"])
     }
 
+    @Test("where the system cannot swap, the previous output is moved aside, replaced, then removed")
+    func replacesWithoutSwap() throws {
+        let scratch = try MP4Fixtures.makeScratchFolder("folder-noswap")
+        defer { MP4Fixtures.remove(scratch) }
+        let target = FilePath(scratch + "/out")
+        try AtomicOutputFolder.write([("a.txt", [1]), ("b.txt", [2])], to: target, swapIfPossible: false)
+        try AtomicOutputFolder.write([("a.txt", [3])], to: target, swapIfPossible: false)
+        #expect(MP4Fixtures.listing(scratch + "/out") == [Self.manifest, "a.txt"])
+        #expect(try MP4Fixtures.bytes(scratch + "/out/a.txt") == [3])
+        #expect(MP4Fixtures.listing(scratch) == ["out"])
+    }
+
     @Test("an empty folder is filled")
     func fillsEmptyFolder() throws {
         let scratch = try MP4Fixtures.makeScratchFolder("folder-empty")
