@@ -9,9 +9,7 @@ extension MediaLocation {
         switch kind {
         case .file(let path):
             let cPath = path.bytes.map { CChar(bitPattern: $0) } + [0]
-            return cPath.withUnsafeBufferPointer {
-                URL(fileURLWithFileSystemRepresentation: $0.baseAddress!, isDirectory: false, relativeTo: nil)
-            }
+            return URL(fileURLWithFileSystemRepresentation: cPath, isDirectory: false, relativeTo: nil)
         case .remote(let url):
             return URL(string: url) ?? URL(fileURLWithPath: url)
         }

@@ -37,11 +37,15 @@ package final class AtomicOutputFile {
     /// Whether the temporary file has a name in the folder that `discard()` must remove.
     private var isNamed: Bool
 
-    /// `unnamedIfPossible: false` forces the named temporary file (for tests of that path).
-    package init(path: FilePath, unnamedIfPossible: Bool = true) throws(FileError) {
+    /// Refuses a `path` that is not a new name or a regular file, or that is one of `inputs`
+    /// (`OutputDestination`). `unnamedIfPossible: false` forces the named temporary file (for
+    /// tests of that path).
+    package init(
+        path: FilePath, inputs: [(path: FilePath, identity: FileIdentity)] = [], unnamedIfPossible: Bool = true
+    ) throws(FileError) {
         self.path = path
         let folder = path.parent
-        try OutputDestination.check(path, inputs: [])
+        try OutputDestination.check(path, against: inputs)
         let prefix = Self.temporaryPrefix(for: path)
         Self.removeStaleTemporaryFiles(prefix: prefix)
 
@@ -147,9 +151,7 @@ package final class AtomicOutputFile {
         committed = true
         let closed = close(descriptor)
         descriptor = -1
-        // The rename itself is durable only once the folder is flushed too.
-        let folder = (try? path.parent.withCPath { open($0, O_RDONLY | O_CLOEXEC) }) ?? -1
-        if folder >= 0 { fsync(folder); close(folder) }
+        syncFolder(path.parent)
         guard closed == 0 else {
             throw .system(path, "close")
         }
@@ -212,9 +214,7 @@ package final class AtomicOutputFile {
         while flock(descriptor, LOCK_EX) != 0, errno == EINTR {}
         var attempts = 0
         while true {
-            var suffix = ""
-            for _ in 0..<6 { suffix.append(Self.nameCharacters.randomElement()!) }
-            let name = FilePath(bytes: prefix.bytes + Array(suffix.utf8))
+            let name = randomlySuffixed(prefix)
             if try linkUnnamedFile(to: name) == 0 {
                 temporaryPath = name
                 isNamed = true
@@ -235,8 +235,6 @@ package final class AtomicOutputFile {
             try name.withCPath { linkat(AT_FDCWD, from, AT_FDCWD, $0, AT_SYMLINK_FOLLOW) }
         }
     }
-
-    private static let nameCharacters = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
 
     /// Deletes `PREFIX` + 6 characters files that no live writer holds locked. Best effort: a
     /// file that cannot be opened or locked is left alone.

@@ -39,7 +39,7 @@ package enum AtomicOutputFolder {
         let parent = target.parent
         guard isFolder(parent) else { throw FileError(target, .missingParentFolder(parent)) }
         recoverFromKilledWriters(of: target)
-        let previous = try ownedFiles(of: target)
+        let replacing = try checkReplaceable(target)
 
         let (fresh, lock) = try makeLockedFolder(prefix: hiddenPrefix(target, "out"))
         defer { close(lock) }
@@ -54,7 +54,7 @@ package enum AtomicOutputFolder {
             throw error
         }
         do {
-            try moveIntoPlace(fresh, target, replacing: previous != nil, swap: swapIfPossible)
+            try moveIntoPlace(fresh, target, replacing: replacing, swap: swapIfPossible)
         } catch {
             removeOwnedFolder(fresh)
             throw error
@@ -64,11 +64,11 @@ package enum AtomicOutputFolder {
 
     // MARK: - Replacing
 
-    /// The files an earlier write put in `target` (`nil` when there is no target). Throws when
-    /// `target` is not a folder, or holds anything its manifest does not list as a regular file.
-    private static func ownedFiles(of target: FilePath) throws(FileError) -> [[UInt8]]? {
+    /// Whether `target` exists, to be replaced. Throws when it is not a folder, or holds anything
+    /// its manifest does not list as a regular file.
+    private static func checkReplaceable(_ target: FilePath) throws(FileError) -> Bool {
         var status = stat()
-        guard try target.withCPath({ lstat($0, &status) }) == 0 else { return nil }
+        guard try target.withCPath({ lstat($0, &status) }) == 0 else { return false }
         guard (status.st_mode & S_IFMT) == S_IFDIR else {
             throw FileError(target, .notFolder(fileKindName(status.st_mode)))
         }
@@ -81,7 +81,7 @@ package enum AtomicOutputFolder {
         guard others.isEmpty else {
             throw FileError(target, .holdsOtherFiles(others.map { escapedForDisplay($0) }.sorted()))
         }
-        return entries
+        return true
     }
 
     /// The names `folder`'s manifest lists (none when it has no readable manifest).
@@ -152,7 +152,7 @@ package enum AtomicOutputFolder {
     /// A new `PREFIX` + 6 random characters folder, held locked (the descriptor is returned).
     private static func makeLockedFolder(prefix: FilePath) throws(FileError) -> (FilePath, Int32) {
         for _ in 0..<100 {
-            let name = randomName(prefix)
+            let name = randomlySuffixed(prefix)
             guard try name.withCPath({ mkdir($0, 0o777) }) == 0 else {
                 if errno == EEXIST { continue }
                 throw .system(name, "create a folder beside \(prefix.parent)")
@@ -172,26 +172,20 @@ package enum AtomicOutputFolder {
     /// A `PREFIX` + 6 random characters name that nothing has yet.
     private static func unusedName(prefix: FilePath) throws(FileError) -> FilePath {
         for _ in 0..<100 {
-            let name = randomName(prefix)
+            let name = randomlySuffixed(prefix)
             var status = stat()
             if try name.withCPath({ lstat($0, &status) }) != 0 { return name }
         }
         throw FileError(prefix, .system(operation: "find a free name", message: "every name tried was taken"))
     }
 
-    private static func randomName(_ prefix: FilePath) -> FilePath {
-        let characters = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789".utf8)
-        return FilePath(bytes: prefix.bytes + (0..<6).map { _ in characters.randomElement()! })
-    }
-
     /// Deletes the hidden folders killed writers of `target` left, after putting back a previous
     /// output one of them had moved aside and not replaced. Live writers' folders are locked, and kept.
     private static func recoverFromKilledWriters(of target: FilePath) {
-        let parent = target.parent
+        let parent = target.parent, entries = folderEntries(parent)
         for kind in ["old", "out"] {
-            let prefix = hiddenPrefix(target, kind)
-            let namePrefix = prefix.lastComponent.bytes
-            for name in folderEntries(parent) where name.count == namePrefix.count + 6 && name.starts(with: namePrefix) {
+            let namePrefix = hiddenPrefix(target, kind).lastComponent.bytes
+            for name in entries where name.count == namePrefix.count + 6 && name.starts(with: namePrefix) {
                 let folder = FilePath(bytes: parent.bytes + [UInt8(ascii: "/")] + name)
                 guard let fd = try? folder.withCPath({ open($0, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW) }), fd >= 0 else { continue }
                 defer { close(fd) }
@@ -224,9 +218,5 @@ package enum AtomicOutputFolder {
             if isRegularFile(path) { _ = try? path.withCPath { unlink($0) } }
         }
         _ = try? folder.withCPath { rmdir($0) }
-    }
-
-    private static func syncFolder(_ folder: FilePath) {
-        if let fd = try? folder.withCPath({ open($0, O_RDONLY | O_CLOEXEC) }), fd >= 0 { fsync(fd); close(fd) }
     }
 }

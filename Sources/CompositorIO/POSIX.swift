@@ -35,9 +35,10 @@ package func isFolder(_ path: FilePath) -> Bool {
 
 /// Writes all of `bytes` to `fd`, retrying `EINTR`; a failure names `path`.
 package func writeAll(_ bytes: UnsafeRawBufferPointer, to fd: Int32, path: FilePath) throws(FileError) {
+    guard let base = bytes.baseAddress else { return }   // nothing to write
     var done = 0
     while done < bytes.count {
-        let n = systemWrite(fd, bytes.baseAddress! + done, bytes.count - done)
+        let n = systemWrite(fd, base + done, bytes.count - done)
         if n < 0 {
             if errno == EINTR { continue }
             throw .system(path, "write")
@@ -64,7 +65,7 @@ extension FilePath {
         guard !bytes.contains(0) else { throw FileError(self, .invalidPath("the path contains a NUL byte")) }
         guard !bytes.isEmpty else { throw FileError(self, .invalidPath("an empty path")) }
         let cString = bytes.map { CChar(bitPattern: $0) } + [0]
-        return try cString.withUnsafeBufferPointer { (buffer) throws(FileError) -> R in try body(buffer.baseAddress!) }
+        return try body(cString)
     }
 }
 
@@ -78,6 +79,17 @@ package func folderEntries(_ folder: FilePath) -> [[UInt8]] {
         if name != Array(".".utf8), name != Array("..".utf8) { names.append(name) }
     }
     return names
+}
+
+/// `prefix` + 6 random letters and digits: a name for a temporary file or folder.
+package func randomlySuffixed(_ prefix: FilePath) -> FilePath {
+    let characters = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789".utf8)
+    return FilePath(bytes: prefix.bytes + (0..<6).map { _ in characters[Int.random(in: 0..<characters.count)] })
+}
+
+/// Flushes `folder`'s entries to disk: a rename into it is durable only once it is. Best effort.
+package func syncFolder(_ folder: FilePath) {
+    if let fd = try? folder.withCPath({ open($0, O_RDONLY | O_CLOEXEC) }), fd >= 0 { fsync(fd); close(fd) }
 }
 
 /// `rename(2)` between two paths.

@@ -71,9 +71,10 @@ package final class ReadableFile {
 
     /// Fills as much of `buffer` as the file holds from `offset`; returns the count read.
     package func read(into buffer: UnsafeMutableRawBufferPointer, at offset: UInt64) throws(FileError) -> Int {
+        guard let base = buffer.baseAddress else { return 0 }   // an empty buffer
         var done = 0
         while done < buffer.count {
-            let n = pread(descriptor, buffer.baseAddress! + done, buffer.count - done, off_t(offset) + off_t(done))
+            let n = pread(descriptor, base + done, buffer.count - done, off_t(offset) + off_t(done))
             if n < 0 {
                 if errno == EINTR { continue }
                 throw .system(path, "read")

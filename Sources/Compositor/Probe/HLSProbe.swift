@@ -107,14 +107,17 @@ package enum HLSProbe {
             var probed: [String: (duration: MediaTime, segmentCount: Int)] = [:]
             for stream in multivariant.variants {
                 let url = stream.resolvedURI
-                if probed[url] == nil {
-                    guard case .media(let media) = try load(url, loader: loader) else {
+                let media: (duration: MediaTime, segmentCount: Int)
+                if let known = probed[url] {
+                    media = known
+                } else {
+                    guard case .media(let playlist) = try load(url, loader: loader) else {
                         throw .invalidPlaylist(url: url, HLSParseError(
                             line: nil, lineText: nil, problem: .wrongPlaylistKind(expected: "media", found: "multivariant")))
                     }
-                    probed[url] = (try naturalDuration(of: media), media.segments.count)
+                    media = (try naturalDuration(of: playlist), playlist.segments.count)
+                    probed[url] = media
                 }
-                let media = probed[url]!
                 variants.append(HLSProbeResult.Variant(
                     url: url, bandwidth: stream.bandwidth, duration: media.duration, segmentCount: media.segmentCount))
             }

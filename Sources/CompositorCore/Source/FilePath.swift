@@ -128,7 +128,7 @@ extension String {
 package func escapedForDisplay(_ bytes: some Collection<UInt8>) -> String {
     var text = ""
     var rest = Array(bytes)[...]
-    while !rest.isEmpty {
+    while let first = rest.first {
         var decoder = UTF8()
         var iterator = rest.makeIterator()
         switch decoder.decode(&iterator) {
@@ -138,7 +138,7 @@ package func escapedForDisplay(_ bytes: some Collection<UInt8>) -> String {
         case .emptyInput:
             rest = []
         case .error:
-            text += "\\x" + String(rest.first!, radix: 16, uppercase: true).leftPadded(to: 2)
+            text += "\\x" + String(first, radix: 16, uppercase: true).leftPadded(to: 2)
             rest = rest.dropFirst()
         }
     }

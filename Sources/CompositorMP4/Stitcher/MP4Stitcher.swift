@@ -76,11 +76,8 @@ package struct MP4Stitcher: Sendable {
     /// there before, and no temporary file remains.
     package func write(_ plan: MP4StitchPlan, to outputPath: FilePath, progress: (MP4StitchProgress) -> Void = { _ in }) throws(MP4Error) {
         let layout = plan.layout
-        try mp4Errors { () throws(FileError) in
-            try OutputDestination.check(outputPath, against: layout.sources.map { ($0.path, $0.version.identity) })
-        }
         var files = SourceFiles(layout.sources)
-        let output = try mp4Errors { () throws(FileError) in try AtomicOutputFile(path: outputPath) }
+        let output = try mp4Errors { () throws(FileError) in try AtomicOutputFile(path: outputPath, inputs: layout.sources.map { ($0.path, $0.version.identity) }) }
         defer { output.discard() }
 
         let total = layout.fileSize
