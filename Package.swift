@@ -11,7 +11,14 @@ import PackageDescription
 //   CompositorAVFoundation the AVFoundation adapters               (Compositor)
 //   CompositorTesting      simulated players and a recording composition, for tests and the demo
 //
+// Where Apple's frameworks are absent (Linux here), the adapters build against stand-ins of the
+// AVFoundation and CoreMedia declarations they use (Sources/StandIns), so every adapter file is
+// compiled and tested on every platform.
+//
 // Internals shared between targets use `package` access; `public` is what apps use.
+let withoutAppleFrameworks: [Platform] = [.linux, .windows, .android, .wasi, .openbsd]
+let avFoundationStandIn = Target.Dependency.target(name: "AVFoundationStandIn", condition: .when(platforms: withoutAppleFrameworks))
+
 let package = Package(
     name: "Compositor",
     platforms: [.macOS(.v13), .iOS(.v16), .tvOS(.v16), .visionOS(.v1)],
@@ -27,7 +34,9 @@ let package = Package(
         .target(name: "CompositorMP4", dependencies: ["CompositorCore", "CompositorIO"]),
         .target(name: "CompositorHLS", dependencies: ["CompositorCore"]),
         .target(name: "Compositor", dependencies: ["CompositorCore", "CompositorIO", "CompositorMP4", "CompositorHLS"]),
-        .target(name: "CompositorAVFoundation", dependencies: ["Compositor"]),
+        .target(name: "CoreMediaStandIn", path: "Sources/StandIns/CoreMedia"),
+        .target(name: "AVFoundationStandIn", dependencies: ["CoreMediaStandIn"], path: "Sources/StandIns/AVFoundation"),
+        .target(name: "CompositorAVFoundation", dependencies: ["Compositor", avFoundationStandIn]),
         .target(name: "CompositorTesting", dependencies: ["Compositor"]),
         .executableTarget(name: "CompositorDemo", dependencies: ["Compositor", "CompositorIO", "CompositorTesting"]),
         // Benchmark harnesses (release builds, run by the scripts in Benchmarks/); they use `package`
@@ -38,7 +47,7 @@ let package = Package(
         .testTarget(
             name: "CompositorTests",
             dependencies: ["Compositor", "CompositorCore", "CompositorIO", "CompositorMP4", "CompositorHLS",
-                           "CompositorAVFoundation", "CompositorTesting"]
+                           "CompositorAVFoundation", "CompositorTesting", avFoundationStandIn]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -2,21 +2,12 @@ import Compositor
 import CompositorCore
 #if canImport(AVFoundation)
 import AVFoundation
+#else
+import AVFoundationStandIn
+#endif
 
 /// `MutableCompositionPort` on an `AVMutableComposition`: every call forwarded as it is.
 public final class AVMutableCompositionAdapter: MutableCompositionPort {
-    public enum AdapterError: Error, CustomStringConvertible {
-        case cannotAddTrack(TrackKind)
-        case noSourceTrack(MediaLocation, TrackKind)
-
-        public var description: String {
-            switch self {
-            case .cannotAddTrack(let kind): return "AVMutableComposition refused a \(kind) track"
-            case .noSourceTrack(let source, let kind): return "\(source) has no \(kind) track"
-            }
-        }
-    }
-
     public final class Track: MutableCompositionTrackPort {
         public let track: AVMutableCompositionTrack
         let kind: TrackKind
@@ -29,7 +20,7 @@ public final class AVMutableCompositionAdapter: MutableCompositionPort {
         }
 
         public func insertTimeRange(_ range: MediaTimeRange, of source: MediaLocation, at startTime: MediaTime) throws {
-            guard let sourceTrack = sources.tracks[source]?[kind] else { throw AdapterError.noSourceTrack(source, kind) }
+            guard let sourceTrack = sources.tracks[source]?[kind] else { throw AVCompositionError.noSourceTrack(source, kind) }
             try track.insertTimeRange(range.cmTimeRange, of: sourceTrack, at: startTime.cmTime)
         }
 
@@ -49,7 +40,7 @@ public final class AVMutableCompositionAdapter: MutableCompositionPort {
     public func addMutableTrack(kind: TrackKind) throws -> Track {
         let type: AVMediaType = kind == .video ? .video : .audio
         guard let track = composition.addMutableTrack(withMediaType: type, preferredTrackID: kCMPersistentTrackID_Invalid)
-        else { throw AdapterError.cannotAddTrack(kind) }
+        else { throw AVCompositionError.cannotAddTrack(kind) }
         return Track(track: track, kind: kind, sources: sources)
     }
 
@@ -57,14 +48,54 @@ public final class AVMutableCompositionAdapter: MutableCompositionPort {
         composition.removeTimeRange(range.cmTimeRange)
     }
 
-    /// An `AVPlayerItem` playing `composition`: loads the sources' tracks, plans the edits
-    /// portably, and replays them on a new `AVMutableComposition`.
+    /// An `AVPlayerItem` playing `composition`: loads the sources' tracks, plans the edits and the
+    /// video framing portably, replays them on a new `AVMutableComposition`, and gives the item an
+    /// immutable copy of it (with a video composition when the sources differ in size or
+    /// orientation). `AVPlayerItem` is main-actor isolated, so this is too.
+    @MainActor
     public static func makePlayerItem(for composition: Composition) async throws -> AVPlayerItem {
         let sources = try await AVSourceTracks.load(for: composition)
         let adapter = AVMutableCompositionAdapter(sources: sources)
         let edits = try CompositionEditPlanner.edits(for: composition) { sources.layouts[$0] }
         try CompositionEditPlanner.apply(edits, to: adapter)
-        return AVPlayerItem(asset: adapter.composition)
+        let videoTrack = adapter.composition.tracks.first { $0.mediaType == .video }
+        let framing = VideoFraming.plan(for: composition) { sources.geometry[$0] }
+        if case .uniform(let transform) = framing { videoTrack?.preferredTransform = transform.cgAffineTransform }
+
+        // `copy()` of an `AVMutableComposition` is an `AVComposition`; the mutable one is the
+        // (equally playable) fallback should that ever not hold.
+        let asset: AVAsset = (adapter.composition.copy() as? AVComposition) ?? adapter.composition
+        let item = AVPlayerItem(asset: asset)
+        if case .composed(let width, let height, let layers) = framing, let videoTrack {
+            item.videoComposition = videoComposition(width: width, height: height, layers: layers,
+                                                     trackID: videoTrack.trackID, frameDuration: sources.frameDuration)
+        }
+        return item
+    }
+
+    private static func videoComposition(
+        width: Double, height: Double, layers: [VideoFraming.Layer], trackID: CMPersistentTrackID, frameDuration: CMTime
+    ) -> AVVideoComposition {
+        let video = AVMutableVideoComposition()
+        video.renderSize = CGSize(width: width, height: height)
+        video.frameDuration = frameDuration
+        video.instructions = layers.map { layer in
+            let instruction = AVMutableVideoCompositionInstruction()
+            instruction.timeRange = layer.range.cmTimeRange
+            if let transform = layer.transform {
+                let layerInstruction = AVMutableVideoCompositionLayerInstruction()
+                layerInstruction.trackID = trackID
+                layerInstruction.setTransform(transform.cgAffineTransform, at: layer.range.start.cmTime)
+                instruction.layerInstructions = [layerInstruction]
+            }
+            return instruction
+        }
+        return video
     }
 }
-#endif
+
+extension AffineTransform2D {
+    var cgAffineTransform: CGAffineTransform {
+        CGAffineTransform(a: CGFloat(a), b: CGFloat(b), c: CGFloat(c), d: CGFloat(d), tx: CGFloat(tx), ty: CGFloat(ty))
+    }
+}

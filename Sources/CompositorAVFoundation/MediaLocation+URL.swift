@@ -1,6 +1,5 @@
 import Compositor
 import CompositorCore
-#if canImport(AVFoundation)
 import Foundation
 
 extension MediaLocation {
@@ -15,4 +14,3 @@ extension MediaLocation {
         }
     }
 }
-#endif

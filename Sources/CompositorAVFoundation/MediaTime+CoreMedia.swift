@@ -1,7 +1,10 @@
 import Compositor
 import CompositorCore
-#if canImport(AVFoundation)
+#if canImport(CoreMedia)
 import CoreMedia
+#else
+import CoreMediaStandIn
+#endif
 
 extension MediaTime {
     /// The same time as a `CMTime`.
@@ -11,6 +14,23 @@ extension MediaTime {
     public init?(_ time: CMTime) {
         guard time.isNumeric, time.timescale > 0 else { return nil }
         self.init(value: time.value, timescale: time.timescale)
+    }
+
+    /// `time` as a `MediaTime`, or a `PlayerTimeError` naming it.
+    static func numeric(_ time: CMTime) throws(PlayerTimeError) -> MediaTime {
+        guard let converted = MediaTime(time) else { throw .notNumeric(String(describing: time)) }
+        return converted
+    }
+}
+
+/// A `CMTime` passed where a time is needed was invalid, indefinite or infinite.
+public enum PlayerTimeError: Error, Equatable, CustomStringConvertible {
+    case notNumeric(String)
+
+    public var description: String {
+        switch self {
+        case .notNumeric(let time): return "\(time) is not a time (invalid, indefinite or infinite)"
+        }
     }
 }
 
@@ -24,4 +44,3 @@ extension MediaTimeRange {
         self.init(start: start, end: end)
     }
 }
-#endif

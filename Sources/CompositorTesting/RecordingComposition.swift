@@ -2,7 +2,9 @@ import Compositor
 
 /// Records mutable-composition calls and models what `AVMutableCompositionTrack` does with them:
 /// its segments stay contiguous from 0; an insertion at a time pushes what was there later;
-/// a removal cuts the range out and pulls what follows earlier.
+/// a removal cuts the range out and pulls what follows earlier. Calls Apple documents as impossible
+/// (an empty range at a track's end) or leaves undefined (media past a track's end) are recorded in
+/// `ruleBreaks`; the first changes nothing, the second leaves an empty gap.
 package final class RecordingComposition: MutableCompositionPort {
     package init() {}
 
@@ -23,6 +25,7 @@ package final class RecordingComposition: MutableCompositionPort {
         package let kind: TrackKind
         package private(set) var segments: [TrackSegment] = []
         package var calls: [String] = []
+        package private(set) var ruleBreaks: [String] = []
 
         package init(kind: TrackKind) { self.kind = kind }
 
@@ -36,12 +39,17 @@ package final class RecordingComposition: MutableCompositionPort {
 
         package func insertEmptyTimeRange(_ range: MediaTimeRange) {
             calls.append("empty \(range)")
+            guard range.start < duration else {
+                ruleBreaks.append("empty \(range) at the \(kind) track's end \(duration)")
+                return
+            }
             insert(TrackSegment(source: nil, sourceStart: .zero, target: range))
         }
 
         private func insert(_ new: TrackSegment) {
             let at = new.target.start
-            if at > duration {  // inserting past the end leaves an empty gap, as AVFoundation does
+            if at > duration {
+                ruleBreaks.append("insert at \(at), past the \(kind) track's end \(duration)")
                 segments.append(TrackSegment(source: nil, sourceStart: .zero, target: MediaTimeRange(start: duration, end: at)))
             }
             split(at: at)

@@ -77,6 +77,17 @@ public enum SourceProbe {
         return (results, failures)
     }
 
+    /// Whether `location` is an HLS playlist: a local file that starts like one or is named like
+    /// one, a remote URL whose path is named like one.
+    package static func isPlaylist(_ location: MediaLocation) -> Bool {
+        switch location.kind {
+        case .file(let path): return isPlaylist(path) || hasPlaylistExtension(path)
+        case .remote(let url):
+            let path = url.split(separator: "?", maxSplits: 1).first.map(String.init)?.lowercased() ?? ""
+            return path.hasSuffix(".m3u8") || path.hasSuffix(".m3u")
+        }
+    }
+
     /// Whether the name ends in `.m3u8` or `.m3u` (any case).
     static func hasPlaylistExtension(_ path: FilePath) -> Bool {
         let name = String(decoding: path.lastComponent.bytes, as: UTF8.self).lowercased()

@@ -47,16 +47,24 @@ package enum CompositionEditError: Error, Equatable, Sendable, CustomStringConve
 /// Turns compositions into mutable-composition calls. Everything that decides lives here; the
 /// adapter for `AVMutableComposition` only forwards.
 ///
+/// Apple's rule shapes the order: "you cannot add empty time ranges to the end of a composition
+/// track" (AVCompositionTrack.h), and inserting past a track's end is undocumented. So each track
+/// gets its media first, back to back from 0, then the empty ranges between media, earliest first:
+/// each lands inside the track and pushes the media after it into place. A track whose sources end
+/// before the composition does simply ends there (the player presents nothing, silence for audio).
+///
 /// ```
-/// composition  0        10      15        25
-///              |C 0-10  |  ad   |C 10-20  |
-/// video        insert C[0,10)@0, insert ad[0,5)@10, insert C[10,20)@15
-/// audio        insert C[0,10)@0, empty [10,15) (the ad has no audio), insert C[10,20)@15
+/// composition  0        10      15        25      30
+///              |C 0-10  |  ad   |C 10-20  | ad2   |      (neither ad has audio)
+/// video        insert C[0,10)@0, insert ad[0,5)@10, insert C[10,20)@15, insert ad2[0,5)@25
+/// audio        insert C[0,10)@0, insert C[10,20)@10, then empty [10,15): C[10,20) moves to 15;
+///              no empty [25,30): the audio track ends at 25
 /// ```
 package enum CompositionEditPlanner {
     /// The calls that build `composition` from empty, track by track: each segment's source range
-    /// where the source's track covers it, an empty range where it does not (a missing track, or
-    /// one that ends early), so every track lasts exactly the composition's duration.
+    /// where the source's track covers it, empty where it does not (a missing track, or one that
+    /// ends early), in the order described above, so every piece of media lands at its
+    /// composition time and no call adds emptiness at a track's end or media past it.
     package static func edits(
         for composition: Composition, tracks: (MediaLocation) -> SourceTrackLayout?
     ) throws(CompositionEditError) -> [CompositionEdit] {
@@ -70,20 +78,32 @@ package enum CompositionEditPlanner {
 
         var edits: [CompositionEdit] = []
         for kind in kinds {
+            // The track as it must end up: media pieces, and the empty stretches between them.
+            var media: [(source: MediaLocation, range: MediaTimeRange)] = []
+            var gaps: [MediaTimeRange] = []
+            var openGap: MediaTimeRange?
             for segment in composition.segments {
                 let target = segment.compositionRange
                 let available = layouts[segment.source]?.durations[kind] ?? .zero
                 let coveredEnd = MediaTime.min(segment.sourceRange.end, available)
                 var filledTo = target.start
                 if coveredEnd > segment.sourceRange.start {
+                    if let gap = openGap { gaps.append(gap); openGap = nil }
                     let range = MediaTimeRange(start: segment.sourceRange.start, end: coveredEnd)
-                    edits.append(.insert(track: kind, source: segment.source, sourceRange: range, at: target.start))
+                    media.append((segment.source, range))
                     filledTo = target.start + range.duration
                 }
                 if filledTo < target.end {
-                    edits.append(.insertEmpty(track: kind, range: MediaTimeRange(start: filledTo, end: target.end)))
+                    openGap = MediaTimeRange(start: openGap?.start ?? filledTo, end: target.end)
                 }
             }
+            // `openGap` is what is left at the end: no call can add it.
+            var end = MediaTime.zero
+            for piece in media {
+                edits.append(.insert(track: kind, source: piece.source, sourceRange: piece.range, at: end))
+                end = end + piece.range.duration
+            }
+            edits += gaps.map { .insertEmpty(track: kind, range: $0) }
         }
         return edits
     }
