@@ -71,7 +71,44 @@ struct CompositionEditsTests {
         #expect(audio.segments[3].source == "ad17b.mp4")
         #expect(audio.segments[3].target == range(s(45), t("61.5")))
         #expect(audio.segments[4] == .init(source: nil, sourceStart: .zero, target: range(t("61.5"), s(62))))
-        #expect(audio.calls.first == "empty [0, 5)")
+        // Media first, back to back from 0, then the empty ranges between media: "you cannot add
+        // empty time ranges to the end of a composition track" (AVCompositionTrack.h).
+        #expect(audio.calls.first == "insert A.mp4 [0, 23) at 0")
+        #expect(audio.calls.contains("empty [0, 5)"))
+        #expect(audio.ruleBreaks.isEmpty)
+    }
+
+    /// The post-roll without audio: nothing can fill the audio track's last 45 s, so it ends at 249.
+    ///
+    /// ```
+    /// composition ...  169       249   294
+    /// video       ...  |B 0-80   |post |
+    /// audio       ...  |B 0-80   |            (ends: no empty range at a track's end)
+    /// ```
+    @Test("a track whose sources end before the composition ends there, with no call at or past its end")
+    func trailingGap() throws {
+        let recording = RecordingComposition()
+        let edits = try CompositionEditPlanner.edits(for: composition) { source in
+            source == "ad45.mp4" ? SourceTrackLayout(durations: [.video: s(45)]) : Self.layout(source)
+        }
+        try CompositionEditPlanner.apply(edits, to: recording)
+        let video = try #require(recording.track(.video)), audio = try #require(recording.track(.audio))
+        #expect(video.duration == composition.duration)
+        #expect(audio.duration == s(249))
+        #expect(video.ruleBreaks.isEmpty && audio.ruleBreaks.isEmpty)
+        #expect(!edits.contains(.insertEmpty(track: .audio, range: range(s(249), s(294)))))
+    }
+
+    /// The order the planner used to emit (each segment's media or emptiness in turn) breaks both
+    /// rules on a track that starts empty: the double sees it.
+    @Test("the recording double reports an empty range at a track's end and media past it")
+    func doubleEnforcesTrackRules() throws {
+        let recording = RecordingComposition()
+        let audio = try recording.addMutableTrack(kind: .audio)
+        audio.insertEmptyTimeRange(range(s(0), s(5)))
+        try audio.insertTimeRange(range(s(0), s(23)), of: "A.mp4", at: s(5))
+        #expect(audio.ruleBreaks.count == 2)
+        #expect(audio.duration == s(28))  // the empty range did nothing; the insert left a gap
     }
 
     @Test("when the once break leaves: a removal, and the result equals building the new composition")
