@@ -31,6 +31,7 @@ struct MediaPlaylistParser {
 
     // The segment being gathered
     private var pendingDuration: MediaTime?
+    private var pendingDurationText: String?
     private var pendingTitle: String?
     private var extinfLine: HLSLine?
     private var pendingByteRange: (length: UInt64, offset: UInt64?)?
@@ -250,22 +251,21 @@ struct MediaPlaylistParser {
         guard let value else { throw .invalidTagValue(tag: "EXTINF", reason: "missing duration") }
         var comma = value.start
         while comma < value.end, value[comma] != UInt8(ascii: ",") { comma += 1 }
-        let duration: MediaTime
+        let parsed: (time: MediaTime, keepsText: Bool)?
         do {
-            guard let parsed = try MediaTime.parseHLSDecimal(value, value.start, comma) else {
-                throw HLSParseError.Problem.invalidTagValue(tag: "EXTINF", reason: "expected a non-negative decimal duration")
-            }
-            duration = parsed
-        } catch let error as HLSParseError.Problem {
-            throw error
+            parsed = try MediaTime.parseHLSDecimal(value, value.start, comma)
         } catch {
-            if case MediaTimeError.tooPrecise = error {
-                throw .unsupportedFeature(tag: "EXTINF", reason: "duration needs more than 9 decimal places: \(error)")
-            }
             // Too many digits for 64 bits: malformed, no real segment is that long.
             throw .invalidTagValue(tag: "EXTINF", reason: "duration \(error)")
         }
+        guard let parsed else {
+            throw .invalidTagValue(tag: "EXTINF", reason: "expected a non-negative decimal duration")
+        }
+        let duration = parsed.time
         pendingDuration = duration
+        // A duration rounded to the nanosecond (or with more decimals than the canonical form writes)
+        // keeps its text, so the playlist is written back as it came.
+        pendingDurationText = parsed.keepsText ? value.string(value.start, comma) : nil
         extinfLine = line
         if comma + 1 < value.end {
             guard let title = value.validatedString(comma + 1, value.end) else { throw .invalidUTF8 }
@@ -301,12 +301,13 @@ struct MediaPlaylistParser {
             }
         }
         segments.append(HLSMediaSegment(
-            duration: duration, title: pendingTitle, uri: uri, resolvedURI: resolved, byteRange: byteRange,
+            duration: duration, durationText: pendingDurationText, title: pendingTitle, uri: uri, resolvedURI: resolved, byteRange: byteRange,
             isDiscontinuity: pendingDiscontinuity, map: currentMap, keys: currentKeys,
             programDateTime: pendingProgramDateTime, dateRanges: pendingDateRanges, isGap: pendingGap,
             cueOut: pendingCueOut, cueOutContinuation: pendingCueOutContinuation, isCueIn: pendingCueIn,
             unknownLines: pendingUnknown))
         pendingDuration = nil
+        pendingDurationText = nil
         pendingTitle = nil
         extinfLine = nil
         pendingByteRange = nil

@@ -1,7 +1,8 @@
 import CompositorCore
 
 /// Writes playlists as canonical text: one order of tags, `\n` line ends, explicit byte-range
-/// offsets, decimals in their shortest exact form. Parsing the text gives back an equal model.
+/// offsets, decimals in their shortest exact form (an `EXTINF` rounded to the nanosecond is written
+/// as it was read). Parsing the text gives back an equal model.
 ///
 /// Media playlist layout: `#EXTM3U`, the header's unknown lines, the playlist tags
 /// (`EXT-X-TARGETDURATION` always), then per segment its unknown lines, `EXT-X-DISCONTINUITY`,
@@ -45,7 +46,7 @@ package enum HLSPlaylistWriter {
             if segment.isGap { out += "#EXT-X-GAP\n" }
             if let range = segment.byteRange { out += "#EXT-X-BYTERANGE:\(range.length)@\(range.offset)\n" }
             out += "#EXTINF:"
-            out += segment.duration.hlsDecimalString
+            out += segment.durationText ?? segment.duration.hlsDecimalString
             out += ","
             if let title = segment.title { out += title }
             out += "\n"
