@@ -42,7 +42,7 @@ struct MediaPlaylistParser {
     private var pendingGap = false
     private var pendingCueOut: HLSCueTag?
     private var pendingCueOutContinuation: HLSCueTag?
-    private var pendingCueIn = false
+    private var pendingCueIn: HLSCueTag?
     private var pendingUnknown: [String] = []
     private var pendingHasSegmentTags = false
     /// Byte offset of the first line gathered for the next segment.
@@ -148,8 +148,7 @@ struct MediaPlaylistParser {
             pendingCueOutContinuation = HLSCueTag(value: try cueValue(value))
         case .cueIn:
             beginSegmentTag(line)
-            try HLSTagValue.noValue(value, tag: "EXT-X-CUE-IN")
-            pendingCueIn = true
+            pendingCueIn = HLSCueTag(value: try cueValue(value))
         case .unknown, .otherMediaTag:
             if pendingStart == nil { pendingStart = line.line.start }
             guard let text = line.line.validatedString(line.line.start, line.line.end) else { throw .invalidUTF8 }
@@ -198,6 +197,8 @@ struct MediaPlaylistParser {
             isIFramesOnly = true
         case .independentSegments:
             playlistTag()
+            // RFC 8216 4.3.5: it, like EXT-X-START, must not appear more than once.
+            guard !hasIndependentSegments else { throw .duplicateTag(tag: "EXT-X-INDEPENDENT-SEGMENTS") }
             try HLSTagValue.noValue(value, tag: "EXT-X-INDEPENDENT-SEGMENTS")
             hasIndependentSegments = true
         case .version:
@@ -304,7 +305,7 @@ struct MediaPlaylistParser {
             duration: duration, durationText: pendingDurationText, title: pendingTitle, uri: uri, resolvedURI: resolved, byteRange: byteRange,
             isDiscontinuity: pendingDiscontinuity, map: currentMap, keys: currentKeys,
             programDateTime: pendingProgramDateTime, dateRanges: pendingDateRanges, isGap: pendingGap,
-            cueOut: pendingCueOut, cueOutContinuation: pendingCueOutContinuation, isCueIn: pendingCueIn,
+            cueOut: pendingCueOut, cueOutContinuation: pendingCueOutContinuation, cueIn: pendingCueIn,
             unknownLines: pendingUnknown))
         pendingDuration = nil
         pendingDurationText = nil
@@ -318,7 +319,7 @@ struct MediaPlaylistParser {
         pendingGap = false
         pendingCueOut = nil
         pendingCueOutContinuation = nil
-        pendingCueIn = false
+        pendingCueIn = nil
         pendingUnknown = []
         pendingHasSegmentTags = false
         pendingStart = nil

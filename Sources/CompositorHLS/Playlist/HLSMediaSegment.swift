@@ -40,8 +40,11 @@ package struct HLSMediaSegment: Hashable, Sendable {
     package var cueOut: HLSCueTag?
     /// `EXT-X-CUE-OUT-CONT` before the segment (inside an ad break).
     package var cueOutContinuation: HLSCueTag?
-    /// `EXT-X-CUE-IN` before the segment (the ad break ends here).
-    package var isCueIn: Bool
+    /// `EXT-X-CUE-IN` before the segment (the ad break ends here), with its value when it has one
+    /// (`4,SpliceType=VOD_DAI` from MediaConvert, `ID=…` from Envivio), kept verbatim.
+    package var cueIn: HLSCueTag?
+    /// Whether `EXT-X-CUE-IN` precedes the segment.
+    package var isCueIn: Bool { cueIn != nil }
     /// Unknown tags and comments written before the segment, kept verbatim.
     package var unknownLines: [String]
 
@@ -49,7 +52,7 @@ package struct HLSMediaSegment: Hashable, Sendable {
         duration: MediaTime, durationText: String? = nil, title: String? = nil, uri: String, resolvedURI: String? = nil,
         byteRange: HLSByteRange? = nil, isDiscontinuity: Bool = false, map: HLSMap? = nil, keys: [HLSKey] = [],
         programDateTime: HLSDateTime? = nil, dateRanges: [HLSDateRange] = [], isGap: Bool = false,
-        cueOut: HLSCueTag? = nil, cueOutContinuation: HLSCueTag? = nil, isCueIn: Bool = false,
+        cueOut: HLSCueTag? = nil, cueOutContinuation: HLSCueTag? = nil, cueIn: HLSCueTag? = nil,
         unknownLines: [String] = []
     ) {
         self.duration = duration
@@ -66,7 +69,7 @@ package struct HLSMediaSegment: Hashable, Sendable {
         self.isGap = isGap
         self.cueOut = cueOut
         self.cueOutContinuation = cueOutContinuation
-        self.isCueIn = isCueIn
+        self.cueIn = cueIn
         self.unknownLines = unknownLines
     }
 }

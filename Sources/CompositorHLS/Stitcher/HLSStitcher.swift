@@ -95,7 +95,7 @@ package struct HLSStitcher: Sendable {
                 segment.dateRanges = []
                 segment.cueOut = nil
                 segment.cueOutContinuation = nil
-                segment.isCueIn = false
+                segment.cueIn = nil
                 segment.unknownLines = []
                 segments.append(segment)
                 let before = compositionTime

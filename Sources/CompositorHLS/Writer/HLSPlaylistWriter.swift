@@ -42,7 +42,7 @@ package enum HLSPlaylistWriter {
             for range in segment.dateRanges { out += "#EXT-X-DATERANGE:\(range.attributes)\n" }
             if let cue = segment.cueOut { out += "#EXT-X-CUE-OUT"; writeCueValue(cue, to: &out) }
             if let cue = segment.cueOutContinuation { out += "#EXT-X-CUE-OUT-CONT"; writeCueValue(cue, to: &out) }
-            if segment.isCueIn { out += "#EXT-X-CUE-IN\n" }
+            if let cue = segment.cueIn { out += "#EXT-X-CUE-IN"; writeCueValue(cue, to: &out) }
             if segment.isGap { out += "#EXT-X-GAP\n" }
             if let range = segment.byteRange { out += "#EXT-X-BYTERANGE:\(range.length)@\(range.offset)\n" }
             out += "#EXTINF:"

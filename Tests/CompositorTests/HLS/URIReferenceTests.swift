@@ -132,8 +132,11 @@ struct HLSDateTimeTests {
         ("2024-05-01T12:00:00-0530", "1714584600", -330),
         ("2000-03-01T00:00:00.123456789Z", "951868800.123456789", 0),
         ("1969-12-31T23:59:59Z", "-1", 0),
-    ])
-    func parses(text: String, seconds: String, offset: Int) throws {
+        // No zone (RFC 8216: SHOULD have one): read as UTC, and written back without one.
+        ("2024-05-01T12:00:00", "1714564800", nil),
+        ("2024-05-01T12:00:00.25", "1714564800.25", nil),
+    ] as [(String, String, Int?)])
+    func parses(text: String, seconds: String, offset: Int?) throws {
         let date = try HLSDateTime(parsing: text)
         #expect(date.secondsSinceEpoch == HLSTest.time(seconds))
         #expect(date.utcOffsetMinutes == offset)
@@ -151,7 +154,7 @@ struct HLSDateTimeTests {
     }
 
     @Test("rejects what is not a date-time", arguments: [
-        "2024-05-01", "2024-05-01T12:00:00", "2024-02-30T00:00:00Z", "2024-05-01T24:00:00Z", "2024-05-01 12:00:00Z",
+        "2024-05-01", "2024-05-01T12", "2024-05-01T12:00", "2024-02-30T00:00:00Z", "2024-05-01T24:00:00Z", "2024-05-01 12:00:00Z",
         "2024-05-01T12:00:00.Z", "2024-05-01T12:00:00Zjunk",
     ])
     func rejects(text: String) {
