@@ -1,10 +1,14 @@
 import Compositor
 import CompositorIO
 
-/// `hls SCHEDULE.json --output DIR`: the schedule's HLS sources stitched into `DIR/stitched.m3u8`
-/// (a multivariant playlist with `stitched-N.m3u8` beside it when the content has variants), the
-/// exact-cut queue plan in `DIR/queue-plan.json`, and the timeline that plays in the playlist (cuts
-/// snapped; `timeline --json`'s shape) in `DIR/timeline.json`.
+/// `hls SCHEDULE.json --output DIR [--snap RULE] [--snap-break BREAK=RULE]...`: the schedule's HLS
+/// sources stitched into `DIR/stitched.m3u8` (a multivariant playlist with `stitched-N.m3u8` beside
+/// it when the content has variants), the exact-cut queue plan in `DIR/queue-plan.json`, and the
+/// timeline that plays in the playlist (cuts snapped; `timeline --json`'s shape) in `DIR/timeline.json`.
+///
+/// `--snap` is how every cut moves to a segment boundary (`nearest`, the default, `next`,
+/// `previous`, `covering` or `within`); `--snap-break` gives one break its own rule, for its ads
+/// and the content cuts on either side of it, and may be repeated.
 ///
 /// The folder appears whole or not at all: everything is written into a new folder beside it, which
 /// then takes its name. An existing `DIR` is replaced only when it holds nothing but a previous
@@ -14,21 +18,52 @@ enum HLSCommand {
     static let queuePlanName = "queue-plan.json"
     static let timelineName = "timeline.json"
 
+    /// The `--snap` names, in the order the usage lists them.
+    static let snappingRules: [(name: String, rule: HLSCutSnapping)] = [
+        ("nearest", .nearest), ("next", .next), ("previous", .previous), ("covering", .covering), ("within", .within),
+    ]
+
     static func run(_ arguments: inout Arguments) throws(DemoError) {
         guard let folder = try arguments.pathOption("--output") else { throw .usage("hls needs --output DIR") }
+        var snapping = HLSCutSnapping.nearest
+        if let name = try arguments.option("--snap") { snapping = try rule(named: name, option: "--snap") }
+        var breakSnapping: [String: HLSCutSnapping] = [:]
+        while let value = try arguments.option("--snap-break") {
+            guard let equals = value.lastIndex(of: "="), equals != value.startIndex else {
+                throw .usage("--snap-break expects BREAK=RULE, got \(quoted(value))")
+            }
+            let id = String(value[..<equals])
+            guard breakSnapping[id] == nil else { throw .usage("--snap-break gives break \(quoted(id)) two rules") }
+            breakSnapping[id] = try rule(named: String(value[value.index(after: equals)...]), option: "--snap-break")
+        }
         let path = try arguments.positionalPath("SCHEDULE.json")
         try arguments.finish()
         let loaded = try LoadedSchedule(path: path)
-        let stitched = try stitch(loaded.composition, into: folder, scheduleFile: path)
-        Output.out(summary(stitched, folder: folder.description))
+        for id in breakSnapping.keys.sorted() where !loaded.schedule.breaks.contains(where: { $0.id == id }) {
+            throw .usage("--snap-break: \(path) has no break \(quoted(id))")
+        }
+        let stitched = try stitch(loaded.composition, into: folder, scheduleFile: path, snapping: snapping, breakSnapping: breakSnapping)
+        Output.out(summary(stitched, folder: folder.description, snapping: snapping, breakSnapping: breakSnapping))
+    }
+
+    private static func rule(named name: String, option: String) throws(DemoError) -> HLSCutSnapping {
+        guard let rule = snappingRules.first(where: { $0.name == name })?.rule else {
+            throw .usage("\(option): expected \(snappingRules.map(\.name).joined(separator: ", ")), got \(quoted(name))")
+        }
+        return rule
     }
 
     /// Stitches `composition` and writes the playlists and the queue plan into `folder`, atomically.
-    static func stitch(_ composition: Composition, into folder: FilePath, scheduleFile: FilePath) throws(DemoError) -> HLSStitchedComposition {
+    static func stitch(
+        _ composition: Composition, into folder: FilePath, scheduleFile: FilePath,
+        snapping: HLSCutSnapping = .nearest, breakSnapping: [String: HLSCutSnapping] = [:]
+    ) throws(DemoError) -> HLSStitchedComposition {
         let target = folder.resolved(against: currentFolder())
         let stitched: HLSStitchedComposition
         do {
-            stitched = try HLSCompositionStitcher(outputURL: hlsURL(target.appending(playlistName))).stitch(composition)
+            var stitcher = HLSCompositionStitcher(outputURL: hlsURL(target.appending(playlistName)), snapping: snapping)
+            stitcher.breakSnapping = breakSnapping
+            stitched = try stitcher.stitch(composition)
         } catch {
             throw .failure("\(scheduleFile): \(error)")
         }
@@ -75,7 +110,21 @@ enum HLSCommand {
         return URIReference.relativize(hlsURL(absolute), from: folder + "/" + queuePlanName)
     }
 
-    static func summary(_ stitched: HLSStitchedComposition, folder: String) -> String {
+    /// Where a rule puts cuts, for the summary.
+    static func phrase(_ rule: HLSCutSnapping) -> String {
+        switch rule {
+        case .nearest: return "the nearest segment boundary"
+        case .next: return "the next segment boundary"
+        case .previous: return "the previous segment boundary"
+        case .covering: return "segment boundaries covering what was asked"
+        case .within: return "segment boundaries within what was asked"
+        }
+    }
+
+    static func summary(
+        _ stitched: HLSStitchedComposition, folder: String,
+        snapping: HLSCutSnapping = .nearest, breakSnapping: [String: HLSCutSnapping] = [:]
+    ) -> String {
         let shownFolder = folder.hasSuffix("/") ? String(folder.dropLast()) : folder
         func shown(_ url: String) -> String { shownFolder + "/" + (url.split(separator: "/").last.map(String.init) ?? url) }
         let composition = stitched.composition
@@ -102,10 +151,14 @@ enum HLSCommand {
         }
         lines.append("wrote \(shownFolder)/\(queuePlanName): \(stitched.queuePlan.items.count) queue items with exact cuts (not snapped)")
         lines.append("wrote \(shownFolder)/\(timelineName): the timeline that plays in the playlist (cuts snapped)")
-        lines.append("breaks (cuts snap to the nearest segment boundary):")
+        lines.append("breaks (cuts snap to \(phrase(snapping))):")
         for placed in stitched.breaks {
             var line = "  break \(escapedForDisplay(placed.id)): asked at \(placed.requestedPosition) s, plays at \(placed.position) s"
-            if placed.requestedPosition != placed.position { line += " (segment boundary)" }
+            if let own = breakSnapping[placed.id], own != snapping {
+                line += " (\(phrase(own)))"
+            } else if placed.requestedPosition != placed.position {
+                line += " (segment boundary)"
+            }
             line += "; composition \(placed.compositionRange)"
             lines.append(line)
         }

@@ -41,11 +41,16 @@ public struct HLSCompositionStitcher: Sendable {
     public var programDateTime: String
     /// The `CLASS` of every break's `EXT-X-DATERANGE`.
     public var markerClass: String
-    /// How cuts move to segment boundaries: `.nearest` (the default), `.covering` or `.within`.
-    /// At a mid-roll, `.within` skips the content between the two snapped cuts (the reported
-    /// composition resumes content later, as a `resumeOffset` would), and `.covering` would play
-    /// some of it twice, which no timeline describes: refused as `.snapping`.
+    /// How cuts move to segment boundaries: `.nearest` (the default), `.next`, `.previous`,
+    /// `.covering` or `.within`. With `.next` or `.previous` a break plays at the boundary after or
+    /// before where it is asked. At a mid-roll, `.within` skips the content between the two snapped
+    /// cuts (the reported composition resumes content later, as a `resumeOffset` would), and
+    /// `.covering` would play some of it twice, which no timeline describes: refused as `.snapping`.
     public var snapping: HLSCutSnapping
+    /// Rules for particular breaks, by break ID, in place of `snapping`: a break's rule moves its
+    /// ads' cuts and the content cuts on either side of it (where content stops for it and where
+    /// content resumes). A break that is not in the composition (left out, say) has no cuts to move.
+    public var breakSnapping: [String: HLSCutSnapping] = [:]
     /// Reads the source playlists (local files by default).
     public var loader: HLSPlaylistLoader
 
@@ -148,8 +153,9 @@ public struct HLSCompositionStitcher: Sendable {
         _ composition: Composition, playlists: [HLSMediaPlaylist], outputURL: String
     ) throws(HLSCompositionStitchError) -> HLSStitchResult {
         var pieces: [HLSStitchPiece] = []
-        for (segment, playlist) in zip(composition.segments, playlists) {
-            try precheck(segment, playlist)
+        let rules = cutRules(composition.segments)
+        for ((segment, playlist), rule) in zip(zip(composition.segments, playlists), rules) {
+            try precheck(segment, playlist, rule: rule)
             var marker: HLSStitchMarker?
             if let ad = segment.adPosition, let placed = composition.placedBreak(id: ad.breakID) {
                 marker = HLSStitchMarker(
@@ -158,7 +164,8 @@ public struct HLSCompositionStitcher: Sendable {
             }
             pieces.append(HLSStitchPiece(
                 playlist: playlist, sourceRange: segment.sourceRange, kind: segment.isAd ? .interstitial : .content,
-                marker: marker, plannedCompositionStart: segment.compositionRange.start))
+                marker: marker, plannedCompositionStart: segment.compositionRange.start,
+                startSnapping: rule.start, endSnapping: rule.end))
         }
         let result: HLSStitchResult
         do {
@@ -175,15 +182,33 @@ public struct HLSCompositionStitcher: Sendable {
         return result
     }
 
+    /// The rule of each segment's start and end cut: a break's own rule (`breakSnapping`) for its
+    /// ads' cuts and for the content cuts next to it, `snapping` for every other cut.
+    func cutRules(_ segments: [Segment]) -> [(start: HLSCutSnapping, end: HLSCutSnapping)] {
+        func breakRule(_ index: Int) -> HLSCutSnapping? {
+            guard segments.indices.contains(index), let id = segments[index].adPosition?.breakID else { return nil }
+            return breakSnapping[id]
+        }
+        return segments.indices.map { index in
+            if segments[index].isAd {
+                let rule = breakRule(index) ?? snapping
+                return (rule, rule)
+            }
+            return (breakRule(index - 1) ?? snapping, breakRule(index + 1) ?? snapping)
+        }
+    }
+
     /// Refuses, naming the item, what the engine would refuse or drop without saying which item it was.
-    private func precheck(_ segment: Segment, _ playlist: HLSMediaPlaylist) throws(HLSCompositionStitchError) {
+    private func precheck(
+        _ segment: Segment, _ playlist: HLSMediaPlaylist, rule: (start: HLSCutSnapping, end: HLSCutSnapping)
+    ) throws(HLSCompositionStitchError) {
         guard playlist.isFinite else {
             throw .unsupported(url: playlist.url, reason: "a live playlist (no EXT-X-ENDLIST, not PLAYLIST-TYPE VOD) has no fixed segments to stitch")
         }
         guard !playlist.isIFramesOnly else { throw .unsupported(url: playlist.url, reason: "an I-frame playlist cannot be stitched") }
         let boundaries: [MediaTime]
         do { boundaries = try playlist.segmentBoundaries } catch { throw .stitch(item: segment.id, reason: HLSStitchError.timeOverflow(error).description) }
-        let (first, last) = HLSStitcher.snap(segment.sourceRange, to: boundaries, rule: snapping)
+        let (first, last) = HLSStitcher.snap(segment.sourceRange, to: boundaries, start: rule.start, end: rule.end)
         guard last > first else {
             throw .snapsToNothing(
                 item: segment.id, url: playlist.url, requested: segment.sourceRange,

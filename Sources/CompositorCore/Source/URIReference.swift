@@ -75,6 +75,11 @@ package struct URIReference: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// This reference resolved against `base` by the strict algorithm of RFC 3986 section 5.2.2.
+    ///
+    /// The RFC defines resolution against an absolute base only. A relative base (a path such as
+    /// `../splice/master.m3u8`, no scheme, no authority, no leading `/`) resolves the same way except
+    /// that `..` segments that climb above the base's start are kept, not dropped: `a.m3u8` against
+    /// `../splice/master.m3u8` is `../splice/a.m3u8`, the same file as read from the same folder.
     package func resolved(against base: URIReference) -> URIReference {
         var target = URIReference(path: "")
         if let scheme {
@@ -94,6 +99,8 @@ package struct URIReference: Hashable, Sendable, CustomStringConvertible {
                 } else {
                     if path.hasPrefix("/") {
                         target.path = URIReference.removingDotSegments(path)
+                    } else if base.isRelativePath {
+                        target.path = URIReference.removingDotSegments(relativePath: URIReference.merge(base: base, path))
                     } else {
                         target.path = URIReference.removingDotSegments(URIReference.merge(base: base, path))
                     }
@@ -149,6 +156,36 @@ package struct URIReference: Hashable, Sendable, CustomStringConvertible {
         if base.authority != nil && base.path.isEmpty { return "/" + path }
         guard let slash = base.path.lastIndex(of: "/") else { return path }
         return String(base.path[...slash]) + path
+    }
+
+    /// No scheme, no authority, and a path that does not start at the root: a reference read from
+    /// wherever its reader is (a file path relative to the working folder, say).
+    var isRelativePath: Bool { scheme == nil && authority == nil && !path.hasPrefix("/") }
+
+    /// RFC 3986 section 5.2.4 for a relative path: `.` segments go, `name/..` pairs cancel, and a
+    /// `..` with nothing before it to cancel stays (`a/../../b` is `../b`), so the path still names
+    /// what it named from the same starting folder. A path that cancels to nothing is `./`; a first
+    /// segment that is empty or has a `:` gets `./` in front (RFC 3986 section 4.2), so it cannot
+    /// read as the root, an authority or a scheme.
+    static func removingDotSegments(relativePath path: String) -> String {
+        guard path.contains(".") else { return path }
+        let input = path.split(separator: "/", omittingEmptySubsequences: false)
+        var output: [Substring] = []
+        for segment in input {
+            switch segment {
+            case ".": continue
+            case "..":
+                if let last = output.last, last != ".." { output.removeLast() } else { output.append("..") }
+            default: output.append(segment)
+            }
+        }
+        // A final `.` or `..` names a folder: the result ends with `/`.
+        if let last = input.last, last == "." || last == "..", output.last != "" { output.append("") }
+        let result = output.joined(separator: "/")
+        if result.isEmpty { return "./" }
+        // An empty first segment would read as the root, or as an authority.
+        if let first = output.first, first.isEmpty || first.contains(":") { return "./" + result }
+        return result
     }
 
     /// RFC 3986 section 5.2.4, on whole segments.

@@ -31,6 +31,7 @@ struct MediaPlaylistParser {
 
     // The segment being gathered
     private var pendingDuration: MediaTime?
+    private var pendingDurationText: String?
     private var pendingTitle: String?
     private var extinfLine: HLSLine?
     private var pendingByteRange: (length: UInt64, offset: UInt64?)?
@@ -41,7 +42,7 @@ struct MediaPlaylistParser {
     private var pendingGap = false
     private var pendingCueOut: HLSCueTag?
     private var pendingCueOutContinuation: HLSCueTag?
-    private var pendingCueIn = false
+    private var pendingCueIn: HLSCueTag?
     private var pendingUnknown: [String] = []
     private var pendingHasSegmentTags = false
     /// Byte offset of the first line gathered for the next segment.
@@ -147,8 +148,7 @@ struct MediaPlaylistParser {
             pendingCueOutContinuation = HLSCueTag(value: try cueValue(value))
         case .cueIn:
             beginSegmentTag(line)
-            try HLSTagValue.noValue(value, tag: "EXT-X-CUE-IN")
-            pendingCueIn = true
+            pendingCueIn = HLSCueTag(value: try cueValue(value))
         case .unknown, .otherMediaTag:
             if pendingStart == nil { pendingStart = line.line.start }
             guard let text = line.line.validatedString(line.line.start, line.line.end) else { throw .invalidUTF8 }
@@ -197,6 +197,8 @@ struct MediaPlaylistParser {
             isIFramesOnly = true
         case .independentSegments:
             playlistTag()
+            // RFC 8216 4.3.5: it, like EXT-X-START, must not appear more than once.
+            guard !hasIndependentSegments else { throw .duplicateTag(tag: "EXT-X-INDEPENDENT-SEGMENTS") }
             try HLSTagValue.noValue(value, tag: "EXT-X-INDEPENDENT-SEGMENTS")
             hasIndependentSegments = true
         case .version:
@@ -250,22 +252,21 @@ struct MediaPlaylistParser {
         guard let value else { throw .invalidTagValue(tag: "EXTINF", reason: "missing duration") }
         var comma = value.start
         while comma < value.end, value[comma] != UInt8(ascii: ",") { comma += 1 }
-        let duration: MediaTime
+        let parsed: (time: MediaTime, keepsText: Bool)?
         do {
-            guard let parsed = try MediaTime.parseHLSDecimal(value, value.start, comma) else {
-                throw HLSParseError.Problem.invalidTagValue(tag: "EXTINF", reason: "expected a non-negative decimal duration")
-            }
-            duration = parsed
-        } catch let error as HLSParseError.Problem {
-            throw error
+            parsed = try MediaTime.parseHLSDecimal(value, value.start, comma)
         } catch {
-            if case MediaTimeError.tooPrecise = error {
-                throw .unsupportedFeature(tag: "EXTINF", reason: "duration needs more than 9 decimal places: \(error)")
-            }
             // Too many digits for 64 bits: malformed, no real segment is that long.
             throw .invalidTagValue(tag: "EXTINF", reason: "duration \(error)")
         }
+        guard let parsed else {
+            throw .invalidTagValue(tag: "EXTINF", reason: "expected a non-negative decimal duration")
+        }
+        let duration = parsed.time
         pendingDuration = duration
+        // A duration rounded to the nanosecond (or with more decimals than the canonical form writes)
+        // keeps its text, so the playlist is written back as it came.
+        pendingDurationText = parsed.keepsText ? value.string(value.start, comma) : nil
         extinfLine = line
         if comma + 1 < value.end {
             guard let title = value.validatedString(comma + 1, value.end) else { throw .invalidUTF8 }
@@ -301,12 +302,13 @@ struct MediaPlaylistParser {
             }
         }
         segments.append(HLSMediaSegment(
-            duration: duration, title: pendingTitle, uri: uri, resolvedURI: resolved, byteRange: byteRange,
+            duration: duration, durationText: pendingDurationText, title: pendingTitle, uri: uri, resolvedURI: resolved, byteRange: byteRange,
             isDiscontinuity: pendingDiscontinuity, map: currentMap, keys: currentKeys,
             programDateTime: pendingProgramDateTime, dateRanges: pendingDateRanges, isGap: pendingGap,
-            cueOut: pendingCueOut, cueOutContinuation: pendingCueOutContinuation, isCueIn: pendingCueIn,
+            cueOut: pendingCueOut, cueOutContinuation: pendingCueOutContinuation, cueIn: pendingCueIn,
             unknownLines: pendingUnknown))
         pendingDuration = nil
+        pendingDurationText = nil
         pendingTitle = nil
         extinfLine = nil
         pendingByteRange = nil
@@ -317,7 +319,7 @@ struct MediaPlaylistParser {
         pendingGap = false
         pendingCueOut = nil
         pendingCueOutContinuation = nil
-        pendingCueIn = false
+        pendingCueIn = nil
         pendingUnknown = []
         pendingHasSegmentTags = false
         pendingStart = nil

@@ -3,7 +3,8 @@ import CompositorCore
 /// The multivariant-playlist half of `HLSPlaylistParser`.
 ///
 /// Unknown lines directly before an `EXT-X-STREAM-INF` lead that variant; all others belong to the
-/// playlist. The URI line must come right after its `EXT-X-STREAM-INF`.
+/// playlist. Between an `EXT-X-STREAM-INF` and its URI line only comments and unknown tags may come
+/// (as after `EXTINF`); they join the variant's leading lines, and any other tag there is an error.
 struct MultivariantPlaylistParser {
     var reader: HLSLineReader
     let resolver: HLSURIResolver
@@ -41,7 +42,13 @@ struct MultivariantPlaylistParser {
 
     private mutating func handle(_ line: HLSLine) throws(HLSParseError.Problem) {
         let (tag, value) = HLSTag.classify(line.line)
-        if let pending = pendingVariant {
+        if var pending = pendingVariant {
+            if tag == .unknown {
+                guard let text = line.line.validatedString(line.line.start, line.line.end) else { throw .invalidUTF8 }
+                pending.leadingLines.append(text)
+                pendingVariant = pending
+                return
+            }
             guard tag == .uri else {
                 relocatedError = reader.error(.streamInfWithoutURI, pending.line)
                 throw .streamInfWithoutURI
@@ -87,6 +94,7 @@ struct MultivariantPlaylistParser {
             guard version == nil else { throw .duplicateTag(tag: "EXT-X-VERSION") }
             version = try HLSTagValue.version(value, tag: "EXT-X-VERSION")
         case .independentSegments:
+            guard !hasIndependentSegments else { throw .duplicateTag(tag: "EXT-X-INDEPENDENT-SEGMENTS") }
             try HLSTagValue.noValue(value, tag: "EXT-X-INDEPENDENT-SEGMENTS")
             hasIndependentSegments = true
         case .start:

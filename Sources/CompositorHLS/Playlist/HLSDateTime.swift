@@ -1,8 +1,11 @@
 import CompositorCore
 
 /// An ISO 8601 date-time as HLS writes them (`EXT-X-PROGRAM-DATE-TIME`, `START-DATE`):
-/// `YYYY-MM-DDThh:mm:ss[.fraction](Z|±hh:mm|±hhmm|±hh)`, held as an exact instant plus the zone
+/// `YYYY-MM-DDThh:mm:ss[.fraction][Z|±hh:mm|±hhmm|±hh]`, held as an exact instant plus the zone
 /// offset it was written in, so it is written back in the same zone.
+///
+/// RFC 8216 says a date-time SHOULD have a zone, not MUST: one without (`2024-05-01T12:00:00`) is
+/// read as UTC, and written back without a zone, so the playlist still says what it said.
 ///
 /// ```swift
 /// let anchor = try HLSDateTime(parsing: "2024-05-01T12:00:00Z")
@@ -11,10 +14,11 @@ import CompositorCore
 package struct HLSDateTime: Hashable, Sendable, CustomStringConvertible {
     /// The instant: seconds since 1970-01-01T00:00:00Z, exact.
     package let secondsSinceEpoch: MediaTime
-    /// The zone offset it is written in, in minutes east of UTC.
-    package let utcOffsetMinutes: Int
+    /// The zone offset it is written in, in minutes east of UTC; `nil` when it was written without a
+    /// zone (and is then read as UTC).
+    package let utcOffsetMinutes: Int?
 
-    package init(secondsSinceEpoch: MediaTime, utcOffsetMinutes: Int = 0) {
+    package init(secondsSinceEpoch: MediaTime, utcOffsetMinutes: Int? = 0) {
         self.secondsSinceEpoch = secondsSinceEpoch
         self.utcOffsetMinutes = utcOffsetMinutes
     }
@@ -66,9 +70,10 @@ package struct HLSDateTime: Hashable, Sendable, CustomStringConvertible {
             } catch { throw fail("fraction more precise than nanoseconds") }
         }
         var offsetMinutes: Int64 = 0
-        guard i < bytes.count else { throw fail("missing time zone (Z or ±hh:mm)") }
-        if bytes[i] == UInt8(ascii: "Z") || bytes[i] == UInt8(ascii: "z") {
-            i += 1
+        // Without a zone (RFC 8216 4.3.2.6: SHOULD have one) the time is read as UTC.
+        let hasZone = i < bytes.count
+        if !hasZone || bytes[i] == UInt8(ascii: "Z") || bytes[i] == UInt8(ascii: "z") {
+            i += hasZone ? 1 : 0
         } else if bytes[i] == UInt8(ascii: "+") || bytes[i] == UInt8(ascii: "-") {
             let sign: Int64 = bytes[i] == UInt8(ascii: "-") ? -1 : 1
             i += 1
@@ -95,7 +100,7 @@ package struct HLSDateTime: Hashable, Sendable, CustomStringConvertible {
         } catch {
             throw fail("the date with its fraction of a second is too far from 1970 to be exact in 64 bits")
         }
-        utcOffsetMinutes = Int(offsetMinutes)
+        utcOffsetMinutes = hasZone ? Int(offsetMinutes) : nil
     }
 
     /// The instant `offset` later, in the same zone.
@@ -103,10 +108,11 @@ package struct HLSDateTime: Hashable, Sendable, CustomStringConvertible {
         HLSDateTime(secondsSinceEpoch: try secondsSinceEpoch.adding(offset), utcOffsetMinutes: utcOffsetMinutes)
     }
 
-    /// `YYYY-MM-DDThh:mm:ss.fffZ` (or `±hh:mm`): at least milliseconds, more digits when the instant
-    /// needs them (up to nanoseconds; an instant between nanoseconds is rounded to the microsecond).
+    /// `YYYY-MM-DDThh:mm:ss.fffZ` (or `±hh:mm`, or no zone when it was read without one): at least
+    /// milliseconds, more digits when the instant needs them (up to nanoseconds; an instant between
+    /// nanoseconds is rounded to the microsecond).
     package var description: String {
-        var local = secondsSinceEpoch + MediaTime(seconds: Int64(utcOffsetMinutes) * 60)
+        var local = secondsSinceEpoch + MediaTime(seconds: Int64(utcOffsetMinutes ?? 0) * 60)
         if let text = local.exactDecimalString, let dot = text.firstIndex(of: "."),
            text.distance(from: dot, to: text.endIndex) - 1 > 9 {
             local = (try? local.converted(to: 1_000_000, rounding: .toNearestOrAwayFromZero)) ?? local
@@ -127,11 +133,13 @@ package struct HLSDateTime: Hashable, Sendable, CustomStringConvertible {
         var text = "\(pad(year, 4))-\(pad(month, 2))-\(pad(day, 2))T"
         text += "\(pad(secondOfDay / 3600, 2)):\(pad(secondOfDay / 60 % 60, 2)):\(pad(secondOfDay % 60, 2))"
         text += "." + fractionDigits
-        if utcOffsetMinutes == 0 {
-            text += "Z"
-        } else {
-            let m = Int64(utcOffsetMinutes.magnitude)
-            text += (utcOffsetMinutes < 0 ? "-" : "+") + pad(m / 60, 2) + ":" + pad(m % 60, 2)
+        if let offset = utcOffsetMinutes {
+            if offset == 0 {
+                text += "Z"
+            } else {
+                let m = Int64(offset.magnitude)
+                text += (offset < 0 ? "-" : "+") + pad(m / 60, 2) + ":" + pad(m % 60, 2)
+            }
         }
         return text
     }

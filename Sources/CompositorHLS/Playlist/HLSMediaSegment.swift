@@ -6,8 +6,16 @@ import CompositorCore
 /// `EXT-X-MAP` in effect, `keys` the `EXT-X-KEY`s in effect, `byteRange` has its offset filled in.
 /// The writer emits those tags again wherever they change (and after every discontinuity).
 package struct HLSMediaSegment: Hashable, Sendable {
-    /// The `EXTINF` duration, exact (`#EXTINF:10.010,` is `10010/1000`).
-    package var duration: MediaTime
+    /// The `EXTINF` duration, exact (`#EXTINF:10.010,` is `10010/1000`) whenever a timescale up to
+    /// `Int32.max` holds it; otherwise rounded to the nearest nanosecond (`2.002002002002002` is
+    /// `2.002002002`), with the text kept in `durationText`. Setting it drops `durationText`.
+    package var duration: MediaTime {
+        didSet { durationText = nil }
+    }
+    /// The `EXTINF` duration as written, when `duration` is rounded from it (or is exact with more
+    /// than the 18 decimals the canonical form writes); the writer writes this text, so such a
+    /// playlist reads and writes back unchanged. `nil` otherwise.
+    package var durationText: String?
     /// The `EXTINF` title; `nil` when empty.
     package var title: String?
     /// The URI line as written.
@@ -32,19 +40,23 @@ package struct HLSMediaSegment: Hashable, Sendable {
     package var cueOut: HLSCueTag?
     /// `EXT-X-CUE-OUT-CONT` before the segment (inside an ad break).
     package var cueOutContinuation: HLSCueTag?
-    /// `EXT-X-CUE-IN` before the segment (the ad break ends here).
-    package var isCueIn: Bool
+    /// `EXT-X-CUE-IN` before the segment (the ad break ends here), with its value when it has one
+    /// (`4,SpliceType=VOD_DAI` from MediaConvert, `ID=…` from Envivio), kept verbatim.
+    package var cueIn: HLSCueTag?
+    /// Whether `EXT-X-CUE-IN` precedes the segment.
+    package var isCueIn: Bool { cueIn != nil }
     /// Unknown tags and comments written before the segment, kept verbatim.
     package var unknownLines: [String]
 
     package init(
-        duration: MediaTime, title: String? = nil, uri: String, resolvedURI: String? = nil,
+        duration: MediaTime, durationText: String? = nil, title: String? = nil, uri: String, resolvedURI: String? = nil,
         byteRange: HLSByteRange? = nil, isDiscontinuity: Bool = false, map: HLSMap? = nil, keys: [HLSKey] = [],
         programDateTime: HLSDateTime? = nil, dateRanges: [HLSDateRange] = [], isGap: Bool = false,
-        cueOut: HLSCueTag? = nil, cueOutContinuation: HLSCueTag? = nil, isCueIn: Bool = false,
+        cueOut: HLSCueTag? = nil, cueOutContinuation: HLSCueTag? = nil, cueIn: HLSCueTag? = nil,
         unknownLines: [String] = []
     ) {
         self.duration = duration
+        self.durationText = durationText
         self.title = title
         self.uri = uri
         self.resolvedURI = resolvedURI ?? uri
@@ -57,7 +69,7 @@ package struct HLSMediaSegment: Hashable, Sendable {
         self.isGap = isGap
         self.cueOut = cueOut
         self.cueOutContinuation = cueOutContinuation
-        self.isCueIn = isCueIn
+        self.cueIn = cueIn
         self.unknownLines = unknownLines
     }
 }

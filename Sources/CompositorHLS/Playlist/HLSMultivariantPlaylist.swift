@@ -49,7 +49,8 @@ package struct HLSVariantStream: Hashable, Sendable {
     package var uri: String
     /// `uri` resolved against the multivariant playlist's URL.
     package var resolvedURI: String
-    /// Unknown tags and comments just before the `EXT-X-STREAM-INF`, kept verbatim.
+    /// Unknown tags and comments just before the `EXT-X-STREAM-INF` or between it and its URI, kept
+    /// verbatim (and written before the `EXT-X-STREAM-INF`).
     package var leadingLines: [String]
 
     package init(attributes: HLSAttributeList, uri: String, resolvedURI: String? = nil, leadingLines: [String] = []) {

@@ -194,8 +194,9 @@ package struct HLSStart: Hashable, Sendable {
     }
 }
 
-/// The de facto SCTE-35 cue tags (`EXT-X-CUE-OUT`, `EXT-X-CUE-OUT-CONT`), kept as their text: their
-/// syntax varies between packagers, so the duration is read on demand from the common spellings.
+/// The de facto SCTE-35 cue tags (`EXT-X-CUE-OUT`, `EXT-X-CUE-OUT-CONT`, `EXT-X-CUE-IN`), kept as
+/// their text: their syntax varies between packagers, so the duration is read on demand from the
+/// common spellings, and a value no spelling explains is still kept and written back.
 package struct HLSCueTag: Hashable, Sendable {
     /// The text after the colon, or `nil` when the tag has none.
     package var value: String?

@@ -1,46 +1,66 @@
 import CompositorCore
 
 extension MediaTime {
-    /// Reads an HLS `decimal-floating-point` (`digits[.digits]`, never negative, no exponent) from
-    /// bytes, exactly: `"10.010"` is `10010/1000`. Returns `nil` when the text is not such a number;
-    /// throws when it is one that needs a timescale finer than `Int32` allows.
+    /// Reads an HLS `decimal-floating-point` from bytes: digits and at most one `.`, at least one
+    /// digit (`10`, `10.010`, `.5`, `5.`), never negative, no exponent. Returns `nil` when the text
+    /// is not such a number, and throws `.overflow` when its whole seconds do not fit 64 bits.
     ///
-    /// The fast path (at most 9 fractional digits, the case of every real playlist) allocates nothing.
-    static func parseHLSDecimal(_ bytes: HLSByteView, _ from: Int, _ to: Int) throws(MediaTimeError) -> MediaTime? {
+    /// The value is exact whenever a timescale up to `Int32.max` holds it: `"10.010"` is
+    /// `10010/1000`, and so is any number of decimals that reduces that far (`"0.0000000005"` is
+    /// `1/2000000000`). Otherwise (`"2.002002002002002"`) it is rounded to the nearest nanosecond,
+    /// halves up. `keepsText` says when the time cannot be written back as it reads: rounded, or
+    /// exact with more decimals than `hlsDecimalString` writes (over 18, `"0.00000095367431640625"`);
+    /// the caller then keeps the text.
+    ///
+    /// The fast path (at most 9 fractional digits, the case of almost every playlist) allocates nothing.
+    static func parseHLSDecimal(
+        _ bytes: HLSByteView, _ from: Int, _ to: Int
+    ) throws(MediaTimeError) -> (time: MediaTime, keepsText: Bool)? {
         var i = from
         var value: Int64 = 0
-        var integerDigits = 0
-        while i < to, bytes[i] &- 48 < 10 {
+        func append(_ digit: UInt8) throws(MediaTimeError) {
             let (m, o1) = value.multipliedReportingOverflow(by: 10)
-            let (s, o2) = m.addingReportingOverflow(Int64(bytes[i] - 48))
+            let (s, o2) = m.addingReportingOverflow(Int64(digit))
             guard !o1, !o2 else { throw .overflow("'\(bytes.string(from, to))' does not fit 64 bits") }
             value = s
-            integerDigits += 1
+        }
+        while i < to, bytes[i] &- 48 < 10 {
+            try append(bytes[i] - 48)
             i += 1
         }
-        guard integerDigits > 0 else { return nil }
-        if i == to { return MediaTime(value: value, timescale: 1) }
+        let integerDigits = i - from
+        if i == to {
+            guard integerDigits > 0 else { return nil }
+            return (MediaTime(value: value, timescale: 1), false)
+        }
         guard bytes[i] == UInt8(ascii: ".") else { return nil }
-        i += 1
-        let fractionStart = i
+        let fractionStart = i + 1
+        i = fractionStart
+        while i < to, bytes[i] &- 48 < 10 { i += 1 }
+        guard i == to, integerDigits > 0 || i > fractionStart else { return nil }
+        // Trailing zeros say nothing: `2.002000` is `2.002`.
+        var fractionEnd = to
+        while fractionEnd > fractionStart, bytes[fractionEnd - 1] == UInt8(ascii: "0") { fractionEnd -= 1 }
+        let nanosecondEnd = Swift.min(fractionEnd, fractionStart + 9)
         var timescale: Int64 = 1
-        while i < to, bytes[i] &- 48 < 10 {
-            guard i - fractionStart < 9 else {
-                // Past nine digits: the general parser strips trailing zeros and reduces exactly.
-                var j = i
-                while j < to, bytes[j] &- 48 < 10 { j += 1 }
-                guard j == to else { return nil }
-                return try MediaTime(parsing: bytes.string(from, to))
-            }
-            let (m, o1) = value.multipliedReportingOverflow(by: 10)
-            let (s, o2) = m.addingReportingOverflow(Int64(bytes[i] - 48))
-            guard !o1, !o2 else { throw .overflow("'\(bytes.string(from, to))' does not fit 64 bits") }
-            value = s
+        for k in fractionStart..<nanosecondEnd {
+            try append(bytes[k] - 48)
             timescale *= 10
-            i += 1
         }
-        guard i == to, i > fractionStart else { return nil }
-        return MediaTime(value: value, timescale: Int32(timescale))
+        if fractionEnd == nanosecondEnd { return (MediaTime(value: value, timescale: Int32(timescale)), false) }
+        // Past nine digits: exact if the value reduces to a timescale within `Int32`.
+        do {
+            let exact = try MediaTime(parsing: "0" + bytes.string(from, fractionEnd))
+            return (exact, exact.exactDecimalString == nil)
+        } catch {
+            guard case .tooPrecise = error else { throw error }
+        }
+        if bytes[nanosecondEnd] >= UInt8(ascii: "5") {
+            let (s, o) = value.addingReportingOverflow(1)
+            guard !o else { throw .overflow("'\(bytes.string(from, to))' does not fit 64 bits") }
+            value = s
+        }
+        return (MediaTime(value: value, timescale: 1_000_000_000), true)
     }
 
     /// The time as an HLS decimal: exact when it has a finite decimal expansion (`"10.01"`, `"2"`),

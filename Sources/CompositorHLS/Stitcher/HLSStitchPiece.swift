@@ -21,16 +21,22 @@ package struct HLSStitchPiece: Sendable, Equatable {
     /// Where the caller's plan puts the piece on the stitched timeline; the report compares it with
     /// where the piece really starts after snapping.
     package var plannedCompositionStart: MediaTime
+    /// The rule for the start cut when it is not the stitcher's (a cut next to a break with its own rule).
+    package var startSnapping: HLSCutSnapping?
+    /// The rule for the end cut when it is not the stitcher's.
+    package var endSnapping: HLSCutSnapping?
 
     package init(
         playlist: HLSMediaPlaylist, sourceRange: MediaTimeRange, kind: Kind, marker: HLSStitchMarker? = nil,
-        plannedCompositionStart: MediaTime
+        plannedCompositionStart: MediaTime, startSnapping: HLSCutSnapping? = nil, endSnapping: HLSCutSnapping? = nil
     ) {
         self.playlist = playlist
         self.sourceRange = sourceRange
         self.kind = kind
         self.marker = marker
         self.plannedCompositionStart = plannedCompositionStart
+        self.startSnapping = startSnapping
+        self.endSnapping = endSnapping
     }
 }
 
@@ -52,9 +58,21 @@ package struct HLSStitchMarker: Hashable, Sendable {
 
 /// How a requested cut moves to a segment boundary of its source, since a playlist can only
 /// start and end at whole segments.
+///
+/// ```
+/// segments   0 ------- 9 -------- 18 ---   a break asked at 13
+/// nearest              ^                   lands at 9 (4 away, against 5)
+/// next                            ^        lands at 18
+/// previous             ^                   lands at 9
+/// ```
 public enum HLSCutSnapping: Sendable, Equatable {
     /// Each cut moves to the nearest boundary; a cut exactly between two goes to the earlier one.
     case nearest
+    /// Each cut moves to the first boundary at or after it: a break plays at the next boundary
+    /// (hls-splice's rule), the content before it plays up to there.
+    case next
+    /// Each cut moves to the last boundary at or before it: a break plays at the previous boundary.
+    case previous
     /// Start moves earlier and end later: everything requested plays, and maybe more.
     case covering
     /// Start moves later and end earlier: nothing unrequested plays, maybe less.

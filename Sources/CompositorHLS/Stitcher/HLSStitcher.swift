@@ -65,7 +65,8 @@ package struct HLSStitcher: Sendable {
                 throw HLSStitchError.invalidSourceRange(piece: index, range: piece.sourceRange)
             }
             let boundaries = try HLSStitcher.time { () throws(MediaTimeError) in try source.segmentBoundaries }
-            let (first, last) = HLSStitcher.snap(piece.sourceRange, to: boundaries, rule: snapping)
+            let (first, last) = HLSStitcher.snap(
+                piece.sourceRange, to: boundaries, start: piece.startSnapping ?? snapping, end: piece.endSnapping ?? snapping)
             let snapped = MediaTimeRange(start: boundaries[first], end: boundaries[max(first, last)])
             guard last > first else {
                 dropped.append(HLSDroppedPiece(
@@ -95,7 +96,7 @@ package struct HLSStitcher: Sendable {
                 segment.dateRanges = []
                 segment.cueOut = nil
                 segment.cueOutContinuation = nil
-                segment.isCueIn = false
+                segment.cueIn = nil
                 segment.unknownLines = []
                 segments.append(segment)
                 let before = compositionTime
@@ -172,10 +173,24 @@ package struct HLSStitcher: Sendable {
 
     /// The boundary indices a range's start and end snap to; `boundaries` is `[0, ..., total]`.
     package static func snap(_ range: MediaTimeRange, to boundaries: [MediaTime], rule: HLSCutSnapping) -> (start: Int, end: Int) {
+        snap(range, to: boundaries, start: rule, end: rule)
+    }
+
+    /// The same, with a rule for each cut.
+    package static func snap(
+        _ range: MediaTimeRange, to boundaries: [MediaTime], start: HLSCutSnapping, end: HLSCutSnapping
+    ) -> (start: Int, end: Int) {
+        (snap(range.start, to: boundaries, rule: start, isStart: true), snap(range.end, to: boundaries, rule: end, isStart: false))
+    }
+
+    /// The boundary index one cut snaps to; `covering` and `within` move a start and an end opposite ways.
+    static func snap(_ t: MediaTime, to boundaries: [MediaTime], rule: HLSCutSnapping, isStart: Bool) -> Int {
         switch rule {
-        case .nearest: return (nearest(range.start, boundaries), nearest(range.end, boundaries))
-        case .covering: return (atOrBefore(range.start, boundaries), atOrAfter(range.end, boundaries))
-        case .within: return (atOrAfter(range.start, boundaries), atOrBefore(range.end, boundaries))
+        case .nearest: return nearest(t, boundaries)
+        case .next: return atOrAfter(t, boundaries)
+        case .previous: return atOrBefore(t, boundaries)
+        case .covering: return isStart ? atOrBefore(t, boundaries) : atOrAfter(t, boundaries)
+        case .within: return isStart ? atOrAfter(t, boundaries) : atOrBefore(t, boundaries)
         }
     }
 

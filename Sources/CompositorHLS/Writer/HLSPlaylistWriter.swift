@@ -1,7 +1,8 @@
 import CompositorCore
 
 /// Writes playlists as canonical text: one order of tags, `\n` line ends, explicit byte-range
-/// offsets, decimals in their shortest exact form. Parsing the text gives back an equal model.
+/// offsets, decimals in their shortest exact form (an `EXTINF` rounded to the nanosecond is written
+/// as it was read). Parsing the text gives back an equal model.
 ///
 /// Media playlist layout: `#EXTM3U`, the header's unknown lines, the playlist tags
 /// (`EXT-X-TARGETDURATION` always), then per segment its unknown lines, `EXT-X-DISCONTINUITY`,
@@ -41,11 +42,11 @@ package enum HLSPlaylistWriter {
             for range in segment.dateRanges { out += "#EXT-X-DATERANGE:\(range.attributes)\n" }
             if let cue = segment.cueOut { out += "#EXT-X-CUE-OUT"; writeCueValue(cue, to: &out) }
             if let cue = segment.cueOutContinuation { out += "#EXT-X-CUE-OUT-CONT"; writeCueValue(cue, to: &out) }
-            if segment.isCueIn { out += "#EXT-X-CUE-IN\n" }
+            if let cue = segment.cueIn { out += "#EXT-X-CUE-IN"; writeCueValue(cue, to: &out) }
             if segment.isGap { out += "#EXT-X-GAP\n" }
             if let range = segment.byteRange { out += "#EXT-X-BYTERANGE:\(range.length)@\(range.offset)\n" }
             out += "#EXTINF:"
-            out += segment.duration.hlsDecimalString
+            out += segment.durationText ?? segment.duration.hlsDecimalString
             out += ","
             if let title = segment.title { out += title }
             out += "\n"

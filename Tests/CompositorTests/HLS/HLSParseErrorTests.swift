@@ -126,7 +126,6 @@ struct HLSParseErrorTests {
         ("#EXTM3U\n#EXT-X-TARGETDURATION:4\n#EXT-X-SKIP:SKIPPED-SEGMENTS=3\n", 3),
         ("#EXTM3U\n#EXT-X-VERSION:99\n#EXT-X-TARGETDURATION:4\n", 2),
         ("#EXTM3U\n#EXT-X-TARGETDURATION:4\n#EXT-X-KEY:METHOD=QUANTUM,URI=\"k\"\n", 3),
-        ("#EXTM3U\n#EXT-X-TARGETDURATION:4\n#EXTINF:1.0000000001,\na.ts\n", 3),
     ])
     func unsupported(text: String, line: Int) {
         let error = HLSTest.error(text)

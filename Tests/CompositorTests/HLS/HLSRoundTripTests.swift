@@ -28,6 +28,7 @@ struct HLSPlaylistGenerator {
     static let titles = ["Opening", "Act 1, scene 2", "ünïcode", "a=b", "#not a tag"]
     static let names = ["seg.ts", "a/b.ts", "../up/c.ts", "/abs/d.ts", "https://other.example/e.ts", "f.ts?token=x&y=1", "g.m4s"]
     static let cueValues: [String?] = [nil, "30", "DURATION=15.5", "ElapsedTime=4,Duration=30", "8/30"]
+    static let cueInValues: [String?] = [nil, nil, "4,SpliceType=VOD_DAI", "ID=\"break-1\"", "SpliceType=LIVE_DAI"]
     static let trailing = ["# closing comment", "#EXT-X-CUE-IN", "#EXT-X-DISCONTINUITY", "#EXT-X-VENDOR:end"]
 
     mutating func decimal(maxSeconds: Int) -> MediaTime {
@@ -39,7 +40,7 @@ struct HLSPlaylistGenerator {
 
     mutating func date() -> HLSDateTime {
         let seconds = MediaTime(value: Int64(int(0...2_000_000_000)) * 1000 + Int64(int(0...999)), timescale: 1000)
-        return HLSDateTime(secondsSinceEpoch: seconds, utcOffsetMinutes: pick([0, 0, 60, -330, 540]))
+        return HLSDateTime(secondsSinceEpoch: seconds, utcOffsetMinutes: pick([0, 0, 60, -330, 540, nil]))
     }
 
     mutating func uri() -> String {
@@ -107,7 +108,7 @@ struct HLSPlaylistGenerator {
                 programDateTime: chance(0.15) ? date() : nil,
                 dateRanges: chance(0.1) ? (0..<int(1...2)).map { _ in dateRange() } : [],
                 isGap: chance(0.05), cueOut: chance(0.05) ? HLSCueTag(value: pick(Self.cueValues)) : nil,
-                cueOutContinuation: chance(0.05) ? HLSCueTag(value: pick(Self.cueValues)) : nil, isCueIn: chance(0.05),
+                cueOutContinuation: chance(0.05) ? HLSCueTag(value: pick(Self.cueValues)) : nil, cueIn: chance(0.05) ? HLSCueTag(value: pick(Self.cueInValues)) : nil,
                 unknownLines: chance(0.1) ? (0..<int(1...3)).map { _ in pick(Self.unknownLines) } : []))
         }
         let longest = segments.map(\.duration.roundedToNearestSecond).max() ?? 0

@@ -115,8 +115,9 @@ struct HLSStitcherTests {
         #expect(result.playlist.segments.map(\.isDiscontinuity) == [false, false, true])
     }
 
-    @Test("the other snapping rules cover or stay within the request", arguments: [
+    @Test("the other snapping rules cover, stay within, or move every cut later or earlier", arguments: [
         (HLSCutSnapping.covering, "1.5", "6"), (.within, "5.5", "5.5"), (.nearest, "1.5", "6"),
+        (.next, "5.5", "6"), (.previous, "1.5", "5.5"),
     ])
     func snappingRules(rule: HLSCutSnapping, start: String, end: String) throws {
         let source = try Self.source(Self.content, ["1.5", "4", "0.5", "3"])

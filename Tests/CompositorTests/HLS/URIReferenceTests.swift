@@ -54,6 +54,46 @@ struct URIReferenceTests {
         #expect(URIReference.resolve(reference, against: base) == expected)
     }
 
+    /// RFC 3986 resolves against absolute bases only. A playlist read by a relative path (a schedule's
+    /// `../media/master.m3u8`) is a relative base: the `..` that cannot cancel must stay, or the
+    /// variants are looked for in another folder.
+    @Test("resolves against relative bases, keeping the leading '..' that cannot cancel", arguments: [
+        ("../splice/master.m3u8", "a.m3u8", "../splice/a.m3u8"),
+        ("../splice/master.m3u8", "../ads/b.ts", "../ads/b.ts"),
+        ("../splice/master.m3u8", "../../../x.ts", "../../../x.ts"),
+        ("./../media/master.m3u8", "index_0_av.m3u8", "../media/index_0_av.m3u8"),
+        ("sched/../media/master.m3u8", "index_0_av.m3u8", "media/index_0_av.m3u8"),
+        ("media/master.m3u8", "../../up.ts", "../up.ts"),
+        ("media/v/master.m3u8", "./x/../y/./z.ts", "media/v/y/z.ts"),
+        ("media/master.m3u8", ".", "media/"),
+        ("media/master.m3u8", "..", "./"),
+        ("media/master.m3u8", "../..", "../"),
+        ("../master.m3u8", "?y", "../master.m3u8?y"),
+        ("../master.m3u8", "g#s", "../g#s"),
+        ("master.m3u8", "a.ts", "a.ts"),
+        ("master.m3u8", "./c:d.ts", "./c:d.ts"),
+        ("master.m3u8", "/abs/a.ts", "/abs/a.ts"),
+        ("master.m3u8", "https://h/a.ts", "https://h/a.ts"),
+    ])
+    func relativeBases(base: String, reference: String, expected: String) {
+        #expect(URIReference.resolve(reference, against: base) == expected)
+        #expect(HLSURIResolver(base: base).resolve(reference) == expected)
+    }
+
+    @Test("a schedule's relative multivariant playlist finds its variants beside it")
+    func relativeMultivariant() throws {
+        // The schedule is read from its own folder (`.`) and names `../media/master.m3u8`.
+        let location = try MediaLocation(parsing: "../media/master.m3u8", relativeTo: ".")
+        let url = hlsURL(location)
+        let files = [
+            url: "#EXTM3U\n#EXT-X-STREAM-INF:BANDWIDTH=800000\nindex_0_av.m3u8\n",
+            "../media/index_0_av.m3u8": "#EXTM3U\n#EXT-X-TARGETDURATION:4\n#EXTINF:4,\ns0.ts\n#EXT-X-ENDLIST\n",
+        ]
+        let result = try HLSProbe.probe(url: url, loader: .inMemory(files))
+        #expect(result.variants.map(\.url) == ["../media/index_0_av.m3u8"])
+        #expect(result.duration == MediaTime(seconds: 4))
+    }
+
     @Test("splits into the five components")
     func components() {
         let uri = URIReference(parsing: "https://user@h.example:8443/p/a.m3u8?x=1#t=3")
@@ -92,8 +132,11 @@ struct HLSDateTimeTests {
         ("2024-05-01T12:00:00-0530", "1714584600", -330),
         ("2000-03-01T00:00:00.123456789Z", "951868800.123456789", 0),
         ("1969-12-31T23:59:59Z", "-1", 0),
-    ])
-    func parses(text: String, seconds: String, offset: Int) throws {
+        // No zone (RFC 8216: SHOULD have one): read as UTC, and written back without one.
+        ("2024-05-01T12:00:00", "1714564800", nil),
+        ("2024-05-01T12:00:00.25", "1714564800.25", nil),
+    ] as [(String, String, Int?)])
+    func parses(text: String, seconds: String, offset: Int?) throws {
         let date = try HLSDateTime(parsing: text)
         #expect(date.secondsSinceEpoch == HLSTest.time(seconds))
         #expect(date.utcOffsetMinutes == offset)
@@ -111,7 +154,7 @@ struct HLSDateTimeTests {
     }
 
     @Test("rejects what is not a date-time", arguments: [
-        "2024-05-01", "2024-05-01T12:00:00", "2024-02-30T00:00:00Z", "2024-05-01T24:00:00Z", "2024-05-01 12:00:00Z",
+        "2024-05-01", "2024-05-01T12", "2024-05-01T12:00", "2024-02-30T00:00:00Z", "2024-05-01T24:00:00Z", "2024-05-01 12:00:00Z",
         "2024-05-01T12:00:00.Z", "2024-05-01T12:00:00Zjunk",
     ])
     func rejects(text: String) {

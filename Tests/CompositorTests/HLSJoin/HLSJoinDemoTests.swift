@@ -117,6 +117,32 @@ struct HLSJoinDemoTests {
         #expect(MP4Fixtures.listing(scratch) == ["mixed.json"])
     }
 
+    /// `Fixtures/demo-hls.json`: mid1 is asked at 8.5, between the feature's boundaries 8 and 9.375.
+    @Test("--snap and --snap-break choose where breaks land; an unknown rule or break is a usage error")
+    func snappingOptions() async throws {
+        let scratch = try MP4Fixtures.makeScratchFolder("hls-cli")
+        defer { MP4Fixtures.remove(scratch) }
+        let perBreak = try await DemoProcess.run(["hls", "Fixtures/demo-hls.json", "--output", scratch + "/a", "--snap-break", "mid1=next"])
+        #expect(perBreak.status == 0, "\(perBreak.stderr)")
+        #expect(perBreak.stdout.contains("breaks (cuts snap to the nearest segment boundary):"))
+        #expect(perBreak.stdout.contains("break mid1: asked at 8.5 s, plays at 9.375 s (the next segment boundary)"))
+        #expect(perBreak.stdout.contains("break mid2: asked at 14.3 s, plays at 13.8 s (segment boundary)"))
+        let perStitch = try await DemoProcess.run(["hls", "Fixtures/demo-hls.json", "--output", scratch + "/b", "--snap", "next"])
+        #expect(perStitch.status == 0, "\(perStitch.stderr)")
+        #expect(perStitch.stdout.contains("breaks (cuts snap to the next segment boundary):"))
+        #expect(perStitch.stdout.contains("break mid1: asked at 8.5 s, plays at 9.375 s (segment boundary)"))
+
+        let badRule = try await DemoProcess.run(["hls", "Fixtures/demo-hls.json", "--output", scratch + "/c", "--snap", "sideways"])
+        #expect(badRule.status == 64)
+        #expect(badRule.stderr.hasPrefix("error: --snap: expected nearest, next, previous, covering, within, got 'sideways'"))
+        let badBreak = try await DemoProcess.run(["hls", "Fixtures/demo-hls.json", "--output", scratch + "/c", "--snap-break", "mid9=next"])
+        #expect(badBreak.status == 64)
+        #expect(badBreak.stderr.hasPrefix("error: --snap-break: Fixtures/demo-hls.json has no break 'mid9'"))
+        let noRule = try await DemoProcess.run(["hls", "Fixtures/demo-hls.json", "--output", scratch + "/c", "--snap-break", "mid1"])
+        #expect(noRule.status == 64 && noRule.stderr.hasPrefix("error: --snap-break expects BREAK=RULE, got 'mid1'"))
+        #expect(MP4Fixtures.listing(scratch) == ["a", "b"])
+    }
+
     @Test("usage errors exit 64")
     func usage() async throws {
         let noOutput = try await DemoProcess.run(["hls", "Fixtures/demo-hls.json"])

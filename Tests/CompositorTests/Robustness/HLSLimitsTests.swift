@@ -125,11 +125,11 @@ struct HLSLimitsTests {
         #expect(reason.contains("does not fit 64 bits"))
     }
 
-    @Test("an EXTINF finer than nanoseconds is unsupported")
-    func durationTooPrecise() {
-        let error = HLSTest.error(HLSTest.mediaText("#EXTINF:1.0000000001,\na.ts\n"))
-        #expect(error?.line == 3)
-        #expect(error?.category == .unsupported)
+    @Test("an EXTINF finer than nanoseconds reads, rounded to the nanosecond, its text kept")
+    func durationTooPrecise() throws {
+        let p = try HLSTest.media(HLSTest.mediaText("#EXTINF:1.0000000009,\na.ts\n"))
+        #expect(p.segments[0].duration == MediaTime(value: 1_000_000_001, timescale: 1_000_000_000))
+        #expect(p.segments[0].durationText == "1.0000000009")
     }
 
     /// Date-times are exact: nanoseconds since 1970 as an Int64 reach 2262-04-11T23:47:16.854775807Z.
