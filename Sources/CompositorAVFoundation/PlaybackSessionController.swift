@@ -45,7 +45,7 @@ public final class PlaybackSessionController {
         self.session = session
         self.player = player
         self.observers = TimeObservers(player: player)
-        self.pipeline = ReactionPipeline { [unowned self] command in try await self.execute(command) }
+        self.pipeline = ReactionPipeline { [weak self] command in try await self?.execute(command) }
     }
 
     deinit {

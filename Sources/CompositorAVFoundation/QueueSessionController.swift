@@ -38,7 +38,7 @@ public final class QueueSessionController {
         self.adapter = AVQueuePlayerAdapter(player: player)
         self.driver = QueueDriver(plan: QueuePlan(composition: session.composition), player: adapter, lookahead: lookahead)
         self.observers = TimeObservers(player: player)
-        self.pipeline = ReactionPipeline { [unowned self] command in self.execute(command) }
+        self.pipeline = ReactionPipeline { [weak self] command in self?.execute(command) }
     }
 
     deinit {

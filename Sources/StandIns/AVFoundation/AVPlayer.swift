@@ -266,7 +266,8 @@ extension NSValue {
     /// `init(time:)` (AVTime.h).
     public convenience init(time: CMTime) {
         var time = time
-        self.init(bytes: &time, objCType: "{CMTime=qiIq}")
+        // swift-corelibs-foundation cannot box structs by their type encoding; their bytes it can.
+        self.init(bytes: &time, objCType: "[\(MemoryLayout<CMTime>.size)C]")
     }
 
     /// `timeValue` (AVTime.h).

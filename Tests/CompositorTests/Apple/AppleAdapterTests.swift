@@ -1,0 +1,272 @@
+// The AVFoundation adapters, driven through the stand-ins of Apple's declarations
+// (Sources/StandIns), which model the rules Apple documents: main-actor players and items, a 10^9
+// clock, seeks that land later, observers that run later on the main queue, composition tracks
+// that refuse empty ranges at their end. Built only where the real frameworks are absent.
+#if !canImport(AVFoundation)
+import AVFoundationStandIn
+import Foundation
+import Testing
+@testable import Compositor
+@testable import CompositorAVFoundation
+@testable import CompositorCore
+import CompositorTesting
+
+/// The reference sample's sources, as AVFoundation would load them (the layouts of
+/// `CompositionEditsTests`: `ad5.mp4` has no audio, `ad17b.mp4`'s audio ends 0.5 s early).
+@MainActor
+private func registerReferenceMedia(portraitAd: Bool = false) {
+    StandInWorld.reset()
+    let seconds: [(String, Double, Double?)] = [
+        ("A.mp4", 90, 90), ("B.mp4", 80, 80), ("ad5.mp4", 5, nil), ("ad17a.mp4", 17, 17), ("ad17b.mp4", 17, 16.5),
+        ("ad25.mp4", 25, 25), ("ad15.mp4", 15, 15), ("ad45.mp4", 45, 45),
+    ]
+    for (name, video, audio) in seconds {
+        let size = portraitAd && name == "ad25.mp4" ? CGSize(width: 1080, height: 1920) : CGSize(width: 1920, height: 1080)
+        var tracks = [StandInMedia.Track(.video, timeRange: cmRange(0, video), naturalSize: size)]
+        if let audio { tracks.append(StandInMedia.Track(.audio, timeRange: cmRange(0, audio))) }
+        StandInWorld.register(MediaLocation(FilePath(name)).foundationURL, StandInMedia(tracks: tracks))
+    }
+}
+
+private func cmRange(_ start: Double, _ end: Double) -> CMTimeRange {
+    CMTimeRange(start: CMTime(seconds: start, preferredTimescale: 600), end: CMTime(seconds: end, preferredTimescale: 600))
+}
+
+/// Plays `player` for `seconds` in steps of an odd number of nanoseconds (so every tick lands on a
+/// time no schedule timescale shares), landing each seek before playing on and letting the main
+/// queue run between steps, as a device would.
+@MainActor
+private func play(_ player: AVPlayer, seconds: Int64, step: CMTime = CMTime(value: 1_987_654_321, timescale: 1_000_000_000),
+                  whilePlaying: (AVPlayer) -> Void = { _ in }) async {
+    var played = CMTime.zero
+    let total = CMTime(value: seconds, timescale: 1)
+    while played < total {
+        await StandInWorld.drainMainQueue()
+        if player.standInSeekPending { player.standInCompleteSeek(); continue }
+        player.standInPlay(for: step)
+        whilePlaying(player)
+        played = played + step
+    }
+    await StandInWorld.drainMainQueue()
+}
+
+/// The events a session reports over an ideal player for the same script.
+private func expectedEvents(_ schedule: Schedule, _ actions: [PlaybackSimulation.Action]) throws -> [PlaybackEvent] {
+    var session = try PlaybackSession(schedule: schedule)
+    var player = SingleItemPlayer(composition: session.composition)
+    return PlaybackSimulation.run(actions, session: &session, player: &player).compactMap {
+        if case .event(let event) = $0 { event } else { nil }
+    }
+}
+
+@Suite("Apple adapters on the AVFoundation stand-in", .serialized)
+@MainActor
+struct AppleAdapterTests {
+    let schedule: Schedule
+
+    init() throws { schedule = try fixtureSchedule("reference-sample.json") }
+
+    // MARK: The composition item
+
+    /// ```
+    /// composition 0  5       28   45   62      82    107     128  143     169       249   294
+    /// video       |pre|A 0-23 |pod1|pod2|A 23-43|once |A 43-64|stky|A 64-90|B 0-80   |post |
+    /// audio       |...|A 0-23 |pod1|pod2..|A 23-43 ...       (. = empty, inside the track)
+    /// ```
+    @Test("the reference sample becomes an immutable composition whose tracks follow Apple's rules, audio in sync")
+    func referenceComposition() async throws {
+        registerReferenceMedia()
+        let composition = try Composition(schedule: schedule)
+        let item = try await AVMutableCompositionAdapter.makePlayerItem(for: composition)
+        let asset = try #require(item.asset as? AVComposition)
+        #expect(StandInWorld.ruleBreaks.isEmpty)
+        #expect(asset.duration == composition.duration.cmTime)
+        let video = try #require(asset.tracks.first { $0.mediaType == .video })
+        let audio = try #require(asset.tracks.first { $0.mediaType == .audio })
+        // Every piece of media at its composition time, on both tracks.
+        for (kind, track) in [(TrackKind.video, video), (.audio, audio)] {
+            var cursor = CMTime.zero
+            for segment in track.segments {
+                #expect(segment.timeMapping.target.start == cursor, "\(kind) segments are contiguous from 0")
+                cursor = segment.timeMapping.target.end
+                guard !segment.isEmpty else { continue }
+                let target = try #require(MediaTimeRange(segment.timeMapping.target))
+                let planned = try #require(composition.segments.first { $0.compositionRange.start <= target.start && target.end <= $0.compositionRange.end })
+                #expect(segment.sourceURL == planned.source.foundationURL)
+                let offset = target.start - planned.compositionRange.start
+                #expect(MediaTime(segment.timeMapping.source.start) == planned.sourceRange.start + offset, "\(kind) in sync")
+            }
+            #expect(cursor == composition.duration.cmTime, "\(kind) lasts the composition")
+        }
+        #expect(audio.segments.first?.isEmpty == true, "silence under the pre-roll without audio")
+        #expect(item.videoComposition == nil)
+    }
+
+    @Test("sources are loaded for precise timing and kept while the composition is built")
+    func preciseTimingAndRetainedAssets() async throws {
+        registerReferenceMedia()
+        let sources = try await AVSourceTracks.load(for: try Composition(schedule: schedule))
+        #expect(sources.assets.count == 8)
+        for asset in sources.assets.values {
+            #expect(asset.options[AVURLAssetPreferPreciseDurationAndTimingKey] as? Bool == true)
+        }
+        // A track holds its asset weakly: only because the assets are kept can media be inserted.
+        for tracks in sources.tracks.values { for track in tracks.values { #expect(track.asset != nil) } }
+    }
+
+    @Test("an HLS playlist or a source without tracks is refused, not composed as a silent black gap")
+    func refusedSources() async throws {
+        registerReferenceMedia()
+        StandInWorld.register(MediaLocation(FilePath("empty.mp4")).foundationURL, StandInMedia(tracks: []))
+        let playlist = try Composition(schedule: Schedule(content: [ContentClip(id: "c", source: "content.m3u8", end: s(60))], breaks: []))
+        await #expect(throws: AVCompositionError.playlistSource("content.m3u8")) {
+            try await AVMutableCompositionAdapter.makePlayerItem(for: playlist)
+        }
+        let trackless = try Composition(schedule: Schedule(content: [ContentClip(id: "c", source: "empty.mp4", end: s(5))], breaks: []))
+        await #expect(throws: AVCompositionError.noTracks("empty.mp4")) {
+            try await AVMutableCompositionAdapter.makePlayerItem(for: trackless)
+        }
+    }
+
+    @Test("a portrait ad among landscape content gets a video composition: the content's frame, the ad fitted and centred")
+    func portraitAd() async throws {
+        registerReferenceMedia(portraitAd: true)
+        let composition = try Composition(schedule: schedule)
+        let item = try await AVMutableCompositionAdapter.makePlayerItem(for: composition)
+        let video = try #require(item.videoComposition)
+        #expect(video.renderSize == CGSize(width: 1920, height: 1080))
+        #expect(video.instructions.map(\.timeRange) == composition.segments.map(\.compositionRange.cmTimeRange))
+        let adIndex = try #require(composition.segments.firstIndex { $0.source == "ad25.mp4" })
+        let transform = try #require(video.instructions[adIndex].layerInstructions.first?.transforms.first?.transform)
+        // 1080x1920 scaled by 1080/1920 to 607.5x1080, centred: 656.25 px on each side.
+        #expect(transform == CGAffineTransform(a: 0.5625, b: 0, c: 0, d: 0.5625, tx: 656.25, ty: 0))
+    }
+
+    // MARK: The session controller
+
+    @Test("a 10^9 clock crossing every boundary of the reference sample: the session's events exactly, once each")
+    func nanosecondClock() async throws {
+        registerReferenceMedia()
+        let player = AVPlayer()
+        let controller = PlaybackSessionController(session: try PlaybackSession(schedule: schedule), player: player)
+        var events: [PlaybackEvent] = []
+        controller.onEvents = { events += $0 }
+        var seekBars = 0
+        try await controller.start()
+        await play(player, seconds: 330) { player in
+            #expect(player.currentTime().timescale == 1_000_000_000)
+            _ = controller.seekBar
+            seekBars += 1
+        }
+        #expect(events == (try expectedEvents(schedule, [.play(s(330))])))
+        #expect(events.last?.kind == .ended)
+        #expect(seekBars > 100)
+        #expect(StandInWorld.ruleBreaks.isEmpty)
+    }
+
+    /// ```
+    /// content     0        23        43   50
+    /// composition 0  5     28   62   82   107  114
+    ///                 ^ at 11 s: seek to content 50; snapback to the once break at 82 first
+    /// ```
+    /// Ticks queued before the seek arrive after it with the old time (11 s): taken as playback
+    /// they would clear the pending target, and content would resume at 43 instead of 50.
+    @Test("a stale tick after a snapback seek does not clear the target: content resumes at 50")
+    func staleTickAfterSeek() async throws {
+        registerReferenceMedia()
+        let player = AVPlayer()
+        let controller = PlaybackSessionController(session: try PlaybackSession(schedule: schedule), player: player)
+        var events: [PlaybackEvent] = []
+        controller.onEvents = { events += $0 }
+        try await controller.start()
+        await play(player, seconds: 10, step: CMTime(value: 1, timescale: 2))
+        player.standInPlay(for: CMTime(value: 1, timescale: 1))  // ticks queued, not yet delivered
+        try await controller.seek(toContentTime: s(50))
+        await StandInWorld.drainMainQueue()
+        await play(player, seconds: 40, step: CMTime(value: 1, timescale: 2))
+        let resumed = try #require(events.first { $0.kind == .contentResumed && $0.compositionTime > s(82) })
+        #expect(resumed.contentTime == s(50))
+        #expect(events.map(\.kind) == (try expectedEvents(schedule, [.play(s(11)), .seekContent(s(50)), .play(s(40))])).map(\.kind))
+    }
+
+    @Test("ticks of the old item while the new one is built after a once break are ignored: no phantom events")
+    func staleTicksAcrossCompositionSwap() async throws {
+        registerReferenceMedia()
+        let player = AVPlayer()
+        let controller = PlaybackSessionController(session: try PlaybackSession(schedule: schedule), player: player)
+        var events: [PlaybackEvent] = []
+        controller.onEvents = { events += $0 }
+        try await controller.start()
+        await play(player, seconds: 106, step: CMTime(value: 1, timescale: 2))
+        player.standInPlay(for: CMTime(value: 5, timescale: 1))  // past the once break's end at 107, old item
+        await play(player, seconds: 200, step: CMTime(value: 1, timescale: 2))
+        #expect(events == (try expectedEvents(schedule, [.play(s(400))])))
+        let onceStarts = events.filter { $0.kind == .breakStarted(breakID: "once", first: true) }
+        #expect(onceStarts.count == 1)
+    }
+
+    @Test("a failed rebuild is thrown to the caller, and the observers go when the controller goes")
+    func errorsAndObserverLifetime() async throws {
+        registerReferenceMedia()
+        let player = AVPlayer()
+        do {
+            let controller = PlaybackSessionController(session: try PlaybackSession(schedule: schedule), player: player)
+            try await controller.start()
+            #expect(player.standInObserverCount == 2)
+            await #expect(throws: AVCompositionError.playlistSource("live.m3u8")) {
+                try await controller.insertNow([Ad(id: "now", source: "live.m3u8", end: s(10))])
+            }
+        }
+        #expect(player.standInObserverCount == 0)
+        #expect(StandInWorld.ruleBreaks.isEmpty)
+    }
+
+    // MARK: The queue path
+
+    @Test("a queue switch: every item starts at its cut (no frame before it), and every break is reported once")
+    func queueSwitch() async throws {
+        registerReferenceMedia()
+        let player = AVQueuePlayer()
+        let controller = QueueSessionController(session: try PlaybackSession(schedule: schedule), player: player)
+        var events: [PlaybackEvent] = []
+        controller.onEvents = { events += $0 }
+        var seen: [AVPlayerItem] = []
+        // Each item's cut, by its source and end, in every plan played (the once break's end replaces it).
+        var cuts: [String: Set<Double>] = [:]
+        func key(_ url: URL?, _ end: CMTime) -> String { "\(url?.absoluteString ?? "?") until \(end.seconds)" }
+        try await controller.start()
+        await play(player, seconds: 330, step: CMTime(value: 1, timescale: 4)) { player in
+            if let item = player.currentItem, !seen.contains(where: { $0 === item }) { seen.append(item) }
+            for entry in controller.driver.plan.items {
+                cuts[key(entry.source.foundationURL, entry.forwardPlaybackEndTime.cmTime), default: []].insert(entry.startTime.cmTime.seconds)
+            }
+        }
+        #expect(events == (try expectedEvents(schedule, [.play(s(330))])))
+        #expect(seen.filter { !$0.presented.isEmpty }.count >= controller.driver.plan.items.count)
+        for item in seen {
+            guard let first = item.presented.first else { continue }  // replaced before it played
+            let itemCuts = cuts[key((item.asset as? AVURLAsset)?.url, item.forwardPlaybackEndTime)] ?? []
+            #expect(itemCuts.contains(first.start.seconds), "an item showed \(first.start) first, not its cut \(itemCuts)")
+        }
+        #expect(StandInWorld.ruleBreaks.isEmpty)
+    }
+
+    @Test("the stand-in enforces what the adapters must avoid")
+    func standInRules() async throws {
+        StandInWorld.reset()
+        let composition = AVMutableComposition()
+        let track = try #require(composition.addMutableTrack(withMediaType: .audio, preferredTrackID: kCMPersistentTrackID_Invalid))
+        track.insertEmptyTimeRange(cmRange(0, 5))
+        #expect(StandInWorld.ruleBreaks.count == 1)
+        let url = URL(fileURLWithPath: "/media/a.mp4")
+        StandInWorld.register(url, StandInMedia(tracks: [StandInMedia.Track(.video, timeRange: cmRange(0, 10))]))
+        let item = AVPlayerItem(url: url)
+        item.seek(to: .zero, toleranceBefore: .zero, toleranceAfter: .zero) { _ in }
+        #expect(StandInWorld.ruleBreaks.count == 2)  // a completion handler before readyToPlay
+        let player = AVPlayer(playerItem: item)
+        _ = player.addBoundaryTimeObserver(forTimes: [], queue: .main) {}
+        #expect(StandInWorld.ruleBreaks.count == 3)
+        #expect(player.currentTime().timescale == 1_000_000_000)
+    }
+}
+#endif
