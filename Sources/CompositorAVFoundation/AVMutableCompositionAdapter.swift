@@ -6,10 +6,11 @@ import AVFoundation
 import AVFoundationStandIn
 #endif
 
+/// Builds the `AVPlayerItem` of a composition (`makePlayerItem(for:)`); inside, it is the
 /// `MutableCompositionPort` on an `AVMutableComposition`: every call forwarded as it is.
 public final class AVMutableCompositionAdapter: MutableCompositionPort {
-    public final class Track: MutableCompositionTrackPort {
-        public let track: AVMutableCompositionTrack
+    package final class Track: MutableCompositionTrackPort {
+        package let track: AVMutableCompositionTrack
         let kind: TrackKind
         let sources: AVSourceTracks
 
@@ -19,32 +20,32 @@ public final class AVMutableCompositionAdapter: MutableCompositionPort {
             self.sources = sources
         }
 
-        public func insertTimeRange(_ range: MediaTimeRange, of source: MediaLocation, at startTime: MediaTime) throws {
+        package func insertTimeRange(_ range: MediaTimeRange, of source: MediaLocation, at startTime: MediaTime) throws {
             guard let sourceTrack = sources.tracks[source]?[kind] else { throw AVCompositionError.noSourceTrack(source, kind) }
             try track.insertTimeRange(range.cmTimeRange, of: sourceTrack, at: startTime.cmTime)
         }
 
-        public func insertEmptyTimeRange(_ range: MediaTimeRange) {
+        package func insertEmptyTimeRange(_ range: MediaTimeRange) {
             track.insertEmptyTimeRange(range.cmTimeRange)
         }
     }
 
-    public let composition: AVMutableComposition
+    package let composition: AVMutableComposition
     let sources: AVSourceTracks
 
-    public init(composition: AVMutableComposition = AVMutableComposition(), sources: AVSourceTracks) {
+    package init(composition: AVMutableComposition = AVMutableComposition(), sources: AVSourceTracks) {
         self.composition = composition
         self.sources = sources
     }
 
-    public func addMutableTrack(kind: TrackKind) throws -> Track {
+    package func addMutableTrack(kind: TrackKind) throws -> Track {
         let type: AVMediaType = kind == .video ? .video : .audio
         guard let track = composition.addMutableTrack(withMediaType: type, preferredTrackID: kCMPersistentTrackID_Invalid)
         else { throw AVCompositionError.cannotAddTrack(kind) }
         return Track(track: track, kind: kind, sources: sources)
     }
 
-    public func removeTimeRange(_ range: MediaTimeRange) {
+    package func removeTimeRange(_ range: MediaTimeRange) {
         composition.removeTimeRange(range.cmTimeRange)
     }
 

@@ -12,7 +12,7 @@ import AVFoundationStandIn
 ///
 /// The assets are kept: an `AVAssetTrack` holds its asset weakly, and a composition cannot read
 /// media through a track whose asset is gone.
-public struct AVSourceTracks: @unchecked Sendable {
+package struct AVSourceTracks: @unchecked Sendable {
     let assets: [MediaLocation: AVURLAsset]
     let tracks: [MediaLocation: [TrackKind: AVAssetTrack]]
     package let layouts: [MediaLocation: SourceTrackLayout]
@@ -23,7 +23,7 @@ public struct AVSourceTracks: @unchecked Sendable {
     /// Loads the tracks of every source `composition` uses. HLS playlists are refused (they play
     /// through the queue path, `QueueSessionController`), and so is a source without a video or
     /// audio track, rather than becoming a silent black gap.
-    public static func load(for composition: Composition) async throws -> AVSourceTracks {
+    package static func load(for composition: Composition) async throws -> AVSourceTracks {
         var assets: [MediaLocation: AVURLAsset] = [:]
         var tracks: [MediaLocation: [TrackKind: AVAssetTrack]] = [:]
         var layouts: [MediaLocation: SourceTrackLayout] = [:]

@@ -82,14 +82,6 @@ open class AVPlayer {
         }
     }
 
-    /// The async seek. Declared `nonisolated` in the SDK; isolated here, which only narrows where
-    /// it may be called from, so code that compiles against the stand-in compiles against the SDK.
-    public func seek(to time: CMTime, toleranceBefore: CMTime, toleranceAfter: CMTime) async -> Bool {
-        await withCheckedContinuation { continuation in
-            seek(to: time, toleranceBefore: toleranceBefore, toleranceAfter: toleranceAfter) { continuation.resume(returning: $0) }
-        }
-    }
-
     public nonisolated func addPeriodicTimeObserver(forInterval interval: CMTime, queue: DispatchQueue?,
                                                     using block: @escaping @Sendable (CMTime) -> Void) -> Any {
         let observer = Observer(interval: interval, times: [], periodic: block, boundary: nil)
