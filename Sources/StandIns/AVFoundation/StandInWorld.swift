@@ -34,10 +34,6 @@ package struct StandInMedia: Sendable {
         self.tracks = tracks
         self.duration = duration ?? tracks.map(\.timeRange.end).max() ?? .zero
     }
-
-    /// An HTTP Live Streaming playlist: it plays for `duration`, and its `AVURLAsset` has no
-    /// tracks to compose (a streaming asset's tracks are not available to `loadTracks`).
-    package static func stream(duration: CMTime) -> StandInMedia { StandInMedia(tracks: [], duration: duration) }
 }
 
 /// The stand-in's shared state: registered media, the callbacks waiting for the main queue, and
