@@ -17,7 +17,8 @@ package struct AVSourceTracks: @unchecked Sendable {
     let tracks: [MediaLocation: [TrackKind: AVAssetTrack]]
     package let layouts: [MediaLocation: SourceTrackLayout]
     package let geometry: [MediaLocation: VideoGeometry]
-    /// The shortest frame duration of the video sources (a video composition's frame rate).
+    /// The shortest frame duration of the video sources (a video composition's frame rate); 1/30 s
+    /// when none reports one.
     let frameDuration: CMTime
 
     /// Loads the tracks of every source `composition` uses. HLS playlists are refused (they play
@@ -28,7 +29,7 @@ package struct AVSourceTracks: @unchecked Sendable {
         var tracks: [MediaLocation: [TrackKind: AVAssetTrack]] = [:]
         var layouts: [MediaLocation: SourceTrackLayout] = [:]
         var geometry: [MediaLocation: VideoGeometry] = [:]
-        var frameDuration = CMTime(value: 1, timescale: 30)
+        var frameDuration: CMTime?
         var seen = Set<MediaLocation>()
         for source in composition.segments.map(\.source) where seen.insert(source).inserted {
             if SourceProbe.isPlaylist(source) { throw AVCompositionError.playlistSource(source) }
@@ -45,7 +46,7 @@ package struct AVSourceTracks: @unchecked Sendable {
                     let size = try await track.load(.naturalSize)
                     let t = try await track.load(.preferredTransform)
                     let frame = try await track.load(.minFrameDuration)
-                    if frame.isNumeric, frame > .zero, frame < frameDuration { frameDuration = frame }
+                    if frame.isNumeric, frame > .zero, frameDuration.map({ frame < $0 }) ?? true { frameDuration = frame }
                     geometry[source] = VideoGeometry(
                         width: Double(size.width), height: Double(size.height),
                         transform: AffineTransform2D(a: Double(t.a), b: Double(t.b), c: Double(t.c), d: Double(t.d),
@@ -57,7 +58,8 @@ package struct AVSourceTracks: @unchecked Sendable {
             tracks[source] = byKind
             layouts[source] = SourceTrackLayout(durations: durations)
         }
-        return AVSourceTracks(assets: assets, tracks: tracks, layouts: layouts, geometry: geometry, frameDuration: frameDuration)
+        return AVSourceTracks(assets: assets, tracks: tracks, layouts: layouts, geometry: geometry,
+                              frameDuration: frameDuration ?? CMTime(value: 1, timescale: 30))
     }
 }
 

@@ -37,7 +37,7 @@ public final class PlaybackSessionController {
     /// How often progress is reported between boundaries.
     public static let tickInterval = CMTime(value: 1, timescale: 2)
 
-    private var pipeline: ReactionPipeline!
+    private let pipeline = ReactionPipeline()
     private let observers: TimeObservers
     private var seeksInFlight = 0
 
@@ -45,7 +45,7 @@ public final class PlaybackSessionController {
         self.session = session
         self.player = player
         self.observers = TimeObservers(player: player)
-        self.pipeline = ReactionPipeline { [weak self] command in try await self?.execute(command) }
+        pipeline.execute = { [weak self] command in try await self?.execute(command) }
     }
 
     deinit {

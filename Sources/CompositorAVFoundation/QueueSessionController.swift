@@ -27,7 +27,7 @@ public final class QueueSessionController {
         set { pipeline.onError = newValue }
     }
 
-    private var pipeline: ReactionPipeline!
+    private let pipeline = ReactionPipeline()
     private let observers: TimeObservers
     private var playing = false
     /// The plan index whose boundaries are observed.
@@ -38,7 +38,7 @@ public final class QueueSessionController {
         self.adapter = AVQueuePlayerAdapter(player: player)
         self.driver = QueueDriver(plan: QueuePlan(composition: session.composition), player: adapter, lookahead: lookahead)
         self.observers = TimeObservers(player: player)
-        self.pipeline = ReactionPipeline { [weak self] command in self?.execute(command) }
+        pipeline.execute = { [weak self] command in self?.execute(command) }
     }
 
     deinit {

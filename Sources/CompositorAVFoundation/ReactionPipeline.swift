@@ -10,14 +10,11 @@ import CompositorCore
 final class ReactionPipeline {
     private var waiting: [(reaction: PlaybackSession.Reaction, done: CheckedContinuation<Void, any Error>?)] = []
     private var running = false
-    private let execute: @MainActor (PlaybackSession.PlayerCommand) async throws -> Void
+    /// Carries out one command (set by the controller that owns the pipeline).
+    var execute: @MainActor (PlaybackSession.PlayerCommand) async throws -> Void = { _ in }
     var onEvents: ([PlaybackEvent]) -> Void = { _ in }
     /// Failures of reactions nobody awaits (those the player's own progress caused).
     var onError: (any Error) -> Void = { _ in }
-
-    init(execute: @escaping @MainActor (PlaybackSession.PlayerCommand) async throws -> Void) {
-        self.execute = execute
-    }
 
     /// No reaction is waiting or being carried out.
     var isSettled: Bool { !running && waiting.isEmpty }

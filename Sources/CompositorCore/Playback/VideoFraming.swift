@@ -42,9 +42,10 @@ package struct VideoGeometry: Hashable, Sendable {
     }
 
     /// The size on screen (a portrait clip recorded sideways is taller than wide).
-    package var displaySize: (width: Double, height: Double) {
-        let box = self.box
-        return (box.maxX - box.minX, box.maxY - box.minY)
+    package var displaySize: (width: Double, height: Double) { Self.size(of: box) }
+
+    static func size(of box: (minX: Double, minY: Double, maxX: Double, maxY: Double)) -> (width: Double, height: Double) {
+        (box.maxX - box.minX, box.maxY - box.minY)
     }
 }
 
@@ -92,7 +93,7 @@ package enum VideoFraming: Equatable, Sendable {
     /// `geometry`'s transform, then moved to the origin, scaled to fit `frame` and centred in it.
     static func fitted(_ geometry: VideoGeometry, into frame: (width: Double, height: Double)) -> AffineTransform2D {
         let box = geometry.box
-        let shown = geometry.displaySize
+        let shown = VideoGeometry.size(of: box)
         guard shown.width > 0, shown.height > 0 else { return geometry.transform }
         let scale = min(frame.width / shown.width, frame.height / shown.height)
         let toOrigin = AffineTransform2D(a: 1, b: 0, c: 0, d: 1, tx: -box.minX, ty: -box.minY)

@@ -68,18 +68,19 @@ open class AVAssetTrack: @unchecked Sendable {
 
     /// `load(_:)` of one property (AVAsynchronousKeyValueLoading).
     public func load<T>(_ property: AVAsyncProperty<AVAssetTrack, T>) async throws -> T {
-        guard let value = property.read(self) as? T else { preconditionFailure("stand-in property of the wrong type") }
-        return value
+        property.read(self)
     }
 }
 
 /// `AVPartialAsyncProperty<Root>` and `AVAsyncProperty<Root, Value>`: the keys of `load(_:)`.
 open class AVPartialAsyncProperty<Root>: @unchecked Sendable {
-    let read: (Root) -> Any
-    init(read: @escaping (Root) -> Any) { self.read = read }
+    init() {}
 }
 
-public final class AVAsyncProperty<Root, Value>: AVPartialAsyncProperty<Root>, @unchecked Sendable {}
+public final class AVAsyncProperty<Root, Value>: AVPartialAsyncProperty<Root>, @unchecked Sendable {
+    let read: (Root) -> Value
+    init(read: @escaping (Root) -> Value) { self.read = read }
+}
 
 extension AVPartialAsyncProperty where Root == AVAssetTrack {
     public static var timeRange: AVAsyncProperty<AVAssetTrack, CMTimeRange> { .init { $0.loadableTimeRange } }

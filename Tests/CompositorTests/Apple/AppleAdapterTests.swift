@@ -66,6 +66,20 @@ struct AppleAdapterTests {
 
     init() throws { schedule = try fixtureSchedule("reference-sample.json") }
 
+    /// What a controller reported, as it came.
+    final class EventLog { var events: [PlaybackEvent] = [] }
+
+    /// A controller over a fresh player and the reference media, started, with its event log.
+    func startedController() async throws -> (AVPlayer, PlaybackSessionController, EventLog) {
+        registerReferenceMedia()
+        let player = AVPlayer()
+        let controller = PlaybackSessionController(session: try PlaybackSession(schedule: schedule), player: player)
+        let log = EventLog()
+        controller.onEvents = { log.events += $0 }
+        try await controller.start()
+        return (player, controller, log)
+    }
+
     // MARK: The composition item
 
     /// ```
@@ -146,20 +160,15 @@ struct AppleAdapterTests {
 
     @Test("a 10^9 clock crossing every boundary of the reference sample: the session's events exactly, once each")
     func nanosecondClock() async throws {
-        registerReferenceMedia()
-        let player = AVPlayer()
-        let controller = PlaybackSessionController(session: try PlaybackSession(schedule: schedule), player: player)
-        var events: [PlaybackEvent] = []
-        controller.onEvents = { events += $0 }
+        let (player, controller, log) = try await startedController()
         var seekBars = 0
-        try await controller.start()
         await play(player, seconds: 330) { player in
             #expect(player.currentTime().timescale == 1_000_000_000)
             _ = controller.seekBar
             seekBars += 1
         }
-        #expect(events == (try expectedEvents(schedule, [.play(s(330))])))
-        #expect(events.last?.kind == .ended)
+        #expect(log.events == (try expectedEvents(schedule, [.play(s(330))])))
+        #expect(log.events.last?.kind == .ended)
         #expect(seekBars > 100)
         #expect(StandInWorld.ruleBreaks.isEmpty)
     }
@@ -173,36 +182,27 @@ struct AppleAdapterTests {
     /// they would clear the pending target, and content would resume at 43 instead of 50.
     @Test("a stale tick after a snapback seek does not clear the target: content resumes at 50")
     func staleTickAfterSeek() async throws {
-        registerReferenceMedia()
-        let player = AVPlayer()
-        let controller = PlaybackSessionController(session: try PlaybackSession(schedule: schedule), player: player)
-        var events: [PlaybackEvent] = []
-        controller.onEvents = { events += $0 }
-        try await controller.start()
+        let (player, controller, log) = try await startedController()
         await play(player, seconds: 10, step: CMTime(value: 1, timescale: 2))
         player.standInPlay(for: CMTime(value: 1, timescale: 1))  // ticks queued, not yet delivered
         try await controller.seek(toContentTime: s(50))
         await StandInWorld.drainMainQueue()
         await play(player, seconds: 40, step: CMTime(value: 1, timescale: 2))
-        let resumed = try #require(events.first { $0.kind == .contentResumed && $0.compositionTime > s(82) })
+        let resumed = try #require(log.events.first { $0.kind == .contentResumed && $0.compositionTime > s(82) })
         #expect(resumed.contentTime == s(50))
-        #expect(events.map(\.kind) == (try expectedEvents(schedule, [.play(s(11)), .seekContent(s(50)), .play(s(40))])).map(\.kind))
+        #expect(log.events.map(\.kind) == (try expectedEvents(schedule, [.play(s(11)), .seekContent(s(50)), .play(s(40))])).map(\.kind))
     }
 
     @Test("ticks of the old item while the new one is built after a once break are ignored: no phantom events")
     func staleTicksAcrossCompositionSwap() async throws {
-        registerReferenceMedia()
-        let player = AVPlayer()
-        let controller = PlaybackSessionController(session: try PlaybackSession(schedule: schedule), player: player)
-        var events: [PlaybackEvent] = []
-        controller.onEvents = { events += $0 }
-        try await controller.start()
+        let (player, controller, log) = try await startedController()
         await play(player, seconds: 106, step: CMTime(value: 1, timescale: 2))
         player.standInPlay(for: CMTime(value: 5, timescale: 1))  // past the once break's end at 107, old item
         await play(player, seconds: 200, step: CMTime(value: 1, timescale: 2))
-        #expect(events == (try expectedEvents(schedule, [.play(s(400))])))
-        let onceStarts = events.filter { $0.kind == .breakStarted(breakID: "once", first: true) }
+        #expect(log.events == (try expectedEvents(schedule, [.play(s(400))])))
+        let onceStarts = log.events.filter { $0.kind == .breakStarted(breakID: "once", first: true) }
         #expect(onceStarts.count == 1)
+        withExtendedLifetime(controller) {}  // it drives the player until here
     }
 
     @Test("a failed rebuild is thrown to the caller, and the observers go when the controller goes")
