@@ -79,7 +79,7 @@ enum BundledDemo {
             """)
         let loaded = try LoadedSchedule(path: FilePath(schedule))
         let folder = "demo-output/hls"
-        let stitched = try HLSCommand.stitch(loaded.composition, into: FilePath(folder), scheduleFile: loaded.path)
+        let stitched = try HLSCommand.stitch(loaded, into: FilePath(folder))
         Output.out(TimelineReport.text(stitched.composition, title: "demo-hls.json as stitched"))
         Output.out("\n" + HLSCommand.summary(stitched, folder: folder))
         Output.out("   (any HLS player: ffplay, mpv, Safari, AVPlayer; the queue plan keeps the exact cuts for AVQueuePlayer)")

@@ -10,6 +10,7 @@ enum DemoCommand {
                CompositorDemo hls SCHEDULE.json --output DIR      DIR/stitched.m3u8, queue-plan.json, timeline.json
                               (DIR must be new, empty, or hold a previous stitch, which is replaced)
                               [--snap nearest|next|previous|covering|within] [--snap-break BREAK=RULE]...
+                              [--interstitials [--restrict-jumps]]   content alone, each break an HLS interstitial
                CompositorDemo simulate SCHEDULE.json --actions "play 30; seek content 50; play 20"
                               [--snapback none|lastUnplayed|firstUnplayed|allUnplayed] [--json]
                CompositorDemo help

@@ -1,10 +1,15 @@
 import Compositor
 import CompositorIO
 
-/// `hls SCHEDULE.json --output DIR [--snap RULE] [--snap-break BREAK=RULE]...`: the schedule's HLS
-/// sources stitched into `DIR/stitched.m3u8` (a multivariant playlist with `stitched-N.m3u8` beside
-/// it when the content has variants), the exact-cut queue plan in `DIR/queue-plan.json`, and the
-/// timeline that plays in the playlist (cuts snapped; `timeline --json`'s shape) in `DIR/timeline.json`.
+/// `hls SCHEDULE.json --output DIR [--interstitials [--restrict-jumps]] [--snap RULE] [--snap-break BREAK=RULE]...`:
+/// the schedule's HLS sources stitched into `DIR/stitched.m3u8` (a multivariant playlist with
+/// `stitched-N.m3u8` beside it when the content has variants), the exact-cut queue plan in
+/// `DIR/queue-plan.json`, and the timeline that plays in the playlist (cuts snapped; `timeline
+/// --json`'s shape) in `DIR/timeline.json`.
+///
+/// `--interstitials` writes the content alone with one HLS interstitial date range per break, the
+/// ads as their own playlists beside it (`interstitial-B-A.m3u8`, pods listed in
+/// `interstitial-B.json`); `--restrict-jumps` adds `X-RESTRICT="JUMP"` to sticky breaks.
 ///
 /// `--snap` is how every cut moves to a segment boundary (`nearest`, the default, `next`,
 /// `previous`, `covering` or `within`); `--snap-break` gives one break its own rule, for its ads
@@ -23,8 +28,19 @@ enum HLSCommand {
         ("nearest", .nearest), ("next", .next), ("previous", .previous), ("covering", .covering), ("within", .within),
     ]
 
+    /// How the breaks are carried.
+    enum Layout: Equatable {
+        /// Ads' segments stitched into the playlists.
+        case spliced
+        /// Content alone, each break an HLS interstitial played as its own item.
+        case interstitials(restrictingJumps: Bool)
+    }
+
     static func run(_ arguments: inout Arguments) throws(DemoError) {
         guard let folder = try arguments.pathOption("--output") else { throw .usage("hls needs --output DIR") }
+        let interstitials = arguments.flag("--interstitials")
+        let restrictingJumps = arguments.flag("--restrict-jumps")
+        guard interstitials || !restrictingJumps else { throw .usage("--restrict-jumps applies to --interstitials only") }
         var snapping = HLSCutSnapping.nearest
         if let name = try arguments.option("--snap") { snapping = try rule(named: name, option: "--snap") }
         var breakSnapping: [String: HLSCutSnapping] = [:]
@@ -42,7 +58,8 @@ enum HLSCommand {
         for id in breakSnapping.keys.sorted() where !loaded.schedule.breaks.contains(where: { $0.id == id }) {
             throw .usage("--snap-break: \(path) has no break \(quoted(id))")
         }
-        let stitched = try stitch(loaded.composition, into: folder, scheduleFile: path, snapping: snapping, breakSnapping: breakSnapping)
+        let layout = interstitials ? Layout.interstitials(restrictingJumps: restrictingJumps) : .spliced
+        let stitched = try stitch(loaded, into: folder, layout: layout, snapping: snapping, breakSnapping: breakSnapping)
         Output.out(summary(stitched, folder: folder.description, snapping: snapping, breakSnapping: breakSnapping))
     }
 
@@ -53,9 +70,9 @@ enum HLSCommand {
         return rule
     }
 
-    /// Stitches `composition` and writes the playlists and the queue plan into `folder`, atomically.
+    /// Stitches the schedule and writes the playlists and the queue plan into `folder`, atomically.
     static func stitch(
-        _ composition: Composition, into folder: FilePath, scheduleFile: FilePath,
+        _ loaded: LoadedSchedule, into folder: FilePath, layout: Layout = .spliced,
         snapping: HLSCutSnapping = .nearest, breakSnapping: [String: HLSCutSnapping] = [:]
     ) throws(DemoError) -> HLSStitchedComposition {
         let target = folder.resolved(against: currentFolder())
@@ -63,9 +80,15 @@ enum HLSCommand {
         do {
             var stitcher = HLSCompositionStitcher(outputURL: hlsURL(target.appending(playlistName)), snapping: snapping)
             stitcher.breakSnapping = breakSnapping
-            stitched = try stitcher.stitch(composition)
+            switch layout {
+            case .spliced:
+                stitched = try stitcher.stitch(loaded.composition)
+            case .interstitials(let restrictingJumps):
+                stitched = try stitcher.stitchInterstitials(
+                    loaded.schedule, naturalDurations: loaded.naturalDurations, restrictingJumps: restrictingJumps)
+            }
         } catch {
-            throw .failure("\(scheduleFile): \(error)")
+            throw .failure("\(loaded.path): \(error)")
         }
         let folderURL = hlsURL(target)
         let extra = [
@@ -131,7 +154,11 @@ enum HLSCommand {
         var lines: [String] = []
         let first = stitched.variants[0].result
         let format = first.playlist.segments.first.map { HLSSegmentFormat(segment: $0).description } ?? "no"
-        let shape = "\(composition.duration) s, \(composition.segments.count) pieces, \(format) segments"
+        let interstitials = first.playlist.segments.flatMap(\.dateRanges)
+            .filter { $0.className == HLSCompositionStitcher.interstitialClass }
+        let shape = interstitials.isEmpty
+            ? "\(composition.duration) s, \(composition.segments.count) pieces, \(format) segments"
+            : "the content alone, \(first.duration) s, \(format) segments, with \(interstitials.count) interstitials"
         if stitched.multivariantPlaylist != nil {
             lines.append("wrote \(shown(stitched.outputURL)): multivariant playlist of \(stitched.variants.count) variants, \(shape)")
             for variant in stitched.variants {
@@ -148,6 +175,14 @@ enum HLSCommand {
             }
         } else {
             lines.append("wrote \(shown(stitched.outputURL)): \(shape), \(first.playlist.segments.count) segments in all")
+        }
+        if !interstitials.isEmpty {
+            lines.append("  interstitials (\(stitched.assets.count) ad playlists and asset lists beside the playlist):")
+            for dateRange in interstitials {
+                var attributes = dateRange.attributes
+                for name in ["ID", "CLASS"] { attributes[name] = nil }
+                lines.append("  \(escapedForDisplay(dateRange.id)): \(attributes)")
+            }
         }
         lines.append("wrote \(shownFolder)/\(queuePlanName): \(stitched.queuePlan.items.count) queue items with exact cuts (not snapped)")
         lines.append("wrote \(shownFolder)/\(timelineName): the timeline that plays in the playlist (cuts snapped)")

@@ -27,6 +27,8 @@ public enum HLSCompositionStitchError: Error, Equatable, Sendable, CustomStringC
     /// Variants of one presentation snap an item's cuts differently (their segments are not
     /// aligned), so no single timeline describes the output; a client switching variants would jump.
     case variantsDisagree(item: String, variantURL: String, range: MediaTimeRange, firstVariantURL: String, firstRange: MediaTimeRange)
+    /// The schedule does not make a valid timeline.
+    case schedule(ScheduleError)
     /// The snapped cuts do not make a valid timeline.
     case snapping(ScheduleError)
     /// The engine placed an item elsewhere than the composition of its snapped ranges does.
@@ -53,6 +55,7 @@ public enum HLSCompositionStitchError: Error, Equatable, Sendable, CustomStringC
         case .variantsDisagree(let item, let variantURL, let range, let firstVariantURL, let firstRange):
             return "\(quoted(item)) snaps to \(range) in \(variantURL) but to \(firstRange) in \(firstVariantURL); "
                 + "the variants' segments are not aligned"
+        case .schedule(let error): return error.description
         case .snapping(let error): return "after snapping cuts to segment boundaries: \(error)"
         case .planDisagrees(let item, let playlist, let composition):
             return "\(quoted(item)) is at \(playlist) in the stitched playlist but at \(composition) by its timeline"

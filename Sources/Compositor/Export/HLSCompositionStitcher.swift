@@ -53,6 +53,8 @@ public struct HLSCompositionStitcher: Sendable {
     public var breakSnapping: [String: HLSCutSnapping] = [:]
     /// Reads the source playlists (local files by default).
     public var loader: HLSPlaylistLoader
+    /// Off when the stitch only decides cuts for pieces played as separate items (interstitials).
+    var requiresOneSegmentFormat = true
 
     public init(
         outputURL: String, programDateTime: String = defaultProgramDateTime, markerClass: String = defaultMarkerClass,
@@ -145,7 +147,7 @@ public struct HLSCompositionStitcher: Sendable {
         }
         return HLSStitchedComposition(
             requested: composition, composition: reported, queuePlan: QueuePlan(composition: composition),
-            variants: outputs, multivariantPlaylist: multivariant, outputURL: output)
+            variants: outputs, multivariantPlaylist: multivariant, assets: [], outputURL: output)
     }
 
     /// One media playlist: one piece per segment, ads marked by break.
@@ -169,7 +171,9 @@ public struct HLSCompositionStitcher: Sendable {
         }
         let result: HLSStitchResult
         do {
-            result = try HLSStitcher(outputURL: outputURL, programDateTime: programDateTime, snapping: snapping).stitch(pieces)
+            var stitcher = HLSStitcher(outputURL: outputURL, programDateTime: programDateTime, snapping: snapping)
+            stitcher.requiresOneSegmentFormat = requiresOneSegmentFormat
+            result = try stitcher.stitch(pieces)
         } catch {
             throw Self.explain(error, segments: composition.segments, pieces: pieces)
         }
@@ -267,7 +271,7 @@ public struct HLSCompositionStitcher: Sendable {
     /// media in a stitched media playlist, so it is refused rather than stitched without sound. A
     /// group with a rendition without `URI` has its media muxed in the variant (RFC 8216 4.3.4.2.1):
     /// that plays; its other renditions are not carried over.
-    private static func checkMuxed(_ variant: HLSVariantStream, in multivariant: HLSMultivariantPlaylist) throws(HLSCompositionStitchError) {
+    static func checkMuxed(_ variant: HLSVariantStream, in multivariant: HLSMultivariantPlaylist) throws(HLSCompositionStitchError) {
         for (type, group) in [("AUDIO", variant.audioGroup), ("VIDEO", variant.videoGroup)] {
             guard let group else { continue }
             let renditions = multivariant.renditions.filter { $0.type == type && $0.groupID == group }

@@ -18,16 +18,17 @@ public struct HLSStitchedComposition: Sendable, Equatable {
     package let variants: [HLSStitchedVariantPlaylist]
     /// The multivariant playlist listing `variants`, when the content is a multivariant playlist.
     package let multivariantPlaylist: HLSMultivariantPlaylist?
+    /// The files the breaks play from when they are interstitials (ad playlists, asset lists);
+    /// empty when the ads are stitched into the playlists.
+    package let assets: [File]
     /// Where the main playlist lives (absolute when a relative path was given).
     public let outputURL: String
 
     /// Every file to write, the one at `outputURL` first.
     public var files: [File] {
-        if let multivariantPlaylist {
-            return [File(url: outputURL, text: multivariantPlaylist.text)]
-                + variants.map { File(url: $0.url, text: $0.result.text) }
-        }
-        return variants.map { File(url: $0.url, text: $0.result.text) }
+        let playlists = variants.map { File(url: $0.url, text: $0.result.text) }
+        guard let multivariantPlaylist else { return playlists + assets }
+        return [File(url: outputURL, text: multivariantPlaylist.text)] + playlists + assets
     }
 
     /// Writes every playlist (and `extraFiles`, such as a queue plan) into `folder`, which appears

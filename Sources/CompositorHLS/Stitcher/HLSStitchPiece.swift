@@ -172,3 +172,20 @@ package enum HLSStitchError: Error, Equatable, Sendable, CustomStringConvertible
         }
     }
 }
+
+extension HLSStitchResult {
+    /// The result with `dateRanges` added to its playlist, each on the segment where it starts
+    /// (the last segment starting at or before `start`; a date range applies by its `START-DATE`,
+    /// wherever it is written, but players and readers look for it near its time), text rewritten.
+    package func addingDateRanges(_ dateRanges: [(dateRange: HLSDateRange, start: MediaTime)]) throws(MediaTimeError) -> HLSStitchResult {
+        var playlist = self.playlist
+        let starts = try playlist.segmentBoundaries.dropLast()
+        for (dateRange, start) in dateRanges {
+            let index = starts.lastIndex { $0 <= start } ?? 0
+            playlist.segments[index].dateRanges.append(dateRange)
+        }
+        return HLSStitchResult(
+            playlist: playlist, text: playlist.text, pieces: pieces, droppedPieces: droppedPieces, markers: markers,
+            duration: duration)
+    }
+}

@@ -25,6 +25,9 @@ package struct HLSStitcher: Sendable {
     /// the `START-DATE` of markers; `nil` writes neither (and then markers are an error).
     package var programDateTime: String?
     package var snapping: HLSCutSnapping
+    /// Whether every piece must have one segment format, as one playlist needs. Off only where
+    /// the pieces are played as separate items (interstitials), so the stitch decides cuts only.
+    package var requiresOneSegmentFormat = true
 
     package init(outputURL: String, programDateTime: String? = nil, snapping: HLSCutSnapping = .nearest) {
         self.outputURL = outputURL
@@ -79,7 +82,7 @@ package struct HLSStitcher: Sendable {
             for sourceIndex in first..<last {
                 let original = source.segments[sourceIndex]
                 let segmentFormat = HLSSegmentFormat(segment: original)
-                if let format, format != segmentFormat {
+                if requiresOneSegmentFormat, let format, format != segmentFormat {
                     throw HLSStitchError.incompatibleSegmentFormats(
                         piece: index, url: source.url, format: segmentFormat, expected: format)
                 }

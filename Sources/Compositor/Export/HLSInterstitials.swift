@@ -1,0 +1,232 @@
+import CompositorCore
+import CompositorHLS
+
+extension HLSCompositionStitcher {
+    /// The `CLASS` of an HLS interstitial date range (draft-pantos-hls-rfc8216bis, appendix D).
+    public static let interstitialClass = "com.apple.hls.interstitial"
+
+    /// The schedule as HLS Interstitials: the content alone in the playlists at `outputURL`, and
+    /// one `EXT-X-DATERANGE` of class `com.apple.hls.interstitial` per break, which a client
+    /// (AVPlayer since iOS 15, hls.js 1.6) plays as a separate item while the content waits:
+    ///
+    /// ```
+    /// content    |feature 0 ........ 8 ........ 12|extra 1-8 ......|      the playlist: content time
+    /// breaks     ^pre  CUE="PRE"     ^mid1  ONCE                   ^post  CUE="POST"
+    /// assets     interstitial-1-1.m3u8 | interstitial-2.json -> interstitial-2-1.m3u8, interstitial-2-2.m3u8 | ...
+    /// ```
+    ///
+    /// The playlists' time is content time: a break's `START-DATE` is `programDateTime` plus its
+    /// position, and `X-RESUME-OFFSET` is the content it replaces (its `resumeOffset`; 0 inserts).
+    /// Every cut snaps to a segment boundary by the rules `stitch(_:)` follows, so the result's
+    /// `composition` is what plays. Each ad is its own playlist beside the output, whole segments of
+    /// its source, named by `X-ASSET-URI` (a break of one ad) or by the JSON asset list that
+    /// `X-ASSET-LIST` names (a pod, `{"ASSETS": [{"URI": …, "DURATION": …}]}`). Where those segments
+    /// run past what was scheduled, `X-PLAYOUT-LIMIT` ends the break on time. Also written:
+    /// - `CUE`: `PRE` on pre-rolls, `POST` on post-rolls, `ONCE` on `once` breaks.
+    /// - `X-RESTRICT`: `SKIP` where an ad may not be skipped at once (the attribute has no "after",
+    ///   so an ad skippable after a while cannot be skipped at all, nor seeked forward in), and
+    ///   `JUMP` on sticky breaks when `restrictingJumps` (a seek over the break plays it first).
+    /// - `X-SNAP="OUT,IN"` on mid-rolls, so a client leaves and rejoins the content at the segment
+    ///   boundary the break was placed on, whatever its own rounding of the playlist's clock.
+    /// - `DURATION`: how long the break plays.
+    ///
+    /// The ads' segments need not be in the content's format: each interstitial is its own item.
+    /// `excludedBreakIDs` leaves breaks out, as `Composition(schedule:naturalDurations:excludingBreaks:)`.
+    public func stitchInterstitials(
+        _ schedule: Schedule, naturalDurations: [MediaLocation: MediaTime] = [:],
+        excludingBreaks excludedBreakIDs: Set<String> = [], restrictingJumps: Bool = false
+    ) throws(HLSCompositionStitchError) -> HLSStitchedComposition {
+        let composition: Composition, content: Composition
+        do {
+            composition = try Composition(schedule: schedule, naturalDurations: naturalDurations, excludingBreaks: excludedBreakIDs)
+            content = try Composition(
+                schedule: schedule, naturalDurations: naturalDurations, excludingBreaks: Set(schedule.breaks.map(\.id)))
+        } catch {
+            throw .schedule(error)
+        }
+        // Every cut decided as for one spliced playlist: the composition that plays.
+        var splicer = self
+        splicer.requiresOneSegmentFormat = false
+        let spliced = try splicer.stitch(composition)
+        let primary = try stitch(content)
+        let plan = try InterstitialPlan(
+            spliced: spliced, requested: composition, primary: primary.composition, outputURL: primary.outputURL,
+            schedule: schedule, restrictingJumps: restrictingJumps, stitcher: self)
+
+        var variants: [HLSStitchedVariantPlaylist] = []
+        for variant in primary.variants {
+            let result: HLSStitchResult
+            do { result = try variant.result.addingDateRanges(plan.dateRanges) } catch {
+                throw .stitch(item: nil, reason: HLSStitchError.timeOverflow(error).description)
+            }
+            variants.append(HLSStitchedVariantPlaylist(
+                url: variant.url, contentVariant: variant.contentVariant, interstitialVariants: variant.interstitialVariants,
+                sourcePlaylistURLs: variant.sourcePlaylistURLs, result: result))
+        }
+        return HLSStitchedComposition(
+            requested: composition, composition: plan.composition, queuePlan: QueuePlan(composition: composition),
+            variants: variants, multivariantPlaylist: primary.multivariantPlaylist, assets: plan.assets,
+            outputURL: primary.outputURL)
+    }
+}
+
+/// The breaks of a spliced stitch turned into interstitials: their date ranges on the content
+/// playlist's clock, the ad playlists and asset lists they name, and the composition that plays.
+private struct InterstitialPlan {
+    var dateRanges: [(dateRange: HLSDateRange, start: MediaTime)] = []
+    var assets: [HLSStitchedComposition.File] = []
+    var composition: Composition
+
+    private let primary: Composition
+    private let folderURL: String
+    private var sources: HLSSourcePlaylists
+
+    init(
+        spliced: HLSStitchedComposition, requested: Composition, primary: Composition, outputURL: String,
+        schedule: Schedule, restrictingJumps: Bool, stitcher: HLSCompositionStitcher
+    ) throws(HLSCompositionStitchError) {
+        self.primary = primary
+        self.folderURL = String(outputURL[...(outputURL.lastIndex(of: "/") ?? outputURL.startIndex)])
+        self.sources = HLSSourcePlaylists(loader: stitcher.loader)
+        let played = spliced.composition
+        self.composition = played
+        let anchor: HLSDateTime
+        do { anchor = try HLSDateTime(parsing: stitcher.programDateTime) } catch {
+            throw .stitch(item: nil, reason: HLSStitchError.invalidProgramDateTime(text: stitcher.programDateTime, reason: error.reason).description)
+        }
+
+        var playedRanges = played.segments.map(\.sourceRange)
+        var limited = false
+        for (index, placed) in played.breaks.enumerated() {
+            let before = played.segments[..<placed.segmentIndices.lowerBound].last { !$0.isAd }
+            var start = MediaTime.zero
+            switch placed.placement {
+            case .preroll: break
+            case .postroll: start = primary.duration
+            case .midroll: if let before { start = try primaryTime(before, at: before.sourceRange.end) }
+            }
+            // Breaks at one position play one after another; the content resumes after the last.
+            var resume = start
+            let after = placed.segmentIndices.upperBound < played.segments.count ? played.segments[placed.segmentIndices.upperBound] : nil
+            if let after, !after.isAd { resume = try primaryTime(after, at: after.sourceRange.start) }
+            // The timeline's content time is the playlist's: a clip is timed from where it is first
+            // cut, so content replaced across a clip's edge would shift everything after it.
+            guard before.map({ $0.contentRange.end == start }) ?? true, after.map({ $0.isAd || $0.contentRange.start == resume }) ?? true else {
+                throw .stitch(item: placed.id, reason: "the content it replaces crosses a clip boundary, so content after it "
+                    + "would play at other times in the content playlist than in the timeline; end its resumeOffset within the clip")
+            }
+
+            var assetFiles: [(name: String, duration: MediaTime)] = []
+            for (adIndex, segmentIndex) in placed.segmentIndices.enumerated() {
+                let name = "interstitial-\(index + 1)-\(adIndex + 1).m3u8"
+                assetFiles.append((name, try writeAd(played.segments[segmentIndex], named: name)))
+            }
+            let scheduled = requested.placedBreak(id: placed.id)!.compositionRange
+            let (plays, asked) = try Self.time(placed.id) { () throws(MediaTimeError) in
+                (try placed.compositionRange.end.subtracting(placed.compositionRange.start),
+                 try scheduled.end.subtracting(scheduled.start))
+            }
+            if plays > asked {
+                try Self.trim(&playedRanges, of: placed, by: try Self.time(placed.id) { () throws(MediaTimeError) in try plays.subtracting(asked) })
+                limited = true
+            }
+
+            var list = HLSAttributeList()
+            list["ID"] = .quotedString(placed.id)
+            list["CLASS"] = .quotedString(HLSCompositionStitcher.interstitialClass)
+            list["START-DATE"] = .quotedString(try Self.time(placed.id) { () throws(MediaTimeError) in try anchor.adding(start) }.description)
+            list["DURATION"] = .decimal(MediaTime.min(plays, asked))
+            var cue: [String] = []
+            if placed.placement == .preroll { cue.append("PRE") }
+            if placed.placement == .postroll { cue.append("POST") }
+            if placed.policy == .once { cue.append("ONCE") }
+            if !cue.isEmpty { list["CUE"] = .quotedString(cue.joined(separator: ",")) }
+            if assetFiles.count == 1 {
+                list["X-ASSET-URI"] = .quotedString(assetFiles[0].name)
+            } else {
+                let name = "interstitial-\(index + 1).json"
+                list["X-ASSET-LIST"] = .quotedString(name)
+                var root = JSONObject()
+                root.append("ASSETS", .array(assetFiles.map { .object(JSONObject(["URI": .string($0.name), "DURATION": .seconds($0.duration)])) }))
+                assets.append(HLSStitchedComposition.File(url: folderURL + name, text: JSONValue.object(root).serialized + "\n"))
+            }
+            list["X-RESUME-OFFSET"] = .decimal(try Self.time(placed.id) { () throws(MediaTimeError) in try resume.subtracting(start) })
+            if plays > asked { list["X-PLAYOUT-LIMIT"] = .decimal(asked) }
+            var restrict: [String] = []
+            if placed.restrictions.skipping != .anytime { restrict.append("SKIP") }
+            if restrictingJumps, placed.policy == .sticky { restrict.append("JUMP") }
+            if !restrict.isEmpty { list["X-RESTRICT"] = .quotedString(restrict.joined(separator: ",")) }
+            if case .midroll = placed.placement { list["X-SNAP"] = .quotedString("OUT,IN") }
+            dateRanges.append((HLSDateRange(attributes: list), start))
+        }
+        if limited {
+            do { composition = try played.replacingSourceRanges(playedRanges) } catch { throw .snapping(error) }
+        }
+    }
+
+    /// The content playlist's time of `sourceTime` of a content segment's source.
+    private func primaryTime(_ segment: Segment, at sourceTime: MediaTime) throws(HLSCompositionStitchError) -> MediaTime {
+        guard let piece = primary.segments.first(where: { $0.role == segment.role }),
+              piece.sourceRange.start <= sourceTime, sourceTime <= piece.sourceRange.end else {
+            throw .stitch(item: segment.id, reason: "its cut at \(sourceTime) s lies outside its part of the content playlist; "
+                + "a break with its own snapping rule at a clip's edge moves the clip's cut, which the content playlist cannot follow")
+        }
+        return try Self.time(segment.id) { () throws(MediaTimeError) in
+            try piece.compositionRange.start.adding(try sourceTime.subtracting(piece.sourceRange.start))
+        }
+    }
+
+    /// Writes one ad's playlist (a multivariant one, with one media playlist per variant, for a
+    /// multivariant source): whole segments of `segment`'s snapped range. Returns its duration.
+    private mutating func writeAd(_ segment: Segment, named name: String) throws(HLSCompositionStitchError) -> MediaTime {
+        let url = folderURL + name
+        func media(_ playlist: HLSMediaPlaylist, at url: String) throws(HLSCompositionStitchError) -> HLSStitchResult {
+            let piece = HLSStitchPiece(playlist: playlist, sourceRange: segment.sourceRange, kind: .interstitial, plannedCompositionStart: .zero)
+            do { return try HLSStitcher(outputURL: url).stitch([piece]) } catch {
+                throw .stitch(item: segment.id, reason: error.description)
+            }
+        }
+        switch try sources.playlist(at: HLSSourcePlaylists.absolute(hlsURL(segment.source))) {
+        case .media(let playlist):
+            let result = try media(playlist, at: url)
+            assets.append(HLSStitchedComposition.File(url: url, text: result.text))
+            return result.duration
+        case .multivariant(let multivariant):
+            var listed: [HLSStitchedVariant] = []
+            var first: (url: String, result: HLSStitchResult)?
+            for (index, variant) in multivariant.variants.enumerated() {
+                try HLSCompositionStitcher.checkMuxed(variant, in: multivariant)
+                let variantURL = HLSCompositionStitcher.variantURL(url, index: index)
+                let result = try media(try sources.mediaPlaylist(at: variant.resolvedURI), at: variantURL)
+                if let first, first.result.pieces[0].sourceRange != result.pieces[0].sourceRange {
+                    throw .variantsDisagree(
+                        item: segment.id, variantURL: variant.resolvedURI, range: result.pieces[0].sourceRange,
+                        firstVariantURL: multivariant.variants[0].resolvedURI, firstRange: first.result.pieces[0].sourceRange)
+                }
+                first = first ?? (variantURL, result)
+                listed.append(HLSStitchedVariant(content: variant, interstitials: [], playlistURL: variantURL))
+                assets.append(HLSStitchedComposition.File(url: variantURL, text: result.text))
+            }
+            guard let first else { throw .unsupported(url: multivariant.url, reason: "a multivariant playlist without variants") }
+            let playlist = HLSStitcher.multivariantPlaylist(for: listed, url: url, independentSegments: multivariant.hasIndependentSegments)
+            assets.append(HLSStitchedComposition.File(url: url, text: playlist.text))
+            return first.result.duration
+        }
+    }
+
+    /// Shortens a break's last ad by `excess`, as `X-PLAYOUT-LIMIT` stops the break.
+    private static func trim(_ ranges: inout [MediaTimeRange], of placed: PlacedBreak, by excess: MediaTime) throws(HLSCompositionStitchError) {
+        let last = placed.segmentIndices.upperBound - 1
+        let range = ranges[last]
+        let end = try time(placed.id) { () throws(MediaTimeError) in try range.end.subtracting(excess) }
+        guard end > range.start else {
+            throw .stitch(item: placed.id, reason: "its ads' whole segments run \(excess) s past what was scheduled, "
+                + "more than its last ad lasts; schedule its ads to end nearer their segment boundaries")
+        }
+        ranges[last] = MediaTimeRange(start: range.start, end: end)
+    }
+
+    private static func time<T>(_ item: String, _ body: () throws(MediaTimeError) -> T) throws(HLSCompositionStitchError) -> T {
+        do { return try body() } catch { throw .stitch(item: item, reason: HLSStitchError.timeOverflow(error).description) }
+    }
+}
