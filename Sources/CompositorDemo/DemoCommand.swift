@@ -11,6 +11,7 @@ enum DemoCommand {
                               (DIR must be new, empty, or hold a previous stitch, which is replaced)
                               [--snap nearest|next|previous|covering|within] [--snap-break BREAK=RULE]...
                               [--interstitials [--restrict-jumps]]   content alone, each break an HLS interstitial
+                              [--cue-tags] [--scte35]   EXT-X-CUE-OUT/-CONT/-IN, SCTE35-OUT/-IN date ranges
                CompositorDemo simulate SCHEDULE.json --actions "play 30; seek content 50; play 20"
                               [--snapback none|lastUnplayed|firstUnplayed|allUnplayed] [--json]
                CompositorDemo help

@@ -1,7 +1,7 @@
 import Compositor
 import CompositorIO
 
-/// `hls SCHEDULE.json --output DIR [--interstitials [--restrict-jumps]] [--snap RULE] [--snap-break BREAK=RULE]...`:
+/// `hls SCHEDULE.json --output DIR [--interstitials [--restrict-jumps] | --cue-tags --scte35] [--snap RULE] [--snap-break BREAK=RULE]...`:
 /// the schedule's HLS sources stitched into `DIR/stitched.m3u8` (a multivariant playlist with
 /// `stitched-N.m3u8` beside it when the content has variants), the exact-cut queue plan in
 /// `DIR/queue-plan.json`, and the timeline that plays in the playlist (cuts snapped; `timeline
@@ -10,6 +10,8 @@ import CompositorIO
 /// `--interstitials` writes the content alone with one HLS interstitial date range per break, the
 /// ads as their own playlists beside it (`interstitial-B-A.m3u8`, pods listed in
 /// `interstitial-B.json`); `--restrict-jumps` adds `X-RESTRICT="JUMP"` to sticky breaks.
+/// Otherwise `--cue-tags` writes `EXT-X-CUE-OUT`/`-CONT`/`-IN` around each break and `--scte35`
+/// SCTE 35 `SCTE35-OUT`/`-IN` date ranges.
 ///
 /// `--snap` is how every cut moves to a segment boundary (`nearest`, the default, `next`,
 /// `previous`, `covering` or `within`); `--snap-break` gives one break its own rule, for its ads
@@ -41,6 +43,12 @@ enum HLSCommand {
         let interstitials = arguments.flag("--interstitials")
         let restrictingJumps = arguments.flag("--restrict-jumps")
         guard interstitials || !restrictingJumps else { throw .usage("--restrict-jumps applies to --interstitials only") }
+        var cueMarkers: HLSCueMarkers = []
+        if arguments.flag("--cue-tags") { cueMarkers.insert(.cueTags) }
+        if arguments.flag("--scte35") { cueMarkers.insert(.scte35) }
+        guard !interstitials || cueMarkers.isEmpty else {
+            throw .usage("--cue-tags and --scte35 mark the ads in the playlist; with --interstitials there are none")
+        }
         var snapping = HLSCutSnapping.nearest
         if let name = try arguments.option("--snap") { snapping = try rule(named: name, option: "--snap") }
         var breakSnapping: [String: HLSCutSnapping] = [:]
@@ -59,7 +67,8 @@ enum HLSCommand {
             throw .usage("--snap-break: \(path) has no break \(quoted(id))")
         }
         let layout = interstitials ? Layout.interstitials(restrictingJumps: restrictingJumps) : .spliced
-        let stitched = try stitch(loaded, into: folder, layout: layout, snapping: snapping, breakSnapping: breakSnapping)
+        let stitched = try stitch(
+            loaded, into: folder, layout: layout, cueMarkers: cueMarkers, snapping: snapping, breakSnapping: breakSnapping)
         Output.out(summary(stitched, folder: folder.description, snapping: snapping, breakSnapping: breakSnapping))
     }
 
@@ -72,7 +81,7 @@ enum HLSCommand {
 
     /// Stitches the schedule and writes the playlists and the queue plan into `folder`, atomically.
     static func stitch(
-        _ loaded: LoadedSchedule, into folder: FilePath, layout: Layout = .spliced,
+        _ loaded: LoadedSchedule, into folder: FilePath, layout: Layout = .spliced, cueMarkers: HLSCueMarkers = [],
         snapping: HLSCutSnapping = .nearest, breakSnapping: [String: HLSCutSnapping] = [:]
     ) throws(DemoError) -> HLSStitchedComposition {
         let target = folder.resolved(against: currentFolder())
@@ -80,6 +89,7 @@ enum HLSCommand {
         do {
             var stitcher = HLSCompositionStitcher(outputURL: hlsURL(target.appending(playlistName)), snapping: snapping)
             stitcher.breakSnapping = breakSnapping
+            stitcher.cueMarkers = cueMarkers
             switch layout {
             case .spliced:
                 stitched = try stitcher.stitch(loaded.composition)

@@ -51,6 +51,9 @@ public struct HLSCompositionStitcher: Sendable {
     /// ads' cuts and the content cuts on either side of it (where content stops for it and where
     /// content resumes). A break that is not in the composition (left out, say) has no cuts to move.
     public var breakSnapping: [String: HLSCutSnapping] = [:]
+    /// Cue markers written around each break besides its `EXT-X-DATERANGE`: `.cueTags`
+    /// (`EXT-X-CUE-OUT`/`-CONT`/`-IN`), `.scte35` (`SCTE35-OUT`/`-IN` date ranges). None by default.
+    public var cueMarkers: HLSCueMarkers = []
     /// Reads the source playlists (local files by default).
     public var loader: HLSPlaylistLoader
     /// Off when the stitch only decides cuts for pieces played as separate items (interstitials).
@@ -173,6 +176,7 @@ public struct HLSCompositionStitcher: Sendable {
         do {
             var stitcher = HLSStitcher(outputURL: outputURL, programDateTime: programDateTime, snapping: snapping)
             stitcher.requiresOneSegmentFormat = requiresOneSegmentFormat
+            stitcher.cueMarkers = cueMarkers
             result = try stitcher.stitch(pieces)
         } catch {
             throw Self.explain(error, segments: composition.segments, pieces: pieces)

@@ -28,6 +28,8 @@ package struct HLSStitcher: Sendable {
     /// Whether every piece must have one segment format, as one playlist needs. Off only where
     /// the pieces are played as separate items (interstitials), so the stitch decides cuts only.
     package var requiresOneSegmentFormat = true
+    /// Cue markers written around each marker group, beside its date range.
+    package var cueMarkers: HLSCueMarkers = []
 
     package init(outputURL: String, programDateTime: String? = nil, snapping: HLSCutSnapping = .nearest) {
         self.outputURL = outputURL
@@ -114,9 +116,11 @@ package struct HLSStitcher: Sendable {
         guard !placed.isEmpty else { throw HLSStitchError.nothingToStitch }
 
         let markers = try markerGroups(placed: placed, pieces: pieces, anchor: anchor)
-        for marker in markers {
-            let firstSegment = placed.first(where: { $0.index == marker.pieces[0] })!.segments.lowerBound
-            segments[firstSegment].dateRanges.append(marker.dateRange)
+        for (number, marker) in markers.enumerated() {
+            let first = placed.first(where: { $0.index == marker.pieces[0] })!.segments.lowerBound
+            let end = placed.first(where: { $0.index == marker.pieces[marker.pieces.count - 1] })!.segments.upperBound
+            segments[first].dateRanges.append(marker.dateRange)
+            try addCueMarkers(to: &segments, span: first..<end, marker: marker, eventID: UInt32(truncatingIfNeeded: number + 1))
         }
 
         let longest = segments.map(\.duration.roundedToNearestSecond).max() ?? 0
@@ -157,6 +161,39 @@ package struct HLSStitcher: Sendable {
                 startDate: try HLSStitcher.time { () throws(MediaTimeError) in try anchor.adding(group.range.start) },
                 duration: group.range.duration, clientAttributes: group.marker.attributes)
             return HLSStitchedMarker(id: group.marker.id, compositionRange: group.range, pieces: group.pieces, dateRange: dateRange)
+        }
+    }
+
+    /// `cueMarkers` for one marker group over `segments[span]`; the in markers go on the segment
+    /// after it, when there is one.
+    private func addCueMarkers(
+        to segments: inout [HLSMediaSegment], span: Range<Int>, marker: HLSStitchedMarker, eventID: UInt32
+    ) throws(HLSStitchError) {
+        let duration = marker.compositionRange.duration
+        if cueMarkers.contains(.cueTags) {
+            segments[span.lowerBound].cueOut = HLSCueTag(value: "DURATION=" + duration.hlsDecimalString)
+            var elapsed = segments[span.lowerBound].duration
+            for index in span.dropFirst() {
+                segments[index].cueOutContinuation = HLSCueTag(
+                    value: "ElapsedTime=\(elapsed.hlsDecimalString),Duration=\(duration.hlsDecimalString)")
+                let before = elapsed
+                elapsed = try HLSStitcher.time { () throws(MediaTimeError) in try before.adding(segments[index].duration) }
+            }
+            if span.upperBound < segments.count { segments[span.upperBound].cueIn = HLSCueTag(value: nil) }
+        }
+        if cueMarkers.contains(.scte35) {
+            let ticks = try HLSStitcher.time { () throws(MediaTimeError) in try duration.converted(to: 90_000, rounding: .toNearestOrAwayFromZero) }
+            let out = SCTE35SpliceInsert(eventID: eventID, outOfNetwork: true, breakDuration: UInt64(clamping: ticks.value))
+            let index = segments[span.lowerBound].dateRanges.count - 1
+            segments[span.lowerBound].dateRanges[index].attributes["SCTE35-OUT"] = .hexadecimal(out.hexDigits)
+            if span.upperBound < segments.count {
+                var attributes = HLSAttributeList()
+                attributes["ID"] = .quotedString(marker.id)
+                attributes["START-DATE"] = marker.dateRange.attributes["START-DATE"]
+                let back = SCTE35SpliceInsert(eventID: eventID, outOfNetwork: false)
+                attributes["SCTE35-IN"] = .hexadecimal(back.hexDigits)
+                segments[span.upperBound].dateRanges.append(HLSDateRange(attributes: attributes))
+            }
         }
     }
 

@@ -40,9 +40,10 @@ package enum HLSPlaylistWriter {
             previousMap = segment.map
             if let date = segment.programDateTime { out += "#EXT-X-PROGRAM-DATE-TIME:\(date)\n" }
             for range in segment.dateRanges { out += "#EXT-X-DATERANGE:\(range.attributes)\n" }
+            // A segment that ends one span and starts the next: in first, then out.
+            if let cue = segment.cueIn { out += "#EXT-X-CUE-IN"; writeCueValue(cue, to: &out) }
             if let cue = segment.cueOut { out += "#EXT-X-CUE-OUT"; writeCueValue(cue, to: &out) }
             if let cue = segment.cueOutContinuation { out += "#EXT-X-CUE-OUT-CONT"; writeCueValue(cue, to: &out) }
-            if let cue = segment.cueIn { out += "#EXT-X-CUE-IN"; writeCueValue(cue, to: &out) }
             if segment.isGap { out += "#EXT-X-GAP\n" }
             if let range = segment.byteRange { out += "#EXT-X-BYTERANGE:\(range.length)@\(range.offset)\n" }
             out += "#EXTINF:"
