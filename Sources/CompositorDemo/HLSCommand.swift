@@ -43,7 +43,7 @@ enum HLSCommand {
         let interstitials = arguments.flag("--interstitials")
         let restrictingJumps = arguments.flag("--restrict-jumps")
         guard interstitials || !restrictingJumps else { throw .usage("--restrict-jumps applies to --interstitials only") }
-        var cueMarkers: HLSCueMarkers = []
+        var cueMarkers: Set<HLSCueMarker> = []
         if arguments.flag("--cue-tags") { cueMarkers.insert(.cueTags) }
         if arguments.flag("--scte35") { cueMarkers.insert(.scte35) }
         guard !interstitials || cueMarkers.isEmpty else {
@@ -81,7 +81,7 @@ enum HLSCommand {
 
     /// Stitches the schedule and writes the playlists and the queue plan into `folder`, atomically.
     static func stitch(
-        _ loaded: LoadedSchedule, into folder: FilePath, layout: Layout = .spliced, cueMarkers: HLSCueMarkers = [],
+        _ loaded: LoadedSchedule, into folder: FilePath, layout: Layout = .spliced, cueMarkers: Set<HLSCueMarker> = [],
         snapping: HLSCutSnapping = .nearest, breakSnapping: [String: HLSCutSnapping] = [:]
     ) throws(DemoError) -> HLSStitchedComposition {
         let target = folder.resolved(against: currentFolder())

@@ -53,7 +53,7 @@ public struct HLSCompositionStitcher: Sendable {
     public var breakSnapping: [String: HLSCutSnapping] = [:]
     /// Cue markers written around each break besides its `EXT-X-DATERANGE`: `.cueTags`
     /// (`EXT-X-CUE-OUT`/`-CONT`/`-IN`), `.scte35` (`SCTE35-OUT`/`-IN` date ranges). None by default.
-    public var cueMarkers: HLSCueMarkers = []
+    public var cueMarkers: Set<HLSCueMarker> = []
     /// Reads the source playlists (local files by default).
     public var loader: HLSPlaylistLoader
     /// Off when the stitch only decides cuts for pieces played as separate items (interstitials).

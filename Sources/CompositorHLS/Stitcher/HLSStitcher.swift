@@ -29,7 +29,7 @@ package struct HLSStitcher: Sendable {
     /// the pieces are played as separate items (interstitials), so the stitch decides cuts only.
     package var requiresOneSegmentFormat = true
     /// Cue markers written around each marker group, beside its date range.
-    package var cueMarkers: HLSCueMarkers = []
+    package var cueMarkers: Set<HLSCueMarker> = []
 
     package init(outputURL: String, programDateTime: String? = nil, snapping: HLSCutSnapping = .nearest) {
         self.outputURL = outputURL

@@ -1,5 +1,5 @@
-/// Cue markers a stitched playlist carries around each break, beside its `EXT-X-DATERANGE`, for
-/// the ad servers and players that read them rather than date ranges.
+/// A kind of cue marker a stitched playlist carries around each break, beside its
+/// `EXT-X-DATERANGE`, for the ad servers and players that read them rather than date ranges.
 ///
 /// ```
 /// segments   ...content | ad 1.3 | ad 0.7 | ad 1.1 | content...
@@ -12,16 +12,13 @@
 ///
 /// A break at the playlist's end (a post-roll) has no segment after it, so no `EXT-X-CUE-IN` or
 /// `SCTE35-IN`: the playlist ends in the break.
-public struct HLSCueMarkers: OptionSet, Sendable, Hashable {
-    public let rawValue: Int
-    public init(rawValue: Int) { self.rawValue = rawValue }
-
+public enum HLSCueMarker: Hashable, Sendable {
     /// `EXT-X-CUE-OUT:DURATION=`, `EXT-X-CUE-OUT-CONT:ElapsedTime=,Duration=` and `EXT-X-CUE-IN`
     /// (the tags hls-splice writes and AWS MediaTailor reads).
-    public static let cueTags = HLSCueMarkers(rawValue: 1)
+    case cueTags
     /// An SCTE 35 `splice_insert` leaving the network (`SCTE35-OUT`, with the break's duration) on
     /// the break's date range, and one returning (`SCTE35-IN`) on a date range of the same ID where
     /// the break ends (RFC 8216 4.3.2.7.1). Event IDs count breaks from 1; splices are immediate,
     /// the date range's `START-DATE` saying when.
-    public static let scte35 = HLSCueMarkers(rawValue: 2)
+    case scte35
 }
