@@ -89,7 +89,7 @@ struct ScheduleDocumentTests {
         (#"{"content": [{"url": "c.mp4"}], "breaks": [{"at": "midroll", "ads": [{"url": "a"}]}]}"#,
          "breaks[0].at: malformed time 'midroll': expected a digit"),
         (#"{"content": [{"url": "c.mp4"}], "breaks": [{"at": true, "ads": []}]}"#,
-         #"breaks[0].at: expected "preroll", "postroll" or a time (seconds or "value/timescale"), got a boolean"#),
+         #"breaks[0].at: expected "preroll", "postroll", "markers" or a time (seconds or "value/timescale"), got a boolean"#),
         (#"{"content": [{"url": "c.mp4"}], "breaks": [{"at": 1, "ads": []}]}"#, "breaks[0]: break 'break-1' has no ads"),
         (#"{"content": [{"url": "c.mp4"}], "breaks": [{"at": 1, "policy": "twice", "ads": [{"url": "a"}]}]}"#,
          #"breaks[0].policy: expected "sticky" or "once", got "twice""#),

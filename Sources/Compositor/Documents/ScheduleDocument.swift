@@ -16,6 +16,10 @@ import CompositorMP4
 /// `start` (0), `end` (the natural duration), `policy` (`"sticky"` or `"once"`), `resumeOffset` (0),
 /// `skippable` (`true`; `false` forbids skipping), `skippableAfter` (seconds into an ad),
 /// `seekWithinAds` (`true`), and IDs (`clip-N`, `break-N`, `BREAK-ad-N`, counted from 1).
+///
+/// `"at": "markers"` (with `"clip"`, the first clip by default) places the break at every span the
+/// clip's HLS playlist marks as a break (`EXT-X-CUE-OUT`/`-IN`, `SCTE35-OUT` date ranges) within
+/// the clip, each replacing its span (see `MarkedBreaks`): breaks `ID-1`, `ID-2`, ….
 /// Unknown keys are errors, so a typo cannot pass unnoticed. Relative URLs are resolved against
 /// `baseFolder` (see `MediaLocation` for paths and `file:` URLs).
 public enum ScheduleDocument {
@@ -86,8 +90,9 @@ extension ScheduleDocument {
             if let breaksValue = object["breaks"] {
                 for (i, breakValue) in try arrayValue(breaksValue, path: "breaks").enumerated() {
                     let path = "breaks[\(i)]"
-                    let adBreak = try self.adBreak(breakValue, path: path, defaultID: "break-\(i + 1)")
-                    do { try schedule.appendBreak(adBreak) } catch { throw .schedule(path: path, error) }
+                    for adBreak in try self.adBreaks(breakValue, path: path, defaultID: "break-\(i + 1)", content: schedule.content) {
+                        do { try schedule.appendBreak(adBreak) } catch { throw .schedule(path: path, error) }
+                    }
                 }
             }
             return schedule
@@ -111,18 +116,44 @@ extension ScheduleDocument {
                 end: try time(object, "end", path: path))
         }
 
-        private func adBreak(_ value: JSONValue, path: String, defaultID: String) throws(ScheduleDocumentError) -> AdBreak {
+        /// One break, or for `"at": "markers"` one per span the clip's playlist marks.
+        private func adBreaks(
+            _ value: JSONValue, path: String, defaultID: String, content: [ContentClip]
+        ) throws(ScheduleDocumentError) -> [AdBreak] {
             let object = try objectValue(value, path: path, keys: [
-                "id", "at", "ads", "policy", "resumeOffset", "skippable", "skippableAfter", "seekWithinAds",
+                "id", "at", "clip", "ads", "policy", "resumeOffset", "skippable", "skippableAfter", "seekWithinAds",
             ])
             let id = try string(object, "id", path: path) ?? defaultID
             guard let at = object["at"] else { throw .invalid(path: path, reason: "missing key \"at\"") }
+            let clipID = try string(object, "clip", path: path)
             let placement: Placement
             switch at {
             case .string("preroll"): placement = .preroll
             case .string("postroll"): placement = .postroll
-            default: placement = .midroll(at: try timeValue(at, path: path + ".at", expected: "\"preroll\", \"postroll\" or a time"))
+            case .string("markers"):
+                guard object["resumeOffset"] == nil else {
+                    throw .invalid(path: path + ".resumeOffset", reason: "a break at markers replaces each marked span; it takes no resumeOffset")
+                }
+                let pod = try self.pod(object, id: id, path: path)
+                return try MarkedBreaks.expand(
+                    id: id, ads: pod.ads, policy: pod.policy, restrictions: pod.restrictions, clipID: clipID, content: content, path: path)
+            default: placement = .midroll(at: try timeValue(at, path: path + ".at", expected: "\"preroll\", \"postroll\", \"markers\" or a time"))
             }
+            if clipID != nil { throw .invalid(path: path + ".clip", reason: "\"clip\" names the clip whose markers place a break at \"markers\"") }
+            return [try adBreak(object, id: id, placement: placement, path: path)]
+        }
+
+        private func adBreak(_ object: JSONObject, id: String, placement: Placement, path: String) throws(ScheduleDocumentError) -> AdBreak {
+            let pod = try self.pod(object, id: id, path: path)
+            return AdBreak(
+                id: id, placement: placement, ads: pod.ads, policy: pod.policy,
+                resumeOffset: try time(object, "resumeOffset", path: path) ?? .zero, restrictions: pod.restrictions)
+        }
+
+        /// A break's ads, policy and restrictions.
+        private func pod(
+            _ object: JSONObject, id: String, path: String
+        ) throws(ScheduleDocumentError) -> (ads: [Ad], policy: BreakPolicy, restrictions: BreakRestrictions) {
             guard let adsValue = object["ads"] else { throw .invalid(path: path, reason: "missing key \"ads\"") }
             var ads: [Ad] = []
             for (i, adValue) in try arrayValue(adsValue, path: path + ".ads").enumerated() {
@@ -146,9 +177,7 @@ extension ScheduleDocument {
             } else if skippable == false {
                 restrictions.skipping = .never
             }
-            return AdBreak(
-                id: id, placement: placement, ads: ads, policy: policy,
-                resumeOffset: try time(object, "resumeOffset", path: path) ?? .zero, restrictions: restrictions)
+            return (ads, policy, restrictions)
         }
 
         // MARK: Typed access
