@@ -264,7 +264,8 @@ public struct HLSCompositionStitcher: Sendable {
             return .unsupported(url: url, reason: "a live playlist (no EXT-X-ENDLIST, not PLAYLIST-TYPE VOD) has no fixed segments to stitch")
         case .unsupportedSource(_, let url, let reason):
             return .unsupported(url: url, reason: reason)
-        case .invalidSourceRange(let piece, _), .markerGroupSplit(_, let piece), .conflictingMarker(_, let piece):
+        case .invalidSourceRange(let piece, _), .markerGroupSplit(_, let piece), .conflictingMarker(_, let piece),
+             .dateRangeIDTaken(_, let piece):
             return .stitch(item: segments[piece].id, reason: error.description)
         case .nothingToStitch, .markerNeedsProgramDateTime, .invalidProgramDateTime, .timeOverflow:
             return .stitch(item: nil, reason: error.description)

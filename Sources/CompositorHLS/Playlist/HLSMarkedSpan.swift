@@ -56,12 +56,8 @@ extension HLSMediaPlaylist {
                 add(span.start, end, .cueOut(segment: span.index))
             }
 
-            if let anchor = segments.indices.first(where: { segments[$0].programDateTime != nil }) {
-                // Playlist time of a date: the anchor segment's start plus the date's distance from its date.
-                let anchorDate = segments[anchor].programDateTime!.secondsSinceEpoch
-                func time(of date: HLSDateTime) throws(MediaTimeError) -> MediaTime {
-                    try boundaries[anchor].adding(try date.secondsSinceEpoch.subtracting(anchorDate))
-                }
+            if let clock = try dateClock {
+                func time(of date: HLSDateTime) throws(MediaTimeError) -> MediaTime { try clock.time(of: date) }
                 let tagged = segments.indices.flatMap { index in segments[index].dateRanges.map { (index, $0) } }
                 for (_, range) in tagged where range.attributes["SCTE35-OUT"] != nil {
                     guard let startDate = range.startDate else { continue }
@@ -81,6 +77,31 @@ extension HLSMediaPlaylist {
             var kept: [HLSMarkedSpan] = []
             for span in ordered where kept.last.map({ span.range.start >= $0.range.end }) ?? true { kept.append(span) }
             return kept
+        }
+    }
+}
+
+/// A media playlist's wall clock: where on the playlist's own time a date falls, by the first
+/// `EXT-X-PROGRAM-DATE-TIME` (RFC 8216 4.3.2.6: later segments' dates follow from their durations).
+package struct HLSDateClock: Sendable {
+    /// The first dated segment's date and its start on the playlist's time.
+    let date: MediaTime
+    let start: MediaTime
+
+    /// The playlist time of `date` (before 0 or past the end when the date is).
+    package func time(of date: HLSDateTime) throws(MediaTimeError) -> MediaTime {
+        try start.adding(try date.secondsSinceEpoch.subtracting(self.date))
+    }
+}
+
+extension HLSMediaPlaylist {
+    /// The playlist's clock, or `nil` when no segment has a program date-time.
+    package var dateClock: HLSDateClock? {
+        get throws(MediaTimeError) {
+            guard let anchor = segments.firstIndex(where: { $0.programDateTime != nil }) else { return nil }
+            var start = MediaTime.zero
+            for segment in segments[..<anchor] { start = try start.adding(segment.duration) }
+            return HLSDateClock(date: segments[anchor].programDateTime!.secondsSinceEpoch, start: start)
         }
     }
 }

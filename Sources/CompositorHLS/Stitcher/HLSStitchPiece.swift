@@ -152,6 +152,8 @@ package enum HLSStitchError: Error, Equatable, Sendable, CustomStringConvertible
     case markerGroupSplit(id: String, piece: Int)
     /// Pieces of one marker group give different attributes.
     case conflictingMarker(id: String, piece: Int)
+    /// A content piece's own date range has a marker's ID (RFC 8216: one ID, one set of attributes).
+    case dateRangeIDTaken(id: String, piece: Int)
     case timeOverflow(MediaTimeError)
 
     package var description: String {
@@ -168,6 +170,8 @@ package enum HLSStitchError: Error, Equatable, Sendable, CustomStringConvertible
         case .invalidProgramDateTime(let text, let reason): return "program date-time anchor \(quoted(text)): \(reason)"
         case .markerGroupSplit(let id, let piece): return "marker group \(quoted(id)) is split: piece \(piece) is not next to the others"
         case .conflictingMarker(let id, let piece): return "piece \(piece) gives marker \(quoted(id)) other attributes than the group's first piece"
+        case .dateRangeIDTaken(let id, let piece):
+            return "piece \(piece) keeps its own date range \(quoted(id)), the ID of a marker too; give the marker another ID"
         case .timeOverflow(let error): return error.description
         }
     }

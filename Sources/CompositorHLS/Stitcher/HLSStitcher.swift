@@ -59,6 +59,8 @@ package struct HLSStitcher: Sendable {
         var compositionTime = MediaTime.zero
         var format: HLSSegmentFormat?
         var allIndependent = true
+        // The content's own date ranges kept so far: their IDs, and the piece that first kept each.
+        var keptIDs: [String: Int] = [:]
 
         for (index, piece) in pieces.enumerated() {
             let source = piece.playlist
@@ -98,14 +100,24 @@ package struct HLSStitcher: Sendable {
                 segment.keys = original.keys.map(relocated)
                 let startTime = compositionTime
                 segment.programDateTime = startsPiece ? try HLSStitcher.time { () throws(MediaTimeError) in try anchor?.adding(startTime) } : nil
+                // Content keeps its cue tags and unknown (vendor) tags, which travel with their
+                // segments, and its date ranges, moved to the stitched clock below; an ad's own
+                // markers would mark the content wrongly.
                 segment.dateRanges = []
-                segment.cueOut = nil
-                segment.cueOutContinuation = nil
-                segment.cueIn = nil
-                segment.unknownLines = []
+                if piece.kind != .content {
+                    segment.cueOut = nil
+                    segment.cueOutContinuation = nil
+                    segment.cueIn = nil
+                    segment.unknownLines = []
+                }
                 segments.append(segment)
                 let before = compositionTime
                 compositionTime = try HLSStitcher.time { () throws(MediaTimeError) in try before.adding(original.duration) }
+            }
+            if piece.kind == .content, let anchor {
+                try keepDateRanges(
+                    of: source, boundaries: boundaries, kept: first..<last, at: pieceStart, anchor: anchor,
+                    into: &segments, firstOutput: firstOutput, piece: index, keptIDs: &keptIDs)
             }
             placed.append(HLSStitchedPiece(
                 index: index, kind: piece.kind, markerID: piece.marker?.id, url: source.url,
@@ -116,6 +128,9 @@ package struct HLSStitcher: Sendable {
         guard !placed.isEmpty else { throw HLSStitchError.nothingToStitch }
 
         let markers = try markerGroups(placed: placed, pieces: pieces, anchor: anchor)
+        for marker in markers {
+            if let piece = keptIDs[marker.id] { throw HLSStitchError.dateRangeIDTaken(id: marker.id, piece: piece) }
+        }
         for (number, marker) in markers.enumerated() {
             let first = placed.first(where: { $0.index == marker.pieces[0] })!.segments.lowerBound
             let end = placed.first(where: { $0.index == marker.pieces[marker.pieces.count - 1] })!.segments.upperBound
@@ -161,6 +176,50 @@ package struct HLSStitcher: Sendable {
                 startDate: try HLSStitcher.time { () throws(MediaTimeError) in try anchor.adding(group.range.start) },
                 duration: group.range.duration, clientAttributes: group.marker.attributes)
             return HLSStitchedMarker(id: group.marker.id, compositionRange: group.range, pieces: group.pieces, dateRange: dateRange)
+        }
+    }
+
+    /// Keeps a content piece's own date ranges that start in it (by the source's program
+    /// date-times), their `START-DATE` and `END-DATE` moved to the stitched clock, each on the
+    /// output segment where it starts. A tag without `START-DATE` (an `SCTE35-IN` following its
+    /// `SCTE35-OUT`) stays on its segment when that is kept. Content played twice keeps its date
+    /// ranges twice, the second time with `-2` after their IDs (one ID, one set of attributes).
+    private func keepDateRanges(
+        of source: HLSMediaPlaylist, boundaries: [MediaTime], kept: Range<Int>, at pieceStart: MediaTime, anchor: HLSDateTime,
+        into segments: inout [HLSMediaSegment], firstOutput: Int, piece: Int, keptIDs: inout [String: Int]
+    ) throws(HLSStitchError) {
+        let clock = try HLSStitcher.time { () throws(MediaTimeError) in try source.dateClock }
+        var renamed: [String: String] = [:]
+        for (sourceIndex, segment) in source.segments.enumerated() {
+            for range in segment.dateRanges {
+                var moved = range
+                var at = boundaries[sourceIndex]
+                if let start = range.startDate {
+                    guard let clock else { continue }
+                    at = try HLSStitcher.time { () throws(MediaTimeError) in try clock.time(of: start) }
+                    guard boundaries[kept.lowerBound] <= at, at < boundaries[kept.upperBound] else { continue }
+                    let (newStart, newEnd) = try HLSStitcher.time { () throws(MediaTimeError) in
+                        let compositionTime = try pieceStart.adding(try at.subtracting(boundaries[kept.lowerBound]))
+                        let newStart = try anchor.adding(compositionTime)
+                        return (newStart, try range.endDate.map { end throws(MediaTimeError) in
+                            try newStart.adding(try end.secondsSinceEpoch.subtracting(start.secondsSinceEpoch)) })
+                    }
+                    moved.attributes["START-DATE"] = .quotedString(newStart.description)
+                    if let newEnd { moved.attributes["END-DATE"] = .quotedString(newEnd.description) }
+                } else if !kept.contains(sourceIndex) {
+                    continue
+                }
+                let id = range.id
+                if renamed[id] == nil {
+                    var candidate = id, count = 1
+                    while keptIDs[candidate] != nil { count += 1; candidate = "\(id)-\(count)" }
+                    renamed[id] = candidate
+                    keptIDs[candidate] = piece
+                }
+                moved.attributes["ID"] = .quotedString(renamed[id]!)
+                let containing = min(max(HLSStitcher.atOrBefore(at, boundaries), kept.lowerBound), kept.upperBound - 1)
+                segments[firstOutput + containing - kept.lowerBound].dateRanges.append(moved)
+            }
         }
     }
 

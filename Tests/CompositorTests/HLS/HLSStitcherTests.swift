@@ -337,7 +337,7 @@ struct HLSStitcherTests {
         #expect(result.playlist.segments.map(\.resolvedURI) == ["file:///srv/media/c/c0.ts", "https://ads.example.net/x/a0.ts"])
     }
 
-    @Test("a discontinuity inside a source range is kept; unknown lines, cues and dates of sources are not")
+    @Test("a discontinuity inside a source range is kept; content keeps its unknown lines and cues, an ad does not; source dates are not kept")
     func sourceTags() throws {
         let source = try HLSTest.media("""
             #EXTM3U
@@ -352,13 +352,17 @@ struct HLSStitcherTests {
             b.ts
             #EXT-X-ENDLIST
             """, url: Self.content)
-        let result = try HLSStitcher(outputURL: Self.output).stitch([
+        let content = try HLSStitcher(outputURL: Self.output).stitch([
             HLSStitchPiece(playlist: source, sourceRange: Self.range("0", "8"), kind: .content, plannedCompositionStart: .zero),
         ])
-        #expect(result.playlist.segments.map(\.isDiscontinuity) == [false, true])
-        #expect(!result.text.contains("CUE"))
-        #expect(!result.text.contains("# note"))
-        #expect(!result.text.contains("PROGRAM-DATE-TIME"))
+        #expect(content.playlist.segments.map(\.isDiscontinuity) == [false, true])
+        #expect(content.text.contains("# note\n#EXT-X-DISCONTINUITY\n#EXT-X-CUE-OUT:4\n#EXTINF:4,\n"))
+        #expect(!content.text.contains("PROGRAM-DATE-TIME"))
+        let ad = try HLSStitcher(outputURL: Self.output).stitch([
+            HLSStitchPiece(playlist: source, sourceRange: Self.range("0", "8"), kind: .interstitial, plannedCompositionStart: .zero),
+        ])
+        #expect(ad.playlist.segments.map(\.isDiscontinuity) == [false, true])
+        #expect(!ad.text.contains("CUE") && !ad.text.contains("# note") && !ad.text.contains("PROGRAM-DATE-TIME"))
     }
 }
 

@@ -122,6 +122,64 @@ struct HLSCueMarkerTests {
         #expect(!stitched.variants[0].result.text.contains("#EXT-X-CUE"))
     }
 
+    /// The content's own markers, kept where the content is kept: date ranges moved to the
+    /// stitched clock, cue and vendor tags on their segments; the ad's own markers dropped.
+    ///
+    /// ```
+    /// c.m3u8     0 promo(1-3)  4 chapter(6-9) CUE-OUT  8 CUE-IN  12 dropped(13)  16
+    /// plays      |C 0-4        |A 0-4       |C 4-12                    |            break b asked at 5, snapped to 4
+    /// stitched   0 promo 1     4            8       chapter 10-13
+    /// ```
+    @Test("the content's own date ranges, cue tags and vendor tags are kept, moved to the stitched clock")
+    func contentMarkersKept() throws {
+        let content = """
+            #EXTM3U
+            #EXT-X-TARGETDURATION:4
+            #EXT-X-PROGRAM-DATE-TIME:2020-01-01T00:00:00Z
+            #EXT-X-DATERANGE:ID="promo",START-DATE="2020-01-01T00:00:01Z",DURATION=2
+            #EXTINF:4,
+            s0.ts
+            #EXT-X-DATERANGE:ID="chapter",START-DATE="2020-01-01T00:00:06Z",END-DATE="2020-01-01T00:00:09Z"
+            #EXT-OATCLS-SCTE35:/DAvAAAAAAAA
+            #EXT-X-CUE-OUT:DURATION=4
+            #EXTINF:4,
+            s1.ts
+            #EXT-X-CUE-IN
+            #EXTINF:4,
+            s2.ts
+            #EXT-X-DATERANGE:ID="dropped",START-DATE="2020-01-01T00:00:13Z",DURATION=1
+            #EXTINF:4,
+            s3.ts
+            #EXT-X-ENDLIST
+
+            """
+        let ad = "#EXTM3U\n#EXT-X-TARGETDURATION:2\n#EXT-X-CUE-OUT:4\n#EXTINF:2,\na0.ts\n#EXTINF:2,\na1.ts\n#EXT-X-ENDLIST\n"
+        let stitched = try HLSJoinTests.stitch(try HLSJoinTests.composition(), ["c.m3u8": content, "ad.m3u8": ad])
+        let text = stitched.variants[0].result.text
+        #expect(text.contains(#"#EXT-X-DATERANGE:ID="promo",START-DATE="2026-01-01T00:00:01.000Z",DURATION=2"# + "\n#EXTINF:4,\n../s0.ts\n"))
+        // (The writer puts a segment's unknown lines first, before its discontinuity.)
+        #expect(text.contains("#EXT-OATCLS-SCTE35:/DAvAAAAAAAA\n#EXT-X-DISCONTINUITY\n#EXT-X-PROGRAM-DATE-TIME:2026-01-01T00:00:08.000Z\n"
+            + #"#EXT-X-DATERANGE:ID="chapter",START-DATE="2026-01-01T00:00:10.000Z",END-DATE="2026-01-01T00:00:13.000Z""#
+            + "\n#EXT-X-CUE-OUT:DURATION=4\n#EXTINF:4,\n../s1.ts\n#EXT-X-CUE-IN\n#EXTINF:4,\n../s2.ts\n"))
+        #expect(!text.contains("dropped") && text.components(separatedBy: "#EXT-X-CUE-OUT").count == 2)
+        let playlist = try HLSPlaylistParser().parseMediaPlaylist(Array(text.utf8), url: stitched.outputURL)
+        #expect(playlist.segments.flatMap(\.dateRanges).map(\.id) == ["promo", "b", "chapter"])
+
+        // Content played twice keeps its date ranges twice, under new IDs the second time.
+        let twice = try Composition(schedule: Schedule(content: [
+            ContentClip(id: "C1", source: MediaLocation(parsing: HLSJoinTests.base + "c.m3u8"), end: s(8)),
+            ContentClip(id: "C2", source: MediaLocation(parsing: HLSJoinTests.base + "c.m3u8"), end: s(8)),
+        ], breaks: []))
+        let repeated = try HLSJoinTests.stitch(twice, ["c.m3u8": content])
+        #expect(repeated.variants[0].result.playlist.segments.flatMap(\.dateRanges).map(\.id) == ["promo", "chapter", "promo-2", "chapter-2"])
+
+        // A content date range with a break's ID is refused, naming the clip.
+        #expect(throws: HLSCompositionStitchError.stitch(
+            item: "C", reason: "piece 0 keeps its own date range 'b', the ID of a marker too; give the marker another ID")) {
+            try HLSJoinTests.stitch(try HLSJoinTests.composition(), ["c.m3u8": content.replacingOccurrences(of: #"ID="promo""#, with: #"ID="b""#)])
+        }
+    }
+
     @Test("hls --cue-tags --scte35 writes both; with --interstitials they are refused (no ads in the playlist)")
     func command() async throws {
         let scratch = try MP4Fixtures.makeScratchFolder("hls-cue-cli")
