@@ -51,7 +51,7 @@ extension HLSCompositionStitcher {
         let primary = try stitch(content)
         let plan = try InterstitialPlan(
             spliced: spliced, requested: composition, primary: primary.composition, outputURL: primary.outputURL,
-            schedule: schedule, restrictingJumps: restrictingJumps, stitcher: self)
+            restrictingJumps: restrictingJumps, stitcher: self)
 
         var variants: [HLSStitchedVariantPlaylist] = []
         for variant in primary.variants {
@@ -83,7 +83,7 @@ private struct InterstitialPlan {
 
     init(
         spliced: HLSStitchedComposition, requested: Composition, primary: Composition, outputURL: String,
-        schedule: Schedule, restrictingJumps: Bool, stitcher: HLSCompositionStitcher
+        restrictingJumps: Bool, stitcher: HLSCompositionStitcher
     ) throws(HLSCompositionStitchError) {
         self.primary = primary
         self.folderURL = String(outputURL[...(outputURL.lastIndex(of: "/") ?? outputURL.startIndex)])
