@@ -31,7 +31,7 @@ struct LoadedSchedule {
         for diagnostic in composition.diagnostics { Output.err("warning: \(path): \(diagnostic)") }
         // A local source that cannot be read still places (its clips give their ends) but will
         // not render or play: say so now rather than at render time.
-        for (source, failure) in durations.failures.sorted(by: { $0.key.description < $1.key.description }) {
+        for (_, failure) in durations.failures.sorted(by: { $0.key.description < $1.key.description }) {
             if case .remote = failure { continue }
             Output.err("warning: \(path): \(failure) (its clips are placed by the times the schedule gives)")
         }
