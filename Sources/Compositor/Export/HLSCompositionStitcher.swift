@@ -150,7 +150,7 @@ public struct HLSCompositionStitcher: Sendable {
         }
         return HLSStitchedComposition(
             requested: composition, composition: reported, queuePlan: QueuePlan(composition: composition),
-            variants: outputs, multivariantPlaylist: multivariant, assets: [], outputURL: output)
+            variants: outputs, multivariantPlaylist: multivariant, assets: [], interstitialEvents: [], outputURL: output)
     }
 
     /// One media playlist: one piece per segment, ads marked by break.

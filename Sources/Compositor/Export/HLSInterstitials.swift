@@ -53,10 +53,19 @@ extension HLSCompositionStitcher {
             spliced: spliced, requested: composition, primary: primary.composition, outputURL: primary.outputURL,
             restrictingJumps: restrictingJumps, stitcher: self)
 
+        let anchor: HLSDateTime
+        do { anchor = try HLSDateTime(parsing: programDateTime) } catch {
+            throw .stitch(item: nil, reason: HLSStitchError.invalidProgramDateTime(text: programDateTime, reason: error.reason).description)
+        }
         var variants: [HLSStitchedVariantPlaylist] = []
         for variant in primary.variants {
             let result: HLSStitchResult
-            do { result = try variant.result.addingDateRanges(plan.dateRanges) } catch {
+            do {
+                let dateRanges = try plan.events.map { (event) throws(MediaTimeError) in
+                    (try event.dateRange(anchor: anchor, playlistURL: variant.url), event.time)
+                }
+                result = try variant.result.addingDateRanges(dateRanges)
+            } catch {
                 throw .stitch(item: nil, reason: HLSStitchError.timeOverflow(error).description)
             }
             variants.append(HLSStitchedVariantPlaylist(
@@ -66,14 +75,14 @@ extension HLSCompositionStitcher {
         return HLSStitchedComposition(
             requested: composition, composition: plan.composition, queuePlan: QueuePlan(composition: composition),
             variants: variants, multivariantPlaylist: primary.multivariantPlaylist, assets: plan.assets,
-            outputURL: primary.outputURL)
+            interstitialEvents: plan.events, outputURL: primary.outputURL)
     }
 }
 
-/// The breaks of a spliced stitch turned into interstitials: their date ranges on the content
-/// playlist's clock, the ad playlists and asset lists they name, and the composition that plays.
+/// The breaks of a spliced stitch turned into interstitials: the events on the content playlist's
+/// clock, the ad playlists and asset lists they name, and the composition that plays.
 private struct InterstitialPlan {
-    var dateRanges: [(dateRange: HLSDateRange, start: MediaTime)] = []
+    var events: [HLSInterstitialEvent] = []
     var assets: [HLSStitchedComposition.File] = []
     var composition: Composition
 
@@ -90,10 +99,6 @@ private struct InterstitialPlan {
         self.sources = HLSSourcePlaylists(loader: stitcher.loader)
         let played = spliced.composition
         self.composition = played
-        let anchor: HLSDateTime
-        do { anchor = try HLSDateTime(parsing: stitcher.programDateTime) } catch {
-            throw .stitch(item: nil, reason: HLSStitchError.invalidProgramDateTime(text: stitcher.programDateTime, reason: error.reason).description)
-        }
 
         var playedRanges = played.segments.map(\.sourceRange)
         var limited = false
@@ -131,33 +136,21 @@ private struct InterstitialPlan {
                 limited = true
             }
 
-            var list = HLSAttributeList()
-            list["ID"] = .quotedString(placed.id)
-            list["CLASS"] = .quotedString(HLSCompositionStitcher.interstitialClass)
-            list["START-DATE"] = .quotedString(try Self.time(placed.id) { () throws(MediaTimeError) in try anchor.adding(start) }.description)
-            list["DURATION"] = .decimal(MediaTime.min(plays, asked))
-            var cue: [String] = []
-            if placed.placement == .preroll { cue.append("PRE") }
-            if placed.placement == .postroll { cue.append("POST") }
-            if placed.policy == .once { cue.append("ONCE") }
-            if !cue.isEmpty { list["CUE"] = .quotedString(cue.joined(separator: ",")) }
-            if assetFiles.count == 1 {
-                list["X-ASSET-URI"] = .quotedString(assetFiles[0].name)
-            } else {
-                let name = "interstitial-\(index + 1).json"
-                list["X-ASSET-LIST"] = .quotedString(name)
+            var assetListURL: String?
+            if assetFiles.count > 1 {
+                let url = folderURL + "interstitial-\(index + 1).json"
                 var root = JSONObject()
                 root.append("ASSETS", .array(assetFiles.map { .object(JSONObject(["URI": .string($0.name), "DURATION": .seconds($0.duration)])) }))
-                assets.append(HLSStitchedComposition.File(url: folderURL + name, text: JSONValue.object(root).serialized + "\n"))
+                assets.append(HLSStitchedComposition.File(url: url, text: JSONValue.object(root).serialized + "\n"))
+                assetListURL = url
             }
-            list["X-RESUME-OFFSET"] = .decimal(try Self.time(placed.id) { () throws(MediaTimeError) in try resume.subtracting(start) })
-            if plays > asked { list["X-PLAYOUT-LIMIT"] = .decimal(asked) }
-            var restrict: [String] = []
-            if placed.restrictions.skipping != .anytime { restrict.append("SKIP") }
-            if restrictingJumps, placed.policy == .sticky { restrict.append("JUMP") }
-            if !restrict.isEmpty { list["X-RESTRICT"] = .quotedString(restrict.joined(separator: ",")) }
-            if case .midroll = placed.placement { list["X-SNAP"] = .quotedString("OUT,IN") }
-            dateRanges.append((HLSDateRange(attributes: list), start))
+            let cue: HLSInterstitialEvent.Cue = placed.placement == .preroll ? .join : placed.placement == .postroll ? .leave : .none
+            events.append(HLSInterstitialEvent(
+                id: placed.id, time: start, duration: MediaTime.min(plays, asked), cue: cue, playsOnce: placed.policy == .once,
+                assetURLs: assetFiles.map { folderURL + $0.name }, assetListURL: assetListURL,
+                resumptionOffset: try Self.time(placed.id) { () throws(MediaTimeError) in try resume.subtracting(start) },
+                playoutLimit: plays > asked ? asked : nil, restrictsSkipping: placed.restrictions.skipping != .anytime,
+                restrictsJumping: restrictingJumps && placed.policy == .sticky))
         }
         if limited {
             do { composition = try played.replacingSourceRanges(playedRanges) } catch { throw .snapping(error) }

@@ -21,6 +21,8 @@ public struct HLSStitchedComposition: Sendable, Equatable {
     /// The files the breaks play from when they are interstitials (ad playlists, asset lists);
     /// empty when the ads are stitched into the playlists.
     package let assets: [File]
+    /// The breaks as interstitials, in play order; empty when the ads are stitched into the playlists.
+    package let interstitialEvents: [HLSInterstitialEvent]
     /// Where the main playlist lives (absolute when a relative path was given).
     public let outputURL: String
 
