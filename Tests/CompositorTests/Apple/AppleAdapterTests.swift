@@ -251,6 +251,46 @@ struct AppleAdapterTests {
         #expect(StandInWorld.ruleBreaks.isEmpty)
     }
 
+    // MARK: Interstitial events
+
+    /// `Fixtures/demo-hls.json` stitched as interstitials, scheduled by the app instead of by the
+    /// playlist: the events say what the date ranges say.
+    @Test("an interstitials stitch as AVPlayerInterstitialEvents: times, ad items, offsets, limits, restrictions, cues")
+    func interstitialEvents() async throws {
+        StandInWorld.reset()
+        let folder = try MP4Fixtures.makeScratchFolder("apple-interstitials")
+        defer { MP4Fixtures.remove(folder) }
+        let json = try String(contentsOfFile: HLSJoin.fixtures + "/demo-hls.json", encoding: .utf8)
+            .replacingOccurrences(of: #""at": 14.3,"#, with: #""at": 14.3, "skippable": false,"#)
+        let (schedule, durations) = try HLSInterstitialsTests.schedule(json: json)
+        let stitched = try HLSCompositionStitcher(outputURL: folder + "/stitched.m3u8")
+            .stitchInterstitials(schedule, naturalDurations: durations, restrictingJumps: true)
+        let primary = AVPlayerItem(url: AVInterstitialEvents.foundationURL(stitched.outputURL))
+        let events = AVInterstitialEvents.events(for: stitched, primaryItem: primary)
+
+        #expect(events.map(\.identifier) == ["pre", "mid1", "mid2", "post"])
+        #expect(events.map(\.time.seconds) == [0, 8, 13.8, 19.2])
+        #expect(events.map(\.cue) == [.joinCue, .noCue, .noCue, .leaveCue])
+        #expect(events.map(\.willPlayOnce) == [false, true, false, false])
+        #expect(events.map(\.resumptionOffset.seconds) == [0, 0, 0, 0])
+        #expect(events.allSatisfy { !$0.playoutLimit.isValid })
+        #expect(events.map(\.restrictions) == [
+            .constrainsSeekingForwardInPrimaryContent, [],
+            [.constrainsSeekingForwardInPrimaryContent, .requiresPlaybackAtPreferredRateForAdvancement],
+            .constrainsSeekingForwardInPrimaryContent,
+        ])
+        #expect(events.map { $0.templateItems.compactMap { ($0.asset as? AVURLAsset)?.url.lastPathComponent } } == [
+            ["interstitial-1-1.m3u8"], ["interstitial-2-1.m3u8", "interstitial-2-2.m3u8"], ["interstitial-3-1.m3u8"],
+            ["interstitial-4-1.m3u8"],
+        ])
+        #expect(events.allSatisfy { $0.primaryItem === primary })
+        #expect(StandInWorld.ruleBreaks.isEmpty)
+
+        // A composition item has no dates: the stand-in records the call Apple says cannot work.
+        _ = AVInterstitialEvents.events(for: stitched, primaryItem: AVPlayerItem(asset: AVMutableComposition()))
+        #expect(StandInWorld.ruleBreaks.count == 4)
+    }
+
     @Test("the stand-in enforces what the adapters must avoid")
     func standInRules() async throws {
         StandInWorld.reset()
