@@ -101,7 +101,6 @@ private struct InterstitialPlan {
         self.composition = played
 
         var playedRanges = played.segments.map(\.sourceRange)
-        var limited = false
         for (index, placed) in played.breaks.enumerated() {
             let before = played.segments[..<placed.segmentIndices.lowerBound].last { !$0.isAd }
             var start = MediaTime.zero
@@ -126,14 +125,14 @@ private struct InterstitialPlan {
                 let name = "interstitial-\(index + 1)-\(adIndex + 1).m3u8"
                 assetFiles.append((name, try writeAd(played.segments[segmentIndex], named: name)))
             }
-            let scheduled = requested.placedBreak(id: placed.id)!.compositionRange
+            // `played` is `requested` with its cuts moved: the same breaks, in the same order.
+            let scheduled = requested.breaks[index].compositionRange
             let (plays, asked) = try Self.time(placed.id) { () throws(MediaTimeError) in
                 (try placed.compositionRange.end.subtracting(placed.compositionRange.start),
                  try scheduled.end.subtracting(scheduled.start))
             }
             if plays > asked {
                 try Self.trim(&playedRanges, of: placed, by: try Self.time(placed.id) { () throws(MediaTimeError) in try plays.subtracting(asked) })
-                limited = true
             }
 
             var assetListURL: String?
@@ -152,7 +151,7 @@ private struct InterstitialPlan {
                 playoutLimit: plays > asked ? asked : nil, restrictsSkipping: placed.restrictions.skipping != .anytime,
                 restrictsJumping: restrictingJumps && placed.policy == .sticky))
         }
-        if limited {
+        if playedRanges != played.segments.map(\.sourceRange) {
             do { composition = try played.replacingSourceRanges(playedRanges) } catch { throw .snapping(error) }
         }
     }

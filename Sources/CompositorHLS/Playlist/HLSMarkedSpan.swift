@@ -57,15 +57,14 @@ extension HLSMediaPlaylist {
             }
 
             if let clock = try dateClock {
-                func time(of date: HLSDateTime) throws(MediaTimeError) -> MediaTime { try clock.time(of: date) }
                 let tagged = segments.indices.flatMap { index in segments[index].dateRanges.map { (index, $0) } }
                 for (_, range) in tagged where range.attributes["SCTE35-OUT"] != nil {
                     guard let startDate = range.startDate else { continue }
-                    let start = try time(of: startDate)
+                    let start = try clock.time(of: startDate)
                     if let duration = range.duration ?? range.plannedDuration {
                         add(start, try start.adding(duration), .scte35(id: range.id))
                     } else if let endDate = range.endDate {
-                        add(start, try time(of: endDate), .scte35(id: range.id))
+                        add(start, try clock.time(of: endDate), .scte35(id: range.id))
                     } else if let back = tagged.first(where: { $0.1.id == range.id && $0.1.attributes["SCTE35-IN"] != nil }) {
                         add(start, boundaries[back.0], .scte35(id: range.id))
                     }
@@ -98,10 +97,12 @@ extension HLSMediaPlaylist {
     /// The playlist's clock, or `nil` when no segment has a program date-time.
     package var dateClock: HLSDateClock? {
         get throws(MediaTimeError) {
-            guard let anchor = segments.firstIndex(where: { $0.programDateTime != nil }) else { return nil }
             var start = MediaTime.zero
-            for segment in segments[..<anchor] { start = try start.adding(segment.duration) }
-            return HLSDateClock(date: segments[anchor].programDateTime!.secondsSinceEpoch, start: start)
+            for segment in segments {
+                if let date = segment.programDateTime { return HLSDateClock(date: date.secondsSinceEpoch, start: start) }
+                start = try start.adding(segment.duration)
+            }
+            return nil
         }
     }
 }

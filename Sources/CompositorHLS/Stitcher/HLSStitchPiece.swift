@@ -115,6 +115,8 @@ package struct HLSStitchedMarker: Sendable, Equatable {
     package let compositionRange: MediaTimeRange
     /// The indices of the input pieces in the group that were placed.
     package let pieces: [Int]
+    /// The group's segments in the output playlist.
+    package let segments: Range<Int>
     package let dateRange: HLSDateRange
 }
 

@@ -132,10 +132,8 @@ package struct HLSStitcher: Sendable {
             if let piece = keptIDs[marker.id] { throw HLSStitchError.dateRangeIDTaken(id: marker.id, piece: piece) }
         }
         for (number, marker) in markers.enumerated() {
-            let first = placed.first(where: { $0.index == marker.pieces[0] })!.segments.lowerBound
-            let end = placed.first(where: { $0.index == marker.pieces[marker.pieces.count - 1] })!.segments.upperBound
-            segments[first].dateRanges.append(marker.dateRange)
-            try addCueMarkers(to: &segments, span: first..<end, marker: marker, eventID: UInt32(truncatingIfNeeded: number + 1))
+            segments[marker.segments.lowerBound].dateRanges.append(marker.dateRange)
+            try addCueMarkers(to: &segments, marker: marker, eventID: UInt32(truncatingIfNeeded: number + 1))
         }
 
         let longest = segments.map(\.duration.roundedToNearestSecond).max() ?? 0
@@ -152,7 +150,7 @@ package struct HLSStitcher: Sendable {
     private func markerGroups(
         placed: [HLSStitchedPiece], pieces: [HLSStitchPiece], anchor: HLSDateTime?
     ) throws(HLSStitchError) -> [HLSStitchedMarker] {
-        var groups: [(marker: HLSStitchMarker, pieces: [Int], range: MediaTimeRange)] = []
+        var groups: [(marker: HLSStitchMarker, pieces: [Int], range: MediaTimeRange, segments: Range<Int>)] = []
         var previousID: String?
         for piece in placed {
             defer { previousID = piece.markerID }
@@ -162,11 +160,12 @@ package struct HLSStitcher: Sendable {
                 guard last.marker == marker else { throw HLSStitchError.conflictingMarker(id: marker.id, piece: piece.index) }
                 groups[groups.count - 1].pieces.append(piece.index)
                 groups[groups.count - 1].range = MediaTimeRange(start: last.range.start, end: piece.compositionRange.end)
+                groups[groups.count - 1].segments = last.segments.lowerBound..<piece.segments.upperBound
             } else {
                 if groups.contains(where: { $0.marker.id == marker.id }) {
                     throw HLSStitchError.markerGroupSplit(id: marker.id, piece: piece.index)
                 }
-                groups.append((marker, [piece.index], piece.compositionRange))
+                groups.append((marker, [piece.index], piece.compositionRange, piece.segments))
             }
         }
         return try groups.map { (group) throws(HLSStitchError) in
@@ -175,7 +174,8 @@ package struct HLSStitcher: Sendable {
                 id: group.marker.id, class: group.marker.className,
                 startDate: try HLSStitcher.time { () throws(MediaTimeError) in try anchor.adding(group.range.start) },
                 duration: group.range.duration, clientAttributes: group.marker.attributes)
-            return HLSStitchedMarker(id: group.marker.id, compositionRange: group.range, pieces: group.pieces, dateRange: dateRange)
+            return HLSStitchedMarker(
+                id: group.marker.id, compositionRange: group.range, pieces: group.pieces, segments: group.segments, dateRange: dateRange)
         }
     }
 
@@ -210,24 +210,24 @@ package struct HLSStitcher: Sendable {
                     continue
                 }
                 let id = range.id
-                if renamed[id] == nil {
+                let newID: String
+                if let known = renamed[id] {
+                    newID = known
+                } else {
                     var candidate = id, count = 1
                     while keptIDs[candidate] != nil { count += 1; candidate = "\(id)-\(count)" }
-                    renamed[id] = candidate
-                    keptIDs[candidate] = piece
+                    (newID, renamed[id], keptIDs[candidate]) = (candidate, candidate, piece)
                 }
-                moved.attributes["ID"] = .quotedString(renamed[id]!)
+                moved.attributes["ID"] = .quotedString(newID)
                 let containing = min(max(HLSStitcher.atOrBefore(at, boundaries), kept.lowerBound), kept.upperBound - 1)
                 segments[firstOutput + containing - kept.lowerBound].dateRanges.append(moved)
             }
         }
     }
 
-    /// `cueMarkers` for one marker group over `segments[span]`; the in markers go on the segment
-    /// after it, when there is one.
-    private func addCueMarkers(
-        to segments: inout [HLSMediaSegment], span: Range<Int>, marker: HLSStitchedMarker, eventID: UInt32
-    ) throws(HLSStitchError) {
+    /// `cueMarkers` for one marker group; the in markers go on the segment after it, when there is one.
+    private func addCueMarkers(to segments: inout [HLSMediaSegment], marker: HLSStitchedMarker, eventID: UInt32) throws(HLSStitchError) {
+        let span = marker.segments
         let duration = marker.compositionRange.duration
         if cueMarkers.contains(.cueTags) {
             segments[span.lowerBound].cueOut = HLSCueTag(value: "DURATION=" + duration.hlsDecimalString)
