@@ -183,6 +183,10 @@ enum HLSCommand {
                 }
                 lines.append(line)
             }
+            for (playlist, rendition) in zip(stitched.renditions, stitched.multivariantPlaylist?.renditions ?? []) {
+                let language = rendition.language.map { " (\($0))" } ?? ""
+                lines.append("  \(shown(playlist.url)): \(playlist.result.playlist.segments.count) segments, \(rendition.type.lowercased()) \(quoted(rendition.name))\(language)")
+            }
         } else {
             lines.append("wrote \(shown(stitched.outputURL)): \(shape), \(first.playlist.segments.count) segments in all")
         }

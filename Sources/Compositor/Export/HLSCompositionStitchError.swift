@@ -25,7 +25,8 @@ public enum HLSCompositionStitchError: Error, Equatable, Sendable, CustomStringC
         item: String, url: String, format: String,
         previousItem: String, previousURL: String, previousFormat: String)
     /// Variants of one presentation snap an item's cuts differently (their segments are not
-    /// aligned), so no single timeline describes the output; a client switching variants would jump.
+    /// aligned), or an audio rendition's cut lands more than 0.1 s from its video's, so no single
+    /// timeline describes the output; a client switching variants would jump.
     case variantsDisagree(item: String, variantURL: String, range: MediaTimeRange, firstVariantURL: String, firstRange: MediaTimeRange)
     /// The schedule does not make a valid timeline.
     case schedule(ScheduleError)
@@ -54,7 +55,7 @@ public enum HLSCompositionStitchError: Error, Equatable, Sendable, CustomStringC
                 + "\(previousFormat) segments; one playlist cannot mix them"
         case .variantsDisagree(let item, let variantURL, let range, let firstVariantURL, let firstRange):
             return "\(quoted(item)) snaps to \(range) in \(variantURL) but to \(firstRange) in \(firstVariantURL); "
-                + "the variants' segments are not aligned"
+                + "the variants' and renditions' segments are not aligned"
         case .schedule(let error): return error.description
         case .snapping(let error): return "after snapping cuts to segment boundaries: \(error)"
         case .planDisagrees(let item, let playlist, let composition):

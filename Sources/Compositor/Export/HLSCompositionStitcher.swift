@@ -56,8 +56,10 @@ public struct HLSCompositionStitcher: Sendable {
     public var cueMarkers: Set<HLSCueMarker> = []
     /// Reads the source playlists (local files by default).
     public var loader: HLSPlaylistLoader
-    /// Off when the stitch only decides cuts for pieces played as separate items (interstitials).
-    var requiresOneSegmentFormat = true
+    /// On when the stitch only decides the cuts of pieces each played as its own item
+    /// (interstitials): the ads need not share the content's segment format, nor carry their audio
+    /// muxed, since each keeps its own playlists.
+    var decidesCutsOnly = false
 
     public init(
         outputURL: String, programDateTime: String = defaultProgramDateTime, markerClass: String = defaultMarkerClass,
@@ -90,18 +92,29 @@ public struct HLSCompositionStitcher: Sendable {
         // The output's variants are the first content source's.
         let primary = (composition.segments.first { !$0.isAd } ?? composition.segments[0]).source
         let contentVariants: [HLSVariantStream]?
+        // The content's audio and subtitle renditions in their own playlists: each is stitched beside the variants.
+        var renditions: [HLSRendition] = []
         if case .multivariant(let multivariant) = sourcePlaylists[primary] {
             guard !multivariant.variants.isEmpty else {
                 throw .unsupported(url: multivariant.url, reason: "a multivariant playlist without variants")
             }
             contentVariants = multivariant.variants
+            renditions = Self.stitchedRenditions(of: multivariant)
         } else {
             contentVariants = nil
         }
+        let audioStitched = renditions.contains { $0.type == "AUDIO" }
+        let renditionSources = HLSRenditionSources(primary: primary, playlists: sourcePlaylists, contentVariants: contentVariants ?? [])
 
-        var outputs: [HLSStitchedVariantPlaylist] = []
-        for index in 0..<(contentVariants?.count ?? 1) {
+        // The first variant with video decides the cuts; audio-only variants cut their own
+        // segments nearest to its cuts (see `renditionCutTolerance`).
+        let variantCount = contentVariants?.count ?? 1
+        let reference = contentVariants?.firstIndex { !$0.isAudioOnly } ?? 0
+        let anchored = Set((0..<variantCount).filter { $0 != reference && contentVariants?[$0].isAudioOnly == true })
+        var stitchedVariants: [HLSStitchedVariantPlaylist?] = Array(repeating: nil, count: variantCount)
+        for index in [reference] + (0..<variantCount).filter({ $0 != reference }) {
             let contentVariant = contentVariants?[index]
+            let anchor = anchored.contains(index) ? stitchedVariants[reference] : nil
             var media: [MediaLocation: (playlist: HLSMediaPlaylist, variant: HLSVariantStream?)] = [:]
             for source in sources {
                 switch sourcePlaylists[source]! {
@@ -123,44 +136,62 @@ public struct HLSCompositionStitcher: Sendable {
                         chosen = 0
                     }
                     let variant = multivariant.variants[chosen]
-                    try Self.checkMuxed(variant, in: multivariant)
+                    try Self.checkMuxed(variant, in: multivariant, audioStitched: audioStitched || decidesCutsOnly)
                     media[source] = (try playlists.mediaPlaylist(at: variant.resolvedURI), variant)
                 }
             }
             let url = contentVariants == nil ? output : Self.variantURL(output, index: index)
-            let segmentPlaylists = composition.segments.map { media[$0.source]!.playlist }
-            let result = try stitchVariant(composition, playlists: segmentPlaylists, outputURL: url)
+            var segmentPlaylists = composition.segments.map { media[$0.source]!.playlist }
+            // An audio-only variant plays every other source's audio, as the rendition it repeats does.
+            if anchor != nil, let contentVariant, case .multivariant(let content)? = sourcePlaylists[primary],
+               let rendition = Self.audioRendition(playedBy: contentVariant, in: content) {
+                for (position, segment) in composition.segments.enumerated() where segment.source != primary {
+                    if let audio = try renditionPlaylist(of: segment.source, for: rendition, sources: renditionSources, playlists: &playlists) {
+                        segmentPlaylists[position] = audio
+                    }
+                }
+            }
+            let result = try stitchVariant(composition, playlists: segmentPlaylists, outputURL: url, anchoredTo: anchor)
+            if let anchor { try Self.checkAligned(result, url: url, with: anchor, composition: composition) }
             var interstitials: [HLSVariantStream] = []
-            for source in sources where source != primary {
+            for source in sources where source != primary && anchor == nil {
                 if let variant = media[source]!.variant, !interstitials.contains(variant) { interstitials.append(variant) }
             }
-            outputs.append(HLSStitchedVariantPlaylist(
+            stitchedVariants[index] = HLSStitchedVariantPlaylist(
                 url: url, contentVariant: contentVariant, interstitialVariants: interstitials,
-                sourcePlaylistURLs: segmentPlaylists.map(\.url), result: result))
+                sourcePlaylistURLs: segmentPlaylists.map(\.url), result: result)
         }
-
-        let reported = try reportedComposition(composition, outputs: outputs)
+        let outputs = stitchedVariants.compactMap { $0 }
+        let reported = try reportedComposition(composition, outputs: outputs, reference: reference, anchored: anchored)
+        let stitchedRenditions = try stitchRenditions(
+            renditions, of: composition, video: outputs[reference], output: output, sources: renditionSources, playlists: &playlists)
         var multivariant: HLSMultivariantPlaylist?
         if let contentVariants {
             let listed = zip(contentVariants, outputs).map { variant, stitched in
                 HLSStitchedVariant(content: variant, interstitials: stitched.interstitialVariants, playlistURL: stitched.url)
             }
             multivariant = HLSStitcher.multivariantPlaylist(
-                for: listed, url: output, independentSegments: outputs.allSatisfy(\.result.playlist.hasIndependentSegments))
+                for: listed, renditions: stitchedRenditions.listed, url: output,
+                independentSegments: (outputs + stitchedRenditions.playlists).allSatisfy(\.result.playlist.hasIndependentSegments))
         }
         return HLSStitchedComposition(
             requested: composition, composition: reported, queuePlan: QueuePlan(composition: composition),
-            variants: outputs, multivariantPlaylist: multivariant, assets: [], interstitialEvents: [], outputURL: output)
+            variants: outputs, renditions: stitchedRenditions.playlists, multivariantPlaylist: multivariant,
+            assets: stitchedRenditions.files, interstitialEvents: [],
+            outputURL: output)
     }
 
-    /// One media playlist: one piece per segment, ads marked by break.
-    private func stitchVariant(
-        _ composition: Composition, playlists: [HLSMediaPlaylist], outputURL: String
+    /// One media playlist: one piece per segment, ads marked by break. `anchor` (a rendition's or
+    /// audio-only variant's video) gives every cut instead: each moves to the nearest boundary of
+    /// this playlist's own.
+    func stitchVariant(
+        _ composition: Composition, playlists: [HLSMediaPlaylist], outputURL: String, anchoredTo anchor: HLSStitchedVariantPlaylist? = nil
     ) throws(HLSCompositionStitchError) -> HLSStitchResult {
         var pieces: [HLSStitchPiece] = []
-        let rules = cutRules(composition.segments)
-        for ((segment, playlist), rule) in zip(zip(composition.segments, playlists), rules) {
-            try precheck(segment, playlist, rule: rule)
+        let rules = anchor == nil ? cutRules(composition.segments) : composition.segments.map { _ in (HLSCutSnapping.nearest, HLSCutSnapping.nearest) }
+        for (index, ((segment, playlist), rule)) in zip(zip(composition.segments, playlists), rules).enumerated() {
+            let range = anchor?.result.pieces[index].sourceRange ?? segment.sourceRange
+            try precheck(segment, range, playlist, rule: rule)
             var marker: HLSStitchMarker?
             if let ad = segment.adPosition, let placed = composition.placedBreak(id: ad.breakID) {
                 marker = HLSStitchMarker(
@@ -168,14 +199,14 @@ public struct HLSCompositionStitcher: Sendable {
                     attributes: [HLSAttribute("X-AD-IDS", .quotedString(placed.adIDs.joined(separator: ",")))])
             }
             pieces.append(HLSStitchPiece(
-                playlist: playlist, sourceRange: segment.sourceRange, kind: segment.isAd ? .interstitial : .content,
+                playlist: playlist, sourceRange: range, kind: segment.isAd ? .interstitial : .content,
                 marker: marker, plannedCompositionStart: segment.compositionRange.start,
                 startSnapping: rule.start, endSnapping: rule.end))
         }
         let result: HLSStitchResult
         do {
             var stitcher = HLSStitcher(outputURL: outputURL, programDateTime: programDateTime, snapping: snapping)
-            stitcher.requiresOneSegmentFormat = requiresOneSegmentFormat
+            stitcher.requiresOneSegmentFormat = !decidesCutsOnly
             stitcher.cueMarkers = cueMarkers
             result = try stitcher.stitch(pieces)
         } catch {
@@ -208,7 +239,7 @@ public struct HLSCompositionStitcher: Sendable {
 
     /// Refuses, naming the item, what the engine would refuse or drop without saying which item it was.
     private func precheck(
-        _ segment: Segment, _ playlist: HLSMediaPlaylist, rule: (start: HLSCutSnapping, end: HLSCutSnapping)
+        _ segment: Segment, _ range: MediaTimeRange, _ playlist: HLSMediaPlaylist, rule: (start: HLSCutSnapping, end: HLSCutSnapping)
     ) throws(HLSCompositionStitchError) {
         guard playlist.isFinite else {
             throw .unsupported(url: playlist.url, reason: "a live playlist (no EXT-X-ENDLIST, not PLAYLIST-TYPE VOD) has no fixed segments to stitch")
@@ -216,21 +247,21 @@ public struct HLSCompositionStitcher: Sendable {
         guard !playlist.isIFramesOnly else { throw .unsupported(url: playlist.url, reason: "an I-frame playlist cannot be stitched") }
         let boundaries: [MediaTime]
         do { boundaries = try playlist.segmentBoundaries } catch { throw .stitch(item: segment.id, reason: HLSStitchError.timeOverflow(error).description) }
-        let (first, last) = HLSStitcher.snap(segment.sourceRange, to: boundaries, start: rule.start, end: rule.end)
+        let (first, last) = HLSStitcher.snap(range, to: boundaries, start: rule.start, end: rule.end)
         guard last > first else {
             throw .snapsToNothing(
-                item: segment.id, url: playlist.url, requested: segment.sourceRange,
+                item: segment.id, url: playlist.url, requested: range,
                 snapped: MediaTimeRange(start: boundaries[first], end: boundaries[max(first, last)]))
         }
     }
 
-    /// The composition of the first output's snapped ranges, checked against where the engine put
-    /// every piece and against every other variant.
+    /// The composition of the reference output's snapped ranges, checked against where the engine
+    /// put every piece and against every other variant with video.
     private func reportedComposition(
-        _ composition: Composition, outputs: [HLSStitchedVariantPlaylist]
+        _ composition: Composition, outputs: [HLSStitchedVariantPlaylist], reference: Int, anchored: Set<Int>
     ) throws(HLSCompositionStitchError) -> Composition {
-        let first = outputs[0]
-        for output in outputs.dropFirst() {
+        let first = outputs[reference]
+        for (index, output) in outputs.enumerated() where index != reference && !anchored.contains(index) {
             for (index, (piece, firstPiece)) in zip(output.result.pieces, first.result.pieces).enumerated()
             where piece.sourceRange != firstPiece.sourceRange {
                 throw .variantsDisagree(
@@ -273,11 +304,14 @@ public struct HLSCompositionStitcher: Sendable {
     }
 
     /// A variant whose audio or video lives only in separate rendition playlists would lose that
-    /// media in a stitched media playlist, so it is refused rather than stitched without sound. A
+    /// media in a stitched media playlist, so it is refused rather than stitched without sound,
+    /// unless its audio is stitched into the output's own audio renditions (`audioStitched`). A
     /// group with a rendition without `URI` has its media muxed in the variant (RFC 8216 4.3.4.2.1):
     /// that plays; its other renditions are not carried over.
-    static func checkMuxed(_ variant: HLSVariantStream, in multivariant: HLSMultivariantPlaylist) throws(HLSCompositionStitchError) {
-        for (type, group) in [("AUDIO", variant.audioGroup), ("VIDEO", variant.videoGroup)] {
+    static func checkMuxed(
+        _ variant: HLSVariantStream, in multivariant: HLSMultivariantPlaylist, audioStitched: Bool = false
+    ) throws(HLSCompositionStitchError) {
+        for (type, group) in [("AUDIO", audioStitched ? nil : variant.audioGroup), ("VIDEO", variant.videoGroup)] {
             guard let group else { continue }
             let renditions = multivariant.renditions.filter { $0.type == type && $0.groupID == group }
             if !renditions.isEmpty, renditions.allSatisfy({ $0.resolvedURI != nil }) {
@@ -289,10 +323,19 @@ public struct HLSCompositionStitcher: Sendable {
         }
     }
 
-    /// `…/stitched.m3u8` -> `…/stitched-<index>.m3u8`.
-    static func variantURL(_ url: String, index: Int) -> String {
+    /// `…/stitched.m3u8` -> `…/stitched-<index>.m3u8` (`…/stitched-audio-<index>.m3u8` with `kind` `audio-`).
+    static func variantURL(_ url: String, index: Int, kind: String = "") -> String {
+        let (stem, pathExtension) = splitExtension(url)
+        return stem + "-\(kind)\(index)" + (pathExtension.isEmpty ? ".m3u8" : pathExtension)
+    }
+
+    /// `…/stitched.m3u8` -> `…/stitched<suffix>`: a file written beside the output.
+    static func siblingURL(_ url: String, suffix: String) -> String { splitExtension(url).stem + suffix }
+
+    /// `…/name.ext` -> (`…/name`, `.ext`); the extension is empty when the name has none.
+    private static func splitExtension(_ url: String) -> (stem: String, pathExtension: String) {
         let nameStart = url.lastIndex(of: "/").map { url.index(after: $0) } ?? url.startIndex
-        guard let dot = url[nameStart...].lastIndex(of: "."), dot > nameStart else { return url + "-\(index).m3u8" }
-        return String(url[..<dot]) + "-\(index)" + String(url[dot...])
+        guard let dot = url[nameStart...].lastIndex(of: "."), dot > nameStart else { return (url, "") }
+        return (String(url[..<dot]), String(url[dot...]))
     }
 }

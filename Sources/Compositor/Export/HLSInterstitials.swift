@@ -46,7 +46,7 @@ extension HLSCompositionStitcher {
         }
         // Every cut decided as for one spliced playlist: the composition that plays.
         var splicer = self
-        splicer.requiresOneSegmentFormat = false
+        splicer.decidesCutsOnly = true
         let spliced = try splicer.stitch(composition)
         let primary = try stitch(content)
         let plan = try InterstitialPlan(
@@ -74,7 +74,7 @@ extension HLSCompositionStitcher {
         }
         return HLSStitchedComposition(
             requested: composition, composition: plan.composition, queuePlan: QueuePlan(composition: composition),
-            variants: variants, multivariantPlaylist: primary.multivariantPlaylist, assets: plan.assets,
+            variants: variants, renditions: primary.renditions, multivariantPlaylist: primary.multivariantPlaylist, assets: primary.assets + plan.assets,
             interstitialEvents: plan.events, outputURL: primary.outputURL)
     }
 }
@@ -168,39 +168,70 @@ private struct InterstitialPlan {
         }
     }
 
-    /// Writes one ad's playlist (a multivariant one, with one media playlist per variant, for a
-    /// multivariant source): whole segments of `segment`'s snapped range. Returns its duration.
+    /// Writes one ad's playlist (a multivariant one, with one media playlist per variant and per
+    /// audio or subtitle rendition, for a multivariant source): whole segments of `segment`'s
+    /// snapped range, each rendition cut nearest its video's cuts. Returns its duration.
     private mutating func writeAd(_ segment: Segment, named name: String) throws(HLSCompositionStitchError) -> MediaTime {
         let url = folderURL + name
-        func media(_ playlist: HLSMediaPlaylist, at url: String) throws(HLSCompositionStitchError) -> HLSStitchResult {
-            let piece = HLSStitchPiece(playlist: playlist, sourceRange: segment.sourceRange, kind: .interstitial, plannedCompositionStart: .zero)
+        func media(_ playlist: HLSMediaPlaylist, _ range: MediaTimeRange, at url: String) throws(HLSCompositionStitchError) -> HLSStitchResult {
+            let piece = HLSStitchPiece(
+                playlist: playlist, sourceRange: range, kind: .interstitial, plannedCompositionStart: .zero,
+                startSnapping: .nearest, endSnapping: .nearest)
             do { return try HLSStitcher(outputURL: url).stitch([piece]) } catch {
                 throw .stitch(item: segment.id, reason: error.description)
             }
         }
         switch try sources.playlist(at: HLSSourcePlaylists.absolute(hlsURL(segment.source))) {
         case .media(let playlist):
-            let result = try media(playlist, at: url)
+            let result = try media(playlist, segment.sourceRange, at: url)
             assets.append(HLSStitchedComposition.File(url: url, text: result.text))
             return result.duration
         case .multivariant(let multivariant):
+            let renditions = HLSCompositionStitcher.stitchedRenditions(of: multivariant)
             var listed: [HLSStitchedVariant] = []
             var first: (url: String, result: HLSStitchResult)?
             for (index, variant) in multivariant.variants.enumerated() {
-                try HLSCompositionStitcher.checkMuxed(variant, in: multivariant)
+                try HLSCompositionStitcher.checkMuxed(variant, in: multivariant, audioStitched: renditions.contains { $0.type == "AUDIO" })
                 let variantURL = HLSCompositionStitcher.variantURL(url, index: index)
-                let result = try media(try sources.mediaPlaylist(at: variant.resolvedURI), at: variantURL)
-                if let first, first.result.pieces[0].sourceRange != result.pieces[0].sourceRange {
-                    throw .variantsDisagree(
-                        item: segment.id, variantURL: variant.resolvedURI, range: result.pieces[0].sourceRange,
-                        firstVariantURL: multivariant.variants[0].resolvedURI, firstRange: first.result.pieces[0].sourceRange)
+                let result = try media(try sources.mediaPlaylist(at: variant.resolvedURI), segment.sourceRange, at: variantURL)
+                // Audio-only variants, like renditions, may cut a few AAC frames from the video.
+                if let first {
+                    let (range, firstRange) = (result.pieces[0].sourceRange, first.result.pieces[0].sourceRange)
+                    let aligned = variant.isAudioOnly
+                        ? HLSCompositionStitcher.isNear(range.start, firstRange.start) && HLSCompositionStitcher.isNear(range.end, firstRange.end)
+                        : range == firstRange
+                    guard aligned else {
+                        throw .variantsDisagree(
+                            item: segment.id, variantURL: variant.resolvedURI, range: range,
+                            firstVariantURL: multivariant.variants[0].resolvedURI, firstRange: firstRange)
+                    }
                 }
                 first = first ?? (variantURL, result)
                 listed.append(HLSStitchedVariant(content: variant, interstitials: [], playlistURL: variantURL))
                 assets.append(HLSStitchedComposition.File(url: variantURL, text: result.text))
             }
             guard let first else { throw .unsupported(url: multivariant.url, reason: "a multivariant playlist without variants") }
-            let playlist = HLSStitcher.multivariantPlaylist(for: listed, url: url, independentSegments: multivariant.hasIndependentSegments)
+            let videoRange = first.result.pieces[0].sourceRange
+            var numbers: [String: Int] = [:]
+            var listedRenditions: [HLSRendition] = []
+            for rendition in renditions {
+                guard let uri = rendition.resolvedURI else { continue }
+                let kind = rendition.type == "AUDIO" ? "audio-" : "subtitles-"
+                let renditionURL = HLSCompositionStitcher.variantURL(url, index: numbers[kind, default: 0], kind: kind)
+                numbers[kind, default: 0] += 1
+                let result = try media(try sources.mediaPlaylist(at: uri), videoRange, at: renditionURL)
+                let range = result.pieces[0].sourceRange
+                guard HLSCompositionStitcher.isNear(range.start, videoRange.start), HLSCompositionStitcher.isNear(range.end, videoRange.end) else {
+                    throw .variantsDisagree(item: segment.id, variantURL: uri, range: range, firstVariantURL: first.url, firstRange: videoRange)
+                }
+                var relisted = rendition
+                relisted.attributes["URI"] = .quotedString(URIReference.relativize(renditionURL, from: url))
+                relisted.resolvedURI = renditionURL
+                listedRenditions.append(relisted)
+                assets.append(HLSStitchedComposition.File(url: renditionURL, text: result.text))
+            }
+            let playlist = HLSStitcher.multivariantPlaylist(
+                for: listed, renditions: listedRenditions, url: url, independentSegments: multivariant.hasIndependentSegments)
             assets.append(HLSStitchedComposition.File(url: url, text: playlist.text))
             return first.result.duration
         }

@@ -16,10 +16,15 @@ public struct HLSStitchedComposition: Sendable, Equatable {
     public let queuePlan: QueuePlan
     /// One stitched media playlist per variant of the content (one when the content is a media playlist).
     package let variants: [HLSStitchedVariantPlaylist]
+    /// One stitched media playlist per audio and subtitle rendition of the content
+    /// (`stitched-audio-0.m3u8`, `stitched-subtitles-0.m3u8`, …), listed by `EXT-X-MEDIA` in the
+    /// multivariant playlist; empty when the content has no renditions of its own.
+    package let renditions: [HLSStitchedVariantPlaylist]
     /// The multivariant playlist listing `variants`, when the content is a multivariant playlist.
     package let multivariantPlaylist: HLSMultivariantPlaylist?
-    /// The files the breaks play from when they are interstitials (ad playlists, asset lists);
-    /// empty when the ads are stitched into the playlists.
+    /// The other files the playlists need: what the breaks play from when they are interstitials
+    /// (ad playlists, asset lists), and the empty WebVTT segment subtitles show while a source
+    /// without subtitles plays.
     package let assets: [File]
     /// The breaks as interstitials, in play order; empty when the ads are stitched into the playlists.
     package let interstitialEvents: [HLSInterstitialEvent]
@@ -28,7 +33,7 @@ public struct HLSStitchedComposition: Sendable, Equatable {
 
     /// Every file to write, the one at `outputURL` first.
     public var files: [File] {
-        let playlists = variants.map { File(url: $0.url, text: $0.result.text) }
+        let playlists = (variants + renditions).map { File(url: $0.url, text: $0.result.text) }
         guard let multivariantPlaylist else { return playlists + assets }
         return [File(url: outputURL, text: multivariantPlaylist.text)] + playlists + assets
     }

@@ -76,6 +76,12 @@ package struct HLSVariantStream: Hashable, Sendable {
     package var audioGroup: String? { attributes.quotedString("AUDIO") }
     package var videoGroup: String? { attributes.quotedString("VIDEO") }
     package var subtitlesGroup: String? { attributes.quotedString("SUBTITLES") }
+    /// Whether `CODECS` names audio codecs only (an audio-only variant, as packagers list an audio
+    /// rendition again as a variant).
+    package var isAudioOnly: Bool {
+        let audio = ["mp4a", "ac-3", "ec-3", "opus", "flac", "fLaC", "alac", "mp3", "Opus"]
+        return !codecs.isEmpty && codecs.allSatisfy { codec in audio.contains { codec.hasPrefix($0) } }
+    }
 
     static let tag = "EXT-X-STREAM-INF"
 

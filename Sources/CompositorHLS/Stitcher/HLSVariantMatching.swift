@@ -66,12 +66,15 @@ extension HLSStitcher {
     /// Each entry keeps the content variant's attributes, except: `BANDWIDTH` becomes the highest of
     /// the content's and its interstitials' (a peak is a peak wherever it plays), `AVERAGE-BANDWIDTH`
     /// is dropped (it depends on how long each plays), `CODECS` lists every codec of the content and
-    /// the interstitials, and references to rendition groups (`AUDIO`, `VIDEO`, `SUBTITLES`,
-    /// quoted `CLOSED-CAPTIONS`) and `PATHWAY-ID` are dropped, since alternate renditions and
-    /// content steering are not stitched: stitch variants with muxed audio.
+    /// the interstitials, and references to rendition groups (`VIDEO`, quoted `CLOSED-CAPTIONS`)
+    /// and `PATHWAY-ID` are dropped, since those renditions and content steering are not stitched.
+    /// `AUDIO` and `SUBTITLES` stay where `renditions` (the stitched renditions, listed as
+    /// `EXT-X-MEDIA`) has the group.
     package static func multivariantPlaylist(
-        for variants: [HLSStitchedVariant], url: String, independentSegments: Bool = false
+        for variants: [HLSStitchedVariant], renditions: [HLSRendition] = [], url: String, independentSegments: Bool = false
     ) -> HLSMultivariantPlaylist {
+        let audioGroups = Set(renditions.filter { $0.type == "AUDIO" }.map(\.groupID))
+        let subtitleGroups = Set(renditions.filter { $0.type == "SUBTITLES" }.map(\.groupID))
         let streams = variants.map { variant -> HLSVariantStream in
             var attributes = variant.content.attributes
             let peak = ([variant.content] + variant.interstitials).map(\.bandwidth).max() ?? variant.content.bandwidth
@@ -82,12 +85,14 @@ extension HLSStitcher {
                 for codec in stream.codecs where !codecs.contains(codec) { codecs.append(codec) }
             }
             if !codecs.isEmpty { attributes["CODECS"] = .quotedString(codecs.joined(separator: ",")) }
-            for name in ["AUDIO", "VIDEO", "SUBTITLES", "PATHWAY-ID"] { attributes[name] = nil }
+            for name in ["VIDEO", "PATHWAY-ID"] { attributes[name] = nil }
+            if let group = variant.content.audioGroup, !audioGroups.contains(group) { attributes["AUDIO"] = nil }
+            if let group = variant.content.subtitlesGroup, !subtitleGroups.contains(group) { attributes["SUBTITLES"] = nil }
             if case .quotedString? = attributes["CLOSED-CAPTIONS"] { attributes["CLOSED-CAPTIONS"] = nil }
             return HLSVariantStream(
                 attributes: attributes, uri: URIReference.relativize(variant.playlistURL, from: url),
                 resolvedURI: variant.playlistURL)
         }
-        return HLSMultivariantPlaylist(url: url, hasIndependentSegments: independentSegments, variants: streams)
+        return HLSMultivariantPlaylist(url: url, hasIndependentSegments: independentSegments, renditions: renditions, variants: streams)
     }
 }

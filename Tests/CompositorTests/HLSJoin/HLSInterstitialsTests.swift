@@ -242,6 +242,39 @@ struct HLSInterstitialsTests {
         }
     }
 
+    /// Content and ad each with English and French audio renditions (the ad's at 660 and 1320 Hz,
+    /// see `HLSJoinFFmpegTests.packageDemuxed`), the ad an interstitial at 5:
+    ///
+    /// ```
+    /// stitched.m3u8            content video, audio en/fr in stitched-audio-0/1.m3u8, the date range at 4
+    /// interstitial-1-1.m3u8    ad video 0-4, its audio en/fr in interstitial-1-1-audio-0/1.m3u8
+    /// ```
+    @Test("demuxed content and ad: the ad's playlist lists its own audio renditions, each in its language", .needsFFmpeg)
+    func demuxedRenditions() async throws {
+        let ffmpeg = try FFmpeg.require()
+        let folder = try MP4Fixtures.makeScratchFolder("hls-interstitials-renditions")
+        defer { MP4Fixtures.remove(folder) }
+        try await HLSJoinFFmpegTests.packageDemuxed(ffmpeg, folder: folder + "/content", seconds: 12, video: "testsrc", tones: (440, 880))
+        try await HLSJoinFFmpegTests.packageDemuxed(ffmpeg, folder: folder + "/ad", seconds: 4, video: "smptebars", tones: (660, 1320))
+        let json = #"{ "content": [ { "id": "C", "url": "\#(folder)/content/master.m3u8" } ], "#
+            + #""breaks": [ { "id": "b", "at": 5, "ads": [ { "id": "ad", "url": "\#(folder)/ad/master.m3u8" } ] } ] }"#
+        let stitched = try Self.stitch(json, folder: folder)
+        #expect(stitched.renditions.count == 2)
+        #expect(try Self.table(try Self.interstitials(stitched.variants[0].url)).map { $0.split(separator: " ").prefix(4).joined(separator: " ") }
+            == ["b +4 - interstitial-1-1.m3u8"])
+        let adURL = folder + "/interstitial-1-1.m3u8"
+        #expect(InterstitialRules.assetProblems(adURL, id: "b").isEmpty, "\(InterstitialRules.assetProblems(adURL, id: "b"))")
+        guard case .multivariant(let ad) = try HLSPlaylistParser().parse(Array(try String(contentsOfFile: adURL, encoding: .utf8).utf8), url: adURL)
+        else { Issue.record("the ad is not a multivariant playlist"); return }
+        #expect(ad.renditions.map { "\($0.language ?? "-") \($0.uri ?? "-")" } == ["en interstitial-1-1-audio-0.m3u8", "fr interstitial-1-1-audio-1.m3u8"])
+        for (rendition, hertz) in zip(ad.renditions, [660.0, 1320.0]) {
+            let samples = try await HLSJoinFFmpegTests.decodedAudio(ffmpeg, try #require(rendition.resolvedURI))
+            #expect(abs(Double(samples.count) / 48_000 - 4) < 0.1, "\(rendition.name): \(Double(samples.count) / 48_000) s")
+            let tone = HLSJoinFFmpegTests.frequency(samples, seconds: 0.5..<3.5)
+            #expect(abs(tone - hertz) < 10, "\(rendition.name): \(tone) Hz")
+        }
+    }
+
     @Test("hls --interstitials writes the playlist, the ads' playlists and asset lists, and says what each break is")
     func command() async throws {
         let scratch = try MP4Fixtures.makeScratchFolder("hls-interstitials-cli")
@@ -318,7 +351,9 @@ enum InterstitialRules {
         do {
             switch try HLSPlaylistParser().parse(Array(text.utf8), url: url) {
             case .media(let media): return media.hasEndList && !media.segments.isEmpty ? [] : ["\(id): asset \(url) is not a whole VOD playlist"]
-            case .multivariant(let multivariant): return multivariant.variants.flatMap { assetProblems($0.resolvedURI, id: id) }
+            case .multivariant(let multivariant):
+                let uris = multivariant.variants.map(\.resolvedURI) + multivariant.renditions.compactMap(\.resolvedURI)
+                return uris.flatMap { assetProblems($0, id: id) }
             }
         } catch {
             return ["\(id): asset \(url): \(error)"]

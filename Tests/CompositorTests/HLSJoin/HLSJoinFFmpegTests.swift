@@ -38,6 +38,127 @@ struct HLSJoinFFmpegTests {
         try await judge.judge(variant.url, composition: stitched.composition, sourcePlaylists: variant.sourcePlaylistURLs)
     }
 
+    /// Content with its audio in two renditions (English at 440 Hz, French at 880 Hz), as ffmpeg
+    /// packages it (the renditions listed again as audio-only variants), and an ad packaged the same
+    /// way (English at 660 Hz, French at 1320 Hz) at 5:
+    ///
+    /// ```
+    /// video     |C 0-4 |ad 0-4 |C 4-12 |      segments of 2 s; the break snaps to 4
+    /// audio en  |C en  |ad en  |C en   |      segments of ~2 s (AAC frames): cut nearest the video's
+    /// audio fr  |C fr  |ad fr  |C fr   |
+    /// ```
+    ///
+    /// The video decodes to the sources' frames; each audio rendition decodes to as long as the
+    /// composition, within the tolerance of its cuts, in its own language's tones: the content's,
+    /// then the ad's, then the content's.
+    @Test("demuxed audio renditions: video frames exact, each rendition's audio as long as the composition, in its language")
+    func audioRenditions() async throws {
+        let ffmpeg = try FFmpeg.require()
+        let folder = try MP4Fixtures.makeScratchFolder("hls-join-renditions")
+        defer { MP4Fixtures.remove(folder) }
+        try await Self.packageDemuxed(ffmpeg, folder: folder + "/content", seconds: 12, video: "testsrc", tones: (440, 880))
+        try await Self.packageDemuxed(ffmpeg, folder: folder + "/ad", seconds: 4, video: "smptebars", tones: (660, 1320))
+        let json = #"{ "content": [ { "id": "C", "url": "\#(folder)/content/master.m3u8" } ], "#
+            + #""breaks": [ { "id": "b", "at": 5, "ads": [ { "id": "ad", "url": "\#(folder)/ad/master.m3u8" } ] } ] }"#
+        let stitched = try HLSJoin.stitch(try HLSJoin.composition(json: Array(json.utf8)), folder: folder)
+        #expect(stitched.renditions.count == 2 && stitched.variants.count == 3)
+        #expect(stitched.composition.segments.map(\.sourceRange) == [
+            MediaTimeRange(start: s(0), end: s(4)), MediaTimeRange(start: s(0), end: s(4)), MediaTimeRange(start: s(4), end: s(12)),
+        ])
+        var judge = HLSJoinJudge(ffmpeg: ffmpeg)
+        try await judge.judge(stitched.variants[0].url, composition: stitched.composition, sourcePlaylists: stitched.variants[0].sourcePlaylistURLs)
+
+        for (rendition, tones) in zip(stitched.renditions, [(440.0, 660.0), (880.0, 1320.0)]) {
+            let samples = try await Self.decodedAudio(ffmpeg, rendition.url)
+            let seconds = Double(samples.count) / 48_000
+            #expect(abs(seconds - 16) < 0.25, "\(rendition.url): \(seconds) s of audio")
+            // Half a second inside each stretch, clear of the cuts' tolerance.
+            for (range, hertz) in [(0.5..<3.5, tones.0), (4.5..<7.5, tones.1), (8.5..<15.5, tones.0)] {
+                let tone = Self.frequency(samples, seconds: range)
+                #expect(abs(tone - hertz) < 10, "\(rendition.url) \(range): \(tone) Hz, not \(hertz)")
+            }
+        }
+    }
+
+    /// Content with English subtitles (a cue at 0.5, 5 and 9 s) as ffmpeg packages them (WebVTT
+    /// segments of 2 s), and an ad without subtitles at 5:
+    ///
+    /// ```
+    /// video      |C 0-4       |ad1 0-4 |C 4-12             |
+    /// subtitles  |C "first"   |(empty) |C "second" "third" |      stitched-empty.vtt for the ad
+    /// ```
+    ///
+    /// ffmpeg reads the stitched subtitle playlist, the empty segment included, to the three cues in
+    /// order, each at its time in its own segment; the video decodes to the sources' frames.
+    @Test("subtitle renditions: ffmpeg reads every cue of the kept content, and nothing for the ad")
+    func subtitleRenditions() async throws {
+        let ffmpeg = try FFmpeg.require()
+        let folder = try MP4Fixtures.makeScratchFolder("hls-join-subtitles")
+        defer { MP4Fixtures.remove(folder) }
+        let cues = "1\n00:00:00,500 --> 00:00:01,500\nfirst\n\n2\n00:00:05,000 --> 00:00:06,000\nsecond\n\n"
+            + "3\n00:00:09,000 --> 00:00:10,000\nthird\n"
+        try Data(cues.utf8).write(to: URL(fileURLWithPath: folder + "/cues.srt"))
+        let made = try await ChildProcess.run(ffmpeg.ffmpeg, [
+            // (ffmpeg lists no variant for a video without audio.)
+            "-v", "error", "-f", "lavfi", "-i", "testsrc=size=160x90:rate=25:duration=12",
+            "-f", "lavfi", "-i", "sine=frequency=440:duration=12:sample_rate=48000", "-i", folder + "/cues.srt",
+            "-map", "0:v", "-map", "1:a", "-map", "2:s", "-c:v", "libx264", "-pix_fmt", "yuv420p", "-g", "25", "-c:a", "aac", "-c:s", "webvtt",
+            "-f", "hls", "-hls_time", "2", "-hls_playlist_type", "vod", "-master_pl_name", "master.m3u8",
+            "-var_stream_map", "v:0,a:0,s:0,sgroup:subs,language:en,name:v", "-hls_segment_filename", folder + "/%v/s%d.ts",
+            folder + "/%v/index.m3u8",
+        ])
+        #expect(made.status == 0, "\(made.stderr)")
+        let json = #"{ "content": [ { "id": "C", "url": "\#(folder)/master.m3u8" } ], "#
+            + #""breaks": [ { "id": "b", "at": 5, "ads": [ { "id": "ad", "url": "hls/ts/ad1/index.m3u8" } ] } ] }"#
+        let stitched = try HLSJoin.stitch(try HLSJoin.composition(json: Array(json.utf8)), folder: folder)
+        var judge = HLSJoinJudge(ffmpeg: ffmpeg)
+        try await judge.judge(stitched.variants[0].url, composition: stitched.composition, sourcePlaylists: stitched.variants[0].sourcePlaylistURLs)
+
+        let subtitles = try #require(stitched.renditions.first)
+        #expect(stitched.renditions.count == 1)
+        let read = try await ChildProcess.run(ffmpeg.ffmpeg, ["-v", "error", "-i", subtitles.url, "-f", "webvtt", "-"])
+        #expect(read.status == 0 && read.stderr.isEmpty, "\(read.stderr)")
+        let lines = read.stdout.split(separator: "\n").map(String.init)
+        #expect(lines.filter { !$0.hasPrefix("WEBVTT") && !$0.contains("-->") } == ["first", "second", "third"])
+        #expect(lines.filter { $0.contains("-->") }.map { $0.prefix(9) } == ["00:00.580", "00:05.080", "00:09.080"])
+        #expect(try String(contentsOfFile: folder + "/stitched-empty.vtt", encoding: .utf8) == "WEBVTT\n")
+    }
+
+    /// `seconds` of video and two audio renditions (`en`, `fr`, sine tones at 48 kHz) packaged by
+    /// ffmpeg as HLS in `folder`: `master.m3u8`, the video in `v/`, the audio in `en/` and `fr/`.
+    static func packageDemuxed(
+        _ ffmpeg: FFmpeg, folder: String, seconds: Int, video: String, tones: (Int, Int)
+    ) async throws {
+        let made = try await ChildProcess.run(ffmpeg.ffmpeg, [
+            "-v", "error", "-f", "lavfi", "-i", "\(video)=size=160x90:rate=25:duration=\(seconds)",
+            "-f", "lavfi", "-i", "sine=frequency=\(tones.0):duration=\(seconds):sample_rate=48000",
+            "-f", "lavfi", "-i", "sine=frequency=\(tones.1):duration=\(seconds):sample_rate=48000",
+            "-map", "0:v", "-map", "1:a", "-map", "2:a", "-c:v", "libx264", "-pix_fmt", "yuv420p", "-g", "25", "-keyint_min", "25",
+            "-sc_threshold", "0", "-c:a", "aac", "-b:a", "64k", "-f", "hls", "-hls_time", "2", "-hls_playlist_type", "vod",
+            "-master_pl_name", "master.m3u8",
+            "-var_stream_map", "v:0,agroup:aud,name:v a:0,agroup:aud,language:en,name:en a:1,agroup:aud,language:fr,name:fr",
+            "-hls_segment_filename", folder + "/%v/s%d.ts", folder + "/%v/index.m3u8",
+        ])
+        #expect(made.status == 0, "\(made.stderr)")
+    }
+
+    /// A playlist's first audio stream decoded to 48 kHz mono samples; ffmpeg must report nothing.
+    static func decodedAudio(_ ffmpeg: FFmpeg, _ url: String) async throws -> [Int16] {
+        let decoded = try await ChildProcess.run(ffmpeg.ffmpeg, [
+            "-v", "error", "-i", url, "-map", "0:a:0", "-ac", "1", "-ar", "48000", "-f", "s16le", "-"])
+        #expect(decoded.status == 0 && decoded.stderr.isEmpty, "\(url): \(decoded.stderr.prefix(300))")
+        return stride(from: 0, to: decoded.stdoutBytes.count - 1, by: 2).map {
+            Int16(bitPattern: UInt16(decoded.stdoutBytes[$0]) | UInt16(decoded.stdoutBytes[$0 + 1]) << 8)
+        }
+    }
+
+    /// A pure tone's frequency over `seconds` of 48 kHz samples: zero crossings per second, halved.
+    static func frequency(_ samples: [Int16], seconds: Range<Double>) -> Double {
+        let window = samples[min(samples.count, Int(seconds.lowerBound * 48_000))..<min(samples.count, Int(seconds.upperBound * 48_000))]
+        let crossings = zip(window, window.dropFirst()).filter { ($0 < 0) != ($1 < 0) }.count
+        return Double(crossings) / (seconds.upperBound - seconds.lowerBound) / 2
+    }
+
     /// `Fixtures/demo-hls-fmp4.json`, fragmented MP4 (`EXT-X-MAP` re-emitted at every switch). The
     /// sources follow each other in ffmpeg's fMP4 order (see `Fixtures/generate-hls.sh`):
     ///

@@ -232,28 +232,150 @@ struct HLSJoinTests {
         }
     }
 
-    @Test("a variant taking its audio from a rendition playlist is refused, naming the group")
-    func alternateRenditions() throws {
+    /// Content whose audio is in two renditions (English, French), an ad whose audio is muxed, and
+    /// one whose audio is in its own renditions:
+    ///
+    /// ```
+    /// video       |C v0 0-4|ad |C v0 4-12|        stitched-0.m3u8
+    /// audio en    |C en 0-4|ad |C en 4-12|        stitched-audio-0.m3u8: the muxed ad, or the ad's "en"
+    /// audio fr    |C fr 0-4|ad |C fr 4-12|        stitched-audio-1.m3u8: the muxed ad, or the ad's "fr"
+    /// ```
+    @Test("the content's audio renditions are stitched beside the variants, each ad's audio matched by language")
+    func audioRenditions() throws {
         let master = """
+            #EXTM3U
+            #EXT-X-MEDIA:TYPE=AUDIO,GROUP-ID="aac",NAME="English",LANGUAGE="en",DEFAULT=YES,URI="en.m3u8"
+            #EXT-X-MEDIA:TYPE=AUDIO,GROUP-ID="aac",NAME="Français",LANGUAGE="fr",URI="fr.m3u8"
+            #EXT-X-STREAM-INF:BANDWIDTH=2000000,CODECS="avc1.64001f,mp4a.40.2",AUDIO="aac"
+            v0.m3u8
+            """
+        let files = [
+            "master.m3u8": master, "v0.m3u8": Self.media(["4", "4", "4"], prefix: "v"),
+            "en.m3u8": Self.media(["4", "4", "4"], prefix: "en"), "fr.m3u8": Self.media(["4", "4", "4"], prefix: "fr"),
+        ]
+        let composition = try Self.composition(content: "master.m3u8")
+        let stitched = try Self.stitch(composition, files)
+        let text = try #require(stitched.multivariantPlaylist?.text)
+        #expect(text.contains(#"#EXT-X-MEDIA:TYPE=AUDIO,GROUP-ID="aac",NAME="English",LANGUAGE="en",DEFAULT=YES,URI="stitched-audio-0.m3u8""#))
+        #expect(text.contains(#"#EXT-X-MEDIA:TYPE=AUDIO,GROUP-ID="aac",NAME="Français",LANGUAGE="fr",URI="stitched-audio-1.m3u8""#))
+        #expect(text.contains(#"AUDIO="aac""#))
+        func names(_ playlist: HLSStitchedVariantPlaylist) -> [String] { playlist.result.playlist.segments.map { String($0.uri.split(separator: "/").last!) } }
+        #expect(stitched.variants.map(names) == [["v0.ts", "s0.ts", "s1.ts", "v1.ts", "v2.ts"]])
+        #expect(stitched.renditions.map(names) == [["en0.ts", "s0.ts", "s1.ts", "en1.ts", "en2.ts"], ["fr0.ts", "s0.ts", "s1.ts", "fr1.ts", "fr2.ts"]])
+        #expect(stitched.files.map(\.name) == ["stitched.m3u8", "stitched-0.m3u8", "stitched-audio-0.m3u8", "stitched-audio-1.m3u8"])
+
+        // An ad with its own audio renditions: each stitched rendition takes the ad's of its language.
+        let adMaster = """
+            #EXTM3U
+            #EXT-X-MEDIA:TYPE=AUDIO,GROUP-ID="a",NAME="fr",LANGUAGE="fr",URI="adfr.m3u8"
+            #EXT-X-MEDIA:TYPE=AUDIO,GROUP-ID="a",NAME="en",LANGUAGE="en",URI="aden.m3u8"
+            #EXT-X-STREAM-INF:BANDWIDTH=1000000,AUDIO="a"
+            adv.m3u8
+            """
+        var withAd = files
+        withAd["ad.m3u8"] = adMaster
+        withAd["adv.m3u8"] = Self.media(["2", "2"], prefix: "adv")
+        withAd["aden.m3u8"] = Self.media(["2", "2"], prefix: "aden")
+        withAd["adfr.m3u8"] = Self.media(["2", "2"], prefix: "adfr")
+        let matched = try Self.stitch(composition, withAd)
+        #expect(matched.variants.map(names) == [["v0.ts", "adv0.ts", "adv1.ts", "v1.ts", "v2.ts"]])
+        #expect(matched.renditions.map(names) == [["en0.ts", "aden0.ts", "aden1.ts", "en1.ts", "en2.ts"], ["fr0.ts", "adfr0.ts", "adfr1.ts", "fr1.ts", "fr2.ts"]])
+
+        // A rendition whose segments do not line up with the video's (3 and 6 are as near to 4; the
+        // earlier wins): one timeline could not describe both.
+        var misaligned = files
+        misaligned["fr.m3u8"] = Self.media(["3", "3", "3", "3"], prefix: "fr")
+        #expect(throws: HLSCompositionStitchError.variantsDisagree(
+            item: "C", variantURL: Self.base + "out/stitched-audio-1.m3u8", range: range(s(0), s(3)),
+            firstVariantURL: Self.base + "out/stitched-0.m3u8", firstRange: range(s(0), s(4)))) {
+            try Self.stitch(composition, misaligned)
+        }
+    }
+
+    /// Content with English and French subtitles and its English audio listed again as an
+    /// audio-only variant (as ffmpeg packages it); an ad with French subtitles only:
+    ///
+    /// ```
+    /// video          |C v0 0-4|ad      |C v0 4-12|      stitched-0.m3u8
+    /// audio-only     |C en 0-4|ad en   |C en 4-12|      stitched-1.m3u8: the ad's English audio
+    /// subtitles en   |C en 0-4|(empty) |C en 4-12|      stitched-subtitles-0.m3u8, stitched-empty.vtt
+    /// subtitles fr   |C fr 0-4|ad fr   |C fr 4-12|      stitched-subtitles-1.m3u8
+    /// ```
+    @Test("subtitle renditions are stitched, an empty WebVTT segment where a source has none; audio-only variants play each ad's audio")
+    func subtitleRenditions() throws {
+        let master = """
+            #EXTM3U
+            #EXT-X-MEDIA:TYPE=AUDIO,GROUP-ID="aac",NAME="English",LANGUAGE="en",DEFAULT=YES,URI="en.m3u8"
+            #EXT-X-MEDIA:TYPE=SUBTITLES,GROUP-ID="subs",NAME="English",LANGUAGE="en",DEFAULT=YES,URI="sen.m3u8"
+            #EXT-X-MEDIA:TYPE=SUBTITLES,GROUP-ID="subs",NAME="Français",LANGUAGE="fr",URI="sfr.m3u8"
+            #EXT-X-STREAM-INF:BANDWIDTH=2000000,CODECS="avc1.64001f,mp4a.40.2",AUDIO="aac",SUBTITLES="subs"
+            v0.m3u8
+            #EXT-X-STREAM-INF:BANDWIDTH=64000,CODECS="mp4a.40.2",AUDIO="aac"
+            en.m3u8
+            """
+        let adMaster = """
+            #EXTM3U
+            #EXT-X-MEDIA:TYPE=AUDIO,GROUP-ID="a",NAME="en",LANGUAGE="en",URI="aden.m3u8"
+            #EXT-X-MEDIA:TYPE=SUBTITLES,GROUP-ID="t",NAME="fr",LANGUAGE="fr",URI="adsfr.m3u8"
+            #EXT-X-STREAM-INF:BANDWIDTH=1000000,AUDIO="a",SUBTITLES="t"
+            adv.m3u8
+            """
+        func vtt(_ prefix: String, _ durations: [String]) -> String {
+            Self.media(durations, prefix: prefix).replacingOccurrences(of: ".ts", with: ".vtt")
+        }
+        let files = [
+            "master.m3u8": master, "v0.m3u8": Self.media(["4", "4", "4"], prefix: "v"), "en.m3u8": Self.media(["4", "4", "4"], prefix: "en"),
+            "sen.m3u8": vtt("sen", ["4", "4", "4"]), "sfr.m3u8": vtt("sfr", ["4", "4", "4"]),
+            "ad.m3u8": adMaster, "adv.m3u8": Self.media(["2", "2"], prefix: "adv"), "aden.m3u8": Self.media(["2", "2"], prefix: "aden"),
+            "adsfr.m3u8": vtt("adsfr", ["2", "2"]),
+        ]
+        let stitched = try Self.stitch(try Self.composition(content: "master.m3u8"), files)
+        let text = try #require(stitched.multivariantPlaylist?.text)
+        #expect(text.contains(#"#EXT-X-MEDIA:TYPE=SUBTITLES,GROUP-ID="subs",NAME="English",LANGUAGE="en",DEFAULT=YES,URI="stitched-subtitles-0.m3u8""#))
+        #expect(text.contains(#"#EXT-X-MEDIA:TYPE=SUBTITLES,GROUP-ID="subs",NAME="Français",LANGUAGE="fr",URI="stitched-subtitles-1.m3u8""#))
+        #expect(text.contains(#"AUDIO="aac",SUBTITLES="subs""#))
+        func names(_ playlist: HLSStitchedVariantPlaylist) -> [String] { playlist.result.playlist.segments.map { String($0.uri.split(separator: "/").last!) } }
+        #expect(stitched.variants.map(names) == [["v0.ts", "adv0.ts", "adv1.ts", "v1.ts", "v2.ts"], ["en0.ts", "aden0.ts", "aden1.ts", "en1.ts", "en2.ts"]])
+        #expect(stitched.renditions.map(names) == [
+            ["en0.ts", "aden0.ts", "aden1.ts", "en1.ts", "en2.ts"],
+            ["sen0.vtt", "stitched-empty.vtt", "sen1.vtt", "sen2.vtt"],
+            ["sfr0.vtt", "adsfr0.vtt", "adsfr1.vtt", "sfr1.vtt", "sfr2.vtt"],
+        ])
+        // The empty stretch lasts as long as the ad, on the same boundaries as the video.
+        let english = try #require(stitched.renditions.dropFirst().first)
+        #expect(try english.result.playlist.segmentBoundaries == [s(0), s(4), s(8), s(12), s(16)])
+        #expect(english.result.playlist.segments[1].isDiscontinuity && english.result.playlist.segments[2].isDiscontinuity)
+        // The audio-only variant lists the content's audio codec, not the ad's video.
+        #expect(stitched.multivariantPlaylist?.variants[1].codecs == ["mp4a.40.2"])
+        #expect(stitched.files.map(\.name) == [
+            "stitched.m3u8", "stitched-0.m3u8", "stitched-1.m3u8", "stitched-audio-0.m3u8",
+            "stitched-subtitles-0.m3u8", "stitched-subtitles-1.m3u8", "stitched-empty.vtt",
+        ])
+        #expect(stitched.files.last?.text == "WEBVTT\n")
+    }
+
+    @Test("media-playlist content with an ad whose audio is only in renditions: refused, naming the group")
+    func adAudioInRenditions() throws {
+        let adMaster = """
             #EXTM3U
             #EXT-X-MEDIA:TYPE=AUDIO,GROUP-ID="aac",NAME="en",URI="audio.m3u8"
             #EXT-X-STREAM-INF:BANDWIDTH=2000000,AUDIO="aac"
             v0.m3u8
             """
-        let composition = try Self.composition(content: "master.m3u8")
+        let composition = try Self.composition()
         do {
-            _ = try Self.stitch(composition, ["master.m3u8": master, "v0.m3u8": Self.media(["4", "4", "4"])])
-            Issue.record("stitched a variant without its audio")
+            _ = try Self.stitch(composition, ["c.m3u8": Self.media(["4", "4", "4"]), "ad.m3u8": adMaster, "v0.m3u8": Self.media(["2", "2"])])
+            Issue.record("stitched an ad without its audio")
         } catch {
             guard case .unsupported(let url, let reason) = error else { Issue.record("\(error)"); return }
-            #expect(url == Self.base + "master.m3u8")
+            #expect(url == Self.base + "ad.m3u8")
             #expect(reason.contains("rendition group 'aac'"))
         }
         // A group whose default rendition has no URI is muxed in the variant: that one stitches.
-        let muxed = master.replacingOccurrences(
+        let muxed = adMaster.replacingOccurrences(
             of: "#EXT-X-MEDIA:", with: "#EXT-X-MEDIA:TYPE=AUDIO,GROUP-ID=\"aac\",NAME=\"main\",DEFAULT=YES\n#EXT-X-MEDIA:")
-        let stitched = try Self.stitch(composition, ["master.m3u8": muxed, "v0.m3u8": Self.media(["4", "4", "4"])])
-        #expect(stitched.multivariantPlaylist?.variants.map(\.uri) == ["stitched-0.m3u8"])
+        let stitched = try Self.stitch(composition, ["c.m3u8": Self.media(["4", "4", "4"]), "ad.m3u8": muxed, "v0.m3u8": Self.media(["2", "2"])])
+        #expect(stitched.renditions.isEmpty && stitched.multivariantPlaylist == nil)
     }
 
     @Test("media-playlist content with a multivariant ad: one output, the ad's first-listed variant")
