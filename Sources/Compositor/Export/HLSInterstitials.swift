@@ -216,18 +216,13 @@ private struct InterstitialPlan {
             var listedRenditions: [HLSRendition] = []
             for rendition in renditions {
                 guard let uri = rendition.resolvedURI else { continue }
-                let kind = rendition.type == "AUDIO" ? "audio-" : "subtitles-"
-                let renditionURL = HLSCompositionStitcher.variantURL(url, index: numbers[kind, default: 0], kind: kind)
-                numbers[kind, default: 0] += 1
+                let renditionURL = HLSCompositionStitcher.renditionURL(url, for: rendition, numbers: &numbers)
                 let result = try media(try sources.mediaPlaylist(at: uri), videoRange, at: renditionURL)
                 let range = result.pieces[0].sourceRange
                 guard HLSCompositionStitcher.isNear(range.start, videoRange.start), HLSCompositionStitcher.isNear(range.end, videoRange.end) else {
                     throw .variantsDisagree(item: segment.id, variantURL: uri, range: range, firstVariantURL: first.url, firstRange: videoRange)
                 }
-                var relisted = rendition
-                relisted.attributes["URI"] = .quotedString(URIReference.relativize(renditionURL, from: url))
-                relisted.resolvedURI = renditionURL
-                listedRenditions.append(relisted)
+                listedRenditions.append(HLSCompositionStitcher.relisting(rendition, at: renditionURL, from: url))
                 assets.append(HLSStitchedComposition.File(url: renditionURL, text: result.text))
             }
             let playlist = HLSStitcher.multivariantPlaylist(

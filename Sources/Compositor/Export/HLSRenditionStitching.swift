@@ -52,9 +52,7 @@ extension HLSCompositionStitcher {
         let emptyCues = Self.siblingURL(output, suffix: "-empty.vtt")
         var needsEmptyCues = false
         for rendition in renditions {
-            let kind = rendition.type == "AUDIO" ? "audio-" : "subtitles-"
-            let url = Self.variantURL(output, index: numbers[kind, default: 0], kind: kind)
-            numbers[kind, default: 0] += 1
+            let url = Self.renditionURL(output, for: rendition, numbers: &numbers)
             var segmentPlaylists: [HLSMediaPlaylist] = []
             for (segment, videoPiece) in zip(composition.segments, video.result.pieces) {
                 if let playlist = try renditionPlaylist(of: segment.source, for: rendition, sources: sources, playlists: &playlists) {
@@ -68,13 +66,26 @@ extension HLSCompositionStitcher {
             try Self.checkAligned(result, url: url, with: video, composition: composition)
             stitched.append(HLSStitchedVariantPlaylist(
                 url: url, contentVariant: nil, interstitialVariants: [], sourcePlaylistURLs: segmentPlaylists.map(\.url), result: result))
-            var relisted = rendition
-            relisted.attributes["URI"] = .quotedString(URIReference.relativize(url, from: output))
-            relisted.resolvedURI = url
-            listed.append(relisted)
+            listed.append(Self.relisting(rendition, at: url, from: output))
         }
         let files = needsEmptyCues ? [HLSStitchedComposition.File(url: emptyCues, text: "WEBVTT\n")] : []
         return (stitched, listed, files)
+    }
+
+    /// Where a rendition's stitched playlist goes: `…/stitched-audio-N.m3u8` or
+    /// `…/stitched-subtitles-N.m3u8` beside `output`, N counting the renditions of that type in `numbers`.
+    static func renditionURL(_ output: String, for rendition: HLSRendition, numbers: inout [String: Int]) -> String {
+        let kind = rendition.type == "AUDIO" ? "audio-" : "subtitles-"
+        defer { numbers[kind, default: 0] += 1 }
+        return variantURL(output, index: numbers[kind, default: 0], kind: kind)
+    }
+
+    /// `rendition` as a multivariant playlist at `listURL` lists it, its playlist now at `url`.
+    static func relisting(_ rendition: HLSRendition, at url: String, from listURL: String) -> HLSRendition {
+        var relisted = rendition
+        relisted.attributes["URI"] = .quotedString(URIReference.relativize(url, from: listURL))
+        relisted.resolvedURI = url
+        return relisted
     }
 
     /// The playlist a source plays in the stitched `rendition`: the content's own rendition
