@@ -44,6 +44,7 @@ let package = Package(
         .executableTarget(name: "MappingBenchmark", dependencies: ["Compositor"], path: "Benchmarks/Sources/MappingBenchmark"),
         .executableTarget(name: "HLSParseBenchmark", dependencies: ["Compositor"], path: "Benchmarks/Sources/HLSParseBenchmark"),
         .executableTarget(name: "RenderBenchmark", dependencies: ["Compositor"], path: "Benchmarks/Sources/RenderBenchmark"),
+        .executableTarget(name: "SessionBenchmark", dependencies: ["Compositor"], path: "Benchmarks/Sources/SessionBenchmark"),
         .testTarget(
             name: "CompositorTests",
             dependencies: ["Compositor", "CompositorCore", "CompositorIO", "CompositorMP4", "CompositorHLS",

@@ -36,6 +36,9 @@ public struct PlaybackSession: Sendable {
     /// Where to go when the current break ends: more snapback breaks, then the user's target.
     var pendingSeeks: [PendingSeek] = []
     var insertedBreakCount = 0
+    /// The segment the playhead was last found in: where the next tick most likely is (an index
+    /// into `composition.segments`, checked before use, so a new composition cannot mislead it).
+    private var segmentHint = 0
 
     enum PendingSeek: Hashable, Sendable {
         case breakStart(id: String)
@@ -84,7 +87,12 @@ public struct PlaybackSession: Sendable {
     /// timescale; the answer is on the composition's grid.
     public func nextBoundary(after time: MediaTime) -> MediaTime? {
         guard time < composition.duration else { return nil }
-        guard let index = composition.segmentIndex(at: MediaTime.max(time, .zero)) else { return .zero }
+        return boundary(after: time, inSegment: composition.segmentIndex(at: MediaTime.max(time, .zero)))
+    }
+
+    /// `nextBoundary(after:)` for a `time` before the end, in segment `index` (`nil` before 0).
+    private func boundary(after time: MediaTime, inSegment index: Int?) -> MediaTime {
+        guard let index else { return .zero }
         let segment = composition.segments[index]
         if segment.isAd {
             for quartile in 1...3 {
@@ -109,8 +117,10 @@ public struct PlaybackSession: Sendable {
             enterSegment(at: position, into: &reaction)
             return reaction
         }
-        while !hasEnded, let boundary = nextBoundary(after: position), boundary <= target {
-            let before = composition.segmentIndex(at: position)
+        while !hasEnded, position < composition.duration {
+            let before = segmentIndexFollowingPlayback(at: position)
+            let boundary = boundary(after: position, inSegment: before)
+            guard boundary <= target else { break }
             position = boundary
             if let index = before, composition.segments[index].compositionRange.end == boundary {
                 // A segment ended; anything it starts (a seek, a new composition) ends this update.
@@ -125,6 +135,21 @@ public struct PlaybackSession: Sendable {
         }
         if !hasEnded { position = target }
         return reaction
+    }
+
+    /// The segment at `time` (in `[0, duration)`), looked for first where playback goes: the
+    /// segment of the last answer, then the next one; only a jump searches the whole composition.
+    /// Keeps a tick's cost flat in the number of breaks.
+    private mutating func segmentIndexFollowingPlayback(at time: MediaTime) -> Int? {
+        let segments = composition.segments
+        if segmentHint < segments.count, segments[segmentHint].compositionRange.contains(time) { return segmentHint }
+        if segmentHint + 1 < segments.count, segments[segmentHint + 1].compositionRange.contains(time) {
+            segmentHint += 1
+            return segmentHint
+        }
+        guard let index = composition.segmentIndex(at: time) else { return nil }
+        segmentHint = index
+        return index
     }
 
     /// Handles the end of segment `index` at `position`. Returns true when it issued a command.

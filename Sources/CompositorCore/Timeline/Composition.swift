@@ -60,6 +60,8 @@ public struct Composition: Hashable, Sendable {
     let contentSegmentLookup: [SegmentLookup]
     let breakStartIndex: SortedTimes
     let breakPositionIndex: SortedTimes
+    /// Each break's index in `breaks`, by ID (a session finds the break that just ended by it).
+    let breakIndexByID: [String: Int]
 
     struct SegmentLookup: Sendable {
         let compositionStart: MediaTime
@@ -108,6 +110,8 @@ public struct Composition: Hashable, Sendable {
         self.contentSegmentLookup = contentSegments.map(lookup)
         self.breakStartIndex = SortedTimes(breaks.map(\.compositionRange.start))
         self.breakPositionIndex = SortedTimes(breaks.map(\.position))
+        // IDs are unique in a compiled schedule; the first wins should a caller's parts repeat one.
+        self.breakIndexByID = Dictionary(breaks.enumerated().map { ($1.id, $0) }, uniquingKeysWith: { first, _ in first })
     }
 
     /// `a + b`, with overflow reported against `item`.
@@ -140,7 +144,7 @@ public struct Composition: Hashable, Sendable {
     }
 
     /// The composition's break with this ID.
-    public func placedBreak(id: String) -> PlacedBreak? { breaks.first { $0.id == id } }
+    public func placedBreak(id: String) -> PlacedBreak? { breakIndexByID[id].map { breaks[$0] } }
 
     /// The grid the composition's times are on.
     var grid: TimeGrid { TimeGrid(timescale: timescale) }
