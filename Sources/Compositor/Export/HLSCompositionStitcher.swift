@@ -25,7 +25,9 @@ import CompositorMP4
 /// each, its variant nearest in bandwidth to that content variant. When the first content source is
 /// a media playlist there is one output, at `outputURL`, and multivariant ads play their first
 /// variant (the one a client starts with). Variants must snap every cut alike (aligned segments),
-/// since one timeline describes them all.
+/// since one timeline describes them all. The content's audio and subtitle renditions are stitched
+/// beside them (`stitched-audio-0.m3u8`, `stitched-subtitles-0.m3u8`, ...), each ad playing its
+/// rendition of the same language or name; an audio cut may land up to 0.1 s from the video's.
 ///
 /// Nothing is dropped silently: an item whose cuts snap to one boundary is an error naming it.
 public struct HLSCompositionStitcher: Sendable {
