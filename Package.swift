@@ -41,10 +41,11 @@ let package = Package(
         .executableTarget(name: "CompositorDemo", dependencies: ["Compositor", "CompositorIO", "CompositorTesting"]),
         // Benchmark harnesses (release builds, run by the scripts in Benchmarks/); they use `package`
         // API, so they live in this package, but no product names them: apps never build them.
-        .executableTarget(name: "MappingBenchmark", dependencies: ["Compositor"], path: "Benchmarks/Sources/MappingBenchmark"),
+        .target(name: "BenchmarkSupport", dependencies: ["Compositor"], path: "Benchmarks/Sources/BenchmarkSupport"),
+        .executableTarget(name: "MappingBenchmark", dependencies: ["Compositor", "BenchmarkSupport"], path: "Benchmarks/Sources/MappingBenchmark"),
         .executableTarget(name: "HLSParseBenchmark", dependencies: ["Compositor"], path: "Benchmarks/Sources/HLSParseBenchmark"),
         .executableTarget(name: "RenderBenchmark", dependencies: ["Compositor"], path: "Benchmarks/Sources/RenderBenchmark"),
-        .executableTarget(name: "SessionBenchmark", dependencies: ["Compositor"], path: "Benchmarks/Sources/SessionBenchmark"),
+        .executableTarget(name: "SessionBenchmark", dependencies: ["Compositor", "BenchmarkSupport"], path: "Benchmarks/Sources/SessionBenchmark"),
         .testTarget(
             name: "CompositorTests",
             dependencies: ["Compositor", "CompositorCore", "CompositorIO", "CompositorMP4", "CompositorHLS",

@@ -60,4 +60,13 @@ struct ActualRangesTests {
             try composition.replacingSourceRanges([range(s(0), s(10)), range(s(0), s(5)), range(s(9), s(20))])
         }
     }
+
+    @Test("a range count other than one per segment is an error, not a trap")
+    func rangeCount() {
+        #expect(throws: ScheduleError.sourceRangeCount(given: 2, segments: 3)) {
+            try composition.replacingSourceRanges([range(s(0), s(10)), range(s(0), s(5))])
+        }
+        #expect(ScheduleError.sourceRangeCount(given: 2, segments: 3).description
+            == "2 source ranges for a composition of 3 segments; give one per segment, in order")
+    }
 }

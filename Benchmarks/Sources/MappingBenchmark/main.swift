@@ -1,3 +1,4 @@
+import BenchmarkSupport
 import Compositor
 import CompositorHLS
 import CompositorMP4
@@ -17,26 +18,8 @@ struct SplitMix64: RandomNumberGenerator {
     }
 }
 
-/// Content of 90,000 s at 29.97 fps (timescale 30000), `breakCount` mid-rolls of two 15 s ads.
-func makeSchedule(breakCount: Int) throws -> Schedule {
-    let frame: Int64 = 1001
-    let contentFrames: Int64 = 90_000 * 30000 / frame
-    var schedule = Schedule()
-    try schedule.appendContentClip(ContentClip(
-        id: "feature", source: "feature.mp4", end: MediaTime(value: contentFrames * frame, timescale: 30000)))
-    for b in 0..<breakCount {
-        let at = MediaTime(value: Int64(b + 1) * contentFrames / Int64(breakCount + 1) * frame, timescale: 30000)
-        try schedule.appendBreak(AdBreak(id: "b\(b)", placement: .midroll(at: at), ads: [
-            Ad(id: "b\(b)a1", source: "ad1.mp4", end: MediaTime(seconds: 15)),
-            Ad(id: "b\(b)a2", source: "ad2.mp4", end: MediaTime(value: 15015, timescale: 1000)),
-        ]))
-    }
-    return schedule
-}
-
-func nanoseconds(_ duration: Duration) -> Double {
-    Double(duration.components.seconds) * 1e9 + Double(duration.components.attoseconds) / 1e9
-}
+/// Content of 90,000 s, `breakCount` mid-rolls of two 15 s ads.
+func makeSchedule(breakCount: Int) throws -> Schedule { try breakSchedule(breakCount: breakCount, contentSeconds: 90_000) }
 
 /// Best of `runs`, in nanoseconds.
 func best(_ runs: Int, _ body: () throws -> Void) rethrows -> Double {

@@ -1,3 +1,4 @@
+import BenchmarkSupport
 import Compositor
 import Foundation
 
@@ -9,26 +10,9 @@ import Foundation
 // finding the segment under the playhead by scanning the composition's segments in order, which is
 // what a tick handler without the session's index would do.
 
-/// Content of 9 s per break plus 9 s at 29.97 fps (timescale 30000), `breakCount` mid-rolls of
-/// two 15 s ads, evenly spread.
+/// Content of 9 s per break plus 9 s, `breakCount` mid-rolls of two 15 s ads, evenly spread.
 func makeSchedule(breakCount: Int) throws -> Schedule {
-    let frame: Int64 = 1001
-    let contentFrames: Int64 = Int64(breakCount + 1) * 9 * 30000 / frame
-    var schedule = Schedule()
-    try schedule.appendContentClip(ContentClip(
-        id: "feature", source: "feature.mp4", end: MediaTime(value: contentFrames * frame, timescale: 30000)))
-    for b in 0..<breakCount {
-        let at = MediaTime(value: Int64(b + 1) * contentFrames / Int64(breakCount + 1) * frame, timescale: 30000)
-        try schedule.appendBreak(AdBreak(id: "b\(b)", placement: .midroll(at: at), ads: [
-            Ad(id: "b\(b)a1", source: "ad1.mp4", end: MediaTime(seconds: 15)),
-            Ad(id: "b\(b)a2", source: "ad2.mp4", end: MediaTime(value: 15015, timescale: 1000)),
-        ]))
-    }
-    return schedule
-}
-
-func nanoseconds(_ duration: Duration) -> Double {
-    Double(duration.components.seconds) * 1e9 + Double(duration.components.attoseconds) / 1e9
+    try breakSchedule(breakCount: breakCount, contentSeconds: Int64(breakCount + 1) * 9)
 }
 
 struct Figures {

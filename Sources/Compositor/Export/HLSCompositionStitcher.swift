@@ -79,11 +79,21 @@ public struct HLSCompositionStitcher: Sendable {
     public func stitch(_ composition: Composition) throws(HLSCompositionStitchError) -> HLSStitchedComposition {
         let output = HLSSourcePlaylists.absolute(outputURL)
         var playlists = HLSSourcePlaylists(loader: loader)
-        var sources: [MediaLocation] = []
+        // Each distinct source once, in order of first use, and which of them each segment plays.
+        var sources: [(location: MediaLocation, playlist: HLSPlaylist)] = []
         var sourcePlaylists: [MediaLocation: HLSPlaylist] = [:]
-        for segment in composition.segments where sourcePlaylists[segment.source] == nil {
-            sources.append(segment.source)
-            sourcePlaylists[segment.source] = try playlists.playlist(at: HLSSourcePlaylists.absolute(hlsURL(segment.source)))
+        var sourceIndex: [MediaLocation: Int] = [:]
+        var sourceOfSegment: [Int] = []
+        for segment in composition.segments {
+            if let known = sourceIndex[segment.source] {
+                sourceOfSegment.append(known)
+                continue
+            }
+            let playlist = try playlists.playlist(at: HLSSourcePlaylists.absolute(hlsURL(segment.source)))
+            sourceIndex[segment.source] = sources.count
+            sourceOfSegment.append(sources.count)
+            sources.append((segment.source, playlist))
+            sourcePlaylists[segment.source] = playlist
         }
         for placed in composition.breaks {
             for id in [placed.id] + placed.adIDs where id.contains(where: { $0 == "\"" || $0 == "\n" || $0 == "\r" }) {
@@ -95,7 +105,7 @@ public struct HLSCompositionStitcher: Sendable {
         let primary = (composition.segments.first { !$0.isAd } ?? composition.segments[0]).source
         let contentVariants: [HLSVariantStream]?
         // The content's audio and subtitle renditions in their own playlists: each is stitched beside the variants.
-        var renditions: [HLSRendition] = []
+        let renditions: [HLSRendition]
         if case .multivariant(let multivariant) = sourcePlaylists[primary] {
             guard !multivariant.variants.isEmpty else {
                 throw .unsupported(url: multivariant.url, reason: "a multivariant playlist without variants")
@@ -104,6 +114,7 @@ public struct HLSCompositionStitcher: Sendable {
             renditions = Self.stitchedRenditions(of: multivariant)
         } else {
             contentVariants = nil
+            renditions = []
         }
         let audioStitched = renditions.contains { $0.type == "AUDIO" }
         let renditionSources = HLSRenditionSources(primary: primary, playlists: sourcePlaylists, contentVariants: contentVariants ?? [])
@@ -117,47 +128,35 @@ public struct HLSCompositionStitcher: Sendable {
         for index in [reference] + (0..<variantCount).filter({ $0 != reference }) {
             let contentVariant = contentVariants?[index]
             let anchor = anchored.contains(index) ? stitchedVariants[reference] : nil
-            var media: [MediaLocation: (playlist: HLSMediaPlaylist, variant: HLSVariantStream?)] = [:]
-            for source in sources {
-                switch sourcePlaylists[source]! {
-                case .media(let playlist):
-                    media[source] = (playlist, nil)
+            // An audio-only variant plays every other source's audio, as the rendition it repeats does.
+            var repeated: HLSRendition?
+            if anchor != nil, let contentVariant, case .multivariant(let content)? = sourcePlaylists[primary] {
+                repeated = Self.audioRendition(playedBy: contentVariant, in: content)
+            }
+            var chosen: [(playlist: HLSMediaPlaylist, variant: HLSVariantStream?)] = []
+            for (location, playlist) in sources {
+                if location != primary, let repeated,
+                   let audio = try renditionPlaylist(of: location, for: repeated, sources: renditionSources, playlists: &playlists) {
+                    chosen.append((audio, nil))
+                    continue
+                }
+                switch playlist {
+                case .media(let media):
+                    chosen.append((media, nil))
                 case .multivariant(let multivariant):
-                    let chosen: Int
-                    if source == primary {
-                        chosen = index
-                    } else if let bandwidth = contentVariant?.bandwidth {
-                        guard let nearest = HLSVariantMatching.nearest(toBandwidth: bandwidth, in: multivariant.variants) else {
-                            throw .unsupported(url: multivariant.url, reason: "a multivariant playlist without variants")
-                        }
-                        chosen = nearest
-                    } else {
-                        guard !multivariant.variants.isEmpty else {
-                            throw .unsupported(url: multivariant.url, reason: "a multivariant playlist without variants")
-                        }
-                        chosen = 0
-                    }
-                    let variant = multivariant.variants[chosen]
+                    let variant = try Self.variant(
+                        of: multivariant, isPrimary: location == primary, index: index, matching: contentVariant)
                     try Self.checkMuxed(variant, in: multivariant, audioStitched: audioStitched || decidesCutsOnly)
-                    media[source] = (try playlists.mediaPlaylist(at: variant.resolvedURI), variant)
+                    chosen.append((try playlists.mediaPlaylist(at: variant.resolvedURI), variant))
                 }
             }
             let url = contentVariants == nil ? output : Self.variantURL(output, index: index)
-            var segmentPlaylists = composition.segments.map { media[$0.source]!.playlist }
-            // An audio-only variant plays every other source's audio, as the rendition it repeats does.
-            if anchor != nil, let contentVariant, case .multivariant(let content)? = sourcePlaylists[primary],
-               let rendition = Self.audioRendition(playedBy: contentVariant, in: content) {
-                for (position, segment) in composition.segments.enumerated() where segment.source != primary {
-                    if let audio = try renditionPlaylist(of: segment.source, for: rendition, sources: renditionSources, playlists: &playlists) {
-                        segmentPlaylists[position] = audio
-                    }
-                }
-            }
+            let segmentPlaylists = sourceOfSegment.map { chosen[$0].playlist }
             let result = try stitchVariant(composition, playlists: segmentPlaylists, outputURL: url, anchoredTo: anchor)
             if let anchor { try Self.checkAligned(result, url: url, with: anchor, composition: composition) }
             var interstitials: [HLSVariantStream] = []
-            for source in sources where source != primary && anchor == nil {
-                if let variant = media[source]!.variant, !interstitials.contains(variant) { interstitials.append(variant) }
+            for (position, source) in sources.enumerated() where source.location != primary && anchor == nil {
+                if let variant = chosen[position].variant, !interstitials.contains(variant) { interstitials.append(variant) }
             }
             stitchedVariants[index] = HLSStitchedVariantPlaylist(
                 url: url, contentVariant: contentVariant, interstitialVariants: interstitials,
@@ -181,6 +180,26 @@ public struct HLSCompositionStitcher: Sendable {
             variants: outputs, renditions: stitchedRenditions.playlists, multivariantPlaylist: multivariant,
             assets: stitchedRenditions.files, interstitialEvents: [],
             outputURL: output)
+    }
+
+    /// The variant a multivariant source plays in output variant `index`: the content's own for
+    /// the first content source; for another, its variant nearest in bandwidth to `contentVariant`,
+    /// or its first when the output has no variants (a client starts with the first listed).
+    private static func variant(
+        of multivariant: HLSMultivariantPlaylist, isPrimary: Bool, index: Int, matching contentVariant: HLSVariantStream?
+    ) throws(HLSCompositionStitchError) -> HLSVariantStream {
+        let chosen: Int?
+        if isPrimary {
+            chosen = index
+        } else if let contentVariant {
+            chosen = HLSVariantMatching.nearest(toBandwidth: contentVariant.bandwidth, in: multivariant.variants)
+        } else {
+            chosen = 0
+        }
+        guard let chosen, multivariant.variants.indices.contains(chosen) else {
+            throw .unsupported(url: multivariant.url, reason: "a multivariant playlist without variants")
+        }
+        return multivariant.variants[chosen]
     }
 
     /// One media playlist: one piece per segment, ads marked by break. `anchor` (a rendition's or

@@ -30,6 +30,8 @@ public enum ScheduleError: Error, Equatable, Sendable, CustomStringConvertible {
     /// (`1/timescale` s), and its times share no finer timescale with the rest of the schedule
     /// within `Int32` (see `Composition.timescale`).
     case rangeBelowTimescale(item: String, start: MediaTime, end: MediaTime, timescale: Int32)
+    /// `Composition.replacingSourceRanges(_:)` needs one range per segment.
+    case sourceRangeCount(given: Int, segments: Int)
 
     public var description: String {
         switch self {
@@ -62,6 +64,8 @@ public enum ScheduleError: Error, Equatable, Sendable, CustomStringConvertible {
         case .rangeBelowTimescale(let item, let start, let end, let timescale):
             return "\(quoted(item)): range [\(start), \(end)) s is shorter than one tick (1/\(timescale) s) of the timescale "
                 + "the schedule's times were rounded to (they share no finer timescale within 32 bits)"
+        case .sourceRangeCount(let given, let segments):
+            return "\(given) source ranges for a composition of \(segments) segments; give one per segment, in order"
         }
     }
 }

@@ -10,12 +10,12 @@ extension Composition {
     /// reported  the break at content 9.6; composition 0 9.6 14.6 25
     /// ```
     ///
-    /// `actual` has one range per segment, in order. A range that is empty, or that makes a
+    /// `actual` has one range per segment, in order (another count is an error). A range that is empty, or that makes a
     /// clip's pieces overlap or run backwards, is an error naming the item. The new composition's
     /// timescale is chosen from the actual ranges by the rule `timescale` states (their times are
     /// rounded, and reported, only when they share no timescale within `Int32`).
     public func replacingSourceRanges(_ requested: [MediaTimeRange]) throws(ScheduleError) -> Composition {
-        precondition(requested.count == segments.count, "one actual range per segment")
+        guard requested.count == segments.count else { throw .sourceRangeCount(given: requested.count, segments: segments.count) }
         var diagnostics = self.diagnostics
         let grid = TimeGrid(requested.flatMap { [$0.start, $0.end] })
         var actual: [MediaTimeRange] = []
