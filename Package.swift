@@ -5,7 +5,8 @@ import PackageDescription
 //
 //   CompositorCore         Time, Schedule, Timeline, Playback: pure values, no file system, no Foundation
 //   CompositorIO           the one file reader and the atomic output writers, POSIX  (Core)
-//   CompositorMP4          boxes, reader, writer, stitcher          (Core, IO)
+//   CompositorTS           MPEG-2 transport stream packets, PES, ADTS, H.264 Annex B: bytes only
+//   CompositorMP4          boxes, reader, writer, stitcher; transport stream sources (Core, IO, TS)
 //   CompositorHLS          playlist model, parser, writer, stitcher (Core)
 //   Compositor             probing, exporters, schedule documents; re-exports Core (what apps import)
 //   CompositorAVFoundation the AVFoundation adapters               (Compositor)
@@ -31,7 +32,8 @@ let package = Package(
     targets: [
         .target(name: "CompositorCore"),
         .target(name: "CompositorIO", dependencies: ["CompositorCore"]),
-        .target(name: "CompositorMP4", dependencies: ["CompositorCore", "CompositorIO"]),
+        .target(name: "CompositorTS"),
+        .target(name: "CompositorMP4", dependencies: ["CompositorCore", "CompositorIO", "CompositorTS"]),
         .target(name: "CompositorHLS", dependencies: ["CompositorCore"]),
         .target(name: "Compositor", dependencies: ["CompositorCore", "CompositorIO", "CompositorMP4", "CompositorHLS"]),
         .target(name: "CoreMediaStandIn", path: "Sources/StandIns/CoreMedia"),
@@ -48,7 +50,7 @@ let package = Package(
         .executableTarget(name: "SessionBenchmark", dependencies: ["Compositor", "BenchmarkSupport"], path: "Benchmarks/Sources/SessionBenchmark"),
         .testTarget(
             name: "CompositorTests",
-            dependencies: ["Compositor", "CompositorCore", "CompositorIO", "CompositorMP4", "CompositorHLS",
+            dependencies: ["Compositor", "CompositorCore", "CompositorIO", "CompositorMP4", "CompositorHLS", "CompositorTS",
                            "CompositorAVFoundation", "CompositorTesting", avFoundationStandIn]
         ),
     ],

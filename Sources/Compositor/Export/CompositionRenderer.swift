@@ -3,7 +3,9 @@ import CompositorHLS
 import CompositorIO
 import CompositorMP4
 
-/// Renders compositions of MP4 sources into one stitched MP4 (samples copied, never re-encoded).
+/// Renders compositions into one stitched MP4 (samples copied, never re-encoded). Sources are MP4
+/// files and local HLS playlists of MPEG-TS segments (H.264 and AAC; the highest-bandwidth variant
+/// of a multivariant playlist), mixed freely.
 ///
 /// With `.keyframeAligned` cuts the stitcher moves cuts to keyframes; the composition returned is
 /// the one that really plays, so mapping stays exact for the output.
@@ -25,6 +27,9 @@ public enum CompositionRenderer {
         case planDisagrees(piece: Int, item: String, plan: MediaTimeRange, composition: MediaTimeRange)
         /// A source that is not a local file: a render reads every byte it copies.
         case remoteSource(item: String, MediaLocation)
+        /// An HLS source whose playlist cannot be rendered: unreadable, malformed, or valid but
+        /// unsupported (live, encrypted, fragmented MP4 segments, separate audio renditions).
+        case playlist(item: String, HLSCompositionStitchError)
 
         public var description: String {
             switch self {
@@ -41,6 +46,8 @@ public enum CompositionRenderer {
                     + "at \(plan) s: \(why)"
             case .remoteSource(let item, let location):
                 return "\(quoted(item)) (\(location)): only local files can be rendered; download it first"
+            case .playlist(let item, let error):
+                return "\(quoted(item)): \(error)"
             }
         }
     }
@@ -75,7 +82,7 @@ public enum CompositionRenderer {
         let pieces = try pieces(of: composition)
         // Before any work: an output that is a source, a device or a folder is refused now, not
         // after the whole file is written.
-        do { try OutputDestination.check(outputPath, inputs: Array(Set(pieces.map(\.path)))) } catch { throw .mp4(MP4Error(error)) }
+        do { try OutputDestination.check(outputPath, inputs: Array(Set(pieces.flatMap(\.files)))) } catch { throw .mp4(MP4Error(error)) }
         let stitcher = MP4Stitcher(pieces: pieces, cutMode: cut)
         let rendered = try plan(composition, with: stitcher)
         do {
@@ -87,9 +94,15 @@ public enum CompositionRenderer {
     }
 
     private static func pieces(of composition: Composition) throws(RenderError) -> [MP4StitchPiece] {
-        try composition.segments.map { (segment) throws(RenderError) in
+        var playlists = HLSRenderSources()
+        return try composition.segments.map { (segment) throws(RenderError) in
             guard let path = segment.source.filePath else { throw .remoteSource(item: segment.id, segment.source) }
-            return MP4StitchPiece(path: path, range: segment.sourceRange)
+            guard SourceProbe.isPlaylist(segment.source) else { return MP4StitchPiece(path: path, range: segment.sourceRange) }
+            do throws(HLSCompositionStitchError) {
+                return MP4StitchPiece(source: .transportStream(try playlists.source(segment.source, item: segment.id)), range: segment.sourceRange)
+            } catch {
+                throw .playlist(item: segment.id, error)
+            }
         }
     }
 }

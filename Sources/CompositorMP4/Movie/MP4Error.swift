@@ -17,6 +17,10 @@ public enum MP4Error: Error, Sendable, Equatable, CustomStringConvertible {
     case malformed(file: String, boxPath: String, offset: UInt64, reason: String)
     /// The file is valid, but uses a feature this library does not handle.
     case unsupported(file: String, boxPath: String, offset: UInt64, reason: String)
+    /// A transport stream segment breaks ISO/IEC 13818-1 (or its codec's syntax) `offset` bytes in.
+    case malformedStream(file: String, offset: UInt64, reason: String)
+    /// A transport stream segment is valid, but carries something this library does not read.
+    case unsupportedStream(file: String, offset: UInt64, reason: String)
     /// Two pieces need different codecs in the same output track. The codecs are named in a
     /// user's terms, with how the file says them: `AAC (mp4a, object type 0x40)`.
     case codecMismatch(track: TrackKind, codec: String, file: String, otherCodec: String, otherFile: String)
@@ -39,6 +43,10 @@ public enum MP4Error: Error, Sendable, Equatable, CustomStringConvertible {
             return "\(file): malformed MP4 at \(path.isEmpty ? "top level" : path) (byte \(offset)): \(reason)"
         case .unsupported(let file, let path, let offset, let reason):
             return "\(file): unsupported MP4 at \(path.isEmpty ? "top level" : path) (byte \(offset)): \(reason)"
+        case .malformedStream(let file, let offset, let reason):
+            return "\(file): malformed MPEG-TS at byte \(offset) (packet \(offset / 188 + 1)): \(reason)"
+        case .unsupportedStream(let file, let offset, let reason):
+            return "\(file): unsupported MPEG-TS at byte \(offset) (packet \(offset / 188 + 1)): \(reason)"
         case .codecMismatch(let track, let codec, let file, let otherCodec, let otherFile):
             return "\(file) has \(track) in \(codec), \(otherFile) in \(otherCodec): one track cannot mix codecs"
         case .invalidPiece(let index, let file, let reason):
@@ -55,6 +63,7 @@ public enum MP4Error: Error, Sendable, Equatable, CustomStringConvertible {
         switch self {
         case .fileNotFound(let file), .io(let file, _, _), .notMP4(let file, _),
              .malformed(let file, _, _, _), .unsupported(let file, _, _, _),
+             .malformedStream(let file, _, _), .unsupportedStream(let file, _, _),
              .invalidPiece(_, let file, _), .timeOverflow(let file, _):
             return file
         case .codecMismatch(_, _, _, _, let otherFile): return otherFile

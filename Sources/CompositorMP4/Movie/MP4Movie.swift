@@ -2,13 +2,14 @@ import CompositorCore
 import CompositorIO
 
 /// An MP4 (ISO base media) file as read from its `moov`: the movie timescale and the tracks.
-/// Sample data stays in the file; `MP4SampleTable` says where.
+/// Sample data stays in the file; `MP4SampleTable` says where. A transport stream source (an HLS
+/// playlist's segments) is read into the same model, its samples demuxed where `store` says.
 package struct MP4Movie: Sendable {
-    /// The path the movie was read from.
+    /// The path the movie was read from (for a transport stream source, its playlist).
     package let path: FilePath
-    /// The file as it was read: a stitch plan made from this movie holds only for this version.
-    package let fileVersion: FileVersion
-    package var fileSize: UInt64 { fileVersion.size }
+    /// Where the samples' bytes are, as read: a stitch plan made from this movie holds only for
+    /// these versions of the files.
+    package let store: MP4SampleStore
     /// Ticks per second of the movie timeline (`mvhd`), in which edit list durations count.
     package let timescale: Int32
     /// The movie header's duration.
@@ -35,6 +36,22 @@ extension TrackKind {
         case "vide": self = .video
         case "soun": self = .audio
         default: return nil
+        }
+    }
+}
+
+/// Where a source's sample bytes are: what `MP4SampleTable.offsets` count in.
+package enum MP4SampleStore: Sendable {
+    /// Byte offsets in this file, as read.
+    case file(FilePath, FileVersion)
+    /// Positions in the samples demuxed from transport stream segments, laid back to back.
+    case transportStream(TransportStreamSamples)
+
+    /// Every file the samples are read from, with its identity: what an output must not replace.
+    var files: [(FilePath, FileIdentity)] {
+        switch self {
+        case .file(let path, let version): return [(path, version.identity)]
+        case .transportStream(let samples): return samples.segmentFiles.map { ($0.path, $0.version.identity) }
         }
     }
 }

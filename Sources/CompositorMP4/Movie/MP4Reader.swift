@@ -37,6 +37,19 @@ package enum MP4Reader {
         return try movie(from: moov, file: file, budget: &budget)
     }
 
+    /// What a file that is not an MP4 is, by its first bytes, when it is something a user may
+    /// give in its place: an HLS playlist, or an MPEG-2 transport stream.
+    static func otherFormat(_ head: [UInt8]) -> String? {
+        let text = head.starts(with: [0xEF, 0xBB, 0xBF]) ? Array(head.dropFirst(3)) : head
+        if text.starts(with: Array("#EXTM3U".utf8)) {
+            return "it is an HLS playlist (it starts with #EXTM3U); give it as a schedule's source to render its segments"
+        }
+        if head.count >= 2 * 188 + 1, head[0] == 0x47, head[188] == 0x47, head[376] == 0x47 {
+            return "it is an MPEG-2 transport stream (a 0x47 sync byte every 188 bytes); list it in an HLS playlist to render it"
+        }
+        return nil
+    }
+
     /// Top-level headers are read in blocks: a file of tiny boxes costs one read per block, not
     /// one per box (a 64 MB file of 8-byte boxes took 8 million reads and 17 s). A block starts at
     /// `minimumBlockSize` and doubles, up to `topLevelBlockSize`, while each block holds more than
@@ -65,6 +78,10 @@ package enum MP4Reader {
                 blockSize = headersInBlock > 1 ? min(2 * blockSize, topLevelBlockSize) : minimumBlockSize
                 block = ByteReader(try file.readBytes(at: offset, count: Int(min(UInt64(blockSize), available))), fileOffset: offset)
                 headersInBlock = 0
+                // Other formats in the user's terms, not as boxes they do not have.
+                if offset == 0, let format = Self.otherFormat(block.remainingBytes) {
+                    throw .notMP4(file: path, reason: format)
+                }
             }
             headersInBlock += 1
             var reader = block
@@ -126,7 +143,7 @@ package enum MP4Reader {
         for trak in moov.children("trak") {
             tracks.append(try track(from: trak, movieTimescale: movieTimescale, gapless: gapless, file: file))
         }
-        return MP4Movie(path: file.path, fileVersion: file.version, timescale: movieTimescale,
+        return MP4Movie(path: file.path, store: .file(file.path, file.version), timescale: movieTimescale,
                         duration: MediaTime(value: Int64(clamping: header.duration), timescale: movieTimescale),
                         tracks: tracks, gaplessInfo: gapless)
     }

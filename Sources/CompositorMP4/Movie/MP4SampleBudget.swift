@@ -44,4 +44,15 @@ package struct MP4SampleBudget: Sendable, Equatable {
         }
         used = total
     }
+
+    /// Takes the `count` samples a transport stream source (named `file`) holds, or throws when
+    /// that would pass the limit.
+    mutating func charge(_ count: Int, file: String) throws(MP4Error) {
+        let (total, overflow) = used.addingReportingOverflow(count)
+        guard !overflow, total <= limit else {
+            throw .unsupportedStream(file: file, offset: 0,
+                                     reason: "\(count) samples\(used > 0 ? " (and \(used) \(earlier))" : ""), more than the \(limit) \(name)")
+        }
+        used = total
+    }
 }

@@ -7,7 +7,7 @@ struct LayoutContext {
 
     let pieces: [ResolvedPiece]
     let cutMode: MP4CutMode
-    let sources: [(path: FilePath, version: FileVersion)]
+    let sources: [(path: FilePath, store: MP4SampleStore)]
     let videoDescriptions: StitchPlanner.DescriptionTable
     let audioDescriptions: StitchPlanner.DescriptionTable
 
@@ -15,11 +15,11 @@ struct LayoutContext {
     var syntheticPayloads: [[UInt8]] = []
     private var silenceByDescription: [Int: SilenceSource] = [:]
 
-    init(pieces: [ResolvedPiece], cutMode: MP4CutMode, sources: [(FilePath, FileVersion)],
+    init(pieces: [ResolvedPiece], cutMode: MP4CutMode, sources: [(FilePath, MP4SampleStore)],
          videoDescriptions: StitchPlanner.DescriptionTable, audioDescriptions: StitchPlanner.DescriptionTable) {
         self.pieces = pieces
         self.cutMode = cutMode
-        self.sources = sources.map { (path: $0.0, version: $0.1) }
+        self.sources = sources.map { (path: $0.0, store: $0.1) }
         self.videoDescriptions = videoDescriptions
         self.audioDescriptions = audioDescriptions
     }

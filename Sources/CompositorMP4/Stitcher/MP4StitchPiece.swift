@@ -1,16 +1,42 @@
 import CompositorCore
 
-/// One piece of a stitched MP4: a range of a source file's presentation timeline.
+/// One piece of a stitched MP4: a range of a source's presentation timeline.
 package struct MP4StitchPiece: Sendable, Hashable {
-    /// The source MP4 file.
-    package var path: FilePath
+    /// What the samples come from.
+    package enum Source: Sendable, Hashable {
+        case mp4(FilePath)
+        /// An HLS media playlist's transport stream segments.
+        case transportStream(TransportStreamSource)
+    }
+
+    package var source: Source
     /// The wanted part of the source, `[start, end)`, in the source's presentation time (its edit
     /// list applied: 0 is the first instant a player shows).
     package var range: MediaTimeRange
 
     package init(path: FilePath, range: MediaTimeRange) {
-        self.path = path
+        self.init(source: .mp4(path), range: range)
+    }
+
+    package init(source: Source, range: MediaTimeRange) {
+        self.source = source
         self.range = range
+    }
+
+    /// Every file the piece reads: the MP4, or the playlist and its segments.
+    package var files: [FilePath] {
+        switch source {
+        case .mp4(let path): return [path]
+        case .transportStream(let source): return [source.playlist] + source.segments.map(\.path)
+        }
+    }
+
+    /// The file the user named: the MP4, or the playlist.
+    package var path: FilePath {
+        switch source {
+        case .mp4(let path): return path
+        case .transportStream(let source): return source.playlist
+        }
     }
 }
 

@@ -34,8 +34,9 @@ package struct MP4StitchPlan: Sendable {
 
 /// Everything `write` needs: the sources, the output tracks and the byte copy list.
 struct StitchLayout: Sendable {
-    /// Source files by index, with the size they had when planned.
-    var sources: [(path: FilePath, version: FileVersion)]
+    /// Sources by index: the file named, and where its samples were read from (the versions of
+    /// the files as planned).
+    var sources: [(path: FilePath, store: MP4SampleStore)]
     var movieTimescale: Int32
     /// The composition's length in movie ticks.
     var movieDuration: UInt64

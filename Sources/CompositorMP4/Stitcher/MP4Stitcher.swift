@@ -76,8 +76,8 @@ package struct MP4Stitcher: Sendable {
     /// there before, and no temporary file remains.
     package func write(_ plan: MP4StitchPlan, to outputPath: FilePath, progress: (MP4StitchProgress) -> Void = { _ in }) throws(MP4Error) {
         let layout = plan.layout
-        var files = SourceFiles(layout.sources)
-        let output = try mp4Errors { () throws(FileError) in try AtomicOutputFile(path: outputPath, inputs: layout.sources.map { ($0.path, $0.version.identity) }) }
+        var files = SourceFiles(layout.sources.map(\.store))
+        let output = try mp4Errors { () throws(FileError) in try AtomicOutputFile(path: outputPath, inputs: layout.sources.flatMap(\.store.files)) }
         defer { output.discard() }
 
         let total = layout.fileSize
@@ -95,7 +95,7 @@ package struct MP4Stitcher: Sendable {
                 var done: UInt64 = 0
                 while done < length {
                     let count = min(UInt64(Self.progressStep), length - done)
-                    try mp4Errors { () throws(FileError) in try output.append(from: files.file(fileIndex), offset: offset + done, length: count, buffer: buffer) }
+                    try files.copy(from: fileIndex, offset: offset + done, length: count, to: output, buffer: buffer)
                     done += count
                     written += count
                     progress(MP4StitchProgress(bytesWritten: written, totalBytes: total))
@@ -120,9 +120,7 @@ package struct MP4Stitcher: Sendable {
         guard written == total else {
             throw .io(file: outputPath.description, operation: "write", reason: "wrote \(written) bytes, planned \(total)")
         }
-        try mp4Errors { () throws(FileError) in
-            try files.closeAll()
-            try output.commit()
-        }
+        try files.closeAll()
+        try mp4Errors { () throws(FileError) in try output.commit() }
     }
 }

@@ -9,40 +9,75 @@ import CompositorIO
 /// is opened (a file renamed into its place, or resized, or touched since) and again when it is
 /// closed (modified in place while being copied), so a write never mixes bytes of two versions.
 struct SourceFiles {
-    private let sources: [(path: FilePath, version: FileVersion)]
+    /// An open source: an MP4 file, or transport stream segments being demuxed.
+    private enum Open {
+        case file(ReadableFile)
+        case transportStream(TransportStreamSampleReader)
+    }
+
+    private let sources: [MP4SampleStore]
     private let limit: Int
-    private var open: [Int: ReadableFile] = [:]
-    /// Indices of the open files, least recently used first.
+    private var open: [Int: Open] = [:]
+    /// Indices of the open sources, least recently used first.
     private var recent: [Int] = []
 
-    init(_ sources: [(path: FilePath, version: FileVersion)], limit: Int = 32) {
+    init(_ sources: [MP4SampleStore], limit: Int = 32) {
         self.sources = sources
         self.limit = max(1, limit)
     }
 
+    /// Appends `length` bytes of source `index`'s samples, from `offset` (as its sample table
+    /// counts), to `output`.
+    mutating func copy(from index: Int, offset: UInt64, length: UInt64, to output: AtomicOutputFile,
+                       buffer: UnsafeMutableRawBufferPointer) throws(MP4Error) {
+        switch try source(index) {
+        case .file(let file):
+            try mp4Errors { () throws(FileError) in try output.append(from: file, offset: offset, length: length, buffer: buffer) }
+        case .transportStream(var reader):
+            // The reader is a value with caches: take it out while it works, so it is not copied.
+            open[index] = nil
+            defer { open[index] = .transportStream(reader) }
+            try reader.copy(offset: offset, length: length, to: output, buffer: buffer)
+        }
+    }
+
     /// Source `index`, open and checked.
-    mutating func file(_ index: Int) throws(FileError) -> ReadableFile {
-        if let file = open[index] {
+    private mutating func source(_ index: Int) throws(MP4Error) -> Open {
+        if let source = open[index] {
             if recent.last != index, let position = recent.firstIndex(of: index) {
                 recent.remove(at: position)
                 recent.append(index)
             }
-            return file
+            return source
         }
         if open.count >= limit, let oldest = recent.first {
             recent.removeFirst()
-            try open.removeValue(forKey: oldest)?.checkUnchanged()
+            if let closing = open.removeValue(forKey: oldest) { try Self.close(closing) }
         }
-        let source = sources[index]
-        let file = try ReadableFile(path: source.path, expecting: source.version)
-        open[index] = file
+        let opened: Open
+        switch sources[index] {
+        case .file(let path, let version):
+            opened = .file(try mp4Errors { () throws(FileError) in try ReadableFile(path: path, expecting: version) })
+        case .transportStream(let samples):
+            opened = .transportStream(TransportStreamSampleReader(samples))
+        }
+        open[index] = opened
         recent.append(index)
-        return file
+        return opened
     }
 
-    /// Checks and closes every file still open.
-    mutating func closeAll() throws(FileError) {
+    /// Checks and closes every source still open.
+    mutating func closeAll() throws(MP4Error) {
         defer { open = [:]; recent = [] }
-        for index in recent { try open[index]?.checkUnchanged() }
+        for index in recent {
+            if let source = open[index] { try Self.close(source) }
+        }
+    }
+
+    private static func close(_ source: Open) throws(MP4Error) {
+        switch source {
+        case .file(let file): try mp4Errors { () throws(FileError) in try file.checkUnchanged() }
+        case .transportStream(let reader): try reader.checkUnchanged()
+        }
     }
 }

@@ -5,7 +5,7 @@ import CompositorIO
 /// `ftyp` + `moov` + `mdat` header bytes that go before the samples.
 struct StitchLayoutBuilder {
     let tracks: [PlacedTrack]
-    let sources: [(path: FilePath, version: FileVersion)]
+    let sources: [(path: FilePath, store: MP4SampleStore)]
     let syntheticPayloads: [[UInt8]]
     let movieTimescale: Int32
     let movieDuration: UInt64

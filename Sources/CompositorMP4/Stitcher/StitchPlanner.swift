@@ -70,16 +70,19 @@ struct StitchPlanner {
             throw .invalidPiece(index: 0, file: "(none)", reason: "nothing to stitch: the list of pieces is empty")
         }
         // Read each source once.
-        var sourceIndex: [FilePath: Int] = [:]
+        var sourceIndex: [MP4StitchPiece.Source: Int] = [:]
         var movies: [MP4Movie] = []
-        for piece in pieces where sourceIndex[piece.path] == nil {
-            sourceIndex[piece.path] = movies.count
-            movies.append(try MP4Reader.read(path: piece.path, budget: &sampleBudget))
+        for piece in pieces where sourceIndex[piece.source] == nil {
+            sourceIndex[piece.source] = movies.count
+            switch piece.source {
+            case .mp4(let path): movies.append(try MP4Reader.read(path: path, budget: &sampleBudget))
+            case .transportStream(let source): movies.append(try TransportStreamReader.read(source, budget: &sampleBudget))
+            }
         }
 
         var resolved: [ResolvedPiece] = []
         for (index, piece) in pieces.enumerated() {
-            let source = sourceIndex[piece.path]!
+            let source = sourceIndex[piece.source]!
             resolved.append(try resolve(piece, index: index, source: source, movie: movies[source]))
         }
         if cutMode == .keyframeAligned {
@@ -94,7 +97,7 @@ struct StitchPlanner {
         }
 
         var context = LayoutContext(pieces: resolved, cutMode: cutMode,
-                                    sources: movies.map { ($0.path, $0.fileVersion) },
+                                    sources: movies.map { ($0.path, $0.store) },
                                     videoDescriptions: videoTable, audioDescriptions: audioTable)
         return try context.makePlan()
     }

@@ -1,0 +1,76 @@
+import CompositorCore
+import CompositorIO
+import CompositorTS
+
+/// A segment's 188-byte packets, read from its file in blocks (never a read per packet), with the
+/// block last read kept: the samples of one chunk are usually in it.
+struct SegmentPackets {
+    let file: ReadableFile
+    /// The segment's bytes in the file.
+    let range: Range<UInt64>
+    private var block: [UInt8] = []
+    private var blockStart: UInt64 = 0
+
+    static let blockSize = TSPacket.size * 2048
+
+    /// Opens segment `segment`'s file, checking it is the version expected when one is given.
+    init(path: FilePath, byteRange: Range<UInt64>?, expecting version: FileVersion? = nil) throws(MP4Error) {
+        let file = try mp4Errors { () throws(FileError) in
+            if let version { return try ReadableFile(path: path, expecting: version) }
+            return try ReadableFile(path: path)
+        }
+        let range = byteRange ?? 0..<file.size
+        guard range.upperBound <= file.size else {
+            throw .malformedStream(file: path.description, offset: file.size,
+                                   reason: "the playlist's byte range \(range.lowerBound)..<\(range.upperBound) runs past the file's end")
+        }
+        guard range.count % TSPacket.size == 0 else {
+            throw .malformedStream(file: path.description, offset: range.lowerBound,
+                                   reason: "\(range.count) bytes is not a whole number of 188-byte packets")
+        }
+        self.file = file
+        self.range = range
+    }
+
+    /// Calls `body` with each packet and its offset in the file, from `start` to the segment's end
+    /// or until `body` returns false.
+    mutating func walk(from start: UInt64, _ body: (UnsafeRawBufferPointer, UInt64) throws(MP4Error) -> Bool) throws(MP4Error) {
+        var offset = start
+        while offset < range.upperBound {
+            if !(blockStart..<(blockStart + UInt64(block.count))).contains(offset) {
+                let count = Int(min(UInt64(Self.blockSize), range.upperBound - offset))
+                block = try file.readBytes(at: offset, count: count)
+                blockStart = offset
+            }
+            let index = Int(offset - blockStart)
+            let more = try block.withUnsafeBytes { raw in
+                Result { () throws(MP4Error) -> Bool in
+                    var index = index
+                    while index + TSPacket.size <= raw.count {
+                        guard try body(UnsafeRawBufferPointer(rebasing: raw[index..<(index + TSPacket.size)]),
+                                       blockStart + UInt64(index)) else { return false }
+                        index += TSPacket.size
+                    }
+                    return true
+                }
+            }.get()
+            guard more else { return }
+            offset = blockStart + UInt64(block.count)
+        }
+    }
+}
+
+extension MP4Error {
+    /// A transport stream failure in `file`.
+    init(_ failure: TSParseFailure, file: FilePath) {
+        switch failure.kind {
+        case .malformed: self = .malformedStream(file: file.description, offset: failure.offset, reason: failure.reason)
+        case .unsupported: self = .unsupportedStream(file: file.description, offset: failure.offset, reason: failure.reason)
+        }
+    }
+}
+
+/// `body`'s transport stream failures as errors about `file`.
+func streamErrors<T>(_ file: FilePath, _ body: () throws(TSParseFailure) -> T) throws(MP4Error) -> T {
+    do { return try body() } catch { throw MP4Error(error, file: file) }
+}

@@ -1,0 +1,149 @@
+import CompositorCore
+import CompositorIO
+import CompositorTS
+
+extension TransportStreamReader.Index {
+    /// The movie the segments read so far make: tracks, tables, edits, and where each sample is.
+    func movie(budget: inout MP4SampleBudget) throws(MP4Error) -> MP4Movie {
+        let playlist = source.playlist
+        guard let zero, !video.isEmpty || !audio.isEmpty else {
+            throw .unsupportedStream(file: playlist.description, offset: 0, reason: "the segments hold no H.264 or AAC samples")
+        }
+        try budget.charge(video.count + audio.count, file: playlist.description)
+        let clock = TransportStreamReader.clock
+        var tracks: [MP4Track] = []
+        var layout = Layout()
+
+        if let first = video.first {
+            var decodeTimes: [Int64] = [], durations: [UInt32] = [], offsets: [Int32] = []
+            decodeTimes.reserveCapacity(video.count); durations.reserveCapacity(video.count); offsets.reserveCapacity(video.count)
+            var end = Int64.min
+            for (index, sample) in video.enumerated() {
+                let duration: Int64
+                if index + 1 < video.count {
+                    duration = video[index + 1].dts - sample.dts
+                } else {
+                    duration = durations.last.map(Int64.init) ?? (playlistTime + zero - sample.pts)
+                }
+                guard duration > 0, duration <= Int64(UInt32.max) else {
+                    throw decodeOrder(video[min(index + 1, video.count - 1)], "video decode times go from \(sample.dts) to \(sample.dts + duration) (90 kHz)")
+                }
+                guard let offset = Int32(exactly: sample.pts - sample.dts), offset >= 0 else {
+                    throw decodeOrder(sample, "a video frame presented \(sample.pts - sample.dts) ticks from its decode time")
+                }
+                decodeTimes.append(sample.dts - first.dts)
+                durations.append(UInt32(duration))
+                offsets.append(offset)
+                end = max(end, sample.pts + duration)
+            }
+            let start = zero - first.dts
+            guard start >= 0, end > zero else {
+                throw decodeOrder(first, "the video does not start with the playlist's first segment")
+            }
+            let table = MP4SampleTable(
+                offsets: layout.place(video.map(\.size)), sizes: video.map(\.size), decodeTimes: decodeTimes, durations: durations,
+                compositionOffsets: offsets.allSatisfy { $0 == 0 } ? [] : offsets, descriptionIndices: video.map(\.description),
+                syncFlags: video.allSatisfy(\.isSync) ? nil : video.map(\.isSync))
+            tracks.append(try track(id: 1, kind: .video, timescale: Int32(clock), table: table, descriptions: videoDescriptions,
+                                    edits: [MP4EditListEntry(segmentDuration: UInt64(end - zero), mediaTime: start)]))
+        }
+
+        if let first = audio.first, let rate = audioSampleRate {
+            let perFrame = Int64(ADTSHeader.samplesPerFrame)
+            var decodeTimes: [Int64] = []
+            decodeTimes.reserveCapacity(audio.count)
+            for frame in audio {
+                let actual = try samples(frame.pts - first.pts, rate: rate, frame: frame) + Int64(frame.frameInPacket) * perFrame
+                guard let previous = decodeTimes.last else { decodeTimes.append(actual); continue }
+                // Timestamps within half a frame of gapless are gapless.
+                let expected = previous + perFrame
+                let time = abs(actual - expected) <= perFrame / 2 ? expected : actual
+                guard time > previous else {
+                    throw decodeOrder(frame, "an audio frame at \(frame.pts) (90 kHz) overlaps the one before")
+                }
+                decodeTimes.append(time)
+            }
+            var durations = zip(decodeTimes.dropFirst(), decodeTimes).map { UInt32(clamping: $0 - $1) }
+            durations.append(UInt32(perFrame))
+            let length = decodeTimes[decodeTimes.count - 1] + perFrame
+            // The audio's start and end on the 90 kHz presentation clock.
+            let end = first.pts + (try ticks(length, rate: rate, frame: first))
+            guard end > zero else { throw decodeOrder(first, "the audio ends before the playlist's first segment starts") }
+            let edits: [MP4EditListEntry]
+            if first.pts <= zero {
+                edits = [MP4EditListEntry(segmentDuration: UInt64(end - zero), mediaTime: try samples(zero - first.pts, rate: rate, frame: first))]
+            } else {
+                edits = [MP4EditListEntry(segmentDuration: UInt64(first.pts - zero), mediaTime: nil),
+                         MP4EditListEntry(segmentDuration: UInt64(end - first.pts), mediaTime: 0)]
+            }
+            let table = MP4SampleTable(
+                offsets: layout.place(audio.map(\.size)), sizes: audio.map(\.size), decodeTimes: decodeTimes, durations: durations,
+                compositionOffsets: [], descriptionIndices: audio.map(\.description), syncFlags: nil)
+            tracks.append(try track(id: 2, kind: .audio, timescale: Int32(rate), table: table, descriptions: audioDescriptions, edits: edits))
+        }
+
+        let samples = TransportStreamSamples(
+            segmentFiles: files,
+            segmentIndices: video.map(\.segment) + audio.map(\.segment),
+            packetOffsets: video.map(\.packetOffset) + audio.map(\.packetOffset),
+            dataOffsets: [UInt32](repeating: 0, count: video.count) + audio.map(\.dataOffset),
+            positions: layout.positions, sizes: video.map(\.size) + audio.map(\.size), videoSampleCount: video.count)
+        let duration = tracks.map(\.presentationDuration).max() ?? .zero
+        return MP4Movie(path: playlist, store: .transportStream(samples), timescale: Int32(clock), duration: duration,
+                        tracks: tracks, gaplessInfo: nil)
+    }
+
+    /// The samples' bytes laid back to back, video then audio.
+    private struct Layout {
+        var positions: [UInt64] = []
+        private var next: UInt64 = 0
+
+        mutating func place(_ sizes: [UInt32]) -> [UInt64] {
+            let start = positions.count
+            for size in sizes {
+                positions.append(next)
+                next += UInt64(size)
+            }
+            return Array(positions[start...])
+        }
+    }
+
+    private func track(id: UInt32, kind: TrackKind, timescale: Int32, table: MP4SampleTable, descriptions: TransportStreamReader.Descriptions,
+                       edits: [MP4EditListEntry]) throws(MP4Error) -> MP4Track {
+        let handler: FourCC = kind == .video ? "vide" : "soun"
+        var parsed: [MP4SampleDescription] = []
+        for entry in descriptions.entries {
+            do {
+                parsed.append(try MP4SampleDescription(entry: ByteReader(entry), handler: handler))
+            } catch {
+                // The entries are this library's own: a failure here is a bug, reported rather than trapped.
+                throw error.error(file: source.playlist.description, boxPath: "\(kind) sample entry")
+            }
+        }
+        return MP4Track(trackID: id, kind: kind, handler: handler, isEnabled: true, timescale: timescale,
+                        mediaDuration: table.decodeEnd, movieTimescale: Int32(TransportStreamReader.clock), editList: edits,
+                        sampleDescriptions: parsed, samples: table, boxPath: "\(kind) stream", boxOffset: 0,
+                        editListOffset: nil, gaplessInfo: nil)
+    }
+
+    /// 90 kHz ticks as samples at `rate`, to the nearest.
+    private func samples(_ ticks: Int64, rate: Int, frame: AudioFrame) throws(MP4Error) -> Int64 {
+        do { return try MediaTime.divide(ticks, times: Int64(rate), by: TransportStreamReader.clock, rounding: .toNearestOrAwayFromZero) } catch {
+            throw decodeOrder(frame, "an audio time out of range")
+        }
+    }
+
+    private func ticks(_ samples: Int64, rate: Int, frame: AudioFrame) throws(MP4Error) -> Int64 {
+        do { return try MediaTime.divide(samples, times: TransportStreamReader.clock, by: Int64(rate), rounding: .toNearestOrAwayFromZero) } catch {
+            throw decodeOrder(frame, "an audio time out of range")
+        }
+    }
+
+    private func decodeOrder(_ sample: VideoSample, _ reason: String) -> MP4Error {
+        .malformedStream(file: files[Int(sample.segment)].path.description, offset: sample.packetOffset, reason: reason)
+    }
+
+    private func decodeOrder(_ frame: AudioFrame, _ reason: String) -> MP4Error {
+        .malformedStream(file: files[Int(frame.segment)].path.description, offset: frame.packetOffset, reason: reason)
+    }
+}

@@ -1,0 +1,236 @@
+import CompositorCore
+import CompositorIO
+import CompositorTS
+
+/// Reads a transport stream source (an HLS playlist's segments) into the MP4 model: one H.264
+/// video and one AAC audio track with sample tables, sample entries and edit lists, as if the
+/// segments had been remuxed into an MP4 with `ffmpeg -c copy`, but without writing anything.
+///
+/// Timing:
+/// - The source's time 0 is the first segment's earliest video presentation time (its earliest
+///   audio one without video): the instant the playlist's first `EXTINF` starts.
+/// - Video keeps the 90 kHz clock: decode times are DTS, composition offsets PTS - DTS, the last
+///   frame lasts as long as the one before. Audio counts samples at its own rate, 1,024 a frame,
+///   each frame at its PTS to the nearest sample; PTS jitter under half a frame is taken as
+///   gapless. Audio before time 0 (encoder priming: ffmpeg puts one frame ahead of the video) is
+///   hidden by the audio's edit, audio that starts later by an empty edit.
+/// - Timestamps unwrap across the 33-bit wrap. After `EXT-X-DISCONTINUITY` they start afresh: that
+///   segment's earliest presentation is placed at the sum of the `EXTINF`s before it.
+/// - A sample is an access unit (one per video PES packet) or an ADTS frame; sync samples are
+///   access units with an IDR picture. Each distinct set of SPS/PPS, or of AAC settings, is a
+///   sample description.
+package enum TransportStreamReader {
+    /// Stream types (ISO/IEC 13818-1, table 2-34, and its registrations) and what is said of them.
+    static let h264: UInt8 = 0x1B
+    static let adtsAAC: UInt8 = 0x0F
+    static let unsupportedVideo: [UInt8: String] = [
+        0x01: "MPEG-1 video", 0x02: "MPEG-2 video", 0x10: "MPEG-4 Part 2 video", 0x24: "HEVC video", 0x33: "VVC video",
+    ]
+    static let unsupportedAudio: [UInt8: String] = [
+        0x03: "MPEG-1 audio (MP3)", 0x04: "MPEG-2 audio (MP3)", 0x11: "AAC in LATM", 0x81: "AC-3 audio", 0x87: "E-AC-3 audio",
+    ]
+    static let clock: Int64 = 90000
+
+    package static func read(_ source: TransportStreamSource, budget: inout MP4SampleBudget) throws(MP4Error) -> MP4Movie {
+        var index = Index(source: source)
+        for segment in source.segments.indices { try index.add(segment: segment) }
+        return try index.movie(budget: &budget)
+    }
+}
+
+extension TransportStreamReader {
+    /// The samples found so far, as the segments are read in order.
+    struct Index {
+        struct VideoSample {
+            var dts: Int64, pts: Int64
+            let size: UInt32, isSync: Bool, description: UInt16
+            let segment: UInt32, packetOffset: UInt64
+        }
+        struct AudioFrame {
+            /// The PTS of its PES packet, and its place among the PES packet's frames.
+            var pts: Int64
+            let frameInPacket: Int
+            let size: UInt32, dataOffset: UInt32, description: UInt16
+            let segment: UInt32, packetOffset: UInt64
+        }
+
+        let source: TransportStreamSource
+        var files: [TransportStreamSamples.SegmentFile] = []
+        var video: [VideoSample] = []
+        var audio: [AudioFrame] = []
+        var videoDescriptions = Descriptions()
+        var audioDescriptions = Descriptions()
+        var audioSampleRate: Int?
+        /// Parameter sets in effect, by id.
+        var sequenceParameterSets: [UInt32: [UInt8]] = [:]
+        var pictureParameterSets: [UInt32: [UInt8]] = [:]
+        var videoClock = TimestampUnwrapper(), audioClock = TimestampUnwrapper()
+        /// Added to the segments' unwrapped timestamps: 0 until a discontinuity.
+        var shift: Int64 = 0
+        /// Time 0 of the source, on the first segment's clock.
+        var zero: Int64?
+        /// The playlist time a segment starts at, in 90 kHz ticks.
+        var playlistTime: Int64 = 0
+
+        init(source: TransportStreamSource) { self.source = source }
+
+        mutating func add(segment index: Int) throws(MP4Error) {
+            let segment = source.segments[index]
+            let path = segment.path
+            var packets = try SegmentPackets(path: path, byteRange: segment.byteRange)
+            if segment.discontinuity { videoClock = TimestampUnwrapper(); audioClock = TimestampUnwrapper() }
+            let videoStart = video.count, audioStart = audio.count
+            var demuxer = ProgramDemuxer(streamTypes: [h264, adtsAAC])
+            var pids: (video: UInt16?, audio: UInt16?)?
+            func handle(_ packet: PESPacket, _ index: Int) throws(MP4Error) {
+                if pids == nil, let streams = demuxer.streams { pids = try choose(streams, file: path, offset: packet.offset) }
+                if packet.pid == pids?.video {
+                    try addVideo(packet, segment: index, file: path)
+                } else if packet.pid == pids?.audio {
+                    try addAudio(packet, segment: index, file: path)
+                }
+            }
+            try packets.walk(from: packets.range.lowerBound) { (bytes, offset) throws(MP4Error) -> Bool in
+                if let packet = try streamErrors(path, { () throws(TSParseFailure) in try demuxer.add(bytes, at: offset) }) {
+                    try handle(packet, index)
+                }
+                return true
+            }
+            for packet in try streamErrors(path, { () throws(TSParseFailure) in try demuxer.finish() }) { try handle(packet, index) }
+            guard let streams = demuxer.streams else {
+                throw .malformedStream(file: path.description, offset: packets.range.lowerBound,
+                                       reason: "no program map table (PAT and PMT): not a transport stream segment HLS can play")
+            }
+            let chosen: (video: UInt16?, audio: UInt16?)
+            if let pids { chosen = pids } else { chosen = try choose(streams, file: path, offset: packets.range.lowerBound) }
+            files.append(.init(path: path, version: packets.file.version, byteRange: segment.byteRange,
+                               videoPID: chosen.video, audioPID: chosen.audio))
+
+            // Where this segment's timestamps land.
+            let earliest = video[videoStart...].map(\.pts).min() ?? audio[audioStart...].map(\.pts).min()
+            if zero == nil {
+                zero = earliest
+            } else if segment.discontinuity, let earliest, let zero {
+                shift = zero + playlistTime - earliest
+            }
+            for sample in videoStart..<video.count {
+                video[sample].pts += shift
+                video[sample].dts += shift
+            }
+            for frame in audioStart..<audio.count { audio[frame].pts += shift }
+            guard let ticks = try? MediaTime.divide(segment.duration.value, times: TransportStreamReader.clock,
+                                                   by: Int64(segment.duration.timescale), rounding: .toNearestOrAwayFromZero),
+                  case (let sum, false) = playlistTime.addingReportingOverflow(ticks) else {
+                throw .timeOverflow(file: source.playlist.description, reason: "the segments' durations add up past what 90 kHz ticks hold")
+            }
+            playlistTime = sum
+        }
+
+        /// The video and audio PIDs this source reads from the PMT's streams.
+        func choose(_ streams: [ElementaryStreamEntry], file: FilePath, offset: UInt64) throws(MP4Error) -> (video: UInt16?, audio: UInt16?) {
+            let video = streams.first { $0.streamType == h264 }
+            let audio = streams.first { $0.streamType == adtsAAC }
+            if video == nil, let other = streams.first(where: { unsupportedVideo[$0.streamType] != nil }) {
+                throw .unsupportedStream(file: file.description, offset: offset,
+                                         reason: "\(unsupportedVideo[other.streamType]!) (stream type 0x\(String(other.streamType, radix: 16))); "
+                                         + "transport stream sources are read with H.264 video")
+            }
+            if audio == nil, let other = streams.first(where: { unsupportedAudio[$0.streamType] != nil }) {
+                throw .unsupportedStream(file: file.description, offset: offset,
+                                         reason: "\(unsupportedAudio[other.streamType]!) (stream type 0x\(String(other.streamType, radix: 16))); "
+                                         + "transport stream sources are read with AAC (ADTS) audio")
+            }
+            guard video != nil || audio != nil else {
+                throw .unsupportedStream(file: file.description, offset: offset,
+                                         reason: "the program has no H.264 video and no AAC audio (stream types "
+                                         + streams.map { "0x" + String($0.streamType, radix: 16) }.joined(separator: ", ") + ")")
+            }
+            return (video?.pid, audio?.pid)
+        }
+
+        mutating func addVideo(_ packet: PESPacket, segment: Int, file: FilePath) throws(MP4Error) {
+            guard let pts = packet.header.pts, let dts = packet.header.dts else {
+                throw .unsupportedStream(file: file.description, offset: packet.offset,
+                                         reason: "a video PES packet without a PTS (an access unit split over PES packets)")
+            }
+            let payload = packet.payload
+            let unit = try payload.withUnsafeBytes { raw in
+                Result { () throws(TSParseFailure) in try H264AccessUnit(payload: raw, at: packet.offset) }
+            }.mapError { MP4Error($0, file: file) }.get()
+            for range in unit.sequenceParameterSets {
+                let id = try streamErrors(file) { () throws(TSParseFailure) in
+                    try H264AccessUnit.parameterSetID(payload[range], isSequence: true, at: packet.offset)
+                }
+                sequenceParameterSets[id] = Array(payload[range])
+            }
+            for range in unit.pictureParameterSets {
+                let id = try streamErrors(file) { () throws(TSParseFailure) in
+                    try H264AccessUnit.parameterSetID(payload[range], isSequence: false, at: packet.offset)
+                }
+                pictureParameterSets[id] = Array(payload[range])
+            }
+            guard !sequenceParameterSets.isEmpty, !pictureParameterSets.isEmpty else {
+                throw .malformedStream(file: file.description, offset: packet.offset,
+                                       reason: "a picture before any sequence and picture parameter sets (SPS, PPS)")
+            }
+            let description = try videoDescriptions.index(of: avcSampleEntry(file: file, offset: packet.offset), file: file, offset: packet.offset)
+            video.append(VideoSample(dts: videoClock.unwrap(dts), pts: 0, size: UInt32(unit.sampleSize), isSync: unit.isIDR,
+                                     description: description, segment: UInt32(segment), packetOffset: packet.offset))
+            // PTS is unwrapped next to its DTS, which it follows by less than the wrap's half.
+            let last = video.count - 1
+            video[last].pts = video[last].dts + (Int64(pts) - Int64(dts) + TimestampUnwrapper.range * 3 / 2) % TimestampUnwrapper.range
+                - TimestampUnwrapper.range / 2
+        }
+
+        /// The `avc1` sample entry for the parameter sets in effect (sorted by id).
+        func avcSampleEntry(file: FilePath, offset: UInt64) throws(MP4Error) -> [UInt8] {
+            let sps = sequenceParameterSets.sorted { $0.key < $1.key }.map(\.value)
+            let pps = pictureParameterSets.sorted { $0.key < $1.key }.map(\.value)
+            let parsed = try streamErrors(file) { () throws(TSParseFailure) in try H264SequenceParameterSet(unit: sps[0], at: offset) }
+            return SampleEntryWriter.avc1(width: parsed.width, height: parsed.height, profile: parsed.profile,
+                                          compatibility: parsed.constraints, level: parsed.level, chromaFormat: parsed.chromaFormat,
+                                          bitDepthLuma: parsed.bitDepthLuma, bitDepthChroma: parsed.bitDepthChroma,
+                                          sequenceParameterSets: sps, pictureParameterSets: pps)
+        }
+
+        mutating func addAudio(_ packet: PESPacket, segment: Int, file: FilePath) throws(MP4Error) {
+            guard let pts = packet.header.pts else {
+                throw .unsupportedStream(file: file.description, offset: packet.offset, reason: "an audio PES packet without a PTS")
+            }
+            let frames = try packet.payload.withUnsafeBytes { raw in
+                Result { () throws(TSParseFailure) in try ADTSFrames.split(raw, at: packet.offset) }
+            }.mapError { MP4Error($0, file: file) }.get()
+            let unwrapped = audioClock.unwrap(pts)
+            for (position, frame) in frames.enumerated() {
+                let rate = frame.header.sampleRate
+                if let audioSampleRate, audioSampleRate != rate {
+                    throw .unsupportedStream(file: file.description, offset: packet.offset,
+                                             reason: "the audio's sample rate changes from \(audioSampleRate) to \(rate) Hz; one track has one rate")
+                }
+                audioSampleRate = rate
+                let entry = SampleEntryWriter.mp4a(sampleRate: rate, channelCount: Int(frame.header.channelConfiguration == 7 ? 8 : frame.header.channelConfiguration),
+                                                   audioSpecificConfig: frame.header.audioSpecificConfig)
+                let description = try audioDescriptions.index(of: entry, file: file, offset: packet.offset)
+                audio.append(AudioFrame(pts: unwrapped, frameInPacket: position, size: UInt32(frame.data.count),
+                                        dataOffset: UInt32(frame.data.lowerBound), description: description,
+                                        segment: UInt32(segment), packetOffset: packet.offset))
+            }
+        }
+    }
+
+    /// Distinct sample entries, by their bytes.
+    struct Descriptions {
+        var entries: [[UInt8]] = []
+        private var indexByBytes: [[UInt8]: Int] = [:]
+
+        mutating func index(of entry: [UInt8], file: FilePath, offset: UInt64) throws(MP4Error) -> UInt16 {
+            if let index = indexByBytes[entry] { return UInt16(index) }
+            guard entries.count <= Int(UInt16.max) else {
+                throw .unsupportedStream(file: file.description, offset: offset, reason: "more than 65,536 distinct codec settings in one source")
+            }
+            indexByBytes[entry] = entries.count
+            entries.append(entry)
+            return UInt16(entries.count - 1)
+        }
+    }
+}

@@ -1,0 +1,150 @@
+import CompositorCore
+import CompositorIO
+import CompositorTS
+
+/// Where each sample of a transport stream source is, for writing: the PES packet that carries
+/// it, and where the sample's bytes begin in it. A sample table's offsets for such a source count
+/// in the demuxed samples laid back to back (video first, then audio), so the stitcher's
+/// planning treats it like any MP4; the bytes are demuxed again when written.
+package struct TransportStreamSamples: Sendable {
+    struct SegmentFile: Sendable {
+        let path: FilePath
+        let version: FileVersion
+        let byteRange: Range<UInt64>?
+        let videoPID: UInt16?
+        let audioPID: UInt16?
+    }
+
+    let segmentFiles: [SegmentFile]
+    /// Per sample, video samples then audio samples, in the order of the demuxed layout.
+    let segmentIndices: [UInt32]
+    let packetOffsets: [UInt64]
+    /// Audio: where the frame's raw data starts in the PES payload (after its ADTS header).
+    let dataOffsets: [UInt32]
+    let positions: [UInt64]
+    let sizes: [UInt32]
+    let videoSampleCount: Int
+
+    var count: Int { sizes.count }
+}
+
+/// Demuxes a transport stream source's samples again, as `TransportStreamSamples` places them,
+/// into an output file. Holds one segment open, its last block read, and the last PES packet.
+struct TransportStreamSampleReader {
+    private let samples: TransportStreamSamples
+    private var segment: (index: Int, packets: SegmentPackets)?
+    private var packet: (segment: Int, offset: UInt64, pid: UInt16, payload: [UInt8])?
+    /// One sample's bytes (an H.264 access unit, length-prefixed).
+    private var scratch: [UInt8] = []
+
+    init(_ samples: TransportStreamSamples) { self.samples = samples }
+
+    /// Appends the demuxed bytes `[offset, offset + length)` to `output`.
+    mutating func copy(offset: UInt64, length: UInt64, to output: AtomicOutputFile, buffer: UnsafeMutableRawBufferPointer) throws(MP4Error) {
+        // The last sample starting at or before `offset`.
+        var index = samples.positions.partitioningIndex { $0 > offset } - 1
+        guard index >= 0 else { throw noSample(at: offset) }
+        var position = offset, end = offset + length, filled = 0
+        while position < end {
+            guard index < samples.count else { throw noSample(at: position) }
+            let start = samples.positions[index], size = UInt64(samples.sizes[index])
+            let within = Int(position - start), take = Int(min(end, start + size) - position)
+            try withSample(index) { (bytes) throws(MP4Error) in
+                var copied = 0
+                while copied < take {
+                    if filled == buffer.count {
+                        try mp4Errors { () throws(FileError) in try output.write(UnsafeRawBufferPointer(buffer)) }
+                        filled = 0
+                    }
+                    let count = min(take - copied, buffer.count - filled)
+                    UnsafeMutableRawBufferPointer(rebasing: buffer[filled..<(filled + count)])
+                        .copyMemory(from: UnsafeRawBufferPointer(rebasing: bytes[(within + copied)..<(within + copied + count)]))
+                    copied += count
+                    filled += count
+                }
+            }
+            position += UInt64(take)
+            index += 1
+        }
+        try mp4Errors { () throws(FileError) in try output.write(UnsafeRawBufferPointer(rebasing: buffer[0..<filled])) }
+    }
+
+    /// Checks the open segment's file is as it was planned.
+    func checkUnchanged() throws(MP4Error) {
+        if let segment { try mp4Errors { () throws(FileError) in try segment.packets.file.checkUnchanged() } }
+    }
+
+    /// Calls `body` with sample `index`'s bytes.
+    private mutating func withSample(_ index: Int, _ body: (UnsafeRawBufferPointer) throws(MP4Error) -> Void) throws(MP4Error) {
+        let segmentIndex = Int(samples.segmentIndices[index])
+        let file = samples.segmentFiles[segmentIndex]
+        let isVideo = index < samples.videoSampleCount
+        guard let pid = isVideo ? file.videoPID : file.audioPID else { throw noSample(at: samples.positions[index]) }
+        let payload = try pesPayload(segment: segmentIndex, offset: samples.packetOffsets[index], pid: pid)
+        let size = Int(samples.sizes[index])
+        let changed = MP4Error.io(file: file.path.description, operation: "copy samples",
+                                  reason: "the segment no longer holds the sample planned at byte \(samples.packetOffsets[index])")
+        if isVideo {
+            let unit = try payload.withUnsafeBytes { raw in
+                Result { () throws(TSParseFailure) in try H264AccessUnit(payload: raw, at: samples.packetOffsets[index]) }
+            }.mapError { MP4Error($0, file: file.path) }.get()
+            guard unit.sampleSize == size else { throw changed }
+            if scratch.count < size { scratch = [UInt8](repeating: 0, count: size) }
+            payload.withUnsafeBytes { raw in
+                scratch.withUnsafeMutableBytes { unit.writeSample(from: raw, into: $0) }
+            }
+            try scratch.withUnsafeBytes { raw in
+                Result { () throws(MP4Error) in try body(UnsafeRawBufferPointer(rebasing: raw[0..<size])) }
+            }.get()
+        } else {
+            let start = Int(samples.dataOffsets[index])
+            guard start + size <= payload.count else { throw changed }
+            try payload.withUnsafeBytes { raw in
+                Result { () throws(MP4Error) in try body(UnsafeRawBufferPointer(rebasing: raw[start..<(start + size)])) }
+            }.get()
+        }
+    }
+
+    /// The payload of the PES packet on `pid` that starts with the packet at `offset`.
+    private mutating func pesPayload(segment index: Int, offset: UInt64, pid: UInt16) throws(MP4Error) -> [UInt8] {
+        if let packet, packet.segment == index, packet.offset == offset, packet.pid == pid { return packet.payload }
+        if segment?.index != index {
+            try checkUnchanged()
+            let file = samples.segmentFiles[index]
+            segment = (index, try SegmentPackets(path: file.path, byteRange: file.byteRange, expecting: file.version))
+        }
+        let path = samples.segmentFiles[index].path
+        var assembler = PESAssembler(pids: [pid])
+        var found: PESPacket?
+        try segment!.packets.walk(from: offset) { (bytes, at) throws(MP4Error) -> Bool in
+            found = try streamErrors(path) { () throws(TSParseFailure) in
+                try assembler.add(TSPacket(bytes, at: at), bytes: bytes, at: at)
+            }
+            return found == nil
+        }
+        if found == nil { found = try streamErrors(path) { () throws(TSParseFailure) in try assembler.finish().first } }
+        guard let found, found.offset == offset else {
+            throw .io(file: path.description, operation: "copy samples", reason: "no PES packet starts at byte \(offset) any more")
+        }
+        packet = (index, offset, pid, found.payload)
+        return found.payload
+    }
+
+    private func noSample(at position: UInt64) -> MP4Error {
+        .io(file: samples.segmentFiles.first?.path.description ?? "", operation: "copy samples",
+            reason: "no demuxed sample at position \(position) (the plan and the source disagree)")
+    }
+}
+
+extension Array where Element: Comparable {
+    /// The first index whose element satisfies `predicate`, which must be false then true along
+    /// the array (a binary search).
+    func partitioningIndex(where predicate: (Element) -> Bool) -> Int {
+        var low = 0, high = count
+        while low < high {
+            let middle = (low + high) / 2
+            if predicate(self[middle]) { high = middle } else { low = middle + 1 }
+        }
+        return low
+    }
+}
