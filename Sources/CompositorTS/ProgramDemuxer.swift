@@ -6,6 +6,8 @@
 package struct ProgramDemuxer: Sendable {
     /// The streams the PMT lists, once it has been read.
     package private(set) var streams: [ElementaryStreamEntry]?
+    /// Where the PMT was read, in bytes into the segment.
+    package private(set) var programMapOffset: UInt64?
     /// Stream types whose PES packets are assembled.
     private let wanted: Set<UInt8>
     private var programMapPID: UInt16?
@@ -28,6 +30,7 @@ package struct ProgramDemuxer: Sendable {
             } else {
                 let listed = try ProgramMap.streams(section: section, at: offset)
                 streams = listed
+                programMapOffset = offset
                 assembler.pids = Set(listed.filter { wanted.contains($0.streamType) }.map(\.pid))
             }
             return nil

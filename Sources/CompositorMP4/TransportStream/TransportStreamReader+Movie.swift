@@ -6,6 +6,7 @@ extension TransportStreamReader.Index {
     /// The movie the segments read so far make: tracks, tables, edits, and where each sample is.
     func movie(budget: inout MP4SampleBudget) throws(MP4Error) -> MP4Movie {
         let playlist = source.playlist
+        let (audio, audioDecodeTimes) = try audioTimeline()
         guard let zero, !video.isEmpty || !audio.isEmpty else {
             throw .unsupportedStream(file: playlist.description, offset: 0, reason: "the segments hold no H.264 or AAC samples")
         }
@@ -28,7 +29,7 @@ extension TransportStreamReader.Index {
                 guard duration > 0, duration <= Int64(UInt32.max) else {
                     throw decodeOrder(video[min(index + 1, video.count - 1)], "video decode times go from \(sample.dts) to \(sample.dts + duration) (90 kHz)")
                 }
-                guard let offset = Int32(exactly: sample.pts - sample.dts), offset >= 0 else {
+                guard let offset = Int32(exactly: sample.pts - sample.dts) else {
                     throw decodeOrder(sample, "a video frame presented \(sample.pts - sample.dts) ticks from its decode time")
                 }
                 decodeTimes.append(sample.dts - first.dts)
@@ -50,19 +51,7 @@ extension TransportStreamReader.Index {
 
         if let first = audio.first, let rate = audioSampleRate {
             let perFrame = Int64(ADTSHeader.samplesPerFrame)
-            var decodeTimes: [Int64] = []
-            decodeTimes.reserveCapacity(audio.count)
-            for frame in audio {
-                let actual = try samples(frame.pts - first.pts, rate: rate, frame: frame) + Int64(frame.frameInPacket) * perFrame
-                guard let previous = decodeTimes.last else { decodeTimes.append(actual); continue }
-                // Timestamps within half a frame of gapless are gapless.
-                let expected = previous + perFrame
-                let time = abs(actual - expected) <= perFrame / 2 ? expected : actual
-                guard time > previous else {
-                    throw decodeOrder(frame, "an audio frame at \(frame.pts) (90 kHz) overlaps the one before")
-                }
-                decodeTimes.append(time)
-            }
+            let decodeTimes = audioDecodeTimes
             var durations = zip(decodeTimes.dropFirst(), decodeTimes).map { UInt32(clamping: $0 - $1) }
             durations.append(UInt32(perFrame))
             let length = decodeTimes[decodeTimes.count - 1] + perFrame
@@ -91,6 +80,33 @@ extension TransportStreamReader.Index {
         let duration = tracks.map(\.presentationDuration).max() ?? .zero
         return MP4Movie(path: playlist, store: .transportStream(samples), timescale: Int32(clock), duration: duration,
                         tracks: tracks, gaplessInfo: nil)
+    }
+
+    /// The audio frames that play and their decode times, in samples from the first frame's PTS:
+    /// each at its PTS, or where the frame before ends when that is within half a frame (jitter in
+    /// the timestamps is not a gap). A frame after a discontinuity that starts more than half a
+    /// frame before the audio before it ends is left out (the next encoding's priming).
+    private func audioTimeline() throws(MP4Error) -> ([AudioFrame], [Int64]) {
+        guard let first = audio.first, let rate = audioSampleRate else { return ([], []) }
+        let perFrame = Int64(ADTSHeader.samplesPerFrame)
+        var kept: [AudioFrame] = [], times: [Int64] = []
+        kept.reserveCapacity(audio.count); times.reserveCapacity(audio.count)
+        for frame in audio {
+            let actual = try samples(frame.pts - first.pts, rate: rate, frame: frame) + Int64(frame.frameInPacket) * perFrame
+            if let previous = times.last {
+                let expected = previous + perFrame
+                if actual < expected - perFrame / 2, frame.mayOverlap { continue }
+                let time = abs(actual - expected) <= perFrame / 2 ? expected : actual
+                guard time >= expected else {
+                    throw decodeOrder(frame, "an audio frame at \(frame.pts) (90 kHz) overlaps the one before")
+                }
+                times.append(time)
+            } else {
+                times.append(actual)
+            }
+            kept.append(frame)
+        }
+        return (kept, times)
     }
 
     /// The samples' bytes laid back to back, video then audio.

@@ -50,6 +50,9 @@ extension TransportStreamReader {
             /// The PTS of its PES packet, and its place among the PES packet's frames.
             var pts: Int64
             let frameInPacket: Int
+            /// The frame is in the first segment after a discontinuity: it may overlap the audio
+            /// before (the next encoding's priming), and is then left out.
+            let mayOverlap: Bool
             let size: UInt32, dataOffset: UInt32, description: UInt16
             let segment: UInt32, packetOffset: UInt64
         }
@@ -65,8 +68,13 @@ extension TransportStreamReader {
         var sequenceParameterSets: [UInt32: [UInt8]] = [:]
         var pictureParameterSets: [UInt32: [UInt8]] = [:]
         var videoClock = TimestampUnwrapper(), audioClock = TimestampUnwrapper()
-        /// Added to the segments' unwrapped timestamps: 0 until a discontinuity.
+        /// Added to the segments' unwrapped presentation timestamps: 0 until a discontinuity.
         var shift: Int64 = 0
+        /// Added to their video decode timestamps: the same, unless the new encoding decodes
+        /// further ahead of its presentation than the one before (it has B-frames, the one before
+        /// had none); then its decoding starts where the video before ends, and its composition
+        /// offsets shrink (negative ones are allowed: the stitcher shifts them).
+        var decodeShift: Int64 = 0
         /// Time 0 of the source, on the first segment's clock.
         var zero: Int64?
         /// The playlist time a segment starts at, in 90 kHz ticks.
@@ -83,7 +91,9 @@ extension TransportStreamReader {
             var demuxer = ProgramDemuxer(streamTypes: [h264, adtsAAC])
             var pids: (video: UInt16?, audio: UInt16?)?
             func handle(_ packet: PESPacket, _ index: Int) throws(MP4Error) {
-                if pids == nil, let streams = demuxer.streams { pids = try choose(streams, file: path, offset: packet.offset) }
+                if pids == nil, let streams = demuxer.streams {
+                    pids = try choose(streams, file: path, offset: demuxer.programMapOffset ?? packet.offset)
+                }
                 if packet.pid == pids?.video {
                     try addVideo(packet, segment: index, file: path)
                 } else if packet.pid == pids?.audio {
@@ -102,7 +112,7 @@ extension TransportStreamReader {
                                        reason: "no program map table (PAT and PMT): not a transport stream segment HLS can play")
             }
             let chosen: (video: UInt16?, audio: UInt16?)
-            if let pids { chosen = pids } else { chosen = try choose(streams, file: path, offset: packets.range.lowerBound) }
+            if let pids { chosen = pids } else { chosen = try choose(streams, file: path, offset: demuxer.programMapOffset ?? packets.range.lowerBound) }
             files.append(.init(path: path, version: packets.file.version, byteRange: segment.byteRange,
                                videoPID: chosen.video, audioPID: chosen.audio))
 
@@ -112,10 +122,16 @@ extension TransportStreamReader {
                 zero = earliest
             } else if segment.discontinuity, let earliest, let zero {
                 shift = zero + playlistTime - earliest
+                decodeShift = shift
+                if videoStart > 0, videoStart < video.count {
+                    let last = video[videoStart - 1].dts
+                    let lastDuration = videoStart > 1 ? last - video[videoStart - 2].dts : 0
+                    decodeShift = max(shift, last + lastDuration - video[videoStart].dts)
+                }
             }
             for sample in videoStart..<video.count {
                 video[sample].pts += shift
-                video[sample].dts += shift
+                video[sample].dts += decodeShift
             }
             for frame in audioStart..<audio.count { audio[frame].pts += shift }
             guard let ticks = try? MediaTime.divide(segment.duration.value, times: TransportStreamReader.clock,
@@ -201,6 +217,7 @@ extension TransportStreamReader {
                 Result { () throws(TSParseFailure) in try ADTSFrames.split(raw, at: packet.offset) }
             }.mapError { MP4Error($0, file: file) }.get()
             let unwrapped = audioClock.unwrap(pts)
+            let mayOverlap = source.segments[segment].discontinuity
             for (position, frame) in frames.enumerated() {
                 let rate = frame.header.sampleRate
                 if let audioSampleRate, audioSampleRate != rate {
@@ -211,7 +228,7 @@ extension TransportStreamReader {
                 let entry = SampleEntryWriter.mp4a(sampleRate: rate, channelCount: Int(frame.header.channelConfiguration == 7 ? 8 : frame.header.channelConfiguration),
                                                    audioSpecificConfig: frame.header.audioSpecificConfig)
                 let description = try audioDescriptions.index(of: entry, file: file, offset: packet.offset)
-                audio.append(AudioFrame(pts: unwrapped, frameInPacket: position, size: UInt32(frame.data.count),
+                audio.append(AudioFrame(pts: unwrapped, frameInPacket: position, mayOverlap: mayOverlap, size: UInt32(frame.data.count),
                                         dataOffset: UInt32(frame.data.lowerBound), description: description,
                                         segment: UInt32(segment), packetOffset: packet.offset))
             }

@@ -15,9 +15,18 @@ struct MP4StitchJudge {
 
     init(tools: FFmpeg) { self.tools = tools }
 
-    /// The frames of `path` presenting in `range`, as ffmpeg decodes the source alone.
+    /// The frames of `path` presenting in `range`, as ffmpeg decodes the source alone (a playlist
+    /// in its own time: 0 is its first frame).
     mutating func frames(of path: String, in range: MediaTimeRange) async throws -> [FFmpeg.Frame] {
-        if sourceFrames[path] == nil { sourceFrames[path] = try await tools.videoFrames(path) }
+        if sourceFrames[path] == nil {
+            if path.hasSuffix(".m3u8") {
+                sourceFrames[path] = try await tools.playlistFrames(path).map {
+                    FFmpeg.Frame(pts: $0.time.value, timeBase: MediaTime(value: 1, timescale: $0.time.timescale), hash: $0.hash)
+                }
+            } else {
+                sourceFrames[path] = try await tools.videoFrames(path)
+            }
+        }
         return sourceFrames[path]!.filter { range.contains($0.time) }
     }
 
@@ -62,10 +71,14 @@ struct MP4StitchJudge {
         #expect(audioErrors.isEmpty, "audio decode: \(audioErrors)", sourceLocation: sourceLocation)
 
         let ends = try await tools.streamEnds(output)
+        let written = try MP4Reader.read(path: FilePath(output))
         for kind in ["video", "audio"] {
             if let end = ends[kind] {
-                // ffprobe counts in the stream's time base, where the composition's end may fall between ticks.
-                let tick = MediaTime(value: 1, timescale: end.timescale)
+                // ffprobe counts in the stream's time base, where the composition's end may fall
+                // between ticks, and mov.c converts each edit's duration to it rounding to the
+                // nearest (5.125 s at 44.1 kHz is 226012.5 ticks, counted as 226013): one tick per edit.
+                let track = kind == "video" ? written.videoTrack : written.audioTrack
+                let tick = MediaTime(value: Int64(max(1, track?.editList?.count ?? 1)), timescale: end.timescale)
                 #expect(end - plan.duration < tick && plan.duration - end < tick,
                         "ffprobe: \(kind) ends at \(end), the composition at \(plan.duration)", sourceLocation: sourceLocation)
             }

@@ -26,7 +26,7 @@ struct MP4WriterLayoutTests {
         }
         track.mediaEnd = 3
         track.edits = [MP4EditListEntry(segmentDuration: 3000, mediaTime: 0)]
-        let layout = try StitchLayoutBuilder(tracks: [track], sources: [("huge.mp4", FileVersion(identity: FileIdentity(device: 1, inode: 1), size: 1 << 34, modified: 0))], syntheticPayloads: [],
+        let layout = try StitchLayoutBuilder(tracks: [track], sources: [("huge.mp4", .file("huge.mp4", FileVersion(identity: FileIdentity(device: 1, inode: 1), size: 1 << 34, modified: 0)))], syntheticPayloads: [],
                                              movieTimescale: 1000, movieDuration: 3000).build()
         #expect(layout.mdatPayloadSize == 3 * UInt64(size))
 

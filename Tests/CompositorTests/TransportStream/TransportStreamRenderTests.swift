@@ -1,0 +1,122 @@
+import Foundation
+import Testing
+@testable import Compositor
+@testable import CompositorCore
+@testable import CompositorIO
+@testable import CompositorMP4
+import CompositorTesting
+
+/// HLS sources of MPEG-TS segments in `render`, mixed with MP4 sources, judged by ffmpeg: the
+/// decoded frames are exactly the scheduled source frames (a playlist's frames in its own time,
+/// 0 at its first frame), each shown when its edit list says, audio decodes cleanly, and both
+/// streams end where the composition does.
+@Suite("Rendering HLS (MPEG-TS) sources to MP4 (judged by ffmpeg)", .needsFFmpeg)
+struct TransportStreamRenderTests {
+    /// The seed's scenario in small: HLS content, an MP4 pre-roll, a pod of an MP4 and an HLS ad
+    /// mid-GOP in the content, an MP4 post-roll.
+    ///
+    /// ```
+    /// composition 0     3          8.125       10.125  12.125              19          21
+    ///             | ad1 | content  | ad2 (mp4) | ad2   | content           | ad1 (mp4) |
+    ///             | mp4 | [0,5.125)|  [0, 2)   | (ts)  | [5.125, 12)       |  [0, 2)   |
+    /// ```
+    static let mixed = """
+        { "content": [ { "id": "feature", "url": "hls/ts/content/index.m3u8" } ],
+          "breaks": [
+            { "id": "pre", "at": "preroll", "ads": [ { "id": "a1", "url": "ad1.mp4", "end": 3 } ] },
+            { "id": "pod", "at": 5.125, "ads": [ { "id": "a2", "url": "ad2.mp4", "end": 2 },
+                                                { "id": "a3", "url": "hls/ts/ad2/index.m3u8", "start": 0.6, "end": 2.6 } ] },
+            { "id": "post", "at": "postroll", "ads": [ { "id": "a4", "url": "ad1.mp4", "end": 2 } ] } ] }
+        """
+
+    /// The reverse: MP4 content, HLS ads, one cut inside a TS segment.
+    static let reverse = """
+        { "content": [ { "id": "feature", "url": "content.mp4", "end": 10 } ],
+          "breaks": [
+            { "id": "pre", "at": "preroll", "ads": [ { "id": "a1", "url": "hls/ts/ad1/index.m3u8", "start": 0.5, "end": 3.1 } ] },
+            { "id": "mid", "at": 4, "ads": [ { "id": "a2", "url": "hls/ts/ad1/index.m3u8" } ] } ] }
+        """
+
+    @Test("HLS content with MP4 ads, and MP4 content with HLS ads", arguments: [mixed, reverse], MP4CutMode.allCases)
+    func mixedSources(schedule: String, cut: MP4CutMode) async throws {
+        try await render(HLSJoin.composition(json: Array(schedule.utf8)), cut: cut)
+    }
+
+    @Test("every source an HLS playlist: Fixtures/demo-hls.json", arguments: MP4CutMode.allCases)
+    func allPlaylists(cut: MP4CutMode) async throws {
+        try await render(HLSJoin.composition("demo-hls.json"), cut: cut)
+    }
+
+    func render(_ composition: Composition, cut: MP4CutMode, sourceLocation: SourceLocation = #_sourceLocation) async throws {
+        var judge = MP4StitchJudge(tools: try FFmpeg.require())
+        let folder = try MP4Fixtures.makeScratchFolder("ts-render")
+        defer { MP4Fixtures.remove(folder) }
+        let output = folder + "/out.mp4"
+        let rendered = try CompositionRenderer.render(composition, to: FilePath(output), cut: cut)
+        if cut == .sampleAccurate { #expect(rendered.composition == composition, sourceLocation: sourceLocation) }
+        #expect(rendered.plan.duration == rendered.composition.duration, sourceLocation: sourceLocation)
+        try await judge.check(output, against: rendered.plan, sourceLocation: sourceLocation)
+    }
+
+    @Test("a multivariant source plays its highest-bandwidth variant, whatever the listing order")
+    func multivariant() async throws {
+        let ffmpeg = try FFmpeg.require()
+        let folder = try MP4Fixtures.makeScratchFolder("ts-multivariant")
+        defer { MP4Fixtures.remove(folder) }
+        let composition = try HLSJoin.composition(json: Array("""
+            { "content": [ { "id": "ad", "url": "hls/multivariant/ad1/master.m3u8" } ], "breaks": [] }
+            """.utf8))
+        let output = folder + "/out.mp4"
+        try CompositionRenderer.render(composition, to: FilePath(output))
+        // ad1's master lists lo (160x90) first, hi (320x180, the higher BANDWIDTH) second.
+        let hi = try await ffmpeg.playlistFrames(HLSJoin.fixtures + "/hls/multivariant/ad1/hi/index.m3u8").map(\.hash)
+        #expect(try await ffmpeg.videoFrames(output).map(\.hash) == hi)
+        #expect(try MP4Reader.read(path: FilePath(output)).videoTrack?.sampleDescriptions.first?.width == 320)
+    }
+
+    /// ```
+    /// playlist  | ad1 segments (4 s)     |DISCONTINUITY| content segments (12 s)         |
+    /// timestamps 1.48 ............ 5.48                1.48 ........................ 13.48
+    /// source     0                 4                   4                                16
+    /// ```
+    @Test("a discontinuity starts the next segments at the sum of the EXTINFs before them")
+    func discontinuity() async throws {
+        let ffmpeg = try FFmpeg.require()
+        let folder = try MP4Fixtures.makeScratchFolder("ts-discontinuity")
+        defer { MP4Fixtures.remove(folder) }
+        let joined = try Self.joinedPlaylist(in: folder)
+        let composition = try HLSJoin.composition(json: Array("""
+            { "content": [ { "id": "joined", "url": "\(joined)" } ], "breaks": [] }
+            """.utf8))
+        #expect(composition.duration == MediaTime(seconds: 16))
+        let output = folder + "/out.mp4"
+        let rendered = try CompositionRenderer.render(composition, to: FilePath(output))
+        #expect(rendered.plan.duration == MediaTime(seconds: 16))
+
+        let expected = try await ffmpeg.playlistFrames(HLSJoin.fixtures + "/hls/ts/ad1/index.m3u8").map(\.hash)
+            + ffmpeg.playlistFrames(HLSJoin.fixtures + "/hls/ts/content/index.m3u8").map(\.hash)
+        let decoded = try await ffmpeg.videoFrames(output)
+        #expect(decoded.map(\.hash) == expected)
+        // The first content frame shows at 4 s exactly, by the file's own tables.
+        let video = try #require(try MP4Reader.read(path: FilePath(output)).videoTrack)
+        #expect(MP4StitchJudge.presentationTimes(of: video)[120] == MediaTime(seconds: 4))
+        #expect(try await ffmpeg.audioDecodeErrors(output).isEmpty)
+    }
+
+    /// The ad1 and content TS playlists joined by a discontinuity, segments by absolute path.
+    static func joinedPlaylist(in folder: String) throws -> String {
+        var lines = ["#EXTM3U", "#EXT-X-VERSION:3", "#EXT-X-TARGETDURATION:2", "#EXT-X-PLAYLIST-TYPE:VOD"]
+        for (index, name) in ["ad1", "content"].enumerated() {
+            let source = HLSJoin.fixtures + "/hls/ts/\(name)/"
+            let text = try String(contentsOfFile: source + "index.m3u8", encoding: .utf8)
+            if index > 0 { lines.append("#EXT-X-DISCONTINUITY") }
+            for line in text.split(separator: "\n") where line.hasPrefix("#EXTINF") || !line.hasPrefix("#") {
+                lines.append(line.hasPrefix("#") ? String(line) : source + line)
+            }
+        }
+        lines.append("#EXT-X-ENDLIST")
+        let path = folder + "/joined.m3u8"
+        try Data((lines.joined(separator: "\n") + "\n").utf8).write(to: URL(fileURLWithPath: path))
+        return path
+    }
+}

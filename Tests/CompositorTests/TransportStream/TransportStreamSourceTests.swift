@@ -1,0 +1,152 @@
+import Foundation
+import Testing
+@testable import Compositor
+@testable import CompositorCore
+@testable import CompositorIO
+@testable import CompositorMP4
+
+/// An HLS playlist of MPEG-TS segments read into the MP4 source model, and every way it can be
+/// refused, by name.
+@Suite("HLS (MPEG-TS) sources in the MP4 model")
+struct TransportStreamSourceTests {
+    static let fixtures = packageRoot.appendingPathComponent("Fixtures").path
+
+    static func read(_ playlist: String) throws -> MP4Movie {
+        var sources = HLSRenderSources()
+        let source = try sources.source(MediaLocation(FilePath(playlist)), item: "item")
+        var budget = MP4SampleBudget.movie
+        return try TransportStreamReader.read(source, budget: &budget)
+    }
+
+    /// `Fixtures/hls/ts/content`: 12 s of 24 fps H.264 with B-frames, keyframes at the 10 segment
+    /// starts, AAC at 48 kHz; ffmpeg put the first video frame at PTS 133500, its DTS at 126000,
+    /// and one frame of audio priming 1024 samples ahead of it.
+    ///
+    /// ```
+    /// 90 kHz      126000  131580  133500                      133500 + 12 s
+    /// video DTS   |------------------...
+    /// audio               |priming|---------------------------...
+    /// shown                       0                           12 s
+    /// ```
+    @Test("timing, sync samples and sample entries of a TS playlist")
+    func content() throws {
+        let movie = try Self.read(Self.fixtures + "/hls/ts/content/index.m3u8")
+        let video = try #require(movie.videoTrack)
+        #expect(video.timescale == 90000)
+        #expect(video.samples.count == 288)
+        #expect((0..<288).filter(video.samples.isSync) == [0, 36, 54, 96, 123, 156, 192, 225, 240, 270])
+        #expect(video.editList == [MP4EditListEntry(segmentDuration: 12 * 90000, mediaTime: 7500)])
+        #expect(video.presentationDuration == MediaTime(seconds: 12))
+        #expect(video.sampleDescriptions.map(\.format) == ["avc1"])
+        #expect(video.sampleDescriptions.first?.width == 160 && video.sampleDescriptions.first?.height == 90)
+
+        let audio = try #require(movie.audioTrack)
+        #expect(audio.timescale == 48000)
+        #expect(audio.priming == 1024)
+        #expect(audio.sampleDescriptions.first?.sampleRate == 48000)
+        #expect(audio.sampleDescriptions.first?.channelCount == 1)
+        #expect(Set(audio.samples.durations) == [1024])
+        #expect(movie.naturalDuration >= MediaTime(seconds: 12))
+    }
+
+    // MARK: - Refusals, each naming the item, file, line or byte
+
+    func renderError(_ json: String) throws -> CompositionRenderer.RenderError? {
+        let schedule = try ScheduleDocument.decode(Array(json.utf8), baseFolder: FilePath(Self.fixtures))
+        let composition = try Composition(schedule: schedule, naturalDurations: [:])
+        do { _ = try CompositionRenderer.plan(composition) } catch { return error }
+        return nil
+    }
+
+    func playlist(_ folder: String, _ lines: [String]) throws -> String {
+        let path = folder + "/index.m3u8"
+        try Data((lines.joined(separator: "\n") + "\n").utf8).write(to: URL(fileURLWithPath: path))
+        return path
+    }
+
+    func schedule(_ url: String) -> String {
+        #"{ "content": [ { "id": "feature", "url": "\#(url)", "end": 1 } ], "breaks": [] }"#
+    }
+
+    @Test("encrypted, live, fragmented MP4 and remote segments are refused with what to do")
+    func refusedPlaylists() throws {
+        let folder = try MP4Fixtures.makeScratchFolder("ts-refusals")
+        defer { MP4Fixtures.remove(folder) }
+        let segment = Self.fixtures + "/hls/ts/content/seg0.ts"
+        let header = ["#EXTM3U", "#EXT-X-TARGETDURATION:2"]
+
+        let encrypted = try playlist(folder, header + ["#EXT-X-PLAYLIST-TYPE:VOD", "#EXT-X-KEY:METHOD=AES-128,URI=\"k.key\"",
+                                                       "#EXTINF:1.5,", segment, "#EXT-X-ENDLIST"])
+        #expect(try renderError(schedule(encrypted))?.description == "'feature': \(encrypted): unsupported: segment 1 (\(segment)) is "
+                + "encrypted (EXT-X-KEY METHOD=AES-128); a render copies samples and cannot decrypt them: give it the clear segments")
+
+        let live = try playlist(folder, header + ["#EXTINF:1.5,", segment])
+        #expect(try renderError(schedule(live))?.description
+                == "'feature': \(live): unsupported: a live playlist (no EXT-X-ENDLIST, not VOD) has no end to render")
+
+        let remote = try playlist(folder, header + ["#EXTINF:1.5,", "https://example.com/seg0.ts", "#EXT-X-ENDLIST"])
+        #expect(try renderError(schedule(remote))?.description == "'feature': \(remote): unsupported: segment 1 "
+                + "(https://example.com/seg0.ts) is remote; only local segments can be rendered: download them first")
+
+        let fmp4 = Self.fixtures + "/hls/fmp4/content/index.m3u8"
+        #expect(try renderError(schedule(fmp4))?.description.contains("fragmented MP4 segments (EXT-X-MAP) are not rendered yet") == true)
+    }
+
+    @Test("broken segments are named with the byte and packet where they break")
+    func brokenSegments() throws {
+        let folder = try MP4Fixtures.makeScratchFolder("ts-broken")
+        defer { MP4Fixtures.remove(folder) }
+        let original = try MP4Fixtures.bytes(Self.fixtures + "/hls/ts/content/seg0.ts")
+        let segment = folder + "/seg0.ts"
+        let index = try playlist(folder, ["#EXTM3U", "#EXT-X-TARGETDURATION:2", "#EXTINF:1.5,", "seg0.ts", "#EXT-X-ENDLIST"])
+        func error(_ bytes: [UInt8]) throws -> String? {
+            try MP4Fixtures.write(bytes, to: segment)
+            return try renderError(schedule(index))?.description
+        }
+
+        #expect(try error(Array(original.dropLast(100))) == "\(segment): malformed MPEG-TS at byte 0 (packet 1): "
+                + "\(original.count - 100) bytes is not a whole number of 188-byte packets")
+
+        var lostSync = original
+        lostSync[564] = 0x00
+        #expect(try error(lostSync) == "\(segment): malformed MPEG-TS at byte 564 (packet 4): no sync byte (0x47) at the start of a packet (found 0x0)")
+
+        // The PMT's H.264 entry (stream type 0x1B, PID 0x100) said to be HEVC.
+        var hevc = original
+        let entry = try #require((0..<(hevc.count - 3)).first { hevc[$0] == 0x1B && hevc[$0 + 1] == 0xE1 && hevc[$0 + 2] == 0x00 })
+        hevc[entry] = 0x24
+        #expect(try error(hevc)?.hasSuffix("unsupported MPEG-TS at byte 376 (packet 3): HEVC video (stream type 0x24); "
+                                           + "transport stream sources are read with H.264 video") == true)
+    }
+
+    @Test("a playlist or a transport stream given where an MP4 is read says what it is")
+    func notMP4() throws {
+        #expect(throws: MP4Error.notMP4(file: Self.fixtures + "/hls/ts/ad1/index.m3u8", reason:
+            "it is an HLS playlist (it starts with #EXTM3U); give it as a schedule's source to render its segments")) {
+            try MP4Reader.read(path: FilePath(Self.fixtures + "/hls/ts/ad1/index.m3u8"))
+        }
+        #expect(throws: MP4Error.notMP4(file: Self.fixtures + "/hls/ts/ad1/seg0.ts", reason:
+            "it is an MPEG-2 transport stream (a 0x47 sync byte every 188 bytes); list it in an HLS playlist to render it")) {
+            try MP4Reader.read(path: FilePath(Self.fixtures + "/hls/ts/ad1/seg0.ts"))
+        }
+    }
+
+    @Test("a segment changed between planning and writing fails the render and leaves nothing")
+    func changedSegment() throws {
+        let folder = try MP4Fixtures.makeScratchFolder("ts-changed")
+        defer { MP4Fixtures.remove(folder) }
+        let segment = folder + "/seg0.ts"
+        try MP4Fixtures.write(try MP4Fixtures.bytes(Self.fixtures + "/hls/ts/content/seg0.ts"), to: segment)
+        let index = try playlist(folder, ["#EXTM3U", "#EXT-X-TARGETDURATION:2", "#EXTINF:1.5,", "seg0.ts", "#EXT-X-ENDLIST"])
+        let schedule = try ScheduleDocument.decode(Array(schedule(index).utf8), baseFolder: FilePath(folder))
+        let composition = try Composition(schedule: schedule, naturalDurations: [:])
+        var sources = HLSRenderSources()
+        let pieces = [MP4StitchPiece(source: .transportStream(try sources.source(MediaLocation(FilePath(index)), item: "x")),
+                                     range: composition.segments[0].sourceRange)]
+        let stitcher = MP4Stitcher(pieces: pieces)
+        let plan = try stitcher.plan()
+        try MP4Fixtures.write(try MP4Fixtures.bytes(segment) + [UInt8](repeating: 0xFF, count: 188), to: segment)
+        #expect(throws: MP4Error.self) { try stitcher.write(plan, to: FilePath(folder + "/out.mp4")) }
+        #expect(!FileManager.default.fileExists(atPath: folder + "/out.mp4"))
+    }
+}

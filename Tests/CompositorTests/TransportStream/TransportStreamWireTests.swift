@@ -1,0 +1,201 @@
+import Testing
+@testable import CompositorTS
+
+/// The transport stream wire layer, byte by byte (ISO/IEC 13818-1, ISO/IEC 14496-3, ITU-T H.264).
+@Suite("Transport stream wire layer")
+struct TransportStreamWireTests {
+    /// A 188-byte packet: header bytes, then `fill` to the end.
+    static func packet(_ header: [UInt8], fill: UInt8 = 0xFF) -> [UInt8] {
+        header + [UInt8](repeating: fill, count: 188 - header.count)
+    }
+
+    static func parse(_ bytes: [UInt8], at offset: UInt64 = 0) throws(TSParseFailure) -> TSPacket {
+        try bytes.withUnsafeBytes { raw in Result { () throws(TSParseFailure) in try TSPacket(raw, at: offset) } }.get()
+    }
+
+    struct PacketCase: Sendable, CustomStringConvertible {
+        let name: String
+        let header: [UInt8]
+        let pid: UInt16, start: Bool, counter: UInt8, payloadStart: Int, discontinuity: Bool
+        var description: String { name }
+    }
+
+    @Test("packet headers", arguments: [
+        PacketCase(name: "payload only, unit start", header: [0x47, 0x41, 0x00, 0x17], pid: 0x100, start: true, counter: 7, payloadStart: 4, discontinuity: false),
+        PacketCase(name: "continuation", header: [0x47, 0x01, 0x01, 0x1A], pid: 0x101, start: false, counter: 10, payloadStart: 4, discontinuity: false),
+        PacketCase(name: "adaptation field then payload", header: [0x47, 0x40, 0x00, 0x30, 0x07, 0x10], pid: 0, start: true, counter: 0, payloadStart: 12, discontinuity: false),
+        PacketCase(name: "discontinuity indicator", header: [0x47, 0x41, 0x00, 0x31, 0x01, 0x80], pid: 0x100, start: true, counter: 1, payloadStart: 6, discontinuity: true),
+        PacketCase(name: "adaptation field only", header: [0x47, 0x01, 0x00, 0x22, 0xB7, 0x00], pid: 0x100, start: false, counter: 2, payloadStart: 188, discontinuity: false),
+    ])
+    func packets(_ test: PacketCase) throws {
+        let packet = try Self.parse(Self.packet(test.header))
+        #expect(packet.pid == test.pid)
+        #expect(packet.payloadUnitStart == test.start)
+        #expect(packet.continuityCounter == test.counter)
+        #expect(packet.payloadStart == test.payloadStart)
+        #expect(packet.discontinuity == test.discontinuity)
+        #expect(packet.hasPayload == (test.payloadStart < 188))
+    }
+
+    @Test("broken packets are malformed, with the byte offset")
+    func brokenPackets() {
+        #expect(throws: TSParseFailure.malformed("no sync byte (0x47) at the start of a packet (found 0x48)", at: 376)) {
+            try Self.parse(Self.packet([0x48, 0x41, 0x00, 0x10]), at: 376)
+        }
+        #expect(throws: TSParseFailure.malformed("the packet's transport error indicator is set (a damaged packet)", at: 1)) {
+            try Self.parse(Self.packet([0x47, 0xC1, 0x00, 0x10]))
+        }
+        #expect(throws: TSParseFailure.malformed("an adaptation field of 184 bytes runs past the packet's end", at: 4)) {
+            try Self.parse(Self.packet([0x47, 0x41, 0x00, 0x30, 184]))
+        }
+        #expect(throws: TSParseFailure.malformed("a packet of 187 bytes; transport stream packets are 188", at: 0)) {
+            try Array(Self.packet([0x47]).dropLast()).withUnsafeBytes { raw in
+                Result { () throws(TSParseFailure) in try TSPacket(raw, at: 0) }
+            }.get()
+        }
+    }
+
+    /// PTS 0x1_2345_6789 (33 bits), DTS 90000, in their 5-byte forms ('0011' / '0001' prefixes).
+    static let timestamps: [UInt8] = [0x00, 0x00, 0x01, 0xE0, 0x00, 0x00, 0x80, 0xC0, 0x0A,
+                                      0x39, 0x8D, 0x15, 0xCF, 0x13,   // PTS
+                                      0x11, 0x00, 0x05, 0xBF, 0x21]   // DTS
+
+    @Test("PES headers: 33-bit timestamps, header length, unbounded video length")
+    func pesHeaders() throws {
+        let header = try Self.timestamps.withUnsafeBytes { raw in Result { () throws(TSParseFailure) in try PESHeader(raw, at: 0) } }.get()
+        #expect(header.streamID == 0xE0)
+        #expect(header.packetLength == nil)
+        #expect(header.pts == 0x1_2345_6789)
+        #expect(header.dts == 90000)
+        #expect(header.headerLength == 19)
+
+        var clearedMarker = Self.timestamps
+        clearedMarker[9] &= 0xFE
+        #expect(throws: TSParseFailure.malformed("a PES timestamp with a marker bit clear", at: 9)) {
+            try clearedMarker.withUnsafeBytes { raw in Result { () throws(TSParseFailure) in try PESHeader(raw, at: 0) } }.get()
+        }
+    }
+
+    @Test("timestamps unwrap across 2^33 and stay put when they go back a little")
+    func unwrapping() {
+        var clock = TimestampUnwrapper()
+        let wrap: Int64 = 1 << 33
+        #expect(clock.unwrap(UInt64(wrap - 3000)) == wrap - 3000)
+        #expect(clock.unwrap(0) == wrap)              // wrapped: counts on
+        #expect(clock.unwrap(3000) == wrap + 3000)
+        #expect(clock.unwrap(0) == wrap)              // back a little (B-frames): not a wrap
+        #expect(clock.unwrap(UInt64(wrap - 1500)) == wrap - 1500)  // back across the wrap
+    }
+
+    /// ADTS for AAC LC, 48 kHz, mono, a 15-byte frame with no CRC.
+    static let adts: [UInt8] = [0xFF, 0xF1, 0x4C, 0x40, 0x01, 0xFF, 0xFC] + [UInt8](repeating: 0x21, count: 8)
+
+    @Test("ADTS headers give the AudioSpecificConfig an esds carries")
+    func adtsHeaders() throws {
+        let header = try Self.adts.withUnsafeBytes { raw in Result { () throws(TSParseFailure) in try ADTSHeader(raw, at: 0) } }.get()
+        #expect(header.audioObjectType == 2)
+        #expect(header.sampleRate == 48000)
+        #expect(header.channelConfiguration == 1)
+        #expect(header.headerLength == 7)
+        #expect(header.frameLength == 15)
+        #expect(header.audioSpecificConfig == [0x11, 0x88])  // what ffmpeg writes for the fixtures
+
+        let two = Self.adts + Self.adts
+        let frames = try two.withUnsafeBytes { raw in Result { () throws(TSParseFailure) in try ADTSFrames.split(raw, at: 0) } }.get()
+        #expect(frames.map(\.data) == [7..<15, 22..<30])
+
+        #expect(throws: TSParseFailure.unsupported("an ADTS frame of 15 bytes continued in the next PES packet", at: 0)) {
+            try Array(two.dropLast()).withUnsafeBytes { raw in Result { () throws(TSParseFailure) in try ADTSFrames.split(raw, at: 0) } }.get()
+        }
+        var pce = Self.adts
+        pce[2] &= 0xFE; pce[3] &= 0x3F  // channel configuration 0
+        #expect(throws: TSParseFailure.unsupported("ADTS channel configuration 0 (the layout is in a program config element)", at: 2)) {
+            try pce.withUnsafeBytes { raw in Result { () throws(TSParseFailure) in try ADTSHeader(raw, at: 0) } }.get()
+        }
+    }
+
+    /// The fixtures' SPS (High profile, level 1.0, 160x90: 10x6 macroblocks cropped by 6 lines).
+    static let sps: [UInt8] = [0x67, 0x64, 0x00, 0x0A, 0xAC, 0xD9, 0x42, 0x8D, 0xF9, 0x30, 0x11, 0x00, 0x00, 0x03, 0x00,
+                               0x01, 0x00, 0x00, 0x03, 0x00, 0x30, 0x0F, 0x12, 0x25, 0x96]
+    static let pps: [UInt8] = [0x68, 0xEF, 0x86, 0x72, 0xC0]
+
+    @Test("an access unit becomes a length-prefixed sample without AUD, SPS and PPS")
+    func accessUnits() throws {
+        //   00 00 00 01 | 09 F0 | 00 00 00 01 | SPS | 00 00 01 | PPS | 00 00 01 | 65 88 84 | 00 (trailing zero)
+        let slice: [UInt8] = [0x65, 0x88, 0x84]
+        let stream: [UInt8] = [0, 0, 0, 1, 0x09, 0xF0, 0, 0, 0, 1] + Self.sps + [0, 0, 1] + Self.pps + [0, 0, 1] + slice + [0]
+        try stream.withUnsafeBytes { raw in
+            let unit = try Result { () throws(TSParseFailure) in try H264AccessUnit(payload: raw, at: 0) }.get()
+            #expect(unit.isIDR)
+            #expect(unit.sampleSize == 4 + 3)
+            #expect(unit.sequenceParameterSets.map { Array(stream[$0]) } == [Self.sps])
+            #expect(unit.pictureParameterSets.map { Array(stream[$0]) } == [Self.pps])
+            var sample = [UInt8](repeating: 0, count: unit.sampleSize)
+            sample.withUnsafeMutableBytes { unit.writeSample(from: raw, into: $0) }
+            #expect(sample == [0, 0, 0, 3] + slice)
+        }
+        #expect(throws: TSParseFailure.malformed("2 bytes before the first start code of an access unit", at: 40)) {
+            try ([0xAB, 0xCD, 0, 0, 1] + slice).withUnsafeBytes { raw in
+                Result { () throws(TSParseFailure) in try H264AccessUnit(payload: raw, at: 40) }
+            }.get()
+        }
+        #expect(throws: TSParseFailure.malformed("a video PES packet without a picture", at: 0)) {
+            try ([0, 0, 1, 0x09, 0xF0] as [UInt8]).withUnsafeBytes { raw in
+                Result { () throws(TSParseFailure) in try H264AccessUnit(payload: raw, at: 0) }
+            }.get()
+        }
+    }
+
+    @Test("emulation prevention bytes are removed before a parameter set is parsed")
+    func emulationPrevention() {
+        #expect(AnnexB.rbsp([0x67, 0x00, 0x00, 0x03, 0x01, 0x00, 0x00, 0x03]) == [0x67, 0x00, 0x00, 0x01, 0x00, 0x00])
+    }
+
+    @Test("sequence parameter sets: profile, chroma, bit depth, cropped size")
+    func sequenceParameterSets() throws {
+        let sps = try H264SequenceParameterSet(unit: Self.sps, at: 0)
+        #expect(sps.profile == 100)
+        #expect(sps.level == 10)
+        #expect(sps.chromaFormat == 1)
+        #expect(sps.bitDepthLuma == 8)
+        #expect(sps.width == 160)
+        #expect(sps.height == 90)
+        #expect(throws: TSParseFailure.malformed("a sequence parameter set that ends before its frame size", at: 7)) {
+            try H264SequenceParameterSet(unit: Array(Self.sps.prefix(8)), at: 7)
+        }
+    }
+
+    @Test("PES packets are put together across packets and checked for lost ones")
+    func assembly() throws {
+        // A PES of 200 bytes (length field 194) on PID 0x100 in two packets.
+        let pes: [UInt8] = [0, 0, 1, 0xC0, 0, 194, 0x80, 0x80, 5, 0x21, 0x00, 0x01, 0x00, 0x01] + [UInt8](repeating: 7, count: 186)
+        let first = [0x47, 0x41, 0x00, 0x10] + pes.prefix(184)
+        let rest = Array(pes.dropFirst(184))
+        let stuffing = 184 - rest.count - 2
+        let second = [0x47, 0x01, 0x00, 0x31, UInt8(stuffing + 1), 0x00] + [UInt8](repeating: 0xFF, count: stuffing) + rest
+        var assembler = PESAssembler(pids: [0x100])
+        func add(_ bytes: [UInt8], at offset: UInt64) throws -> PESPacket? {
+            try bytes.withUnsafeBytes { raw in
+                Result { () throws(TSParseFailure) in try assembler.add(TSPacket(raw, at: offset), bytes: raw, at: offset) }
+            }.get()
+        }
+        #expect(try add(first, at: 0) == nil)
+        let packet = try #require(try add(second, at: 188))
+        #expect(packet.offset == 0)
+        #expect(packet.header.pts == 0)
+        #expect(packet.payload == [UInt8](repeating: 7, count: 186))
+
+        var lost = second
+        lost[3] = 0x33  // counter 3 after 0
+        _ = try add(first, at: 376)
+        #expect(throws: TSParseFailure.malformed("PID 0x100: continuity counter 3 after 0 (a packet is missing)", at: 567)) {
+            _ = try add(lost, at: 564)
+        }
+    }
+}
+
+extension PESPacket: Equatable {
+    public static func == (a: PESPacket, b: PESPacket) -> Bool {
+        a.pid == b.pid && a.offset == b.offset && a.header == b.header && a.payload == b.payload
+    }
+}
