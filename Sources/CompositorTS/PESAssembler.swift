@@ -23,6 +23,9 @@ package struct PESAssembler: Sendable {
 
     package var pids: Set<UInt16>
     private var pending: [UInt16: Pending] = [:]
+    /// The largest PES packet put together: far above any access unit HLS carries (a 4K intra
+    /// frame is a few MB), so hostile input cannot make one take the whole segment into memory.
+    package static let maximumPacketSize = 64 << 20
 
     package init(pids: Set<UInt16> = []) { self.pids = pids }
 
@@ -53,6 +56,9 @@ package struct PESAssembler: Sendable {
                                  + "(a packet is missing)", at: offset + 3)
             }
             current.continuity = next
+            guard current.bytes.count + payload.count <= Self.maximumPacketSize else {
+                throw .unsupported("PID 0x\(hex(packet.pid)): a PES packet over \(Self.maximumPacketSize >> 20) MiB", at: current.offset)
+            }
             current.bytes.append(contentsOf: payload)
             pending[packet.pid] = current
         }

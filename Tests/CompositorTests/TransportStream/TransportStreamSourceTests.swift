@@ -131,6 +131,36 @@ struct TransportStreamSourceTests {
         }
     }
 
+    @Test("no damage to a segment crashes the reader or the writer: each read fails cleanly or renders")
+    func damagedSegments() throws {
+        let folder = try MP4Fixtures.makeScratchFolder("ts-damaged")
+        defer { MP4Fixtures.remove(folder) }
+        let original = try MP4Fixtures.bytes(Self.fixtures + "/hls/ts/ad1/seg0.ts")
+        let index = try playlist(folder, ["#EXTM3U", "#EXT-X-TARGETDURATION:2", "#EXTINF:1.3,", "seg0.ts", "#EXT-X-ENDLIST"])
+        var random = SeededGenerator(seed: 15)
+        var outcomes: [String: Int] = [:]
+        for round in 0..<300 {
+            var bytes = original
+            for _ in 0..<(1 + round % 8) {
+                let at = Int.random(in: 0..<bytes.count, using: &random)
+                bytes[at] = round % 3 == 0 ? UInt8.random(in: 0...255, using: &random) : bytes[at] ^ (1 << UInt8.random(in: 0...7, using: &random))
+            }
+            try MP4Fixtures.write(bytes, to: folder + "/seg0.ts")
+            var sources = HLSRenderSources()
+            let piece = MP4StitchPiece(source: .transportStream(try sources.source(MediaLocation(FilePath(index)), item: "x")),
+                                       range: MediaTimeRange(start: .zero, end: MediaTime(value: 1, timescale: 2)))
+            do {
+                let stitcher = MP4Stitcher(pieces: [piece])
+                try stitcher.write(try stitcher.plan(), to: FilePath(folder + "/out.mp4"))
+                outcomes["rendered", default: 0] += 1
+            } catch {
+                outcomes[String(describing: error).contains("malformed") ? "malformed" : "refused", default: 0] += 1
+            }
+        }
+        // Single bit flips in slice data still render; damage to headers is caught.
+        #expect(outcomes["rendered", default: 0] > 0 && outcomes["malformed", default: 0] > 0, "\(outcomes)")
+    }
+
     @Test("a segment changed between planning and writing fails the render and leaves nothing")
     func changedSegment() throws {
         let folder = try MP4Fixtures.makeScratchFolder("ts-changed")
