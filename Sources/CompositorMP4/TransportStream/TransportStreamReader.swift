@@ -64,9 +64,13 @@ extension TransportStreamReader {
         var videoDescriptions = Descriptions()
         var audioDescriptions = Descriptions()
         var audioSampleRate: Int?
-        /// Parameter sets in effect, by id.
+        /// Parameter sets in effect, by id, and the description they make (made again only when an
+        /// access unit carries parameter sets, not for every sample).
         var sequenceParameterSets: [UInt32: [UInt8]] = [:]
         var pictureParameterSets: [UInt32: [UInt8]] = [:]
+        var videoDescription: UInt16?
+        /// The AAC settings last seen (AudioSpecificConfig bytes) and their description.
+        var audioDescription: (config: [UInt8], index: UInt16)?
         var videoClock = TimestampUnwrapper(), audioClock = TimestampUnwrapper()
         /// Added to the segments' unwrapped presentation timestamps: 0 until a discontinuity.
         var shift: Int64 = 0
@@ -146,15 +150,14 @@ extension TransportStreamReader {
         func choose(_ streams: [ElementaryStreamEntry], file: FilePath, offset: UInt64) throws(MP4Error) -> (video: UInt16?, audio: UInt16?) {
             let video = streams.first { $0.streamType == h264 }
             let audio = streams.first { $0.streamType == adtsAAC }
-            if video == nil, let other = streams.first(where: { unsupportedVideo[$0.streamType] != nil }) {
-                throw .unsupportedStream(file: file.description, offset: offset,
-                                         reason: "\(unsupportedVideo[other.streamType]!) (stream type 0x\(String(other.streamType, radix: 16))); "
-                                         + "transport stream sources are read with H.264 video")
+            func named(_ names: [UInt8: String]) -> String? {
+                streams.lazy.compactMap { stream in names[stream.streamType].map { "\($0) (stream type 0x\(String(stream.streamType, radix: 16)))" } }.first
             }
-            if audio == nil, let other = streams.first(where: { unsupportedAudio[$0.streamType] != nil }) {
-                throw .unsupportedStream(file: file.description, offset: offset,
-                                         reason: "\(unsupportedAudio[other.streamType]!) (stream type 0x\(String(other.streamType, radix: 16))); "
-                                         + "transport stream sources are read with AAC (ADTS) audio")
+            if video == nil, let other = named(unsupportedVideo) {
+                throw .unsupportedStream(file: file.description, offset: offset, reason: "\(other); transport stream sources are read with H.264 video")
+            }
+            if audio == nil, let other = named(unsupportedAudio) {
+                throw .unsupportedStream(file: file.description, offset: offset, reason: "\(other); transport stream sources are read with AAC (ADTS) audio")
             }
             guard video != nil || audio != nil else {
                 throw .unsupportedStream(file: file.description, offset: offset,
@@ -189,7 +192,13 @@ extension TransportStreamReader {
                 throw .malformedStream(file: file.description, offset: packet.offset,
                                        reason: "a picture before any sequence and picture parameter sets (SPS, PPS)")
             }
-            let description = try videoDescriptions.index(of: avcSampleEntry(file: file, offset: packet.offset), file: file, offset: packet.offset)
+            let description: UInt16
+            if let current = videoDescription, unit.sequenceParameterSets.isEmpty, unit.pictureParameterSets.isEmpty {
+                description = current
+            } else {
+                description = try videoDescriptions.index(of: avcSampleEntry(file: file, offset: packet.offset), file: file, offset: packet.offset)
+                videoDescription = description
+            }
             video.append(VideoSample(dts: videoClock.unwrap(dts), pts: 0, size: UInt32(unit.sampleSize), isSync: unit.isIDR,
                                      description: description, segment: UInt32(segment), packetOffset: packet.offset))
             // PTS is unwrapped next to its DTS, which it follows by less than the wrap's half.
@@ -225,9 +234,16 @@ extension TransportStreamReader {
                                              reason: "the audio's sample rate changes from \(audioSampleRate) to \(rate) Hz; one track has one rate")
                 }
                 audioSampleRate = rate
-                let entry = SampleEntryWriter.mp4a(sampleRate: rate, channelCount: Int(frame.header.channelConfiguration == 7 ? 8 : frame.header.channelConfiguration),
-                                                   audioSpecificConfig: frame.header.audioSpecificConfig)
-                let description = try audioDescriptions.index(of: entry, file: file, offset: packet.offset)
+                let config = frame.header.audioSpecificConfig
+                let description: UInt16
+                if let current = audioDescription, current.config == config {
+                    description = current.index
+                } else {
+                    let channels = Int(frame.header.channelConfiguration == 7 ? 8 : frame.header.channelConfiguration)
+                    let entry = SampleEntryWriter.mp4a(sampleRate: rate, channelCount: channels, audioSpecificConfig: config)
+                    description = try audioDescriptions.index(of: entry, file: file, offset: packet.offset)
+                    audioDescription = (config, description)
+                }
                 audio.append(AudioFrame(pts: unwrapped, frameInPacket: position, mayOverlap: mayOverlap, size: UInt32(frame.data.count),
                                         dataOffset: UInt32(frame.data.lowerBound), description: description,
                                         segment: UInt32(segment), packetOffset: packet.offset))

@@ -108,15 +108,21 @@ struct TransportStreamSampleReader {
     /// The payload of the PES packet on `pid` that starts with the packet at `offset`.
     private mutating func pesPayload(segment index: Int, offset: UInt64, pid: UInt16) throws(MP4Error) -> [UInt8] {
         if let packet, packet.segment == index, packet.offset == offset, packet.pid == pid { return packet.payload }
-        if segment?.index != index {
+        let file = samples.segmentFiles[index]
+        var packets: SegmentPackets
+        if let segment, segment.index == index {
+            packets = segment.packets
+        } else {
             try checkUnchanged()
-            let file = samples.segmentFiles[index]
-            segment = (index, try SegmentPackets(path: file.path, byteRange: file.byteRange, expecting: file.version))
+            packets = try SegmentPackets(path: file.path, byteRange: file.byteRange, expecting: file.version)
         }
-        let path = samples.segmentFiles[index].path
+        // Kept, with the block it reads, for the next sample (a copy of the block is not made:
+        // the array is shared until the walk reads a new one).
+        defer { segment = (index, packets) }
+        let path = file.path
         var assembler = PESAssembler(pids: [pid])
         var found: PESPacket?
-        try segment!.packets.walk(from: offset) { (bytes, at) throws(MP4Error) -> Bool in
+        try packets.walk(from: offset) { (bytes, at) throws(MP4Error) -> Bool in
             found = try streamErrors(path) { () throws(TSParseFailure) in
                 try assembler.add(TSPacket(bytes, at: at), bytes: bytes, at: at)
             }
