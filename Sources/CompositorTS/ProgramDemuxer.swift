@@ -4,10 +4,8 @@
 /// HLS starts every segment with a PAT and PMT (RFC 8216, 3.2), and each section fits one packet
 /// there; a section spread over several packets is reported as unsupported.
 package struct ProgramDemuxer: Sendable {
-    /// The streams the PMT lists, once it has been read.
-    package private(set) var streams: [ElementaryStreamEntry]?
-    /// Where the PMT was read, in bytes into the segment.
-    package private(set) var programMapOffset: UInt64?
+    /// The streams the PMT lists, and where it was read (bytes into the segment), once it has been.
+    package private(set) var programMap: (streams: [ElementaryStreamEntry], offset: UInt64)?
     /// Stream types whose PES packets are assembled.
     private let wanted: Set<UInt8>
     private var programMapPID: UInt16?
@@ -29,8 +27,7 @@ package struct ProgramDemuxer: Sendable {
                 programMapPID = try ProgramAssociation.programMapPID(section: section, at: offset)
             } else {
                 let listed = try ProgramMap.streams(section: section, at: offset)
-                streams = listed
-                programMapOffset = offset
+                programMap = (listed, offset)
                 assembler.pids = Set(listed.filter { wanted.contains($0.streamType) }.map(\.pid))
             }
             return nil

@@ -72,17 +72,22 @@ struct StitchPlanner {
         // Read each source once.
         var sourceIndex: [MP4StitchPiece.Source: Int] = [:]
         var movies: [MP4Movie] = []
-        for piece in pieces where sourceIndex[piece.source] == nil {
-            sourceIndex[piece.source] = movies.count
+        var sourceOfPiece: [Int] = []
+        for piece in pieces {
+            if let known = sourceIndex[piece.source] {
+                sourceOfPiece.append(known)
+                continue
+            }
             switch piece.source {
             case .mp4(let path): movies.append(try MP4Reader.read(path: path, budget: &sampleBudget))
             case .transportStream(let source): movies.append(try TransportStreamReader.read(source, budget: &sampleBudget))
             }
+            sourceIndex[piece.source] = movies.count - 1
+            sourceOfPiece.append(movies.count - 1)
         }
 
         var resolved: [ResolvedPiece] = []
-        for (index, piece) in pieces.enumerated() {
-            let source = sourceIndex[piece.source]!
+        for (index, (piece, source)) in zip(pieces, sourceOfPiece).enumerated() {
             resolved.append(try resolve(piece, index: index, source: source, movie: movies[source]))
         }
         if cutMode == .keyframeAligned {

@@ -74,3 +74,8 @@ extension MP4Error {
 func streamErrors<T>(_ file: FilePath, _ body: () throws(TSParseFailure) -> T) throws(MP4Error) -> T {
     do { return try body() } catch { throw MP4Error(error, file: file) }
 }
+
+/// `body` run on `bytes` (a PES payload of `file`), its failures as errors about `file`.
+func streamErrors<T>(_ file: FilePath, parsing bytes: [UInt8], _ body: (UnsafeRawBufferPointer) throws(TSParseFailure) -> T) throws(MP4Error) -> T {
+    try bytes.withUnsafeBytes { raw in Result { () throws(TSParseFailure) in try body(raw) } }.mapError { MP4Error($0, file: file) }.get()
+}

@@ -94,10 +94,13 @@ extension TransportStreamReader {
             let videoStart = video.count, audioStart = audio.count
             var demuxer = ProgramDemuxer(streamTypes: [h264, adtsAAC])
             var pids: (video: UInt16?, audio: UInt16?)?
+            /// The PIDs read, chosen once the PMT has been read (PES packets come only after it).
+            func chosenPIDs() throws(MP4Error) -> (video: UInt16?, audio: UInt16?)? {
+                if pids == nil, let map = demuxer.programMap { pids = try choose(map.streams, file: path, offset: map.offset) }
+                return pids
+            }
             func handle(_ packet: PESPacket, _ index: Int) throws(MP4Error) {
-                if pids == nil, let streams = demuxer.streams {
-                    pids = try choose(streams, file: path, offset: demuxer.programMapOffset ?? packet.offset)
-                }
+                let pids = try chosenPIDs()
                 if packet.pid == pids?.video {
                     try addVideo(packet, segment: index, file: path)
                 } else if packet.pid == pids?.audio {
@@ -111,12 +114,10 @@ extension TransportStreamReader {
                 return true
             }
             for packet in try streamErrors(path, { () throws(TSParseFailure) in try demuxer.finish() }) { try handle(packet, index) }
-            guard let streams = demuxer.streams else {
+            guard let chosen = try chosenPIDs() else {
                 throw .malformedStream(file: path.description, offset: packets.range.lowerBound,
                                        reason: "no program map table (PAT and PMT): not a transport stream segment HLS can play")
             }
-            let chosen: (video: UInt16?, audio: UInt16?)
-            if let pids { chosen = pids } else { chosen = try choose(streams, file: path, offset: demuxer.programMapOffset ?? packets.range.lowerBound) }
             files.append(.init(path: path, version: packets.file.version, byteRange: segment.byteRange,
                                videoPID: chosen.video, audioPID: chosen.audio))
 
@@ -173,9 +174,9 @@ extension TransportStreamReader {
                                          reason: "a video PES packet without a PTS (an access unit split over PES packets)")
             }
             let payload = packet.payload
-            let unit = try payload.withUnsafeBytes { raw in
-                Result { () throws(TSParseFailure) in try H264AccessUnit(payload: raw, at: packet.offset) }
-            }.mapError { MP4Error($0, file: file) }.get()
+            let unit = try streamErrors(file, parsing: payload) { (raw) throws(TSParseFailure) in
+                try H264AccessUnit(payload: raw, at: packet.offset)
+            }
             for range in unit.sequenceParameterSets {
                 let id = try streamErrors(file) { () throws(TSParseFailure) in
                     try H264AccessUnit.parameterSetID(payload[range], isSequence: true, at: packet.offset)
@@ -222,9 +223,9 @@ extension TransportStreamReader {
             guard let pts = packet.header.pts else {
                 throw .unsupportedStream(file: file.description, offset: packet.offset, reason: "an audio PES packet without a PTS")
             }
-            let frames = try packet.payload.withUnsafeBytes { raw in
-                Result { () throws(TSParseFailure) in try ADTSFrames.split(raw, at: packet.offset) }
-            }.mapError { MP4Error($0, file: file) }.get()
+            let frames = try streamErrors(file, parsing: packet.payload) { (raw) throws(TSParseFailure) in
+                try ADTSFrames.split(raw, at: packet.offset)
+            }
             let unwrapped = audioClock.unwrap(pts)
             let mayOverlap = source.segments[segment].discontinuity
             for (position, frame) in frames.enumerated() {

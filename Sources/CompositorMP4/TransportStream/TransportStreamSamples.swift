@@ -85,9 +85,9 @@ struct TransportStreamSampleReader {
         let changed = MP4Error.io(file: file.path.description, operation: "copy samples",
                                   reason: "the segment no longer holds the sample planned at byte \(samples.packetOffsets[index])")
         if isVideo {
-            let unit = try payload.withUnsafeBytes { raw in
-                Result { () throws(TSParseFailure) in try H264AccessUnit(payload: raw, at: samples.packetOffsets[index]) }
-            }.mapError { MP4Error($0, file: file.path) }.get()
+            let unit = try streamErrors(file.path, parsing: payload) { (raw) throws(TSParseFailure) in
+                try H264AccessUnit(payload: raw, at: samples.packetOffsets[index])
+            }
             guard unit.sampleSize == size else { throw changed }
             if scratch.count < size { scratch = [UInt8](repeating: 0, count: size) }
             payload.withUnsafeBytes { raw in
