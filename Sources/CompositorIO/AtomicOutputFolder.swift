@@ -32,34 +32,70 @@ package enum AtomicOutputFolder {
     package static func write(
         _ files: [(name: String, bytes: [UInt8])], to target: FilePath, swapIfPossible: Bool = true
     ) throws(FileError) {
-        for file in files where file.name.isEmpty || file.name == "." || file.name == ".." || file.name == manifestName
-            || file.name.utf8.contains(where: { $0 == UInt8(ascii: "/") || $0 == 0 || $0 == UInt8(ascii: "\n") }) {
-            throw FileError(target, .invalidPath("'\(escapedForDisplay(file.name))' cannot name a file inside the folder"))
-        }
-        let parent = target.parent
-        guard isFolder(parent) else { throw FileError(target, .missingParentFolder(parent)) }
-        recoverFromKilledWriters(of: target)
-        let replacing = try checkReplaceable(target)
+        let draft = try Draft(target, names: files.map(\.name), swapIfPossible: swapIfPossible)
+        for file in files { try draft.write(file.bytes, name: file.name) }
+        try draft.commit()
+    }
 
-        let (fresh, lock) = try makeLockedFolder(prefix: hiddenPrefix(target, "out"))
-        defer { close(lock) }
-        do {
+    /// A folder being written: every name is declared up front (the manifest lists them before any
+    /// file exists), files are written into the hidden folder (`write`, or any writer given
+    /// `path(of:)`), and `commit()` puts the folder in place. A draft not committed is deleted when
+    /// it goes away, so a failed write leaves nothing.
+    package final class Draft {
+        let target: FilePath
+        let swapIfPossible: Bool
+        let replacing: Bool
+        /// The hidden folder the files are written into.
+        let folder: FilePath
+        private let lock: Int32
+        private var finished = false
+
+        package init(_ target: FilePath, names: [String], swapIfPossible: Bool = true) throws(FileError) {
+            for name in names where name.isEmpty || name == "." || name == ".." || name == manifestName
+                || name.utf8.contains(where: { $0 == UInt8(ascii: "/") || $0 == 0 || $0 == UInt8(ascii: "\n") }) {
+                throw FileError(target, .invalidPath("'\(escapedForDisplay(name))' cannot name a file inside the folder"))
+            }
+            let parent = target.parent
+            guard isFolder(parent) else { throw FileError(target, .missingParentFolder(parent)) }
+            recoverFromKilledWriters(of: target)
+            replacing = try checkReplaceable(target)
+            (folder, lock) = try makeLockedFolder(prefix: hiddenPrefix(target, "out"))
+            self.target = target
+            self.swapIfPossible = swapIfPossible
             // The manifest first: whoever finds this folder, after a kill at any point, knows what
             // in it is ours to delete.
-            let manifest = files.map(\.name).joined(separator: "\n") + "\n"
-            try writeFile(Array(manifest.utf8), to: fresh.appending(manifestName))
-            for file in files { try writeFile(file.bytes, to: fresh.appending(file.name)) }
-        } catch {
-            removeOwnedFolder(fresh)
-            throw error
+            do {
+                try writeFile(Array((names.map { $0 + "\n" }.joined()).utf8), to: folder.appending(manifestName))
+            } catch {
+                removeOwnedFolder(folder)
+                close(lock)
+                finished = true
+                throw error
+            }
         }
-        do {
-            try moveIntoPlace(fresh, target, replacing: replacing, swap: swapIfPossible)
-        } catch {
-            removeOwnedFolder(fresh)
-            throw error
+
+        deinit {
+            if !finished { removeOwnedFolder(folder) }
+            close(lock)
         }
-        syncFolder(parent)
+
+        /// Where the file `name` goes until the commit.
+        package func path(of name: String) -> FilePath { folder.appending(name) }
+
+        /// Writes and flushes the file `name`.
+        package func write(_ bytes: [UInt8], name: String) throws(FileError) { try writeFile(bytes, to: path(of: name)) }
+
+        /// Puts the folder in place of the target, in one step where the system can.
+        package func commit() throws(FileError) {
+            finished = true
+            do {
+                try moveIntoPlace(folder, target, replacing: replacing, swap: swapIfPossible)
+            } catch {
+                removeOwnedFolder(folder)
+                throw error
+            }
+            syncFolder(target.parent)
+        }
     }
 
     // MARK: - Replacing

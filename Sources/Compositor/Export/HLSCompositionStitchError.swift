@@ -37,6 +37,9 @@ public enum HLSCompositionStitchError: Error, Equatable, Sendable, CustomStringC
     /// A break or ad ID cannot be written in an `EXT-X-DATERANGE` quoted string (it holds a double
     /// quote or a line break).
     case unwritableID(String)
+    /// An MP4 source (schedule item `item` is the first to play it) could not be packaged into
+    /// segments: unreadable, malformed, or with a codec the segment container cannot carry.
+    case packaging(item: String, MP4Error)
     /// The output folder could not be written (nothing of it was left behind).
     case cannotWrite(folder: FilePath, reason: String)
     /// Any other refusal of the stitching engine, with the item it concerns when there is one.
@@ -60,6 +63,7 @@ public enum HLSCompositionStitchError: Error, Equatable, Sendable, CustomStringC
         case .snapping(let error): return "after snapping cuts to segment boundaries: \(error)"
         case .planDisagrees(let item, let playlist, let composition):
             return "\(quoted(item)) is at \(playlist) in the stitched playlist but at \(composition) by its timeline"
+        case .packaging(let item, let error): return "\(quoted(item)): cannot package it into segments: \(error)"
         case .cannotWrite(let folder, let reason): return "\(folder): \(reason)"
         case .unwritableID(let id):
             return "the ID \(quoted(id)) cannot be written in an EXT-X-DATERANGE quoted string (no double quotes or line breaks)"

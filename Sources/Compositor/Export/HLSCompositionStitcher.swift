@@ -56,6 +56,10 @@ public struct HLSCompositionStitcher: Sendable {
     /// Cue markers written around each break besides its `EXT-X-DATERANGE`: `.cueTags`
     /// (`EXT-X-CUE-OUT`/`-CONT`/`-IN`), `.scte35` (`SCTE35-OUT`/`-IN` date ranges). None by default.
     public var cueMarkers: Set<HLSCueMarker> = []
+    /// The container MP4 sources are packaged into (their segments written beside the playlist);
+    /// `nil` (the default) follows the first HLS source's segments, or MPEG-TS when every source
+    /// is an MP4 file.
+    public var segmentContainer: HLSSegmentContainer?
     /// Reads the source playlists (local files by default).
     public var loader: HLSPlaylistLoader
     /// On when the stitch only decides the cuts of pieces each played as its own item
@@ -79,6 +83,7 @@ public struct HLSCompositionStitcher: Sendable {
     public func stitch(_ composition: Composition) throws(HLSCompositionStitchError) -> HLSStitchedComposition {
         let output = HLSSourcePlaylists.absolute(outputURL)
         var playlists = HLSSourcePlaylists(loader: loader)
+        var packaged = try packageMP4Sources(of: composition, output: output, playlists: &playlists)
         // Each distinct source once, in order of first use, and which of them each segment plays.
         var sources: [(location: MediaLocation, playlist: HLSPlaylist)] = []
         var sourcePlaylists: [MediaLocation: HLSPlaylist] = [:]
@@ -89,7 +94,12 @@ public struct HLSCompositionStitcher: Sendable {
                 sourceOfSegment.append(known)
                 continue
             }
-            let playlist = try playlists.playlist(at: HLSSourcePlaylists.absolute(hlsURL(segment.source)))
+            let playlist: HLSPlaylist
+            if let source = packaged.first(where: { $0.location == segment.source }) {
+                playlist = .media(source.playlist)
+            } else {
+                playlist = try playlists.playlist(at: HLSSourcePlaylists.absolute(hlsURL(segment.source)))
+            }
             sourceIndex[segment.source] = sources.count
             sourceOfSegment.append(sources.count)
             sources.append((segment.source, playlist))
@@ -175,11 +185,58 @@ public struct HLSCompositionStitcher: Sendable {
                 for: listed, renditions: stitchedRenditions.listed, url: output,
                 independentSegments: (outputs + stitchedRenditions.playlists).allSatisfy(\.result.playlist.hasIndependentSegments))
         }
+        HLSPackagedSource.markUsed(&packaged, by: (outputs + stitchedRenditions.playlists).map(\.result.playlist))
         return HLSStitchedComposition(
             requested: composition, composition: reported, queuePlan: QueuePlan(composition: composition),
             variants: outputs, renditions: stitchedRenditions.playlists, multivariantPlaylist: multivariant,
-            assets: stitchedRenditions.files, interstitialEvents: [],
+            assets: stitchedRenditions.files, packagedSources: packaged, interstitialEvents: [],
             outputURL: output)
+    }
+
+    /// The schedule's MP4 sources (local files that are not playlists), each packaged into
+    /// segments of `segmentContainer` (or of the first HLS source's format) with boundaries at
+    /// the keyframes next to every cut the composition asks of it, no longer than the first HLS
+    /// source's target duration (6 s without one).
+    private func packageMP4Sources(
+        of composition: Composition, output: String, playlists: inout HLSSourcePlaylists
+    ) throws(HLSCompositionStitchError) -> [HLSPackagedSource] {
+        var mp4: [(location: MediaLocation, item: String)] = []
+        var firstPlaylist: MediaLocation?
+        for segment in composition.segments {
+            if segment.source.filePath == nil || SourceProbe.isPlaylist(segment.source) {
+                firstPlaylist = firstPlaylist ?? segment.source
+            } else if !mp4.contains(where: { $0.location == segment.source }) {
+                mp4.append((segment.source, segment.id))
+            }
+        }
+        guard !mp4.isEmpty else { return [] }
+        var container = segmentContainer
+        var targetDuration: Int64 = 6
+        if let firstPlaylist {
+            var media: HLSMediaPlaylist?
+            switch try playlists.playlist(at: HLSSourcePlaylists.absolute(hlsURL(firstPlaylist))) {
+            case .media(let playlist): media = playlist
+            case .multivariant(let multivariant):
+                if let variant = multivariant.variants.first { media = try playlists.mediaPlaylist(at: variant.resolvedURI) }
+            }
+            if let media {
+                targetDuration = max(1, media.targetDuration)
+                if container == nil, let segment = media.segments.first {
+                    container = HLSSegmentFormat(segment: segment) == .fragmentedMP4 ? .fragmentedMP4 : .mpegTS
+                }
+            }
+        }
+        let folderURL = String(output[...(output.lastIndex(of: "/") ?? output.startIndex)])
+        var stems: Set<String> = []
+        var packaged: [HLSPackagedSource] = []
+        for (location, item) in mp4 {
+            let cuts = composition.segments.filter { $0.source == location }.flatMap { [$0.sourceRange.start, $0.sourceRange.end] }
+            let stem = HLSPackagedSource.stem(for: location, taken: &stems)
+            packaged.append(try HLSPackagedSource(
+                location, item: item, container: container ?? .mpegTS, targetDuration: targetDuration, cuts: cuts,
+                stem: stem, folderURL: folderURL))
+        }
+        return packaged
     }
 
     /// The variant a multivariant source plays in output variant `index`: the content's own for

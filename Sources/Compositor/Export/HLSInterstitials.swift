@@ -50,7 +50,8 @@ extension HLSCompositionStitcher {
         let spliced = try splicer.stitch(composition)
         let primary = try stitch(content)
         let plan = try InterstitialPlan(
-            spliced: spliced, requested: composition, primary: primary.composition, outputURL: primary.outputURL,
+            spliced: spliced, requested: composition, primary: primary.composition,
+            primaryPlaylists: (primary.variants + primary.renditions).map(\.result.playlist), outputURL: primary.outputURL,
             restrictingJumps: restrictingJumps, stitcher: self)
 
         let anchor: HLSDateTime
@@ -75,7 +76,7 @@ extension HLSCompositionStitcher {
         return HLSStitchedComposition(
             requested: composition, composition: plan.composition, queuePlan: QueuePlan(composition: composition),
             variants: variants, renditions: primary.renditions, multivariantPlaylist: primary.multivariantPlaylist, assets: primary.assets + plan.assets,
-            interstitialEvents: plan.events, outputURL: primary.outputURL)
+            packagedSources: plan.packagedSources, interstitialEvents: plan.events, outputURL: primary.outputURL)
     }
 }
 
@@ -85,13 +86,17 @@ private struct InterstitialPlan {
     var events: [HLSInterstitialEvent] = []
     var assets: [HLSStitchedComposition.File] = []
     var composition: Composition
+    /// The MP4 sources packaged for the content playlist and the ads' playlists, with the
+    /// segments they play.
+    var packagedSources: [HLSPackagedSource]
+    private var playedPlaylists: [HLSMediaPlaylist] = []
 
     private let primary: Composition
     private let folderURL: String
     private var sources: HLSSourcePlaylists
 
     init(
-        spliced: HLSStitchedComposition, requested: Composition, primary: Composition, outputURL: String,
+        spliced: HLSStitchedComposition, requested: Composition, primary: Composition, primaryPlaylists: [HLSMediaPlaylist], outputURL: String,
         restrictingJumps: Bool, stitcher: HLSCompositionStitcher
     ) throws(HLSCompositionStitchError) {
         self.primary = primary
@@ -99,6 +104,9 @@ private struct InterstitialPlan {
         self.sources = HLSSourcePlaylists(loader: stitcher.loader)
         let played = spliced.composition
         self.composition = played
+        // The spliced stitch packaged every MP4 source (content and ads) with the cuts it plays.
+        self.packagedSources = spliced.packagedSources
+        playedPlaylists = primaryPlaylists
 
         var playedRanges = played.segments.map(\.sourceRange)
         for (index, placed) in played.breaks.enumerated() {
@@ -151,6 +159,7 @@ private struct InterstitialPlan {
                 playoutLimit: plays > asked ? asked : nil, restrictsSkipping: placed.restrictions.skipping != .anytime,
                 restrictsJumping: restrictingJumps && placed.policy == .sticky))
         }
+        HLSPackagedSource.markUsed(&packagedSources, by: playedPlaylists)
         if playedRanges != played.segments.map(\.sourceRange) {
             do { composition = try played.replacingSourceRanges(playedRanges) } catch { throw .snapping(error) }
         }
@@ -177,11 +186,21 @@ private struct InterstitialPlan {
             let piece = HLSStitchPiece(
                 playlist: playlist, sourceRange: range, kind: .interstitial, plannedCompositionStart: .zero,
                 startSnapping: .nearest, endSnapping: .nearest)
-            do { return try HLSStitcher(outputURL: url).stitch([piece]) } catch {
+            do {
+                let result = try HLSStitcher(outputURL: url).stitch([piece])
+                playedPlaylists.append(result.playlist)
+                return result
+            } catch {
                 throw .stitch(item: segment.id, reason: error.description)
             }
         }
-        switch try sources.playlist(at: HLSSourcePlaylists.absolute(hlsURL(segment.source))) {
+        let source: HLSPlaylist
+        if let packaged = packagedSources.first(where: { $0.location == segment.source }) {
+            source = .media(packaged.playlist)
+        } else {
+            source = try sources.playlist(at: HLSSourcePlaylists.absolute(hlsURL(segment.source)))
+        }
+        switch source {
         case .media(let playlist):
             let result = try media(playlist, segment.sourceRange, at: url)
             assets.append(HLSStitchedComposition.File(url: url, text: result.text))

@@ -18,7 +18,7 @@ struct HLSSourcePlaylists {
         do { bytes = try loader.load(url) } catch { throw .unreadable(url: url, reason: "\(error)") }
         // An MP4 file is a fine source elsewhere, just not in a playlist: say so rather than "malformed".
         if bytes.count >= 8, Array(bytes[4..<8]) == Array("ftyp".utf8) {
-            throw .unsupported(url: url, reason: "an MP4 file, not an HLS playlist; every source of a stitched playlist must be one")
+            throw .unsupported(url: url, reason: "an MP4 file, not an HLS playlist; only local MP4 files are packaged into segments")
         }
         let playlist: HLSPlaylist
         do { playlist = try HLSPlaylistParser(limits: loader.limits).parse(bytes, url: url) } catch {

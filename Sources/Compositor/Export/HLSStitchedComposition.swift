@@ -26,6 +26,8 @@ public struct HLSStitchedComposition: Sendable, Equatable {
     /// (ad playlists, asset lists), and the empty WebVTT segment subtitles show while a source
     /// without subtitles plays.
     package let assets: [File]
+    /// The MP4 sources packaged into segments beside the playlists, which `write` writes.
+    package let packagedSources: [HLSPackagedSource]
     /// The breaks as interstitials, in play order; empty when the ads are stitched into the playlists.
     package let interstitialEvents: [HLSInterstitialEvent]
     /// Where the main playlist lives (absolute when a relative path was given).
@@ -43,15 +45,26 @@ public struct HLSStitchedComposition: Sendable, Equatable {
     /// one step. An existing `folder` is replaced only when it is empty or holds exactly what an
     /// earlier write listed in its manifest (`.compositor-output`); a folder holding anything else
     /// (a user's `timeline.json`, a subfolder) is refused, untouched.
+    ///
+    /// The segments of packaged MP4 sources are written too, each read from its source now
+    /// (sources that changed since the stitch are refused).
     public func write(into folder: FilePath, extraFiles: [File] = []) throws(HLSCompositionStitchError) {
         let all = files + extraFiles
+        let draft: AtomicOutputFolder.Draft
         do {
-            try AtomicOutputFolder.write(all.map { ($0.name, Array($0.text.utf8)) }, to: folder)
+            draft = try AtomicOutputFolder.Draft(folder, names: all.map(\.name) + packagedSources.flatMap(\.fileNames))
+            for file in all { try draft.write(Array(file.text.utf8), name: file.name) }
         } catch {
-            guard case .holdsOtherFiles(let names) = error.reason else { throw .cannotWrite(folder: folder, reason: error.reasonText) }
-            throw .cannotWrite(folder: folder, reason: "holds files a previous stitch did not write (\(error.listed(names))); "
-                + "give a new or empty folder, or one a previous stitch wrote")
+            throw Self.cannotWrite(folder, error)
         }
+        for source in packagedSources { try source.write(into: draft) }
+        do { try draft.commit() } catch { throw Self.cannotWrite(folder, error) }
+    }
+
+    private static func cannotWrite(_ folder: FilePath, _ error: FileError) -> HLSCompositionStitchError {
+        guard case .holdsOtherFiles(let names) = error.reason else { return .cannotWrite(folder: folder, reason: error.reasonText) }
+        return .cannotWrite(folder: folder, reason: "holds files a previous stitch did not write (\(error.listed(names))); "
+            + "give a new or empty folder, or one a previous stitch wrote")
     }
 
     /// Each break, where it was scheduled and where it plays.

@@ -47,12 +47,13 @@ struct DecodedFrame: Equatable, CustomStringConvertible {
 
 extension FFmpeg {
     /// Every video frame ffmpeg decodes from the playlist at `path`, with the judge's command:
-    /// `ffmpeg -v error -i PATH -map 0:v -fps_mode passthrough -enc_time_base -1 -f framemd5 -`.
+    /// `ffmpeg -v error -i PATH -map 0:v -fps_mode passthrough -enc_time_base -1 -autoscale 0 -f framemd5 -`
+    /// (no scaling to the first frame's size when sources of other sizes follow).
     /// Times are as decoded (the stream's own time base), in output order; any message on stderr
     /// is a failure.
     func decodedFrames(_ path: String) async throws -> [DecodedFrame] {
         let output = try await ChildProcess.run(ffmpeg, ["-v", "error", "-i", path, "-map", "0:v", "-fps_mode", "passthrough",
-                                                       "-enc_time_base", "-1", "-f", "framemd5", "-"])
+                                                       "-enc_time_base", "-1", "-autoscale", "0", "-f", "framemd5", "-"])
         guard output.status == 0, output.stderr.isEmpty else { throw FFmpegFailure(message: "\(path): \(output.stderr)") }
         var timeBase: MediaTime?
         var frames: [DecodedFrame] = []
@@ -132,8 +133,11 @@ struct HLSJoinJudge {
 /// Checks a stitched playlist's tags against the reported composition: every cut on a segment
 /// boundary of its source, `EXT-X-DISCONTINUITY` exactly at every switch, `EXT-X-MAP` after every
 /// discontinuity of fragmented MP4, one `EXT-X-DATERANGE` per break where and as long as it plays.
+///
+/// `packaged` are the MP4 sources packaged by the stitch, whose playlists are not written.
 func checkStitchedPlaylist(
-    _ variant: HLSStitchedVariantPlaylist, composition: Composition, sourceLocation: SourceLocation = #_sourceLocation
+    _ variant: HLSStitchedVariantPlaylist, composition: Composition, packaged: [HLSPackagedSource] = [],
+    sourceLocation: SourceLocation = #_sourceLocation
 ) throws {
     let text = try String(contentsOfFile: variant.url, encoding: .utf8)
     #expect(text == variant.result.text, sourceLocation: sourceLocation)
@@ -142,7 +146,7 @@ func checkStitchedPlaylist(
     #expect(outputBoundaries.last == composition.duration, sourceLocation: sourceLocation)
 
     for (segment, url) in zip(composition.segments, variant.sourcePlaylistURLs) {
-        let boundaries = try HLSJoin.boundaries(url)
+        let boundaries = try packaged.first { $0.playlist.url == url }.map { try $0.playlist.segmentBoundaries } ?? HLSJoin.boundaries(url)
         #expect(boundaries.contains(segment.sourceRange.start) && boundaries.contains(segment.sourceRange.end),
                 "'\(segment.id)' \(segment.sourceRange) is not cut at segment boundaries of \(url)", sourceLocation: sourceLocation)
         #expect(outputBoundaries.contains(segment.compositionRange.start), sourceLocation: sourceLocation)

@@ -140,20 +140,29 @@ struct HLSJoinTests {
         #expect(error.description.contains("'a' (\(HLSJoin.fixtures)/hls/fmp4/ad1/index.m3u8) has fragmented MP4 segments"))
     }
 
-    @Test("an MP4 file among the sources is unsupported, named")
-    func mp4Source() throws {
+    @Test("an MP4 source whose codec MPEG-TS cannot carry is refused, named; fragmented MP4 carries it")
+    func unpackageableMP4Source() throws {
         let composition = try HLSJoin.composition(json: Array(#"""
             { "content": [ { "id": "feature", "url": "hls/ts/content/index.m3u8" } ],
-              "breaks": [ { "id": "b", "at": 4, "ads": [ { "id": "a", "url": "ad1.mp4" } ] } ] }
+              "breaks": [ { "id": "b", "at": 4, "ads": [ { "id": "a", "url": "mpeg4-part2.mp4" } ] } ] }
             """#.utf8))
         do {
             _ = try HLSCompositionStitcher(outputURL: "/tmp/out/stitched.m3u8").stitch(composition)
-            Issue.record("stitched an MP4 file")
+            Issue.record("packaged MPEG-4 Part 2 video as MPEG-TS")
         } catch {
-            guard case .unsupported(let url, let reason) = error else { Issue.record("\(error)"); return }
-            #expect(url == HLSJoin.fixtures + "/ad1.mp4")
-            #expect(reason.contains("an MP4 file"))
+            guard case .packaging(let item, .unsupported(let file, let boxPath, _, let reason)) = error else { Issue.record("\(error)"); return }
+            #expect(item == "a")
+            #expect(file == HLSJoin.fixtures + "/mpeg4-part2.mp4")
+            #expect(boxPath.hasSuffix("/stsd"))
+            #expect(reason.contains("mp4v video; MPEG-TS segments are packaged from H.264 video and AAC audio"))
+            #expect(error.description.hasPrefix("'a': cannot package it into segments: "))
         }
+        var stitcher = HLSCompositionStitcher(outputURL: "/tmp/out/stitched.m3u8")
+        stitcher.segmentContainer = .fragmentedMP4
+        let composition2 = try HLSJoin.composition(json: Array(#"""
+            { "content": [ { "id": "feature", "url": "mpeg4-part2.mp4" } ], "breaks": [] }
+            """#.utf8))
+        #expect(try stitcher.stitch(composition2).packagedSources.first?.usedSegments == [0])
     }
 
     /// Issue 13, C2, as `hls` met it: a clip starting at `"1/2147483647"` on an HLS source trapped

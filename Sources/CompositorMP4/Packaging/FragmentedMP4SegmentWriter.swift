@@ -1,0 +1,170 @@
+import CompositorCore
+import CompositorIO
+
+/// Writes the init segment and media segments of a fragmented MP4 (CMAF-style) packaging.
+///
+/// The init segment (`ftyp`, `moov` with each track's sample entry exactly as the source has it,
+/// no samples, `mvex`) is followed by one `moof` + `mdat` per segment: each track's samples of
+/// the segment as one run, durations, sizes, sync flags and composition offsets copied from the
+/// source. Decode times are the source's, moved so that presentation 0 falls on a whole second
+/// (0, unless priming or B-frames decode earlier), the same second for every track.
+package struct FragmentedMP4SegmentWriter {
+    private struct Track {
+        let timeline: SourceTrackTimeline
+        let trackID: UInt32
+        /// Ticks added to every decode time.
+        let shift: Int64
+        var reader: SampleBlockReader
+    }
+
+    package let packaging: MP4Packaging
+    private let file: ReadableFile
+    private var tracks: [Track]
+
+    /// Opens the source, checking it is the version the packaging was planned from.
+    package init(_ packaging: MP4Packaging) throws(MP4Error) {
+        guard packaging.container == .fragmentedMP4, case .file(let path, let version) = packaging.movie.store else {
+            throw .io(file: packaging.path.description, operation: "package", reason: "not planned as fragmented MP4 segments of an MP4 file")
+        }
+        let name = path.description
+        file = try mp4Errors { () throws(FileError) in try ReadableFile(path: path, expecting: version) }
+        self.packaging = packaging
+        let timelines = [packaging.video, packaging.audio].compactMap { $0 }
+        // Each track's presentation 0 in its own ticks, less its first decode time: how far the
+        // earliest decode is before presentation 0.
+        var earliest = MediaTime.zero
+        var starts: [Int64] = []
+        for timeline in timelines {
+            do {
+                let start = try timeline.presentationStart.converted(to: timeline.timescale, rounding: .toNearestOrAwayFromZero).value
+                let (zero, overflow) = start.subtractingReportingOverflow(timeline.mediaStart)
+                guard !overflow else { throw MediaTimeError.overflow("\(start) - \(timeline.mediaStart)") }
+                let first = try MediaTime(value: timeline.samples.decodeTimes[0], timescale: timeline.timescale)
+                    .adding(MediaTime(value: zero, timescale: timeline.timescale))
+                earliest = MediaTime.min(earliest, first)
+                starts.append(zero)
+            } catch {
+                throw .timeOverflow(file: name, reason: "\(timeline.track.boxPath) decode times: \(error)")
+            }
+        }
+        let base = -earliest.wholeSeconds(rounding: .down)
+        var tracks: [Track] = []
+        for (index, (timeline, zero)) in zip(timelines, starts).enumerated() {
+            let (baseTicks, o1) = base.multipliedReportingOverflow(by: Int64(timeline.timescale))
+            let (shift, o2) = baseTicks.addingReportingOverflow(zero)
+            guard !o1, !o2 else { throw .timeOverflow(file: name, reason: "\(timeline.track.boxPath) decode times past the 64-bit range") }
+            tracks.append(Track(timeline: timeline, trackID: UInt32(index + 1), shift: shift, reader: SampleBlockReader(file: file)))
+        }
+        self.tracks = tracks
+    }
+
+    /// `ftyp` and `moov`: the tracks and their sample entries, no samples.
+    package func initSegment() -> [UInt8] {
+        var writer = ByteWriter()
+        writer.writeBox("ftyp") { ftyp in
+            ftyp.write(FourCC("iso6"))
+            ftyp.write(UInt32(0))
+            for brand: FourCC in ["iso6", "cmfc", "mp41"] { ftyp.write(brand) }
+        }
+        writer.writeBox("moov") { moov in
+            moov.write(box: MovieHeaderBox(timescale: 1000, duration: 0, nextTrackID: UInt32(tracks.count + 1)))
+            for track in tracks { Self.writeTrack(track, to: &moov) }
+            moov.writeBox("mvex") { mvex in
+                for track in tracks { mvex.write(box: TrackExtendsBox(trackID: track.trackID)) }
+            }
+        }
+        return writer.bytes
+    }
+
+    private static func writeTrack(_ track: Track, to writer: inout ByteWriter) {
+        let source = track.timeline.track
+        let isVideo = source.kind == .video
+        let description = source.sampleDescriptions[0]
+        writer.writeBox("trak") { trak in
+            trak.write(box: TrackHeaderBox(
+                trackID: track.trackID, duration: 0, volume: isVideo ? 0 : 0x0100,
+                width: UInt32(isVideo ? description.width ?? 0 : 0) << 16, height: UInt32(isVideo ? description.height ?? 0 : 0) << 16))
+            trak.writeBox("mdia") { mdia in
+                mdia.write(box: MediaHeaderBox(timescale: UInt32(source.timescale), duration: 0))
+                mdia.write(box: HandlerBox(handlerType: isVideo ? "vide" : "soun", name: isVideo ? "VideoHandler" : "SoundHandler"))
+                mdia.writeBox("minf") { minf in
+                    if isVideo {
+                        minf.writeBox("vmhd") { $0.writeVersion(0, flags: 1); $0.write(zeros: 8) }
+                    } else {
+                        minf.writeBox("smhd") { $0.writeVersion(0); $0.write(zeros: 4) }
+                    }
+                    minf.writeBox("dinf") { dinf in
+                        dinf.writeBox("dref") { dref in
+                            dref.writeVersion(0)
+                            dref.write(UInt32(1))
+                            dref.writeBox("url ") { $0.writeVersion(0, flags: 1) }
+                        }
+                    }
+                    minf.writeBox("stbl") { stbl in
+                        stbl.writeBox(SampleDescriptionBox.type) { SampleDescriptionBox(entries: [description]).writePayload(to: &$0) }
+                        stbl.write(box: TimeToSampleBox(durations: []))
+                        stbl.write(box: SampleToChunkBox(chunks: []))
+                        stbl.write(box: SampleSizeBox(sampleSizes: []))
+                        stbl.writeBox(ChunkOffsetBox.type) { ChunkOffsetBox(offsets: []).writePayload(to: &$0, wide: false) }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Segment `index`: `moof` (sequence number `index + 1`) and `mdat`.
+    package mutating func segment(_ index: Int) throws(MP4Error) -> [UInt8] {
+        let segment = packaging.segments[index]
+        let runs = tracks.map { track in track.timeline.track.kind == .video ? segment.video : segment.audio }
+        func moof(dataStart: Int) throws(MP4Error) -> [UInt8] {
+            var writer = ByteWriter()
+            var dataOffset = dataStart
+            var failure: MP4Error?
+            writer.writeBox("moof") { moof in
+                moof.write(box: MovieFragmentHeaderBox(sequenceNumber: UInt32(truncatingIfNeeded: index + 1)))
+                for (track, run) in zip(tracks, runs) where !run.isEmpty {
+                    let samples = track.timeline.samples
+                    let (decodeTime, overflow) = samples.decodeTimes[run.lowerBound].addingReportingOverflow(track.shift)
+                    guard !overflow, decodeTime >= 0, let offset = Int32(exactly: dataOffset) else {
+                        failure = .timeOverflow(file: packaging.path.description, reason: "segment \(index + 1) does not fit a fragment's fields")
+                        return
+                    }
+                    moof.writeBox("traf") { traf in
+                        traf.write(box: TrackFragmentHeaderBox(trackID: track.trackID))
+                        traf.write(box: TrackFragmentDecodeTimeBox(baseMediaDecodeTime: UInt64(decodeTime)))
+                        traf.write(box: TrackFragmentRunBox(
+                            dataOffset: offset, durations: samples.durations[run], sizes: samples.sizes[run],
+                            syncFlags: run.map(samples.isSync),
+                            compositionOffsets: track.timeline.track.kind == .video ? run.map { Int32(clamping: samples.compositionOffset($0)) } : nil))
+                    }
+                    dataOffset += samples.sizes[run].reduce(0) { $0 + Int($1) }
+                }
+            }
+            if let failure { throw failure }
+            return writer.bytes
+        }
+        // The moof's size does not depend on the offsets in it: measure it, then write it for real.
+        let payload = zip(tracks, runs).reduce(0) { total, pair in total + pair.0.timeline.samples.sizes[pair.1].reduce(0) { $0 + Int($1) } }
+        let mdatHeaderSize = payload + 8 <= Int(UInt32.max) ? 8 : 16
+        let measured = try moof(dataStart: 0).count
+        var out = try moof(dataStart: measured + mdatHeaderSize)
+        var header = ByteWriter()
+        header.writeBoxHeader("mdat", payloadSize: UInt64(payload))
+        out += header.bytes
+        out.reserveCapacity(out.count + payload)
+        for (position, run) in runs.enumerated() {
+            let samples = tracks[position].timeline.samples
+            for sample in run {
+                try tracks[position].reader.withSample(at: samples.offsets[sample], size: Int(samples.sizes[sample])) { (bytes) throws(MP4Error) in
+                    out.append(contentsOf: bytes)
+                }
+            }
+        }
+        return out
+    }
+
+    /// Throws when the source changed while it was being read.
+    package func checkUnchanged() throws(MP4Error) {
+        try mp4Errors { () throws(FileError) in try file.checkUnchanged() }
+    }
+}

@@ -1,0 +1,178 @@
+import CompositorCore
+import CompositorIO
+
+/// An MP4 source cut into HLS media segments by passthrough: samples copied, never re-encoded.
+///
+/// Segments start at video keyframes (audio frames, for a source without video), each ending at
+/// the keyframe that keeps it nearest to `targetDuration` without passing it (or the next one,
+/// when a GOP is longer). The keyframes on either side of each time in `cuts` start segments too,
+/// so a cut asked there moves to a keyframe next to it, whichever way the playlist rule snaps.
+///
+/// ```
+/// keyframes   0    2    4    6    8    10   12        target 6 s, a cut asked at 8.5
+/// segments    |0 ----------|6 --|8 --|10 ------|12
+/// ```
+///
+/// The packaged playlist's time is the source's presentation time (its edit list applied):
+/// segment `i` plays `segments[i].range`, and the first starts at 0. Audio frames go with the
+/// segment their presentation starts in (priming frames with the first).
+package struct MP4Packaging: Sendable {
+    /// The segment container.
+    package enum Container: String, Sendable, Hashable {
+        /// MPEG-2 transport stream segments: H.264 in Annex B with in-band parameter sets, AAC in ADTS.
+        case mpegTS = "MPEG-TS"
+        /// Fragmented MP4 (CMAF) segments after an init segment (`EXT-X-MAP`).
+        case fragmentedMP4 = "fragmented MP4"
+    }
+
+    /// One media segment.
+    package struct Segment: Sendable, Equatable {
+        /// Where it plays, in the source's presentation time.
+        package let range: MediaTimeRange
+        /// Its video and audio samples, in decode order.
+        let video: Range<Int>
+        let audio: Range<Int>
+    }
+
+    package let path: FilePath
+    package let container: Container
+    let movie: MP4Movie
+    let video: SourceTrackTimeline?
+    let audio: SourceTrackTimeline?
+    package let segments: [Segment]
+
+    /// How long the packaged playlist plays: the longest track's presentation.
+    package var duration: MediaTime { segments.last?.range.end ?? .zero }
+
+    /// Reads the source's `moov` and decides the segments; no sample is read yet.
+    package init(path: FilePath, container: Container, targetDuration: MediaTime, cuts: [MediaTime] = []) throws(MP4Error) {
+        let movie = try MP4Reader.read(path: path)
+        let file = path.description
+        let video = try movie.videoTrack.map { (track) throws(MP4Error) in try SourceTrackTimeline(track: track, file: file) }
+        let audio = try movie.audioTrack.map { (track) throws(MP4Error) in try SourceTrackTimeline(track: track, file: file) }
+        guard video != nil || audio != nil else {
+            throw .unsupported(file: file, boxPath: "moov", offset: 0, reason: "no video or audio track to package")
+        }
+        for track in [video?.track, audio?.track].compactMap({ $0 }) {
+            try Self.checkPackageable(track, in: container, file: file)
+        }
+        self.path = path
+        self.container = container
+        self.movie = movie
+        self.video = video
+        self.audio = audio
+        self.segments = try Self.segments(video: video, audio: audio, targetDuration: targetDuration, cuts: cuts, file: file)
+    }
+
+    /// Refuses what the container cannot carry, before anything is written.
+    private static func checkPackageable(_ track: MP4Track, in container: Container, file: String) throws(MP4Error) {
+        let path = track.boxPath + "/mdia/minf/stbl/stsd"
+        guard track.samples.count > 0 else {
+            throw .unsupported(file: file, boxPath: track.boxPath, offset: track.boxOffset, reason: "a \(track.handler) track without samples")
+        }
+        switch container {
+        case .fragmentedMP4:
+            guard track.sampleDescriptions.count == 1 else {
+                throw .unsupported(file: file, boxPath: path, offset: track.boxOffset,
+                                   reason: "\(track.sampleDescriptions.count) sample descriptions in one track; fragmented MP4 segments are packaged from one")
+            }
+        case .mpegTS:
+            for description in track.sampleDescriptions {
+                switch description.codec {
+                case .avc(let configuration) where track.kind == .video:
+                    _ = configuration
+                case .aac(let config) where track.kind == .audio:
+                    guard (1...7).contains(config.channelConfiguration), (1...4).contains(config.coreObjectType),
+                          ADTSParameters.frequencyIndex(of: config.sampleRate) != nil else {
+                        throw .unsupported(file: file, boxPath: path, offset: track.boxOffset,
+                                           reason: "AAC (object type \(config.objectType), \(config.sampleRate) Hz, channel configuration \(config.channelConfiguration)) that ADTS cannot describe; package as fragmented MP4")
+                    }
+                default:
+                    throw .unsupported(file: file, boxPath: path, offset: track.boxOffset,
+                                       reason: "\(description.format) \(track.kind.map { "\($0)" } ?? "media"); MPEG-TS segments are packaged from H.264 video and AAC audio (package as fragmented MP4)")
+                }
+            }
+        }
+    }
+
+    /// The segments: boundaries at keyframes (see the type's comment), samples split at them.
+    private static func segments(
+        video: SourceTrackTimeline?, audio: SourceTrackTimeline?, targetDuration: MediaTime, cuts: [MediaTime], file: String
+    ) throws(MP4Error) -> [Segment] {
+        func time<T>(_ body: () throws(MediaTimeError) -> T) throws(MP4Error) -> T {
+            do { return try body() } catch { throw .timeOverflow(file: file, reason: "\(error)") }
+        }
+        let end = MediaTime.max(video?.presentationEnd ?? .zero, audio?.presentationEnd ?? .zero)
+        guard end > .zero else {
+            throw .unsupported(file: file, boxPath: "moov", offset: 0, reason: "nothing presents: every track's presentation is empty")
+        }
+        // Where a segment may start: each keyframe (each audio frame without video), by its
+        // presentation time, increasing and inside (0, end).
+        var candidates: [(time: MediaTime, sample: Int)] = []
+        guard let splitting = video ?? audio else { return [] }
+        for index in 0..<splitting.samples.count where splitting.samples.isSync(index) {
+            let start = try time { () throws(MediaTimeError) in try splitting.presentationTime(ofMedia: splitting.compositionTime(index)) }
+            guard start > (candidates.last?.time ?? .zero), start < end else { continue }
+            candidates.append((start, index))
+        }
+        // The keyframes next to each cut must start segments.
+        var required = Set<Int>()
+        for cut in cuts where cut > .zero && cut < end {
+            let after = candidates.firstIndex { $0.time > cut } ?? candidates.count
+            if after > 0 { required.insert(after - 1) }
+            if after < candidates.count { required.insert(after) }
+        }
+        var starts: [(time: MediaTime, sample: Int)] = [(.zero, 0)]
+        for (position, candidate) in candidates.enumerated() {
+            let segmentStart = starts[starts.count - 1].time
+            let next = position + 1 < candidates.count ? candidates[position + 1].time : end
+            let nextLength = try time { () throws(MediaTimeError) in try next.subtracting(segmentStart) }
+            if required.contains(position) || nextLength > targetDuration { starts.append(candidate) }
+        }
+        // Audio frames by the presentation time they start at.
+        func firstAudioFrame(at t: MediaTime) throws(MP4Error) -> Int {
+            guard let audio else { return 0 }
+            let ticks = try time { () throws(MediaTimeError) in
+                try audio.mediaTime(at: t).converted(to: audio.timescale, rounding: .up).value
+            }
+            return audio.samples.decodeTimes.partitioningIndex { $0 >= ticks }
+        }
+        let audioEnd = try audio.map { (audio) throws(MP4Error) in try firstAudioFrame(at: audio.presentationEnd) } ?? 0
+        var segments: [Segment] = []
+        for (index, start) in starts.enumerated() {
+            let isLast = index == starts.count - 1
+            let stop = isLast ? (end, Int.max) : starts[index + 1]
+            let videoRange: Range<Int>
+            let audioRange: Range<Int>
+            if let video {
+                videoRange = (index == 0 ? 0 : start.sample)..<(isLast ? video.samples.count : stop.1)
+                let from = index == 0 ? 0 : try firstAudioFrame(at: start.time)
+                let to = isLast ? audioEnd : try firstAudioFrame(at: stop.0)
+                audioRange = min(from, audioEnd)..<max(min(from, audioEnd), min(to, audioEnd))
+            } else {
+                videoRange = 0..<0
+                audioRange = (index == 0 ? 0 : start.sample)..<(isLast ? audioEnd : stop.1)
+            }
+            segments.append(Segment(range: MediaTimeRange(start: start.time, end: stop.0), video: videoRange, audio: audioRange))
+        }
+        return segments
+    }
+}
+
+/// The ADTS fields of an AAC sample description.
+struct ADTSParameters: Sendable, Equatable {
+    let audioObjectType: UInt8
+    let samplingFrequencyIndex: UInt8
+    let channelConfiguration: UInt8
+
+    /// ADTS has no field for HE-AAC: its AAC-LC core is described, at the core's rate.
+    init(_ config: AudioSpecificConfig) {
+        audioObjectType = UInt8(clamping: config.coreObjectType)
+        samplingFrequencyIndex = UInt8(Self.frequencyIndex(of: config.sampleRate) ?? 0)
+        channelConfiguration = UInt8(clamping: config.channelConfiguration)
+    }
+
+    static func frequencyIndex(of rate: Int) -> Int? {
+        [96000, 88200, 64000, 48000, 44100, 32000, 24000, 22050, 16000, 12000, 11025, 8000, 7350].firstIndex(of: rate)
+    }
+}

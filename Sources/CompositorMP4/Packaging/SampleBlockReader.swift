@@ -1,0 +1,34 @@
+import CompositorCore
+import CompositorIO
+
+/// One track's samples read from its file in blocks of 1 MiB (a sample larger than that alone),
+/// so that the samples of a chunk cost one read between them, not one each.
+struct SampleBlockReader {
+    static let blockSize = 1 << 20
+
+    let file: ReadableFile
+    private var block: [UInt8] = []
+    private var blockStart: UInt64 = 0
+
+    init(file: ReadableFile) { self.file = file }
+
+    /// Calls `body` with the `size` bytes at `offset`.
+    mutating func withSample<T>(
+        at offset: UInt64, size: Int, _ body: (UnsafeRawBufferPointer) throws(MP4Error) -> T
+    ) throws(MP4Error) -> T {
+        let blockEnd = blockStart + UInt64(block.count)
+        if offset < blockStart || offset > blockEnd || UInt64(size) > blockEnd - offset {
+            guard offset <= file.size, UInt64(size) <= file.size - offset else {
+                throw .malformed(file: file.path.description, boxPath: "", offset: offset,
+                                 reason: "a sample of \(size) bytes runs past the end of the file (\(file.size) bytes)")
+            }
+            let count = Int(min(UInt64(max(size, Self.blockSize)), file.size - offset))
+            block = try file.readBytes(at: offset, count: count)
+            blockStart = offset
+        }
+        let start = Int(offset - blockStart)
+        return try block.withUnsafeBytes { raw in
+            Result { () throws(MP4Error) in try body(UnsafeRawBufferPointer(rebasing: raw[start..<(start + size)])) }
+        }.get()
+    }
+}

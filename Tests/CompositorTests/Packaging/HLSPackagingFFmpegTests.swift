@@ -1,0 +1,120 @@
+import Foundation
+import Testing
+@testable import Compositor
+@testable import CompositorCore
+@testable import CompositorHLS
+@testable import CompositorIO
+@testable import CompositorMP4
+import CompositorTesting
+
+/// MP4 sources packaged into the stitched playlist's segments, judged by ffmpeg: the stitched
+/// playlist decodes to exactly the scheduled source frames (MP4 sources decoded from the MP4
+/// files themselves), each piece also decoded on its own (its init segment and its segments, as a
+/// player reads a discontinuity section), the audio decodes cleanly, and the frames last as long
+/// as the composition says.
+@Suite("MP4 sources packaged into HLS segments (judged by ffmpeg)", .needsFFmpeg)
+struct HLSPackagingFFmpegTests {
+    /// The seed's scenario on the bundled clips: HLS (MPEG-TS) content, an MP4 pre-roll, a pod of
+    /// two MP4 ads mid-content, a once and a sticky MP4 ad, an HLS post-roll.
+    ///
+    /// ```
+    /// content    0  1.5 2.25  4  5.125  6.5  8  9.375  10  11.25  12     (its segment boundaries)
+    /// asked  |ad1 0-3|content 0-5|ad1 0-2|ad2 0-3|content 5-8|ad2 0-2|content 8-10|ad1 0-2|content 10-12|ad2 ts|
+    /// ```
+    /// MP4 ads' keyframes are every second (30 fps, GOP 30), so every ad cut is on one; the
+    /// content's cuts move to its segment boundaries (5 -> 5.125).
+    static let seedScenario = """
+        { "content": [ { "id": "feature", "url": "hls/ts/content/index.m3u8" } ],
+          "breaks": [
+            { "id": "pre", "at": "preroll", "ads": [ { "id": "pre-ad", "url": "ad1.mp4", "end": 3 } ] },
+            { "id": "pod", "at": 5, "ads": [ { "id": "pod-1", "url": "ad1.mp4", "end": 2 },
+                                            { "id": "pod-2", "url": "ad2.mp4", "end": 3.003 } ] },
+            { "id": "once", "at": 8, "policy": "once", "ads": [ { "id": "once-ad", "url": "ad2.mp4", "end": 2.002 } ] },
+            { "id": "sticky", "at": 10, "ads": [ { "id": "sticky-ad", "url": "ad1.mp4", "start": 1, "end": 3 } ] },
+            { "id": "post", "at": "postroll", "ads": [ { "id": "post-ad", "url": "hls/ts/ad2/index.m3u8" } ] } ] }
+        """
+
+    @Test("the seed's scenario: HLS content, MP4 ads packaged as MPEG-TS")
+    func seedScenario() async throws {
+        let stitched = try await judged(try HLSJoin.composition(json: Array(Self.seedScenario.utf8)), label: "seed")
+        #expect(stitched.breaks.map(\.position) == [s(0), t("5.125"), s(8), s(10), s(12)])
+        #expect(stitched.packagedSources.map(\.item) == ["pre-ad", "pod-2"])
+    }
+
+    @Test("an MP4-only schedule as HLS: Fixtures/demo.json, MPEG-TS and fragmented MP4", arguments: HLSSegmentContainer.allCases)
+    func demo(container: HLSSegmentContainer) async throws {
+        let stitched = try await judged(try HLSJoin.composition("demo.json"), container: container, label: "demo-\(container.rawValue)")
+        // content.mp4's keyframes are every 2 s: mid1, asked at 8.5, plays at 8.
+        #expect(stitched.breaks.map(\.position) == [s(0), s(8), t("25.76"), t("32.16")])
+    }
+
+    @Test("fragmented MP4 content with MP4 ads: the ads follow the content's container")
+    func fragmentedContent() async throws {
+        let composition = try HLSJoin.composition(json: Array("""
+            { "content": [ { "id": "feature", "url": "hls/fmp4/content/index.m3u8" } ],
+              "breaks": [ { "id": "mid", "at": 6, "ads": [ { "id": "ad", "url": "ad2.mp4", "end": 2.002 } ] } ] }
+            """.utf8))
+        let stitched = try await judged(composition, label: "fmp4-content")
+        #expect(stitched.packagedSources.first?.packaging.container == .fragmentedMP4)
+        #expect(stitched.variants[0].result.playlist.segments.allSatisfy { $0.map != nil })
+    }
+
+    /// Stitches, writes, and judges; returns the stitch.
+    func judged(
+        _ composition: Composition, container: HLSSegmentContainer? = nil, label: String,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) async throws -> HLSStitchedComposition {
+        let ffmpeg = try FFmpeg.require()
+        let folder = try MP4Fixtures.makeScratchFolder("packaging-\(label)")
+        defer { MP4Fixtures.remove(folder) }
+        var stitcher = HLSCompositionStitcher(outputURL: folder + "/out/stitched.m3u8")
+        stitcher.segmentContainer = container
+        let stitched = try stitcher.stitch(composition)
+        try stitched.write(into: FilePath(folder + "/out"))
+        let variant = try #require(stitched.variants.first)
+        try checkStitchedPlaylist(variant, composition: stitched.composition, packaged: stitched.packagedSources, sourceLocation: sourceLocation)
+        // Only what the playlist plays is written: every segment it lists, nothing more.
+        let uris = variant.result.playlist.segments.flatMap { [$0.uri] + ($0.map.map { [$0.uri] } ?? []) }
+        let listed = Set(uris.filter { !$0.contains("/") })
+        let written = Set(MP4Fixtures.listing(folder + "/out")).subtracting(["stitched.m3u8", AtomicOutputFolder.manifestName])
+        #expect(written == listed, sourceLocation: sourceLocation)
+
+        // A packaged source is judged against the MP4 it was packaged from.
+        let sources = variant.sourcePlaylistURLs.map { url in
+            stitched.packagedSources.first { $0.playlist.url == url }?.location.filePath?.description ?? url
+        }
+        var judge = HLSJoinJudge(ffmpeg: ffmpeg)
+        let expected = try await judge.expectedFrames(stitched.composition, sourcePlaylists: sources)
+        if variant.result.playlist.segments.first?.map == nil {
+            // ffmpeg reads a whole MPEG-TS playlist across its discontinuities (fragmented MP4 it
+            // cannot: it keeps the first init segment).
+            let decoded = try await ffmpeg.decodedFrames(variant.url)
+            #expect(decoded.map(\.hash) == expected.flatMap { $0 }.map(\.hash), "frames of \(variant.url)", sourceLocation: sourceLocation)
+        }
+        // Each segment's frames last as long as it does, unless its source's video ends first
+        // (ad2.mp4's audio runs a second past its video).
+        for (index, (segment, frames)) in zip(stitched.composition.segments, expected).enumerated() {
+            let shown = frames.reduce(MediaTime.zero) { $0 + judge.frameDuration($1, in: sources[index]) }
+            let isPackaged = sources[index] != variant.sourcePlaylistURLs[index]
+            let videoEnd = isPackaged ? try MP4Reader.read(path: FilePath(sources[index])).videoTrack?.presentationDuration : nil
+            let expectedDuration = videoEnd.map { MediaTime.min(segment.compositionRange.duration, $0 - segment.sourceRange.start) }
+                ?? segment.compositionRange.duration
+            #expect(shown == expectedDuration, "'\(segment.id)': its frames last \(shown) s", sourceLocation: sourceLocation)
+        }
+        // Each piece on its own, as a player reads each discontinuity section.
+        for (index, piece) in variant.result.pieces.enumerated() {
+            let file = folder + "/piece-\(index)"
+            var bytes: [UInt8] = []
+            let segments = variant.result.playlist.segments[piece.segments]
+            if let map = segments.first?.map { bytes += try MP4Fixtures.bytes(map.resolvedURI) }
+            for segment in segments { bytes += try MP4Fixtures.bytes(segment.resolvedURI) }
+            try MP4Fixtures.write(bytes, to: file)
+            let frames = try await ffmpeg.decodedFrames(file)
+            #expect(frames.map(\.hash) == expected[index].map(\.hash), "piece \(index) ('\(stitched.composition.segments[index].id)')",
+                    sourceLocation: sourceLocation)
+            let hasAudio = stitched.composition.segments[index].source.filePath.map { !$0.description.contains("bumper") } ?? true
+            if hasAudio { #expect(try await ffmpeg.audioDecodeErrors(file) == "", "piece \(index) audio", sourceLocation: sourceLocation) }
+        }
+        return stitched
+    }
+}
