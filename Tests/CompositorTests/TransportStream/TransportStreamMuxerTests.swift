@@ -1,0 +1,132 @@
+import Testing
+@testable import CompositorTS
+
+/// The transport stream writer, byte by byte, and read back by this library's own demuxer.
+@Suite("Transport stream writer")
+struct TransportStreamMuxerTests {
+    @Test("PAT and PMT: the PAT is byte for byte ffmpeg's (program 1, PMT on 0x1000), CRCs check")
+    func tables() {
+        var muxer = TransportStreamMuxer(hasVideo: true, hasAudio: true)
+        var out: [UInt8] = []
+        muxer.writeTables(into: &out)
+        #expect(out.count == 2 * 188)
+        // ffmpeg's mpegts muxer writes exactly this PAT section, CRC 2a b1 04 b2.
+        #expect(Array(out[0..<21]) == [0x47, 0x40, 0x00, 0x10, 0x00,
+                                       0x00, 0xB0, 0x0D, 0x00, 0x01, 0xC1, 0x00, 0x00, 0x00, 0x01, 0xF0, 0x00,
+                                       0x2A, 0xB1, 0x04, 0xB2])
+        #expect(out[21..<188].allSatisfy { $0 == 0xFF })
+        // PMT: PCR on the video PID, H.264 (0x1B) on 0x100, AAC in ADTS (0x0F) on 0x101.
+        let pmt = Array(out[188 + 5..<188 + 5 + 3 + 0x17])
+        #expect(Array(pmt[0..<22]) == [0x02, 0xB0, 0x17, 0x00, 0x01, 0xC1, 0x00, 0x00, 0xE1, 0x00, 0xF0, 0x00,
+                                       0x1B, 0xE1, 0x00, 0xF0, 0x00, 0x0F, 0xE1, 0x01, 0xF0, 0x00])
+        // A section with its CRC appended checks to 0.
+        #expect(CRC32MPEG2.checksum(pmt) == 0)
+    }
+
+    struct PESCase: Sendable, CustomStringConvertible {
+        let name: String
+        let payloadLength: Int
+        let packets: Int
+        var description: String { name }
+    }
+
+    /// A video PES: 19 header bytes, then the payload; the first packet spends 8 bytes on the
+    /// adaptation field (flags and PCR), the last is stuffed.
+    @Test("a PES cut into packets, stuffed, read back with its timestamps", arguments: [
+        PESCase(name: "fits one packet exactly (184 - 8 - 19)", payloadLength: 157, packets: 1),
+        PESCase(name: "one byte over: a second packet stuffed with 183 bytes", payloadLength: 158, packets: 2),
+        PESCase(name: "second packet stuffed by its length byte alone", payloadLength: 157 + 183, packets: 2),
+        PESCase(name: "many packets", payloadLength: 10_000, packets: 55),
+    ])
+    func videoPES(_ test: PESCase) throws {
+        var muxer = TransportStreamMuxer(hasVideo: true, hasAudio: false)
+        var out: [UInt8] = []
+        muxer.writeTables(into: &out)
+        let payload = (0..<test.payloadLength).map { UInt8(truncatingIfNeeded: $0) }
+        payload.withUnsafeBytes { muxer.writeVideo($0, pts: 0x1_2345_6789, dts: 0x1_2345_0000, isKeyframe: true, into: &out) }
+        #expect(out.count == (2 + test.packets) * 188)
+        // The first video packet: adaptation field with the random access indicator and a PCR 0.1 s before the DTS.
+        let first = Array(out[376..<(376 + 12)])
+        let pcr = (UInt64(0x1_2345_0000) - 9000)
+        #expect(Array(first[0..<6]) == [0x47, 0x41, 0x00, 0x30, 0x07, 0x50])
+        #expect(Array(first[6..<12]) == [UInt8(pcr >> 25), UInt8((pcr >> 17) & 0xFF), UInt8((pcr >> 9) & 0xFF),
+                                         UInt8((pcr >> 1) & 0xFF), UInt8((pcr & 1) << 7) | 0x7E, 0x00])
+        var demuxer = ProgramDemuxer(streamTypes: [0x1B])
+        var packets: [PESPacket] = []
+        for start in stride(from: 0, to: out.count, by: 188) {
+            try out[start..<(start + 188)].withUnsafeBytes { raw in
+                try Result { () throws(TSParseFailure) in try demuxer.add(raw, at: UInt64(start)) }.get()
+            }.map { packets.append($0) }
+        }
+        packets += try demuxer.finish()
+        #expect(packets.count == 1)
+        #expect(packets.first?.header.pts == 0x1_2345_6789)
+        #expect(packets.first?.header.dts == 0x1_2345_0000)
+        #expect(packets.first?.payload == payload)
+    }
+
+    @Test("audio PES: bounded length, PTS only, continuity counters count on")
+    func audioPES() throws {
+        var muxer = TransportStreamMuxer(hasVideo: true, hasAudio: true)
+        var out: [UInt8] = []
+        for _ in 0..<3 { [UInt8](repeating: 7, count: 300).withUnsafeBytes { muxer.writeAudio($0, pts: 90000, into: &out) } }
+        #expect(out.count == 6 * 188)
+        #expect(stride(from: 0, to: out.count, by: 188).map { out[$0 + 3] & 0x0F } == [0, 1, 2, 3, 4, 5])
+        // The random access indicator in a 1-byte adaptation field, then the PES header:
+        // 00 00 01 C0, length 3 + 5 + 300, '10' data alignment, PTS only, 5 header bytes.
+        #expect(Array(out[0..<6]) == [0x47, 0x41, 0x01, 0x30, 0x01, 0x40])
+        #expect(Array(out[6..<15]) == [0x00, 0x00, 0x01, 0xC0, 0x01, 0x34, 0x84, 0x80, 0x05])
+        #expect(Array(out[15..<20]) == TransportStreamMuxer.timestamp(90000, prefix: 0x2))
+    }
+
+    @Test("ADTS headers: AAC-LC 48 kHz stereo; too long a frame has none")
+    func adts() throws {
+        let header = try #require(ADTSHeader.bytes(audioObjectType: 2, samplingFrequencyIndex: 3, channelConfiguration: 2, payloadLength: 100))
+        #expect(header == [0xFF, 0xF1, 0x4C, 0x80, 0x0D, 0x7F, 0xFC])
+        let parsed = try header.withUnsafeBytes { raw in Result { () throws(TSParseFailure) in try ADTSHeader(raw, at: 0) } }.get()
+        #expect(parsed.frameLength == 107)
+        #expect(parsed.audioSpecificConfig == [0x11, 0x90])
+        #expect(ADTSHeader.bytes(audioObjectType: 2, samplingFrequencyIndex: 3, channelConfiguration: 2, payloadLength: 8185) == nil)
+    }
+
+    struct AccessUnitCase: Sendable, CustomStringConvertible {
+        let name: String
+        let sample: [UInt8]
+        let lengthSize: Int
+        let parameterSets: [[UInt8]]
+        let annexB: [UInt8]
+        var description: String { name }
+    }
+
+    @Test("length-prefixed access units to Annex B", arguments: [
+        AccessUnitCase(name: "keyframe: AUD, SPS, PPS, slice", sample: [0, 0, 0, 2, 0x65, 0x88], lengthSize: 4,
+                       parameterSets: [[0x67, 1], [0x68, 2]],
+                       annexB: [0, 0, 0, 1, 0x09, 0xF0, 0, 0, 0, 1, 0x67, 1, 0, 0, 0, 1, 0x68, 2, 0, 0, 0, 1, 0x65, 0x88]),
+        AccessUnitCase(name: "sample with its own AUD and SPS: nothing added", sample: [0, 2, 0x09, 0xF0, 0, 2, 0x67, 9, 0, 1, 0x65],
+                       lengthSize: 2, parameterSets: [[0x67, 1]],
+                       annexB: [0, 0, 0, 1, 0x09, 0xF0, 0, 0, 0, 1, 0x67, 9, 0, 0, 0, 1, 0x65]),
+        AccessUnitCase(name: "1-byte lengths, two slices", sample: [1, 0x41, 2, 0x01, 0x02], lengthSize: 1, parameterSets: [],
+                       annexB: [0, 0, 0, 1, 0x09, 0xF0, 0, 0, 0, 1, 0x41, 0, 0, 0, 1, 0x01, 0x02]),
+    ])
+    func accessUnits(_ test: AccessUnitCase) throws {
+        var out: [UInt8] = []
+        try test.sample.withUnsafeBytes { raw in
+            try Result { () throws(TSParseFailure) in
+                try AnnexB.appendLengthPrefixed(raw, lengthSize: test.lengthSize, parameterSets: test.parameterSets, to: &out, at: 0)
+            }.get()
+        }
+        #expect(out == test.annexB)
+    }
+
+    @Test("a NAL length past the sample's end is malformed, with the sample's offset")
+    func brokenSample() {
+        var out: [UInt8] = []
+        #expect(throws: TSParseFailure.malformed("a NAL unit of 9 bytes at byte 0 runs past the end of its 6-byte sample", at: 4096)) {
+            try ([0, 0, 0, 9, 0x65, 0] as [UInt8]).withUnsafeBytes { raw in
+                try Result { () throws(TSParseFailure) in
+                    try AnnexB.appendLengthPrefixed(raw, lengthSize: 4, parameterSets: [], to: &out, at: 4096)
+                }.get()
+            }
+        }
+    }
+}
