@@ -1,4 +1,5 @@
 import Compositor
+import CompositorTesting
 import Foundation
 
 /// `CompositorDemo` with no arguments: a tour of the library on the bundled fixtures.
@@ -46,6 +47,7 @@ enum BundledDemo {
         Output.out("   markers: " + markers.joined(separator: ", "))
         try renderFixtures(fixtures)
         try stitchHLSFixtures(fixtures)
+        try seedScenario(fixtures)
         Output.out("\nTry: swift run CompositorDemo map \(path) --content-time 23 --json")
     }
 
@@ -83,6 +85,50 @@ enum BundledDemo {
         Output.out(TimelineReport.text(stitched.composition, title: "demo-hls.json as stitched"))
         Output.out("\n" + HLSCommand.summary(stitched, folder: folder))
         Output.out("   (any HLS player: ffplay, mpv, Safari, AVPlayer; the queue plan keeps the exact cuts for AVQueuePlayer)")
+    }
+
+    /// `Fixtures/seed-scenario.json`, the reference sample app's scenario on the bundled clips,
+    /// through every output: one MP4, one stitched playlist with the MP4 ads packaged, the queue
+    /// plan, and the session's events as a player plays it through.
+    static func seedScenario(_ fixtures: String) throws(DemoError) {
+        let schedule = fixtures + "/seed-scenario.json"
+        Output.out("""
+
+            6. The reference app's scenario on bundled clips (\(schedule)): HLS (MPEG-TS) content A and B,
+               an MP4 pre-roll, a pod of two MP4 ads at 5, a play-once MP4 ad at 8, a sticky one at 10,
+               an HLS post-roll. Every output:
+
+            """)
+        let loaded = try LoadedSchedule(path: FilePath(schedule))
+        Output.out(TimelineReport.text(loaded.composition, title: "seed-scenario.json"))
+        let output = FileManager.default.currentDirectoryPath + "/demo-output/seed.mp4"
+        let rendered = try RenderCommand.render(loaded.composition, to: FilePath(output), cut: .sampleAccurate, scheduleFile: loaded.path)
+        Output.out("\n   One MP4 (the HLS content demuxed from its transport stream segments):")
+        Output.out(RenderCommand.summary(rendered, output: FilePath(output), cut: .sampleAccurate))
+        let folder = "demo-output/seed-hls"
+        let stitched = try HLSCommand.stitch(loaded, into: FilePath(folder))
+        Output.out("\n   One stitched playlist (the MP4 ads packaged into MPEG-TS segments beside it):")
+        Output.out(HLSCommand.summary(stitched, folder: folder))
+        Output.out("\n   The queue plan (AVQueuePlayer, exact cuts): \(stitched.queuePlan.items.count) items, "
+            + stitched.queuePlan.items.map { item in
+                switch item.role {
+                case .content(let clipID): return clipID
+                case .ad(let ad): return ad.adID
+                }
+            }.joined(separator: ", "))
+        Output.out("\n   The session's events, played through once:")
+        var session: PlaybackSession
+        do { session = try PlaybackSession(schedule: loaded.schedule, naturalDurations: loaded.naturalDurations) } catch {
+            throw .failure("\(schedule): \(error)")
+        }
+        var player = SingleItemPlayer(composition: session.composition)
+        PlaybackSimulation.run(
+            [.play(session.composition.duration)], session: &session, player: &player,
+            resolveURL: { url throws(MediaLocationError) in try MediaLocation(parsing: url, relativeTo: loaded.folder) },
+            naturalDuration: { NaturalDurationProbe.duration(of: $0) }
+        ) { entry in
+            if case .event(let event) = entry { Output.out("   " + SimulateCommand.eventText(event)) }
+        }
     }
 
     private static func pad(_ t: MediaTime) -> String {

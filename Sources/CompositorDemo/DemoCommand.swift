@@ -12,6 +12,7 @@ enum DemoCommand {
                               [--snap nearest|next|previous|covering|within] [--snap-break BREAK=RULE]...
                               [--interstitials [--restrict-jumps]]   content alone, each break an HLS interstitial
                               [--cue-tags] [--scte35]   EXT-X-CUE-OUT/-CONT/-IN, SCTE35-OUT/-IN date ranges
+                              [--segments ts|fmp4]   what MP4 sources are packaged into (default: as the HLS sources)
                CompositorDemo simulate SCHEDULE.json --actions "play 30; seek content 50; play 20"
                               [--snapback none|lastUnplayed|firstUnplayed|allUnplayed] [--json]
                CompositorDemo help

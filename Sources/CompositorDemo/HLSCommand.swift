@@ -1,7 +1,7 @@
 import Compositor
 import CompositorIO
 
-/// `hls SCHEDULE.json --output DIR [--interstitials [--restrict-jumps] | --cue-tags --scte35] [--snap RULE] [--snap-break BREAK=RULE]...`:
+/// `hls SCHEDULE.json --output DIR [--interstitials [--restrict-jumps] | --cue-tags --scte35] [--snap RULE] [--snap-break BREAK=RULE]... [--segments ts|fmp4]`:
 /// the schedule's HLS sources stitched into `DIR/stitched.m3u8` (a multivariant playlist with
 /// `stitched-N.m3u8` beside it when the content has variants), the exact-cut queue plan in
 /// `DIR/queue-plan.json`, and the timeline that plays in the playlist (cuts snapped; `timeline
@@ -16,6 +16,10 @@ import CompositorIO
 /// `--snap` is how every cut moves to a segment boundary (`nearest`, the default, `next`,
 /// `previous`, `covering` or `within`); `--snap-break` gives one break its own rule, for its ads
 /// and the content cuts on either side of it, and may be repeated.
+///
+/// MP4 sources are packaged into segments written beside the playlist (samples copied, not
+/// re-encoded): MPEG-TS or fragmented MP4 as the HLS sources have, or as `--segments` says (MPEG-TS
+/// when every source is an MP4).
 ///
 /// The folder appears whole or not at all: everything is written into a new folder beside it, which
 /// then takes its name. An existing `DIR` is replaced only when it holds nothing but a previous
@@ -60,6 +64,13 @@ enum HLSCommand {
             guard breakSnapping[id] == nil else { throw .usage("--snap-break gives break \(quoted(id)) two rules") }
             breakSnapping[id] = try rule(named: String(value[value.index(after: equals)...]), option: "--snap-break")
         }
+        var container: HLSSegmentContainer?
+        if let name = try arguments.option("--segments") {
+            guard let named = HLSSegmentContainer(rawValue: name) else {
+                throw .usage("--segments: expected \(HLSSegmentContainer.allCases.map(\.rawValue).joined(separator: " or ")), got \(quoted(name))")
+            }
+            container = named
+        }
         let path = try arguments.positionalPath("SCHEDULE.json")
         try arguments.finish()
         let loaded = try LoadedSchedule(path: path)
@@ -68,7 +79,8 @@ enum HLSCommand {
         }
         let layout = interstitials ? Layout.interstitials(restrictingJumps: restrictingJumps) : .spliced
         let stitched = try stitch(
-            loaded, into: folder, layout: layout, cueMarkers: cueMarkers, snapping: snapping, breakSnapping: breakSnapping)
+            loaded, into: folder, layout: layout, cueMarkers: cueMarkers, snapping: snapping, breakSnapping: breakSnapping,
+            container: container)
         Output.out(summary(stitched, folder: folder.description, snapping: snapping, breakSnapping: breakSnapping))
     }
 
@@ -82,7 +94,7 @@ enum HLSCommand {
     /// Stitches the schedule and writes the playlists and the queue plan into `folder`, atomically.
     static func stitch(
         _ loaded: LoadedSchedule, into folder: FilePath, layout: Layout = .spliced, cueMarkers: Set<HLSCueMarker> = [],
-        snapping: HLSCutSnapping = .nearest, breakSnapping: [String: HLSCutSnapping] = [:]
+        snapping: HLSCutSnapping = .nearest, breakSnapping: [String: HLSCutSnapping] = [:], container: HLSSegmentContainer? = nil
     ) throws(DemoError) -> HLSStitchedComposition {
         let target = folder.resolved(against: currentFolder())
         let stitched: HLSStitchedComposition
@@ -90,6 +102,7 @@ enum HLSCommand {
             var stitcher = HLSCompositionStitcher(outputURL: hlsURL(target.appending(playlistName)), snapping: snapping)
             stitcher.breakSnapping = breakSnapping
             stitcher.cueMarkers = cueMarkers
+            stitcher.segmentContainer = container
             switch layout {
             case .spliced:
                 stitched = try stitcher.stitch(loaded.composition)
@@ -197,6 +210,10 @@ enum HLSCommand {
                 for name in ["ID", "CLASS"] { attributes[name] = nil }
                 lines.append("  \(escapedForDisplay(dateRange.id)): \(attributes)")
             }
+        }
+        for source in stitched.packagedSources where !source.usedSegments.isEmpty {
+            let files = source.fileNames
+            lines.append("packaged \(source.location) into \(files.count) \(source.packaging.container.rawValue) files (\(files[0]) …), samples copied")
         }
         lines.append("wrote \(shownFolder)/\(queuePlanName): \(stitched.queuePlan.items.count) queue items with exact cuts (not snapped)")
         lines.append("wrote \(shownFolder)/\(timelineName): the timeline that plays in the playlist (cuts snapped)")

@@ -173,9 +173,9 @@ struct HLSJoinDemoTests {
         #expect(inBreak["id"] == .string("a2") && inBreak["timeInAd"] == .number("1") && inBreak["contentTime"] == .number("8.5"))
     }
 
-    @Test("the bundled demo stitches the HLS fixtures into demo-output/hls and says how to play them", .needsFFmpeg)
+    @Test("the bundled demo stitches the HLS fixtures into demo-output/hls, and runs the seed's scenario through every output", .needsFFmpeg)
     func bundledDemo() async throws {
-        _ = try FFmpeg.require()  // the bundled demo also renders MP4 (a long run)
+        let ffmpeg = try FFmpeg.require()  // the bundled demo also renders MP4 (a long run)
         let scratch = try MP4Fixtures.makeScratchFolder("hls-bundled")
         defer { MP4Fixtures.remove(scratch) }
         let result = try await DemoProcess.run([], in: URL(fileURLWithPath: scratch))
@@ -183,5 +183,15 @@ struct HLSJoinDemoTests {
         #expect(result.stdout.contains("play it: ffplay demo-output/hls/stitched.m3u8"))
         #expect(result.stdout.contains("break mid1: asked at 8.5 s, plays at 8 s (segment boundary)"))
         #expect(MP4Fixtures.listing(scratch + "/demo-output/hls") == [".compositor-output", "queue-plan.json", "stitched.m3u8", "timeline.json"])
+        // Part 6: Fixtures/seed-scenario.json as one MP4, one playlist with the MP4 ads packaged,
+        // the queue plan and the session's events (judged frame by frame in HLSPackagingFFmpegTests).
+        #expect(result.stdout.contains("ad1.mp4 into 3 MPEG-TS files (ad1-0.ts …), samples copied"))
+        #expect(result.stdout.contains("break 'once' starts (first time)"))
+        #expect(result.stdout.contains("composition changes: 35.005 s -> 33.003 s"))
+        let seed = MP4Fixtures.listing(scratch + "/demo-output/seed-hls")
+        #expect(seed.contains("ad1-0.ts") && seed.contains("ad2-2.ts") && seed.contains("stitched.m3u8"))
+        // 937 frames, each the scheduled one (hash by hash in HLSPackagingFFmpegTests.seedScenario).
+        #expect(try await ffmpeg.decodedFrames(scratch + "/demo-output/seed-hls/stitched.m3u8").count == 937)
+        #expect(try await ffmpeg.videoFrames(scratch + "/demo-output/seed.mp4").count > 0)
     }
 }

@@ -14,30 +14,18 @@ import CompositorTesting
 /// as the composition says.
 @Suite("MP4 sources packaged into HLS segments (judged by ffmpeg)", .needsFFmpeg)
 struct HLSPackagingFFmpegTests {
-    /// The seed's scenario on the bundled clips: HLS (MPEG-TS) content, an MP4 pre-roll, a pod of
-    /// two MP4 ads mid-content, a once and a sticky MP4 ad, an HLS post-roll.
+    /// `Fixtures/seed-scenario.json`, the reference app's scenario on the bundled clips: HLS
+    /// (MPEG-TS) content A and B, an MP4 pre-roll, a pod of two MP4 ads, a once and a sticky MP4
+    /// ad, an HLS post-roll. The MP4 ads' keyframes are every 1 s (ad1) and 1.001 s (ad2), and
+    /// every ad cut is on one; the content's cut at 5 moves to its segment boundary 5.125.
     ///
     /// ```
-    /// content    0  1.5 2.25  4  5.125  6.5  8  9.375  10  11.25  12     (its segment boundaries)
-    /// asked  |ad1 0-3|content 0-5|ad1 0-2|ad2 0-3|content 5-8|ad2 0-2|content 8-10|ad1 0-2|content 10-12|ad2 ts|
+    /// plays |ad1 0-3|A 0-5.125|ad1 0-2|ad2 0-3.003|A 5.125-8|ad2 0-2.002|A 8-10|ad1 1-3|A 10-12|B 0-8|ad2 ts 0-3|
     /// ```
-    /// MP4 ads' keyframes are every second (30 fps, GOP 30), so every ad cut is on one; the
-    /// content's cuts move to its segment boundaries (5 -> 5.125).
-    static let seedScenario = """
-        { "content": [ { "id": "feature", "url": "hls/ts/content/index.m3u8" } ],
-          "breaks": [
-            { "id": "pre", "at": "preroll", "ads": [ { "id": "pre-ad", "url": "ad1.mp4", "end": 3 } ] },
-            { "id": "pod", "at": 5, "ads": [ { "id": "pod-1", "url": "ad1.mp4", "end": 2 },
-                                            { "id": "pod-2", "url": "ad2.mp4", "end": 3.003 } ] },
-            { "id": "once", "at": 8, "policy": "once", "ads": [ { "id": "once-ad", "url": "ad2.mp4", "end": 2.002 } ] },
-            { "id": "sticky", "at": 10, "ads": [ { "id": "sticky-ad", "url": "ad1.mp4", "start": 1, "end": 3 } ] },
-            { "id": "post", "at": "postroll", "ads": [ { "id": "post-ad", "url": "hls/ts/ad2/index.m3u8" } ] } ] }
-        """
-
     @Test("the seed's scenario: HLS content, MP4 ads packaged as MPEG-TS")
     func seedScenario() async throws {
-        let stitched = try await judged(try HLSJoin.composition(json: Array(Self.seedScenario.utf8)), label: "seed")
-        #expect(stitched.breaks.map(\.position) == [s(0), t("5.125"), s(8), s(10), s(12)])
+        let stitched = try await judged(try HLSJoin.composition("seed-scenario.json"), label: "seed")
+        #expect(stitched.breaks.map(\.position) == [s(0), t("5.125"), s(8), s(10), s(20)])
         #expect(stitched.packagedSources.map(\.item) == ["pre-ad", "pod-2"])
     }
 

@@ -42,6 +42,11 @@ struct TransportStreamRenderTests {
         try await render(HLSJoin.composition(json: Array(schedule.utf8)), cut: cut)
     }
 
+    @Test("the seed's scenario: Fixtures/seed-scenario.json", arguments: MP4CutMode.allCases)
+    func seedScenario(cut: MP4CutMode) async throws {
+        try await render(HLSJoin.composition("seed-scenario.json"), cut: cut)
+    }
+
     @Test("every source an HLS playlist: Fixtures/demo-hls.json", arguments: MP4CutMode.allCases)
     func allPlaylists(cut: MP4CutMode) async throws {
         try await render(HLSJoin.composition("demo-hls.json"), cut: cut)
