@@ -39,8 +39,8 @@ package struct TransportStreamSegmentWriter {
 
     package let packaging: MP4Packaging
     private let file: ReadableFile
-    private var videoSamples: SampleBlockReader
-    private var audioSamples: SampleBlockReader
+    /// One reader for both tracks: the samples are taken in time order, which is about file order.
+    private var sampleBytes: SampleBlockReader
     private var videoClock: Clock?
     private var audioClock: Clock?
     /// Per video sample description: its NAL length size and parameter sets (SPS then PPS).
@@ -56,8 +56,7 @@ package struct TransportStreamSegmentWriter {
         }
         let name = path.description
         file = try mp4Errors { () throws(FileError) in try ReadableFile(path: path, expecting: version) }
-        videoSamples = SampleBlockReader(file: file)
-        audioSamples = SampleBlockReader(file: file)
+        sampleBytes = SampleBlockReader(file: file)
         self.packaging = packaging
         avc = packaging.video?.track.sampleDescriptions.map { description in
             guard case .avc(let configuration) = description.codec else { return (4, []) }
@@ -115,7 +114,7 @@ package struct TransportStreamSegmentWriter {
                 let description = avc[Int(samples.descriptionIndices[v])]
                 let keyframe = samples.isSync(v)
                 accessUnit.removeAll(keepingCapacity: true)
-                try videoSamples.withSample(at: samples.offsets[v], size: Int(samples.sizes[v])) { (bytes) throws(MP4Error) in
+                try sampleBytes.withSample(at: samples.offsets[v], size: Int(samples.sizes[v])) { (bytes) throws(MP4Error) in
                     do throws(TSParseFailure) {
                         try AnnexB.appendLengthPrefixed(
                             bytes, lengthSize: description.lengthSize, parameterSets: keyframe ? description.parameterSets : [],
@@ -139,7 +138,7 @@ package struct TransportStreamSegmentWriter {
                                        reason: "audio sample \(a + 1) of \(size) bytes is longer than an ADTS frame can hold")
                 }
                 var frame = header
-                try audioSamples.withSample(at: samples.offsets[a], size: size) { (bytes) throws(MP4Error) in frame.append(contentsOf: bytes) }
+                try sampleBytes.withSample(at: samples.offsets[a], size: size) { (bytes) throws(MP4Error) in frame.append(contentsOf: bytes) }
                 frame.withUnsafeBytes { muxer.writeAudio($0, pts: UInt64(pts), into: &out) }
                 a += 1
                 nextAudio = try audioTime(a, file: name)

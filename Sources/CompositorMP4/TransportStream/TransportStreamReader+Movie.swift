@@ -97,8 +97,10 @@ extension TransportStreamReader.Index {
                 let expected = previous + perFrame
                 if actual < expected - perFrame / 2, frame.mayOverlap { continue }
                 let time = abs(actual - expected) <= perFrame / 2 ? expected : actual
-                guard time >= expected else {
-                    throw decodeOrder(frame, "an audio frame at \(frame.pts) (90 kHz) overlaps the one before")
+                // Earlier than the grid: the frame before was cut short (as an MP4 whose last frame
+                // of a loop or clip lasts less than 1,024 samples packages); it lasts until this one.
+                guard time > previous else {
+                    throw decodeOrder(frame, "an audio frame at \(frame.pts) (90 kHz) does not start after the one before")
                 }
                 times.append(time)
             } else {

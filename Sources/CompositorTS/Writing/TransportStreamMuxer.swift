@@ -18,7 +18,8 @@ package struct TransportStreamMuxer: Sendable {
 
     package let hasVideo: Bool
     package let hasAudio: Bool
-    private var continuity: [UInt16: UInt8] = [:]
+    /// The next continuity counter of the PAT, the PMT, the video and the audio PID.
+    private var counters: [UInt8] = [0, 0, 0, 0]
 
     package init(hasVideo: Bool, hasAudio: Bool) {
         self.hasVideo = hasVideo
@@ -83,65 +84,75 @@ package struct TransportStreamMuxer: Sendable {
     }
 
     /// A PES packet cut into transport packets; the first carries the PCR and the random access
-    /// indicator when asked, the last is filled out with adaptation field stuffing.
+    /// indicator when asked, the last is filled out with adaptation field stuffing. The packets are
+    /// written into room made at the end of `out` at once: a header, then one copy per packet.
     private mutating func writePES(
         header: [UInt8], payload: UnsafeRawBufferPointer, pid: UInt16, pcr: UInt64?, randomAccess: Bool, into out: inout [UInt8]
     ) {
+        // The first packet's adaptation field after its length byte: flags, then the PCR.
+        var adaptation: [UInt8] = []
+        if pcr != nil || randomAccess {
+            adaptation = [(randomAccess ? 0x40 : 0) | (pcr != nil ? 0x10 : 0)]
+            if let pcr { adaptation += Self.pcrField(pcr) }
+        }
         let total = header.count + payload.count
-        out.reserveCapacity(out.count + (total / 184 + 2) * 188)
-        var written = 0
-        var first = true
-        while written < total {
-            // The adaptation field's bytes after its length byte: flags, then the PCR.
-            var adaptation: [UInt8] = []
-            if first, pcr != nil || randomAccess {
-                adaptation = [(randomAccess ? 0x40 : 0) | (pcr != nil ? 0x10 : 0)]
-                if let pcr { adaptation += Self.pcrField(pcr) }
-            }
-            var hasAdaptation = !adaptation.isEmpty
-            let room = 184 - (hasAdaptation ? 1 + adaptation.count : 0)
-            let remaining = total - written
-            var take = min(room, remaining)
-            if remaining < room {
+        let firstRoom = 184 - (adaptation.isEmpty ? 0 : 1 + adaptation.count)
+        let packets = total <= firstRoom ? 1 : 1 + (total - firstRoom + 183) / 184
+        let base = out.count
+        out.append(contentsOf: repeatElement(0xFF, count: packets * 188))
+        out.withUnsafeMutableBytes { buffer in
+            var position = base
+            var written = 0
+            for index in 0..<packets {
+                let first = index == 0
+                let field = first ? adaptation : []
+                let room = first ? firstRoom : 184
+                let take = min(room, total - written)
                 // Stuffing, so the payload ends the packet exactly: a length byte alone stuffs one
-                // byte; flags (when not there yet) and 0xFF fill the rest.
-                var stuffing = room - remaining
-                if !hasAdaptation {
-                    hasAdaptation = true
-                    stuffing -= 1
-                    if stuffing > 0 {
-                        adaptation = [0x00]
-                        stuffing -= 1
-                    }
+                // byte; flags (when not there yet) and 0xFF fill the rest (already in place).
+                let stuffing = room - take
+                var adaptationLength: Int?
+                if !field.isEmpty {
+                    adaptationLength = field.count + stuffing
+                } else if stuffing > 0 {
+                    adaptationLength = stuffing - 1
                 }
-                adaptation += repeatElement(0xFF, count: stuffing)
+                buffer[position] = 0x47
+                buffer[position + 1] = (first ? 0x40 : 0) | UInt8(pid >> 8)
+                buffer[position + 2] = UInt8(pid & 0xFF)
+                buffer[position + 3] = (adaptationLength == nil ? 0x10 : 0x30) | nextCounter(pid)
+                position += 4
+                if let adaptationLength {
+                    buffer[position] = UInt8(adaptationLength)
+                    if field.isEmpty, adaptationLength > 0 { buffer[position + 1] = 0x00 }
+                    for (offset, byte) in field.enumerated() { buffer[position + 1 + offset] = byte }
+                    position += 1 + adaptationLength
+                }
+                var left = take
+                if written < header.count {
+                    let part = min(left, header.count - written)
+                    for offset in 0..<part { buffer[position + offset] = header[written + offset] }
+                    position += part
+                    written += part
+                    left -= part
+                }
+                if left > 0 {
+                    let from = written - header.count
+                    UnsafeMutableRawBufferPointer(rebasing: buffer[position..<(position + left)])
+                        .copyMemory(from: UnsafeRawBufferPointer(rebasing: payload[from..<(from + left)]))
+                    position += left
+                    written += left
+                }
             }
-            appendPacketHeader(pid: pid, start: first, adaptationLength: hasAdaptation ? adaptation.count : nil, to: &out)
-            out += adaptation
-            if written < header.count {
-                let part = min(take, header.count - written)
-                out += header[written..<(written + part)]
-                written += part
-                take -= part
-            }
-            if take > 0 {
-                let from = written - header.count
-                out.append(contentsOf: UnsafeRawBufferPointer(rebasing: payload[from..<(from + take)]))
-                written += take
-            }
-            first = false
         }
     }
 
-    /// The 4-byte packet header (and the adaptation field's length byte when there is one).
-    private mutating func appendPacketHeader(pid: UInt16, start: Bool, adaptationLength: Int?, to out: inout [UInt8]) {
-        let counter = continuity[pid, default: 0]
-        continuity[pid] = (counter + 1) & 0x0F
-        out.append(0x47)
-        out.append((start ? 0x40 : 0) | UInt8(pid >> 8))
-        out.append(UInt8(pid & 0xFF))
-        out.append((adaptationLength == nil ? 0x10 : 0x30) | counter)
-        if let adaptationLength { out.append(UInt8(adaptationLength)) }
+    /// The continuity counter for the next packet on `pid`.
+    private mutating func nextCounter(_ pid: UInt16) -> UInt8 {
+        let slot = pid == 0 ? 0 : pid == Self.programMapPID ? 1 : pid == Self.videoPID ? 2 : 3
+        let counter = counters[slot]
+        counters[slot] = (counter + 1) & 0x0F
+        return counter
     }
 
     /// A program clock reference: 33-bit base (90 kHz), 6 reserved bits, 9-bit extension (0).
@@ -160,7 +171,7 @@ package struct TransportStreamMuxer: Sendable {
         section[2] = UInt8(length & 0xFF)
         let crc = CRC32MPEG2.checksum(section)
         section += [UInt8(crc >> 24), UInt8((crc >> 16) & 0xFF), UInt8((crc >> 8) & 0xFF), UInt8(crc & 0xFF)]
-        appendPacketHeader(pid: pid, start: true, adaptationLength: nil, to: &out)
+        out += [0x47, 0x40 | UInt8(pid >> 8), UInt8(pid & 0xFF), 0x10 | nextCounter(pid)]
         out.append(0)  // pointer field
         out += section
         out += [UInt8](repeating: 0xFF, count: 188 - 5 - section.count)

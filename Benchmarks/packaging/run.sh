@@ -1,0 +1,97 @@
+#!/usr/bin/env bash
+# Packaging benchmark (issue 15, item 6), each tool on the same input in the same run:
+#   1. a 1 GB MP4 packaged into MPEG-TS segments:  `CompositorDemo hls` (MP4 source, --segments ts)
+#      against `ffmpeg -i SRC -c copy -f hls -hls_time 6 -hls_playlist_type vod`
+#   2. the same into fragmented MP4 segments:      --segments fmp4 against ffmpeg's -hls_segment_type fmp4
+#   3. a 1 GB TS playlist (the output of 1) read into one MP4: `CompositorDemo render` against
+#      `ffmpeg -i PLAYLIST -c copy -movflags +faststart OUT.mp4`
+# and `cat` of the same input bytes into one file. Compositor fsyncs what it writes (its folder and
+# file appear atomically); ffmpeg and cat are measured with an fsync of their output (`sync`) too.
+#
+#   Benchmarks/packaging/run.sh [WORKDIR]
+#
+# Generates its input with ffmpeg (not committed; about 2.5 GB in WORKDIR at the peak, default a new
+# temporary folder, removed at the end unless WORKDIR was given): 25 s of 720p H.264 (B-frames, a
+# keyframe every 2 s, about 8 Mbit/s) and AAC, looped by stream copy to 1,000 s (about 1 GB). Runs each
+# tool REPS times (default 3, after a `sync`), keeping the fastest; prints wall time, MB/s, peak RSS
+# (GNU time) and the ratios. Targets: >= 3x faster than ffmpeg, <= 1.5x cat + fsync, flat memory.
+set -euo pipefail
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+REPS=${REPS:-3}
+if [ $# -ge 1 ]; then WORK=$1; mkdir -p "$WORK"; KEEP=1; else WORK=$(mktemp -d /tmp/compositor-packaging-bench.XXXXXX); KEEP=0; fi
+WORK=$(cd "$WORK" && pwd)
+cleanup() { [ "$KEEP" = 1 ] || rm -rf "$WORK"; }
+trap cleanup EXIT
+command -v ffmpeg >/dev/null || { echo "error: ffmpeg not found" >&2; exit 1; }
+[ -x /usr/bin/time ] || { echo "error: /usr/bin/time (GNU time) not found" >&2; exit 1; }
+
+echo "== building CompositorDemo (release)"
+swift build --package-path "$ROOT" -c release --product CompositorDemo >&2
+DEMO="$(swift build --package-path "$ROOT" -c release --show-bin-path)/CompositorDemo"
+
+echo "== generating the input in $WORK"
+if [ ! -f "$WORK/src.mp4" ]; then
+    ffmpeg -hide_banner -v error -y \
+        -f lavfi -i "testsrc2=size=1280x720:rate=25,noise=alls=20:allf=t+u:all_seed=1" \
+        -f lavfi -i "sine=frequency=440:sample_rate=48000" \
+        -t 25 -c:v libx264 -preset ultrafast -g 50 -bf 2 -b:v 8M -maxrate 8M -bufsize 16M -pix_fmt yuv420p \
+        -c:a aac -b:a 128k -ac 2 "$WORK/loop.mp4"
+    ffmpeg -hide_banner -v error -y -stream_loop 39 -i "$WORK/loop.mp4" -c copy "$WORK/src.mp4"
+    rm -f "$WORK/loop.mp4"
+fi
+echo '{ "content": [ { "id": "src", "url": "src.mp4" } ], "breaks": [] }' >"$WORK/mp4.json"
+SIZE=$(wc -c <"$WORK/src.mp4")
+
+seconds() { awk '{print $1}' "$1"; }
+rss_mib() { awk '{printf "%.1f", $2 / 1024}' "$1"; }
+
+# Runs "$@" REPS times under /usr/bin/time, each after removing $OUT and a `sync`; leaves the
+# fastest "elapsed maxrss_kib" in $WORK/best.
+measure() {
+    local best=""
+    for _ in $(seq "$REPS"); do
+        rm -rf "$OUT"
+        sync
+        /usr/bin/time -f "%e %M" -o "$WORK/time" "$@" >/dev/null 2>"$WORK/stderr" || { cat "$WORK/stderr" >&2; exit 1; }
+        if [ -z "$best" ] || awk -v a="$(seconds "$WORK/time")" -v b="$(seconds "$best")" 'BEGIN{exit !(a<b)}'; then
+            cp "$WORK/time" "$WORK/best.tmp"; best="$WORK/best.tmp"
+        fi
+    done
+    mv "$WORK/best.tmp" "$WORK/best"
+}
+
+report() {  # NAME INPUT_BYTES
+    local name=$1 bytes=$2 tc tf tk
+    tc=$(seconds "$WORK/t-compositor"); tf=$(seconds "$WORK/t-ffmpeg"); tk=$(seconds "$WORK/t-cat")
+    echo
+    echo "== $name: $((bytes / 1048576)) MiB in, best of $REPS, every output fsynced"
+    for tool in compositor ffmpeg cat; do
+        printf "  %-11s %7s s  %7.0f MB/s  peak RSS %6s MiB\n" "$tool" "$(seconds "$WORK/t-$tool")" \
+            "$(awk -v b="$bytes" -v t="$(seconds "$WORK/t-$tool")" 'BEGIN{print b / 1e6 / t}')" "$(rss_mib "$WORK/t-$tool")"
+    done
+    awk -v c="$tc" -v f="$tf" -v k="$tk" 'BEGIN {
+        printf "  ffmpeg / compositor = %.2fx (target >= 3)   compositor / (cat + fsync) = %.2fx (target <= 1.5)\n", f / c, c / k }'
+}
+
+cat "$WORK/src.mp4" >/dev/null  # warm the page cache
+OUT="$WORK/cat.out"; measure sh -c 'cat "$1" > "$0" && sync "$0"' "$OUT" "$WORK/src.mp4"; cp "$WORK/best" "$WORK/t-cat"
+
+for kind in ts fmp4; do
+    OUT="$WORK/out-$kind"
+    measure "$DEMO" hls "$WORK/mp4.json" --output "$OUT" --segments "$kind"; cp "$WORK/best" "$WORK/t-compositor"
+    type=mpegts; [ "$kind" = fmp4 ] && type=fmp4
+    OUT="$WORK/ffmpeg-$kind"
+    measure sh -c 'mkdir -p "$0" && ffmpeg -v error -y -i "$1" -map 0 -c copy -f hls -hls_time 6 -hls_playlist_type vod -hls_segment_type "$2" -hls_segment_filename "$0/s%d.$3" "$0/index.m3u8" && sync "$0"/*' \
+        "$OUT" "$WORK/src.mp4" "$type" "$([ "$kind" = fmp4 ] && echo m4s || echo ts)"; cp "$WORK/best" "$WORK/t-ffmpeg"
+    report "MP4 -> $kind segments" "$SIZE"
+done
+
+# 3. The packaged TS playlist (kept from the last ts run) read into one MP4.
+OUT="$WORK/ts-in"; rm -rf "$OUT"; "$DEMO" hls "$WORK/mp4.json" --output "$OUT" --segments ts >/dev/null
+echo '{ "content": [ { "id": "src", "url": "ts-in/stitched.m3u8" } ], "breaks": [] }' >"$WORK/ts.json"
+TS_SIZE=$(cat "$WORK"/ts-in/*.ts | wc -c)
+cat "$WORK"/ts-in/*.ts >/dev/null
+OUT="$WORK/cat.out"; measure sh -c 'cat "$@" > "$0" && sync "$0"' "$OUT" "$WORK"/ts-in/*.ts; cp "$WORK/best" "$WORK/t-cat"
+OUT="$WORK/render.mp4"; measure "$DEMO" render "$WORK/ts.json" --output "$OUT"; cp "$WORK/best" "$WORK/t-compositor"
+OUT="$WORK/ffmpeg.mp4"; measure sh -c 'ffmpeg -v error -y -i "$1" -map 0 -c copy -movflags +faststart "$0" && sync "$0"' "$OUT" "$WORK/ts-in/stitched.m3u8"; cp "$WORK/best" "$WORK/t-ffmpeg"
+report "TS playlist -> MP4" "$TS_SIZE"
