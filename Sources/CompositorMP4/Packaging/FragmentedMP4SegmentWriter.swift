@@ -88,18 +88,7 @@ package struct FragmentedMP4SegmentWriter {
                 mdia.write(box: MediaHeaderBox(timescale: UInt32(source.timescale), duration: 0))
                 mdia.write(box: HandlerBox(handlerType: isVideo ? "vide" : "soun", name: isVideo ? "VideoHandler" : "SoundHandler"))
                 mdia.writeBox("minf") { minf in
-                    if isVideo {
-                        minf.writeBox("vmhd") { $0.writeVersion(0, flags: 1); $0.write(zeros: 8) }
-                    } else {
-                        minf.writeBox("smhd") { $0.writeVersion(0); $0.write(zeros: 4) }
-                    }
-                    minf.writeBox("dinf") { dinf in
-                        dinf.writeBox("dref") { dref in
-                            dref.writeVersion(0)
-                            dref.write(UInt32(1))
-                            dref.writeBox("url ") { $0.writeVersion(0, flags: 1) }
-                        }
-                    }
+                    minf.writeMediaInformationHeaders(isVideo: isVideo)
                     minf.writeBox("stbl") { stbl in
                         stbl.writeBox(SampleDescriptionBox.type) { SampleDescriptionBox(entries: [description]).writePayload(to: &$0) }
                         stbl.write(box: TimeToSampleBox(durations: []))

@@ -79,8 +79,8 @@ package struct MP4Packaging: Sendable {
         case .mpegTS:
             for description in track.sampleDescriptions {
                 switch description.codec {
-                case .avc(let configuration) where track.kind == .video:
-                    _ = configuration
+                case .avc where track.kind == .video:
+                    break
                 case .aac(let config) where track.kind == .audio:
                     guard (1...7).contains(config.channelConfiguration), (1...4).contains(config.coreObjectType),
                           ADTSParameters.frequencyIndex(of: config.sampleRate) != nil else {
@@ -115,12 +115,13 @@ package struct MP4Packaging: Sendable {
             guard start > (candidates.last?.time ?? .zero), start < end else { continue }
             candidates.append((start, index))
         }
-        // The keyframes next to each cut must start segments.
+        // The keyframes next to each cut must start segments (the one at it, when there is one).
+        let candidateTimes = candidates.map(\.time)
         var required = Set<Int>()
         for cut in cuts where cut > .zero && cut < end {
-            let after = candidates.firstIndex { $0.time > cut } ?? candidates.count
+            let after = candidateTimes.partitioningIndex { $0 > cut }
             if after > 0 { required.insert(after - 1) }
-            if after < candidates.count { required.insert(after) }
+            if after < candidates.count, after == 0 || candidateTimes[after - 1] != cut { required.insert(after) }
         }
         var starts: [(time: MediaTime, sample: Int)] = [(.zero, 0)]
         for (position, candidate) in candidates.enumerated() {

@@ -183,18 +183,7 @@ struct StitchLayoutBuilder {
                 mdia.write(box: MediaHeaderBox(timescale: UInt32(track.timescale), duration: UInt64(track.mediaEnd)))
                 mdia.write(box: HandlerBox(handlerType: isVideo ? "vide" : "soun", name: isVideo ? "VideoHandler" : "SoundHandler"))
                 mdia.writeBox("minf") { minf in
-                    if isVideo {
-                        minf.writeBox("vmhd") { $0.writeVersion(0, flags: 1); $0.write(zeros: 8) }
-                    } else {
-                        minf.writeBox("smhd") { $0.writeVersion(0); $0.write(zeros: 4) }
-                    }
-                    minf.writeBox("dinf") { dinf in
-                        dinf.writeBox("dref") { dref in
-                            dref.writeVersion(0)
-                            dref.write(UInt32(1))
-                            dref.writeBox("url ") { $0.writeVersion(0, flags: 1) }  // media in this file
-                        }
-                    }
+                    minf.writeMediaInformationHeaders(isVideo: isVideo)
                     minf.writeBox("stbl") { stbl in
                         stbl.writeBox(SampleDescriptionBox.type) {
                             SampleDescriptionBox(entries: track.descriptions).writePayload(to: &$0)
