@@ -12,6 +12,9 @@ package struct PESHeader: Sendable, Equatable {
     /// Bytes from the PES start to the first payload byte.
     package let headerLength: Int
 
+    /// Ticks per second of PTS and DTS (and of the PCR's base).
+    package static let clockRate: Int64 = 90_000
+
     /// Parses the header at the start of `bytes` (the PES packet's first bytes), found `offset`
     /// bytes into the segment.
     package init(_ bytes: UnsafeRawBufferPointer, at offset: UInt64) throws(TSParseFailure) {

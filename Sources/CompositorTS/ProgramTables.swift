@@ -20,6 +20,10 @@ package enum ProgramAssociation {
 package struct ElementaryStreamEntry: Sendable, Equatable {
     package let streamType: UInt8
     package let pid: UInt16
+
+    /// The stream types this library reads and writes (ISO/IEC 13818-1, table 2-34).
+    package static let h264: UInt8 = 0x1B
+    package static let adtsAAC: UInt8 = 0x0F
 }
 
 package enum ProgramMap {

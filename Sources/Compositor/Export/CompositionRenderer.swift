@@ -54,7 +54,7 @@ public enum CompositionRenderer {
 
     /// The plan and output composition, without writing anything.
     public static func plan(_ composition: Composition, cut: MP4CutMode = .sampleAccurate) throws(RenderError) -> Rendered {
-        try plan(composition, with: MP4Stitcher(pieces: try pieces(of: composition), cutMode: cut))
+        try plan(composition, with: MP4Stitcher(pieces: try pieces(of: composition).pieces, cutMode: cut))
     }
 
     private static func plan(_ composition: Composition, with stitcher: MP4Stitcher) throws(RenderError) -> Rendered {
@@ -79,10 +79,10 @@ public enum CompositionRenderer {
         _ composition: Composition, to outputPath: FilePath, cut: MP4CutMode = .sampleAccurate,
         progress: (MP4StitchProgress) -> Void = { _ in }
     ) throws(RenderError) -> Rendered {
-        let pieces = try pieces(of: composition)
+        let (pieces, inputs) = try pieces(of: composition)
         // Before any work: an output that is a source, a device or a folder is refused now, not
         // after the whole file is written.
-        do { try OutputDestination.check(outputPath, inputs: Array(Set(pieces.flatMap(\.files)))) } catch { throw .mp4(MP4Error(error)) }
+        do { try OutputDestination.check(outputPath, inputs: inputs) } catch { throw .mp4(MP4Error(error)) }
         let stitcher = MP4Stitcher(pieces: pieces, cutMode: cut)
         let rendered = try plan(composition, with: stitcher)
         do {
@@ -93,16 +93,31 @@ public enum CompositionRenderer {
         return rendered
     }
 
-    private static func pieces(of composition: Composition) throws(RenderError) -> [MP4StitchPiece] {
+    /// The stitcher's pieces, and every file they read. Each source is probed (an MP4, or a
+    /// playlist whose segments are resolved) once, however many pieces play it.
+    private static func pieces(of composition: Composition) throws(RenderError) -> (pieces: [MP4StitchPiece], inputs: [FilePath]) {
         var playlists = HLSRenderSources()
-        return try composition.segments.map { (segment) throws(RenderError) in
-            guard let path = segment.source.filePath else { throw .remoteSource(item: segment.id, segment.source) }
-            guard SourceProbe.isPlaylist(segment.source) else { return MP4StitchPiece(path: path, range: segment.sourceRange) }
-            do throws(HLSCompositionStitchError) {
-                return MP4StitchPiece(source: .transportStream(try playlists.source(segment.source, item: segment.id)), range: segment.sourceRange)
-            } catch {
-                throw .playlist(item: segment.id, error)
+        var sources: [MediaLocation: MP4StitchPiece.Source] = [:]
+        var inputs: [FilePath] = []
+        var pieces: [MP4StitchPiece] = []
+        for segment in composition.segments {
+            if sources[segment.source] == nil {
+                guard let path = segment.source.filePath else { throw .remoteSource(item: segment.id, segment.source) }
+                let source: MP4StitchPiece.Source
+                if SourceProbe.isPlaylist(segment.source) {
+                    do throws(HLSCompositionStitchError) {
+                        source = .transportStream(try playlists.source(segment.source, item: segment.id))
+                    } catch {
+                        throw .playlist(item: segment.id, error)
+                    }
+                } else {
+                    source = .mp4(path)
+                }
+                sources[segment.source] = source
+                inputs += source.files
             }
+            if let source = sources[segment.source] { pieces.append(MP4StitchPiece(source: source, range: segment.sourceRange)) }
         }
+        return (pieces, inputs)
     }
 }

@@ -66,6 +66,9 @@ public struct HLSCompositionStitcher: Sendable {
     /// (interstitials): the ads need not share the content's segment format, nor carry their audio
     /// muxed, since each keeps its own playlists.
     var decidesCutsOnly = false
+    /// MP4 sources already packaged (by the stitch that decided an interstitial layout's cuts),
+    /// used as they are: one source, one set of segment files, whichever playlist lists them.
+    var packagedSources: [HLSPackagedSource]?
 
     public init(
         outputURL: String, programDateTime: String = defaultProgramDateTime, markerClass: String = defaultMarkerClass,
@@ -83,10 +86,12 @@ public struct HLSCompositionStitcher: Sendable {
     public func stitch(_ composition: Composition) throws(HLSCompositionStitchError) -> HLSStitchedComposition {
         let output = HLSSourcePlaylists.absolute(outputURL)
         var playlists = HLSSourcePlaylists(loader: loader)
-        var packaged = try packageMP4Sources(of: composition, output: output, playlists: &playlists)
+        var packaged: [HLSPackagedSource]
+        if let packagedSources { packaged = packagedSources } else {
+            packaged = try packageMP4Sources(of: composition, output: output, playlists: &playlists)
+        }
         // Each distinct source once, in order of first use, and which of them each segment plays.
         var sources: [(location: MediaLocation, playlist: HLSPlaylist)] = []
-        var sourcePlaylists: [MediaLocation: HLSPlaylist] = [:]
         var sourceIndex: [MediaLocation: Int] = [:]
         var sourceOfSegment: [Int] = []
         for segment in composition.segments {
@@ -103,8 +108,8 @@ public struct HLSCompositionStitcher: Sendable {
             sourceIndex[segment.source] = sources.count
             sourceOfSegment.append(sources.count)
             sources.append((segment.source, playlist))
-            sourcePlaylists[segment.source] = playlist
         }
+        let sourcePlaylists = Dictionary(uniqueKeysWithValues: sources.map { ($0.location, $0.playlist) })
         for placed in composition.breaks {
             for id in [placed.id] + placed.adIDs where id.contains(where: { $0 == "\"" || $0 == "\n" || $0 == "\r" }) {
                 throw .unwritableID(id)
@@ -202,10 +207,12 @@ public struct HLSCompositionStitcher: Sendable {
     ) throws(HLSCompositionStitchError) -> [HLSPackagedSource] {
         var mp4: [(location: MediaLocation, item: String)] = []
         var firstPlaylist: MediaLocation?
-        for segment in composition.segments {
+        var seen: Set<MediaLocation> = []
+        // Each source is looked at (its first bytes read) once.
+        for segment in composition.segments where seen.insert(segment.source).inserted {
             if segment.source.filePath == nil || SourceProbe.isPlaylist(segment.source) {
                 firstPlaylist = firstPlaylist ?? segment.source
-            } else if !mp4.contains(where: { $0.location == segment.source }) {
+            } else {
                 mp4.append((segment.source, segment.id))
             }
         }
@@ -226,7 +233,7 @@ public struct HLSCompositionStitcher: Sendable {
                 }
             }
         }
-        let folderURL = String(output[...(output.lastIndex(of: "/") ?? output.startIndex)])
+        let folderURL = Self.folderURL(of: output)
         var stems: Set<String> = []
         var packaged: [HLSPackagedSource] = []
         for (location, item) in mp4 {
@@ -409,6 +416,9 @@ public struct HLSCompositionStitcher: Sendable {
 
     /// `…/stitched.m3u8` -> `…/stitched<suffix>`: a file written beside the output.
     static func siblingURL(_ url: String, suffix: String) -> String { splitExtension(url).stem + suffix }
+
+    /// `…/stitched.m3u8` -> `…/`: the folder the outputs are written into, `/` at its end.
+    static func folderURL(of url: String) -> String { String(url[...(url.lastIndex(of: "/") ?? url.startIndex)]) }
 
     /// `…/name.ext` -> (`…/name`, `.ext`); the extension is empty when the name has none.
     private static func splitExtension(_ url: String) -> (stem: String, pathExtension: String) {

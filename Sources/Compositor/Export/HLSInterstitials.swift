@@ -48,7 +48,11 @@ extension HLSCompositionStitcher {
         var splicer = self
         splicer.decidesCutsOnly = true
         let spliced = try splicer.stitch(composition)
-        let primary = try stitch(content)
+        // The content playlist lists the segment files of the spliced stitch's packaging (cut at
+        // the breaks too), so each file holds what both say it does.
+        var contentStitcher = self
+        contentStitcher.packagedSources = spliced.packagedSources
+        let primary = try contentStitcher.stitch(content)
         let plan = try InterstitialPlan(
             spliced: spliced, requested: composition, primary: primary.composition,
             primaryPlaylists: (primary.variants + primary.renditions).map(\.result.playlist), outputURL: primary.outputURL,
@@ -100,7 +104,7 @@ private struct InterstitialPlan {
         restrictingJumps: Bool, stitcher: HLSCompositionStitcher
     ) throws(HLSCompositionStitchError) {
         self.primary = primary
-        self.folderURL = String(outputURL[...(outputURL.lastIndex(of: "/") ?? outputURL.startIndex)])
+        self.folderURL = HLSCompositionStitcher.folderURL(of: outputURL)
         self.sources = HLSSourcePlaylists(loader: stitcher.loader)
         let played = spliced.composition
         self.composition = played

@@ -108,17 +108,10 @@ package struct HLSPackagedSource: Sendable, Equatable {
     func write(into draft: AtomicOutputFolder.Draft) throws(HLSCompositionStitchError) {
         guard !usedSegments.isEmpty else { return }
         do {
-            switch packaging.container {
-            case .mpegTS:
-                var writer = try TransportStreamSegmentWriter(packaging)
-                for index in usedSegments { try write(try writer.segment(index), name: playlist.segments[index].uri, into: draft) }
-                try writer.checkUnchanged()
-            case .fragmentedMP4:
-                var writer = try FragmentedMP4SegmentWriter(packaging)
-                if let initSegmentName { try write(writer.initSegment(), name: initSegmentName, into: draft) }
-                for index in usedSegments { try write(try writer.segment(index), name: playlist.segments[index].uri, into: draft) }
-                try writer.checkUnchanged()
-            }
+            var writer = try packaging.segmentWriter()
+            if let initSegmentName, let bytes = writer.initSegment() { try write(bytes, name: initSegmentName, into: draft) }
+            for index in usedSegments { try write(try writer.segment(index), name: playlist.segments[index].uri, into: draft) }
+            try writer.checkUnchanged()
         } catch {
             throw .packaging(item: item, error)
         }

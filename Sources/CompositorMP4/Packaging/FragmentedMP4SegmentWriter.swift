@@ -8,7 +8,7 @@ import CompositorIO
 /// the segment as one run, durations, sizes, sync flags and composition offsets copied from the
 /// source. Decode times are the source's, moved so that presentation 0 falls on a whole second
 /// (0, unless priming or B-frames decode earlier), the same second for every track.
-package struct FragmentedMP4SegmentWriter {
+struct FragmentedMP4SegmentWriter: MP4SegmentWriter {
     private struct Track {
         let timeline: SourceTrackTimeline
         let trackID: UInt32
@@ -17,17 +17,13 @@ package struct FragmentedMP4SegmentWriter {
         var reader: SampleBlockReader
     }
 
-    package let packaging: MP4Packaging
-    private let file: ReadableFile
+    let packaging: MP4Packaging
+    let source: ReadableFile
     private var tracks: [Track]
 
-    /// Opens the source, checking it is the version the packaging was planned from.
-    package init(_ packaging: MP4Packaging) throws(MP4Error) {
-        guard packaging.container == .fragmentedMP4, case .file(let path, let version) = packaging.movie.store else {
-            throw .io(file: packaging.path.description, operation: "package", reason: "not planned as fragmented MP4 segments of an MP4 file")
-        }
-        let name = path.description
-        file = try mp4Errors { () throws(FileError) in try ReadableFile(path: path, expecting: version) }
+    init(_ packaging: MP4Packaging) throws(MP4Error) {
+        let name = packaging.path.description
+        source = try packaging.openSource()
         self.packaging = packaging
         let timelines = [packaging.video, packaging.audio].compactMap { $0 }
         // Each track's presentation 0 in its own ticks, less its first decode time: how far the
@@ -53,13 +49,13 @@ package struct FragmentedMP4SegmentWriter {
             let (baseTicks, o1) = base.multipliedReportingOverflow(by: Int64(timeline.timescale))
             let (shift, o2) = baseTicks.addingReportingOverflow(zero)
             guard !o1, !o2 else { throw .timeOverflow(file: name, reason: "\(timeline.track.boxPath) decode times past the 64-bit range") }
-            tracks.append(Track(timeline: timeline, trackID: UInt32(index + 1), shift: shift, reader: SampleBlockReader(file: file)))
+            tracks.append(Track(timeline: timeline, trackID: UInt32(index + 1), shift: shift, reader: SampleBlockReader(file: source)))
         }
         self.tracks = tracks
     }
 
     /// `ftyp` and `moov`: the tracks and their sample entries, no samples.
-    package func initSegment() -> [UInt8] {
+    func initSegment() -> [UInt8]? {
         var writer = ByteWriter()
         writer.writeBox("ftyp") { ftyp in
             ftyp.write(FourCC("iso6"))
@@ -102,7 +98,7 @@ package struct FragmentedMP4SegmentWriter {
     }
 
     /// Segment `index`: `moof` (sequence number `index + 1`) and `mdat`.
-    package mutating func segment(_ index: Int) throws(MP4Error) -> [UInt8] {
+    mutating func segment(_ index: Int) throws(MP4Error) -> [UInt8] {
         let segment = packaging.segments[index]
         let runs = tracks.map { track in track.timeline.track.kind == .video ? segment.video : segment.audio }
         func moof(dataStart: Int) throws(MP4Error) -> [UInt8] {
@@ -150,10 +146,5 @@ package struct FragmentedMP4SegmentWriter {
             }
         }
         return out
-    }
-
-    /// Throws when the source changed while it was being read.
-    package func checkUnchanged() throws(MP4Error) {
-        try mp4Errors { () throws(FileError) in try file.checkUnchanged() }
     }
 }

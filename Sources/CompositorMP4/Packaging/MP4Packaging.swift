@@ -1,5 +1,6 @@
 import CompositorCore
 import CompositorIO
+import CompositorTS
 
 /// An MP4 source cut into HLS media segments by passthrough: samples copied, never re-encoded.
 ///
@@ -36,7 +37,8 @@ package struct MP4Packaging: Sendable {
 
     package let path: FilePath
     package let container: Container
-    let movie: MP4Movie
+    /// The source as it was read: the segments hold only for this version of it.
+    let version: FileVersion
     let video: SourceTrackTimeline?
     let audio: SourceTrackTimeline?
     package let segments: [Segment]
@@ -48,6 +50,9 @@ package struct MP4Packaging: Sendable {
     package init(path: FilePath, container: Container, targetDuration: MediaTime, cuts: [MediaTime] = []) throws(MP4Error) {
         let movie = try MP4Reader.read(path: path)
         let file = path.description
+        guard case .file(_, let version) = movie.store else {
+            throw .io(file: file, operation: "package", reason: "not read from an MP4 file")
+        }
         let video = try movie.videoTrack.map { (track) throws(MP4Error) in try SourceTrackTimeline(track: track, file: file) }
         let audio = try movie.audioTrack.map { (track) throws(MP4Error) in try SourceTrackTimeline(track: track, file: file) }
         guard video != nil || audio != nil else {
@@ -58,10 +63,24 @@ package struct MP4Packaging: Sendable {
         }
         self.path = path
         self.container = container
-        self.movie = movie
+        self.version = version
         self.video = video
         self.audio = audio
         self.segments = try Self.segments(video: video, audio: audio, targetDuration: targetDuration, cuts: cuts, file: file)
+    }
+
+    /// A writer of the segments in `container`, reading the source (checked to be the version
+    /// the segments were planned from).
+    package func segmentWriter() throws(MP4Error) -> any MP4SegmentWriter {
+        switch container {
+        case .mpegTS: return try TransportStreamSegmentWriter(self)
+        case .fragmentedMP4: return try FragmentedMP4SegmentWriter(self)
+        }
+    }
+
+    /// The source, opened and checked to be the version the segments were planned from.
+    func openSource() throws(MP4Error) -> ReadableFile {
+        try mp4Errors { () throws(FileError) in try ReadableFile(path: path, expecting: version) }
     }
 
     /// Refuses what the container cannot carry, before anything is written.
@@ -139,22 +158,20 @@ package struct MP4Packaging: Sendable {
             return audio.samples.decodeTimes.partitioningIndex { $0 >= ticks }
         }
         let audioEnd = try audio.map { (audio) throws(MP4Error) in try firstAudioFrame(at: audio.presentationEnd) } ?? 0
-        var segments: [Segment] = []
-        for (index, start) in starts.enumerated() {
-            let isLast = index == starts.count - 1
-            let stop = isLast ? (end, Int.max) : starts[index + 1]
-            let videoRange: Range<Int>
-            let audioRange: Range<Int>
-            if let video {
-                videoRange = (index == 0 ? 0 : start.sample)..<(isLast ? video.samples.count : stop.1)
-                let from = index == 0 ? 0 : try firstAudioFrame(at: start.time)
-                let to = isLast ? audioEnd : try firstAudioFrame(at: stop.0)
-                audioRange = min(from, audioEnd)..<max(min(from, audioEnd), min(to, audioEnd))
-            } else {
-                videoRange = 0..<0
-                audioRange = (index == 0 ? 0 : start.sample)..<(isLast ? audioEnd : stop.1)
-            }
-            segments.append(Segment(range: MediaTimeRange(start: start.time, end: stop.0), video: videoRange, audio: audioRange))
+        // Segment i runs from bound i to bound i + 1, in time and in each track's samples; the
+        // first takes every sample before the first keyframe, the last every one to the end.
+        let times = starts.map(\.time) + [end]
+        let splitBounds = [0] + starts.dropFirst().map(\.sample) + [video?.samples.count ?? audioEnd]
+        var audioBounds = splitBounds
+        if video != nil {
+            audioBounds = [0]
+            for start in starts.dropFirst() { audioBounds.append(min(try firstAudioFrame(at: start.time), audioEnd)) }
+            audioBounds.append(audioEnd)
+        }
+        let segments = starts.indices.map { index in
+            Segment(range: MediaTimeRange(start: times[index], end: times[index + 1]),
+                    video: video == nil ? 0..<0 : splitBounds[index]..<splitBounds[index + 1],
+                    audio: audioBounds[index]..<audioBounds[index + 1])
         }
         return segments
     }
@@ -173,7 +190,22 @@ struct ADTSParameters: Sendable, Equatable {
         channelConfiguration = UInt8(clamping: config.channelConfiguration)
     }
 
-    static func frequencyIndex(of rate: Int) -> Int? {
-        [96000, 88200, 64000, 48000, 44100, 32000, 24000, 22050, 16000, 12000, 11025, 8000, 7350].firstIndex(of: rate)
+    static func frequencyIndex(of rate: Int) -> Int? { ADTSHeader.samplingFrequencies.firstIndex(of: rate) }
+}
+
+/// Writes the segments of one packaging, in its container.
+package protocol MP4SegmentWriter {
+    /// The source being read.
+    var source: ReadableFile { get }
+    /// The init segment (`EXT-X-MAP`), for a container that has one.
+    func initSegment() -> [UInt8]?
+    /// Segment `index`'s bytes.
+    mutating func segment(_ index: Int) throws(MP4Error) -> [UInt8]
+}
+
+extension MP4SegmentWriter {
+    /// Throws when the source changed while it was being read.
+    package func checkUnchanged() throws(MP4Error) {
+        try mp4Errors { () throws(FileError) in try source.checkUnchanged() }
     }
 }

@@ -10,7 +10,7 @@ import CompositorTS
 /// Decode times move earlier by the largest negative composition offset (MP4's signed `ctts`),
 /// since a transport stream's DTS may never pass its PTS. Continuity counters run on when the
 /// segments are written in order (as a playlist plays them), and restart after a skip.
-package struct TransportStreamSegmentWriter {
+struct TransportStreamSegmentWriter: MP4SegmentWriter {
     /// The presentation time that becomes PTS 126,000 (1.4 s).
     static let firstTimestamp: Int64 = 126_000
 
@@ -27,7 +27,7 @@ package struct TransportStreamSegmentWriter {
             let (relative, overflow) = media.subtractingReportingOverflow(mediaStart)
             do {
                 guard !overflow else { throw MediaTimeError.overflow("\(media) - \(mediaStart)") }
-                let scaled = try MediaTime.divide(relative, times: 90_000, by: Int64(timescale), rounding: .toNearestOrAwayFromZero)
+                let scaled = try MediaTime.divide(relative, times: PESHeader.clockRate, by: Int64(timescale), rounding: .toNearestOrAwayFromZero)
                 let (sum, sumOverflow) = scaled.addingReportingOverflow(offset)
                 guard !sumOverflow else { throw MediaTimeError.overflow("\(scaled) + \(offset)") }
                 return sum
@@ -37,8 +37,8 @@ package struct TransportStreamSegmentWriter {
         }
     }
 
-    package let packaging: MP4Packaging
-    private let file: ReadableFile
+    let packaging: MP4Packaging
+    let source: ReadableFile
     /// One reader for both tracks: the samples are taken in time order, which is about file order.
     private var sampleBytes: SampleBlockReader
     private var videoClock: Clock?
@@ -49,14 +49,10 @@ package struct TransportStreamSegmentWriter {
     private var muxer: TransportStreamMuxer
     private var lastSegment: Int?
 
-    /// Opens the source, checking it is the version the packaging was planned from.
-    package init(_ packaging: MP4Packaging) throws(MP4Error) {
-        guard packaging.container == .mpegTS, case .file(let path, let version) = packaging.movie.store else {
-            throw .io(file: packaging.path.description, operation: "package", reason: "not planned as MPEG-TS segments of an MP4 file")
-        }
-        let name = path.description
-        file = try mp4Errors { () throws(FileError) in try ReadableFile(path: path, expecting: version) }
-        sampleBytes = SampleBlockReader(file: file)
+    init(_ packaging: MP4Packaging) throws(MP4Error) {
+        let name = packaging.path.description
+        source = try packaging.openSource()
+        sampleBytes = SampleBlockReader(file: source)
         self.packaging = packaging
         avc = packaging.video?.track.sampleDescriptions.map { description in
             guard case .avc(let configuration) = description.codec else { return (4, []) }
@@ -68,7 +64,7 @@ package struct TransportStreamSegmentWriter {
         } ?? []
         func clock(_ timeline: SourceTrackTimeline, decodeShift: Int64) throws(MP4Error) -> Clock {
             let start: Int64
-            do { start = try timeline.presentationStart.converted(to: 90_000, rounding: .toNearestOrAwayFromZero).value } catch {
+            do { start = try timeline.presentationStart.converted(to: Int32(PESHeader.clockRate), rounding: .toNearestOrAwayFromZero).value } catch {
                 throw .timeOverflow(file: name, reason: "\(timeline.track.boxPath) starts presenting at \(timeline.presentationStart): \(error)")
             }
             return Clock(mediaStart: timeline.mediaStart, timescale: timeline.timescale, offset: start, decodeShift: decodeShift)
@@ -93,8 +89,11 @@ package struct TransportStreamSegmentWriter {
         muxer = TransportStreamMuxer(hasVideo: packaging.video != nil, hasAudio: packaging.audio != nil)
     }
 
+    /// A transport stream has none: every segment starts with its PAT and PMT.
+    func initSegment() -> [UInt8]? { nil }
+
     /// Segment `index` as transport stream packets.
-    package mutating func segment(_ index: Int) throws(MP4Error) -> [UInt8] {
+    mutating func segment(_ index: Int) throws(MP4Error) -> [UInt8] {
         if lastSegment.map({ $0 + 1 }) != index {
             muxer = TransportStreamMuxer(hasVideo: packaging.video != nil, hasAudio: packaging.audio != nil)
         }
@@ -160,10 +159,5 @@ package struct TransportStreamSegmentWriter {
     private func audioTime(_ index: Int, file: String) throws(MP4Error) -> Int64? {
         guard let clock = audioClock, let samples = packaging.audio?.samples, index < samples.count else { return nil }
         return try clock.ticks(samples.decodeTimes[index], file: file)
-    }
-
-    /// Throws when the source changed while it was being read.
-    package func checkUnchanged() throws(MP4Error) {
-        try mp4Errors { () throws(FileError) in try file.checkUnchanged() }
     }
 }

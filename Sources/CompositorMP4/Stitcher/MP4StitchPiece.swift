@@ -7,6 +7,14 @@ package struct MP4StitchPiece: Sendable, Hashable {
         case mp4(FilePath)
         /// An HLS media playlist's transport stream segments.
         case transportStream(TransportStreamSource)
+
+        /// Every file it reads: the MP4, or the playlist and its segments.
+        package var files: [FilePath] {
+            switch self {
+            case .mp4(let path): return [path]
+            case .transportStream(let source): return [source.playlist] + source.segments.map(\.path)
+            }
+        }
     }
 
     package var source: Source
@@ -21,14 +29,6 @@ package struct MP4StitchPiece: Sendable, Hashable {
     package init(source: Source, range: MediaTimeRange) {
         self.source = source
         self.range = range
-    }
-
-    /// Every file the piece reads: the MP4, or the playlist and its segments.
-    package var files: [FilePath] {
-        switch source {
-        case .mp4(let path): return [path]
-        case .transportStream(let source): return [source.playlist] + source.segments.map(\.path)
-        }
     }
 
     /// The file the user named: the MP4, or the playlist.

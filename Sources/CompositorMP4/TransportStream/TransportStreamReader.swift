@@ -20,16 +20,15 @@ import CompositorTS
 ///   access units with an IDR picture. Each distinct set of SPS/PPS, or of AAC settings, is a
 ///   sample description.
 package enum TransportStreamReader {
-    /// Stream types (ISO/IEC 13818-1, table 2-34, and its registrations) and what is said of them.
-    static let h264: UInt8 = 0x1B
-    static let adtsAAC: UInt8 = 0x0F
+    /// Stream types this reader does not read (ISO/IEC 13818-1, table 2-34, and its
+    /// registrations), and what is said of them.
     static let unsupportedVideo: [UInt8: String] = [
         0x01: "MPEG-1 video", 0x02: "MPEG-2 video", 0x10: "MPEG-4 Part 2 video", 0x24: "HEVC video", 0x33: "VVC video",
     ]
     static let unsupportedAudio: [UInt8: String] = [
         0x03: "MPEG-1 audio (MP3)", 0x04: "MPEG-2 audio (MP3)", 0x11: "AAC in LATM", 0x81: "AC-3 audio", 0x87: "E-AC-3 audio",
     ]
-    static let clock: Int64 = 90000
+    static let clock = PESHeader.clockRate
 
     package static func read(_ source: TransportStreamSource, budget: inout MP4SampleBudget) throws(MP4Error) -> MP4Movie {
         var index = Index(source: source)
@@ -92,7 +91,7 @@ extension TransportStreamReader {
             var packets = try SegmentPackets(path: path, byteRange: segment.byteRange)
             if segment.discontinuity { videoClock = TimestampUnwrapper(); audioClock = TimestampUnwrapper() }
             let videoStart = video.count, audioStart = audio.count
-            var demuxer = ProgramDemuxer(streamTypes: [h264, adtsAAC])
+            var demuxer = ProgramDemuxer(streamTypes: [ElementaryStreamEntry.h264, ElementaryStreamEntry.adtsAAC])
             var pids: (video: UInt16?, audio: UInt16?)?
             /// The PIDs read, chosen once the PMT has been read (PES packets come only after it).
             func chosenPIDs() throws(MP4Error) -> (video: UInt16?, audio: UInt16?)? {
@@ -149,8 +148,8 @@ extension TransportStreamReader {
 
         /// The video and audio PIDs this source reads from the PMT's streams.
         func choose(_ streams: [ElementaryStreamEntry], file: FilePath, offset: UInt64) throws(MP4Error) -> (video: UInt16?, audio: UInt16?) {
-            let video = streams.first { $0.streamType == h264 }
-            let audio = streams.first { $0.streamType == adtsAAC }
+            let video = streams.first { $0.streamType == ElementaryStreamEntry.h264 }
+            let audio = streams.first { $0.streamType == ElementaryStreamEntry.adtsAAC }
             func named(_ names: [UInt8: String]) -> String? {
                 streams.lazy.compactMap { stream in names[stream.streamType].map { "\($0) (stream type 0x\(String(stream.streamType, radix: 16)))" } }.first
             }

@@ -30,4 +30,12 @@ package struct TransportStreamSource: Sendable, Hashable {
         self.playlist = playlist
         self.segments = segments
     }
+
+    /// By the playlist and its length only: a stitch looks a source up once per piece, and
+    /// hashing every segment each time would cost pieces x segments. Equal sources still compare
+    /// in full (in one step when they share their segments' storage, as the pieces of one do).
+    package func hash(into hasher: inout Hasher) {
+        hasher.combine(playlist)
+        hasher.combine(segments.count)
+    }
 }

@@ -30,8 +30,8 @@ extension AnnexB {
             index = start + length
         }
         let type = { (unit: Range<Int>) in sample[unit.lowerBound] & 0x1F }
-        if units.first.map(type) != 9 { out += accessUnitDelimiter }
-        if !units.contains(where: { type($0) == 7 }) {
+        if units.first.map(type) != H264AccessUnit.accessUnitDelimiter { out += accessUnitDelimiter }
+        if !units.contains(where: { type($0) == H264AccessUnit.sequenceParameterSet }) {
             for set in parameterSets {
                 out += [0, 0, 0, 1]
                 out += set

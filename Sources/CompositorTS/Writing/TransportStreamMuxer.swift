@@ -35,8 +35,8 @@ package struct TransportStreamMuxer: Sendable {
         pat += [UInt8(0xE0 | Self.programMapPID >> 8), UInt8(Self.programMapPID & 0xFF)]
         writeSection(pat, pid: 0, into: &out)
         var streams: [UInt8] = []
-        if hasVideo { streams += [0x1B, UInt8(0xE0 | Self.videoPID >> 8), UInt8(Self.videoPID & 0xFF), 0xF0, 0x00] }
-        if hasAudio { streams += [0x0F, UInt8(0xE0 | Self.audioPID >> 8), UInt8(Self.audioPID & 0xFF), 0xF0, 0x00] }
+        if hasVideo { streams += [ElementaryStreamEntry.h264, UInt8(0xE0 | Self.videoPID >> 8), UInt8(Self.videoPID & 0xFF), 0xF0, 0x00] }
+        if hasAudio { streams += [ElementaryStreamEntry.adtsAAC, UInt8(0xE0 | Self.audioPID >> 8), UInt8(Self.audioPID & 0xFF), 0xF0, 0x00] }
         var pmt: [UInt8] = [0x02, 0xB0, 0x00, 0x00, 0x01, 0xC1, 0x00, 0x00]
         pmt += [UInt8(0xE0 | pcrPID >> 8), UInt8(pcrPID & 0xFF), 0xF0, 0x00] + streams
         writeSection(pmt, pid: Self.programMapPID, into: &out)

@@ -47,6 +47,27 @@ struct HLSPackagingFFmpegTests {
         #expect(stitched.variants[0].result.playlist.segments.allSatisfy { $0.map != nil })
     }
 
+    /// With interstitials, the content playlist and the ads' playlists list segment files of one
+    /// packaging (cut at the breaks): the content playlist decodes to the content's frames.
+    @Test("interstitials over MP4 content: the content playlist decodes to the content's frames")
+    func interstitialsOverMP4() async throws {
+        let ffmpeg = try FFmpeg.require()
+        let folder = try MP4Fixtures.makeScratchFolder("packaging-interstitials")
+        defer { MP4Fixtures.remove(folder) }
+        let schedule = try ScheduleDocument.decode(try MP4Fixtures.bytes(HLSJoin.fixtures + "/demo.json"), baseFolder: FilePath(HLSJoin.fixtures))
+        let durations = SourceProbe.probeAll(schedule).results.mapValues(\.naturalDuration)
+        let stitched = try HLSCompositionStitcher(outputURL: folder + "/out/stitched.m3u8")
+            .stitchInterstitials(schedule, naturalDurations: durations)
+        try stitched.write(into: FilePath(folder + "/out"))
+        let content = stitched.composition.segments.filter { !$0.isAd }
+        var judge = HLSJoinJudge(ffmpeg: ffmpeg)
+        let expected = try await judge.expectedFrames(
+            stitched.composition, sourcePlaylists: stitched.composition.segments.map { $0.source.filePath?.description ?? "" })
+        let contentFrames = zip(stitched.composition.segments, expected).filter { !$0.0.isAd }.flatMap(\.1)
+        #expect(!content.isEmpty)
+        #expect(try await ffmpeg.decodedFrames(stitched.outputURL).map(\.hash) == contentFrames.map(\.hash))
+    }
+
     /// Stitches, writes, and judges; returns the stitch.
     func judged(
         _ composition: Composition, container: HLSSegmentContainer? = nil, label: String,
