@@ -3,16 +3,17 @@ import CompositorHLS
 import CompositorIO
 import CompositorMP4
 
-/// HLS sources as a render reads them: one media playlist of local MPEG-TS segments each.
+/// HLS sources as a render reads them: one media playlist each, of local MPEG-TS segments or of
+/// fragmented MP4 segments with one init section (`EXT-X-MAP`).
 ///
 /// A multivariant playlist plays its variant of the highest `BANDWIDTH` (the first of equals):
 /// the best picture the source offers, as a player with unlimited bandwidth would choose.
 struct HLSRenderSources {
     private var playlists = HLSSourcePlaylists(loader: .fileSystem)
-    private var resolved: [MediaLocation: TransportStreamSource] = [:]
+    private var resolved: [MediaLocation: HLSSegmentSource] = [:]
 
     /// The segments `location` (schedule item `item`) plays.
-    mutating func source(_ location: MediaLocation, item: String) throws(HLSCompositionStitchError) -> TransportStreamSource {
+    mutating func source(_ location: MediaLocation, item: String) throws(HLSCompositionStitchError) -> HLSSegmentSource {
         if let source = resolved[location] { return source }
         guard let playlistPath = location.filePath else {
             throw .unsupported(url: location.url, reason: "only local playlists can be rendered; download it and its segments first")
@@ -34,7 +35,8 @@ struct HLSRenderSources {
         guard media.isFinite else {
             throw .unsupported(url: mediaURL, reason: "a live playlist (no EXT-X-ENDLIST, not VOD) has no end to render")
         }
-        var segments: [TransportStreamSource.Segment] = []
+        var segments: [HLSSegmentSource.Segment] = []
+        var initSection: (map: HLSMap, file: HLSSegmentSource.FileBytes)?
         for (index, segment) in media.segments.enumerated() {
             let name = "segment \(index + 1) (\(segment.uri))"
             if let key = segment.keys.first(where: { $0.method != "NONE" }) {
@@ -42,29 +44,37 @@ struct HLSRenderSources {
                                    + "a render copies samples and cannot decrypt them: give it the clear segments")
             }
             guard !segment.isGap else { throw .unsupported(url: mediaURL, reason: "\(name) is a gap (EXT-X-GAP): there are no samples to render") }
-            if segment.map != nil {
-                throw .unsupported(url: mediaURL, reason: "fragmented MP4 segments (EXT-X-MAP) are not rendered yet; "
-                                   + "MPEG-TS segments are (ffmpeg -hls_segment_type mpegts)")
+            if index == 0, let map = segment.map {
+                initSection = (map, try localFile(map.resolvedURI, byteRange: map.byteRange, name: "the init section (EXT-X-MAP) of \(name)", in: mediaURL))
             }
-            let segmentLocation: MediaLocation
-            do { segmentLocation = try MediaLocation(parsing: segment.resolvedURI) } catch {
-                throw .malformed(url: mediaURL, reason: "\(name): \(error)")
+            guard segment.map == initSection?.map else {
+                throw .unsupported(url: mediaURL, reason: segment.map == nil || initSection == nil
+                                   ? "\(name) mixes MPEG-TS and fragmented MP4 segments (EXT-X-MAP) in one playlist"
+                                   : "\(name) changes the init section (EXT-X-MAP); a render reads one init section per playlist")
             }
-            guard let path = segmentLocation.filePath else {
-                throw .unsupported(url: mediaURL, reason: "\(name) is remote; only local segments can be rendered: download them first")
-            }
-            var bytes: Range<UInt64>?
-            if let range = segment.byteRange {
-                let (end, overflow) = range.offset.addingReportingOverflow(range.length)
-                guard !overflow else { throw .malformed(url: mediaURL, reason: "\(name): its byte range ends past 2^64") }
-                bytes = range.offset..<end
-            }
-            segments.append(.init(path: path, byteRange: bytes, duration: segment.duration,
+            let file = try localFile(segment.resolvedURI, byteRange: segment.byteRange, name: name, in: mediaURL)
+            segments.append(.init(path: file.path, byteRange: file.byteRange, duration: segment.duration,
                                   discontinuity: segment.isDiscontinuity && index > 0))
         }
         guard !segments.isEmpty else { throw .unsupported(url: mediaURL, reason: "a playlist without segments") }
-        let source = TransportStreamSource(playlist: playlistPath, segments: segments)
+        let source = HLSSegmentSource(playlist: playlistPath, container: initSection.map { .fragmentedMP4(initSection: $0.file) } ?? .transportStream,
+                                      segments: segments)
         resolved[location] = source
         return source
+    }
+
+    /// The local file (and bytes of it) a playlist's `uri` names; `name` says what it is.
+    private func localFile(_ uri: String, byteRange: HLSByteRange?, name: String, in playlist: String) throws(HLSCompositionStitchError) -> HLSSegmentSource.FileBytes {
+        let location: MediaLocation
+        do { location = try MediaLocation(parsing: uri) } catch {
+            throw .malformed(url: playlist, reason: "\(name): \(error)")
+        }
+        guard let path = location.filePath else {
+            throw .unsupported(url: playlist, reason: "\(name) is remote; only local segments can be rendered: download them first")
+        }
+        guard let range = byteRange else { return HLSSegmentSource.FileBytes(path: path) }
+        let (end, overflow) = range.offset.addingReportingOverflow(range.length)
+        guard !overflow else { throw .malformed(url: playlist, reason: "\(name): its byte range ends past 2^64") }
+        return HLSSegmentSource.FileBytes(path: path, byteRange: range.offset..<end)
     }
 }

@@ -1,9 +1,10 @@
 import CompositorCore
 import CompositorIO
 
-/// An MP4 (ISO base media) file as read from its `moov`: the movie timescale and the tracks.
-/// Sample data stays in the file; `MP4SampleTable` says where. A transport stream source (an HLS
-/// playlist's segments) is read into the same model, its samples demuxed where `store` says.
+/// An MP4 (ISO base media) file as read from its `moov` (and its movie fragments): the movie
+/// timescale and the tracks. Sample data stays in the file; `MP4SampleTable` says where. An HLS
+/// playlist's segments (transport stream, or fragmented MP4) are read into the same model, their
+/// samples where `store` says.
 package struct MP4Movie: Sendable {
     /// The path the movie was read from (for a transport stream source, its playlist).
     package let path: FilePath
@@ -46,12 +47,15 @@ package enum MP4SampleStore: Sendable {
     case file(FilePath, FileVersion)
     /// Positions in the samples demuxed from transport stream segments, laid back to back.
     case transportStream(TransportStreamSamples)
+    /// Positions in fragmented MP4 segments, laid back to back.
+    case fragmentedSegments(FragmentedSegmentFiles)
 
     /// Every file the samples are read from, with its identity: what an output must not replace.
     var files: [(FilePath, FileIdentity)] {
         switch self {
         case .file(let path, let version): return [(path, version.identity)]
         case .transportStream(let samples): return samples.segmentFiles.map { ($0.path, $0.version.identity) }
+        case .fragmentedSegments(let files): return files.segments.map { ($0.path, $0.version.identity) }
         }
     }
 }

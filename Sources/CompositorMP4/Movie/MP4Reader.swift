@@ -2,7 +2,7 @@ import CompositorCore
 import CompositorIO
 
 /// Reads an MP4 file's structure: the top-level boxes (headers only, so a multi-gigabyte `mdat`
-/// is never loaded) and the whole `moov`, into an `MP4Movie`.
+/// is never loaded), the whole `moov` and each `moof`, into an `MP4Movie`.
 package enum MP4Reader {
     /// The largest `moov` read into memory; a bigger one is reported as unsupported.
     static let moovSizeLimit: UInt64 = 512 << 20
@@ -26,15 +26,21 @@ package enum MP4Reader {
     package static func read(path filePath: FilePath, budget: inout MP4SampleBudget) throws(MP4Error) -> MP4Movie {
         let file = try mp4Errors { () throws(FileError) in try ReadableFile(path: filePath) }
         let path = filePath.description
-        let moovHeader = try findMovieBox(in: file)
-        guard moovHeader.size <= moovSizeLimit else {
-            throw .unsupported(file: path, boxPath: "moov", offset: moovHeader.offset,
-                               reason: "moov is \(moovHeader.size) bytes, more than the \(moovSizeLimit >> 20) MiB this reader loads")
+        let topLevel = try findMovieBox(in: file)
+        let moov = try readBox(topLevel.moov, of: file, limit: moovSizeLimit)
+        let movie = try movie(from: moov, file: file, budget: &budget)
+        guard let mvex = moov.child("mvex") else {
+            if let fragment = topLevel.fragments.first {
+                throw .malformed(file: path, boxPath: "moof", offset: fragment.offset, reason: "a movie fragment, but the moov has no mvex")
+            }
+            return movie
         }
-        let bytes = try file.readBytes(at: moovHeader.offset, count: Int(moovHeader.size))
-        var reader = ByteReader(bytes, fileOffset: moovHeader.offset)
-        let moov = try MP4Box.read(from: &reader, parentPath: "", siblingIndex: nil, file: path)
-        return try movie(from: moov, file: file, budget: &budget)
+        var fragments = try MovieFragments(movie: movie, mvex: mvex)
+        let placement = MovieFragments.Placement(file: path, bytes: 0..<file.size, storeOffset: 0)
+        for header in topLevel.fragments {
+            try fragments.add([try readBox(header, of: file, limit: fragmentSizeLimit)], placement: placement, startsAfresh: false, budget: &budget)
+        }
+        return try fragments.movie(path: filePath, store: movie.store, zero: .earliestTrack)
     }
 
     /// What a file that is not an MP4 is, by its first bytes, when it is something a user may
@@ -58,20 +64,50 @@ package enum MP4Reader {
     static let topLevelBlockSize = 64 << 10
     static let minimumBlockSize = 4 << 10
 
-    /// Walks the top-level box headers and returns the `moov`'s; rejects fragmented files.
-    static func findMovieBox(in file: ReadableFile) throws(MP4Error) -> MP4BoxHeader {
+    /// The top-level boxes a movie is read from: its `moov`, and its movie fragments in file order.
+    struct TopLevel {
+        let moov: MP4BoxHeader
+        let fragments: [MP4BoxHeader]
+    }
+
+    /// Walks the top-level box headers for the `moov` and the `moof`s.
+    static func findMovieBox(in file: ReadableFile) throws(MP4Error) -> TopLevel {
         let path = file.path.description
-        guard file.size >= 8 else {
-            throw .notMP4(file: path, reason: "the file is \(file.size) bytes, too short for a box")
-        }
-        var offset: UInt64 = 0
         var moov: MP4BoxHeader?
+        var fragments: [MP4BoxHeader] = []
+        try walkTopLevel(of: file, bytes: 0..<file.size) { (header) throws(MP4Error) in
+            switch header.type {
+            case .moov:
+                guard moov == nil else {
+                    throw .malformed(file: path, boxPath: "moov", offset: header.offset, reason: "a second moov box")
+                }
+                moov = header
+            case .moof:
+                fragments.append(header)
+            default:
+                break
+            }
+        }
+        guard let moov else {
+            throw .malformed(file: path, boxPath: "", offset: file.size,
+                             reason: "no moov box (the file may be truncated or still being written)")
+        }
+        return TopLevel(moov: moov, fragments: fragments)
+    }
+
+    /// Calls `body` with each top-level box header in `bytes` of `file`, in order.
+    static func walkTopLevel(of file: ReadableFile, bytes: Range<UInt64>, _ body: (MP4BoxHeader) throws(MP4Error) -> Void) throws(MP4Error) {
+        let path = file.path.description
+        guard bytes.count >= 8 else {
+            throw .notMP4(file: path, reason: "\(bytes.count == Int(file.size) ? "the file" : "its byte range") is \(bytes.count) bytes, too short for a box")
+        }
+        var offset = bytes.lowerBound
         // The block read last, where it starts in the file, how many headers it held.
         var block = ByteReader([])
         var blockSize = minimumBlockSize
         var headersInBlock = 0
-        while offset < file.size {
-            let available = file.size - offset
+        while offset < bytes.upperBound {
+            let available = bytes.upperBound - offset
             // A header is 8 bytes, or 16 with a 64-bit size.
             let needed = min(16, available)
             if offset < block.fileOffset || offset - block.fileOffset + needed > UInt64(block.remaining) {
@@ -79,7 +115,7 @@ package enum MP4Reader {
                 block = ByteReader(try file.readBytes(at: offset, count: Int(min(UInt64(blockSize), available))), fileOffset: offset)
                 headersInBlock = 0
                 // Other formats in the user's terms, not as boxes they do not have.
-                if offset == 0, let format = Self.otherFormat(block.remainingBytes) {
+                if offset == bytes.lowerBound, let format = Self.otherFormat(block.remainingBytes) {
                     throw .notMP4(file: path, reason: format)
                 }
             }
@@ -91,39 +127,34 @@ package enum MP4Reader {
                 try reader.skip(Int(offset - block.fileOffset))
                 header = try MP4BoxHeader.read(from: &reader, available: available)
             } catch {
-                if offset == 0 { throw .notMP4(file: path, reason: error.reason) }
+                if offset == bytes.lowerBound { throw .notMP4(file: path, reason: error.reason) }
                 throw error.error(file: path, boxPath: "")
             }
-            if offset == 0, !topLevelTypes.contains(header.type) {
+            if offset == bytes.lowerBound, !topLevelTypes.contains(header.type) {
                 throw .notMP4(file: path, reason: "it starts with '\(header.type)', not an ISO base media box")
             }
-            switch header.type {
-            case .moov:
-                guard moov == nil else {
-                    throw .malformed(file: path, boxPath: "moov", offset: offset, reason: "a second moov box")
-                }
-                moov = header
-            case .moof, .mfra:
-                throw .unsupported(file: path, boxPath: "\(header.type)", offset: offset,
-                                   reason: "fragmented MP4 (movie fragments) is not supported")
-            default:
-                break
-            }
+            try body(header)
             offset = header.end
         }
-        guard let moov else {
-            throw .malformed(file: path, boxPath: "", offset: file.size,
-                             reason: "no moov box (the file may be truncated or still being written)")
+    }
+
+    /// The largest `moof` read into memory.
+    static let fragmentSizeLimit: UInt64 = 64 << 20
+
+    /// Reads the top-level box `header` (a `moov` or `moof`) of `file` whole, with its children.
+    static func readBox(_ header: MP4BoxHeader, of file: ReadableFile, limit: UInt64) throws(MP4Error) -> MP4Box {
+        let path = file.path.description
+        guard header.size <= limit else {
+            throw .unsupported(file: path, boxPath: "\(header.type)", offset: header.offset,
+                               reason: "\(header.type) is \(header.size) bytes, more than the \(limit >> 20) MiB this reader loads")
         }
-        return moov
+        let bytes = try file.readBytes(at: header.offset, count: Int(header.size))
+        var reader = ByteReader(bytes, fileOffset: header.offset)
+        return try MP4Box.read(from: &reader, parentPath: "", siblingIndex: nil, file: path)
     }
 
     static func movie(from moov: MP4Box, file: ReadableFile, budget: inout MP4SampleBudget) throws(MP4Error) -> MP4Movie {
         let path = file.path.description
-        if let mvex = moov.child("mvex") {
-            throw .unsupported(file: path, boxPath: mvex.path, offset: mvex.header.offset,
-                               reason: "fragmented MP4 (mvex: movie fragments) is not supported")
-        }
         let header = try moov.requiredChild("mvhd", file: path).parse(MovieHeaderBox.self, file: path)
         guard header.timescale <= UInt32(Int32.max) else {
             throw .unsupported(file: path, boxPath: "moov/mvhd", offset: moov.header.offset,

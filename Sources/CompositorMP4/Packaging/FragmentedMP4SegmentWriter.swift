@@ -118,8 +118,9 @@ struct FragmentedMP4SegmentWriter: MP4SegmentWriter {
                         traf.write(box: TrackFragmentHeaderBox(trackID: track.trackID))
                         traf.write(box: TrackFragmentDecodeTimeBox(baseMediaDecodeTime: UInt64(decodeTime)))
                         traf.write(box: TrackFragmentRunBox(
-                            dataOffset: offset, durations: samples.durations[run], sizes: samples.sizes[run],
-                            syncFlags: run.map(samples.isSync),
+                            sampleCount: UInt32(run.count), dataOffset: offset,
+                            durations: Array(samples.durations[run]), sizes: Array(samples.sizes[run]),
+                            flags: run.map { samples.isSync($0) ? TrackFragmentRunBox.syncSampleFlags : TrackFragmentRunBox.nonSyncSampleFlags },
                             compositionOffsets: track.timeline.track.kind == .video ? run.map { Int32(clamping: samples.compositionOffset($0)) } : nil))
                     }
                     dataOffset += samples.sizes[run].reduce(0) { $0 + Int($1) }

@@ -120,7 +120,14 @@ struct LayoutContext {
     /// A movie timescale in which every composition boundary is a whole tick (at least 1000
     /// ticks per second); `fallback` when no such timescale fits 32 bits.
     func chooseMovieTimescale(_ boundaries: [MediaTime], fallback: Int32) -> Int32 {
-        leastCommonMultiple([1000] + boundaries.map { $0.reduced.timescale }, limit: 1 << 30) ?? fallback
+        // A track that starts late in a piece has an empty edit as long as the gap: exact only
+        // in a timescale that holds it (1024/12288 s in a 1000 timescale moved a frame into the piece).
+        let gaps = pieces.flatMap { piece in
+            [piece.video, piece.audio].compactMap { timeline in
+                timeline.flatMap { $0.presentationStart > piece.range.start ? try? $0.presentationStart.subtracting(piece.range.start) : nil }
+            }
+        }
+        return leastCommonMultiple([1000] + (boundaries + gaps).map { $0.reduced.timescale }, limit: 1 << 30) ?? fallback
     }
 
     /// Where each piece starts and ends in the output when every piece plays its whole range.

@@ -5,14 +5,14 @@ package struct MP4StitchPiece: Sendable, Hashable {
     /// What the samples come from.
     package enum Source: Sendable, Hashable {
         case mp4(FilePath)
-        /// An HLS media playlist's transport stream segments.
-        case transportStream(TransportStreamSource)
+        /// An HLS media playlist's segments.
+        case hls(HLSSegmentSource)
 
-        /// Every file it reads: the MP4, or the playlist and its segments.
+        /// Every file it reads: the MP4, or the playlist, its init section and its segments.
         package var files: [FilePath] {
             switch self {
             case .mp4(let path): return [path]
-            case .transportStream(let source): return [source.playlist] + source.segments.map(\.path)
+            case .hls(let source): return source.files
             }
         }
     }
@@ -35,7 +35,7 @@ package struct MP4StitchPiece: Sendable, Hashable {
     package var path: FilePath {
         switch source {
         case .mp4(let path): return path
-        case .transportStream(let source): return source.playlist
+        case .hls(let source): return source.playlist
         }
     }
 }

@@ -9,10 +9,12 @@ import CompositorIO
 /// is opened (a file renamed into its place, or resized, or touched since) and again when it is
 /// closed (modified in place while being copied), so a write never mixes bytes of two versions.
 struct SourceFiles {
-    /// An open source: an MP4 file, or transport stream segments being demuxed.
+    /// An open source: an MP4 file, transport stream segments being demuxed, or fragmented MP4
+    /// segments.
     private enum Open {
         case file(ReadableFile)
         case transportStream(TransportStreamSampleReader)
+        case fragmentedSegments(FragmentedSegmentReader)
     }
 
     private let sources: [MP4SampleStore]
@@ -38,6 +40,10 @@ struct SourceFiles {
             open[index] = nil
             defer { open[index] = .transportStream(reader) }
             try reader.copy(offset: offset, length: length, to: output, buffer: buffer)
+        case .fragmentedSegments(var reader):
+            open[index] = nil
+            defer { open[index] = .fragmentedSegments(reader) }
+            try reader.copy(offset: offset, length: length, to: output, buffer: buffer)
         }
     }
 
@@ -60,6 +66,8 @@ struct SourceFiles {
             opened = .file(try mp4Errors { () throws(FileError) in try ReadableFile(path: path, expecting: version) })
         case .transportStream(let samples):
             opened = .transportStream(TransportStreamSampleReader(samples))
+        case .fragmentedSegments(let files):
+            opened = .fragmentedSegments(FragmentedSegmentReader(files))
         }
         open[index] = opened
         recent.append(index)
@@ -78,6 +86,7 @@ struct SourceFiles {
         switch source {
         case .file(let file): try mp4Errors { () throws(FileError) in try file.checkUnchanged() }
         case .transportStream(let reader): try reader.checkUnchanged()
+        case .fragmentedSegments(let reader): try reader.checkUnchanged()
         }
     }
 }

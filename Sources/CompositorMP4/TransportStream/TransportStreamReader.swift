@@ -30,7 +30,7 @@ package enum TransportStreamReader {
     ]
     static let clock = PESHeader.clockRate
 
-    package static func read(_ source: TransportStreamSource, budget: inout MP4SampleBudget) throws(MP4Error) -> MP4Movie {
+    package static func read(_ source: HLSSegmentSource, budget: inout MP4SampleBudget) throws(MP4Error) -> MP4Movie {
         var index = Index(source: source)
         for segment in source.segments.indices { try index.add(segment: segment) }
         return try index.movie(budget: &budget)
@@ -56,7 +56,7 @@ extension TransportStreamReader {
             let segment: UInt32, packetOffset: UInt64
         }
 
-        let source: TransportStreamSource
+        let source: HLSSegmentSource
         var files: [TransportStreamSamples.SegmentFile] = []
         var video: [VideoSample] = []
         var audio: [AudioFrame] = []
@@ -83,7 +83,7 @@ extension TransportStreamReader {
         /// The playlist time a segment starts at, in 90 kHz ticks.
         var playlistTime: Int64 = 0
 
-        init(source: TransportStreamSource) { self.source = source }
+        init(source: HLSSegmentSource) { self.source = source }
 
         mutating func add(segment index: Int) throws(MP4Error) {
             let segment = source.segments[index]

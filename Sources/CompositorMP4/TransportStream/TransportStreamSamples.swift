@@ -142,7 +142,7 @@ struct TransportStreamSampleReader {
     }
 }
 
-extension Array where Element: Comparable {
+extension Array {
     /// The first index whose element satisfies `predicate`, which must be false then true along
     /// the array (a binary search).
     func partitioningIndex(where predicate: (Element) -> Bool) -> Int {

@@ -76,11 +76,11 @@ struct MP4Box: Sendable {
     static let maximumDepth = 32
 
     /// Boxes whose payload is nothing but boxes.
-    static let containerTypes: FourCCSet = ["moov", "trak", "mdia", "minf", "stbl", "edts", "dinf", "udta", "mvex"]
+    static let containerTypes: FourCCSet = ["moov", "trak", "mdia", "minf", "stbl", "edts", "dinf", "udta", "mvex", "moof", "traf"]
 
     /// The child types anything looks up. Every child of a container is checked (header, size,
     /// nesting), but only these are kept, and of each only the first (what `child(_:)` returns),
-    /// except `trak`, of which a movie has several. A `moov` of a million 8-byte boxes (free
+    /// except the `repeatedTypes`. A `moov` of a million 8-byte boxes (free
     /// space, unknown types, repeats of a known one) so costs a walk over its bytes, not a
     /// million values in memory.
     static let lookedUpTypes: FourCCSet = [
@@ -88,7 +88,11 @@ struct MP4Box: Sendable {
         "tkhd", "edts", "elst", "mdia", "mdhd", "hdlr",  // trak, edts, mdia
         "minf", "stbl",                                  // mdia, minf
         "stsd", "stts", "ctts", "stss", "stsc", "stsz", "stz2", "stco", "co64",  // stbl
+        "trex", "traf", "tfhd", "tfdt", "trun",          // mvex, moof, traf
     ]
+
+    /// The looked-up types kept every time they occur, each numbered in its path (`traf[0]/trun[1]`).
+    static let repeatedTypes: FourCCSet = ["trak", "trex", "traf", "trun"]
 
     /// The first child of `type`, if any; `type` must be one of `lookedUpTypes`.
     func child(_ type: FourCC) -> MP4Box? {
@@ -96,7 +100,7 @@ struct MP4Box: Sendable {
         return children.first { $0.type == type }
     }
 
-    /// Every child of `type`; only `trak` is kept more than once.
+    /// Every child of `type`; only the `repeatedTypes` are kept more than once.
     func children(_ type: FourCC) -> [MP4Box] {
         assert(Self.lookedUpTypes.contains(type), "'\(type)' children are not kept: add it to MP4Box.lookedUpTypes")
         return children.filter { $0.type == type }
@@ -128,14 +132,14 @@ struct MP4Box: Sendable {
         return MP4Box(header: header, path: path, payload: payload, children: children)
     }
 
-    /// Reads consecutive boxes until `payload` is used up; `trak` boxes get an index in their path.
+    /// Reads consecutive boxes until `payload` is used up; repeated types get an index in their path.
     /// Returns the children to keep (see `lookedUpTypes`), none when `keep` is false (the
     /// children of a box that is not kept are checked all the same).
     static func readChildren(of payload: ByteReader, path: String, file: String, depth: Int, keep: Bool = true) throws(MP4Error) -> [MP4Box] {
         var reader = payload
         var children: [MP4Box] = []
         var keptTypes: [FourCC] = []  // at most the few looked-up types: searched, not hashed
-        var trackIndex = 0
+        var repeatCounts: [(FourCC, Int)] = []  // likewise
         while !reader.isAtEnd {
             // Some writers pad containers with a 4-byte zero terminator (QuickTime's udta).
             if reader.remaining == 4 {
@@ -150,9 +154,14 @@ struct MP4Box: Sendable {
                 throw error.error(file: file, boxPath: path)
             }
             var siblingIndex: Int?
-            if header.type == .trak {
-                siblingIndex = trackIndex
-                trackIndex += 1
+            if repeatedTypes.contains(header.type) {
+                if let position = repeatCounts.firstIndex(where: { $0.0 == header.type }) {
+                    siblingIndex = repeatCounts[position].1
+                    repeatCounts[position].1 += 1
+                } else {
+                    siblingIndex = 0
+                    repeatCounts.append((header.type, 1))
+                }
             }
             let kept = keep && lookedUpTypes.contains(header.type) && (siblingIndex != nil || !keptTypes.contains(header.type))
             let isContainer = containerTypes.contains(header.type)

@@ -180,19 +180,4 @@ struct MP4BadInputTests {
         #expect(try MP4Fixtures.bytes(path) == original)
         #expect(MP4Fixtures.listing(folder) == ["clip.mp4"])
     }
-
-    @Test("fragmented MP4 is unsupported, not malformed", .needsFFmpeg)
-    func fragmented() async throws {
-        let tools = try FFmpeg.require()
-        let folder = try MP4Fixtures.makeScratchFolder("frag")
-        defer { MP4Fixtures.remove(folder) }
-        let path = folder + "/fragmented.mp4"
-        let output = try await ChildProcess.run(tools.ffmpeg, ["-v", "error", "-i", MP4Fixtures.ad1, "-c", "copy",
-                                                             "-movflags", "frag_keyframe+empty_moov", path])
-        #expect(output.status == 0)
-        #expect { try MP4Reader.read(path: FilePath(path)) } throws: { error in
-            guard case .unsupported(let file, _, _, let reason) = error as? MP4Error else { return false }
-            return file == path && reason.contains("fragment")
-        }
-    }
 }

@@ -123,8 +123,8 @@ struct MP4HostileInputTests {
                 : TinyMP4.payload { w in w.write(UInt32(1)); w.write("moof" as FourCC); w.write(UInt64(16)) }
             let bytes = movie + tiny + padding + moof
             _ = try Robust.withFile(bytes) { path in
-                #expect(throws: MP4Error.unsupported(file: path, boxPath: "moof", offset: UInt64(target),
-                                                     reason: "fragmented MP4 (movie fragments) is not supported"),
+                #expect(throws: MP4Error.malformed(file: path, boxPath: "moof", offset: UInt64(target),
+                                                   reason: "a movie fragment, but the moov has no mvex"),
                         "moof at \(target)") {
                     try MP4Reader.read(path: FilePath(path))
                 }

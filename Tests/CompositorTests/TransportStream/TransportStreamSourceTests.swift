@@ -68,7 +68,7 @@ struct TransportStreamSourceTests {
         #"{ "content": [ { "id": "feature", "url": "\#(url)", "end": 1 } ], "breaks": [] }"#
     }
 
-    @Test("encrypted, live, fragmented MP4 and remote segments are refused with what to do")
+    @Test("encrypted, live, remote and mixed-container playlists are refused with what to do")
     func refusedPlaylists() throws {
         let folder = try MP4Fixtures.makeScratchFolder("ts-refusals")
         defer { MP4Fixtures.remove(folder) }
@@ -88,8 +88,11 @@ struct TransportStreamSourceTests {
         #expect(try renderError(schedule(remote))?.description == "'feature': \(remote): unsupported: segment 1 "
                 + "(https://example.com/seg0.ts) is remote; only local segments can be rendered: download them first")
 
-        let fmp4 = Self.fixtures + "/hls/fmp4/content/index.m3u8"
-        #expect(try renderError(schedule(fmp4))?.description.contains("fragmented MP4 segments (EXT-X-MAP) are not rendered yet") == true)
+        let fmp4 = Self.fixtures + "/hls/fmp4/content/"
+        let mixed = try playlist(folder, header + ["#EXT-X-PLAYLIST-TYPE:VOD", "#EXTINF:1.5,", segment,
+                                                   "#EXT-X-MAP:URI=\"\(fmp4)init.mp4\"", "#EXTINF:1.2,", fmp4 + "seg0.m4s", "#EXT-X-ENDLIST"])
+        #expect(try renderError(schedule(mixed))?.description == "'feature': \(mixed): unsupported: segment 2 (\(fmp4)seg0.m4s) "
+                + "mixes MPEG-TS and fragmented MP4 segments (EXT-X-MAP) in one playlist")
     }
 
     @Test("broken segments are named with the byte and packet where they break")
@@ -147,7 +150,7 @@ struct TransportStreamSourceTests {
             }
             try MP4Fixtures.write(bytes, to: folder + "/seg0.ts")
             var sources = HLSRenderSources()
-            let piece = MP4StitchPiece(source: .transportStream(try sources.source(MediaLocation(FilePath(index)), item: "x")),
+            let piece = MP4StitchPiece(source: .hls(try sources.source(MediaLocation(FilePath(index)), item: "x")),
                                        range: MediaTimeRange(start: .zero, end: MediaTime(value: 1, timescale: 2)))
             do {
                 let stitcher = MP4Stitcher(pieces: [piece])
@@ -171,7 +174,7 @@ struct TransportStreamSourceTests {
         let schedule = try ScheduleDocument.decode(Array(schedule(index).utf8), baseFolder: FilePath(folder))
         let composition = try Composition(schedule: schedule, naturalDurations: [:])
         var sources = HLSRenderSources()
-        let pieces = [MP4StitchPiece(source: .transportStream(try sources.source(MediaLocation(FilePath(index)), item: "x")),
+        let pieces = [MP4StitchPiece(source: .hls(try sources.source(MediaLocation(FilePath(index)), item: "x")),
                                      range: composition.segments[0].sourceRange)]
         let stitcher = MP4Stitcher(pieces: pieces)
         let plan = try stitcher.plan()

@@ -1,0 +1,69 @@
+import CompositorCore
+import CompositorIO
+
+/// Where the samples of an HLS source of fragmented MP4 segments are: the segments' bytes laid
+/// back to back in playlist order. A sample table's offsets for such a source count in that
+/// layout; a sample's bytes are copied straight from its segment's file.
+package struct FragmentedSegmentFiles: Sendable {
+    struct Segment: Sendable {
+        let path: FilePath
+        let version: FileVersion
+        /// The bytes of the file that hold the segment.
+        let bytes: Range<UInt64>
+        /// Where those bytes start in the layout.
+        let start: UInt64
+
+        var end: UInt64 { start + UInt64(bytes.count) }
+    }
+
+    let segments: [Segment]
+
+    /// The segment whose bytes hold layout position `position`.
+    func segmentIndex(at position: UInt64) -> Int? {
+        let index = segments.partitioningIndex { $0.start > position } - 1
+        guard index >= 0, position < segments[index].end else { return nil }
+        return index
+    }
+}
+
+/// Copies samples of a `FragmentedSegmentFiles` layout into an output, with one segment file
+/// open at a time (checked against the version read when opened, and again when left).
+struct FragmentedSegmentReader {
+    private let files: FragmentedSegmentFiles
+    private var open: (index: Int, file: ReadableFile)?
+
+    init(_ files: FragmentedSegmentFiles) { self.files = files }
+
+    /// Appends the layout's bytes `[offset, offset + length)` to `output`.
+    mutating func copy(offset: UInt64, length: UInt64, to output: AtomicOutputFile, buffer: UnsafeMutableRawBufferPointer) throws(MP4Error) {
+        var position = offset
+        let end = offset + length
+        while position < end {
+            guard let index = files.segmentIndex(at: position) else {
+                throw .io(file: files.segments.first?.path.description ?? "", operation: "copy samples",
+                          reason: "no segment holds position \(position) (the plan and the source disagree)")
+            }
+            let segment = files.segments[index]
+            let file = try segmentFile(index)
+            let count = min(end, segment.end) - position
+            try mp4Errors { () throws(FileError) in
+                try output.append(from: file, offset: segment.bytes.lowerBound + (position - segment.start), length: count, buffer: buffer)
+            }
+            position += count
+        }
+    }
+
+    /// Checks the open segment's file is as it was read.
+    func checkUnchanged() throws(MP4Error) {
+        if let open { try mp4Errors { () throws(FileError) in try open.file.checkUnchanged() } }
+    }
+
+    private mutating func segmentFile(_ index: Int) throws(MP4Error) -> ReadableFile {
+        if let open, open.index == index { return open.file }
+        try checkUnchanged()
+        let segment = files.segments[index]
+        let file = try mp4Errors { () throws(FileError) in try ReadableFile(path: segment.path, expecting: segment.version) }
+        open = (index, file)
+        return file
+    }
+}

@@ -1,0 +1,69 @@
+import CompositorCore
+
+/// An HLS media playlist's segments, as local files in playlist order: what an HLS source is to
+/// the MP4 layer. The caller reads the playlist; this layer reads the segments.
+package struct HLSSegmentSource: Sendable, Hashable {
+    /// Bytes of a file: all of it, or the range a playlist's `BYTERANGE` names.
+    package struct FileBytes: Sendable, Hashable {
+        package var path: FilePath
+        /// `nil` for the whole file.
+        package var byteRange: Range<UInt64>?
+
+        package init(path: FilePath, byteRange: Range<UInt64>? = nil) {
+            self.path = path
+            self.byteRange = byteRange
+        }
+    }
+
+    /// What the segments are.
+    package enum Container: Sendable, Hashable {
+        /// MPEG-2 transport stream.
+        case transportStream
+        /// Fragmented MP4: `moof` and `mdat` boxes, decoded with the `moov` of this init
+        /// section (`EXT-X-MAP`).
+        case fragmentedMP4(initSection: FileBytes)
+    }
+
+    package struct Segment: Sendable, Hashable {
+        package var file: FileBytes
+        /// The segment's `EXTINF`.
+        package var duration: MediaTime
+        /// `EXT-X-DISCONTINUITY` precedes it: its timestamps start afresh.
+        package var discontinuity: Bool
+
+        package var path: FilePath { file.path }
+        package var byteRange: Range<UInt64>? { file.byteRange }
+
+        package init(path: FilePath, byteRange: Range<UInt64>? = nil, duration: MediaTime, discontinuity: Bool = false) {
+            self.file = FileBytes(path: path, byteRange: byteRange)
+            self.duration = duration
+            self.discontinuity = discontinuity
+        }
+    }
+
+    /// The playlist, for messages and as the source's name.
+    package var playlist: FilePath
+    package var container: Container
+    package var segments: [Segment]
+
+    package init(playlist: FilePath, container: Container = .transportStream, segments: [Segment]) {
+        self.playlist = playlist
+        self.container = container
+        self.segments = segments
+    }
+
+    /// Every file it reads: the playlist, the init section, the segments.
+    package var files: [FilePath] {
+        var files = [playlist]
+        if case .fragmentedMP4(let initSection) = container { files.append(initSection.path) }
+        return files + segments.map(\.path)
+    }
+
+    /// By the playlist and its length only: a stitch looks a source up once per piece, and
+    /// hashing every segment each time would cost pieces x segments. Equal sources still compare
+    /// in full (in one step when they share their segments' storage, as the pieces of one do).
+    package func hash(into hasher: inout Hasher) {
+        hasher.combine(playlist)
+        hasher.combine(segments.count)
+    }
+}

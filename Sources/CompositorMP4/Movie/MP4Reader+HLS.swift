@@ -1,0 +1,74 @@
+import CompositorCore
+import CompositorIO
+
+extension MP4Reader {
+    /// Reads an HLS source's segments into the MP4 model: transport stream segments as
+    /// `TransportStreamReader` does, fragmented MP4 ones as the movie their init section's `moov`
+    /// and their `moof`s make (see `MovieFragments`; time 0 is the earliest video presentation,
+    /// where the playlist's first `EXTINF` starts).
+    package static func read(_ source: HLSSegmentSource, budget: inout MP4SampleBudget) throws(MP4Error) -> MP4Movie {
+        switch source.container {
+        case .transportStream:
+            return try TransportStreamReader.read(source, budget: &budget)
+        case .fragmentedMP4(let initSection):
+            return try readFragmented(source, initSection: initSection, budget: &budget)
+        }
+    }
+
+    private static func readFragmented(_ source: HLSSegmentSource, initSection: HLSSegmentSource.FileBytes,
+                                       budget: inout MP4SampleBudget) throws(MP4Error) -> MP4Movie {
+        let (initFile, initBytes) = try open(initSection)
+        let initPath = initSection.path.description
+        var moovHeader: MP4BoxHeader?
+        try walkTopLevel(of: initFile, bytes: initBytes) { (header) throws(MP4Error) in
+            if header.type == .moov, moovHeader == nil { moovHeader = header }
+        }
+        guard let moovHeader else {
+            throw .malformed(file: initPath, boxPath: "", offset: initBytes.lowerBound, reason: "the init section (EXT-X-MAP) has no moov box")
+        }
+        let moov = try readBox(moovHeader, of: initFile, limit: moovSizeLimit)
+        guard let mvex = moov.child("mvex") else {
+            throw .malformed(file: initPath, boxPath: "moov", offset: moovHeader.offset,
+                             reason: "the init section (EXT-X-MAP) has no mvex: its moov does not announce movie fragments")
+        }
+        var fragments = try MovieFragments(movie: try movie(from: moov, file: initFile, budget: &budget), mvex: mvex)
+        guard !fragments.hasSamples else {
+            throw .unsupported(file: initPath, boxPath: "moov", offset: moovHeader.offset,
+                               reason: "the init section (EXT-X-MAP) holds samples of its own; only its segments' are read")
+        }
+
+        var files: [FragmentedSegmentFiles.Segment] = []
+        var layoutEnd: UInt64 = 0
+        for (index, segment) in source.segments.enumerated() {
+            let (file, bytes) = try open(segment.file)
+            let path = segment.path.description
+            var moofs: [MP4Box] = []
+            try walkTopLevel(of: file, bytes: bytes) { (header) throws(MP4Error) in
+                switch header.type {
+                case .moof: moofs.append(try readBox(header, of: file, limit: fragmentSizeLimit))
+                case .moov:
+                    throw .unsupported(file: path, boxPath: "moov", offset: header.offset,
+                                       reason: "a segment with a moov of its own (a new init section belongs in EXT-X-MAP)")
+                default: break
+                }
+            }
+            let placement = MovieFragments.Placement(file: path, bytes: bytes, storeOffset: layoutEnd)
+            try fragments.add(moofs, placement: placement, startsAfresh: segment.discontinuity && index > 0, budget: &budget)
+            files.append(.init(path: segment.path, version: file.version, bytes: bytes, start: layoutEnd))
+            layoutEnd += UInt64(bytes.count)
+        }
+        return try fragments.movie(path: source.playlist, store: .fragmentedSegments(FragmentedSegmentFiles(segments: files)),
+                                   zero: .earliestVideo)
+    }
+
+    /// The file and the bytes of it a playlist names.
+    private static func open(_ section: HLSSegmentSource.FileBytes) throws(MP4Error) -> (ReadableFile, Range<UInt64>) {
+        let file = try mp4Errors { () throws(FileError) in try ReadableFile(path: section.path) }
+        let bytes = section.byteRange ?? 0..<file.size
+        guard bytes.upperBound <= file.size else {
+            throw .malformed(file: section.path.description, boxPath: "", offset: file.size,
+                             reason: "the playlist's byte range \(bytes.lowerBound)..<\(bytes.upperBound) runs past the file's end")
+        }
+        return (file, bytes)
+    }
+}

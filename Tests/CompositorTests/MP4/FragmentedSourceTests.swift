@@ -1,0 +1,128 @@
+import Foundation
+import Testing
+@testable import Compositor
+@testable import CompositorCore
+@testable import CompositorIO
+@testable import CompositorMP4
+import CompositorTesting
+
+/// Fragmented MP4 sources in `render`: local fragmented files (as ffmpeg's muxer writes them, in
+/// its several layouts) and HLS playlists of fMP4 segments, judged by ffmpeg: the decoded frames
+/// are exactly the scheduled source frames, as ffmpeg decodes each source alone.
+@Suite("Rendering fragmented MP4 sources (judged by ffmpeg)", .needsFFmpeg)
+struct FragmentedSourceTests {
+    /// ffmpeg's fragmented layouts: the `tfhd` base data offset given, or counted from the `moof`;
+    /// one `moof` per track, fragments that end mid-GOP. (Its CMAF layout has a test of its own.)
+    static let layouts: [(name: String, options: [String])] = [
+        ("base-offset", ["-movflags", "frag_keyframe+empty_moov"]),
+        ("moof-based", ["-movflags", "frag_keyframe+empty_moov+default_base_moof"]),
+        ("mid-gop", ["-movflags", "empty_moov+separate_moof+default_base_moof", "-frag_duration", "700000"]),
+    ]
+
+    static func fragment(_ name: String, options: [String], into folder: String) async throws -> String {
+        let output = folder + "/\(name).mp4"
+        let result = try await ChildProcess.run(try FFmpeg.require().ffmpeg, ["-v", "error", "-i", MP4Fixtures.path(name + ".mp4"), "-c", "copy"]
+                                                + options + [output])
+        #expect(result.status == 0, "\(result.stderr)")
+        return output
+    }
+
+    /// ```
+    /// composition 0        4           7            13
+    ///             | content | ad1       | content    |
+    ///             | [0, 4)  | [0.5, 3.5)| [4, 10)    |
+    /// ```
+    @Test("a fragmented MP4 file as content and as an ad", arguments: layouts.map(\.name), MP4CutMode.allCases)
+    func fragmentedFiles(layout: String, cut: MP4CutMode) async throws {
+        let folder = try MP4Fixtures.makeScratchFolder("fragmented-\(layout)")
+        defer { MP4Fixtures.remove(folder) }
+        let options = try #require(Self.layouts.first { $0.name == layout }).options
+        for name in ["content", "ad1"] { _ = try await Self.fragment(name, options: options, into: folder) }
+        let movie = try MP4Reader.read(path: FilePath(folder + "/content.mp4"))
+        #expect(movie.tracks.count == 2)
+        #expect(movie.videoTrack?.samples.count == (try MP4Reader.read(path: FilePath(MP4Fixtures.content))).videoTrack?.samples.count)
+        let composition = try HLSJoin.composition(json: Array("""
+            { "content": [ { "id": "feature", "url": "\(folder)/content.mp4", "end": 10 } ],
+              "breaks": [ { "id": "mid", "at": 4, "ads": [ { "id": "ad", "url": "\(folder)/ad1.mp4", "start": 0.5, "end": 3.5 } ] } ] }
+            """.utf8))
+        try await render(composition, cut: cut)
+    }
+
+    /// ffmpeg's CMAF output has negative composition offsets (`trun` version 1) and no edit
+    /// list: by ISO/IEC 14496-12 its first frame presents at 0, its decode time. ffmpeg's mov.c
+    /// presents every frame of such a track later by its largest negative offset (`dts_shift`:
+    /// pts = dts + dts_shift + ctts), so its frame times cannot judge this file; its frames can.
+    @Test("CMAF: negative composition offsets without an edit list present from 0, as ISO says")
+    func cmaf() async throws {
+        let ffmpeg = try FFmpeg.require()
+        let folder = try MP4Fixtures.makeScratchFolder("fragmented-cmaf")
+        defer { MP4Fixtures.remove(folder) }
+        let source = try await Self.fragment("content", options: ["-movflags", "cmaf"], into: folder)
+        let video = try #require(try MP4Reader.read(path: FilePath(source)).videoTrack)
+        #expect(video.samples.compositionOffsets.contains { $0 < 0 })
+        #expect(MP4StitchJudge.presentationTimes(of: video).first == .zero)
+
+        let composition = try HLSJoin.composition(json: Array("""
+            { "content": [ { "id": "feature", "url": "\(source)" } ], "breaks": [] }
+            """.utf8))
+        let output = folder + "/out.mp4"
+        try CompositionRenderer.render(composition, to: FilePath(output))
+        #expect(try await ffmpeg.videoFrames(output).map(\.hash) == ffmpeg.videoFrames(source).map(\.hash))
+        #expect(try await ffmpeg.audioDecodeErrors(output).isEmpty)
+    }
+
+    @Test("every source an HLS playlist of fMP4 segments: Fixtures/demo-hls-fmp4.json", arguments: MP4CutMode.allCases)
+    func fragmentedPlaylists(cut: MP4CutMode) async throws {
+        try await render(HLSJoin.composition("demo-hls-fmp4.json"), cut: cut)
+    }
+
+    /// The seed's scenario with fMP4 content: HLS content whose decode times start at 100 s, MP4
+    /// ads in a pod mid-GOP.
+    ///
+    /// ```
+    /// composition 0     3           8.2       10.2      13.2        20
+    ///             | ad1 | content   | ad2     | ad1     | content   |
+    ///             | mp4 | [0, 5.2)  | [0, 2)  | [0, 3)  | [5.2, 12) |
+    /// ```
+    @Test("HLS fMP4 content with MP4 ads", arguments: MP4CutMode.allCases)
+    func fragmentedContentWithMP4Ads(cut: MP4CutMode) async throws {
+        try await render(HLSJoin.composition(json: Array("""
+            { "content": [ { "id": "feature", "url": "hls/fmp4/content/index.m3u8" } ],
+              "breaks": [
+                { "id": "pre", "at": "preroll", "ads": [ { "id": "a1", "url": "ad1.mp4", "end": 3 } ] },
+                { "id": "pod", "at": 5.2, "ads": [ { "id": "a2", "url": "ad2.mp4", "end": 2 },
+                                                  { "id": "a3", "url": "ad1.mp4", "end": 3 } ] } ] }
+            """.utf8)), cut: cut)
+    }
+
+    /// Where the video's decode times start, and how the audio's priming is hidden: ffmpeg's
+    /// init section puts the B-frame delay in the video's edit list (1,024 ticks at 12,800) and
+    /// its segments start decoding at 100 s, the audio one AAC frame (its priming) earlier.
+    @Test("a playlist's fMP4 source starts at its first video frame, its audio priming hidden")
+    func timing() throws {
+        var sources = HLSRenderSources()
+        let source = try sources.source(MediaLocation(FilePath(HLSJoin.fixtures + "/hls/fmp4/content/index.m3u8")), item: "x")
+        guard case .fragmentedMP4 = source.container else { Issue.record("read as \(source.container)"); return }
+        var budget = MP4SampleBudget.movie
+        let movie = try MP4Reader.read(source, budget: &budget)
+        let video = try #require(movie.videoTrack), audio = try #require(movie.audioTrack)
+        #expect(video.samples.decodeTimes.first == 0)
+        #expect(video.editList == [MP4EditListEntry(segmentDuration: 153_600, mediaTime: 1024)])  // 12 s at 12,800
+        #expect(audio.editList?.first?.mediaTime == 1024)
+        #expect(movie.naturalDuration >= MediaTime(seconds: 12))
+        #expect(movie.videoTrack?.presentationDuration == MediaTime(seconds: 12))
+    }
+}
+
+extension FragmentedSourceTests {
+    func render(_ composition: Composition, cut: MP4CutMode, sourceLocation: SourceLocation = #_sourceLocation) async throws {
+        var judge = MP4StitchJudge(tools: try FFmpeg.require())
+        let folder = try MP4Fixtures.makeScratchFolder("fragmented-render")
+        defer { MP4Fixtures.remove(folder) }
+        let output = folder + "/out.mp4"
+        let rendered = try CompositionRenderer.render(composition, to: FilePath(output), cut: cut)
+        if cut == .sampleAccurate { #expect(rendered.composition == composition, sourceLocation: sourceLocation) }
+        #expect(rendered.plan.duration == rendered.composition.duration, sourceLocation: sourceLocation)
+        try await judge.check(output, against: rendered.plan, sourceLocation: sourceLocation)
+    }
+}
