@@ -249,23 +249,27 @@ struct MovieFragments {
         guard let zero = (starts.isEmpty ? spans.map(\.span.start) : starts).min() else {
             throw .malformed(file: file, boxPath: "", offset: 0, reason: "the movie fragments hold no samples")
         }
+        // Edits count in a timescale every track's ticks fit, so a track that starts a few samples
+        // of another track after the first one starts exactly there.
+        let editScale = leastCommonMultiple(spans.map(\.track.base.timescale), limit: Int64(Int32.max))
         var result: [MP4Track] = []
         for (track, span) in spans {
             let base = track.base
             let first = track.decodeTimes[0]
-            let ticks = { (time: MediaTime) throws(MediaTimeError) -> Int64 in
-                try time.converted(to: base.timescale, rounding: .toNearestOrAwayFromZero).value
+            let scale = editScale ?? base.timescale
+            let ticks = { (time: MediaTime, timescale: Int32) throws(MediaTimeError) -> Int64 in
+                try time.converted(to: timescale, rounding: .toNearestOrAwayFromZero).value
             }
             var edits: [MP4EditListEntry] = []
             do {
                 let lead = try span.start.subtracting(zero)
                 var mediaTime = span.mediaStart - first
-                if try ticks(lead) > 0 {
-                    edits.append(MP4EditListEntry(segmentDuration: UInt64(try ticks(lead)), mediaTime: nil))
+                if try ticks(lead, scale) > 0 {
+                    edits.append(MP4EditListEntry(segmentDuration: UInt64(try ticks(lead, scale)), mediaTime: nil))
                 } else if lead < .zero {
-                    mediaTime += try ticks(.zero - lead)
+                    mediaTime += try ticks(.zero - lead, base.timescale)
                 }
-                let length = try ticks(try span.end.subtracting(MediaTime.max(span.start, zero)))
+                let length = try ticks(try span.end.subtracting(MediaTime.max(span.start, zero)), scale)
                 guard length > 0 else { continue }  // all of it before time 0
                 edits.append(MP4EditListEntry(segmentDuration: UInt64(length), mediaTime: mediaTime))
             } catch {
@@ -278,7 +282,7 @@ struct MovieFragments {
                 descriptionIndices: track.descriptionIndices, syncFlags: track.syncFlags.allSatisfy { $0 } ? nil : track.syncFlags)
             result.append(MP4Track(
                 trackID: base.trackID, kind: base.kind, handler: base.handler, isEnabled: base.isEnabled, timescale: base.timescale,
-                mediaDuration: table.decodeEnd, movieTimescale: base.timescale, editList: edits,
+                mediaDuration: table.decodeEnd, movieTimescale: scale, editList: edits,
                 sampleDescriptions: base.sampleDescriptions, samples: table, boxPath: base.boxPath, boxOffset: base.boxOffset,
                 editListOffset: nil, gaplessInfo: nil))
         }

@@ -95,6 +95,49 @@ struct FragmentedSourceTests {
             """.utf8)), cut: cut)
     }
 
+    /// Two fMP4 playlists joined by a discontinuity (their init sections are byte-identical, so
+    /// one serves both): decode times start afresh, at 100 s, and the content continues where
+    /// ad1's video ends, its audio shifted alike.
+    ///
+    /// ```
+    /// playlist  | ad1 segments (4 s)  |DISCONTINUITY| content segments (12 s)  |
+    /// tfdt       0 ............... 4                  100 ................. 112
+    /// source     0                 4                  4                       16
+    /// ```
+    @Test("a discontinuity in an fMP4 playlist: the next segments continue where the video before ends")
+    func discontinuity() async throws {
+        let ffmpeg = try FFmpeg.require()
+        let folder = try MP4Fixtures.makeScratchFolder("fmp4-discontinuity")
+        defer { MP4Fixtures.remove(folder) }
+        var lines = ["#EXTM3U", "#EXT-X-VERSION:7", "#EXT-X-TARGETDURATION:2", "#EXT-X-PLAYLIST-TYPE:VOD",
+                     "#EXT-X-MAP:URI=\"\(HLSJoin.fixtures)/hls/fmp4/ad1/init.mp4\""]
+        for (index, name) in ["ad1", "content"].enumerated() {
+            let source = HLSJoin.fixtures + "/hls/fmp4/\(name)/"
+            if index > 0 { lines.append("#EXT-X-DISCONTINUITY") }
+            for line in try String(contentsOfFile: source + "index.m3u8", encoding: .utf8).split(separator: "\n")
+            where line.hasPrefix("#EXTINF") || !line.hasPrefix("#") {
+                lines.append(line.hasPrefix("#") ? String(line) : source + line)
+            }
+        }
+        lines.append("#EXT-X-ENDLIST")
+        let joined = folder + "/joined.m3u8"
+        try MP4Fixtures.write(Array((lines.joined(separator: "\n") + "\n").utf8), to: joined)
+
+        let composition = try HLSJoin.composition(json: Array("""
+            { "content": [ { "id": "joined", "url": "\(joined)" } ], "breaks": [] }
+            """.utf8))
+        #expect(composition.duration == MediaTime(seconds: 16))
+        let output = folder + "/out.mp4"
+        let rendered = try CompositionRenderer.render(composition, to: FilePath(output))
+        #expect(rendered.plan.duration == MediaTime(seconds: 16))
+        let expected = try await ffmpeg.playlistFrames(HLSJoin.fixtures + "/hls/fmp4/ad1/index.m3u8").map(\.hash)
+            + ffmpeg.playlistFrames(HLSJoin.fixtures + "/hls/fmp4/content/index.m3u8").map(\.hash)
+        #expect(try await ffmpeg.videoFrames(output).map(\.hash) == expected)
+        let video = try #require(try MP4Reader.read(path: FilePath(output)).videoTrack)
+        #expect(MP4StitchJudge.presentationTimes(of: video)[100] == MediaTime(seconds: 4))  // ad1: 4 s at 25 fps
+        #expect(try await ffmpeg.audioDecodeErrors(output).isEmpty)
+    }
+
     /// Where the video's decode times start, and how the audio's priming is hidden: ffmpeg's
     /// init section puts the B-frame delay in the video's edit list (1,024 ticks at 12,800) and
     /// its segments start decoding at 100 s, the audio one AAC frame (its priming) earlier.
@@ -107,7 +150,9 @@ struct FragmentedSourceTests {
         let movie = try MP4Reader.read(source, budget: &budget)
         let video = try #require(movie.videoTrack), audio = try #require(movie.audioTrack)
         #expect(video.samples.decodeTimes.first == 0)
-        #expect(video.editList == [MP4EditListEntry(segmentDuration: 153_600, mediaTime: 1024)])  // 12 s at 12,800
+        // Edits count at 192,000 (12,800 and 48,000 both fit it): 12 s.
+        #expect(video.movieTimescale == 192_000)
+        #expect(video.editList == [MP4EditListEntry(segmentDuration: 2_304_000, mediaTime: 1024)])
         #expect(audio.editList?.first?.mediaTime == 1024)
         #expect(movie.naturalDuration >= MediaTime(seconds: 12))
         #expect(movie.videoTrack?.presentationDuration == MediaTime(seconds: 12))

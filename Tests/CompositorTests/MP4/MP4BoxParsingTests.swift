@@ -97,6 +97,30 @@ struct MP4BoxParsingTests {
                   value: EditListBox(entries: [MP4EditListEntry(segmentDuration: 1 << 33, mediaTime: 7)])).check()
     }
 
+    @Test("tfhd, tfdt, trex and trun: each optional field by its flag")
+    func fragmentBoxes() {
+        RoundTrip(bytes: [0, 2, 0, 0] + Self.be32(1), value: TrackFragmentHeaderBox(trackID: 1)).check()
+        RoundTrip(bytes: [0, 0, 0, 0x3B] + Self.be32(2) + Self.be64(4096) + Self.be32(1) + Self.be32(1024) + Self.be32(6) + Self.be32(0x0200_0000),
+                  value: TrackFragmentHeaderBox(trackID: 2, baseDataOffset: 4096, sampleDescriptionIndex: 1, defaultSampleDuration: 1024,
+                                                defaultSampleSize: 6, defaultSampleFlags: 0x0200_0000, defaultBaseIsMoof: false)).check()
+        RoundTrip(bytes: [1, 0, 0, 0] + Self.be64(1 << 33), value: TrackFragmentDecodeTimeBox(baseMediaDecodeTime: 1 << 33)).check()
+        var version0 = ByteReader([0, 0, 0, 0] + Self.be32(1_280_000))
+        #expect((try? TrackFragmentDecodeTimeBox(parsing: &version0))?.baseMediaDecodeTime == 1_280_000)
+        var trex = TrackExtendsBox(trackID: 2)
+        trex.defaultSampleDuration = 1024
+        RoundTrip(bytes: [0, 0, 0, 0] + Self.be32(2) + Self.be32(1) + Self.be32(1024) + Self.be32(0) + Self.be32(0), value: trex).check()
+        // Data offset, first-sample flags, sizes and (negative, so version 1) composition offsets.
+        RoundTrip(bytes: [1, 0, 0x0A, 0x05] + Self.be32(2) + Self.be32(100) + Self.be32(0x0200_0000)
+                    + Self.be32(500) + Self.be32(512) + Self.be32(40) + Self.be32(UInt32(bitPattern: -512)),
+                  value: TrackFragmentRunBox(sampleCount: 2, dataOffset: 100, firstSampleFlags: 0x0200_0000, durations: nil,
+                                             sizes: [500, 40], flags: nil, compositionOffsets: [512, -512])).check()
+        // No per-sample field: a count of any size costs nothing to read.
+        RoundTrip(bytes: [0, 0, 0, 0] + Self.be32(1 << 30),
+                  value: TrackFragmentRunBox(sampleCount: 1 << 30, dataOffset: nil, durations: nil, sizes: nil, flags: nil, compositionOffsets: nil)).check()
+        #expect(TrackFragmentRunBox.isSync(flags: TrackFragmentRunBox.syncSampleFlags))
+        #expect(!TrackFragmentRunBox.isSync(flags: TrackFragmentRunBox.nonSyncSampleFlags))
+    }
+
     @Test("stss, stsc, stco and co64")
     func tables() {
         RoundTrip(bytes: [0, 0, 0, 0] + Self.be32(2) + Self.be32(1) + Self.be32(49),
