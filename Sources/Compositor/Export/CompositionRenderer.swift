@@ -4,8 +4,8 @@ import CompositorIO
 import CompositorMP4
 
 /// Renders compositions into one stitched MP4 (samples copied, never re-encoded). Sources are MP4
-/// files and local HLS playlists of MPEG-TS segments (H.264 and AAC; the highest-bandwidth variant
-/// of a multivariant playlist), mixed freely.
+/// files (plain or fragmented) and local HLS playlists of MPEG-TS segments (H.264 and AAC) or of
+/// fragmented MP4 segments (the highest-bandwidth variant of a multivariant playlist), mixed freely.
 ///
 /// With `.keyframeAligned` cuts the stitcher moves cuts to keyframes; the composition returned is
 /// the one that really plays, so mapping stays exact for the output.
@@ -28,7 +28,7 @@ public enum CompositionRenderer {
         /// A source that is not a local file: a render reads every byte it copies.
         case remoteSource(item: String, MediaLocation)
         /// An HLS source whose playlist cannot be rendered: unreadable, malformed, or valid but
-        /// unsupported (live, encrypted, fragmented MP4 segments, separate audio renditions).
+        /// unsupported (live, encrypted, a change of init section, separate audio renditions).
         case playlist(item: String, HLSCompositionStitchError)
 
         public var description: String {

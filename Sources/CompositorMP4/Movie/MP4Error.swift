@@ -4,8 +4,8 @@ import CompositorCore
 /// Why an MP4 file could not be read, or a stitched MP4 could not be written.
 ///
 /// `malformed` means the file breaks the format (a size that lies, a table cut short); `unsupported`
-/// means the file is valid but uses something this library does not handle (fragments, a second
-/// edit). Both name the file, the box path (`moov/trak[1]/mdia/minf/stbl/stsz`) and the byte offset.
+/// means the file is valid but uses something this library does not handle (a second media edit,
+/// a `moov` too large to load). Both name the file, the box path (`moov/trak[1]/mdia/minf/stbl/stsz`) and the byte offset.
 public enum MP4Error: Error, Sendable, Equatable, CustomStringConvertible {
     /// There is no file at the path.
     case fileNotFound(file: String)

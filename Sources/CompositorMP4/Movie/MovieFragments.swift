@@ -267,7 +267,9 @@ struct MovieFragments {
                 if try ticks(lead, scale) > 0 {
                     edits.append(MP4EditListEntry(segmentDuration: UInt64(try ticks(lead, scale)), mediaTime: nil))
                 } else if lead < .zero {
-                    mediaTime += try ticks(.zero - lead, base.timescale)
+                    let (hidden, overflow) = mediaTime.addingReportingOverflow(try ticks(.zero - lead, base.timescale))
+                    guard !overflow else { throw MediaTimeError.overflow("\(mediaTime) + \(lead)") }
+                    mediaTime = hidden
                 }
                 let length = try ticks(try span.end.subtracting(MediaTime.max(span.start, zero)), scale)
                 guard length > 0 else { continue }  // all of it before time 0
@@ -303,9 +305,15 @@ struct MovieFragments {
             let base = track.base
             var earliest = Int64.max, latest = Int64.min
             for index in track.decodeTimes.indices {
-                let time = track.decodeTimes[index] + Int64(track.compositionOffsets[index])
+                let (time, overflow) = track.decodeTimes[index].addingReportingOverflow(Int64(track.compositionOffsets[index]))
+                let (end, endOverflow) = time.addingReportingOverflow(Int64(track.durations[index]))
+                guard !overflow, !endOverflow, time >= track.decodeTimes[0] else {
+                    throw .unsupported(file: file, boxPath: base.boxPath, offset: base.boxOffset,
+                                       reason: "sample \(index + 1) presents at \(track.decodeTimes[index]) + \(track.compositionOffsets[index]) ticks, "
+                                           + "before the track's first decode time or past 2^63")
+                }
                 earliest = min(earliest, time)
-                latest = max(latest, time + Int64(track.durations[index]))
+                latest = max(latest, end)
             }
             var empty: UInt64 = 0
             var media: MP4EditListEntry?

@@ -109,19 +109,8 @@ struct FragmentedSourceTests {
         let ffmpeg = try FFmpeg.require()
         let folder = try MP4Fixtures.makeScratchFolder("fmp4-discontinuity")
         defer { MP4Fixtures.remove(folder) }
-        var lines = ["#EXTM3U", "#EXT-X-VERSION:7", "#EXT-X-TARGETDURATION:2", "#EXT-X-PLAYLIST-TYPE:VOD",
-                     "#EXT-X-MAP:URI=\"\(HLSJoin.fixtures)/hls/fmp4/ad1/init.mp4\""]
-        for (index, name) in ["ad1", "content"].enumerated() {
-            let source = HLSJoin.fixtures + "/hls/fmp4/\(name)/"
-            if index > 0 { lines.append("#EXT-X-DISCONTINUITY") }
-            for line in try String(contentsOfFile: source + "index.m3u8", encoding: .utf8).split(separator: "\n")
-            where line.hasPrefix("#EXTINF") || !line.hasPrefix("#") {
-                lines.append(line.hasPrefix("#") ? String(line) : source + line)
-            }
-        }
-        lines.append("#EXT-X-ENDLIST")
-        let joined = folder + "/joined.m3u8"
-        try MP4Fixtures.write(Array((lines.joined(separator: "\n") + "\n").utf8), to: joined)
+        let joined = try TransportStreamRenderTests.joinedPlaylist(
+            in: folder, from: "fmp4", header: ["#EXT-X-MAP:URI=\"\(HLSJoin.fixtures)/hls/fmp4/ad1/init.mp4\""])
 
         let composition = try HLSJoin.composition(json: Array("""
             { "content": [ { "id": "joined", "url": "\(joined)" } ], "breaks": [] }

@@ -108,11 +108,12 @@ struct TransportStreamRenderTests {
         #expect(try await ffmpeg.audioDecodeErrors(output).isEmpty)
     }
 
-    /// The ad1 and content TS playlists joined by a discontinuity, segments by absolute path.
-    static func joinedPlaylist(in folder: String) throws -> String {
-        var lines = ["#EXTM3U", "#EXT-X-VERSION:3", "#EXT-X-TARGETDURATION:2", "#EXT-X-PLAYLIST-TYPE:VOD"]
+    /// The ad1 and content playlists of `Fixtures/hls/FOLDER` joined by a discontinuity, segments
+    /// by absolute path, after `header` (an `EXT-X-MAP`, say).
+    static func joinedPlaylist(in folder: String, from fixtures: String = "ts", header: [String] = []) throws -> String {
+        var lines = ["#EXTM3U", "#EXT-X-VERSION:7", "#EXT-X-TARGETDURATION:2", "#EXT-X-PLAYLIST-TYPE:VOD"] + header
         for (index, name) in ["ad1", "content"].enumerated() {
-            let source = HLSJoin.fixtures + "/hls/ts/\(name)/"
+            let source = HLSJoin.fixtures + "/hls/\(fixtures)/\(name)/"
             let text = try String(contentsOfFile: source + "index.m3u8", encoding: .utf8)
             if index > 0 { lines.append("#EXT-X-DISCONTINUITY") }
             for line in text.split(separator: "\n") where line.hasPrefix("#EXTINF") || !line.hasPrefix("#") {
