@@ -184,8 +184,8 @@ struct MovieFragments {
                 let isSync = TrackFragmentRunBox.isSync(flags: flags)
                 if let before = repeatedBefore {
                     // An audio frame most of which plays before the samples before end is a repeat.
-                    if !tracks[index].isVideo, isSync, time + Int64(duration) / 2 <= before {
-                        time += Int64(duration)
+                    if !tracks[index].isVideo, isSync, time <= before - Int64(duration) / 2 {
+                        time += Int64(duration)  // below `before`: no overflow
                         continue
                     }
                     repeatedBefore = nil
@@ -209,17 +209,15 @@ struct MovieFragments {
             tracks[index].restart = nil
             return raw ?? 0
         }
+        let restart = tracks[index].restart
+        tracks[index].restart = nil
         guard let raw else { return end }
-        var afresh = false
-        switch tracks[index].restart {
-        case .atEnd: tracks[index].shift = end - raw
+        switch restart {
+        case .atEnd: tracks[index].shift = end - raw  // both >= 0: no overflow
         case .shifted(let shift): tracks[index].shift = shift
         case nil: break
         }
-        if tracks[index].restart != nil {
-            tracks[index].restart = nil
-            afresh = true
-        }
+        let afresh = restart != nil
         let (time, overflow) = raw.addingReportingOverflow(tracks[index].shift)
         guard !overflow else {
             throw .timeOverflow(file: file, reason: "\(traf.path): decode time \(raw) shifted by \(tracks[index].shift)")
@@ -370,19 +368,24 @@ extension MovieFragments.Track {
     mutating func fit(_ time: Int64, file: String, box: MP4Box, afresh: Bool) throws(MP4Error) -> Int64 {
         guard let end else { return time }
         let last = durations.count - 1
-        if abs(time - end) <= Int64(durations[last]) / 2 || (afresh && time < end) {
-            shift += end - time
+        let (difference, overflow) = time.subtractingReportingOverflow(end)
+        let (snapped, snapOverflow) = shift.subtractingReportingOverflow(difference)
+        guard !overflow, !snapOverflow else {
+            throw .timeOverflow(file: file, reason: "\(box.path): decode time \(time) against the end of the fragments before (\(end))")
+        }
+        if difference.magnitude <= UInt64(durations[last] / 2) || (afresh && difference < 0) {
+            shift = snapped
             return end
         }
-        if time > end {
-            guard let longer = UInt32(exactly: Int64(durations[last]) + time - end) else {
+        if difference > 0 {
+            guard let longer = UInt32(exactly: UInt64(durations[last]) + difference.magnitude) else {
                 throw .unsupported(file: file, boxPath: box.path, offset: box.header.offset,
-                                   reason: "a gap of \(time - end) ticks before this fragment is longer than a sample can last")
+                                   reason: "a gap of \(difference) ticks before this fragment is longer than a sample can last")
             }
             durations[last] = longer
             return time
         }
         throw .malformed(file: file, boxPath: box.path, offset: box.header.offset,
-                         reason: "the fragment decodes from \(time - shift) ticks, before the track's fragments before end (\(end - shift))")
+                         reason: "the fragment decodes \(difference.magnitude) ticks before the track's fragments before end")
     }
 }

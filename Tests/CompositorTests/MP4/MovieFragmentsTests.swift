@@ -102,6 +102,39 @@ struct MovieFragmentsTests {
         }
     }
 
+    /// The last fragment's video `tfdt` moved by `delta` ticks (12,288 a second, 512 a frame):
+    /// within half a frame it is jitter, later a gap the frame before fills, earlier malformed.
+    @Test("a tfdt off where the fragments before end: jitter, a gap, or malformed", arguments: [100, 5000, -5000])
+    func decodeTimeJumps(delta: Int) throws {
+        var (bytes, _, _) = try Self.fragmentedContent()
+        let original = try MP4Reader.read(path: FilePath(MP4Fixtures.content))
+        // Each moof has the video's traf, then the audio's: the video's tfdt of the last is the
+        // last but one.
+        let pattern = Array("tfdt".utf8)
+        let boxes = (4..<(bytes.count - 4)).filter { Array(bytes[$0..<($0 + 4)]) == pattern }.map { $0 - 4 }
+        let at = boxes[boxes.count - 2] + 12
+        let value = bytes[at..<(at + 8)].reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+        let moved = UInt64(Int64(value) + Int64(delta))
+        bytes.replaceSubrange(at..<(at + 8), with: stride(from: 56, through: 0, by: -8).map { UInt8(truncatingIfNeeded: moved >> UInt64($0)) })
+        try Robust.withFile(bytes) { path in
+            let result = Result { try MP4Reader.read(path: FilePath(path)) }
+            let durations = try? result.get().videoTrack?.samples.durations
+            let expected = try #require(original.videoTrack?.samples.durations)
+            switch delta {
+            case 100: #expect(durations == expected)
+            case 5000:
+                // The frame before the last fragment lasts until it starts.
+                let index = try #require(durations?.firstIndex { $0 != 512 })
+                #expect(durations?[index] == UInt32(512 + 5000))
+            default:
+                #expect { try result.get() } throws: { error in
+                    guard case .malformed(_, let boxPath, _, let reason) = error as? MP4Error else { return false }
+                    return boxPath.hasPrefix("moof/traf") && reason == "the fragment decodes 5000 ticks before the track's fragments before end"
+                }
+            }
+        }
+    }
+
     /// The offset of the first box of `type` (a crude search: the fixtures' payloads do not hold
     /// these four letters before the box).
     static func find(_ type: String, in bytes: [UInt8]) -> Int? {
