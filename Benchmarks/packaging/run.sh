@@ -18,12 +18,8 @@
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 REPS=${REPS:-3}
-if [ $# -ge 1 ]; then WORK=$1; mkdir -p "$WORK"; KEEP=1; else WORK=$(mktemp -d /tmp/compositor-packaging-bench.XXXXXX); KEEP=0; fi
-WORK=$(cd "$WORK" && pwd)
-cleanup() { [ "$KEEP" = 1 ] || rm -rf "$WORK"; }
-trap cleanup EXIT
-command -v ffmpeg >/dev/null || { echo "error: ffmpeg not found" >&2; exit 1; }
-[ -x /usr/bin/time ] || { echo "error: /usr/bin/time (GNU time) not found" >&2; exit 1; }
+. "$ROOT/Benchmarks/lib/timing.sh"
+bench_setup packaging "$@"
 
 echo "== building CompositorDemo (release)"
 swift build --package-path "$ROOT" -c release --product CompositorDemo >&2
@@ -41,24 +37,6 @@ if [ ! -f "$WORK/src.mp4" ]; then
 fi
 echo '{ "content": [ { "id": "src", "url": "src.mp4" } ], "breaks": [] }' >"$WORK/mp4.json"
 SIZE=$(wc -c <"$WORK/src.mp4")
-
-seconds() { awk '{print $1}' "$1"; }
-rss_mib() { awk '{printf "%.1f", $2 / 1024}' "$1"; }
-
-# Runs "$@" REPS times under /usr/bin/time, each after removing $OUT and a `sync`; leaves the
-# fastest "elapsed maxrss_kib" in $WORK/best.
-measure() {
-    local best=""
-    for _ in $(seq "$REPS"); do
-        rm -rf "$OUT"
-        sync
-        /usr/bin/time -f "%e %M" -o "$WORK/time" "$@" >/dev/null 2>"$WORK/stderr" || { cat "$WORK/stderr" >&2; exit 1; }
-        if [ -z "$best" ] || awk -v a="$(seconds "$WORK/time")" -v b="$(seconds "$best")" 'BEGIN{exit !(a<b)}'; then
-            cp "$WORK/time" "$WORK/best.tmp"; best="$WORK/best.tmp"
-        fi
-    done
-    mv "$WORK/best.tmp" "$WORK/best"
-}
 
 report() {  # NAME INPUT_BYTES
     local name=$1 bytes=$2 tc tf tk

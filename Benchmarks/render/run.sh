@@ -12,11 +12,8 @@
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 REPS=${REPS:-5}
-if [ $# -ge 1 ]; then WORK=$1; mkdir -p "$WORK"; KEEP=1; else WORK=$(mktemp -d /tmp/compositor-render-bench.XXXXXX); KEEP=0; fi
-cleanup() { [ "$KEEP" = 1 ] || rm -rf "$WORK"; }
-trap cleanup EXIT
-command -v ffmpeg >/dev/null || { echo "error: ffmpeg not found" >&2; exit 1; }
-[ -x /usr/bin/time ] || { echo "error: /usr/bin/time (GNU time) not found" >&2; exit 1; }
+. "$ROOT/Benchmarks/lib/timing.sh"
+bench_setup render "$@"
 
 echo "== building the driver (release)"
 swift build --package-path "$ROOT" -c release --product RenderBenchmark >&2
@@ -38,23 +35,6 @@ for i in 1 2 3 4; do
     ffmpeg -hide_banner -v error -y -stream_loop 9 -i "$WORK/loop$i.mp4" -c copy "$WORK/src$i.mp4"
     rm -f "$WORK/loop$i.mp4"
 done
-
-seconds() { awk '{print $1}' "$1"; }
-rss_mib() { awk '{printf "%.1f", $2 / 1024}' "$1"; }
-
-# Runs "$@" REPS times under /usr/bin/time; leaves the fastest "elapsed maxrss_kib" in $WORK/best.
-measure() {
-    local best=""
-    for _ in $(seq "$REPS"); do
-        # Flush the previous run's dirty pages first, so no run pays for another's writeback.
-        sync
-        /usr/bin/time -f "%e %M" -o "$WORK/time" "$@" >/dev/null 2>"$WORK/stderr" || { cat "$WORK/stderr" >&2; exit 1; }
-        if [ -z "$best" ] || awk -v a="$(seconds "$WORK/time")" -v b="$(seconds "$best")" 'BEGIN{exit !(a<b)}'; then
-            cp "$WORK/time" "$WORK/best.tmp"; best="$WORK/best.tmp"
-        fi
-    done
-    mv "$WORK/best.tmp" "$WORK/best"
-}
 
 run_set() {
     local name=$1; shift

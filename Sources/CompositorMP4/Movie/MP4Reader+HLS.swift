@@ -19,21 +19,21 @@ extension MP4Reader {
                                        budget: inout MP4SampleBudget) throws(MP4Error) -> MP4Movie {
         let (initFile, initBytes) = try open(initSection)
         let initPath = initSection.path.description
-        var moovHeader: MP4BoxHeader?
-        try walkTopLevel(of: initFile, bytes: initBytes) { (header) throws(MP4Error) in
-            if header.type == .moov, moovHeader == nil { moovHeader = header }
+        var moovBox: TopLevelBox?
+        try walkTopLevel(of: initFile, bytes: initBytes) { (header, block) throws(MP4Error) in
+            if header.type == .moov, moovBox == nil { moovBox = TopLevelBox(header, in: block) }
         }
-        guard let moovHeader else {
+        guard let moovBox else {
             throw .malformed(file: initPath, boxPath: "", offset: initBytes.lowerBound, reason: "the init section (EXT-X-MAP) has no moov box")
         }
-        let moov = try readBox(moovHeader, of: initFile, limit: moovSizeLimit)
+        let moov = try readBox(moovBox.header, of: initFile, limit: moovSizeLimit, bytes: moovBox.bytes)
         guard let mvex = moov.child("mvex") else {
-            throw .malformed(file: initPath, boxPath: "moov", offset: moovHeader.offset,
+            throw .malformed(file: initPath, boxPath: "moov", offset: moovBox.header.offset,
                              reason: "the init section (EXT-X-MAP) has no mvex: its moov does not announce movie fragments")
         }
         var fragments = try MovieFragments(movie: try movie(from: moov, file: initFile, budget: &budget), mvex: mvex)
         guard !fragments.hasSamples else {
-            throw .unsupported(file: initPath, boxPath: "moov", offset: moovHeader.offset,
+            throw .unsupported(file: initPath, boxPath: "moov", offset: moovBox.header.offset,
                                reason: "the init section (EXT-X-MAP) holds samples of its own; only its segments' are read")
         }
 
@@ -43,9 +43,11 @@ extension MP4Reader {
             let (file, bytes) = try open(segment.file)
             let path = segment.path.description
             var moofs: [MP4Box] = []
-            try walkTopLevel(of: file, bytes: bytes) { (header) throws(MP4Error) in
+            try walkTopLevel(of: file, bytes: bytes) { (header, block) throws(MP4Error) in
                 switch header.type {
-                case .moof: moofs.append(try readBox(header, of: file, limit: fragmentSizeLimit))
+                case .moof:
+                    let moof = TopLevelBox(header, in: block)
+                    moofs.append(try readBox(header, of: file, limit: fragmentSizeLimit, bytes: moof.bytes))
                 case .moov:
                     throw .unsupported(file: path, boxPath: "moov", offset: header.offset,
                                        reason: "a segment with a moov of its own (a new init section belongs in EXT-X-MAP)")

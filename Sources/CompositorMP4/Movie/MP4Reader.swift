@@ -27,18 +27,19 @@ package enum MP4Reader {
         let file = try mp4Errors { () throws(FileError) in try ReadableFile(path: filePath) }
         let path = filePath.description
         let topLevel = try findMovieBox(in: file)
-        let moov = try readBox(topLevel.moov, of: file, limit: moovSizeLimit)
+        let moov = try readBox(topLevel.moov.header, of: file, limit: moovSizeLimit, bytes: topLevel.moov.bytes)
         let movie = try movie(from: moov, file: file, budget: &budget)
         guard let mvex = moov.child("mvex") else {
             if let fragment = topLevel.fragments.first {
-                throw .malformed(file: path, boxPath: "moof", offset: fragment.offset, reason: "a movie fragment, but the moov has no mvex")
+                throw .malformed(file: path, boxPath: "moof", offset: fragment.header.offset, reason: "a movie fragment, but the moov has no mvex")
             }
             return movie
         }
         var fragments = try MovieFragments(movie: movie, mvex: mvex)
         let placement = MovieFragments.Placement(file: path, bytes: 0..<file.size, storeOffset: 0)
-        for header in topLevel.fragments {
-            try fragments.add([try readBox(header, of: file, limit: fragmentSizeLimit)], placement: placement, startsAfresh: false, budget: &budget)
+        for fragment in topLevel.fragments {
+            let moof = try readBox(fragment.header, of: file, limit: fragmentSizeLimit, bytes: fragment.bytes)
+            try fragments.add([moof], placement: placement, startsAfresh: false, budget: &budget)
         }
         return try fragments.movie(path: filePath, store: movie.store, zero: .earliestTrack)
     }
@@ -66,24 +67,40 @@ package enum MP4Reader {
 
     /// The top-level boxes a movie is read from: its `moov`, and its movie fragments in file order.
     struct TopLevel {
-        let moov: MP4BoxHeader
-        let fragments: [MP4BoxHeader]
+        let moov: TopLevelBox
+        let fragments: [TopLevelBox]
+    }
+
+    /// A top-level box's header, and its bytes when the walk's block held all of them (a movie
+    /// fragment, or a small file's `moov`, usually: it is then not read twice).
+    struct TopLevelBox {
+        let header: MP4BoxHeader
+        let bytes: [UInt8]?
+
+        /// `block` is the one the walk found `header` in (the header is within it).
+        init(_ header: MP4BoxHeader, in block: ByteReader) {
+            self.header = header
+            var reader = block
+            // A box past the block's end is not copied (readBytes checks before it allocates).
+            bytes = (try? reader.skip(Int(header.offset - block.fileOffset))) != nil && header.size <= UInt64(Int.max)
+                ? try? reader.readBytes(Int(header.size)) : nil
+        }
     }
 
     /// Walks the top-level box headers for the `moov` and the `moof`s.
     static func findMovieBox(in file: ReadableFile) throws(MP4Error) -> TopLevel {
         let path = file.path.description
-        var moov: MP4BoxHeader?
-        var fragments: [MP4BoxHeader] = []
-        try walkTopLevel(of: file, bytes: 0..<file.size) { (header) throws(MP4Error) in
+        var moov: TopLevelBox?
+        var fragments: [TopLevelBox] = []
+        try walkTopLevel(of: file, bytes: 0..<file.size) { (header, block) throws(MP4Error) in
             switch header.type {
             case .moov:
                 guard moov == nil else {
                     throw .malformed(file: path, boxPath: "moov", offset: header.offset, reason: "a second moov box")
                 }
-                moov = header
+                moov = TopLevelBox(header, in: block)
             case .moof:
-                fragments.append(header)
+                fragments.append(TopLevelBox(header, in: block))
             default:
                 break
             }
@@ -95,8 +112,10 @@ package enum MP4Reader {
         return TopLevel(moov: moov, fragments: fragments)
     }
 
-    /// Calls `body` with each top-level box header in `bytes` of `file`, in order.
-    static func walkTopLevel(of file: ReadableFile, bytes: Range<UInt64>, _ body: (MP4BoxHeader) throws(MP4Error) -> Void) throws(MP4Error) {
+    /// Calls `body` with each top-level box header in `bytes` of `file`, in order, and the block
+    /// of the file read to find it (which may hold the whole box).
+    static func walkTopLevel(of file: ReadableFile, bytes: Range<UInt64>,
+                             _ body: (MP4BoxHeader, ByteReader) throws(MP4Error) -> Void) throws(MP4Error) {
         let path = file.path.description
         guard bytes.count >= 8 else {
             throw .notMP4(file: path, reason: "\(bytes.count == Int(file.size) ? "the file" : "its byte range") is \(bytes.count) bytes, too short for a box")
@@ -133,7 +152,7 @@ package enum MP4Reader {
             if offset == bytes.lowerBound, !topLevelTypes.contains(header.type) {
                 throw .notMP4(file: path, reason: "it starts with '\(header.type)', not an ISO base media box")
             }
-            try body(header)
+            try body(header, block)
             offset = header.end
         }
     }
@@ -141,14 +160,16 @@ package enum MP4Reader {
     /// The largest `moof` read into memory.
     static let fragmentSizeLimit: UInt64 = 64 << 20
 
-    /// Reads the top-level box `header` (a `moov` or `moof`) of `file` whole, with its children.
-    static func readBox(_ header: MP4BoxHeader, of file: ReadableFile, limit: UInt64) throws(MP4Error) -> MP4Box {
+    /// Reads the top-level box `header` (a `moov` or `moof`) of `file` whole, with its children;
+    /// from `bytes` when the walk already read them.
+    static func readBox(_ header: MP4BoxHeader, of file: ReadableFile, limit: UInt64, bytes known: [UInt8]? = nil) throws(MP4Error) -> MP4Box {
         let path = file.path.description
         guard header.size <= limit else {
             throw .unsupported(file: path, boxPath: "\(header.type)", offset: header.offset,
                                reason: "\(header.type) is \(header.size) bytes, more than the \(limit >> 20) MiB this reader loads")
         }
-        let bytes = try file.readBytes(at: header.offset, count: Int(header.size))
+        let bytes: [UInt8]
+        if let known { bytes = known } else { bytes = try file.readBytes(at: header.offset, count: Int(header.size)) }
         var reader = ByteReader(bytes, fileOffset: header.offset)
         return try MP4Box.read(from: &reader, parentPath: "", siblingIndex: nil, file: path)
     }

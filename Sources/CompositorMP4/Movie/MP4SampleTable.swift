@@ -31,6 +31,15 @@ package struct MP4SampleTable: Sendable {
         self.syncFlags = syncFlags
     }
 
+    /// A table from per-sample values, kept compact: no composition offsets when all are 0, no
+    /// sync flags when every sample is one (as `ctts` and `stss` are left out).
+    init(offsets: [UInt64], sizes: [UInt32], decodeTimes: [Int64], durations: [UInt32],
+         compositionOffsetPerSample: [Int32], descriptionIndices: [UInt16], syncPerSample: [Bool]) {
+        self.init(offsets: offsets, sizes: sizes, decodeTimes: decodeTimes, durations: durations,
+                  compositionOffsets: compositionOffsetPerSample.allSatisfy { $0 == 0 } ? [] : compositionOffsetPerSample,
+                  descriptionIndices: descriptionIndices, syncFlags: syncPerSample.allSatisfy { $0 } ? nil : syncPerSample)
+    }
+
     package var count: Int { sizes.count }
 
     /// Whether every sample is a sync sample (the track has no `stss`).

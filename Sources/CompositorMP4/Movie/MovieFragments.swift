@@ -119,11 +119,11 @@ struct MovieFragments {
                 break search
             }
         }
-        let anchorScale = Int64(tracks[anchor].base.timescale)
+        let anchorScale = tracks[anchor].base.timescale
         for index in tracks.indices where tracks[index].end != nil {
             guard let anchorTime else { tracks[index].restart = .atEnd; continue }
             do {
-                let seconds = try MediaTime(value: end, timescale: Int32(anchorScale)).subtracting(MediaTime(value: anchorTime, timescale: Int32(anchorScale)))
+                let seconds = try MediaTime(value: end, timescale: anchorScale).subtracting(MediaTime(value: anchorTime, timescale: anchorScale))
                 tracks[index].restart = .shifted(by: try seconds.converted(to: tracks[index].base.timescale, rounding: .toNearestOrAwayFromZero).value)
             } catch {
                 throw .timeOverflow(file: file, reason: "the decode times after a discontinuity: \(error)")
@@ -154,10 +154,7 @@ struct MovieFragments {
         let defaultFlags = header.defaultSampleFlags ?? defaults.defaultSampleFlags
         let base = header.baseDataOffset ?? (header.defaultBaseIsMoof ? moof.header.offset : previousEnd ?? moof.header.offset)
 
-        var time = try startTime(of: traf, track: index, file: file)
-        // After a discontinuity, frames before this decode time repeat what was played.
-        var repeatedBefore: Int64?
-        if let end = tracks[index].end, time < end { repeatedBefore = end }
+        var (time, repeatedBefore) = try startTime(of: traf, track: index, file: file)
 
         var position = base
         for trunBox in traf.children("trun") {
@@ -202,16 +199,14 @@ struct MovieFragments {
     }
 
     /// The decode time a track fragment's first sample is placed at: its `tfdt` (shifted), fitted
-    /// to where the track's samples end.
-    private mutating func startTime(of traf: MP4Box, track index: Int, file: String) throws(MP4Error) -> Int64 {
+    /// to where the track's samples end. After a discontinuity it may be earlier than that end,
+    /// returned as `repeatedBefore`: the frames before it repeat what was played.
+    private mutating func startTime(of traf: MP4Box, track index: Int, file: String) throws(MP4Error) -> (time: Int64, repeatedBefore: Int64?) {
         let raw = try traf.child("tfdt").map { (box) throws(MP4Error) in try decodeTime(box, file: file) }
-        guard let end = tracks[index].end else {
-            tracks[index].restart = nil
-            return raw ?? 0
-        }
         let restart = tracks[index].restart
         tracks[index].restart = nil
-        guard let raw else { return end }
+        guard let end = tracks[index].end else { return (raw ?? 0, nil) }
+        guard let raw else { return (end, nil) }
         switch restart {
         case .atEnd: tracks[index].shift = end - raw  // both >= 0: no overflow
         case .shifted(let shift): tracks[index].shift = shift
@@ -222,9 +217,8 @@ struct MovieFragments {
         guard !overflow else {
             throw .timeOverflow(file: file, reason: "\(traf.path): decode time \(raw) shifted by \(tracks[index].shift)")
         }
-        // An afresh start earlier than the end leaves the repeated frames to the caller.
-        if afresh, time < end - Int64(tracks[index].durations.last ?? 0) / 2 { return time }
-        return try tracks[index].fit(time, file: file, box: traf, afresh: afresh)
+        if afresh, time < end - Int64(tracks[index].durations.last ?? 0) / 2 { return (time, end) }
+        return (try tracks[index].fit(time, file: file, box: traf, afresh: afresh), nil)
     }
 
     private func decodeTime(_ box: MP4Box, file: String) throws(MP4Error) -> Int64 {
@@ -261,9 +255,10 @@ struct MovieFragments {
             var edits: [MP4EditListEntry] = []
             do {
                 let lead = try span.start.subtracting(zero)
+                let leadTicks = try ticks(lead, scale)
                 var mediaTime = span.mediaStart - first
-                if try ticks(lead, scale) > 0 {
-                    edits.append(MP4EditListEntry(segmentDuration: UInt64(try ticks(lead, scale)), mediaTime: nil))
+                if leadTicks > 0 {
+                    edits.append(MP4EditListEntry(segmentDuration: UInt64(leadTicks), mediaTime: nil))
                 } else if lead < .zero {
                     let (hidden, overflow) = mediaTime.addingReportingOverflow(try ticks(.zero - lead, base.timescale))
                     guard !overflow else { throw MediaTimeError.overflow("\(mediaTime) + \(lead)") }
@@ -276,10 +271,9 @@ struct MovieFragments {
                 throw .timeOverflow(file: file, reason: "\(base.boxPath) presents out of range: \(error)")
             }
             let table = MP4SampleTable(
-                offsets: track.offsets, sizes: track.sizes, decodeTimes: track.decodeTimes.map { $0 - first },
-                durations: track.durations,
-                compositionOffsets: track.compositionOffsets.allSatisfy { $0 == 0 } ? [] : track.compositionOffsets,
-                descriptionIndices: track.descriptionIndices, syncFlags: track.syncFlags.allSatisfy { $0 } ? nil : track.syncFlags)
+                offsets: track.offsets, sizes: track.sizes, decodeTimes: track.decodeTimes.map { $0 - first }, durations: track.durations,
+                compositionOffsetPerSample: track.compositionOffsets, descriptionIndices: track.descriptionIndices,
+                syncPerSample: track.syncFlags)
             result.append(MP4Track(
                 trackID: base.trackID, kind: base.kind, handler: base.handler, isEnabled: base.isEnabled, timescale: base.timescale,
                 mediaDuration: table.decodeEnd, movieTimescale: scale, editList: edits,

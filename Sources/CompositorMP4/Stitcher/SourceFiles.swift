@@ -9,12 +9,10 @@ import CompositorIO
 /// is opened (a file renamed into its place, or resized, or touched since) and again when it is
 /// closed (modified in place while being copied), so a write never mixes bytes of two versions.
 struct SourceFiles {
-    /// An open source: an MP4 file, transport stream segments being demuxed, or fragmented MP4
-    /// segments.
+    /// An open source: an MP4 file, or an HLS source's segments.
     private enum Open {
         case file(ReadableFile)
-        case transportStream(TransportStreamSampleReader)
-        case fragmentedSegments(FragmentedSegmentReader)
+        case segments(any SegmentSampleReader)
     }
 
     private let sources: [MP4SampleStore]
@@ -35,14 +33,10 @@ struct SourceFiles {
         switch try source(index) {
         case .file(let file):
             try mp4Errors { () throws(FileError) in try output.append(from: file, offset: offset, length: length, buffer: buffer) }
-        case .transportStream(var reader):
+        case .segments(var reader):
             // The reader is a value with caches: take it out while it works, so it is not copied.
             open[index] = nil
-            defer { open[index] = .transportStream(reader) }
-            try reader.copy(offset: offset, length: length, to: output, buffer: buffer)
-        case .fragmentedSegments(var reader):
-            open[index] = nil
-            defer { open[index] = .fragmentedSegments(reader) }
+            defer { open[index] = .segments(reader) }
             try reader.copy(offset: offset, length: length, to: output, buffer: buffer)
         }
     }
@@ -65,9 +59,9 @@ struct SourceFiles {
         case .file(let path, let version):
             opened = .file(try mp4Errors { () throws(FileError) in try ReadableFile(path: path, expecting: version) })
         case .transportStream(let samples):
-            opened = .transportStream(TransportStreamSampleReader(samples))
+            opened = .segments(TransportStreamSampleReader(samples))
         case .fragmentedSegments(let files):
-            opened = .fragmentedSegments(FragmentedSegmentReader(files))
+            opened = .segments(FragmentedSegmentReader(files))
         }
         open[index] = opened
         recent.append(index)
@@ -85,8 +79,16 @@ struct SourceFiles {
     private static func close(_ source: Open) throws(MP4Error) {
         switch source {
         case .file(let file): try mp4Errors { () throws(FileError) in try file.checkUnchanged() }
-        case .transportStream(let reader): try reader.checkUnchanged()
-        case .fragmentedSegments(let reader): try reader.checkUnchanged()
+        case .segments(let reader): try reader.checkUnchanged()
         }
     }
+}
+
+/// Copies an HLS source's samples, which its store places in the segments laid back to back,
+/// keeping the segment it reads open (and checked against the version planned) between copies.
+protocol SegmentSampleReader {
+    /// Appends the store's bytes `[offset, offset + length)` to `output`.
+    mutating func copy(offset: UInt64, length: UInt64, to output: AtomicOutputFile, buffer: UnsafeMutableRawBufferPointer) throws(MP4Error)
+    /// Checks the open segment's file is as it was planned.
+    func checkUnchanged() throws(MP4Error)
 }

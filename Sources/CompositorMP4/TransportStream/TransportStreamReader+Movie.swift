@@ -43,8 +43,7 @@ extension TransportStreamReader.Index {
             }
             let table = MP4SampleTable(
                 offsets: layout.place(video.map(\.size)), sizes: video.map(\.size), decodeTimes: decodeTimes, durations: durations,
-                compositionOffsets: offsets.allSatisfy { $0 == 0 } ? [] : offsets, descriptionIndices: video.map(\.description),
-                syncFlags: video.allSatisfy(\.isSync) ? nil : video.map(\.isSync))
+                compositionOffsetPerSample: offsets, descriptionIndices: video.map(\.description), syncPerSample: video.map(\.isSync))
             tracks.append(try track(id: 1, kind: .video, timescale: Int32(clock), table: table, descriptions: videoDescriptions,
                                     edits: [MP4EditListEntry(segmentDuration: UInt64(end - zero), mediaTime: start)]))
         }

@@ -30,7 +30,7 @@ package struct TransportStreamSamples: Sendable {
 
 /// Demuxes a transport stream source's samples again, as `TransportStreamSamples` places them,
 /// into an output file. Holds one segment open, its last block read, and the last PES packet.
-struct TransportStreamSampleReader {
+struct TransportStreamSampleReader: SegmentSampleReader {
     private let samples: TransportStreamSamples
     private var segment: (index: Int, packets: SegmentPackets)?
     private var packet: (segment: Int, offset: UInt64, pid: UInt16, payload: [UInt8])?

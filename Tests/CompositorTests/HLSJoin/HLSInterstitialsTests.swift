@@ -243,7 +243,7 @@ struct HLSInterstitialsTests {
     }
 
     /// Content and ad each with English and French audio renditions (the ad's at 660 and 1320 Hz,
-    /// see `HLSJoinFFmpegTests.packageDemuxed`), the ad an interstitial at 5:
+    /// see `HLSJoinFFmpegTests.demuxedContentAndAd`), the ad an interstitial at 5:
     ///
     /// ```
     /// stitched.m3u8            content video, audio en/fr in stitched-audio-0/1.m3u8, the date range at 4
@@ -254,10 +254,7 @@ struct HLSInterstitialsTests {
         let ffmpeg = try FFmpeg.require()
         let folder = try MP4Fixtures.makeScratchFolder("hls-interstitials-renditions")
         defer { MP4Fixtures.remove(folder) }
-        try await HLSJoinFFmpegTests.packageDemuxed(ffmpeg, folder: folder + "/content", seconds: 12, video: "testsrc", tones: (440, 880))
-        try await HLSJoinFFmpegTests.packageDemuxed(ffmpeg, folder: folder + "/ad", seconds: 4, video: "smptebars", tones: (660, 1320))
-        let json = #"{ "content": [ { "id": "C", "url": "\#(folder)/content/master.m3u8" } ], "#
-            + #""breaks": [ { "id": "b", "at": 5, "ads": [ { "id": "ad", "url": "\#(folder)/ad/master.m3u8" } ] } ] }"#
+        let json = try await HLSJoinFFmpegTests.demuxedContentAndAd(ffmpeg, in: folder)
         let stitched = try Self.stitch(json, folder: folder)
         #expect(stitched.renditions.count == 2)
         #expect(try Self.table(try Self.interstitials(stitched.variants[0].url)).map { $0.split(separator: " ").prefix(4).joined(separator: " ") }

@@ -56,10 +56,7 @@ struct HLSJoinFFmpegTests {
         let ffmpeg = try FFmpeg.require()
         let folder = try MP4Fixtures.makeScratchFolder("hls-join-renditions")
         defer { MP4Fixtures.remove(folder) }
-        try await Self.packageDemuxed(ffmpeg, folder: folder + "/content", seconds: 12, video: "testsrc", tones: (440, 880))
-        try await Self.packageDemuxed(ffmpeg, folder: folder + "/ad", seconds: 4, video: "smptebars", tones: (660, 1320))
-        let json = #"{ "content": [ { "id": "C", "url": "\#(folder)/content/master.m3u8" } ], "#
-            + #""breaks": [ { "id": "b", "at": 5, "ads": [ { "id": "ad", "url": "\#(folder)/ad/master.m3u8" } ] } ] }"#
+        let json = try await Self.demuxedContentAndAd(ffmpeg, in: folder)
         let stitched = try HLSJoin.stitch(try HLSJoin.composition(json: Array(json.utf8)), folder: folder)
         #expect(stitched.renditions.count == 2 && stitched.variants.count == 3)
         #expect(stitched.composition.segments.map(\.sourceRange) == [
@@ -122,6 +119,15 @@ struct HLSJoinFFmpegTests {
         #expect(lines.filter { !$0.hasPrefix("WEBVTT") && !$0.contains("-->") } == ["first", "second", "third"])
         #expect(lines.filter { $0.contains("-->") }.map { $0.prefix(9) } == ["00:00.580", "00:05.080", "00:09.080"])
         #expect(try String(contentsOfFile: folder + "/stitched-empty.vtt", encoding: .utf8) == "WEBVTT\n")
+    }
+
+    /// 12 s of demuxed content (`testsrc`, tones 440/880 Hz) and a 4 s demuxed ad (`smptebars`,
+    /// 660/1,320 Hz) packaged in `folder`; returns a schedule of the content with the ad at 5.
+    static func demuxedContentAndAd(_ ffmpeg: FFmpeg, in folder: String) async throws -> String {
+        try await packageDemuxed(ffmpeg, folder: folder + "/content", seconds: 12, video: "testsrc", tones: (440, 880))
+        try await packageDemuxed(ffmpeg, folder: folder + "/ad", seconds: 4, video: "smptebars", tones: (660, 1320))
+        return #"{ "content": [ { "id": "C", "url": "\#(folder)/content/master.m3u8" } ], "#
+            + #""breaks": [ { "id": "b", "at": 5, "ads": [ { "id": "ad", "url": "\#(folder)/ad/master.m3u8" } ] } ] }"#
     }
 
     /// `seconds` of video and two audio renditions (`en`, `fr`, sine tones at 48 kHz) packaged by

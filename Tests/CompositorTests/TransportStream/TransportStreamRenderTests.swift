@@ -86,26 +86,33 @@ struct TransportStreamRenderTests {
     /// ```
     @Test("a discontinuity starts the next segments at the sum of the EXTINFs before them")
     func discontinuity() async throws {
+        try await Self.checkJoinedRender(from: "ts", firstContentFrame: 120)  // ad1: 4 s at 30 fps
+    }
+
+    /// Renders `joinedPlaylist(from:header:)` and checks it decodes to ad1's frames then the
+    /// content's, the content's first frame (`firstContentFrame`) showing at 4 s exactly by the
+    /// file's own tables, and the audio decodes cleanly.
+    static func checkJoinedRender(from fixtures: String, header: [String] = [], firstContentFrame: Int,
+                                  sourceLocation: SourceLocation = #_sourceLocation) async throws {
         let ffmpeg = try FFmpeg.require()
-        let folder = try MP4Fixtures.makeScratchFolder("ts-discontinuity")
+        let folder = try MP4Fixtures.makeScratchFolder("\(fixtures)-discontinuity")
         defer { MP4Fixtures.remove(folder) }
-        let joined = try Self.joinedPlaylist(in: folder)
+        let joined = try joinedPlaylist(in: folder, from: fixtures, header: header)
         let composition = try HLSJoin.composition(json: Array("""
             { "content": [ { "id": "joined", "url": "\(joined)" } ], "breaks": [] }
             """.utf8))
-        #expect(composition.duration == MediaTime(seconds: 16))
+        #expect(composition.duration == MediaTime(seconds: 16), sourceLocation: sourceLocation)
         let output = folder + "/out.mp4"
         let rendered = try CompositionRenderer.render(composition, to: FilePath(output))
-        #expect(rendered.plan.duration == MediaTime(seconds: 16))
+        #expect(rendered.plan.duration == MediaTime(seconds: 16), sourceLocation: sourceLocation)
 
-        let expected = try await ffmpeg.playlistFrames(HLSJoin.fixtures + "/hls/ts/ad1/index.m3u8").map(\.hash)
-            + ffmpeg.playlistFrames(HLSJoin.fixtures + "/hls/ts/content/index.m3u8").map(\.hash)
+        let expected = try await ffmpeg.playlistFrames(HLSJoin.fixtures + "/hls/\(fixtures)/ad1/index.m3u8").map(\.hash)
+            + ffmpeg.playlistFrames(HLSJoin.fixtures + "/hls/\(fixtures)/content/index.m3u8").map(\.hash)
         let decoded = try await ffmpeg.videoFrames(output)
-        #expect(decoded.map(\.hash) == expected)
-        // The first content frame shows at 4 s exactly, by the file's own tables.
-        let video = try #require(try MP4Reader.read(path: FilePath(output)).videoTrack)
-        #expect(MP4StitchJudge.presentationTimes(of: video)[120] == MediaTime(seconds: 4))
-        #expect(try await ffmpeg.audioDecodeErrors(output).isEmpty)
+        #expect(decoded.map(\.hash) == expected, sourceLocation: sourceLocation)
+        let video = try #require(try MP4Reader.read(path: FilePath(output)).videoTrack, sourceLocation: sourceLocation)
+        #expect(MP4StitchJudge.presentationTimes(of: video)[firstContentFrame] == MediaTime(seconds: 4), sourceLocation: sourceLocation)
+        #expect(try await ffmpeg.audioDecodeErrors(output).isEmpty, sourceLocation: sourceLocation)
     }
 
     /// The ad1 and content playlists of `Fixtures/hls/FOLDER` joined by a discontinuity, segments

@@ -1,0 +1,33 @@
+# Shared by the benchmark scripts that time whole programs (sourced, not run).
+#
+#   bench_setup NAME "$@"   WORK: the script's WORKDIR argument, or a new temporary folder that is
+#                           removed at exit; checks ffmpeg and GNU time are there
+#   measure CMD...          runs CMD REPS times under /usr/bin/time, each after removing $OUT (when
+#                           set) and a `sync` (no run pays for another's writeback); leaves the
+#                           fastest "elapsed maxrss_kib" in $WORK/best
+#   seconds FILE, rss_mib FILE   the two fields of such a file
+
+bench_setup() {
+    local name=$1; shift
+    if [ $# -ge 1 ]; then WORK=$1; mkdir -p "$WORK"; KEEP=1; else WORK=$(mktemp -d "/tmp/compositor-$name-bench.XXXXXX"); KEEP=0; fi
+    WORK=$(cd "$WORK" && pwd)
+    trap '[ "$KEEP" = 1 ] || rm -rf "$WORK"' EXIT
+    command -v ffmpeg >/dev/null || { echo "error: ffmpeg not found" >&2; exit 1; }
+    [ -x /usr/bin/time ] || { echo "error: /usr/bin/time (GNU time) not found" >&2; exit 1; }
+}
+
+seconds() { awk '{print $1}' "$1"; }
+rss_mib() { awk '{printf "%.1f", $2 / 1024}' "$1"; }
+
+measure() {
+    local best=""
+    for _ in $(seq "$REPS"); do
+        [ -z "${OUT:-}" ] || rm -rf "$OUT"
+        sync
+        /usr/bin/time -f "%e %M" -o "$WORK/time" "$@" >/dev/null 2>"$WORK/stderr" || { cat "$WORK/stderr" >&2; exit 1; }
+        if [ -z "$best" ] || awk -v a="$(seconds "$WORK/time")" -v b="$(seconds "$best")" 'BEGIN{exit !(a<b)}'; then
+            cp "$WORK/time" "$WORK/best.tmp"; best="$WORK/best.tmp"
+        fi
+    done
+    mv "$WORK/best.tmp" "$WORK/best"
+}
