@@ -50,7 +50,9 @@ extension LayoutContext {
 
     /// Whole audio frames per piece, chosen so the audio's running end stays within half a frame
     /// of the video's boundaries: no drift, however many pieces. Each piece starts at the frame
-    /// nearest its (snapped) start; silence makes up for audio that is missing or too short.
+    /// nearest its (snapped) start, after silence for as long as its audio starts late; silence
+    /// makes up for audio that is missing or too short. Silence is made only where a whole frame
+    /// is missing, so audio that needs none may be in any codec.
     mutating func keyframeAlignedAudioTrack(timescale: Int32, boundaries: [MediaTime]) throws(MP4Error) -> PlacedTrack {
         var track = PlacedTrack(kind: .audio, timescale: timescale, descriptions: audioDescriptions.descriptions)
         // With the composition within `maximumTrackTicks`, so is every target, and no sum overflows.
@@ -60,15 +62,17 @@ extension LayoutContext {
         var starts: [Int64] = []
         for (index, piece) in pieces.enumerated() {
             let target = try exact(piece.path) { () throws(MediaTimeError) in try boundaries[index + 1].ticks(in: timescale) } - end
-            var samples: [TrackRun.Sample] = []
-            var length: Int64 = 0
+            var run = TrackRun(samples: [], decodeEnd: 0, windowStart: 0, windowLength: 0)
+            // The length of a frame of the piece's own audio: gaps shorter than half of it need no silence.
+            var frameLength: Int64?
             var description: Int
             if let timeline = piece.audio, let window = try window(of: piece, in: timeline) {
                 let table = timeline.samples
                 let ts = timeline.timescale
                 let convert = TickConverter(from: ts, to: timescale)
-                let (start, endCeiling) = try exact(piece.path) { () throws(MediaTimeError) in
-                    (try timeline.mediaTime(at: window.start), try timeline.mediaTime(at: window.end).ticks(in: ts, rounding: .up))
+                let (start, endCeiling, lead) = try exact(piece.path) { () throws(MediaTimeError) in
+                    (try timeline.mediaTime(at: window.start), try timeline.mediaTime(at: window.end).ticks(in: ts, rounding: .up),
+                     try window.leadingGap.ticks(in: timescale))
                 }
                 // The first frame whose middle is at or after the start.
                 let doubledStart = try exact(piece.path) { () throws(MediaTimeError) in try start.multiplied(by: 2) }
@@ -77,23 +81,28 @@ extension LayoutContext {
                 }
                 description = audioDescriptions.outputIndex(source: piece.source, description: Int(table.descriptionIndices[first ?? 0]))
                 if let first {
-                    var index = first
-                    while index < table.count, table.compositionTime(index) < endCeiling {
+                    frameLength = try exact(piece.path) { () throws(MediaTimeError) in try convert.convert(Int64(table.durations[first])) }
+                    // Audio that starts after the piece does keeps its place: silence until then.
+                    try appendSilence(to: &run, until: min(lead, target), frameLength: frameLength, description: description,
+                                      piece: index, timescale: timescale, leadIn: true)
+                    let sourceStart = run.decodeEnd
+                    var sample = first
+                    while sample < table.count, table.compositionTime(sample) < endCeiling {
                         let (decode, duration) = try exact(piece.path) { () throws(MediaTimeError) in
-                            (try convert.convert(table.decodeTimes[index] - table.decodeTimes[first]),
-                             try convert.convert(table.decodeTimes[index] + Int64(table.durations[index]) - table.decodeTimes[first]))
+                            (try convert.convert(table.decodeTimes[sample] - table.decodeTimes[first]),
+                             try convert.convert(table.decodeTimes[sample] + Int64(table.durations[sample]) - table.decodeTimes[first]))
                         }
                         // Take the frame if most of it falls before the piece's end.
-                        guard decode + (duration - decode) / 2 < target else { break }
-                        samples.append(TrackRun.Sample(
-                            bytes: .source(file: piece.source, offset: table.offsets[index]), size: table.sizes[index],
-                            decode: decode, composition: decode, isSync: true,
-                            description: audioDescriptions.outputIndex(source: piece.source, description: Int(table.descriptionIndices[index]))))
-                        length = duration
-                        index += 1
+                        guard sourceStart + decode + (duration - decode) / 2 < target else { break }
+                        description = audioDescriptions.outputIndex(source: piece.source, description: Int(table.descriptionIndices[sample]))
+                        run.samples.append(TrackRun.Sample(
+                            bytes: .source(file: piece.source, offset: table.offsets[sample]), size: table.sizes[sample],
+                            decode: sourceStart + decode, composition: sourceStart + decode, isSync: true, description: description))
+                        run.decodeEnd = sourceStart + duration
+                        frameLength = duration - decode
+                        sample += 1
                     }
                 }
-                if let last = samples.last { description = last.description }
             } else if let own = piece.audio {
                 // The source has audio, but none inside the range: silence in its own description.
                 description = audioDescriptions.outputIndex(source: piece.source, description: Int(own.samples.descriptionIndices[0]))
@@ -103,32 +112,42 @@ extension LayoutContext {
                 throw .invalidPiece(index: index, file: piece.path, reason: "no piece has audio to make silence with")
             }
             // Silence for what the source could not cover.
-            let silence = try self.silence(for: description, piece: index)
-            // The frames whose middle falls before the target: at most one past those that cover
-            // the gap, so the search starts just before that many (never from 0, which would take
-            // as long as the gap is long).
-            let gap = target - length
-            let covering = try exact(piece.path) { () throws(MediaTimeError) in try silence.framesToCover(gap, timescale: timescale) }
-            try checkSilence(covering, piece: index, timescale: timescale, gap: gap)
-            try exact(piece.path) { () throws(MediaTimeError) in
-                var count = max(0, covering - 2)
-                while true {
-                    let frameStart = length + (try silence.offset(ofFrame: count, timescale: timescale))
-                    let frameEnd = length + (try silence.offset(ofFrame: count + 1, timescale: timescale))
-                    guard frameStart + (frameEnd - frameStart) / 2 < target else { break }
-                    count += 1
-                }
-                samples += try silence.frames(count: count, from: length, timescale: timescale)
-                length += try silence.offset(ofFrame: count, timescale: timescale)
-            }
-            let run = TrackRun(samples: samples, decodeEnd: length, windowStart: 0, windowLength: length)
+            try appendSilence(to: &run, until: target, frameLength: frameLength, description: description,
+                              piece: index, timescale: timescale, leadIn: false)
+            run.windowLength = run.decodeEnd
             track.append(run, at: end, piece: index)
             starts.append(end)
-            end += length
+            end += run.decodeEnd
         }
         track.runStarts = starts
         track.mediaEnd = max(end, composition)
         return track
+    }
+
+    /// Appends the silent frames whose middle falls before `target` to `run`. None are made (and
+    /// none need to be possible) when the gap is at most half of `frameLength`, the length of the
+    /// piece's own frames.
+    private mutating func appendSilence(to run: inout TrackRun, until target: Int64, frameLength: Int64?, description: Int,
+                                        piece: Int, timescale: Int32, leadIn: Bool) throws(MP4Error) {
+        let gap = target - run.decodeEnd
+        guard gap > 0, gap > (frameLength ?? 0) / 2 else { return }
+        let silence = try self.silence(for: description, piece: piece, gap: MediaTime(value: gap, timescale: timescale))
+        // At most one frame past those that cover the gap qualifies, so the search starts just
+        // before that many (never from 0, which would take as long as the gap is long).
+        let covering = try exact(pieces[piece].path) { () throws(MediaTimeError) in try silence.framesToCover(gap, timescale: timescale) }
+        try checkSilence(covering, piece: piece, timescale: timescale, gap: gap)
+        try exact(pieces[piece].path) { () throws(MediaTimeError) in
+            let length = run.decodeEnd
+            var count = max(0, covering - 2)
+            while true {
+                let frameStart = length + (try silence.offset(ofFrame: count, timescale: timescale))
+                let frameEnd = length + (try silence.offset(ofFrame: count + 1, timescale: timescale))
+                guard frameStart + (frameEnd - frameStart) / 2 < target else { break }
+                count += 1
+            }
+            run.samples += try silence.frames(count: count, from: length, timescale: timescale, leadIn: leadIn)
+            run.decodeEnd = length + (try silence.offset(ofFrame: count, timescale: timescale))
+        }
     }
 
     /// One edit showing the whole media from its first composition time, after an empty edit

@@ -118,8 +118,8 @@ extension LayoutContext {
     mutating func fillWithSilence(_ run: inout TrackRun, piece: Int, timescale: Int32) throws(MP4Error) {
         guard run.windowEnd > run.decodeEnd, let last = run.samples.last else { return }
         let file = pieces[piece].path
-        let silence = try silence(for: last.description, piece: piece)
         let gap = run.windowEnd - run.decodeEnd
+        let silence = try silence(for: last.description, piece: piece, gap: MediaTime(value: gap, timescale: timescale))
         let count = try exact(file) { () throws(MediaTimeError) in try silence.framesToCover(gap, timescale: timescale) }
         try checkSilence(count, piece: piece, timescale: timescale, gap: gap)
         try exact(file) { () throws(MediaTimeError) in
@@ -131,7 +131,7 @@ extension LayoutContext {
     /// Silence for the whole window, in the given description.
     mutating func silenceRun(description: Int, piece: Int, windowLength: Int64, timescale: Int32) throws(MP4Error) -> TrackRun {
         let file = pieces[piece].path
-        let silence = try silence(for: description, piece: piece)
+        let silence = try silence(for: description, piece: piece, gap: MediaTime(value: windowLength, timescale: timescale))
         let count = try exact(file) { () throws(MediaTimeError) in try silence.framesToCover(windowLength, timescale: timescale) }
         try checkSilence(count, piece: piece, timescale: timescale, gap: windowLength)
         return try exact(file) { () throws(MediaTimeError) in

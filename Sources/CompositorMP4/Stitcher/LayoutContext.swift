@@ -142,11 +142,12 @@ struct LayoutContext {
 
     // MARK: - Silence
 
-    /// The silent frame for output audio description `description`, made once, to fill piece
-    /// `piece`. Only AAC-LC silence can be made: for any other audio the message names the codec
-    /// as it is and the file (and track) the description comes from, which is another piece's
-    /// when the piece has no audio of its own.
-    mutating func silence(for description: Int, piece: Int) throws(MP4Error) -> SilenceSource {
+    /// The silent frame for output audio description `description`, made once, to fill `gap`
+    /// of piece `piece` (`nil`: a hidden lead-in the piece needs before it). Only AAC-LC silence
+    /// can be made: for any other audio the message names the codec as it is, the gap, and the
+    /// file (and track) the description comes from, which is another piece's when the piece has
+    /// no audio of its own.
+    mutating func silence(for description: Int, piece: Int, gap: MediaTime?) throws(MP4Error) -> SilenceSource {
         if let existing = silenceByDescription[description] { return existing }
         let entry = audioDescriptions.descriptions[description]
         let origin = audioDescriptions.origins[description]
@@ -158,9 +159,14 @@ struct LayoutContext {
             } else {
                 entry.codecIdentity.description
             }
+            let need = if let gap {
+                "\(whose) has no audio for \(gap) s, to be filled with silence"
+            } else {
+                "\(whose) needs a hidden lead-in of silence (its track has several sample descriptions)"
+            }
             throw .unsupported(file: origin.file, boxPath: origin.trackPath, offset: origin.trackOffset,
-                               reason: "\(whose) needs its audio filled with silence, which the stitcher makes only in AAC-LC "
-                                   + "with 1 to 8 channels; this audio is \(what)")
+                               reason: "\(need), which the stitcher makes only in AAC-LC with 1 to 8 channels; this audio is \(what). "
+                                   + "Cut where the source has audio, or give the pieces AAC audio")
         }
         guard config.sampleRate > 0 else {
             throw .malformed(file: origin.file, boxPath: origin.trackPath, offset: origin.trackOffset,

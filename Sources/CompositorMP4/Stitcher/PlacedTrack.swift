@@ -272,7 +272,7 @@ extension LayoutContext {
             var run = slots[index].run
             guard run.windowStart < Int64(timescale), let first = run.samples.first else { continue }
             let file = pieces[slots[index].piece].path
-            let silence = try silence(for: first.description, piece: slots[index].piece)
+            let silence = try silence(for: first.description, piece: slots[index].piece, gap: nil)
             try exact(file) { () throws(MediaTimeError) in
                 let count = try silence.framesToCover(Int64(timescale) - run.windowStart, timescale: timescale)
                 let length = try silence.offset(ofFrame: count, timescale: timescale)

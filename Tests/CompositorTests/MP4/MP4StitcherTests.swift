@@ -48,17 +48,20 @@ func stitchAndJudge(cutMode: MP4CutMode = .sampleAccurate, _ pieces: [MP4StitchP
         // edit before it (the last frame holds, or silence plays), or is an empty edit at the start.
         var editBoundaries: [MediaTime] = [.zero]
         for edit in edits { editBoundaries.append(editBoundaries.last! + MediaTime(value: Int64(edit.segmentDuration), timescale: movie.timescale)) }
-        // Pieces whose source presents this track somewhere in the piece's range.
-        let pieceStarts = try plan.pieces.filter { piece in
-            let sourceTrack = try MP4Reader.read(path: piece.path).summary.tracks.first { $0.kind == track.kind }
-            return sourceTrack.map { piece.sourceRange.start < $0.duration } ?? false
-        }.map(\.compositionRange.start)
-        #expect(Set(pieceStarts).isSubset(of: Set(editBoundaries)), "\(track.kind): an edit starts at every piece with this track", sourceLocation: sourceLocation)
-        #expect(Set(editBoundaries).isSubset(of: Set([.zero] + plan.pieces.map(\.compositionRange.end))),
-                "\(track.kind): every edit boundary is a piece boundary", sourceLocation: sourceLocation)
+        // Where each piece's own media of this track starts showing: at the piece's start, or
+        // later when the source's track starts late (after its leading empty edits).
+        let mediaStarts = try plan.pieces.compactMap { piece -> MediaTime? in
+            guard let sourceTrack = try MP4Reader.read(path: piece.path).tracks.first(where: { $0.kind == track.kind }) else { return nil }
+            let timeline = try SourceTrackTimeline(track: sourceTrack, file: "\(piece.path)")
+            guard piece.sourceRange.start < timeline.presentationEnd, timeline.presentationStart < piece.sourceRange.end else { return nil }
+            return piece.compositionRange.start + MediaTime.max(.zero, timeline.presentationStart - piece.sourceRange.start)
+        }
+        #expect(Set(mediaStarts).isSubset(of: Set(editBoundaries)), "\(track.kind): an edit starts where each piece's media does", sourceLocation: sourceLocation)
+        #expect(Set(editBoundaries).isSubset(of: Set([.zero] + plan.pieces.map(\.compositionRange.end) + mediaStarts)),
+                "\(track.kind): every edit boundary is a piece boundary or where a piece's media starts", sourceLocation: sourceLocation)
         // Audio that starts late starts with an edit of silence instead of an empty edit.
-        let leadingSilence = track.kind == .audio && !(plan.pieces.first?.sourceHasAudio ?? true) ? 1 : 0
-        #expect(edits.filter { $0.mediaTime != nil }.count == pieceStarts.count + leadingSilence,
+        let leadingSilence = track.kind == .audio && (mediaStarts.first ?? .zero) > .zero ? 1 : 0
+        #expect(edits.filter { $0.mediaTime != nil }.count == mediaStarts.count + leadingSilence,
                 "\(track.kind): one media edit per piece", sourceLocation: sourceLocation)
     }
     return plan

@@ -131,6 +131,35 @@ struct FFmpeg: Sendable {
         return output.stderr + (output.status == 0 ? "" : "exit status \(output.status)")
     }
 
+    /// Where the first audio stream is loud, as ffmpeg decodes it (mixed to mono at 8 kHz): the
+    /// spans, in seconds from the start of the output, whose 10 ms windows have an RMS level above
+    /// 1 % of full scale, windows less than 30 ms apart joined. A judge of where a tone plays.
+    func loudSpans(_ path: String) async throws -> [ClosedRange<Double>] {
+        // Placed by timestamps from time 0: audio that starts late is preceded by silence, not
+        // moved to 0, and what overlaps is dropped (ffmpeg does not trim audio at an edit's end).
+        let output = try await ChildProcess.run(ffmpeg, ["-v", "error", "-i", path, "-map", "0:a:0", "-ac", "1",
+                                                       "-af", "aresample=8000:async=1000:min_hard_comp=0.01:first_pts=0", "-f", "s16le", "-"])
+        guard output.status == 0 else { throw FFmpegFailure(message: output.stderr) }
+        let pcm = output.stdoutBytes
+        let window = 80
+        var spans: [ClosedRange<Double>] = []
+        for start in stride(from: 0, to: pcm.count / 2 - window + 1, by: window) {
+            var energy = 0.0
+            for index in start..<start + window {
+                let sample = Double(Int16(bitPattern: UInt16(pcm[2 * index]) | UInt16(pcm[2 * index + 1]) << 8))
+                energy += sample * sample
+            }
+            guard (energy / Double(window)).squareRoot() > 327.67 else { continue }
+            let (from, to) = (Double(start) / 8000, Double(start + window) / 8000)
+            if let last = spans.last, from - last.upperBound < 0.03 {
+                spans[spans.count - 1] = last.lowerBound...to
+            } else {
+                spans.append(from...to)
+            }
+        }
+        return spans
+    }
+
     /// When each stream ends as ffprobe reports it, keyed by codec type (`video`, `audio`): its
     /// start time plus its duration, or its duration alone when its edit list starts with an empty
     /// edit and has more than one media edit after it (mov.c then counts the duration from 0, the

@@ -258,7 +258,7 @@ struct MP4HostileInputTests {
     // MARK: - U6: silence for audio that is not AAC
 
     /// A clip whose MP3 audio ends a second before its video: the rest of the piece needs silence,
-    /// which the stitcher makes only as AAC. The message names the codec as it is and the file.
+    /// which the stitcher makes only as AAC. The message names the codec as it is, the gap and the file.
     @Test("an MP3 clip needing silence is refused naming MP3 and the file", .needsFFmpeg)
     func silenceForMP3() async throws {
         let tools = try FFmpeg.require()
@@ -273,8 +273,8 @@ struct MP4HostileInputTests {
         let trak = try #require(MP4BadInputTests.boxes(in: try MP4Fixtures.bytes(clip)).filter { $0.path == "moov/trak" }.last)
         #expect(throws: MP4Error.unsupported(
             file: clip, boxPath: "moov/trak[1]", offset: UInt64(trak.start),
-            reason: "piece 0 needs its audio filled with silence, which the stitcher makes only in AAC-LC with 1 to 8 channels; "
-                + "this audio is MP3 (mp4a, object type 0x6B)")) {
+            reason: "piece 0 has no audio for 1 s, to be filled with silence, which the stitcher makes only in AAC-LC with 1 to 8 "
+                + "channels; this audio is MP3 (mp4a, object type 0x6B). Cut where the source has audio, or give the pieces AAC audio")) {
             try MP4Stitcher(pieces: [piece(clip, "0", "2")]).plan()
         }
     }
