@@ -24,6 +24,9 @@ public enum MP4Error: Error, Sendable, Equatable, CustomStringConvertible {
     /// Two pieces need different codecs in the same output track. The codecs are named in a
     /// user's terms, with how the file says them: `AAC (mp4a, object type 0x40)`.
     case codecMismatch(track: TrackKind, codec: String, file: String, otherCodec: String, otherFile: String)
+    /// Two sources show their video differently (`display`: "rotated 90° clockwise", "unrotated"),
+    /// which one MP4 video track cannot do.
+    case displayMismatch(file: String, display: String, otherFile: String, otherDisplay: String)
     /// A piece asks for something its source cannot give (an empty range, a range past its end).
     case invalidPiece(index: Int, file: String, reason: String)
     /// The folder the output should go into does not exist.
@@ -49,6 +52,10 @@ public enum MP4Error: Error, Sendable, Equatable, CustomStringConvertible {
             return "\(file): unsupported MPEG-TS at byte \(offset) (packet \(offset / 188 + 1)): \(reason)"
         case .codecMismatch(let track, let codec, let file, let otherCodec, let otherFile):
             return "\(file) has \(track) in \(codec), \(otherFile) in \(otherCodec): one track cannot mix codecs"
+        case .displayMismatch(let file, let display, let otherFile, let otherDisplay):
+            return "\(file) shows its video \(display), \(otherFile) \(otherDisplay): one MP4 video track is shown one way, "
+                + "so one of them would play turned. Re-encode one to match the other, or stitch them as HLS with fMP4 "
+                + "segments, where each source keeps its own"
         case .invalidPiece(let index, let file, let reason):
             return "piece \(index) (\(file)): \(reason)"
         case .missingOutputFolder(let path):
@@ -58,7 +65,7 @@ public enum MP4Error: Error, Sendable, Equatable, CustomStringConvertible {
         }
     }
 
-    /// The file the error is about (for `codecMismatch`, the second of the two).
+    /// The file the error is about (for `codecMismatch` and `displayMismatch`, the second of the two).
     public var file: String {
         switch self {
         case .fileNotFound(let file), .io(let file, _, _), .notMP4(let file, _),
@@ -66,7 +73,7 @@ public enum MP4Error: Error, Sendable, Equatable, CustomStringConvertible {
              .malformedStream(let file, _, _), .unsupportedStream(let file, _, _),
              .invalidPiece(_, let file, _), .timeOverflow(let file, _):
             return file
-        case .codecMismatch(_, _, _, _, let otherFile): return otherFile
+        case .codecMismatch(_, _, _, _, let otherFile), .displayMismatch(_, _, let otherFile, _): return otherFile
         case .missingOutputFolder(let path): return path
         }
     }

@@ -69,6 +69,8 @@ package struct MP4Track: Sendable {
     package let handler: FourCC
     /// The `tkhd` enabled flag (bit 0): a disabled track is not presented.
     package let isEnabled: Bool
+    /// How the `tkhd` says pictures are shown (turned, for a portrait phone clip).
+    package let displayMatrix: DisplayMatrix
     /// Media ticks per second.
     package let timescale: Int32
     /// The media's length (sum of sample durations) in ticks, as `mdhd` states it.

@@ -252,7 +252,7 @@ package enum MP4Reader {
         }
         let samples = try sampleTable(from: stbl, descriptionCount: descriptions.count, file: file)
         return MP4Track(trackID: tkhd.trackID, kind: TrackKind(handler: handler.handlerType), handler: handler.handlerType,
-                        isEnabled: tkhd.flags & 1 != 0, timescale: Int32(mdhd.timescale),
+                        isEnabled: tkhd.flags & 1 != 0, displayMatrix: tkhd.matrix, timescale: Int32(mdhd.timescale),
                         mediaDuration: Int64(clamping: mdhd.duration), movieTimescale: movieTimescale,
                         editList: editList, sampleDescriptions: descriptions, samples: samples,
                         boxPath: trak.path, boxOffset: trak.header.offset,

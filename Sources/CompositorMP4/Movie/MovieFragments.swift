@@ -275,7 +275,8 @@ struct MovieFragments {
                 compositionOffsetPerSample: track.compositionOffsets, descriptionIndices: track.descriptionIndices,
                 syncPerSample: track.syncFlags)
             result.append(MP4Track(
-                trackID: base.trackID, kind: base.kind, handler: base.handler, isEnabled: base.isEnabled, timescale: base.timescale,
+                trackID: base.trackID, kind: base.kind, handler: base.handler, isEnabled: base.isEnabled, displayMatrix: base.displayMatrix,
+                timescale: base.timescale,
                 mediaDuration: table.decodeEnd, movieTimescale: scale, editList: edits,
                 sampleDescriptions: base.sampleDescriptions, samples: table, boxPath: base.boxPath, boxOffset: base.boxOffset,
                 editListOffset: nil, gaplessInfo: nil))

@@ -78,7 +78,7 @@ struct FragmentedMP4SegmentWriter: MP4SegmentWriter {
         let description = source.sampleDescriptions[0]
         writer.writeBox("trak") { trak in
             trak.write(box: TrackHeaderBox(
-                trackID: track.trackID, duration: 0, volume: isVideo ? 0 : 0x0100,
+                trackID: track.trackID, duration: 0, volume: isVideo ? 0 : 0x0100, matrix: source.displayMatrix,
                 width: UInt32(isVideo ? description.width ?? 0 : 0) << 16, height: UInt32(isVideo ? description.height ?? 0 : 0) << 16))
             trak.writeBox("mdia") { mdia in
                 mdia.write(box: MediaHeaderBox(timescale: UInt32(source.timescale), duration: 0))

@@ -96,6 +96,11 @@ package struct MP4Packaging: Sendable {
                                    reason: "\(track.sampleDescriptions.count) sample descriptions in one track; fragmented MP4 segments are packaged from one")
             }
         case .mpegTS:
+            if track.kind == .video, !track.displayMatrix.showsAlike(.identity) {
+                throw .unsupported(file: file, boxPath: track.boxPath + "/tkhd", offset: track.boxOffset,
+                                   reason: "video shown \(track.displayMatrix), which MPEG-TS segments cannot say (it would play turned); "
+                                       + "package as fragmented MP4")
+            }
             for description in track.sampleDescriptions {
                 switch description.codec {
                 case .avc where track.kind == .video:

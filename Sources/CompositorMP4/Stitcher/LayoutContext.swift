@@ -77,6 +77,11 @@ struct LayoutContext {
             }
         }
 
+        // The planner checked that every piece's video is shown alike.
+        if let display = pieces.lazy.compactMap({ $0.video?.track.displayMatrix }).first {
+            for index in tracks.indices where tracks[index].kind == .video { tracks[index].displayMatrix = display }
+        }
+
         // Sample numbers and counts are 32-bit in the tables (so are chunk counts and description
         // indices, of which there are fewer): a track of more samples (thousands of pieces of a
         // source of millions) cannot be written.

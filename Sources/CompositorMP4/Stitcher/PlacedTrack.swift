@@ -17,6 +17,8 @@ struct PlacedTrack: Sendable {
     /// Presentation before the media starts, in track ticks (keyframe-aligned video that starts
     /// after the first piece); shown as an empty edit.
     var presentationDelay: Int64 = 0
+    /// How the pictures are shown: the sources' (which are all alike).
+    var displayMatrix: DisplayMatrix = .identity
 
     init(kind: TrackKind, timescale: Int32, descriptions: [MP4SampleDescription]) {
         self.kind = kind

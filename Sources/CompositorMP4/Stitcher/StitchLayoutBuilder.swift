@@ -176,7 +176,7 @@ struct StitchLayoutBuilder {
         writer.writeBox("trak") { trak in
             trak.write(box: TrackHeaderBox(
                 trackID: table.trackID, duration: track.edits.reduce(0) { $0 + $1.segmentDuration },
-                volume: isVideo ? 0 : 0x0100,
+                volume: isVideo ? 0 : 0x0100, matrix: track.displayMatrix,
                 width: UInt32(isVideo ? first?.width ?? 0 : 0) << 16, height: UInt32(isVideo ? first?.height ?? 0 : 0) << 16))
             trak.writeBox("edts") { $0.write(box: EditListBox(entries: track.edits)) }
             trak.writeBox("mdia") { mdia in

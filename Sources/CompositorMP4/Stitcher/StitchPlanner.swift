@@ -94,6 +94,14 @@ struct StitchPlanner {
             for index in resolved.indices { try snapToKeyframes(&resolved[index]) }
         }
 
+        // One video track has one display matrix: every piece's video must be shown the same way.
+        if let first = resolved.first(where: { $0.video != nil }), let display = first.video?.track.displayMatrix {
+            for piece in resolved {
+                guard let other = piece.video?.track.displayMatrix, !other.showsAlike(display) else { continue }
+                throw .displayMismatch(file: first.path, display: display.description, otherFile: piece.path, otherDisplay: other.description)
+            }
+        }
+
         var videoTable = DescriptionTable(kind: .video)
         var audioTable = DescriptionTable(kind: .audio)
         for piece in resolved {

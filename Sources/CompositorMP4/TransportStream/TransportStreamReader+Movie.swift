@@ -137,7 +137,7 @@ extension TransportStreamReader.Index {
                 throw error.error(file: source.playlist.description, boxPath: "\(kind) sample entry")
             }
         }
-        return MP4Track(trackID: id, kind: kind, handler: handler, isEnabled: true, timescale: timescale,
+        return MP4Track(trackID: id, kind: kind, handler: handler, isEnabled: true, displayMatrix: .identity, timescale: timescale,
                         mediaDuration: table.decodeEnd, movieTimescale: Int32(TransportStreamReader.clock), editList: edits,
                         sampleDescriptions: parsed, samples: table, boxPath: "\(kind) stream", boxOffset: 0,
                         editListOffset: nil, gaplessInfo: nil)

@@ -55,8 +55,8 @@ struct MP4AudioPlacementTests {
             "-c:v", "libx264", "-g", "10", "-c:a", codec, "-f", "mp4", clip,
         ])
         try #require(made.status == 0, "\(made.stderr)")
-        try await stitchAndJudge(cutMode: .keyframeAligned, [piece(clip, "0", "2")])
-        try await stitchAndJudge(cutMode: .keyframeAligned, [piece(clip, "0", "1"), piece(clip, "1", "2"), piece(clip, "0", "1")])
+        _ = try await stitchAndJudge(cutMode: .keyframeAligned, [piece(clip, "0", "2")])
+        _ = try await stitchAndJudge(cutMode: .keyframeAligned, [piece(clip, "0", "1"), piece(clip, "1", "2"), piece(clip, "0", "1")])
     }
 
     /// Late AC-3 needs silence before it, in either mode (keyframe mode has one edit per track;
@@ -81,7 +81,7 @@ struct MP4AudioPlacementTests {
             #expect(reason.hasSuffix("Cut where the source has audio, or give the pieces AAC audio"), "\(reason)")
         }
         // Cut where the audio plays, it joins.
-        try await stitchAndJudge(cutMode: mode, [piece(late, "1", "2"), piece(late, "3", "4")])
+        _ = try await stitchAndJudge(cutMode: mode, [piece(late, "1", "2"), piece(late, "3", "4")])
     }
 
     /// A 4 s, 25 fps clip with a keyframe every second and a tone that starts at 0.5 s.

@@ -169,6 +169,15 @@ struct MP4BoxParsingTests {
         track.writePayload(to: &writer)
         var reader = ByteReader(writer.bytes)
         #expect(try TrackHeaderBox(parsing: &reader) == track)
+        // A portrait phone clip's matrix (turned 90° clockwise, moved right by its height) at
+        // bytes 40..<76 of the version 0 payload.
+        let portrait = DisplayMatrix(values: [0, 0x0001_0000, 0, -0x0001_0000, 0, 0, 1080 << 16, 0, 0x4000_0000])
+        writer = ByteWriter()
+        TrackHeaderBox(trackID: 1, duration: 20000, volume: 0, matrix: portrait, width: 1920 << 16, height: 1080 << 16).writePayload(to: &writer)
+        #expect(Array(writer.bytes[40..<52]) == [0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0])
+        #expect(Array(writer.bytes[52..<56]) == [0xFF, 0xFF, 0, 0])
+        reader = ByteReader(writer.bytes)
+        #expect(try TrackHeaderBox(parsing: &reader).matrix == portrait)
         let media = MediaHeaderBox(timescale: 48000, duration: 961_024)
         writer = ByteWriter()
         media.writePayload(to: &writer)
@@ -179,6 +188,22 @@ struct MP4BoxParsingTests {
         handler.writePayload(to: &writer)
         reader = ByteReader(writer.bytes)
         #expect(try HandlerBox(parsing: &reader) == handler)
+    }
+
+    /// `(a, b, c, d)` of the matrix in units of 1.0 (0x10000), and how it is told.
+    @Test("display matrices are told as turns, anything else by its values", arguments: [
+        ([1, 0, 0, 1], 0, "unrotated"), ([0, 1, -1, 0], 90, "rotated 90° clockwise"), ([-1, 0, 0, -1], 180, "rotated 180°"),
+        ([0, -1, 1, 0], 270, "rotated 90° counterclockwise"),
+        ([-1, 0, 0, 1], nil, "transformed by the display matrix [-65536, 0, 0, 0, 65536, 0, 0, 0, 1073741824]"),
+    ] as [([Int32], Int?, String)])
+    func displayMatrices(abcd: [Int32], turn: Int?, told: String) {
+        let matrix = DisplayMatrix(values: [abcd[0] << 16, abcd[1] << 16, 0, abcd[2] << 16, abcd[3] << 16, 0, 0, 0, 0x4000_0000])
+        #expect(matrix.clockwiseRotation == turn)
+        #expect(matrix.description == told)
+        // The translation moves the turned picture back into view; it does not make it another turn.
+        var moved = matrix
+        moved.values[6] = 1080 << 16
+        #expect(moved.showsAlike(matrix) == (turn != nil))
     }
 
     // MARK: Failures: lies and truncation are malformed; valid but unknown is unsupported

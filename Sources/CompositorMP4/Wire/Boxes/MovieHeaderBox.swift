@@ -28,15 +28,8 @@ struct MovieHeaderBox: MP4ParsableBox, MP4WritableBox, Equatable {
         writer.write(UInt32(0x0001_0000))  // rate 1.0
         writer.write(UInt16(0x0100))       // volume 1.0
         writer.write(zeros: 10)
-        writer.writeIdentityMatrix()
+        writer.write(DisplayMatrix.identity)
         writer.write(zeros: 24)
         writer.write(nextTrackID)
-    }
-}
-
-extension ByteWriter {
-    /// The unity transformation matrix of `mvhd` and `tkhd`.
-    mutating func writeIdentityMatrix() {
-        for value: UInt32 in [0x0001_0000, 0, 0, 0, 0x0001_0000, 0, 0, 0, 0x4000_0000] { write(value) }
     }
 }

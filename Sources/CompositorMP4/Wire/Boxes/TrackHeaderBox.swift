@@ -1,6 +1,6 @@
 import CompositorCore
 
-/// `tkhd`: a track's ID, presentation duration (movie timescale) and display size (8.3.2).
+/// `tkhd`: a track's ID, presentation duration (movie timescale), display matrix and size (8.3.2).
 struct TrackHeaderBox: MP4ParsableBox, MP4WritableBox, Equatable {
     static let type: FourCC = "tkhd"
     /// Enabled, in movie, in preview.
@@ -9,15 +9,18 @@ struct TrackHeaderBox: MP4ParsableBox, MP4WritableBox, Equatable {
     /// In the movie timescale.
     var duration: UInt64
     var volume: UInt16
+    var matrix: DisplayMatrix
     /// 16.16 fixed point.
     var width: UInt32
     var height: UInt32
 
-    init(flags: UInt32 = 0x3, trackID: UInt32, duration: UInt64, volume: UInt16, width: UInt32, height: UInt32) {
+    init(flags: UInt32 = 0x3, trackID: UInt32, duration: UInt64, volume: UInt16, matrix: DisplayMatrix = .identity,
+         width: UInt32, height: UInt32) {
         self.flags = flags
         self.trackID = trackID
         self.duration = duration
         self.volume = volume
+        self.matrix = matrix
         self.width = width
         self.height = height
     }
@@ -40,7 +43,8 @@ struct TrackHeaderBox: MP4ParsableBox, MP4WritableBox, Equatable {
         }
         try reader.skip(8 + 2 + 2)  // reserved, layer, alternate_group
         volume = try reader.readUInt16()
-        try reader.skip(2 + 36)
+        try reader.skip(2)
+        matrix = try reader.readDisplayMatrix()
         width = try reader.readUInt32()
         height = try reader.readUInt32()
     }
@@ -62,7 +66,7 @@ struct TrackHeaderBox: MP4ParsableBox, MP4WritableBox, Equatable {
         writer.write(zeros: 8 + 2 + 2)
         writer.write(volume)
         writer.write(zeros: 2)
-        writer.writeIdentityMatrix()
+        writer.write(matrix)
         writer.write(width)
         writer.write(height)
     }
