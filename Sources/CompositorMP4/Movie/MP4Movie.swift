@@ -19,14 +19,16 @@ package struct MP4Movie: Sendable {
     /// Gapless info from an `iTunSMPB` item, if the file has one.
     package let gaplessInfo: ITunesGaplessInfo?
 
-    /// The first enabled video track (a disabled one, such as an alternate angle, is not shown).
-    package var videoTrack: MP4Track? { tracks.first { $0.kind == .video && $0.isEnabled } }
-    /// The first enabled audio track.
-    package var audioTrack: MP4Track? { tracks.first { $0.kind == .audio && $0.isEnabled } }
+    /// The first enabled video track with samples (a disabled one, such as an alternate angle,
+    /// is not shown; an empty one, as some muxers leave, shows nothing).
+    package var videoTrack: MP4Track? { tracks.first { $0.kind == .video && $0.isEnabled && $0.samples.count > 0 } }
+    /// The first enabled audio track with samples.
+    package var audioTrack: MP4Track? { tracks.first { $0.kind == .audio && $0.isEnabled && $0.samples.count > 0 } }
 
-    /// Natural duration, as `AVAsset.duration` reports it: the longest track's presentation.
+    /// Natural duration, as `AVAsset.duration` reports it: the longest presentation of a track
+    /// with samples (an empty track's edit list presents nothing).
     package var naturalDuration: MediaTime {
-        tracks.map(\.presentationDuration).max() ?? .zero
+        tracks.lazy.filter { $0.samples.count > 0 }.map(\.presentationDuration).max() ?? .zero
     }
 }
 

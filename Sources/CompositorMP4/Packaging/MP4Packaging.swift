@@ -56,7 +56,7 @@ package struct MP4Packaging: Sendable {
         let video = try movie.videoTrack.map { (track) throws(MP4Error) in try SourceTrackTimeline(track: track, file: file) }
         let audio = try movie.audioTrack.map { (track) throws(MP4Error) in try SourceTrackTimeline(track: track, file: file) }
         guard video != nil || audio != nil else {
-            throw .unsupported(file: file, boxPath: "moov", offset: 0, reason: "no video or audio track to package")
+            throw .unsupported(file: file, boxPath: "moov", offset: 0, reason: "no video or audio track with samples to package")
         }
         for track in [video?.track, audio?.track].compactMap({ $0 }) {
             try Self.checkPackageable(track, in: container, file: file)
@@ -86,9 +86,6 @@ package struct MP4Packaging: Sendable {
     /// Refuses what the container cannot carry, before anything is written.
     private static func checkPackageable(_ track: MP4Track, in container: Container, file: String) throws(MP4Error) {
         let path = track.boxPath + "/mdia/minf/stbl/stsd"
-        guard track.samples.count > 0 else {
-            throw .unsupported(file: file, boxPath: track.boxPath, offset: track.boxOffset, reason: "a \(track.handler) track without samples")
-        }
         switch container {
         case .fragmentedMP4:
             guard track.sampleDescriptions.count == 1 else {

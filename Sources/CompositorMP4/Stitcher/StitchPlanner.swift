@@ -127,11 +127,7 @@ struct StitchPlanner {
         }
         let video = try movie.videoTrack.map { (track) throws(MP4Error) in try SourceTrackTimeline(track: track, file: piece.path.description) }
         let audio = try movie.audioTrack.map { (track) throws(MP4Error) in try SourceTrackTimeline(track: track, file: piece.path.description) }
-        guard video != nil || audio != nil else { throw invalid("the source has neither a video nor an audio track") }
-        for timeline in [video, audio].compactMap({ $0 }) where timeline.samples.count == 0 {
-            throw .malformed(file: piece.path.description, boxPath: timeline.track.boxPath, offset: timeline.track.boxOffset,
-                             reason: "the track has no samples")
-        }
+        guard video != nil || audio != nil else { throw invalid("the source has no video or audio track with samples") }
         return ResolvedPiece(index: index, source: source, path: piece.path.description, requested: range, range: range,
                              video: video, audio: audio)
     }
