@@ -22,6 +22,12 @@ extension LayoutContext {
                 guard gapTicks <= limit else { throw tooLong(track, piece: index) }
                 let (run, _) = try videoRun(piece, timeline, window: window, windowLength: pieceTicks - gapTicks, timescale: timescale)
                 try checkSpan(of: run, in: track, piece: index)
+                // Where the source changes media segment inside the piece, frames it needed only to
+                // decode (and hid) would show here.
+                if index + 1 < pieces.count, pieces[index + 1].number == piece.number,
+                   run.samples.contains(where: { $0.composition >= run.windowEnd }) {
+                    throw StitchPlanner.splitInsideGOP(piece, at: piece.range.end)
+                }
                 // A source whose frames outlast the snapped range (irregular timing) pushes the next piece.
                 let runStart = start + gapTicks
                 track.append(run, at: runStart, piece: index)
@@ -109,7 +115,7 @@ extension LayoutContext {
             } else if let borrowed = borrowedAudioDescription(for: index) {
                 description = borrowed.description
             } else {
-                throw .invalidPiece(index: index, file: piece.path, reason: "no piece has audio to make silence with")
+                throw .invalidPiece(index: piece.number, file: piece.path, reason: "no piece has audio to make silence with")
             }
             // Silence for what the source could not cover.
             try appendSilence(to: &run, until: target, frameLength: frameLength, description: description,

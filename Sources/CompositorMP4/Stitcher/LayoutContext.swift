@@ -87,17 +87,26 @@ struct LayoutContext {
         // source of millions) cannot be written.
         for track in tracks where track.samples.count > Int(UInt32.max) {
             let piece = track.pieceOfSample[Int(UInt32.max)]
-            throw .invalidPiece(index: piece, file: pieces[piece].path, reason:
+            throw .invalidPiece(index: pieces[piece].number, file: pieces[piece].path, reason:
                 "the output's \(track.kind) track would have more than the \(UInt32.max) samples an MP4 track can number")
         }
 
-        let planPieces = pieces.enumerated().map { index, piece in
-            MP4StitchPlan.Piece(
-                path: sources[piece.source].path, requestedRange: piece.requested, sourceRange: piece.range,
+        // One plan piece per piece asked for: its parts (see `ResolvedPiece`) are consecutive.
+        var planPieces: [MP4StitchPlan.Piece] = []
+        var first = 0
+        while first < pieces.count {
+            let piece = pieces[first]
+            var last = first
+            while last + 1 < pieces.count, pieces[last + 1].number == piece.number { last += 1 }
+            let parts = pieces[first...last]
+            planPieces.append(MP4StitchPlan.Piece(
+                path: sources[piece.source].path, requestedRange: piece.requested,
+                sourceRange: MediaTimeRange(start: piece.range.start, end: pieces[last].range.end),
                 compositionRange: MediaTimeRange(
-                    start: MediaTime(value: movieBoundaries[index], timescale: movieTimescale),
-                    end: MediaTime(value: movieBoundaries[index + 1], timescale: movieTimescale)),
-                sourceHasVideo: piece.video != nil, sourceHasAudio: piece.audio != nil)
+                    start: MediaTime(value: movieBoundaries[first], timescale: movieTimescale),
+                    end: MediaTime(value: movieBoundaries[last + 1], timescale: movieTimescale)),
+                sourceHasVideo: parts.contains { $0.video != nil }, sourceHasAudio: parts.contains { $0.audio != nil }))
+            first = last + 1
         }
         let layout = try StitchLayoutBuilder(
             tracks: tracks, sources: sources, syntheticPayloads: syntheticPayloads,
@@ -158,7 +167,8 @@ struct LayoutContext {
         let origin = audioDescriptions.origins[description]
         guard case .aac(let config) = entry.codec, let bytes = SilentAACFrame.bytes(for: config) else {
             let pieceFile = pieces[piece].path
-            let whose = pieceFile == origin.file ? "piece \(piece)" : "piece \(piece) (\(pieceFile))"
+            let number = pieces[piece].number
+            let whose = pieceFile == origin.file ? "piece \(number)" : "piece \(number) (\(pieceFile))"
             let what = if case .aac(let config) = entry.codec {
                 "AAC of audio object type \(config.coreObjectType) with channel configuration \(config.channelConfiguration)"
             } else {
@@ -195,7 +205,7 @@ struct LayoutContext {
     /// `maximumSilentFrames`.
     func checkSilence(_ count: Int64, piece: Int, timescale: Int32, gap: Int64) throws(MP4Error) {
         guard count <= Self.maximumSilentFrames else {
-            throw .invalidPiece(index: piece, file: pieces[piece].path, reason:
+            throw .invalidPiece(index: pieces[piece].number, file: pieces[piece].path, reason:
                 "its audio is missing for \(MediaTime(value: gap, timescale: timescale)) s: filling that with silence takes "
                 + "\(count) frames, more than the \(Self.maximumSilentFrames) the stitcher makes")
         }

@@ -204,7 +204,7 @@ extension LayoutContext {
     }
 
     func tooLong(_ track: PlacedTrack, piece: Int) -> MP4Error {
-        .invalidPiece(index: piece, file: pieces[piece].path, reason:
+        .invalidPiece(index: pieces[piece].number, file: pieces[piece].path, reason:
             "its \(track.kind) would take the output track past 2^60 ticks of 1/\(track.timescale) s "
             + "(\(Self.maximumTrackTicks / Int64(track.timescale)) s), the most one track may span")
     }

@@ -1,8 +1,9 @@
 import CompositorCore
 
-/// How one source track's media maps onto its presentation timeline, in the shapes the stitcher
-/// can cut: optional leading empty edits (the track starts late), then one media edit at rate 1
-/// (or no edit list at all).
+/// How one media segment of a source track maps onto its presentation timeline: the segment
+/// starts presenting at `presentationStart` (after the edits before it), shows the media from
+/// `mediaStart` at rate 1 for `presentationDuration`. A track without an edit list, or with one
+/// media edit after empty ones (it starts late), has one; a stitched file has one per piece.
 struct SourceTrackTimeline: Sendable {
     let track: MP4Track
     /// When the track's media starts presenting (the leading empty edits' total).
@@ -17,44 +18,63 @@ struct SourceTrackTimeline: Sendable {
     var timescale: Int32 { track.timescale }
     var samples: MP4SampleTable { track.samples }
 
-    init(track: MP4Track, file: String) throws(MP4Error) {
+    private init(track: MP4Track, presentationStart: MediaTime, mediaStart: Int64, presentationDuration: MediaTime,
+                 file: String) throws(MP4Error) {
         self.track = track
-        let movieTimescale = track.movieTimescale
-        guard let editList = track.editList, !editList.isEmpty else {
-            let priming = track.kind == .audio ? track.gaplessInfo?.priming ?? 0 : 0
-            presentationStart = .zero
-            mediaStart = priming
-            if track.kind == .audio, let gapless = track.gaplessInfo {
-                presentationDuration = MediaTime(value: gapless.sampleCount, timescale: track.timescale)
-            } else {
-                presentationDuration = MediaTime(value: max(0, track.samples.decodeEnd - priming), timescale: track.timescale)
-            }
-            presentationEnd = presentationDuration
-            return
-        }
-        var leading: UInt64 = 0
-        var index = 0
-        while index < editList.count, editList[index].isEmpty {
-            leading &+= editList[index].segmentDuration
-            index += 1
-        }
-        let mediaEdits = editList[index...].filter { !$0.isEmpty }
-        let trailingEmpty = editList[index...].dropFirst().allSatisfy(\.isEmpty)
-        guard mediaEdits.count == 1, trailingEmpty, let edit = mediaEdits.first, let mediaTime = edit.mediaTime else {
-            throw .unsupported(file: file, boxPath: track.boxPath + "/edts/elst", offset: track.editListOffset ?? track.boxOffset,
-                               reason: "an edit list with \(mediaEdits.count) media segments (only one is supported)")
-        }
-        presentationStart = MediaTime(value: Int64(clamping: leading), timescale: movieTimescale)
-        mediaStart = mediaTime
-        if edit.segmentDuration == 0 {
-            // Some writers leave the duration 0 to mean "the rest of the media".
-            presentationDuration = MediaTime(value: max(0, track.samples.decodeEnd - mediaTime), timescale: track.timescale)
-        } else {
-            presentationDuration = MediaTime(value: Int64(clamping: edit.segmentDuration), timescale: movieTimescale)
-        }
+        self.presentationStart = presentationStart
+        self.mediaStart = mediaStart
+        self.presentationDuration = presentationDuration
         do { presentationEnd = try presentationStart.adding(presentationDuration) } catch {
             throw .timeOverflow(file: file, reason: "\(track.boxPath) presents until past the time range: \(error)")
         }
+    }
+
+    /// The track's timeline when its edit list has at most one media segment (after any empty
+    /// ones); otherwise "unsupported", naming the edit list.
+    init(track: MP4Track, file: String) throws(MP4Error) {
+        let timelines = try Self.timelines(of: track, file: file)
+        guard timelines.count == 1 else {
+            throw .unsupported(file: file, boxPath: track.boxPath + "/edts/elst", offset: track.editListOffset ?? track.boxOffset,
+                               reason: "an edit list with \(timelines.count) media segments (only one is supported here)")
+        }
+        self = timelines[0]
+    }
+
+    /// One timeline per media segment of the track's edit list, in presentation order, each
+    /// starting where the edits before it (empty or not) end: a source that is itself a stitch
+    /// (one edit per piece) has one per piece. Without an edit list, the media as it is (less AAC
+    /// priming and padding when `iTunSMPB` says so). A media segment of duration 0 means "the rest
+    /// of the media" when it is the last, and shows nothing elsewhere.
+    static func timelines(of track: MP4Track, file: String) throws(MP4Error) -> [SourceTrackTimeline] {
+        guard let editList = track.editList, !editList.isEmpty else {
+            let priming = track.kind == .audio ? track.gaplessInfo?.priming ?? 0 : 0
+            let duration = if track.kind == .audio, let gapless = track.gaplessInfo {
+                MediaTime(value: gapless.sampleCount, timescale: track.timescale)
+            } else {
+                MediaTime(value: max(0, track.samples.decodeEnd - priming), timescale: track.timescale)
+            }
+            return [try SourceTrackTimeline(track: track, presentationStart: .zero, mediaStart: priming,
+                                            presentationDuration: duration, file: file)]
+        }
+        let lastMedia = editList.lastIndex { !$0.isEmpty }
+        var position: UInt64 = 0
+        var timelines: [SourceTrackTimeline] = []
+        for (index, edit) in editList.enumerated() {
+            if let mediaTime = edit.mediaTime, edit.segmentDuration > 0 || index == lastMedia {
+                let start = MediaTime(value: Int64(clamping: position), timescale: track.movieTimescale)
+                let duration = edit.segmentDuration == 0
+                    ? MediaTime(value: max(0, track.samples.decodeEnd - mediaTime), timescale: track.timescale)
+                    : MediaTime(value: Int64(clamping: edit.segmentDuration), timescale: track.movieTimescale)
+                timelines.append(try SourceTrackTimeline(track: track, presentationStart: start, mediaStart: mediaTime,
+                                                         presentationDuration: duration, file: file))
+            }
+            let (end, overflow) = position.addingReportingOverflow(edit.segmentDuration)
+            guard !overflow else {
+                throw .timeOverflow(file: file, reason: "\(track.boxPath)'s edit list lasts more than 2^64 ticks")
+            }
+            position = end
+        }
+        return timelines
     }
 
     /// The media time (seconds on the media's composition timeline) shown at presentation time `t`.

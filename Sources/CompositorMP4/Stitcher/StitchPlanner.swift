@@ -9,9 +9,14 @@ struct StitchPlanner {
     /// Shared by all the sources: memory is bounded per render, not per source.
     var sampleBudget: MP4SampleBudget
 
-    /// A piece with its source read and its range checked (and, when keyframe-aligned, snapped).
+    /// A piece with its source read and its range checked (and, when keyframe-aligned, snapped);
+    /// or a part of one, where its source's edit list changes media segment (a source that is
+    /// itself a stitch), each part showing one segment of each track.
     struct ResolvedPiece {
+        /// Where it is in the resolved list.
         let index: Int
+        /// The piece it is (a part of), as the caller numbered it: for messages.
+        let number: Int
         let source: Int
         let path: String
         let requested: MediaTimeRange
@@ -87,11 +92,15 @@ struct StitchPlanner {
         }
 
         var resolved: [ResolvedPiece] = []
-        for (index, (piece, source)) in zip(pieces, sourceOfPiece).enumerated() {
-            resolved.append(try resolve(piece, index: index, source: source, movie: movies[source]))
+        for (number, (piece, source)) in zip(pieces, sourceOfPiece).enumerated() {
+            resolved += try resolve(piece, number: number, firstIndex: resolved.count, source: source, movie: movies[source])
         }
         if cutMode == .keyframeAligned {
-            for index in resolved.indices { try snapToKeyframes(&resolved[index]) }
+            for index in resolved.indices {
+                let unsnapped = resolved[index].range
+                try snapToKeyframes(&resolved[index])
+                try checkInnerBoundaries(resolved, at: index, unsnapped: unsnapped)
+            }
         }
 
         // One video track has one display matrix: every piece's video must be shown the same way.
@@ -115,21 +124,75 @@ struct StitchPlanner {
         return try context.makePlan()
     }
 
-    /// Checks a piece against its source and finds the tracks it uses.
-    private func resolve(_ piece: MP4StitchPiece, index: Int, source: Int, movie: MP4Movie) throws(MP4Error) -> ResolvedPiece {
+    /// Checks a piece against its source and finds the tracks it uses: one resolved piece, or
+    /// one per media segment it spans where the source's edit list has several (each part then
+    /// shows one segment of each track; a part in a gap between segments shows none).
+    private func resolve(_ piece: MP4StitchPiece, number: Int, firstIndex: Int, source: Int,
+                         movie: MP4Movie) throws(MP4Error) -> [ResolvedPiece] {
         let range = piece.range
-        func invalid(_ reason: String) -> MP4Error { .invalidPiece(index: index, file: piece.path.description, reason: reason) }
+        let file = piece.path.description
+        func invalid(_ reason: String) -> MP4Error { .invalidPiece(index: number, file: file, reason: reason) }
         guard !range.start.isNegative else { throw invalid("the range \(range) starts before 0") }
         guard !range.isEmpty else { throw invalid("the range \(range) is empty") }
         let natural = movie.naturalDuration
         guard range.end <= natural else {
             throw invalid("the range \(range) ends past the source's duration of \(natural) s")
         }
-        let video = try movie.videoTrack.map { (track) throws(MP4Error) in try SourceTrackTimeline(track: track, file: piece.path.description) }
-        let audio = try movie.audioTrack.map { (track) throws(MP4Error) in try SourceTrackTimeline(track: track, file: piece.path.description) }
+        func segments(of track: MP4Track?) throws(MP4Error) -> [SourceTrackTimeline]? {
+            guard let track else { return nil }
+            let timelines = try SourceTrackTimeline.timelines(of: track, file: file)
+            guard !timelines.isEmpty else {
+                throw .unsupported(file: file, boxPath: track.boxPath + "/edts/elst", offset: track.editListOffset ?? track.boxOffset,
+                                   reason: "an edit list of empty edits only: the track shows nothing")
+            }
+            return timelines
+        }
+        let video = try segments(of: movie.videoTrack)
+        let audio = try segments(of: movie.audioTrack)
         guard video != nil || audio != nil else { throw invalid("the source has no video or audio track with samples") }
-        return ResolvedPiece(index: index, source: source, path: piece.path.description, requested: range, range: range,
-                             video: video, audio: audio)
+        // Parts split where a track with several segments changes segment.
+        var cuts = Set<MediaTime>()
+        for timelines in [video, audio].compactMap({ $0 }) where timelines.count > 1 {
+            for timeline in timelines {
+                cuts.insert(timeline.presentationStart)
+                cuts.insert(timeline.presentationEnd)
+            }
+        }
+        let bounds = [range.start] + cuts.filter { range.start < $0 && $0 < range.end }.sorted() + [range.end]
+        // The segment showing `part`, else the next one (or the last), which shows nothing of it.
+        func segment(_ timelines: [SourceTrackTimeline]?, for part: MediaTimeRange) -> SourceTrackTimeline? {
+            guard let timelines else { return nil }
+            return timelines.first { $0.presentationStart <= part.start && part.end <= $0.presentationEnd }
+                ?? timelines.first { part.end <= $0.presentationStart } ?? timelines.last
+        }
+        return zip(bounds, bounds.dropFirst()).enumerated().map { offset, bound in
+            let part = MediaTimeRange(start: bound.0, end: bound.1)
+            return ResolvedPiece(index: firstIndex + offset, number: number, source: source, path: file, requested: range,
+                                 range: part, video: segment(video, for: part), audio: segment(audio, for: part))
+        }
+    }
+
+    /// Keyframe-aligned cuts show whole GOPs and hide nothing: where a source's media segment
+    /// changes inside a piece, the next segment must start on a keyframe, or its leading frames
+    /// would show. Throws unless snapping left the part's inner boundaries where they were.
+    private func checkInnerBoundaries(_ resolved: [ResolvedPiece], at index: Int, unsnapped: MediaTimeRange) throws(MP4Error) {
+        let part = resolved[index]
+        if index > 0, resolved[index - 1].number == part.number, part.range.start != unsnapped.start {
+            throw Self.splitInsideGOP(part, at: unsnapped.start)
+        }
+        if index + 1 < resolved.count, resolved[index + 1].number == part.number, part.range.end != unsnapped.end {
+            throw Self.splitInsideGOP(part, at: unsnapped.end)
+        }
+    }
+
+    /// Part `part` of a piece (see `ResolvedPiece`) would show frames its source hides at `time`,
+    /// where the source changes media segment inside a GOP.
+    static func splitInsideGOP(_ part: ResolvedPiece, at time: MediaTime) -> MP4Error {
+        let track = part.video?.track
+        return .unsupported(file: part.path, boxPath: track.map { $0.boxPath + "/edts/elst" } ?? "moov",
+                            offset: track.map { $0.editListOffset ?? $0.boxOffset } ?? 0,
+                            reason: "piece \(part.number) spans the edit at \(time) s, where its source's video changes media segment "
+                                + "inside a GOP: keyframe-aligned cuts hide no frames, so cut there, or use sample-accurate cuts")
     }
 
     /// Moves the piece's range to keyframes (see `MP4CutMode.keyframeAligned`).

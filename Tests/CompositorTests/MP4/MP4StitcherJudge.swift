@@ -24,7 +24,7 @@ struct MP4StitchJudge {
                     FFmpeg.Frame(pts: $0.time.value, timeBase: MediaTime(value: 1, timescale: $0.time.timescale), hash: $0.hash)
                 }
             } else {
-                sourceFrames[path] = try await tools.videoFrames(path)
+                sourceFrames[path] = try await Self.timedByEditList(try await tools.videoFrames(path), of: path)
             }
         }
         return sourceFrames[path]!.filter { range.contains($0.time) }
@@ -103,6 +103,19 @@ struct MP4StitchJudge {
             times += shown.map { editStart + ($0 - start) }
         }
         return times
+    }
+
+    /// A source with several media edits (a stitch): ffmpeg decodes its frames in the right order,
+    /// but times those of an edit that starts inside a GOP with B-frames late (by the reorder
+    /// delay, 125 ms at 24 fps), so their times are taken from the edit list instead.
+    static func timedByEditList(_ frames: [FFmpeg.Frame], of path: String) async throws -> [FFmpeg.Frame] {
+        guard let video = try MP4Reader.read(path: FilePath(path)).videoTrack,
+              (video.editList ?? []).filter({ $0.mediaTime != nil }).count > 1 else { return frames }
+        let times = presentationTimes(of: video)
+        try #require(times.count == frames.count, "\(path): ffmpeg decoded \(frames.count) frames, its edit list shows \(times.count)")
+        return zip(frames, times).map { frame, time in
+            FFmpeg.Frame(pts: time.value, timeBase: MediaTime(value: 1, timescale: time.timescale), hash: frame.hash)
+        }
     }
 
     static func firstDifference(_ a: [String], _ b: [String]) -> Int {

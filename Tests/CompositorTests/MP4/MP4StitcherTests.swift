@@ -48,13 +48,16 @@ func stitchAndJudge(cutMode: MP4CutMode = .sampleAccurate, _ pieces: [MP4StitchP
         // edit before it (the last frame holds, or silence plays), or is an empty edit at the start.
         var editBoundaries: [MediaTime] = [.zero]
         for edit in edits { editBoundaries.append(editBoundaries.last! + MediaTime(value: Int64(edit.segmentDuration), timescale: movie.timescale)) }
-        // Where each piece's own media of this track starts showing: at the piece's start, or
-        // later when the source's track starts late (after its leading empty edits).
-        let mediaStarts = try plan.pieces.compactMap { piece -> MediaTime? in
-            guard let sourceTrack = try MP4Reader.read(path: piece.path).tracks.first(where: { $0.kind == track.kind }) else { return nil }
-            let timeline = try SourceTrackTimeline(track: sourceTrack, file: "\(piece.path)")
-            guard piece.sourceRange.start < timeline.presentationEnd, timeline.presentationStart < piece.sourceRange.end else { return nil }
-            return piece.compositionRange.start + MediaTime.max(.zero, timeline.presentationStart - piece.sourceRange.start)
+        // Where each media segment a piece shows of this track starts showing: at the piece's
+        // start, later when the source's track starts late (after its leading empty edits), and
+        // where the source's next segment starts (a source that is itself a stitch).
+        let mediaStarts = try plan.pieces.flatMap { piece -> [MediaTime] in
+            guard let sourceTrack = try MP4Reader.read(path: piece.path).tracks.first(where: { $0.kind == track.kind }) else { return [] }
+            return try SourceTrackTimeline.timelines(of: sourceTrack, file: "\(piece.path)").compactMap { timeline in
+                let start = MediaTime.max(piece.sourceRange.start, timeline.presentationStart)
+                guard start < MediaTime.min(piece.sourceRange.end, timeline.presentationEnd) else { return nil }
+                return piece.compositionRange.start + (start - piece.sourceRange.start)
+            }
         }
         #expect(Set(mediaStarts).isSubset(of: Set(editBoundaries)), "\(track.kind): an edit starts where each piece's media does", sourceLocation: sourceLocation)
         #expect(Set(editBoundaries).isSubset(of: Set([.zero] + plan.pieces.map(\.compositionRange.end) + mediaStarts)),
