@@ -46,6 +46,7 @@ enum RenderCommand {
         for piece in moved {
             lines.append("  \(piece.path): \(piece.requestedRange) snapped to \(piece.sourceRange)")
         }
+        lines += rendered.diagnostics.map { "note: \($0)" }
         return lines.joined(separator: "\n")
     }
 }

@@ -15,6 +15,9 @@ public enum CompositionRenderer {
         package let plan: MP4StitchPlan
         /// Equal to the input for `.sampleAccurate`; the snapped timeline for `.keyframeAligned`.
         public let composition: Composition
+        /// What may not play as expected: a profile hardware decoders lack, sources that differ in
+        /// picture size or frame rate. Worth showing the user; the file is valid either way.
+        public var diagnostics: [MP4StitchDiagnostic] { plan.diagnostics }
     }
 
     /// Why a render failed: the MP4 layer's error (file, box path, byte offset), a cut that snapping

@@ -28,6 +28,8 @@ package struct MP4StitchPlan: Sendable {
     package var duration: MediaTime { pieces.last?.compositionRange.end ?? .zero }
     /// The size of the file `write` will produce, in bytes.
     package var outputSize: UInt64 { layout.fileSize }
+    /// What may not play as expected (see `MP4StitchDiagnostic`).
+    package var diagnostics: [MP4StitchDiagnostic] = []
 
     let layout: StitchLayout
 }

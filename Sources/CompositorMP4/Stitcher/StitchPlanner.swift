@@ -121,7 +121,13 @@ struct StitchPlanner {
         var context = LayoutContext(pieces: resolved, cutMode: cutMode,
                                     sources: movies.map { ($0.path, $0.store) },
                                     videoDescriptions: videoTable, audioDescriptions: audioTable)
-        return try context.makePlan()
+        var plan = try context.makePlan()
+        var noted = Set<Int>()
+        plan.diagnostics = MP4StitchDiagnostic.notes(for: resolved.compactMap { piece in
+            guard let video = piece.video, noted.insert(piece.source).inserted else { return nil }
+            return (piece.path, video.track)
+        })
+        return plan
     }
 
     /// Checks a piece against its source and finds the tracks it uses: one resolved piece, or
