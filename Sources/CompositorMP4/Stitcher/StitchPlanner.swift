@@ -165,18 +165,34 @@ struct StitchPlanner {
             }
         }
         let bounds = [range.start] + cuts.filter { range.start < $0 && $0 < range.end }.sorted() + [range.end]
-        // The segment showing `part`, else the next one (or the last), which shows nothing of it.
-        func segment(_ timelines: [SourceTrackTimeline]?, for part: MediaTimeRange) -> SourceTrackTimeline? {
+        // Each part copies its own lead-in (a GOP of video): a tiny file of many short edits must
+        // not make a render of millions of runs.
+        guard bounds.count - 1 <= Self.maximumPartsPerPiece else {
+            let track = [video, audio].compactMap { $0 }.first { $0.count > 1 }?.first?.track
+            throw .unsupported(file: file, boxPath: track.map { $0.boxPath + "/edts/elst" } ?? "moov",
+                               offset: track.map { $0.editListOffset ?? $0.boxOffset } ?? 0,
+                               reason: "piece \(number) spans \(bounds.count - 1) media segments of the edit list, more than the "
+                                   + "\(Self.maximumPartsPerPiece) one piece may; cut it into smaller pieces")
+        }
+        // Each part takes the segment showing it, else (in a gap) the next one, else the last: a
+        // segment that shows nothing of it. Parts and segments are both in time order, so one
+        // cursor per track finds them (an edit list may have millions of entries).
+        var cursors = (video: 0, audio: 0)
+        func segment(_ timelines: [SourceTrackTimeline]?, for part: MediaTimeRange, cursor: inout Int) -> SourceTrackTimeline? {
             guard let timelines else { return nil }
-            return timelines.first { $0.presentationStart <= part.start && part.end <= $0.presentationEnd }
-                ?? timelines.first { part.end <= $0.presentationStart } ?? timelines.last
+            while cursor + 1 < timelines.count, timelines[cursor].presentationEnd <= part.start { cursor += 1 }
+            return timelines[cursor]
         }
         return zip(bounds, bounds.dropFirst()).enumerated().map { offset, bound in
             let part = MediaTimeRange(start: bound.0, end: bound.1)
-            return ResolvedPiece(index: firstIndex + offset, number: number, source: source, path: file, requested: range,
-                                 range: part, video: segment(video, for: part), audio: segment(audio, for: part))
+            return ResolvedPiece(index: firstIndex + offset, number: number, source: source, path: file, requested: range, range: part,
+                                 video: segment(video, for: part, cursor: &cursors.video),
+                                 audio: segment(audio, for: part, cursor: &cursors.audio))
         }
     }
+
+    /// The most parts one piece is cut into (see `resolve`).
+    static let maximumPartsPerPiece = 1 << 16
 
     /// Keyframe-aligned cuts show whole GOPs and hide nothing: where a source's media segment
     /// changes inside a piece, the next segment must start on a keyframe, or its leading frames

@@ -246,6 +246,28 @@ struct MP4LimitsTests {
 
     /// `iTunSMPB` is an optional hint: a field with a sign is not a count, and is ignored rather
     /// than giving a negative duration or priming.
+    /// Each part of a piece copies its own lead-in: 12 bytes of edit list per part must not make a
+    /// render of millions of runs. Two edits over the same media are read as two parts.
+    @Test("a piece spanning more media segments than the limit is unsupported, naming the edit list")
+    func manyEdits() throws {
+        let limit = StitchPlanner.maximumPartsPerPiece
+        let edits = Array(repeating: MP4EditListEntry(segmentDuration: 1, mediaTime: 0), count: limit + 1)
+        try Robust.withFile(TinyMP4(editList: edits).bytes()) { path in
+            let movie = try MP4Reader.read(path: FilePath(path))
+            let whole = MediaTimeRange(start: .zero, end: movie.naturalDuration)
+            #expect(throws: MP4Error.unsupported(
+                file: path, boxPath: "moov/trak[0]/edts/elst", offset: try #require(movie.tracks[0].editListOffset),
+                reason: "piece 0 spans \(limit + 1) media segments of the edit list, more than the \(limit) one piece may; "
+                    + "cut it into smaller pieces")) {
+                try MP4Stitcher(pieces: [MP4StitchPiece(path: FilePath(path), range: whole)]).plan()
+            }
+        }
+        try Robust.withFile(TinyMP4(editList: Array(edits.prefix(2))).bytes()) { path in
+            let plan = try MP4Stitcher(pieces: [MP4StitchPiece(path: FilePath(path), range: range(.zero, MediaTime(value: 2, timescale: 1000)))]).plan()
+            #expect(plan.pieces.count == 1)
+        }
+    }
+
     @Test("iTunSMPB with a signed field is ignored", arguments: [
         " 00000000 -0000840 000001CA 0000000000000800",
         " 00000000 00000840 000001CA -000000000000800",
