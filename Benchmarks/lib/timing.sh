@@ -6,6 +6,8 @@
 #                           set) and a `sync` (no run pays for another's writeback); leaves the
 #                           fastest "elapsed maxrss_kib" in $WORK/best
 #   seconds FILE, rss_mib FILE   the two fields of such a file
+#   release_binary PRODUCT  builds PRODUCT of the package at $ROOT in release (output on stderr)
+#                           and prints the binary's path
 
 bench_setup() {
     local name=$1; shift
@@ -14,6 +16,11 @@ bench_setup() {
     trap '[ "$KEEP" = 1 ] || rm -rf "$WORK"' EXIT
     command -v ffmpeg >/dev/null || { echo "error: ffmpeg not found" >&2; exit 1; }
     [ -x /usr/bin/time ] || { echo "error: /usr/bin/time (GNU time) not found" >&2; exit 1; }
+}
+
+release_binary() {
+    swift build --package-path "$ROOT" -c release --product "$1" >&2
+    echo "$(swift build --package-path "$ROOT" -c release --show-bin-path)/$1"
 }
 
 seconds() { awk '{print $1}' "$1"; }

@@ -22,8 +22,7 @@ REPS=${REPS:-3}
 bench_setup packaging "$@"
 
 echo "== building CompositorDemo (release)"
-swift build --package-path "$ROOT" -c release --product CompositorDemo >&2
-DEMO="$(swift build --package-path "$ROOT" -c release --show-bin-path)/CompositorDemo"
+DEMO=$(release_binary CompositorDemo)
 
 echo "== generating the input in $WORK"
 if [ ! -f "$WORK/src.mp4" ]; then

@@ -16,8 +16,7 @@ REPS=${REPS:-5}
 bench_setup render "$@"
 
 echo "== building the driver (release)"
-swift build --package-path "$ROOT" -c release --product RenderBenchmark >&2
-BENCH="$(swift build --package-path "$ROOT" -c release --show-bin-path)/RenderBenchmark"
+BENCH=$(release_binary RenderBenchmark)
 
 # Four 720p sources of about 250 s and 250 MB each (a programme's worth of content at about
 # 8 Mbit/s): 25 s encoded (grain keeps x264 from compressing it away; H.264 with B-frames, keyframe

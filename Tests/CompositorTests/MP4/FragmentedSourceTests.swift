@@ -45,7 +45,7 @@ struct FragmentedSourceTests {
             { "content": [ { "id": "feature", "url": "\(folder)/content.mp4", "end": 10 } ],
               "breaks": [ { "id": "mid", "at": 4, "ads": [ { "id": "ad", "url": "\(folder)/ad1.mp4", "start": 0.5, "end": 3.5 } ] } ] }
             """.utf8))
-        try await render(composition, cut: cut)
+        try await renderAndJudge(composition, cut: cut)
     }
 
     /// ffmpeg's CMAF output has negative composition offsets (`trun` version 1) and no edit
@@ -73,7 +73,7 @@ struct FragmentedSourceTests {
 
     @Test("every source an HLS playlist of fMP4 segments: Fixtures/demo-hls-fmp4.json", arguments: MP4CutMode.allCases)
     func fragmentedPlaylists(cut: MP4CutMode) async throws {
-        try await render(HLSJoin.composition("demo-hls-fmp4.json"), cut: cut)
+        try await renderAndJudge(HLSJoin.composition("demo-hls-fmp4.json"), cut: cut)
     }
 
     /// The seed's scenario with fMP4 content: HLS content whose decode times start at 100 s, MP4
@@ -86,7 +86,7 @@ struct FragmentedSourceTests {
     /// ```
     @Test("HLS fMP4 content with MP4 ads", arguments: MP4CutMode.allCases)
     func fragmentedContentWithMP4Ads(cut: MP4CutMode) async throws {
-        try await render(HLSJoin.composition(json: Array("""
+        try await renderAndJudge(HLSJoin.composition(json: Array("""
             { "content": [ { "id": "feature", "url": "hls/fmp4/content/index.m3u8" } ],
               "breaks": [
                 { "id": "pre", "at": "preroll", "ads": [ { "id": "a1", "url": "ad1.mp4", "end": 3 } ] },
@@ -128,18 +128,5 @@ struct FragmentedSourceTests {
         #expect(audio.editList?.first?.mediaTime == 1024)
         #expect(movie.naturalDuration >= MediaTime(seconds: 12))
         #expect(movie.videoTrack?.presentationDuration == MediaTime(seconds: 12))
-    }
-}
-
-extension FragmentedSourceTests {
-    func render(_ composition: Composition, cut: MP4CutMode, sourceLocation: SourceLocation = #_sourceLocation) async throws {
-        var judge = MP4StitchJudge(tools: try FFmpeg.require())
-        let folder = try MP4Fixtures.makeScratchFolder("fragmented-render")
-        defer { MP4Fixtures.remove(folder) }
-        let output = folder + "/out.mp4"
-        let rendered = try CompositionRenderer.render(composition, to: FilePath(output), cut: cut)
-        if cut == .sampleAccurate { #expect(rendered.composition == composition, sourceLocation: sourceLocation) }
-        #expect(rendered.plan.duration == rendered.composition.duration, sourceLocation: sourceLocation)
-        try await judge.check(output, against: rendered.plan, sourceLocation: sourceLocation)
     }
 }

@@ -122,3 +122,16 @@ struct MP4StitchJudge {
         zip(a, b).enumerated().first { $0.element.0 != $0.element.1 }?.offset ?? min(a.count, b.count)
     }
 }
+
+/// Renders `composition` and lets ffmpeg judge the file against the plan (see `MP4StitchJudge`):
+/// sample-accurate, the composition is the one asked; either way the plan lasts as it does.
+func renderAndJudge(_ composition: Composition, cut: MP4CutMode, sourceLocation: SourceLocation = #_sourceLocation) async throws {
+    var judge = MP4StitchJudge(tools: try FFmpeg.require())
+    let folder = try MP4Fixtures.makeScratchFolder("render")
+    defer { MP4Fixtures.remove(folder) }
+    let output = folder + "/out.mp4"
+    let rendered = try CompositionRenderer.render(composition, to: FilePath(output), cut: cut)
+    if cut == .sampleAccurate { #expect(rendered.composition == composition, sourceLocation: sourceLocation) }
+    #expect(rendered.plan.duration == rendered.composition.duration, sourceLocation: sourceLocation)
+    try await judge.check(output, against: rendered.plan, sourceLocation: sourceLocation)
+}
