@@ -39,10 +39,7 @@ struct FragmentedSegmentReader: SegmentSampleReader {
         var position = offset
         let end = offset + length
         while position < end {
-            guard let index = files.segmentIndex(at: position) else {
-                throw .io(file: files.segments.first?.path.description ?? "", operation: "copy samples",
-                          reason: "no segment holds position \(position) (the plan and the source disagree)")
-            }
+            guard let index = files.segmentIndex(at: position) else { throw noSegment(at: position) }
             let segment = files.segments[index]
             let file = try segmentFile(index)
             let count = min(end, segment.end) - position
@@ -51,6 +48,30 @@ struct FragmentedSegmentReader: SegmentSampleReader {
             }
             position += count
         }
+    }
+
+    /// The layout's bytes `[offset, offset + count)`.
+    mutating func read(offset: UInt64, count: Int) throws(MP4Error) -> [UInt8] {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(count)
+        var position = offset
+        let end = offset + UInt64(count)
+        while position < end {
+            guard let index = files.segmentIndex(at: position) else { throw noSegment(at: position) }
+            let segment = files.segments[index]
+            let file = try segmentFile(index)
+            let take = Int(min(end, segment.end) - position)
+            let read = try mp4Errors { () throws(FileError) in try file.read(at: segment.bytes.lowerBound + (position - segment.start), count: take) }
+            guard read.count == take else { throw noSegment(at: position + UInt64(read.count)) }
+            bytes += read
+            position += UInt64(take)
+        }
+        return bytes
+    }
+
+    private func noSegment(at position: UInt64) -> MP4Error {
+        .io(file: files.segments.first?.path.description ?? "", operation: "copy samples",
+            reason: "no segment holds position \(position) (the plan and the source disagree)")
     }
 
     /// Checks the open segment's file is as it was read.

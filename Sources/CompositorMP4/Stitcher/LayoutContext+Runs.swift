@@ -20,42 +20,56 @@ extension LayoutContext {
         return TrackWindow(start: start, end: end, leadingGap: gap)
     }
 
-    /// Video: every sample from the last keyframe presenting at or before the window start (in
-    /// decode order) to the last sample presenting before the window end. Frames outside the window
-    /// are decoded but hidden by the edit; samples after the last one needed are not copied.
-    /// `spareKeyframes` are sync samples of the same source the ffmpeg workaround may append.
-    func videoRun(_ piece: ResolvedPiece, _ timeline: SourceTrackTimeline, window: TrackWindow,
-                  windowLength: Int64, timescale: Int32) throws(MP4Error) -> (run: TrackRun, spareKeyframes: [TrackRun.Sample]) {
-        try exact(piece.path) { () throws(MediaTimeError) in
-            let samples = timeline.samples
-            let ts = timeline.timescale
+    /// Video: every sample from the last keyframe presenting at or before the window start where
+    /// decoding can start (in decode order; see `DecodeStart`) to the last sample presenting
+    /// before the window end, but the keyframe's leading pictures. Frames outside the window are
+    /// decoded but hidden by the edit; samples after the last one needed are not copied. An HEVC
+    /// CRA keyframe is copied marked as a splice. `spareKeyframes` are sync samples of the same
+    /// source the ffmpeg workaround may append.
+    mutating func videoRun(_ piece: ResolvedPiece, _ timeline: SourceTrackTimeline, window: TrackWindow,
+                           windowLength: Int64, timescale: Int32) throws(MP4Error) -> (run: TrackRun, spareKeyframes: [TrackRun.Sample]) {
+        let samples = timeline.samples
+        let ts = timeline.timescale
+        let (cs, startFloor, endCeiling) = try exact(piece.path) { () throws(MediaTimeError) in
             let cs = try timeline.mediaTime(at: window.start)
-            let ce = try timeline.mediaTime(at: window.end)
-            let startFloor = try cs.ticks(in: ts, rounding: .down)
-            let endCeiling = try ce.ticks(in: ts, rounding: .up)
+            return (cs, try cs.ticks(in: ts, rounding: .down), try timeline.mediaTime(at: window.end).ticks(in: ts, rounding: .up))
+        }
+        var start = try keyframes.lastStart(presentingAtOrBefore: startFloor, in: timeline, source: piece.source)
+        if start == nil { start = try keyframes.firstStart(in: timeline, source: piece.source) }
+        let k = start ?? 0
+        var firstBytes = SampleBytes.source(file: piece.source, offset: samples.offsets[k])
+        if try keyframes.decodeStart(k, of: timeline, source: piece.source) == .cleanRandomAccess {
+            syntheticPayloads.append(try keyframes.splicedBytes(k, of: timeline, source: piece.source))
+            firstBytes = .synthetic(payload: syntheticPayloads.count - 1)
+        }
+        var last = k
+        for index in k..<samples.count where samples.compositionTime(index) < endCeiling { last = index }
 
-            var first: Int?
-            for index in 0..<samples.count where samples.isSync(index) {
-                if samples.compositionTime(index) <= startFloor { first = index } else if first != nil { break }
-            }
-            let k = first ?? (0..<samples.count).first(where: samples.isSync) ?? 0
-            var last = k
-            for index in k..<samples.count where samples.compositionTime(index) < endCeiling { last = index }
-
+        return try exact(piece.path) { () throws(MediaTimeError) in
             let convert = TickConverter(from: ts, to: timescale)
             let baseDecode = samples.decodeTimes[k]
             let baseComposition = samples.compositionTime(k)
             var run: [TrackRun.Sample] = []
             run.reserveCapacity(last - k + 1)
+            // The keyframe's leading pictures (decoded after it, shown before it: an open GOP's
+            // RASL pictures) may reference pictures before it, which the output does not have.
+            // They are shown before the window, so they are left out (none references them), and
+            // the samples after them decode that much earlier.
+            var leftOut: Int64 = 0
             for index in k...last {
+                guard index == k || samples.compositionTime(index) >= baseComposition else {
+                    leftOut += Int64(samples.durations[index])
+                    continue
+                }
                 run.append(TrackRun.Sample(
-                    bytes: .source(file: piece.source, offset: samples.offsets[index]), size: samples.sizes[index],
-                    decode: try convert.convert(samples.decodeTimes[index] - baseDecode),
+                    bytes: index == k ? firstBytes : .source(file: piece.source, offset: samples.offsets[index]), size: samples.sizes[index],
+                    decode: try convert.convert(samples.decodeTimes[index] - baseDecode - leftOut),
                     composition: try convert.convert(samples.compositionTime(index) - baseComposition),
                     isSync: samples.isSync(index),
-                    description: videoDescriptions.outputIndex(source: piece.source, description: Int(samples.descriptionIndices[index]))))
+                    description: videoDescriptions.outputIndex(source: piece.source, description: Int(samples.descriptionIndices[index])),
+                    isLeadIn: index == k && firstBytes != .source(file: piece.source, offset: samples.offsets[k])))
             }
-            let decodeEnd = try convert.convert(samples.decodeTimes[last] + Int64(samples.durations[last]) - baseDecode)
+            let decodeEnd = try convert.convert(samples.decodeTimes[last] + Int64(samples.durations[last]) - baseDecode - leftOut)
             let windowStart = try cs.subtracting(MediaTime(value: baseComposition, timescale: ts)).ticks(in: timescale, rounding: .up)
 
             // Sync samples after the run first (the next GOPs), then the run's own, latest first.

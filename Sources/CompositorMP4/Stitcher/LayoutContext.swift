@@ -10,18 +10,22 @@ struct LayoutContext {
     let sources: [(path: FilePath, store: MP4SampleStore)]
     let videoDescriptions: StitchPlanner.DescriptionTable
     let audioDescriptions: StitchPlanner.DescriptionTable
+    /// Checks the keyframes pieces start at, and reads those to be marked as splices.
+    var keyframes: KeyframeReader
 
     /// Synthetic payloads (silent frames), one per audio description that needed one.
     var syntheticPayloads: [[UInt8]] = []
     private var silenceByDescription: [Int: SilenceSource] = [:]
 
     init(pieces: [ResolvedPiece], cutMode: MP4CutMode, sources: [(FilePath, MP4SampleStore)],
-         videoDescriptions: StitchPlanner.DescriptionTable, audioDescriptions: StitchPlanner.DescriptionTable) {
+         videoDescriptions: StitchPlanner.DescriptionTable, audioDescriptions: StitchPlanner.DescriptionTable,
+         keyframes: KeyframeReader) {
         self.pieces = pieces
         self.cutMode = cutMode
         self.sources = sources.map { (path: $0.0, store: $0.1) }
         self.videoDescriptions = videoDescriptions
         self.audioDescriptions = audioDescriptions
+        self.keyframes = keyframes
     }
 
     var hasVideo: Bool { pieces.contains { $0.video != nil } }
@@ -108,6 +112,7 @@ struct LayoutContext {
                 sourceHasVideo: parts.contains { $0.video != nil }, sourceHasAudio: parts.contains { $0.audio != nil }))
             first = last + 1
         }
+        try keyframes.close()
         let layout = try StitchLayoutBuilder(
             tracks: tracks, sources: sources, syntheticPayloads: syntheticPayloads,
             movieTimescale: movieTimescale, movieDuration: UInt64(movieBoundaries.last!)).build()

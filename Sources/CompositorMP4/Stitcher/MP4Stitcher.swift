@@ -102,6 +102,15 @@ package struct MP4Stitcher: Sendable {
                 }
             case .synthetic(let payload, let repeatCount):
                 let bytes = layout.syntheticPayloads[payload]
+                guard bytes.count <= buffer.count / 2 else {
+                    // A spliced keyframe: written as it is, as often as asked (once).
+                    for _ in 0..<repeatCount {
+                        try mp4Errors { () throws(FileError) in try output.write(bytes) }
+                        written += UInt64(bytes.count)
+                    }
+                    progress(MP4StitchProgress(bytesWritten: written, totalBytes: total))
+                    continue
+                }
                 var remaining = repeatCount
                 let perBuffer = max(1, buffer.count / max(1, bytes.count))
                 while remaining > 0 {

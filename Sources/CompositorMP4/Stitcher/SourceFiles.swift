@@ -41,6 +41,23 @@ struct SourceFiles {
         }
     }
 
+    /// `count` bytes of source `index`'s samples, from `offset` (as its sample table counts).
+    mutating func read(from index: Int, offset: UInt64, count: Int) throws(MP4Error) -> [UInt8] {
+        switch try source(index) {
+        case .file(let file):
+            let bytes = try mp4Errors { () throws(FileError) in try file.read(at: offset, count: count) }
+            guard bytes.count == count else {
+                throw .io(file: file.path.description, operation: "read samples",
+                          reason: "the file ends before byte \(offset + UInt64(count)) (the plan and the source disagree)")
+            }
+            return bytes
+        case .segments(var reader):
+            open[index] = nil
+            defer { open[index] = .segments(reader) }
+            return try reader.read(offset: offset, count: count)
+        }
+    }
+
     /// Source `index`, open and checked.
     private mutating func source(_ index: Int) throws(MP4Error) -> Open {
         if let source = open[index] {
@@ -89,6 +106,8 @@ struct SourceFiles {
 protocol SegmentSampleReader {
     /// Appends the store's bytes `[offset, offset + length)` to `output`.
     mutating func copy(offset: UInt64, length: UInt64, to output: AtomicOutputFile, buffer: UnsafeMutableRawBufferPointer) throws(MP4Error)
+    /// The store's bytes `[offset, offset + count)`.
+    mutating func read(offset: UInt64, count: Int) throws(MP4Error) -> [UInt8]
     /// Checks the open segment's file is as it was planned.
     func checkUnchanged() throws(MP4Error)
 }

@@ -95,10 +95,11 @@ struct StitchPlanner {
         for (number, (piece, source)) in zip(pieces, sourceOfPiece).enumerated() {
             resolved += try resolve(piece, number: number, firstIndex: resolved.count, source: source, movie: movies[source])
         }
+        var keyframes = KeyframeReader(sources: movies.map(\.store))
         if cutMode == .keyframeAligned {
             for index in resolved.indices {
                 let unsnapped = resolved[index].range
-                try snapToKeyframes(&resolved[index])
+                try snapToKeyframes(&resolved[index], keyframes: &keyframes)
                 try checkInnerBoundaries(resolved, at: index, unsnapped: unsnapped)
             }
         }
@@ -120,7 +121,7 @@ struct StitchPlanner {
 
         var context = LayoutContext(pieces: resolved, cutMode: cutMode,
                                     sources: movies.map { ($0.path, $0.store) },
-                                    videoDescriptions: videoTable, audioDescriptions: audioTable)
+                                    videoDescriptions: videoTable, audioDescriptions: audioTable, keyframes: keyframes)
         var plan = try context.makePlan()
         var noted = Set<Int>()
         plan.diagnostics = MP4StitchDiagnostic.notes(for: resolved.compactMap { piece in
@@ -217,41 +218,65 @@ struct StitchPlanner {
                                 + "inside a GOP: keyframe-aligned cuts hide no frames, so cut there, or use sample-accurate cuts")
     }
 
-    /// Moves the piece's range to keyframes (see `MP4CutMode.keyframeAligned`).
-    private func snapToKeyframes(_ piece: inout ResolvedPiece) throws(MP4Error) {
+    /// Moves the piece's range to keyframes (see `MP4CutMode.keyframeAligned`): the start to the
+    /// last keyframe at or before it where decoding can start (else the first), the end to the
+    /// last keyframe at or before it and after the start (else the first after the start, else
+    /// the end of the video). An end keyframe that frames shown before it follow in decode order
+    /// (an open GOP's leading pictures, which would be cut off) is refused.
+    private func snapToKeyframes(_ piece: inout ResolvedPiece, keyframes: inout KeyframeReader) throws(MP4Error) {
         guard let video = piece.video else { return }
+        let samples = video.samples
+        let requested = piece.range
+        // Keyframes that present inside the track's presentation, by presentation time.
+        var candidates: [(time: MediaTime, sample: Int)] = []
         do {
-            let samples = video.samples
-            let requested = piece.range
             let mediaStartTime = MediaTime(value: video.mediaStart, timescale: video.timescale)
-            // Keyframes that present inside the track's presentation, by presentation time.
-            var keyframeTimes: [MediaTime] = []
             for index in 0..<samples.count where samples.isSync(index) {
                 let cts = video.compositionTime(index)
                 guard cts >= mediaStartTime else { continue }
-                keyframeTimes.append(try video.presentationTime(ofMedia: cts))
+                candidates.append((try video.presentationTime(ofMedia: cts), index))
             }
-            keyframeTimes.sort()
-            var start = requested.start
-            if requested.start >= video.presentationStart {
-                if let atOrBefore = keyframeTimes.last(where: { $0 <= requested.start }) {
-                    start = atOrBefore
-                } else if let first = keyframeTimes.first, first < video.presentationEnd {
-                    start = first
-                }
-            }
-            var end = requested.end
-            if requested.end < video.presentationEnd {
-                let boundaries = keyframeTimes + [video.presentationEnd]
-                if let floor = boundaries.last(where: { $0 <= requested.end && $0 > start }) {
-                    end = floor
-                } else if let ceiling = boundaries.first(where: { $0 > start }) {
-                    end = ceiling
-                }
-            }
-            piece.range = MediaTimeRange(start: start, end: end)
         } catch {
             throw .timeOverflow(file: piece.path.description, reason: error.description)
         }
+        candidates.sort { $0.time < $1.time }
+        func isCleanEnd(_ candidate: (time: MediaTime, sample: Int)) -> Bool {
+            let cts = samples.compositionTime(candidate.sample)
+            let next = candidate.sample + 1
+            return !(next..<min(samples.count, next + Self.leadingPictureSearch)).contains { samples.compositionTime($0) < cts }
+        }
+
+        var start = requested.start
+        if requested.start >= video.presentationStart {
+            // The last start at or before the requested one, else the first.
+            let atOrBefore = candidates.lastIndex { $0.time <= requested.start } ?? -1
+            let order = Array(candidates[...atOrBefore].reversed()) + candidates[(atOrBefore + 1)...]
+            for candidate in order where candidate.time < video.presentationEnd {
+                guard try keyframes.decodeStart(candidate.sample, of: video, source: piece.source) != .none else { continue }
+                start = candidate.time
+                break
+            }
+        }
+        var end = requested.end
+        if requested.end < video.presentationEnd {
+            let after = candidates.filter { $0.time > start && $0.time < video.presentationEnd }
+            if let keyframe = after.last(where: { $0.time <= requested.end }) ?? after.first {
+                guard isCleanEnd(keyframe) else {
+                    let track = video.track
+                    throw .unsupported(file: piece.path, boxPath: track.boxPath, offset: track.boxOffset, reason:
+                        "piece \(piece.number) would end at its source's keyframe at \(keyframe.time) s, but frames shown before "
+                        + "that keyframe are decoded after it (an open GOP's leading pictures), so a keyframe-aligned cut "
+                        + "cannot end there: use sample-accurate cuts, or end the piece where its source ends")
+                }
+                end = keyframe.time
+            } else {
+                end = video.presentationEnd
+            }
+        }
+        piece.range = MediaTimeRange(start: start, end: end)
     }
+
+    /// How far after a keyframe (in decode order) its leading pictures are looked for: more than
+    /// any decoder's reordering depth (H.264 and HEVC allow at most 16 pictures).
+    static let leadingPictureSearch = 32
 }

@@ -69,6 +69,25 @@ struct TransportStreamSampleReader: SegmentSampleReader {
         try mp4Errors { () throws(FileError) in try output.write(UnsafeRawBufferPointer(rebasing: buffer[0..<filled])) }
     }
 
+    /// The demuxed bytes `[offset, offset + count)`.
+    mutating func read(offset: UInt64, count: Int) throws(MP4Error) -> [UInt8] {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(count)
+        var index = samples.positions.partitioningIndex { $0 > offset } - 1
+        guard index >= 0 else { throw noSample(at: offset) }
+        var position = offset
+        let end = offset + UInt64(count)
+        while position < end {
+            guard index < samples.count else { throw noSample(at: position) }
+            let start = samples.positions[index], size = UInt64(samples.sizes[index])
+            let within = Int(position - start), take = Int(min(end, start + size) - position)
+            try withSample(index) { (sample) throws(MP4Error) in bytes += sample[within..<(within + take)] }
+            position += UInt64(take)
+            index += 1
+        }
+        return bytes
+    }
+
     /// Checks the open segment's file is as it was planned.
     func checkUnchanged() throws(MP4Error) {
         if let segment { try mp4Errors { () throws(FileError) in try segment.packets.file.checkUnchanged() } }

@@ -103,6 +103,13 @@ struct FFmpeg: Sendable {
         var description: String { "\(time)s:\(hash.prefix(8))" }
     }
 
+    /// Runs ffmpeg to make a test clip (`-v error -y` then `arguments`), throwing what it printed
+    /// when it fails.
+    func make(_ arguments: [String]) async throws {
+        let made = try await ChildProcess.run(ffmpeg, ["-v", "error", "-y"] + arguments)
+        guard made.status == 0 else { throw FFmpegFailure(message: made.stderr) }
+    }
+
     /// Every frame of the file's first video stream as ffmpeg decodes it, in output order.
     func videoFrames(_ path: String) async throws -> [Frame] {
         let output = try await ChildProcess.run(ffmpeg, ["-v", "error", "-i", path, "-map", "0:v:0",

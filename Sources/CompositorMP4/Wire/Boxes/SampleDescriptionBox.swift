@@ -121,6 +121,7 @@ package struct MP4SampleDescription: Sendable, Equatable {
 /// A codec's parameters, parsed far enough to compare settings and to make silence.
 package enum MP4CodecParameters: Sendable, Equatable {
     case avc(AVCDecoderConfiguration)
+    case hevc(HEVCDecoderConfiguration)
     case aac(AudioSpecificConfig)
     /// A codec this library copies but does not look into.
     case other
@@ -139,6 +140,8 @@ package enum MP4CodecParameters: Sendable, Equatable {
             switch header.type {
             case "avcC" where format == "avc1" || format == "avc3":
                 found = .avc(try AVCDecoderConfiguration(parsing: &payload))
+            case "hvcC" where format == "hvc1" || format == "hev1":
+                found = .hevc(try HEVCDecoderConfiguration(parsing: &payload))
             case "esds" where objectType == nil && MP4CodecIdentity.esdsFormats.contains(format):
                 let descriptor = try ElementaryStreamDescriptor(parsing: &payload)
                 objectType = descriptor.objectTypeIndication

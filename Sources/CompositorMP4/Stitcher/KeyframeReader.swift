@@ -1,0 +1,74 @@
+import CompositorCore
+
+/// Reads the keyframes a stitch may start a piece at, to check each against its bitstream
+/// (see `DecodeStart`), and gives the bytes of one that must be marked as a splice. Only the
+/// NAL unit headers of the few keyframes near each cut are read, each once.
+struct KeyframeReader {
+    private var files: SourceFiles
+    private var known: [Key: DecodeStart] = [:]
+
+    private struct Key: Hashable {
+        var source: Int
+        var track: UInt32
+        var sample: Int
+    }
+
+    init(sources: [MP4SampleStore]) { files = SourceFiles(sources) }
+
+    /// What sample `index` of `timeline` (of source `source`) is as a decode start: `.none` when
+    /// the sample table does not flag it sync, else what its NAL units say.
+    mutating func decodeStart(_ index: Int, of timeline: SourceTrackTimeline, source: Int) throws(MP4Error) -> DecodeStart {
+        let samples = timeline.samples
+        guard samples.isSync(index) else { return .none }
+        let key = Key(source: source, track: timeline.track.trackID, sample: index)
+        if let start = known[key] { return start }
+        guard let syntax = syntax(of: index, in: timeline) else { return .closed }
+        let offset = samples.offsets[index]
+        let start = try syntax.decodeStart(ofSampleOf: Int(samples.sizes[index])) { (position, count) throws(MP4Error) in
+            try files.read(from: source, offset: offset + UInt64(position), count: count)
+        }
+        known[key] = start
+        return start
+    }
+
+    /// The last sample flagged sync and presenting at or before `ticks` (media time) at which
+    /// decoding can start, searching back from the last such flagged sample.
+    mutating func lastStart(presentingAtOrBefore ticks: Int64, in timeline: SourceTrackTimeline, source: Int) throws(MP4Error) -> Int? {
+        let samples = timeline.samples
+        var candidate: Int?
+        for index in 0..<samples.count where samples.isSync(index) {
+            if samples.compositionTime(index) <= ticks { candidate = index } else if candidate != nil { break }
+        }
+        while let index = candidate {
+            if try decodeStart(index, of: timeline, source: source) != .none { return index }
+            candidate = (0..<index).last { samples.isSync($0) && samples.compositionTime($0) <= ticks }
+        }
+        return nil
+    }
+
+    /// The first sample at which decoding can start.
+    mutating func firstStart(in timeline: SourceTrackTimeline, source: Int) throws(MP4Error) -> Int? {
+        for index in 0..<timeline.samples.count where timeline.samples.isSync(index) {
+            if try decodeStart(index, of: timeline, source: source) != .none { return index }
+        }
+        return nil
+    }
+
+    /// Sample `index`'s bytes with its CRA picture marked as a splice (see `DecodeStart`).
+    mutating func splicedBytes(_ index: Int, of timeline: SourceTrackTimeline, source: Int) throws(MP4Error) -> [UInt8] {
+        let samples = timeline.samples
+        var bytes = try files.read(from: source, offset: samples.offsets[index], count: Int(samples.sizes[index]))
+        syntax(of: index, in: timeline)?.markAsSplice(&bytes)
+        return bytes
+    }
+
+    /// Checks and closes the files read.
+    mutating func close() throws(MP4Error) { try files.closeAll() }
+
+    private func syntax(of index: Int, in timeline: SourceTrackTimeline) -> NALUnitSyntax? {
+        let descriptions = timeline.track.sampleDescriptions
+        let description = Int(timeline.samples.descriptionIndices[index])
+        guard descriptions.indices.contains(description) else { return nil }
+        return NALUnitSyntax(descriptions[description].codec)
+    }
+}

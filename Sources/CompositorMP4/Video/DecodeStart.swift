@@ -1,0 +1,89 @@
+import CompositorCore
+
+/// Whether decoding can start at a video sample, as its NAL unit types say (ISO/IEC 14496-10
+/// 7.4.1.2.4, ITU-T H.265 7.4.2.2): a sample table's sync flags are only a muxer's word, and
+/// some flag pictures that are not starts (x264's intra-refresh recovery points, non-IDR I
+/// pictures of an open GOP).
+enum DecodeStart: Equatable, Sendable {
+    /// Every picture after it in decode order decodes: an H.264 IDR picture, an HEVC IDR or BLA
+    /// picture, or a sync sample of a codec whose bitstream is not read.
+    case closed
+    /// An HEVC CRA picture. It decodes, but its leading pictures (after it in decode order,
+    /// before it in output order) may reference pictures before it; and after other pictures it
+    /// continues their picture order count. The first picture after a cut is therefore marked
+    /// BLA (`NALUnitSyntax.markAsSplice`), which a decoder takes as a new start.
+    case cleanRandomAccess
+    /// Not a picture decoding can start at.
+    case none
+}
+
+/// The NAL unit syntax of a sample description's codec (H.264 or HEVC in length-prefixed
+/// samples), enough to tell what a sample's pictures are.
+struct NALUnitSyntax: Sendable {
+    enum Codec: Sendable { case h264, hevc }
+    let codec: Codec
+    /// Bytes in each NAL unit's length prefix.
+    let lengthSize: Int
+
+    /// `nil` for a codec whose bitstream is not read: its sync flags are taken as they are.
+    init?(_ parameters: MP4CodecParameters) {
+        switch parameters {
+        case .avc(let configuration): (codec, lengthSize) = (.h264, configuration.nalLengthSize)
+        case .hevc(let configuration): (codec, lengthSize) = (.hevc, configuration.nalLengthSize)
+        default: return nil
+        }
+    }
+
+    init(codec: Codec, lengthSize: Int) { (self.codec, self.lengthSize) = (codec, lengthSize) }
+
+    /// The NAL unit type in a NAL unit's first byte.
+    func type(ofHeader byte: UInt8) -> UInt8 {
+        switch codec {
+        case .h264: byte & 0x1F
+        case .hevc: (byte >> 1) & 0x3F
+        }
+    }
+
+    /// What a picture whose slices have NAL unit type `type` is as a decode start; `nil` when
+    /// the type is not a slice (parameter sets, SEI, delimiters), which says nothing.
+    func decodeStart(ofType type: UInt8) -> DecodeStart? {
+        switch (codec, type) {
+        case (.h264, 5): .closed                    // IDR
+        case (.h264, 1...4): DecodeStart.none       // non-IDR slice or partition
+        case (.hevc, 16...20): .closed              // BLA_W_LP, BLA_W_RADL, BLA_N_LP, IDR_W_RADL, IDR_N_LP
+        case (.hevc, 21): .cleanRandomAccess        // CRA_NUT
+        case (.hevc, 0...31): DecodeStart.none      // other pictures, and reserved IRAP types 22-23
+        default: nil
+        }
+    }
+
+    /// What a sample of `size` bytes is as a decode start, reading only NAL unit headers:
+    /// `read(offset, count)` gives bytes of the sample. A sample without a slice, or whose
+    /// NAL unit lengths do not fit it, is no start.
+    func decodeStart(ofSampleOf size: Int, read: (Int, Int) throws(MP4Error) -> [UInt8]) throws(MP4Error) -> DecodeStart {
+        var position = 0
+        while position + lengthSize < size {
+            let header = try read(position, lengthSize + 1)
+            let length = header.prefix(lengthSize).reduce(0) { $0 << 8 | Int($1) }
+            guard length > 0, length <= size - position - lengthSize else { return .none }
+            if let start = decodeStart(ofType: type(ofHeader: header[lengthSize])) { return start }
+            position += lengthSize + length
+        }
+        return .none
+    }
+
+    /// Marks the CRA NAL units of `sample` (a whole sample) as BLA_N_LP: a new start without
+    /// leading pictures (the stitcher leaves them out), its header otherwise unchanged, as
+    /// H.265 allows for splicing (C.3.2, "a CRA picture ... handled as a BLA picture").
+    func markAsSplice(_ sample: inout [UInt8]) {
+        guard codec == .hevc else { return }
+        var position = 0
+        while position + lengthSize < sample.count {
+            let length = sample[position..<(position + lengthSize)].reduce(0) { $0 << 8 | Int($1) }
+            let header = position + lengthSize
+            guard length > 0, length <= sample.count - header else { return }
+            if type(ofHeader: sample[header]) == 21 { sample[header] = sample[header] & 0x81 | 18 << 1 }
+            position = header + length
+        }
+    }
+}
