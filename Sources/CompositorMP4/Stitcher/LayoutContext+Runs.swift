@@ -65,7 +65,9 @@ extension LayoutContext {
                     bytes: index == k ? firstBytes : .source(file: piece.source, offset: samples.offsets[index]), size: samples.sizes[index],
                     decode: try convert.convert(samples.decodeTimes[index] - baseDecode - leftOut),
                     composition: try convert.convert(samples.compositionTime(index) - baseComposition),
-                    isSync: samples.isSync(index),
+                    // Pictures flagged sync before the window were found not to be decode starts
+                    // (else decoding would start there): unflagged, so a player does not start there.
+                    isSync: samples.isSync(index) && (index == k || samples.compositionTime(index) > startFloor),
                     description: videoDescriptions.outputIndex(source: piece.source, description: Int(samples.descriptionIndices[index])),
                     isLeadIn: index == k && firstBytes != .source(file: piece.source, offset: samples.offsets[k])))
             }

@@ -218,17 +218,18 @@ struct StitchPlanner {
                                 + "inside a GOP: keyframe-aligned cuts hide no frames, so cut there, or use sample-accurate cuts")
     }
 
-    /// Moves the piece's range to keyframes (see `MP4CutMode.keyframeAligned`): the start to the
-    /// last keyframe at or before it where decoding can start (else the first), the end to the
-    /// last keyframe at or before it and after the start (else the first after the start, else
-    /// the end of the video). An end keyframe that frames shown before it follow in decode order
-    /// (an open GOP's leading pictures, which would be cut off) is refused.
+    /// Moves the piece's range to keyframes where decoding can start (see
+    /// `MP4CutMode.keyframeAligned` and `DecodeStart`): the start to the last at or before it
+    /// (else the first), the end to the last at or before it and after both starts (else the
+    /// first after them, else the end of the video). An end keyframe that frames shown before it
+    /// follow in decode order (an open GOP's leading pictures, which would be cut off) is refused.
     private func snapToKeyframes(_ piece: inout ResolvedPiece, keyframes: inout KeyframeReader) throws(MP4Error) {
         guard let video = piece.video else { return }
         let samples = video.samples
         let requested = piece.range
-        // Keyframes that present inside the track's presentation, by presentation time.
-        var candidates: [(time: MediaTime, sample: Int)] = []
+        typealias Keyframe = (time: MediaTime, sample: Int)
+        // Samples flagged sync that present inside the track's presentation, by presentation time.
+        var candidates: [Keyframe] = []
         do {
             let mediaStartTime = MediaTime(value: video.mediaStart, timescale: video.timescale)
             for index in 0..<samples.count where samples.isSync(index) {
@@ -240,28 +241,30 @@ struct StitchPlanner {
             throw .timeOverflow(file: piece.path.description, reason: error.description)
         }
         candidates.sort { $0.time < $1.time }
-        func isCleanEnd(_ candidate: (time: MediaTime, sample: Int)) -> Bool {
-            let cts = samples.compositionTime(candidate.sample)
-            let next = candidate.sample + 1
-            return !(next..<min(samples.count, next + Self.leadingPictureSearch)).contains { samples.compositionTime($0) < cts }
+        /// Of `list`, the last at or before `time` where decoding can start, else the first after it.
+        func decodeStart(nearest time: MediaTime, in list: [Keyframe]) throws(MP4Error) -> Keyframe? {
+            let floor = list.lastIndex { $0.time <= time } ?? -1
+            for candidate in Array(list[...floor].reversed()) + list[(floor + 1)...] {
+                if try keyframes.decodeStart(candidate.sample, of: video, source: piece.source) != .none { return candidate }
+            }
+            return nil
         }
 
         var start = requested.start
-        if requested.start >= video.presentationStart {
-            // The last start at or before the requested one, else the first.
-            let atOrBefore = candidates.lastIndex { $0.time <= requested.start } ?? -1
-            let order = Array(candidates[...atOrBefore].reversed()) + candidates[(atOrBefore + 1)...]
-            for candidate in order where candidate.time < video.presentationEnd {
-                guard try keyframes.decodeStart(candidate.sample, of: video, source: piece.source) != .none else { continue }
-                start = candidate.time
-                break
-            }
+        if requested.start >= video.presentationStart,
+           let keyframe = try decodeStart(nearest: requested.start, in: candidates.filter { $0.time < video.presentationEnd }) {
+            start = keyframe.time
         }
         var end = requested.end
         if requested.end < video.presentationEnd {
-            let after = candidates.filter { $0.time > start && $0.time < video.presentationEnd }
-            if let keyframe = after.last(where: { $0.time <= requested.end }) ?? after.first {
-                guard isCleanEnd(keyframe) else {
+            // After the requested start too: a start moved back over pictures flagged sync where
+            // decoding cannot start must not end the piece before the time asked for.
+            let after = candidates.filter { $0.time > MediaTime.max(start, requested.start) && $0.time < video.presentationEnd }
+            if let keyframe = try decodeStart(nearest: requested.end, in: after) {
+                // Its leading pictures (an open GOP's) show before it but decode after it.
+                let cts = samples.compositionTime(keyframe.sample)
+                let next = keyframe.sample + 1
+                guard !(next..<min(samples.count, next + Self.leadingPictureSearch)).contains(where: { samples.compositionTime($0) < cts }) else {
                     let track = video.track
                     throw .unsupported(file: piece.path, boxPath: track.boxPath, offset: track.boxOffset, reason:
                         "piece \(piece.number) would end at its source's keyframe at \(keyframe.time) s, but frames shown before "

@@ -58,4 +58,29 @@ struct MP4DecodeStartTests {
             try MP4Stitcher(pieces: [piece(clip, "2", "4"), piece(clip, "0", "1.5")], cutMode: .keyframeAligned).plan()
         }
     }
+
+    /// x264's intra refresh has one IDR; later pictures flagged sync (by ffmpeg's muxer, as by
+    /// GStreamer's) are P pictures that refresh the picture stripe by stripe over the next
+    /// frames. Decoding cannot start there, so every piece decodes from the IDR.
+    ///
+    ///     flagged sync     IDR0     P25      P50      P75      (decode order: 0, 24, 49, 74)
+    ///     [1.1, 2) s       decoded from IDR0, frames before 1.1 s hidden (sample-accurate)
+    ///                      [0, 4) s (keyframe-aligned: IDR0 is the only keyframe)
+    @Test("x264 intra refresh: flagged recovery points are not decode starts", arguments: MP4CutMode.allCases)
+    func intraRefresh(mode: MP4CutMode) async throws {
+        let tools = try FFmpeg.require()
+        let folder = try MP4Fixtures.makeScratchFolder("intra-refresh")
+        defer { MP4Fixtures.remove(folder) }
+        let clip = folder + "/intra-refresh.mp4"
+        try await tools.make(["-f", "lavfi", "-i", "testsrc2=size=160x120:rate=24:duration=4",
+                              "-f", "lavfi", "-i", "sine=sample_rate=48000:duration=4", "-c:a", "aac",
+                              "-c:v", "libx264", "-x264-params", "keyint=24:intra-refresh=1", clip])
+        let track = try #require(try MP4Reader.read(path: FilePath(clip)).videoTrack)
+        #expect((0..<track.samples.count).filter(track.samples.isSync) == [0, 24, 49, 74])
+
+        let plan = try #require(try await stitchAndJudge(cutMode: mode, [piece(clip, "2.5", "4"), piece(clip, "1.1", "2"), piece(clip, "0", "1")]))
+        if mode == .keyframeAligned {
+            #expect(plan.pieces.map(\.sourceRange) == Array(repeating: MediaTimeRange(start: .zero, end: MediaTime(seconds: 4)), count: 3))
+        }
+    }
 }
