@@ -56,9 +56,12 @@ struct ActualRangesTests {
         #expect(throws: ScheduleError.emptyRange(item: "ad", start: s(2), end: s(2))) {
             try composition.replacingSourceRanges([range(s(0), s(10)), range(s(2), s(2)), range(s(10), s(20))])
         }
-        #expect(throws: ScheduleError.emptyRange(item: "C", start: s(9), end: s(10))) {
+        #expect(throws: ScheduleError.overlappingPieces(item: "C", end: s(10), nextStart: s(9))) {
             try composition.replacingSourceRanges([range(s(0), s(10)), range(s(0), s(5)), range(s(9), s(20))])
         }
+        #expect(ScheduleError.overlappingPieces(item: "C", end: s(10), nextStart: s(0)).description
+            == "'C': one piece would end at 10 s and the next start at 0 s, playing content twice: its source has no keyframe "
+            + "(or segment boundary) near the cut between them. Cut nearer one, or use sample-accurate cuts")
     }
 
     @Test("a range count other than one per segment is an error, not a trap")

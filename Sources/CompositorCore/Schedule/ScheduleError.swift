@@ -32,6 +32,9 @@ public enum ScheduleError: Error, Equatable, Sendable, CustomStringConvertible {
     case rangeBelowTimescale(item: String, start: MediaTime, end: MediaTime, timescale: Int32)
     /// `Composition.replacingSourceRanges(_:)` needs one range per segment.
     case sourceRangeCount(given: Int, segments: Int)
+    /// Pieces of a clip that would overlap once their cuts are moved to where the source allows
+    /// (`Composition.replacingSourceRanges(_:)`): one ends at `end`, the next starts at `nextStart`.
+    case overlappingPieces(item: String, end: MediaTime, nextStart: MediaTime)
 
     public var description: String {
         switch self {
@@ -64,6 +67,9 @@ public enum ScheduleError: Error, Equatable, Sendable, CustomStringConvertible {
         case .rangeBelowTimescale(let item, let start, let end, let timescale):
             return "\(quoted(item)): range [\(start), \(end)) s is shorter than one tick (1/\(timescale) s) of the timescale "
                 + "the schedule's times were rounded to (they share no finer timescale within 32 bits)"
+        case .overlappingPieces(let item, let end, let nextStart):
+            return "\(quoted(item)): one piece would end at \(end) s and the next start at \(nextStart) s, playing content twice: "
+                + "its source has no keyframe (or segment boundary) near the cut between them. Cut nearer one, or use sample-accurate cuts"
         case .sourceRangeCount(let given, let segments):
             return "\(given) source ranges for a composition of \(segments) segments; give one per segment, in order"
         }

@@ -10,8 +10,8 @@ extension Composition {
     /// reported  the break at content 9.6; composition 0 9.6 14.6 25
     /// ```
     ///
-    /// `actual` has one range per segment, in order (another count is an error). A range that is empty, or that makes a
-    /// clip's pieces overlap or run backwards, is an error naming the item. The new composition's
+    /// `actual` has one range per segment, in order (another count is an error). A range that is
+    /// empty, or that makes a clip's pieces overlap or run backwards, is an error naming the item. The new composition's
     /// timescale is chosen from the actual ranges by the rule `timescale` states (their times are
     /// rounded, and reported, only when they share no timescale within `Int32`).
     public func replacingSourceRanges(_ requested: [MediaTimeRange]) throws(ScheduleError) -> Composition {
@@ -31,7 +31,7 @@ extension Composition {
         for (segment, range) in zip(segments, actual) {
             guard case .content(let clipID) = segment.role else { continue }
             if let end = clipEnd[clipID], range.start < end {
-                throw .emptyRange(item: clipID, start: range.start, end: end)
+                throw .overlappingPieces(item: clipID, end: end, nextStart: range.start)
             }
             if clipStart[clipID] == nil { clipStart[clipID] = range.start; clipOrder.append(clipID) }
             clipEnd[clipID] = range.end

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+@testable import Compositor
 @testable import CompositorCore
 @testable import CompositorIO
 @testable import CompositorMP4
@@ -82,5 +83,30 @@ struct MP4DecodeStartTests {
         if mode == .keyframeAligned {
             #expect(plan.pieces.map(\.sourceRange) == Array(repeating: MediaTimeRange(start: .zero, end: MediaTime(seconds: 4)), count: 3))
         }
+    }
+
+    /// A source with one keyframe, cut by a mid-roll, keyframe-aligned: both pieces become the
+    /// whole clip, which would play twice. Refused naming the clip, the times and the way out.
+    ///
+    ///     keyframes   0 (only)                         end 4
+    ///     asked       |main 0-1.5|ad|main 1.5-4|
+    ///     snapped     |main 0-4  |ad|main 0-4  |       overlap
+    @Test("a long GOP cut by a mid-roll, keyframe-aligned, is refused in the clip's terms")
+    func longGOP() async throws {
+        let tools = try FFmpeg.require()
+        let folder = try MP4Fixtures.makeScratchFolder("long-gop")
+        defer { MP4Fixtures.remove(folder) }
+        let clip = folder + "/long-gop.mp4"
+        try await tools.make(["-f", "lavfi", "-i", "testsrc2=size=160x120:rate=24:duration=4",
+                              "-f", "lavfi", "-i", "sine=sample_rate=48000:duration=4", "-c:a", "aac",
+                              "-c:v", "libx264", "-g", "250", clip])
+        let composition = try Composition(schedule: Schedule(
+            content: [ContentClip(id: "main", source: MediaLocation(FilePath(clip)), end: MediaTime(seconds: 4))],
+            breaks: [AdBreak(id: "mid", placement: .midroll(at: MediaTime(value: 3, timescale: 2)),
+                             ads: [Ad(id: "ad", source: MediaLocation(FilePath(MP4Fixtures.ad1)), end: MediaTime(seconds: 1))])]))
+        #expect(throws: CompositionRenderer.RenderError.snapping(.overlappingPieces(item: "main", end: MediaTime(seconds: 4), nextStart: .zero))) {
+            try CompositionRenderer.plan(composition, cut: .keyframeAligned)
+        }
+        _ = try CompositionRenderer.plan(composition, cut: .sampleAccurate)
     }
 }
