@@ -105,12 +105,19 @@ struct MP4StitchJudge {
         return times
     }
 
-    /// A source with several media edits (a stitch): ffmpeg decodes its frames in the right order,
-    /// but times those of an edit that starts inside a GOP with B-frames late (by the reorder
-    /// delay, 125 ms at 24 fps), so their times are taken from the edit list instead.
+    /// Where ffmpeg decodes a source's frames in the right order but times them otherwise than
+    /// ISO/IEC 14496-12 does, their times are taken from the file's tables instead:
+    /// - several media edits (a stitch): frames of an edit that starts inside a GOP with
+    ///   B-frames come late by the reorder delay (125 ms at 24 fps);
+    /// - a fragmented file with negative composition offsets (ffmpeg's CMAF output): mov.c adds
+    ///   its DTS shift to every time of a fragment, so the first frame shows at 1/24 s, not at 0.
     static func timedByEditList(_ frames: [FFmpeg.Frame], of path: String) async throws -> [FFmpeg.Frame] {
-        guard let video = try MP4Reader.read(path: FilePath(path)).videoTrack,
-              (video.editList ?? []).filter({ $0.mediaTime != nil }).count > 1 else { return frames }
+        guard let video = try MP4Reader.read(path: FilePath(path)).videoTrack else { return frames }
+        let samples = video.samples
+        let severalEdits = (video.editList ?? []).filter({ $0.mediaTime != nil }).count > 1
+        let shiftedByFFmpeg = try (0..<samples.count).contains { samples.compositionOffset($0) < 0 }
+            && MP4BadInputTests.boxes(in: MP4Fixtures.bytes(path)).contains { $0.path == "moof" }
+        guard severalEdits || shiftedByFFmpeg else { return frames }
         let times = presentationTimes(of: video)
         try #require(times.count == frames.count, "\(path): ffmpeg decoded \(frames.count) frames, its edit list shows \(times.count)")
         return zip(frames, times).map { frame, time in
