@@ -13,6 +13,9 @@ struct KeyframeReader {
         var sample: Int
     }
 
+    /// Bytes read at once while walking a keyframe's NAL unit headers.
+    static let readAhead = 1024
+
     init(sources: [MP4SampleStore]) { files = SourceFiles(sources) }
 
     /// What sample `index` of `timeline` (of source `source`) is as a decode start: `.none` when
@@ -24,8 +27,16 @@ struct KeyframeReader {
         if let start = known[key] { return start }
         guard let syntax = syntax(of: index, in: timeline) else { return .closed }
         let offset = samples.offsets[index]
-        let start = try syntax.decodeStart(ofSampleOf: Int(samples.sizes[index])) { (position, count) throws(MP4Error) in
-            try files.read(from: source, offset: offset + UInt64(position), count: count)
+        let size = Int(samples.sizes[index])
+        // The headers of a keyframe's first NAL units (delimiter, SEI, parameter sets, first
+        // slice) are usually in its first few hundred bytes: read once, more only when not.
+        var window = (start: 0, bytes: [UInt8]())
+        let start = try syntax.decodeStart(ofSampleOf: size) { (position, count) throws(MP4Error) in
+            if position < window.start || position + count > window.start + window.bytes.count {
+                let length = min(size - position, max(count, Self.readAhead))
+                window = (position, try files.read(from: source, offset: offset + UInt64(position), count: length))
+            }
+            return Array(window.bytes[(position - window.start)..<(position - window.start + count)])
         }
         known[key] = start
         return start
