@@ -4,9 +4,9 @@ import CompositorTS
 
 /// An MP4 source cut into HLS media segments by passthrough: samples copied, never re-encoded.
 ///
-/// Segments start at video keyframes (audio frames, for a source without video), each ending at
-/// the keyframe that keeps it nearest to `targetDuration` without passing it (or the next one,
-/// when a GOP is longer). The keyframes on either side of each time in `cuts` start segments too,
+/// Segments start at video keyframes where decoding can start (audio frames, for a source without
+/// video; see `DecodeStart`), each ending at the keyframe that keeps it nearest to
+/// `targetDuration` without passing it (or the next one, when a GOP is longer). The keyframes on either side of each time in `cuts` start segments too,
 /// so a cut asked there moves to a keyframe next to it, whichever way the playlist rule snaps.
 ///
 /// ```
@@ -66,7 +66,10 @@ package struct MP4Packaging: Sendable {
         self.version = version
         self.video = video
         self.audio = audio
-        self.segments = try Self.segments(video: video, audio: audio, targetDuration: targetDuration, cuts: cuts, file: file)
+        var keyframes = KeyframeReader(sources: [movie.store])
+        self.segments = try Self.segments(video: video, audio: audio, targetDuration: targetDuration, cuts: cuts, file: file,
+                                          keyframes: &keyframes)
+        try keyframes.close()
     }
 
     /// A writer of the segments in `container`, reading the source (checked to be the version
@@ -118,7 +121,8 @@ package struct MP4Packaging: Sendable {
 
     /// The segments: boundaries at keyframes (see the type's comment), samples split at them.
     private static func segments(
-        video: SourceTrackTimeline?, audio: SourceTrackTimeline?, targetDuration: MediaTime, cuts: [MediaTime], file: String
+        video: SourceTrackTimeline?, audio: SourceTrackTimeline?, targetDuration: MediaTime, cuts: [MediaTime], file: String,
+        keyframes: inout KeyframeReader
     ) throws(MP4Error) -> [Segment] {
         func time<T>(_ body: () throws(MediaTimeError) -> T) throws(MP4Error) -> T {
             do { return try body() } catch { throw .timeOverflow(file: file, reason: "\(error)") }
@@ -127,13 +131,14 @@ package struct MP4Packaging: Sendable {
         guard end > .zero else {
             throw .unsupported(file: file, boxPath: "moov", offset: 0, reason: "nothing presents: every track's presentation is empty")
         }
-        // Where a segment may start: each keyframe (each audio frame without video), by its
-        // presentation time, increasing and inside (0, end).
+        // Where a segment may start: each keyframe where decoding can start (see `DecodeStart`;
+        // each audio frame without video), by its presentation time, increasing and inside (0, end).
         var candidates: [(time: MediaTime, sample: Int)] = []
         guard let splitting = video ?? audio else { return [] }
         for index in 0..<splitting.samples.count where splitting.samples.isSync(index) {
             let start = try time { () throws(MediaTimeError) in try splitting.presentationTime(ofMedia: splitting.compositionTime(index)) }
-            guard start > (candidates.last?.time ?? .zero), start < end else { continue }
+            guard start > (candidates.last?.time ?? .zero), start < end,
+                  try keyframes.decodeStart(index, of: splitting, source: 0) != .none else { continue }
             candidates.append((start, index))
         }
         // The keyframes next to each cut must start segments (the one at it, when there is one).

@@ -38,6 +38,19 @@ struct MP4PackagingTests {
         #expect(Self.boundaries(packaging) == stride(from: 0, through: 20, by: 2).map { s(Int64($0)) })
     }
 
+    /// GStreamer flags x264's intra-refresh recovery points sync; decoding cannot start there,
+    /// so no segment starts there (the clip's only IDR is its first picture). Its HEVC twin's CRA
+    /// keyframes are decode starts, so they do start segments.
+    @Test("segments start only where decoding can: intra-refresh points do not, CRA keyframes do")
+    func decodeStarts() throws {
+        let refresh = try MP4Packaging(path: FilePath(MP4Fixtures.path("muxers/gst-mp4mux-x264-intra-refresh.mp4")),
+                                       container: .mpegTS, targetDuration: s(1))
+        #expect(Self.boundaries(refresh) == [s(0), refresh.duration])  // the AAC ends at 3.008 s
+        let openGOP = try MP4Packaging(path: FilePath(MP4Fixtures.path("muxers/gst-mp4mux-x265-hvc1.mp4")),
+                                       container: .fragmentedMP4, targetDuration: s(1))
+        #expect(Self.boundaries(openGOP) == [s(0), s(1), s(2), openGOP.duration])
+    }
+
     @Test("an audio-only source is split at audio frames; a video-only one at keyframes")
     func oneTrack() throws {
         let audio = try MP4Packaging(path: FilePath(MP4Fixtures.audioOnly), container: .mpegTS, targetDuration: s(1))
