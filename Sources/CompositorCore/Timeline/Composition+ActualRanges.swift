@@ -11,9 +11,10 @@ extension Composition {
     /// ```
     ///
     /// `actual` has one range per segment, in order (another count is an error). A range that is
-    /// empty, or that makes a clip's pieces overlap or run backwards, is an error naming the item. The new composition's
-    /// timescale is chosen from the actual ranges by the rule `timescale` states (their times are
-    /// rounded, and reported, only when they share no timescale within `Int32`).
+    /// empty is an error naming the item, and so is one that makes a clip's pieces overlap or run
+    /// backwards (`ScheduleError.overlappingPieces`). The new composition's timescale is chosen
+    /// from the actual ranges by the rule `timescale` states (their times are rounded, and
+    /// reported, only when they share no timescale within `Int32`).
     public func replacingSourceRanges(_ requested: [MediaTimeRange]) throws(ScheduleError) -> Composition {
         guard requested.count == segments.count else { throw .sourceRangeCount(given: requested.count, segments: segments.count) }
         var diagnostics = self.diagnostics

@@ -6,8 +6,9 @@ import CompositorTS
 ///
 /// Segments start at video keyframes where decoding can start (audio frames, for a source without
 /// video; see `DecodeStart`), each ending at the keyframe that keeps it nearest to
-/// `targetDuration` without passing it (or the next one, when a GOP is longer). The keyframes on either side of each time in `cuts` start segments too,
-/// so a cut asked there moves to a keyframe next to it, whichever way the playlist rule snaps.
+/// `targetDuration` without passing it (or the next one, when a GOP is longer). The keyframes on
+/// either side of each time in `cuts` start segments too, so a cut asked there moves to a
+/// keyframe next to it, whichever way the playlist rule snaps.
 ///
 /// ```
 /// keyframes   0    2    4    6    8    10   12        target 6 s, a cut asked at 8.5

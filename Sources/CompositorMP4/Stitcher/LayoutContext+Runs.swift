@@ -37,10 +37,10 @@ extension LayoutContext {
         var start = try keyframes.lastStart(presentingAtOrBefore: startFloor, in: timeline, source: piece.source)
         if start == nil { start = try keyframes.firstStart(in: timeline, source: piece.source) }
         let k = start ?? 0
-        var firstBytes = SampleBytes.source(file: piece.source, offset: samples.offsets[k])
+        var spliced: SampleBytes?
         if try keyframes.decodeStart(k, of: timeline, source: piece.source) == .cleanRandomAccess {
             syntheticPayloads.append(try keyframes.splicedBytes(k, of: timeline, source: piece.source))
-            firstBytes = .synthetic(payload: syntheticPayloads.count - 1)
+            spliced = .synthetic(payload: syntheticPayloads.count - 1)
         }
         var last = k
         for index in k..<samples.count where samples.compositionTime(index) < endCeiling { last = index }
@@ -62,14 +62,14 @@ extension LayoutContext {
                     continue
                 }
                 run.append(TrackRun.Sample(
-                    bytes: index == k ? firstBytes : .source(file: piece.source, offset: samples.offsets[index]), size: samples.sizes[index],
+                    bytes: (index == k ? spliced : nil) ?? .source(file: piece.source, offset: samples.offsets[index]), size: samples.sizes[index],
                     decode: try convert.convert(samples.decodeTimes[index] - baseDecode - leftOut),
                     composition: try convert.convert(samples.compositionTime(index) - baseComposition),
                     // Pictures flagged sync before the window were found not to be decode starts
                     // (else decoding would start there): unflagged, so a player does not start there.
                     isSync: samples.isSync(index) && (index == k || samples.compositionTime(index) > startFloor),
                     description: videoDescriptions.outputIndex(source: piece.source, description: Int(samples.descriptionIndices[index])),
-                    isLeadIn: index == k && firstBytes != .source(file: piece.source, offset: samples.offsets[k])))
+                    isLeadIn: index == k && spliced != nil))
             }
             let decodeEnd = try convert.convert(samples.decodeTimes[last] + Int64(samples.durations[last]) - baseDecode - leftOut)
             let windowStart = try cs.subtracting(MediaTime(value: baseComposition, timescale: ts)).ticks(in: timescale, rounding: .up)

@@ -57,8 +57,9 @@ package struct MP4Stitcher: Sendable {
         self.cutMode = cutMode
     }
 
-    /// Plans the output (reading only the sources' `moov` boxes): where each piece plays and what
-    /// source range really plays. Nothing is written.
+    /// Plans the output (reading the sources' `moov` boxes, and the headers of the keyframes
+    /// pieces start at): where each piece plays and what source range really plays. Nothing is
+    /// written.
     package func plan() throws(MP4Error) -> MP4StitchPlan {
         var planner = StitchPlanner(pieces: pieces, cutMode: cutMode, sampleBudget: sampleBudget)
         return try planner.makePlan()

@@ -19,8 +19,8 @@ struct TrackRun: Sendable {
         var isSync: Bool
         /// Index into the output track's sample descriptions.
         var description: Int
-        /// Synthetic samples added before the piece's own media (audio lead-in): their chunks
-        /// are laid out first.
+        /// Synthetic samples that come before the piece's copied media (audio lead-in, a
+        /// keyframe marked as a splice): their chunks are laid out first.
         var isLeadIn: Bool = false
     }
 
