@@ -16,14 +16,20 @@ import Testing
 /// output: copied, they would be decoded against the previous piece's pictures.
 @Suite("MP4 decode starts", .needsFFmpeg)
 struct MP4DecodeStartTests {
-    /// 4 s of HEVC at 24 fps (and AAC), an IDR at 0 and a CRA every second, each with 3 leading pictures.
-    static func openGOPClip(in folder: String, tools: FFmpeg) async throws -> String {
-        let path = folder + "/open-gop.mp4"
+    /// A 4 s clip of 160x120 at 24 fps with a tone in AAC, its video encoded with `video`
+    /// (ffmpeg's codec options).
+    static func clip(_ name: String, in folder: String, video: [String], tools: FFmpeg) async throws -> String {
+        let path = folder + "/" + name
         try await tools.make(["-f", "lavfi", "-i", "testsrc2=size=160x120:rate=24:duration=4",
-                              "-f", "lavfi", "-i", "sine=sample_rate=48000:duration=4", "-c:a", "aac", "-c:v", "libx265",
-                              "-x265-params", "keyint=24:min-keyint=24:open-gop=1:bframes=4:b-adapt=0:scenecut=0:log-level=error",
-                              "-tag:v", "hvc1", path])
+                              "-f", "lavfi", "-i", "sine=sample_rate=48000:duration=4", "-c:a", "aac"] + video + [path])
         return path
+    }
+
+    /// HEVC with an IDR at 0 and a CRA every second, each with 3 leading pictures.
+    static func openGOPClip(in folder: String, tools: FFmpeg) async throws -> String {
+        try await clip("open-gop.mp4", in: folder, video: [
+            "-c:v", "libx265", "-x265-params", "keyint=24:min-keyint=24:open-gop=1:bframes=4:b-adapt=0:scenecut=0:log-level=error",
+            "-tag:v", "hvc1"], tools: tools)
     }
 
     @Test("HEVC open GOP, cut at and after a CRA, sample-accurate")
@@ -72,10 +78,8 @@ struct MP4DecodeStartTests {
         let tools = try FFmpeg.require()
         let folder = try MP4Fixtures.makeScratchFolder("intra-refresh")
         defer { MP4Fixtures.remove(folder) }
-        let clip = folder + "/intra-refresh.mp4"
-        try await tools.make(["-f", "lavfi", "-i", "testsrc2=size=160x120:rate=24:duration=4",
-                              "-f", "lavfi", "-i", "sine=sample_rate=48000:duration=4", "-c:a", "aac",
-                              "-c:v", "libx264", "-x264-params", "keyint=24:intra-refresh=1", clip])
+        let clip = try await Self.clip("intra-refresh.mp4", in: folder, video: ["-c:v", "libx264", "-x264-params", "keyint=24:intra-refresh=1"],
+                                       tools: tools)
         let track = try #require(try MP4Reader.read(path: FilePath(clip)).videoTrack)
         #expect((0..<track.samples.count).filter(track.samples.isSync) == [0, 24, 49, 74])
 
@@ -96,10 +100,7 @@ struct MP4DecodeStartTests {
         let tools = try FFmpeg.require()
         let folder = try MP4Fixtures.makeScratchFolder("long-gop")
         defer { MP4Fixtures.remove(folder) }
-        let clip = folder + "/long-gop.mp4"
-        try await tools.make(["-f", "lavfi", "-i", "testsrc2=size=160x120:rate=24:duration=4",
-                              "-f", "lavfi", "-i", "sine=sample_rate=48000:duration=4", "-c:a", "aac",
-                              "-c:v", "libx264", "-g", "250", clip])
+        let clip = try await Self.clip("long-gop.mp4", in: folder, video: ["-c:v", "libx264", "-g", "250"], tools: tools)
         let composition = try Composition(schedule: Schedule(
             content: [ContentClip(id: "main", source: MediaLocation(FilePath(clip)), end: MediaTime(seconds: 4))],
             breaks: [AdBreak(id: "mid", placement: .midroll(at: MediaTime(value: 3, timescale: 2)),
