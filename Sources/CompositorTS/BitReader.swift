@@ -1,12 +1,12 @@
-/// Bits of an RBSP, most significant first, with Exp-Golomb codes (ITU-T H.264, 9.1).
-/// Reading past the end throws; it never traps.
-struct BitReader {
+/// Big-endian bit fields (an RBSP, an AudioSpecificConfig), most significant first, with
+/// Exp-Golomb codes (ITU-T H.264, 9.1). Reading past the end throws; it never traps.
+package struct BitReader {
     private let bytes: [UInt8]
     private var position = 0  // in bits
 
-    init(_ bytes: [UInt8]) { self.bytes = bytes }
+    package init(_ bytes: [UInt8]) { self.bytes = bytes }
 
-    struct End: Error {}
+    package struct End: Error {}
 
     mutating func bit() throws(End) -> UInt32 {
         guard position < bytes.count * 8 else { throw End() }
@@ -15,7 +15,8 @@ struct BitReader {
         return UInt32(value)
     }
 
-    mutating func bits(_ count: Int) throws(End) -> UInt32 {
+    /// `count` bits (at most 32) as a number.
+    package mutating func bits(_ count: Int) throws(End) -> UInt32 {
         var value: UInt32 = 0
         for _ in 0..<count { value = value << 1 | (try bit()) }
         return value

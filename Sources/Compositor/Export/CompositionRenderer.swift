@@ -109,7 +109,7 @@ public enum CompositionRenderer {
                 let source: MP4StitchPiece.Source
                 if SourceProbe.isPlaylist(segment.source) {
                     do throws(HLSCompositionStitchError) {
-                        source = .hls(try playlists.source(segment.source, item: segment.id))
+                        source = .hls(try playlists.source(segment.source))
                     } catch {
                         throw .playlist(item: segment.id, error)
                     }

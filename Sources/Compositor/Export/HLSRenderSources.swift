@@ -10,11 +10,9 @@ import CompositorMP4
 /// the best picture the source offers, as a player with unlimited bandwidth would choose.
 struct HLSRenderSources {
     private var playlists = HLSSourcePlaylists(loader: .fileSystem)
-    private var resolved: [MediaLocation: HLSSegmentSource] = [:]
 
-    /// The segments `location` (schedule item `item`) plays.
-    mutating func source(_ location: MediaLocation, item: String) throws(HLSCompositionStitchError) -> HLSSegmentSource {
-        if let source = resolved[location] { return source }
+    /// The segments `location` plays.
+    mutating func source(_ location: MediaLocation) throws(HLSCompositionStitchError) -> HLSSegmentSource {
         guard let playlistPath = location.filePath else {
             throw .unsupported(url: location.url, reason: "only local playlists can be rendered; download it and its segments first")
         }
@@ -57,10 +55,8 @@ struct HLSRenderSources {
                                   discontinuity: segment.isDiscontinuity && index > 0))
         }
         guard !segments.isEmpty else { throw .unsupported(url: mediaURL, reason: "a playlist without segments") }
-        let source = HLSSegmentSource(playlist: playlistPath, container: initSection.map { .fragmentedMP4(initSection: $0.file) } ?? .transportStream,
-                                      segments: segments)
-        resolved[location] = source
-        return source
+        return HLSSegmentSource(playlist: playlistPath, container: initSection.map { .fragmentedMP4(initSection: $0.file) } ?? .transportStream,
+                                segments: segments)
     }
 
     /// The local file (and bytes of it) a playlist's `uri` names; `name` says what it is.

@@ -36,17 +36,8 @@ struct FragmentedSegmentReader: SegmentSampleReader {
 
     /// Appends the layout's bytes `[offset, offset + length)` to `output`.
     mutating func copy(offset: UInt64, length: UInt64, to output: AtomicOutputFile, buffer: UnsafeMutableRawBufferPointer) throws(MP4Error) {
-        var position = offset
-        let end = offset + length
-        while position < end {
-            guard let index = files.segmentIndex(at: position) else { throw noSegment(at: position) }
-            let segment = files.segments[index]
-            let file = try segmentFile(index)
-            let count = min(end, segment.end) - position
-            try mp4Errors { () throws(FileError) in
-                try output.append(from: file, offset: segment.bytes.lowerBound + (position - segment.start), length: count, buffer: buffer)
-            }
-            position += count
+        try forEachPart(offset: offset, length: length) { (file, fileOffset, count) throws(MP4Error) in
+            try mp4Errors { () throws(FileError) in try output.append(from: file, offset: fileOffset, length: count, buffer: buffer) }
         }
     }
 
@@ -54,19 +45,25 @@ struct FragmentedSegmentReader: SegmentSampleReader {
     mutating func read(offset: UInt64, count: Int) throws(MP4Error) -> [UInt8] {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(count)
+        try forEachPart(offset: offset, length: UInt64(count)) { (file, fileOffset, count) throws(MP4Error) in
+            bytes += try file.readBytes(at: fileOffset, count: Int(count))
+        }
+        return bytes
+    }
+
+    /// Calls `body` with the segment file, byte offset in it and length of each part of the
+    /// layout's bytes `[offset, offset + length)`.
+    private mutating func forEachPart(offset: UInt64, length: UInt64,
+                                      _ body: (ReadableFile, UInt64, UInt64) throws(MP4Error) -> Void) throws(MP4Error) {
         var position = offset
-        let end = offset + UInt64(count)
+        let end = offset + length
         while position < end {
             guard let index = files.segmentIndex(at: position) else { throw noSegment(at: position) }
             let segment = files.segments[index]
-            let file = try segmentFile(index)
-            let take = Int(min(end, segment.end) - position)
-            let read = try mp4Errors { () throws(FileError) in try file.read(at: segment.bytes.lowerBound + (position - segment.start), count: take) }
-            guard read.count == take else { throw noSegment(at: position + UInt64(read.count)) }
-            bytes += read
-            position += UInt64(take)
+            let count = min(end, segment.end) - position
+            try body(try segmentFile(index), segment.bytes.lowerBound + (position - segment.start), count)
+            position += count
         }
-        return bytes
     }
 
     private func noSegment(at position: UInt64) -> MP4Error {

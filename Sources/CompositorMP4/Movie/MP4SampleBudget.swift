@@ -35,24 +35,24 @@ package struct MP4SampleBudget: Sendable, Equatable {
     /// The default memory budget of a render: 2 GiB.
     package static let renderBytes = 2 << 30
 
-    /// Takes `count` samples of `box` (a `stsz` or `stz2`) in `file`, or throws when that would pass the limit.
+    /// Takes `count` samples of `box` (a `stsz`, `stz2` or `trun`) in `file`, or throws when that would pass the limit.
     mutating func charge(_ count: Int, box: MP4Box, file: String) throws(MP4Error) {
-        let (total, overflow) = used.addingReportingOverflow(count)
-        guard !overflow, total <= limit else {
-            throw .unsupported(file: file, boxPath: box.path, offset: box.header.offset,
-                               reason: "\(count) samples\(used > 0 ? " (and \(used) \(earlier))" : ""), more than the \(limit) \(name)")
-        }
-        used = total
+        if let refusal = take(count) { throw .unsupported(file: file, boxPath: box.path, offset: box.header.offset, reason: refusal) }
     }
 
     /// Takes the `count` samples a transport stream source (named `file`) holds, or throws when
     /// that would pass the limit.
     mutating func charge(_ count: Int, file: String) throws(MP4Error) {
+        if let refusal = take(count) { throw .unsupportedStream(file: file, offset: 0, reason: refusal) }
+    }
+
+    /// Takes `count` samples; when that would pass the limit, takes none and says why.
+    private mutating func take(_ count: Int) -> String? {
         let (total, overflow) = used.addingReportingOverflow(count)
         guard !overflow, total <= limit else {
-            throw .unsupportedStream(file: file, offset: 0,
-                                     reason: "\(count) samples\(used > 0 ? " (and \(used) \(earlier))" : ""), more than the \(limit) \(name)")
+            return "\(count) samples\(used > 0 ? " (and \(used) \(earlier))" : ""), more than the \(limit) \(name)"
         }
         used = total
+        return nil
     }
 }

@@ -5,11 +5,17 @@ import CompositorCore
 /// NAL unit headers of the few keyframes near each cut are read, each once.
 struct KeyframeReader {
     private var files: SourceFiles
-    private var known: [Key: DecodeStart] = [:]
+    private var known: [SampleKey: DecodeStart] = [:]
+    /// Each track's samples flagged sync.
+    private var flagged: [TrackKey: [Int]] = [:]
 
-    private struct Key: Hashable {
+    private struct TrackKey: Hashable {
         var source: Int
         var track: UInt32
+    }
+
+    private struct SampleKey: Hashable {
+        var track: TrackKey
         var sample: Int
     }
 
@@ -23,7 +29,7 @@ struct KeyframeReader {
     mutating func decodeStart(_ index: Int, of timeline: SourceTrackTimeline, source: Int) throws(MP4Error) -> DecodeStart {
         let samples = timeline.samples
         guard samples.isSync(index) else { return .none }
-        let key = Key(source: source, track: timeline.track.trackID, sample: index)
+        let key = SampleKey(track: TrackKey(source: source, track: timeline.track.trackID), sample: index)
         if let start = known[key] { return start }
         guard let syntax = syntax(of: index, in: timeline) else { return .closed }
         let offset = samples.offsets[index]
@@ -42,25 +48,25 @@ struct KeyframeReader {
         return start
     }
 
-    /// The last sample flagged sync and presenting at or before `ticks` (media time) at which
-    /// decoding can start, searching back from the last such flagged sample.
-    mutating func lastStart(presentingAtOrBefore ticks: Int64, in timeline: SourceTrackTimeline, source: Int) throws(MP4Error) -> Int? {
-        let samples = timeline.samples
-        var candidate: Int?
-        for index in 0..<samples.count where samples.isSync(index) {
-            if samples.compositionTime(index) <= ticks { candidate = index } else if candidate != nil { break }
-        }
-        while let index = candidate {
-            if try decodeStart(index, of: timeline, source: source) != .none { return index }
-            candidate = (0..<index).last { samples.isSync($0) && samples.compositionTime($0) <= ticks }
-        }
-        return nil
+    /// The samples `timeline` flags sync, in decode order (found once per track).
+    mutating func flaggedSync(in timeline: SourceTrackTimeline, source: Int) -> [Int] {
+        let key = TrackKey(source: source, track: timeline.track.trackID)
+        if let found = flagged[key] { return found }
+        let found = (0..<timeline.samples.count).filter(timeline.samples.isSync)
+        flagged[key] = found
+        return found
     }
 
-    /// The first sample at which decoding can start.
-    mutating func firstStart(in timeline: SourceTrackTimeline, source: Int) throws(MP4Error) -> Int? {
-        for index in 0..<timeline.samples.count where timeline.samples.isSync(index) {
-            if try decodeStart(index, of: timeline, source: source) != .none { return index }
+    /// Of `candidates` (samples flagged sync, in time order, the first `split` of them at or
+    /// before the time wanted), the position of the last of those first `split` at which
+    /// decoding can start, else of the first such after them.
+    mutating func nearestStart(among candidates: [Int], split: Int, of timeline: SourceTrackTimeline,
+                               source: Int) throws(MP4Error) -> Int? {
+        for position in (0..<split).reversed() {
+            if try decodeStart(candidates[position], of: timeline, source: source) != .none { return position }
+        }
+        for position in split..<candidates.count {
+            if try decodeStart(candidates[position], of: timeline, source: source) != .none { return position }
         }
         return nil
     }

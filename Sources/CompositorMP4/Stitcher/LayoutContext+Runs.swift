@@ -34,9 +34,10 @@ extension LayoutContext {
             let cs = try timeline.mediaTime(at: window.start)
             return (cs, try cs.ticks(in: ts, rounding: .down), try timeline.mediaTime(at: window.end).ticks(in: ts, rounding: .up))
         }
-        var start = try keyframes.lastStart(presentingAtOrBefore: startFloor, in: timeline, source: piece.source)
-        if start == nil { start = try keyframes.firstStart(in: timeline, source: piece.source) }
-        let k = start ?? 0
+        // Keyframes present in decode order: those at or before the start come first.
+        let flagged = keyframes.flaggedSync(in: timeline, source: piece.source)
+        let split = flagged.partitioningIndex { samples.compositionTime($0) > startFloor }
+        let k = try keyframes.nearestStart(among: flagged, split: split, of: timeline, source: piece.source).map { flagged[$0] } ?? 0
         var spliced: SampleBytes?
         if try keyframes.decodeStart(k, of: timeline, source: piece.source) == .cleanRandomAccess {
             syntheticPayloads.append(try keyframes.splicedBytes(k, of: timeline, source: piece.source))

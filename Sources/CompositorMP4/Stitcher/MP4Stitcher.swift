@@ -103,27 +103,12 @@ package struct MP4Stitcher: Sendable {
                 }
             case .synthetic(let payload, let repeatCount):
                 let bytes = layout.syntheticPayloads[payload]
-                guard bytes.count <= buffer.count / 2 else {
-                    // A spliced keyframe: written as it is, as often as asked (once).
-                    for _ in 0..<repeatCount {
-                        try mp4Errors { () throws(FileError) in try output.write(bytes) }
-                        written += UInt64(bytes.count)
-                    }
-                    progress(MP4StitchProgress(bytesWritten: written, totalBytes: total))
-                    continue
-                }
-                var remaining = repeatCount
-                let perBuffer = max(1, buffer.count / max(1, bytes.count))
-                while remaining > 0 {
-                    let count = min(remaining, perBuffer)
-                    var position = 0
-                    for _ in 0..<count {
-                        for byte in bytes { buffer[position] = byte; position += 1 }
-                    }
-                    try mp4Errors { () throws(FileError) in try output.write(UnsafeRawBufferPointer(rebasing: buffer[0..<position])) }
-                    remaining -= count
-                    written += UInt64(position)
-                }
+                var out = BufferedOutput(output, buffer: buffer)
+                try bytes.withUnsafeBytes { raw in
+                    Result { () throws(MP4Error) in for _ in 0..<repeatCount { try out.append(raw) } }
+                }.get()
+                try out.flush()
+                written += UInt64(bytes.count * repeatCount)
                 progress(MP4StitchProgress(bytesWritten: written, totalBytes: total))
             }
         }

@@ -45,12 +45,7 @@ struct SourceFiles {
     mutating func read(from index: Int, offset: UInt64, count: Int) throws(MP4Error) -> [UInt8] {
         switch try source(index) {
         case .file(let file):
-            let bytes = try mp4Errors { () throws(FileError) in try file.read(at: offset, count: count) }
-            guard bytes.count == count else {
-                throw .io(file: file.path.description, operation: "read samples",
-                          reason: "the file ends before byte \(offset + UInt64(count)) (the plan and the source disagree)")
-            }
-            return bytes
+            return try file.readBytes(at: offset, count: count)
         case .segments(var reader):
             open[index] = nil
             defer { open[index] = .segments(reader) }

@@ -232,7 +232,7 @@ struct StitchPlanner {
         var candidates: [Keyframe] = []
         do {
             let mediaStartTime = MediaTime(value: video.mediaStart, timescale: video.timescale)
-            for index in 0..<samples.count where samples.isSync(index) {
+            for index in keyframes.flaggedSync(in: video, source: piece.source) {
                 let cts = video.compositionTime(index)
                 guard cts >= mediaStartTime else { continue }
                 candidates.append((try video.presentationTime(ofMedia: cts), index))
@@ -243,11 +243,8 @@ struct StitchPlanner {
         candidates.sort { $0.time < $1.time }
         /// Of `list`, the last at or before `time` where decoding can start, else the first after it.
         func decodeStart(nearest time: MediaTime, in list: [Keyframe]) throws(MP4Error) -> Keyframe? {
-            let floor = list.lastIndex { $0.time <= time } ?? -1
-            for candidate in Array(list[...floor].reversed()) + list[(floor + 1)...] {
-                if try keyframes.decodeStart(candidate.sample, of: video, source: piece.source) != .none { return candidate }
-            }
-            return nil
+            let split = list.partitioningIndex { $0.time > time }
+            return try keyframes.nearestStart(among: list.map(\.sample), split: split, of: video, source: piece.source).map { list[$0] }
         }
 
         var start = requested.start

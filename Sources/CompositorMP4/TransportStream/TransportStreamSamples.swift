@@ -41,51 +41,35 @@ struct TransportStreamSampleReader: SegmentSampleReader {
 
     /// Appends the demuxed bytes `[offset, offset + length)` to `output`.
     mutating func copy(offset: UInt64, length: UInt64, to output: AtomicOutputFile, buffer: UnsafeMutableRawBufferPointer) throws(MP4Error) {
-        // The last sample starting at or before `offset`.
-        var index = samples.positions.partitioningIndex { $0 > offset } - 1
-        guard index >= 0 else { throw noSample(at: offset) }
-        var position = offset, end = offset + length, filled = 0
-        while position < end {
-            guard index < samples.count else { throw noSample(at: position) }
-            let start = samples.positions[index], size = UInt64(samples.sizes[index])
-            let within = Int(position - start), take = Int(min(end, start + size) - position)
-            try withSample(index) { (bytes) throws(MP4Error) in
-                var copied = 0
-                while copied < take {
-                    if filled == buffer.count {
-                        try mp4Errors { () throws(FileError) in try output.write(UnsafeRawBufferPointer(buffer)) }
-                        filled = 0
-                    }
-                    let count = min(take - copied, buffer.count - filled)
-                    UnsafeMutableRawBufferPointer(rebasing: buffer[filled..<(filled + count)])
-                        .copyMemory(from: UnsafeRawBufferPointer(rebasing: bytes[(within + copied)..<(within + copied + count)]))
-                    copied += count
-                    filled += count
-                }
-            }
-            position += UInt64(take)
-            index += 1
-        }
-        try mp4Errors { () throws(FileError) in try output.write(UnsafeRawBufferPointer(rebasing: buffer[0..<filled])) }
+        var out = BufferedOutput(output, buffer: buffer)
+        try forEachPart(offset: offset, length: length) { (bytes) throws(MP4Error) in try out.append(bytes) }
+        try out.flush()
     }
 
     /// The demuxed bytes `[offset, offset + count)`.
     mutating func read(offset: UInt64, count: Int) throws(MP4Error) -> [UInt8] {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(count)
+        try forEachPart(offset: offset, length: UInt64(count)) { (part) throws(MP4Error) in bytes += part }
+        return bytes
+    }
+
+    /// Calls `body` with the demuxed bytes `[offset, offset + length)`, a sample's part at a time.
+    private mutating func forEachPart(offset: UInt64, length: UInt64,
+                                      _ body: (UnsafeRawBufferPointer) throws(MP4Error) -> Void) throws(MP4Error) {
+        // The last sample starting at or before `offset`.
         var index = samples.positions.partitioningIndex { $0 > offset } - 1
         guard index >= 0 else { throw noSample(at: offset) }
         var position = offset
-        let end = offset + UInt64(count)
+        let end = offset + length
         while position < end {
             guard index < samples.count else { throw noSample(at: position) }
             let start = samples.positions[index], size = UInt64(samples.sizes[index])
             let within = Int(position - start), take = Int(min(end, start + size) - position)
-            try withSample(index) { (sample) throws(MP4Error) in bytes += sample[within..<(within + take)] }
+            try withSample(index) { (bytes) throws(MP4Error) in try body(UnsafeRawBufferPointer(rebasing: bytes[within..<(within + take)])) }
             position += UInt64(take)
             index += 1
         }
-        return bytes
     }
 
     /// Checks the open segment's file is as it was planned.

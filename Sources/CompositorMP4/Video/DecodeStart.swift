@@ -61,15 +61,13 @@ struct NALUnitSyntax: Sendable {
     /// `read(offset, count)` gives bytes of the sample. A sample without a slice, or whose
     /// NAL unit lengths do not fit it, is no start.
     func decodeStart(ofSampleOf size: Int, read: (Int, Int) throws(MP4Error) -> [UInt8]) throws(MP4Error) -> DecodeStart {
-        var position = 0
-        while position + lengthSize < size {
-            let header = try read(position, lengthSize + 1)
-            let length = header.prefix(lengthSize).reduce(0) { $0 << 8 | Int($1) }
-            guard length > 0, length <= size - position - lengthSize else { return .none }
-            if let start = decodeStart(ofType: type(ofHeader: header[lengthSize])) { return start }
-            position += lengthSize + length
+        var found = DecodeStart.none
+        try forEachHeader(inSampleOf: size, read: read) { _, header in
+            guard let start = decodeStart(ofType: type(ofHeader: header)) else { return true }
+            found = start
+            return false
         }
-        return .none
+        return found
     }
 
     /// Marks the CRA NAL units of `sample` (a whole sample) as BLA_N_LP: a new start without
@@ -77,13 +75,26 @@ struct NALUnitSyntax: Sendable {
     /// H.265 allows for splicing (C.3.2, "a CRA picture ... handled as a BLA picture").
     func markAsSplice(_ sample: inout [UInt8]) {
         guard codec == .hevc else { return }
+        var craHeaders: [Int] = []
+        let bytes = sample
+        forEachHeader(inSampleOf: bytes.count, read: { bytes[$0..<($0 + $1)].map { $0 } }) { position, header in
+            if type(ofHeader: header) == 21 { craHeaders.append(position) }
+            return true
+        }
+        for position in craHeaders { sample[position] = sample[position] & 0x81 | 18 << 1 }
+    }
+
+    /// Calls `body` with the position and first byte of each NAL unit of a sample of `size` bytes,
+    /// in order, while it returns true; `read(offset, count)` gives bytes of the sample. The walk
+    /// ends early at a length that does not fit the sample.
+    private func forEachHeader<E: Error>(inSampleOf size: Int, read: (Int, Int) throws(E) -> [UInt8],
+                                         _ body: (_ position: Int, _ header: UInt8) -> Bool) throws(E) {
         var position = 0
-        while position + lengthSize < sample.count {
-            let length = sample[position..<(position + lengthSize)].reduce(0) { $0 << 8 | Int($1) }
-            let header = position + lengthSize
-            guard length > 0, length <= sample.count - header else { return }
-            if type(ofHeader: sample[header]) == 21 { sample[header] = sample[header] & 0x81 | 18 << 1 }
-            position = header + length
+        while position + lengthSize < size {
+            let bytes = try read(position, lengthSize + 1)
+            let length = bytes.prefix(lengthSize).reduce(0) { $0 << 8 | Int($1) }
+            guard length > 0, length <= size - position - lengthSize, body(position + lengthSize, bytes[lengthSize]) else { return }
+            position += lengthSize + length
         }
     }
 }

@@ -116,7 +116,7 @@ struct FragmentedSourceTests {
     @Test("a playlist's fMP4 source starts at its first video frame, its audio priming hidden")
     func timing() throws {
         var sources = HLSRenderSources()
-        let source = try sources.source(MediaLocation(FilePath(HLSJoin.fixtures + "/hls/fmp4/content/index.m3u8")), item: "x")
+        let source = try sources.source(MediaLocation(FilePath(HLSJoin.fixtures + "/hls/fmp4/content/index.m3u8")))
         guard case .fragmentedMP4 = source.container else { Issue.record("read as \(source.container)"); return }
         var budget = MP4SampleBudget.movie
         let movie = try MP4Reader.read(source, budget: &budget)

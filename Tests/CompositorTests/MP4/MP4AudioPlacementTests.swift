@@ -49,12 +49,11 @@ struct MP4AudioPlacementTests {
         let folder = try MP4Fixtures.makeScratchFolder("audio-codecs")
         defer { MP4Fixtures.remove(folder) }
         let clip = folder + "/clip.mp4"
-        let made = try await ChildProcess.run(tools.ffmpeg, [
-            "-v", "error", "-y", "-f", "lavfi", "-i", "testsrc=size=64x64:rate=10:duration=2",
+        try await tools.make([
+            "-f", "lavfi", "-i", "testsrc=size=64x64:rate=10:duration=2",
             "-f", "lavfi", "-i", "sine=frequency=440:sample_rate=48000:duration=2.2",
             "-c:v", "libx264", "-g", "10", "-c:a", codec, "-f", "mp4", clip,
         ])
-        try #require(made.status == 0, "\(made.stderr)")
         _ = try await stitchAndJudge(cutMode: .keyframeAligned, [piece(clip, "0", "2")])
         _ = try await stitchAndJudge(cutMode: .keyframeAligned, [piece(clip, "0", "1"), piece(clip, "1", "2"), piece(clip, "0", "1")])
     }
@@ -87,12 +86,11 @@ struct MP4AudioPlacementTests {
     /// A 4 s, 25 fps clip with a keyframe every second and a tone that starts at 0.5 s.
     static func lateAudioClip(in folder: String, codec: String, tools: FFmpeg) async throws -> String {
         let clip = folder + "/late-\(codec).mp4"
-        let made = try await ChildProcess.run(tools.ffmpeg, [
-            "-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=160x120:rate=25:duration=4",
+        try await tools.make([
+            "-f", "lavfi", "-i", "testsrc2=size=160x120:rate=25:duration=4",
             "-itsoffset", "0.5", "-f", "lavfi", "-i", "sine=frequency=440:sample_rate=48000:duration=3.5",
             "-c:v", "libx264", "-g", "25", "-c:a", codec, "-f", "mp4", clip,
         ])
-        try #require(made.status == 0, "\(made.stderr)")
         return clip
     }
 

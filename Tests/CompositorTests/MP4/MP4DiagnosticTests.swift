@@ -22,7 +22,7 @@ struct MP4DiagnosticTests {
             + "\(MP4Fixtures.content) 24 fps, \(MP4Fixtures.ad2) 29.97 fps")
 
         var sources = HLSRenderSources()
-        let hlsPiece = MP4StitchPiece(source: .hls(try sources.source(MediaLocation(FilePath(hls)), item: "content")), range: range(s(0), s(2)))
+        let hlsPiece = MP4StitchPiece(source: .hls(try sources.source(MediaLocation(FilePath(hls)))), range: range(s(0), s(2)))
         let mixed = try MP4Stitcher(pieces: [hlsPiece, piece(MP4Fixtures.content, "0", "2")]).plan()
         #expect(mixed.diagnostics == [.pictureSizesDiffer([.init(file: hls, value: "160x90"), .init(file: MP4Fixtures.content, value: "320x180")])])
 
@@ -38,9 +38,8 @@ struct MP4DiagnosticTests {
         let folder = try MP4Fixtures.makeScratchFolder("profiles")
         defer { MP4Fixtures.remove(folder) }
         let clip = folder + "/\(pixelFormat).mp4"
-        let made = try await ChildProcess.run(tools.ffmpeg, ["-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=320x180:rate=24:duration=1",
-                                                             "-c:v", "libx264", "-pix_fmt", pixelFormat, clip])
-        try #require(made.status == 0, "\(made.stderr)")
+        try await tools.make(["-f", "lavfi", "-i", "testsrc2=size=320x180:rate=24:duration=1",
+                              "-c:v", "libx264", "-pix_fmt", pixelFormat, clip])
         let plan = try MP4Stitcher(pieces: [piece(clip, "0", "1")]).plan()
         #expect(plan.diagnostics == [.hardwareDecoding(file: clip, profile: profile)])
         #expect(plan.diagnostics.first?.description == "\(clip) has H.264 \(profile) video, which many hardware decoders "

@@ -78,8 +78,7 @@ struct MP4DisplayMatrixTests {
              "-c:v", "libx264", "-g", "25", "-c:a", "aac", plain],
             ["-i", plain, "-c", "copy", "-metadata:s:v:0", "rotate=90", rotated],
         ] {
-            let made = try await ChildProcess.run(tools.ffmpeg, ["-v", "error", "-y"] + arguments)
-            try #require(made.status == 0, "\(made.stderr)")
+            try await tools.make(arguments)
         }
         return (plain, rotated)
     }

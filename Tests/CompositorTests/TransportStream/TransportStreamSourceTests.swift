@@ -13,7 +13,7 @@ struct TransportStreamSourceTests {
 
     static func read(_ playlist: String) throws -> MP4Movie {
         var sources = HLSRenderSources()
-        let source = try sources.source(MediaLocation(FilePath(playlist)), item: "item")
+        let source = try sources.source(MediaLocation(FilePath(playlist)))
         var budget = MP4SampleBudget.movie
         return try TransportStreamReader.read(source, budget: &budget)
     }
@@ -150,7 +150,7 @@ struct TransportStreamSourceTests {
             }
             try MP4Fixtures.write(bytes, to: folder + "/seg0.ts")
             var sources = HLSRenderSources()
-            let piece = MP4StitchPiece(source: .hls(try sources.source(MediaLocation(FilePath(index)), item: "x")),
+            let piece = MP4StitchPiece(source: .hls(try sources.source(MediaLocation(FilePath(index)))),
                                        range: MediaTimeRange(start: .zero, end: MediaTime(value: 1, timescale: 2)))
             do {
                 let stitcher = MP4Stitcher(pieces: [piece])
@@ -174,7 +174,7 @@ struct TransportStreamSourceTests {
         let schedule = try ScheduleDocument.decode(Array(schedule(index).utf8), baseFolder: FilePath(folder))
         let composition = try Composition(schedule: schedule, naturalDurations: [:])
         var sources = HLSRenderSources()
-        let pieces = [MP4StitchPiece(source: .hls(try sources.source(MediaLocation(FilePath(index)), item: "x")),
+        let pieces = [MP4StitchPiece(source: .hls(try sources.source(MediaLocation(FilePath(index)))),
                                      range: composition.segments[0].sourceRange)]
         let stitcher = MP4Stitcher(pieces: pieces)
         let plan = try stitcher.plan()

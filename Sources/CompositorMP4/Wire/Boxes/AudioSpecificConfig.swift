@@ -1,4 +1,5 @@
 import CompositorCore
+import CompositorTS
 
 /// MPEG-4 audio's AudioSpecificConfig (ISO/IEC 14496-3, 1.6.2.1): object type, sample rate,
 /// channel configuration and frame length.
@@ -16,26 +17,29 @@ package struct AudioSpecificConfig: Sendable, Equatable {
     /// The raw bytes.
     package var bytes: [UInt8]
 
-    private static let sampleRates = [96000, 88200, 64000, 48000, 44100, 32000, 24000, 22050, 16000, 12000, 11025, 8000, 7350]
-
     init(bytes: [UInt8]) throws(MP4ParseFailure) {
         self.bytes = bytes
-        var bits = BitReader(bytes)
+        var reader = BitReader(bytes)
+        func read(_ count: Int) throws(MP4ParseFailure) -> Int {
+            do { return Int(try reader.bits(count)) } catch {
+                throw .malformed("bit field runs past the end of \(bytes.count) bytes", at: 0)
+            }
+        }
         func readObjectType() throws(MP4ParseFailure) -> Int {
-            let type = try bits.read(5)
-            return type == 31 ? 32 + (try bits.read(6)) : type
+            let type = try read(5)
+            return type == 31 ? 32 + (try read(6)) : type
         }
         func readRate() throws(MP4ParseFailure) -> Int {
-            let index = try bits.read(4)
-            if index == 15 { return try bits.read(24) }
-            guard index < Self.sampleRates.count else {
+            let index = try read(4)
+            if index == 15 { return try read(24) }
+            guard index < ADTSHeader.samplingFrequencies.count else {
                 throw .malformed("AudioSpecificConfig sampling frequency index \(index) is reserved", at: 0)
             }
-            return Self.sampleRates[index]
+            return ADTSHeader.samplingFrequencies[index]
         }
         objectType = try readObjectType()
         sampleRate = try readRate()
-        channelConfiguration = try bits.read(4)
+        channelConfiguration = try read(4)
         coreObjectType = objectType
         if objectType == 5 || objectType == 29 {
             _ = try readRate()  // extension (output) sample rate
@@ -43,29 +47,9 @@ package struct AudioSpecificConfig: Sendable, Equatable {
         }
         // GASpecificConfig starts with frameLengthFlag for the AAC family.
         if [1, 2, 3, 4, 6, 7, 17, 19, 20, 21, 22, 23].contains(coreObjectType) {
-            samplesPerFrame = try bits.read(1) == 1 ? 960 : 1024
+            samplesPerFrame = try read(1) == 1 ? 960 : 1024
         } else {
             samplesPerFrame = 1024
         }
-    }
-}
-
-/// Reads big-endian bit fields.
-struct BitReader {
-    private let bytes: [UInt8]
-    private var position = 0
-
-    init(_ bytes: [UInt8]) { self.bytes = bytes }
-
-    mutating func read(_ count: Int) throws(MP4ParseFailure) -> Int {
-        var value = 0
-        for _ in 0..<count {
-            guard position / 8 < bytes.count else {
-                throw .malformed("bit field runs past the end of \(bytes.count) bytes", at: 0)
-            }
-            value = value << 1 | Int(bytes[position / 8] >> (7 - UInt8(position % 8)) & 1)
-            position += 1
-        }
-        return value
     }
 }
