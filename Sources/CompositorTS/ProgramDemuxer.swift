@@ -28,7 +28,7 @@ package struct ProgramDemuxer: Sendable {
             } else {
                 let listed = try ProgramMap.streams(section: section, at: offset)
                 programMap = (listed, offset)
-                assembler.pids = Set(listed.filter { wanted.contains($0.streamType) }.map(\.pid))
+                assembler.pids = listed.filter { wanted.contains($0.streamType) }.map(\.pid)
             }
             return nil
         }
