@@ -4,8 +4,8 @@
 #                           removed at exit; checks ffmpeg and GNU time are there
 #   measure CMD...          runs CMD REPS times under /usr/bin/time, each after removing $OUT (when
 #                           set) and a `sync` (no run pays for another's writeback); leaves the
-#                           fastest "elapsed maxrss_kib" in $WORK/best
-#   seconds FILE, rss_mib FILE   the two fields of such a file
+#                           fastest run's "elapsed maxrss_kib user sys" in $WORK/best
+#   seconds FILE, rss_mib FILE, cpu_seconds FILE (user + system)   fields of such a file
 #   release_binary PRODUCT  builds PRODUCT of the package at $ROOT in release (output on stderr)
 #                           and prints the binary's path
 
@@ -25,13 +25,14 @@ release_binary() {
 
 seconds() { awk '{print $1}' "$1"; }
 rss_mib() { awk '{printf "%.1f", $2 / 1024}' "$1"; }
+cpu_seconds() { awk '{printf "%.2f", $3 + $4}' "$1"; }
 
 measure() {
     local best=""
     for _ in $(seq "$REPS"); do
         [ -z "${OUT:-}" ] || rm -rf "$OUT"
         sync
-        /usr/bin/time -f "%e %M" -o "$WORK/time" "$@" >/dev/null 2>"$WORK/stderr" || { cat "$WORK/stderr" >&2; exit 1; }
+        /usr/bin/time -f "%e %M %U %S" -o "$WORK/time" "$@" >/dev/null 2>"$WORK/stderr" || { cat "$WORK/stderr" >&2; exit 1; }
         if [ -z "$best" ] || awk -v a="$(seconds "$WORK/time")" -v b="$(seconds "$best")" 'BEGIN{exit !(a<b)}'; then
             cp "$WORK/time" "$WORK/best.tmp"; best="$WORK/best.tmp"
         fi

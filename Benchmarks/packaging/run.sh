@@ -14,7 +14,8 @@
 # temporary folder, removed at the end unless WORKDIR was given): 25 s of 720p H.264 (B-frames, a
 # keyframe every 2 s, about 8 Mbit/s) and AAC, looped by stream copy to 1,000 s (about 1 GB). Runs each
 # tool REPS times (default 3, after a `sync`), keeping the fastest; prints wall time, MB/s, peak RSS
-# (GNU time) and the ratios. Targets: >= 3x faster than ffmpeg, <= 1.5x cat + fsync, flat memory.
+# (GNU time), CPU time (user + system: the part of the wall time the tool's own work explains; this
+# machine's disk makes single wall times vary several-fold) and the ratios. Targets: >= 3x faster than ffmpeg, <= 1.5x cat + fsync, flat memory.
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 REPS=${REPS:-3}
@@ -43,8 +44,9 @@ report() {  # NAME INPUT_BYTES
     echo
     echo "== $name: $((bytes / 1048576)) MiB in, best of $REPS, every output fsynced"
     for tool in compositor ffmpeg cat; do
-        printf "  %-11s %7s s  %7.0f MB/s  peak RSS %6s MiB\n" "$tool" "$(seconds "$WORK/t-$tool")" \
-            "$(awk -v b="$bytes" -v t="$(seconds "$WORK/t-$tool")" 'BEGIN{print b / 1e6 / t}')" "$(rss_mib "$WORK/t-$tool")"
+        printf "  %-11s %7s s  %7.0f MB/s  peak RSS %6s MiB  CPU %5s s\n" "$tool" "$(seconds "$WORK/t-$tool")" \
+            "$(awk -v b="$bytes" -v t="$(seconds "$WORK/t-$tool")" 'BEGIN{print b / 1e6 / t}')" "$(rss_mib "$WORK/t-$tool")" \
+            "$(cpu_seconds "$WORK/t-$tool")"
     done
     awk -v c="$tc" -v f="$tf" -v k="$tk" 'BEGIN {
         printf "  ffmpeg / compositor = %.2fx (target >= 3)   compositor / (cat + fsync) = %.2fx (target <= 1.5)\n", f / c, c / k }'

@@ -60,13 +60,29 @@ package final class ReadableFile {
 
     /// Exactly `count` bytes at `offset`; a short read means the file is shorter than claimed.
     package func read(at offset: UInt64, count: Int) throws(FileError) -> [UInt8] {
-        var bytes = [UInt8](repeating: 0, count: count)
+        var bytes: [UInt8] = []
+        try read(at: offset, count: count, into: &bytes)
+        return bytes
+    }
+
+    /// Exactly `count` bytes at `offset`, into `bytes` (replacing what it held; empty after a
+    /// failure): a reader of one block after another reuses its storage, where a new array each
+    /// time would make the system hand over (and zero) fresh pages for every block.
+    package func read(at offset: UInt64, count: Int, into bytes: inout [UInt8]) throws(FileError) {
+        if bytes.count != count {
+            bytes.removeAll(keepingCapacity: true)
+            bytes.append(contentsOf: repeatElement(0, count: count))
+        }
         let result = bytes.withUnsafeMutableBytes { buffer in
             Result { () throws(FileError) -> Int in try read(into: buffer, at: offset) }
         }
-        let got = try result.get()
-        guard got == count else { throw FileError(path, .truncated(needed: count, got: got, offset: offset)) }
-        return bytes
+        // After a failure `bytes` is empty, so no reader mistakes it for the block it asked for.
+        let got: Int
+        do { got = try result.get() } catch { bytes.removeAll(keepingCapacity: true); throw error }
+        guard got == count else {
+            bytes.removeAll(keepingCapacity: true)
+            throw FileError(path, .truncated(needed: count, got: got, offset: offset))
+        }
     }
 
     /// Fills as much of `buffer` as the file holds from `offset`; returns the count read.

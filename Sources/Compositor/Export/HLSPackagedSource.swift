@@ -110,7 +110,11 @@ package struct HLSPackagedSource: Sendable, Equatable {
         do {
             var writer = try packaging.segmentWriter()
             if let initSegmentName, let bytes = writer.initSegment() { try write(bytes, name: initSegmentName, into: draft) }
-            for index in usedSegments { try write(try writer.segment(index), name: playlist.segments[index].uri, into: draft) }
+            var bytes: [UInt8] = []
+            for index in usedSegments {
+                try writer.segment(index, into: &bytes)
+                try write(bytes, name: playlist.segments[index].uri, into: draft)
+            }
             try writer.checkUnchanged()
         } catch {
             throw .packaging(item: item, error)

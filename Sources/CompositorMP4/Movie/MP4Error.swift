@@ -135,4 +135,9 @@ extension ReadableFile {
     package func readBytes(at offset: UInt64, count: Int) throws(MP4Error) -> [UInt8] {
         try mp4Errors { () throws(FileError) in try read(at: offset, count: count) }
     }
+
+    /// `read(at:count:into:)` with a short file reported as malformed MP4.
+    package func readBytes(at offset: UInt64, count: Int, into bytes: inout [UInt8]) throws(MP4Error) {
+        try mp4Errors { () throws(FileError) in try read(at: offset, count: count, into: &bytes) }
+    }
 }

@@ -98,7 +98,7 @@ struct FragmentedMP4SegmentWriter: MP4SegmentWriter {
     }
 
     /// Segment `index`: `moof` (sequence number `index + 1`) and `mdat`.
-    mutating func segment(_ index: Int) throws(MP4Error) -> [UInt8] {
+    mutating func segment(_ index: Int, into out: inout [UInt8]) throws(MP4Error) {
         let segment = packaging.segments[index]
         let runs = tracks.map { track in track.timeline.track.kind == .video ? segment.video : segment.audio }
         func moof(dataStart: Int) throws(MP4Error) -> [UInt8] {
@@ -133,11 +133,13 @@ struct FragmentedMP4SegmentWriter: MP4SegmentWriter {
         let payload = zip(tracks, runs).reduce(0) { total, pair in total + pair.0.timeline.samples.sizes[pair.1].reduce(0) { $0 + Int($1) } }
         let mdatHeaderSize = payload + 8 <= Int(UInt32.max) ? 8 : 16
         let measured = try moof(dataStart: 0).count
-        var out = try moof(dataStart: measured + mdatHeaderSize)
+        let fragment = try moof(dataStart: measured + mdatHeaderSize)
         var header = ByteWriter()
         header.writeBoxHeader("mdat", payloadSize: UInt64(payload))
+        out.removeAll(keepingCapacity: true)
+        out.reserveCapacity(fragment.count + header.bytes.count + payload)
+        out += fragment
         out += header.bytes
-        out.reserveCapacity(out.count + payload)
         for (position, run) in runs.enumerated() {
             let samples = tracks[position].timeline.samples
             for sample in run {
@@ -146,6 +148,5 @@ struct FragmentedMP4SegmentWriter: MP4SegmentWriter {
                 }
             }
         }
-        return out
     }
 }

@@ -207,8 +207,9 @@ package protocol MP4SegmentWriter {
     var source: ReadableFile { get }
     /// The init segment (`EXT-X-MAP`), for a container that has one.
     func initSegment() -> [UInt8]?
-    /// Segment `index`'s bytes.
-    mutating func segment(_ index: Int) throws(MP4Error) -> [UInt8]
+    /// Segment `index`'s bytes, in place of what `bytes` held. One buffer kept for every segment
+    /// keeps its storage: a new one per segment would cost fresh pages for every byte written.
+    mutating func segment(_ index: Int, into bytes: inout [UInt8]) throws(MP4Error)
 }
 
 extension MP4SegmentWriter {

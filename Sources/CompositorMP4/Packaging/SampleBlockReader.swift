@@ -23,7 +23,7 @@ struct SampleBlockReader {
                                  reason: "a sample of \(size) bytes runs past the end of the file (\(file.size) bytes)")
             }
             let count = Int(min(UInt64(max(size, Self.blockSize)), file.size - offset))
-            block = try file.readBytes(at: offset, count: count)
+            try file.readBytes(at: offset, count: count, into: &block)
             blockStart = offset
         }
         let start = Int(offset - blockStart)

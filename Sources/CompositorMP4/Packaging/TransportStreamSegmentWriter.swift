@@ -93,14 +93,14 @@ struct TransportStreamSegmentWriter: MP4SegmentWriter {
     func initSegment() -> [UInt8]? { nil }
 
     /// Segment `index` as transport stream packets.
-    mutating func segment(_ index: Int) throws(MP4Error) -> [UInt8] {
+    mutating func segment(_ index: Int, into out: inout [UInt8]) throws(MP4Error) {
         if lastSegment.map({ $0 + 1 }) != index {
             muxer = TransportStreamMuxer(hasVideo: packaging.video != nil, hasAudio: packaging.audio != nil)
         }
         lastSegment = index
         let segment = packaging.segments[index]
         let name = packaging.path.description
-        var out: [UInt8] = []
+        out.removeAll(keepingCapacity: true)
         muxer.writeTables(into: &out)
         var v = segment.video.lowerBound, a = segment.audio.lowerBound
         var nextAudio = try audioTime(a, file: name)
@@ -145,7 +145,6 @@ struct TransportStreamSegmentWriter: MP4SegmentWriter {
                 break
             }
         }
-        return out
     }
 
     /// Video sample `index`'s PTS and DTS on the 90 kHz clock, `nil` past the last sample.

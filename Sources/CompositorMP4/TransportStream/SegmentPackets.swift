@@ -39,7 +39,7 @@ struct SegmentPackets {
         while offset < range.upperBound {
             if !(blockStart..<(blockStart + UInt64(block.count))).contains(offset) {
                 let count = Int(min(UInt64(Self.blockSize), range.upperBound - offset))
-                block = try file.readBytes(at: offset, count: count)
+                try file.readBytes(at: offset, count: count, into: &block)
                 blockStart = offset
             }
             let index = Int(offset - blockStart)

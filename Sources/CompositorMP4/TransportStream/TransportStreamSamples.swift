@@ -113,14 +113,14 @@ struct TransportStreamSampleReader: SegmentSampleReader {
         if let packet, packet.segment == index, packet.offset == offset, packet.pid == pid { return packet.payload }
         let file = samples.segmentFiles[index]
         var packets: SegmentPackets
-        if let segment, segment.index == index {
-            packets = segment.packets
+        if segment?.index == index, let open = segment.take() {
+            // Taken out, so the walk reads new blocks into the one block array.
+            packets = open.packets
         } else {
             try checkUnchanged()
             packets = try SegmentPackets(path: file.path, byteRange: file.byteRange, expecting: file.version)
         }
-        // Kept, with the block it reads, for the next sample (a copy of the block is not made:
-        // the array is shared until the walk reads a new one).
+        // Kept, with the block it reads, for the next sample.
         defer { segment = (index, packets) }
         let path = file.path
         var assembler = PESAssembler(pids: [pid])
