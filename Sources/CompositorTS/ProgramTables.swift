@@ -21,8 +21,8 @@ package struct ElementaryStreamEntry: Sendable, Equatable {
     package let streamType: UInt8
     package let pid: UInt16
 
-    /// The stream types this library reads and writes (ISO/IEC 13818-1, table 2-34).
-    package static let h264: UInt8 = 0x1B
+    /// AAC in ADTS frames (ISO/IEC 13818-1, table 2-34): the audio this library reads and writes;
+    /// its video stream types are `VideoCodingFormat`'s.
     package static let adtsAAC: UInt8 = 0x0F
 }
 

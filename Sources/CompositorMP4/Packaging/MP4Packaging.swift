@@ -104,8 +104,11 @@ package struct MP4Packaging: Sendable {
             }
             for description in track.sampleDescriptions {
                 switch description.codec {
-                case .avc where track.kind == .video:
-                    break
+                case .avc where track.kind == .video, .hevc where track.kind == .video:
+                    guard description.codec.videoCodingFormat == track.sampleDescriptions[0].codec.videoCodingFormat else {
+                        throw .unsupported(file: file, boxPath: path, offset: track.boxOffset,
+                                           reason: "H.264 and HEVC sample descriptions in one track; an MPEG-TS stream carries one video format")
+                    }
                 case .aac(let config) where track.kind == .audio:
                     guard (1...7).contains(config.channelConfiguration), (1...4).contains(config.coreObjectType),
                           ADTSParameters.frequencyIndex(of: config.sampleRate) != nil else {
@@ -114,7 +117,7 @@ package struct MP4Packaging: Sendable {
                     }
                 default:
                     throw .unsupported(file: file, boxPath: path, offset: track.boxOffset,
-                                       reason: "\(description.format) \(track.kind.map { "\($0)" } ?? "media"); MPEG-TS segments are packaged from H.264 video and AAC audio (package as fragmented MP4)")
+                                       reason: "\(description.format) \(track.kind.map { "\($0)" } ?? "media"); MPEG-TS segments are packaged from H.264 or HEVC video and AAC audio (package as fragmented MP4)")
                 }
             }
         }

@@ -43,8 +43,10 @@ struct TransportStreamSegmentWriter: MP4SegmentWriter {
     private var sampleBytes: SampleBlockReader
     private var videoClock: Clock?
     private var audioClock: Clock?
-    /// Per video sample description: its NAL length size and parameter sets (SPS then PPS).
-    private let avc: [(lengthSize: Int, parameterSets: [[UInt8]])]
+    /// The video's format (one per track: `MP4Packaging` checks) and, per video sample
+    /// description, its NAL length size and parameter sets (SPS then PPS; VPS, SPS, PPS for HEVC).
+    private let videoFormat: VideoCodingFormat?
+    private let videoDescriptions: [(lengthSize: Int, parameterSets: [[UInt8]])]
     private let adts: [ADTSParameters]
     private var muxer: TransportStreamMuxer
     private var lastSegment: Int?
@@ -54,10 +56,15 @@ struct TransportStreamSegmentWriter: MP4SegmentWriter {
         source = try packaging.openSource()
         sampleBytes = SampleBlockReader(file: source)
         self.packaging = packaging
-        avc = packaging.video?.track.sampleDescriptions.map { description in
-            guard case .avc(let configuration) = description.codec else { return (4, []) }
-            return (configuration.nalLengthSize, configuration.sequenceParameterSets + configuration.pictureParameterSets)
-        } ?? []
+        let descriptions = packaging.video?.track.sampleDescriptions ?? []
+        videoFormat = descriptions.first?.codec.videoCodingFormat
+        videoDescriptions = descriptions.map { description in
+            switch description.codec {
+            case .avc(let configuration): (configuration.nalLengthSize, configuration.sequenceParameterSets + configuration.pictureParameterSets)
+            case .hevc(let configuration): (configuration.nalLengthSize, configuration.parameterSets)
+            default: (4, [])  // not packaged: MP4Packaging refuses it
+            }
+        }
         adts = packaging.audio?.track.sampleDescriptions.compactMap { description in
             guard case .aac(let config) = description.codec else { return nil }
             return ADTSParameters(config)
@@ -86,7 +93,7 @@ struct TransportStreamSegmentWriter: MP4SegmentWriter {
         let base = Self.firstTimestamp - earliest
         videoClock?.offset += base
         audioClock?.offset += base
-        muxer = TransportStreamMuxer(hasVideo: packaging.video != nil, hasAudio: packaging.audio != nil)
+        muxer = TransportStreamMuxer(video: videoFormat, hasAudio: packaging.audio != nil)
     }
 
     /// A transport stream has none: every segment starts with its PAT and PMT.
@@ -95,7 +102,7 @@ struct TransportStreamSegmentWriter: MP4SegmentWriter {
     /// Segment `index` as transport stream packets.
     mutating func segment(_ index: Int, into out: inout [UInt8]) throws(MP4Error) {
         if lastSegment.map({ $0 + 1 }) != index {
-            muxer = TransportStreamMuxer(hasVideo: packaging.video != nil, hasAudio: packaging.audio != nil)
+            muxer = TransportStreamMuxer(video: videoFormat, hasAudio: packaging.audio != nil)
         }
         lastSegment = index
         let segment = packaging.segments[index]
@@ -108,15 +115,15 @@ struct TransportStreamSegmentWriter: MP4SegmentWriter {
         var accessUnit: [UInt8] = []
         while v < segment.video.upperBound || a < segment.audio.upperBound {
             if v < segment.video.upperBound, let (pts, dts) = nextVideo,
-               a >= segment.audio.upperBound || nextAudio.map({ dts <= $0 }) ?? true, let video = packaging.video {
+               a >= segment.audio.upperBound || nextAudio.map({ dts <= $0 }) ?? true, let video = packaging.video, let videoFormat {
                 let samples = video.samples
-                let description = avc[Int(samples.descriptionIndices[v])]
+                let description = videoDescriptions[Int(samples.descriptionIndices[v])]
                 let keyframe = samples.isSync(v)
                 accessUnit.removeAll(keepingCapacity: true)
                 try sampleBytes.withSample(at: samples.offsets[v], size: Int(samples.sizes[v])) { (bytes) throws(MP4Error) in
                     do throws(TSParseFailure) {
                         try AnnexB.appendLengthPrefixed(
-                            bytes, lengthSize: description.lengthSize, parameterSets: keyframe ? description.parameterSets : [],
+                            bytes, format: videoFormat, lengthSize: description.lengthSize, parameterSets: keyframe ? description.parameterSets : [],
                             to: &accessUnit, at: samples.offsets[v])
                     } catch {
                         throw .malformed(file: name, boxPath: video.track.boxPath, offset: error.offset,

@@ -8,7 +8,7 @@ extension TransportStreamReader.Index {
         let playlist = source.playlist
         let (audio, audioDecodeTimes) = try audioTimeline()
         guard let zero, !video.isEmpty || !audio.isEmpty else {
-            throw .unsupportedStream(file: playlist.description, offset: 0, reason: "the segments hold no H.264 or AAC samples")
+            throw .unsupportedStream(file: playlist.description, offset: 0, reason: "the segments hold no H.264, HEVC or AAC samples")
         }
         try budget.charge(video.count + audio.count, file: playlist.description)
         let clock = TransportStreamReader.clock
@@ -71,7 +71,7 @@ extension TransportStreamReader.Index {
         }
 
         let samples = TransportStreamSamples(
-            segmentFiles: files,
+            segmentFiles: files, videoFormat: videoFormat,
             segmentIndices: video.map(\.segment) + audio.map(\.segment),
             packetOffsets: video.map(\.packetOffset) + audio.map(\.packetOffset),
             dataOffsets: [UInt32](repeating: 0, count: video.count) + audio.map(\.dataOffset),

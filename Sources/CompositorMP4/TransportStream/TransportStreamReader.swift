@@ -2,8 +2,8 @@ import CompositorCore
 import CompositorIO
 import CompositorTS
 
-/// Reads a transport stream source (an HLS playlist's segments) into the MP4 model: one H.264
-/// video and one AAC audio track with sample tables, sample entries and edit lists, as if the
+/// Reads a transport stream source (an HLS playlist's segments) into the MP4 model: one H.264 or
+/// HEVC video and one AAC audio track with sample tables, sample entries and edit lists, as if the
 /// segments had been remuxed into an MP4 with `ffmpeg -c copy`, but without writing anything.
 ///
 /// Timing:
@@ -17,13 +17,14 @@ import CompositorTS
 /// - Timestamps unwrap across the 33-bit wrap. After `EXT-X-DISCONTINUITY` they start afresh: that
 ///   segment's earliest presentation is placed at the sum of the `EXTINF`s before it.
 /// - A sample is an access unit (one per video PES packet) or an ADTS frame; sync samples are
-///   access units with an IDR picture. Each distinct set of SPS/PPS, or of AAC settings, is a
-///   sample description.
+///   access units with an H.264 IDR or an HEVC IRAP picture (a CRA's leading pictures are the
+///   stitcher's to handle, as in any MP4). Each distinct set of parameter sets (SPS/PPS, and VPS
+///   for HEVC), or of AAC settings, is a sample description (`avc1`, `hvc1`, `mp4a`).
 package enum TransportStreamReader {
     /// Stream types this reader does not read (ISO/IEC 13818-1, table 2-34, and its
     /// registrations), and what is said of them.
     static let unsupportedVideo: [UInt8: String] = [
-        0x01: "MPEG-1 video", 0x02: "MPEG-2 video", 0x10: "MPEG-4 Part 2 video", 0x24: "HEVC video", 0x33: "VVC video",
+        0x01: "MPEG-1 video", 0x02: "MPEG-2 video", 0x10: "MPEG-4 Part 2 video", 0x33: "VVC video",
     ]
     static let unsupportedAudio: [UInt8: String] = [
         0x03: "MPEG-1 audio (MP3)", 0x04: "MPEG-2 audio (MP3)", 0x11: "AAC in LATM", 0x81: "AC-3 audio", 0x87: "E-AC-3 audio",
@@ -63,10 +64,11 @@ extension TransportStreamReader {
         var videoDescriptions = Descriptions()
         var audioDescriptions = Descriptions()
         var audioSampleRate: Int?
-        /// Parameter sets in effect, by id, and the description they make (made again only when an
-        /// access unit carries parameter sets, not for every sample).
-        var sequenceParameterSets: [UInt32: [UInt8]] = [:]
-        var pictureParameterSets: [UInt32: [UInt8]] = [:]
+        /// The video's coding format, once a segment's PMT has named it (one for the whole source).
+        var videoFormat: VideoCodingFormat?
+        /// Parameter sets in effect, by NAL unit type and id, and the description they make (made
+        /// again only when an access unit carries parameter sets, not for every sample).
+        var parameterSets: [UInt8: [UInt32: [UInt8]]] = [:]
         var videoDescription: UInt16?
         /// The AAC settings last seen (AudioSpecificConfig bytes) and their description.
         var audioDescription: (config: [UInt8], index: UInt16)?
@@ -91,17 +93,18 @@ extension TransportStreamReader {
             var packets = try SegmentPackets(path: path, byteRange: segment.byteRange)
             if segment.discontinuity { videoClock = TimestampUnwrapper(); audioClock = TimestampUnwrapper() }
             let videoStart = video.count, audioStart = audio.count
-            var demuxer = ProgramDemuxer(streamTypes: [ElementaryStreamEntry.h264, ElementaryStreamEntry.adtsAAC])
+            var demuxer = ProgramDemuxer(streamTypes: [VideoCodingFormat.h264.streamType, VideoCodingFormat.hevc.streamType,
+                                                       ElementaryStreamEntry.adtsAAC])
             var pids: (video: UInt16?, audio: UInt16?)?
             /// The PIDs read, chosen once the PMT has been read (PES packets come only after it).
             func chosenPIDs() throws(MP4Error) -> (video: UInt16?, audio: UInt16?)? {
-                if pids == nil, let map = demuxer.programMap { pids = try choose(map.streams, file: path, offset: map.offset) }
+                if pids == nil, let map = demuxer.programMap { pids = try choose(map.streams, segment: index, file: path, offset: map.offset) }
                 return pids
             }
             func handle(_ packet: PESPacket, _ index: Int) throws(MP4Error) {
                 let pids = try chosenPIDs()
-                if packet.pid == pids?.video {
-                    try addVideo(packet, segment: index, file: path)
+                if packet.pid == pids?.video, let videoFormat {
+                    try addVideo(packet, format: videoFormat, segment: index, file: path)
                 } else if packet.pid == pids?.audio {
                     try addAudio(packet, segment: index, file: path)
                 }
@@ -146,60 +149,63 @@ extension TransportStreamReader {
             playlistTime = sum
         }
 
-        /// The video and audio PIDs this source reads from the PMT's streams.
-        func choose(_ streams: [ElementaryStreamEntry], file: FilePath, offset: UInt64) throws(MP4Error) -> (video: UInt16?, audio: UInt16?) {
-            let video = streams.first { $0.streamType == ElementaryStreamEntry.h264 }
+        /// The video and audio PIDs this source reads from segment `segment`'s PMT streams; the
+        /// video's format is the source's.
+        mutating func choose(_ streams: [ElementaryStreamEntry], segment: Int, file: FilePath, offset: UInt64) throws(MP4Error) -> (video: UInt16?, audio: UInt16?) {
+            let video = streams.first { VideoCodingFormat(streamType: $0.streamType) != nil }
             let audio = streams.first { $0.streamType == ElementaryStreamEntry.adtsAAC }
             func named(_ names: [UInt8: String]) -> String? {
                 streams.lazy.compactMap { stream in names[stream.streamType].map { "\($0) (stream type 0x\(String(stream.streamType, radix: 16)))" } }.first
             }
             if video == nil, let other = named(unsupportedVideo) {
-                throw .unsupportedStream(file: file.description, offset: offset, reason: "\(other); transport stream sources are read with H.264 video")
+                throw .unsupportedStream(file: file.description, offset: offset, reason: "\(other); transport stream sources are read with H.264 or HEVC video")
             }
             if audio == nil, let other = named(unsupportedAudio) {
                 throw .unsupportedStream(file: file.description, offset: offset, reason: "\(other); transport stream sources are read with AAC (ADTS) audio")
             }
             guard video != nil || audio != nil else {
                 throw .unsupportedStream(file: file.description, offset: offset,
-                                         reason: "the program has no H.264 video and no AAC audio (stream types "
+                                         reason: "the program has no H.264 or HEVC video and no AAC audio (stream types "
                                          + streams.map { "0x" + String($0.streamType, radix: 16) }.joined(separator: ", ") + ")")
+            }
+            if let format = video.flatMap({ VideoCodingFormat(streamType: $0.streamType) }) {
+                if let videoFormat, videoFormat != format {
+                    throw .unsupportedStream(file: file.description, offset: offset,
+                                             reason: "segment \(segment + 1)'s video is \(format), the segments' before it \(videoFormat); one track has one format")
+                }
+                videoFormat = format
             }
             return (video?.pid, audio?.pid)
         }
 
-        mutating func addVideo(_ packet: PESPacket, segment: Int, file: FilePath) throws(MP4Error) {
+        mutating func addVideo(_ packet: PESPacket, format: VideoCodingFormat, segment: Int, file: FilePath) throws(MP4Error) {
             guard let pts = packet.header.pts, let dts = packet.header.dts else {
                 throw .unsupportedStream(file: file.description, offset: packet.offset,
                                          reason: "a video PES packet without a PTS (an access unit split over PES packets)")
             }
             let payload = packet.payload
             let unit = try streamErrors(file, parsing: payload) { (raw) throws(TSParseFailure) in
-                try H264AccessUnit(payload: raw, at: packet.offset)
+                try VideoAccessUnit(payload: raw, format: format, at: packet.offset)
             }
-            for range in unit.sequenceParameterSets {
+            for set in unit.parameterSets {
                 let id = try streamErrors(file) { () throws(TSParseFailure) in
-                    try H264AccessUnit.parameterSetID(payload[range], isSequence: true, at: packet.offset)
+                    try format.parameterSetID(payload[set.range], type: set.type, at: packet.offset)
                 }
-                sequenceParameterSets[id] = Array(payload[range])
+                parameterSets[set.type, default: [:]][id] = Array(payload[set.range])
             }
-            for range in unit.pictureParameterSets {
-                let id = try streamErrors(file) { () throws(TSParseFailure) in
-                    try H264AccessUnit.parameterSetID(payload[range], isSequence: false, at: packet.offset)
-                }
-                pictureParameterSets[id] = Array(payload[range])
-            }
-            guard !sequenceParameterSets.isEmpty, !pictureParameterSets.isEmpty else {
+            guard format.parameterSetTypes.allSatisfy({ parameterSets[$0]?.isEmpty == false }) else {
                 throw .malformedStream(file: file.description, offset: packet.offset,
-                                       reason: "a picture before any sequence and picture parameter sets (SPS, PPS)")
+                                       reason: "a picture before any " + (format == .h264 ? "sequence and picture parameter sets (SPS, PPS)"
+                                                                          : "video, sequence and picture parameter sets (VPS, SPS, PPS)"))
             }
             let description: UInt16
-            if let current = videoDescription, unit.sequenceParameterSets.isEmpty, unit.pictureParameterSets.isEmpty {
+            if let current = videoDescription, unit.parameterSets.isEmpty {
                 description = current
             } else {
-                description = try videoDescriptions.index(of: avcSampleEntry(file: file, offset: packet.offset), file: file, offset: packet.offset)
+                description = try videoDescriptions.index(of: sampleEntry(format, file: file, offset: packet.offset), file: file, offset: packet.offset)
                 videoDescription = description
             }
-            video.append(VideoSample(dts: videoClock.unwrap(dts), pts: 0, size: UInt32(unit.sampleSize), isSync: unit.isIDR,
+            video.append(VideoSample(dts: videoClock.unwrap(dts), pts: 0, size: UInt32(unit.sampleSize), isSync: unit.isRandomAccess,
                                      description: description, segment: UInt32(segment), packetOffset: packet.offset))
             // PTS is unwrapped next to its DTS, which it follows by less than the wrap's half.
             let last = video.count - 1
@@ -207,15 +213,25 @@ extension TransportStreamReader {
                 - TimestampUnwrapper.range / 2
         }
 
-        /// The `avc1` sample entry for the parameter sets in effect (sorted by id).
-        func avcSampleEntry(file: FilePath, offset: UInt64) throws(MP4Error) -> [UInt8] {
-            let sps = sequenceParameterSets.sorted { $0.key < $1.key }.map(\.value)
-            let pps = pictureParameterSets.sorted { $0.key < $1.key }.map(\.value)
-            let parsed = try streamErrors(file) { () throws(TSParseFailure) in try H264SequenceParameterSet(unit: sps[0], at: offset) }
-            return SampleEntryWriter.avc1(width: parsed.width, height: parsed.height, profile: parsed.profile,
-                                          compatibility: parsed.constraints, level: parsed.level, chromaFormat: parsed.chromaFormat,
-                                          bitDepthLuma: parsed.bitDepthLuma, bitDepthChroma: parsed.bitDepthChroma,
-                                          sequenceParameterSets: sps, pictureParameterSets: pps)
+        /// The `avc1` or `hvc1` sample entry for the parameter sets in effect (each type's sorted by id).
+        func sampleEntry(_ format: VideoCodingFormat, file: FilePath, offset: UInt64) throws(MP4Error) -> [UInt8] {
+            let sets = format.parameterSetTypes.map { type in
+                (type: type, sets: (parameterSets[type] ?? [:]).sorted { $0.key < $1.key }.map(\.value))
+            }
+            switch format {
+            case .h264:
+                let parsed = try streamErrors(file) { () throws(TSParseFailure) in try H264SequenceParameterSet(unit: sets[0].sets[0], at: offset) }
+                return SampleEntryWriter.avc1(width: parsed.width, height: parsed.height, profile: parsed.profile,
+                                              compatibility: parsed.constraints, level: parsed.level, chromaFormat: parsed.chromaFormat,
+                                              bitDepthLuma: parsed.bitDepthLuma, bitDepthChroma: parsed.bitDepthChroma,
+                                              sequenceParameterSets: sets[0].sets, pictureParameterSets: sets[1].sets)
+            case .hevc:
+                let parsed = try streamErrors(file) { () throws(TSParseFailure) in try HEVCSequenceParameterSet(unit: sets[1].sets[0], at: offset) }
+                return SampleEntryWriter.hvc1(width: parsed.width, height: parsed.height, profileTierLevel: parsed.profileTierLevel,
+                                              maxSubLayers: parsed.maxSubLayers, temporalIDNesting: parsed.temporalIDNesting,
+                                              chromaFormat: parsed.chromaFormat, bitDepthLuma: parsed.bitDepthLuma,
+                                              bitDepthChroma: parsed.bitDepthChroma, parameterSets: sets)
+            }
         }
 
         mutating func addAudio(_ packet: PESPacket, segment: Int, file: FilePath) throws(MP4Error) {

@@ -16,6 +16,7 @@ package struct TransportStreamSamples: Sendable {
     }
 
     let segmentFiles: [SegmentFile]
+    let videoFormat: VideoCodingFormat?
     /// Per sample, video samples then audio samples, in the order of the demuxed layout.
     let segmentIndices: [UInt32]
     let packetOffsets: [UInt64]
@@ -88,8 +89,9 @@ struct TransportStreamSampleReader: SegmentSampleReader {
         let changed = MP4Error.io(file: file.path.description, operation: "copy samples",
                                   reason: "the segment no longer holds the sample planned at byte \(samples.packetOffsets[index])")
         if isVideo {
+            guard let format = samples.videoFormat else { throw noSample(at: samples.positions[index]) }
             let unit = try streamErrors(file.path, parsing: payload) { (raw) throws(TSParseFailure) in
-                try H264AccessUnit(payload: raw, at: samples.packetOffsets[index])
+                try VideoAccessUnit(payload: raw, format: format, at: samples.packetOffsets[index])
             }
             guard unit.sampleSize == size else { throw changed }
             if scratch.count < size { scratch = [UInt8](repeating: 0, count: size) }

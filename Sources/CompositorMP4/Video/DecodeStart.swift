@@ -1,4 +1,5 @@
 import CompositorCore
+import CompositorTS
 
 /// Whether decoding can start at a video sample, as its NAL unit types say (ISO/IEC 14496-10
 /// 7.4.1.2.4, ITU-T H.265 7.4.2.2): a sample table's sync flags are only a muxer's word, and
@@ -20,29 +21,17 @@ enum DecodeStart: Equatable, Sendable {
 /// The NAL unit syntax of a sample description's codec (H.264 or HEVC in length-prefixed
 /// samples), enough to tell what a sample's pictures are.
 struct NALUnitSyntax: Sendable {
-    enum Codec: Sendable { case h264, hevc }
-    let codec: Codec
+    let codec: VideoCodingFormat
     /// Bytes in each NAL unit's length prefix.
     let lengthSize: Int
 
     /// `nil` for a codec whose bitstream is not read: its sync flags are taken as they are.
     init?(_ parameters: MP4CodecParameters) {
-        switch parameters {
-        case .avc(let configuration): (codec, lengthSize) = (.h264, configuration.nalLengthSize)
-        case .hevc(let configuration): (codec, lengthSize) = (.hevc, configuration.nalLengthSize)
-        default: return nil
-        }
+        guard let codec = parameters.videoCodingFormat, let lengthSize = parameters.nalLengthSize else { return nil }
+        (self.codec, self.lengthSize) = (codec, lengthSize)
     }
 
-    init(codec: Codec, lengthSize: Int) { (self.codec, self.lengthSize) = (codec, lengthSize) }
-
-    /// The NAL unit type in a NAL unit's first byte.
-    func type(ofHeader byte: UInt8) -> UInt8 {
-        switch codec {
-        case .h264: byte & 0x1F
-        case .hevc: (byte >> 1) & 0x3F
-        }
-    }
+    init(codec: VideoCodingFormat, lengthSize: Int) { (self.codec, self.lengthSize) = (codec, lengthSize) }
 
     /// What a picture whose slices have NAL unit type `type` is as a decode start; `nil` when
     /// the type is not a slice (parameter sets, SEI, delimiters), which says nothing.
@@ -63,7 +52,7 @@ struct NALUnitSyntax: Sendable {
     func decodeStart(ofSampleOf size: Int, read: (Int, Int) throws(MP4Error) -> [UInt8]) throws(MP4Error) -> DecodeStart {
         var found = DecodeStart.none
         try forEachHeader(inSampleOf: size, read: read) { _, header in
-            guard let start = decodeStart(ofType: type(ofHeader: header)) else { return true }
+            guard let start = decodeStart(ofType: codec.unitType(header)) else { return true }
             found = start
             return false
         }
@@ -78,7 +67,7 @@ struct NALUnitSyntax: Sendable {
         var craHeaders: [Int] = []
         let bytes = sample
         forEachHeader(inSampleOf: bytes.count, read: { bytes[$0..<($0 + $1)].map { $0 } }) { position, header in
-            if type(ofHeader: header) == 21 { craHeaders.append(position) }
+            if codec.unitType(header) == 21 { craHeaders.append(position) }
             return true
         }
         for position in craHeaders { sample[position] = sample[position] & 0x81 | 18 << 1 }

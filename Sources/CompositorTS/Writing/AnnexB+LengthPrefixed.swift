@@ -1,18 +1,16 @@
 extension AnnexB {
-    /// An access unit delimiter (`nal_unit_type` 9, any slice type): Apple's HLS authoring rules
-    /// want one at the start of every access unit.
-    static let accessUnitDelimiter: [UInt8] = [0x00, 0x00, 0x00, 0x01, 0x09, 0xF0]
-
-    /// Appends the access unit in `sample` (NAL units each behind a big-endian length of
-    /// `lengthSize` bytes, as MP4 stores them) to `out` as an Annex B byte stream: an access unit
-    /// delimiter first unless the sample starts with one, then `parameterSets` (a keyframe's SPS
-    /// and PPS, when the sample does not carry its own), then each NAL unit behind `00 00 00 01`.
+    /// Appends the access unit in `sample` (NAL units of `format`, each behind a big-endian length
+    /// of `lengthSize` bytes, as MP4 stores them) to `out` as an Annex B byte stream: an access
+    /// unit delimiter first unless the sample starts with one, then `parameterSets` (a keyframe's
+    /// SPS and PPS, and HEVC's VPS, when the sample does not carry its own), then each NAL unit
+    /// behind `00 00 00 01`.
     ///
     ///     00 00 00 0b | 65 88 ...      ->  00 00 00 01 09 f0 | 00 00 00 01 67 ... | ... | 00 00 00 01 65 88 ...
     ///
     /// `offset` is where the sample is in its file, for the error.
     package static func appendLengthPrefixed(
-        _ sample: UnsafeRawBufferPointer, lengthSize: Int, parameterSets: [[UInt8]], to out: inout [UInt8], at offset: UInt64
+        _ sample: UnsafeRawBufferPointer, format: VideoCodingFormat, lengthSize: Int, parameterSets: [[UInt8]],
+        to out: inout [UInt8], at offset: UInt64
     ) throws(TSParseFailure) {
         var units: [Range<Int>] = []
         var index = 0
@@ -26,12 +24,17 @@ extension AnnexB {
             guard length <= sample.count - start else {
                 throw .malformed("a NAL unit of \(length) bytes at byte \(index) runs past the end of its \(sample.count)-byte sample", at: offset)
             }
-            if length > 0 { units.append(start..<(start + length)) }
+            if length > 0 {
+                guard length >= format.headerSize else {
+                    throw .malformed("a NAL unit of \(length) byte at byte \(index), shorter than its \(format) header", at: offset)
+                }
+                units.append(start..<(start + length))
+            }
             index = start + length
         }
-        let type = { (unit: Range<Int>) in sample[unit.lowerBound] & 0x1F }
-        if units.first.map(type) != H264AccessUnit.accessUnitDelimiter { out += accessUnitDelimiter }
-        if !units.contains(where: { type($0) == H264AccessUnit.sequenceParameterSet }) {
+        let type = { (unit: Range<Int>) in format.unitType(sample[unit.lowerBound]) }
+        if units.first.map(type) != format.accessUnitDelimiterType { out += format.accessUnitDelimiter }
+        if !units.contains(where: { type($0) == format.sequenceParameterSetType }) {
             for set in parameterSets {
                 out += [0, 0, 0, 1]
                 out += set

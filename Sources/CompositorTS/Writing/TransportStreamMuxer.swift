@@ -1,4 +1,4 @@
-/// Writes one program of H.264 video and AAC audio as 188-byte transport stream packets
+/// Writes one program of H.264 or HEVC video and AAC audio as 188-byte transport stream packets
 /// (ISO/IEC 13818-1), the way HLS segments carry them: PAT and PMT first, one PES per access unit
 /// or audio frame, the PCR on the video PID (the audio PID when there is no video), a random
 /// access indicator on keyframes, continuity counters running across the segments of one stream.
@@ -16,17 +16,18 @@ package struct TransportStreamMuxer: Sendable {
     /// room for the decoder's buffer, as the T-STD model wants the data before it is decoded.
     package static let pcrLead: UInt64 = 9000
 
-    package let hasVideo: Bool
+    /// The video's format; `nil` for a program without video.
+    package let video: VideoCodingFormat?
     package let hasAudio: Bool
     /// The next continuity counter of the PAT, the PMT, the video and the audio PID.
     private var counters: [UInt8] = [0, 0, 0, 0]
 
-    package init(hasVideo: Bool, hasAudio: Bool) {
-        self.hasVideo = hasVideo
+    package init(video: VideoCodingFormat?, hasAudio: Bool) {
+        self.video = video
         self.hasAudio = hasAudio
     }
 
-    private var pcrPID: UInt16 { hasVideo ? Self.videoPID : Self.audioPID }
+    private var pcrPID: UInt16 { video != nil ? Self.videoPID : Self.audioPID }
 
     /// The PAT and the PMT, which every segment starts with so that it decodes on its own.
     package mutating func writeTables(into out: inout [UInt8]) {
@@ -35,7 +36,7 @@ package struct TransportStreamMuxer: Sendable {
         pat += [UInt8(0xE0 | Self.programMapPID >> 8), UInt8(Self.programMapPID & 0xFF)]
         writeSection(pat, pid: 0, into: &out)
         var streams: [UInt8] = []
-        if hasVideo { streams += [ElementaryStreamEntry.h264, UInt8(0xE0 | Self.videoPID >> 8), UInt8(Self.videoPID & 0xFF), 0xF0, 0x00] }
+        if let video { streams += [video.streamType, UInt8(0xE0 | Self.videoPID >> 8), UInt8(Self.videoPID & 0xFF), 0xF0, 0x00] }
         if hasAudio { streams += [ElementaryStreamEntry.adtsAAC, UInt8(0xE0 | Self.audioPID >> 8), UInt8(Self.audioPID & 0xFF), 0xF0, 0x00] }
         var pmt: [UInt8] = [0x02, 0xB0, 0x00, 0x00, 0x01, 0xC1, 0x00, 0x00]
         pmt += [UInt8(0xE0 | pcrPID >> 8), UInt8(pcrPID & 0xFF), 0xF0, 0x00] + streams

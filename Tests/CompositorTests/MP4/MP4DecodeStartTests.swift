@@ -4,6 +4,7 @@ import Testing
 @testable import CompositorCore
 @testable import CompositorIO
 @testable import CompositorMP4
+import CompositorTS
 
 /// A piece is decoded from a keyframe at or before its start. An HEVC open GOP starts at a CRA
 /// picture whose leading pictures (decoded after it, shown before it) reference the GOP before:
@@ -120,7 +121,7 @@ struct NALUnitSyntaxTests {
         units.flatMap { header in [0, 0, 0, UInt8(length)] + header + [UInt8](repeating: 0xAA, count: length - header.count) }
     }
 
-    static func decodeStart(_ codec: NALUnitSyntax.Codec, _ sample: [UInt8]) throws -> DecodeStart {
+    static func decodeStart(_ codec: VideoCodingFormat, _ sample: [UInt8]) throws -> DecodeStart {
         try NALUnitSyntax(codec: codec, lengthSize: 4).decodeStart(ofSampleOf: sample.count) { (position, count) throws(MP4Error) in
             Array(sample[position..<(position + count)])
         }

@@ -6,7 +6,7 @@ import Testing
 struct TransportStreamMuxerTests {
     @Test("PAT and PMT: the PAT is byte for byte ffmpeg's (program 1, PMT on 0x1000), CRCs check")
     func tables() {
-        var muxer = TransportStreamMuxer(hasVideo: true, hasAudio: true)
+        var muxer = TransportStreamMuxer(video: .h264, hasAudio: true)
         var out: [UInt8] = []
         muxer.writeTables(into: &out)
         #expect(out.count == 2 * 188)
@@ -39,7 +39,7 @@ struct TransportStreamMuxerTests {
         PESCase(name: "many packets", payloadLength: 10_000, packets: 55),
     ])
     func videoPES(_ test: PESCase) throws {
-        var muxer = TransportStreamMuxer(hasVideo: true, hasAudio: false)
+        var muxer = TransportStreamMuxer(video: .h264, hasAudio: false)
         var out: [UInt8] = []
         muxer.writeTables(into: &out)
         let payload = (0..<test.payloadLength).map { UInt8(truncatingIfNeeded: $0) }
@@ -67,7 +67,7 @@ struct TransportStreamMuxerTests {
 
     @Test("audio PES: bounded length, PTS only, continuity counters count on")
     func audioPES() throws {
-        var muxer = TransportStreamMuxer(hasVideo: true, hasAudio: true)
+        var muxer = TransportStreamMuxer(video: .h264, hasAudio: true)
         var out: [UInt8] = []
         for _ in 0..<3 { [UInt8](repeating: 7, count: 300).withUnsafeBytes { muxer.writeAudio($0, pts: 90000, into: &out) } }
         #expect(out.count == 6 * 188)
@@ -95,6 +95,7 @@ struct TransportStreamMuxerTests {
         let lengthSize: Int
         let parameterSets: [[UInt8]]
         let annexB: [UInt8]
+        var format: VideoCodingFormat = .h264
         var description: String { name }
     }
 
@@ -107,12 +108,20 @@ struct TransportStreamMuxerTests {
                        annexB: [0, 0, 0, 1, 0x09, 0xF0, 0, 0, 0, 1, 0x67, 9, 0, 0, 0, 1, 0x65]),
         AccessUnitCase(name: "1-byte lengths, two slices", sample: [1, 0x41, 2, 0x01, 0x02], lengthSize: 1, parameterSets: [],
                        annexB: [0, 0, 0, 1, 0x09, 0xF0, 0, 0, 0, 1, 0x41, 0, 0, 0, 1, 0x01, 0x02]),
+        // HEVC: 2-byte headers, type in bits 1-6 (IDR_W_RADL 19 = 0x26 0x01), AUD 35 with pic_type 2.
+        AccessUnitCase(name: "HEVC keyframe: AUD, VPS, SPS, PPS, IDR", sample: [0, 0, 0, 3, 0x26, 0x01, 0xAF], lengthSize: 4,
+                       parameterSets: [[0x40, 0x01, 1], [0x42, 0x01, 2], [0x44, 0x01, 3]],
+                       annexB: [0, 0, 0, 1, 0x46, 0x01, 0x50, 0, 0, 0, 1, 0x40, 0x01, 1, 0, 0, 0, 1, 0x42, 0x01, 2,
+                                0, 0, 0, 1, 0x44, 0x01, 3, 0, 0, 0, 1, 0x26, 0x01, 0xAF], format: .hevc),
+        AccessUnitCase(name: "HEVC sample with its own SPS: no parameter sets added", sample: [0, 3, 0x42, 0x01, 9, 0, 3, 0x02, 0x01, 0xD0],
+                       lengthSize: 2, parameterSets: [[0x42, 0x01, 2]],
+                       annexB: [0, 0, 0, 1, 0x46, 0x01, 0x50, 0, 0, 0, 1, 0x42, 0x01, 9, 0, 0, 0, 1, 0x02, 0x01, 0xD0], format: .hevc),
     ])
     func accessUnits(_ test: AccessUnitCase) throws {
         var out: [UInt8] = []
         try test.sample.withUnsafeBytes { raw in
             try Result { () throws(TSParseFailure) in
-                try AnnexB.appendLengthPrefixed(raw, lengthSize: test.lengthSize, parameterSets: test.parameterSets, to: &out, at: 0)
+                try AnnexB.appendLengthPrefixed(raw, format: test.format, lengthSize: test.lengthSize, parameterSets: test.parameterSets, to: &out, at: 0)
             }.get()
         }
         #expect(out == test.annexB)
@@ -124,7 +133,7 @@ struct TransportStreamMuxerTests {
         #expect(throws: TSParseFailure.malformed("a NAL unit of 9 bytes at byte 0 runs past the end of its 6-byte sample", at: 4096)) {
             try ([0, 0, 0, 9, 0x65, 0] as [UInt8]).withUnsafeBytes { raw in
                 try Result { () throws(TSParseFailure) in
-                    try AnnexB.appendLengthPrefixed(raw, lengthSize: 4, parameterSets: [], to: &out, at: 4096)
+                    try AnnexB.appendLengthPrefixed(raw, format: .h264, lengthSize: 4, parameterSets: [], to: &out, at: 4096)
                 }.get()
             }
         }

@@ -114,12 +114,12 @@ struct TransportStreamSourceTests {
         lostSync[564] = 0x00
         #expect(try error(lostSync) == "\(segment): malformed MPEG-TS at byte 564 (packet 4): no sync byte (0x47) at the start of a packet (found 0x0)")
 
-        // The PMT's H.264 entry (stream type 0x1B, PID 0x100) said to be HEVC.
-        var hevc = original
-        let entry = try #require((0..<(hevc.count - 3)).first { hevc[$0] == 0x1B && hevc[$0 + 1] == 0xE1 && hevc[$0 + 2] == 0x00 })
-        hevc[entry] = 0x24
-        #expect(try error(hevc)?.hasSuffix("unsupported MPEG-TS at byte 376 (packet 3): HEVC video (stream type 0x24); "
-                                           + "transport stream sources are read with H.264 video") == true)
+        // The PMT's H.264 entry (stream type 0x1B, PID 0x100) said to be MPEG-2 video.
+        var mpeg2 = original
+        let entry = try #require((0..<(mpeg2.count - 3)).first { mpeg2[$0] == 0x1B && mpeg2[$0 + 1] == 0xE1 && mpeg2[$0 + 2] == 0x00 })
+        mpeg2[entry] = 0x02
+        #expect(try error(mpeg2)?.hasSuffix("unsupported MPEG-TS at byte 376 (packet 3): MPEG-2 video (stream type 0x2); "
+                                            + "transport stream sources are read with H.264 or HEVC video") == true)
     }
 
     @Test("a playlist or a transport stream given where an MP4 is read says what it is")

@@ -125,23 +125,23 @@ struct TransportStreamWireTests {
         let slice: [UInt8] = [0x65, 0x88, 0x84]
         let stream: [UInt8] = [0, 0, 0, 1, 0x09, 0xF0, 0, 0, 0, 1] + Self.sps + [0, 0, 1] + Self.pps + [0, 0, 1] + slice + [0]
         try stream.withUnsafeBytes { raw in
-            let unit = try Result { () throws(TSParseFailure) in try H264AccessUnit(payload: raw, at: 0) }.get()
-            #expect(unit.isIDR)
+            let unit = try Result { () throws(TSParseFailure) in try VideoAccessUnit(payload: raw, format: .h264, at: 0) }.get()
+            #expect(unit.isRandomAccess)
             #expect(unit.sampleSize == 4 + 3)
-            #expect(unit.sequenceParameterSets.map { Array(stream[$0]) } == [Self.sps])
-            #expect(unit.pictureParameterSets.map { Array(stream[$0]) } == [Self.pps])
+            #expect(unit.parameterSets.map(\.type) == [7, 8])
+            #expect(unit.parameterSets.map { Array(stream[$0.range]) } == [Self.sps, Self.pps])
             var sample = [UInt8](repeating: 0, count: unit.sampleSize)
             sample.withUnsafeMutableBytes { unit.writeSample(from: raw, into: $0) }
             #expect(sample == [0, 0, 0, 3] + slice)
         }
         #expect(throws: TSParseFailure.malformed("2 bytes before the first start code of an access unit", at: 40)) {
             try ([0xAB, 0xCD, 0, 0, 1] + slice).withUnsafeBytes { raw in
-                Result { () throws(TSParseFailure) in try H264AccessUnit(payload: raw, at: 40) }
+                Result { () throws(TSParseFailure) in try VideoAccessUnit(payload: raw, format: .h264, at: 40) }
             }.get()
         }
         #expect(throws: TSParseFailure.malformed("a video PES packet without a picture", at: 0)) {
             try ([0, 0, 1, 0x09, 0xF0] as [UInt8]).withUnsafeBytes { raw in
-                Result { () throws(TSParseFailure) in try H264AccessUnit(payload: raw, at: 0) }
+                Result { () throws(TSParseFailure) in try VideoAccessUnit(payload: raw, format: .h264, at: 0) }
             }.get()
         }
     }

@@ -1,10 +1,14 @@
 import CompositorCore
 
 /// `hvcC`: HEVC's decoder configuration record (ISO/IEC 14496-15, 8.3.3.1), as far as the
-/// stitcher needs it: the size of each NAL unit's length prefix in the samples.
+/// stitcher and the packagers need it: the size of each NAL unit's length prefix in the samples,
+/// and the parameter sets of its arrays.
 package struct HEVCDecoderConfiguration: Sendable, Equatable {
     /// Bytes in each sample's NAL unit length prefix: 1, 2 or 4.
     package var nalLengthSize: Int
+    /// The VPS, SPS and PPS NAL units (types 32-34) of the record's arrays, in its order (other
+    /// arrays, such as SEI, are skipped).
+    package var parameterSets: [[UInt8]]
 
     init(parsing reader: inout ByteReader) throws(MP4ParseFailure) {
         let start = reader.offset
@@ -15,5 +19,16 @@ package struct HEVCDecoderConfiguration: Sendable, Equatable {
         try reader.skip(20)
         nalLengthSize = Int(try reader.readUInt8() & 0x3) + 1
         guard nalLengthSize != 3 else { throw .malformed("hvcC NAL length size 3 is not allowed", at: start + 21) }
+        parameterSets = []
+        // Some early writers end the record here; it then names no parameter sets.
+        guard reader.remaining > 0 else { return }
+        for _ in 0..<(try reader.readUInt8()) {
+            let type = try reader.readUInt8() & 0x3F
+            for _ in 0..<(try reader.readUInt16()) {
+                // readBytes checks the length against the bytes left before it allocates.
+                let unit = try reader.readBytes(Int(try reader.readUInt16()))
+                if (32...34).contains(type) { parameterSets.append(unit) }
+            }
+        }
     }
 }

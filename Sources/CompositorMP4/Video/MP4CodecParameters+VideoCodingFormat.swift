@@ -1,0 +1,21 @@
+import CompositorTS
+
+extension MP4CodecParameters {
+    /// The NAL unit video format of `avcC` and `hvcC` sample descriptions; `nil` for others.
+    var videoCodingFormat: VideoCodingFormat? {
+        switch self {
+        case .avc: .h264
+        case .hevc: .hevc
+        default: nil
+        }
+    }
+
+    /// Bytes in each NAL unit's length prefix, for `avcC` and `hvcC`.
+    var nalLengthSize: Int? {
+        switch self {
+        case .avc(let configuration): configuration.nalLengthSize
+        case .hevc(let configuration): configuration.nalLengthSize
+        default: nil
+        }
+    }
+}

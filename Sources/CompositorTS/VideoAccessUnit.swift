@@ -1,0 +1,55 @@
+/// One H.264 or HEVC access unit as a transport stream carries it (Annex B), and the MP4 sample it
+/// becomes: each NAL unit prefixed by its 4-byte length, without the access unit delimiter and
+/// the parameter sets (those go into the sample entry's `avcC` or `hvcC`, ISO/IEC 14496-15 5.3.3
+/// and 8.3.3).
+package struct VideoAccessUnit: Sendable {
+    /// The units the MP4 sample keeps, as ranges of the PES payload.
+    package let sampleUnits: [Range<Int>]
+    /// The parameter sets it carries, with their NAL unit types, in stream order.
+    package let parameterSets: [(type: UInt8, range: Range<Int>)]
+    /// Whether decoding can start here: the access unit holds an IDR picture (H.264) or an IRAP
+    /// picture (HEVC).
+    package let isRandomAccess: Bool
+
+    /// The MP4 sample's size in bytes.
+    package var sampleSize: Int { sampleUnits.reduce(0) { $0 + 4 + $1.count } }
+
+    /// Splits `payload` (one PES packet's elementary stream bytes), found `offset` bytes into the segment.
+    package init(payload: UnsafeRawBufferPointer, format: VideoCodingFormat, at offset: UInt64) throws(TSParseFailure) {
+        var sample: [Range<Int>] = [], parameterSets: [(UInt8, Range<Int>)] = []
+        var randomAccess = false
+        let parameterSetTypes = format.parameterSetTypes
+        for unit in try AnnexB.nalUnits(in: payload, at: offset) {
+            guard unit.count >= format.headerSize else {
+                throw .malformed("a NAL unit of \(unit.count) byte, shorter than its \(format) header", at: offset)
+            }
+            let type = format.unitType(payload[unit.lowerBound])
+            if type == format.accessUnitDelimiterType { continue }
+            if parameterSetTypes.contains(type) {
+                parameterSets.append((type, unit))
+            } else {
+                if format.isRandomAccess(type) { randomAccess = true }
+                sample.append(unit)
+            }
+        }
+        guard !sample.isEmpty else { throw .malformed("a video PES packet without a picture", at: offset) }
+        sampleUnits = sample
+        self.parameterSets = parameterSets
+        isRandomAccess = randomAccess
+    }
+
+    /// Writes the MP4 sample (`sampleSize` bytes) from `payload` into `output`, which must have room.
+    package func writeSample(from payload: UnsafeRawBufferPointer, into output: UnsafeMutableRawBufferPointer) {
+        var position = 0
+        for unit in sampleUnits {
+            let length = UInt32(unit.count)
+            output[position] = UInt8(length >> 24)
+            output[position + 1] = UInt8((length >> 16) & 0xFF)
+            output[position + 2] = UInt8((length >> 8) & 0xFF)
+            output[position + 3] = UInt8(length & 0xFF)
+            UnsafeMutableRawBufferPointer(rebasing: output[(position + 4)..<(position + 4 + unit.count)])
+                .copyMemory(from: UnsafeRawBufferPointer(rebasing: payload[unit]))
+            position += 4 + unit.count
+        }
+    }
+}
