@@ -76,12 +76,9 @@ package struct H264SequenceParameterSet: Sendable, Equatable {
             }
             // Every factor is below 2^32, so the products fit Int64.
             let fullWidth = widthInMacroblocks * 16, fullHeight = heightInMapUnits * 16 * fieldFactor
-            let cropX = unitX * (crop.left + crop.right), cropY = unitY * (crop.top + crop.bottom)
-            guard cropX < fullWidth, cropY < fullHeight, fullWidth <= 65535, fullHeight <= 65535 else {
-                throw TSParseFailure.malformed("SPS picture size \(fullWidth)x\(fullHeight) cropped by \(cropX)x\(cropY)", at: offset)
-            }
-            width = fullWidth - cropX
-            height = fullHeight - cropY
+            let size = try CroppedPictureSize(full: (fullWidth, fullHeight), crop: (unitX * (crop.left + crop.right), unitY * (crop.top + crop.bottom)),
+                                              name: "SPS", at: offset)
+            (width, height) = (size.width, size.height)
             self.chromaFormat = UInt8(chromaFormat)
             self.bitDepthLuma = UInt8(bitDepthLuma)
             self.bitDepthChroma = UInt8(bitDepthChroma)

@@ -54,12 +54,9 @@ package struct HEVCSequenceParameterSet: Sendable, Equatable {
             // Window offsets count in chroma samples (SubWidthC, SubHeightC: table 6-1).
             let (unitX, unitY) = separateColourPlanes ? (1, 1) : [(1, 1), (2, 2), (2, 1), (1, 1)][Int(chromaFormat)]
             // Every value is below 2^32, so the sums and products fit Int64.
-            let cropX = unitX * (window.left + window.right), cropY = unitY * (window.top + window.bottom)
-            guard fullWidth > 0, fullHeight > 0, cropX < fullWidth, cropY < fullHeight, fullWidth <= 65535, fullHeight <= 65535 else {
-                throw TSParseFailure.malformed("HEVC SPS picture size \(fullWidth)x\(fullHeight) cropped by \(cropX)x\(cropY)", at: offset)
-            }
-            width = fullWidth - cropX
-            height = fullHeight - cropY
+            let size = try CroppedPictureSize(full: (fullWidth, fullHeight), crop: (unitX * (window.left + window.right), unitY * (window.top + window.bottom)),
+                                              name: "HEVC SPS", at: offset)
+            (width, height) = (size.width, size.height)
             self.chromaFormat = UInt8(chromaFormat)
             self.bitDepthLuma = UInt8(bitDepthLuma)
             self.bitDepthChroma = UInt8(bitDepthChroma)
