@@ -56,23 +56,22 @@ package enum VideoCodingFormat: Sendable, Equatable, CustomStringConvertible {
     /// `vps_video_parameter_set_id` (4 bits), `sps_seq_parameter_set_id` (after the profile, tier
     /// and level) or `pps_pic_parameter_set_id`.
     package func parameterSetID(_ unit: some Collection<UInt8>, type: UInt8, at offset: UInt64) throws(TSParseFailure) -> UInt32 {
-        let name = switch (self, type) {
-        case (.hevc, 32): "VPS"
-        case (.h264, 7), (.hevc, 33): "SPS"
-        default: "PPS"
+        func tooShort() -> TSParseFailure {
+            let name = type == sequenceParameterSetType ? "SPS" : (self, type) == (.hevc, 32) ? "VPS" : "PPS"
+            return .malformed("a \(name) too short for its id", at: offset)
         }
         switch (self, type) {
         case (.hevc, 33):
             return try HEVCSequenceParameterSet(unit: unit, at: offset).id
         case (.hevc, 32):
             let rbsp = AnnexB.rbsp(unit)
-            guard rbsp.count > 2 else { throw .malformed("a \(name) too short for its id", at: offset) }
+            guard rbsp.count > 2 else { throw tooShort() }
             return UInt32(rbsp[2] >> 4)
         default:
             // H.264's SPS id follows profile_idc, the constraint flags and level_idc (3 bytes).
             let skipped = headerSize + (self == .h264 && type == 7 ? 3 : 0)
             var reader = BitReader(Array(AnnexB.rbsp(unit).dropFirst(skipped)))
-            do { return try reader.unsignedGolomb() } catch { throw .malformed("a \(name) too short for its id", at: offset) }
+            do { return try reader.unsignedGolomb() } catch { throw tooShort() }
         }
     }
 }

@@ -1,4 +1,5 @@
 import CompositorCore
+import CompositorIO
 
 /// An HLS media playlist's segments, as local files in playlist order: what an HLS source is to
 /// the MP4 layer. The caller reads the playlist; this layer reads the segments.
@@ -65,5 +66,23 @@ package struct HLSSegmentSource: Sendable, Hashable {
     package func hash(into hasher: inout Hasher) {
         hasher.combine(playlist)
         hasher.combine(segments.count)
+    }
+}
+
+extension HLSSegmentSource.FileBytes {
+    /// The file, opened (and checked to be `version` when one is given), and the bytes of it
+    /// named; a byte range past the file's end is `malformed(offset, reason)`, in the terms of
+    /// what the file holds.
+    func open(expecting version: FileVersion? = nil,
+              malformed: (_ offset: UInt64, _ reason: String) -> MP4Error) throws(MP4Error) -> (file: ReadableFile, bytes: Range<UInt64>) {
+        let file = try mp4Errors { () throws(FileError) in
+            if let version { return try ReadableFile(path: path, expecting: version) }
+            return try ReadableFile(path: path)
+        }
+        let bytes = byteRange ?? 0..<file.size
+        guard bytes.upperBound <= file.size else {
+            throw malformed(file.size, "the playlist's byte range \(bytes.lowerBound)..<\(bytes.upperBound) runs past the file's end")
+        }
+        return (file, bytes)
     }
 }

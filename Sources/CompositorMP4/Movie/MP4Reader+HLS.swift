@@ -65,12 +65,6 @@ extension MP4Reader {
 
     /// The file and the bytes of it a playlist names.
     private static func open(_ section: HLSSegmentSource.FileBytes) throws(MP4Error) -> (ReadableFile, Range<UInt64>) {
-        let file = try mp4Errors { () throws(FileError) in try ReadableFile(path: section.path) }
-        let bytes = section.byteRange ?? 0..<file.size
-        guard bytes.upperBound <= file.size else {
-            throw .malformed(file: section.path.description, boxPath: "", offset: file.size,
-                             reason: "the playlist's byte range \(bytes.lowerBound)..<\(bytes.upperBound) runs past the file's end")
-        }
-        return (file, bytes)
+        try section.open { .malformed(file: section.path.description, boxPath: "", offset: $0, reason: $1) }
     }
 }

@@ -19,6 +19,9 @@ package struct MP4SampleTable: Sendable {
     package let descriptionIndices: [UInt16]
     /// Whether each sample is a sync sample; `nil` when every sample is (no `stss`).
     private let syncFlags: [Bool]?
+    /// The smallest composition offset (0 without any): decode times only grow, so once a
+    /// sample's decode time plus this reaches a time, no later sample presents before it.
+    package let smallestCompositionOffset: Int64
 
     init(offsets: [UInt64], sizes: [UInt32], decodeTimes: [Int64], durations: [UInt32],
          compositionOffsets: [Int32], descriptionIndices: [UInt16], syncFlags: [Bool]?) {
@@ -29,6 +32,7 @@ package struct MP4SampleTable: Sendable {
         self.compositionOffsets = compositionOffsets
         self.descriptionIndices = descriptionIndices
         self.syncFlags = syncFlags
+        smallestCompositionOffset = compositionOffsets.min().map(Int64.init) ?? 0
     }
 
     /// A table from per-sample values, kept compact: no composition offsets when all are 0, no

@@ -8,10 +8,22 @@ struct KeyframeReader {
     private var known: [SampleKey: DecodeStart] = [:]
     /// Each track's samples flagged sync.
     private var flagged: [TrackKey: [Int]] = [:]
+    /// Each timeline's flagged samples by presentation time (see `keyframeTimes`).
+    private var presented: [TimelineKey: [Keyframe]] = [:]
+
+    /// A sample flagged sync and when it presents.
+    typealias Keyframe = (time: MediaTime, sample: Int)
 
     private struct TrackKey: Hashable {
         var source: Int
         var track: UInt32
+    }
+
+    /// A media segment of a track (see `SourceTrackTimeline`): pieces of one share it.
+    private struct TimelineKey: Hashable {
+        var track: TrackKey
+        var mediaStart: Int64
+        var presentationStart: MediaTime
     }
 
     private struct SampleKey: Hashable {
@@ -57,16 +69,39 @@ struct KeyframeReader {
         return found
     }
 
-    /// Of `candidates` (samples flagged sync, in time order, the first `split` of them at or
-    /// before the time wanted), the position of the last of those first `split` at which
-    /// decoding can start, else of the first such after them.
-    mutating func nearestStart(among candidates: [Int], split: Int, of timeline: SourceTrackTimeline,
-                               source: Int) throws(MP4Error) -> Int? {
-        for position in (0..<split).reversed() {
+    /// The samples `timeline` flags sync that present from its media start on, with the times
+    /// they present at, in time order: found once per timeline, however many pieces cut it.
+    mutating func keyframeTimes(in timeline: SourceTrackTimeline, source: Int) throws(MediaTimeError) -> [Keyframe] {
+        let key = TimelineKey(track: TrackKey(source: source, track: timeline.track.trackID),
+                              mediaStart: timeline.mediaStart, presentationStart: timeline.presentationStart)
+        if let found = presented[key] { return found }
+        let mediaStartTime = MediaTime(value: timeline.mediaStart, timescale: timeline.timescale)
+        var found: [Keyframe] = []
+        for index in flaggedSync(in: timeline, source: source) {
+            let cts = timeline.compositionTime(index)
+            guard cts >= mediaStartTime else { continue }
+            found.append((try timeline.presentationTime(ofMedia: cts), index))
+        }
+        found.sort { $0.time < $1.time }
+        presented[key] = found
+        return found
+    }
+
+    /// Of `candidates` (samples flagged sync, in time order; those before `split` at or before
+    /// the time wanted), the index of the last before `split` at which decoding can start, else
+    /// of the first such from `split` on.
+    mutating func nearestStart<Candidates: RandomAccessCollection<Int>>(
+        among candidates: Candidates, split: Candidates.Index, of timeline: SourceTrackTimeline, source: Int
+    ) throws(MP4Error) -> Candidates.Index? {
+        var position = split
+        while position > candidates.startIndex {
+            position = candidates.index(before: position)
             if try decodeStart(candidates[position], of: timeline, source: source) != .none { return position }
         }
-        for position in split..<candidates.count {
+        position = split
+        while position < candidates.endIndex {
             if try decodeStart(candidates[position], of: timeline, source: source) != .none { return position }
+            position = candidates.index(after: position)
         }
         return nil
     }

@@ -80,10 +80,18 @@ extension LayoutContext {
                     (try timeline.mediaTime(at: window.start), try timeline.mediaTime(at: window.end).ticks(in: ts, rounding: .up),
                      try window.leadingGap.ticks(in: timescale))
                 }
-                // The first frame whose middle is at or after the start.
-                let doubledStart = try exact(piece.path) { () throws(MediaTimeError) in try start.multiplied(by: 2) }
-                let first = (0..<table.count).first { j in
-                    MediaTime(value: 2 * table.compositionTime(j) + Int64(table.durations[j]), timescale: ts) >= doubledStart
+                // The first frame whose middle is at or after the start (in ticks, twice over: a
+                // frame's middle may fall between two). Frames present in decode order unless the
+                // table has composition offsets, so a binary search finds it.
+                let doubledStart = try exact(piece.path) { () throws(MediaTimeError) in try start.multiplied(by: 2).ticks(in: ts, rounding: .up) }
+                let reaches = { (j: Int) in 2 * table.compositionTime(j) + Int64(table.durations[j]) >= doubledStart }
+                let frames = 0..<table.count
+                let first: Int?
+                if table.compositionOffsets.isEmpty {
+                    let found = frames.partitioningIndex(where: reaches)
+                    first = found < table.count ? found : nil
+                } else {
+                    first = frames.first(where: reaches)
                 }
                 description = audioDescriptions.outputIndex(source: piece.source, description: Int(table.descriptionIndices[first ?? 0]))
                 if let first {

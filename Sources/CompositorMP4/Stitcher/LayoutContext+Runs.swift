@@ -44,7 +44,11 @@ extension LayoutContext {
             spliced = .synthetic(payload: syntheticPayloads.count - 1)
         }
         var last = k
-        for index in k..<samples.count where samples.compositionTime(index) < endCeiling { last = index }
+        for index in k..<samples.count {
+            // Not to the track's end for every piece: past here, every sample presents after the window.
+            if samples.decodeTimes[index] + samples.smallestCompositionOffset >= endCeiling { break }
+            if samples.compositionTime(index) < endCeiling { last = index }
+        }
 
         return try exact(piece.path) { () throws(MediaTimeError) in
             let convert = TickConverter(from: ts, to: timescale)

@@ -227,36 +227,31 @@ struct StitchPlanner {
         guard let video = piece.video else { return }
         let samples = video.samples
         let requested = piece.range
-        typealias Keyframe = (time: MediaTime, sample: Int)
+        typealias Keyframe = KeyframeReader.Keyframe
         // Samples flagged sync that present inside the track's presentation, by presentation time.
-        var candidates: [Keyframe] = []
+        let inside: ArraySlice<Keyframe>
         do {
-            let mediaStartTime = MediaTime(value: video.mediaStart, timescale: video.timescale)
-            for index in keyframes.flaggedSync(in: video, source: piece.source) {
-                let cts = video.compositionTime(index)
-                guard cts >= mediaStartTime else { continue }
-                candidates.append((try video.presentationTime(ofMedia: cts), index))
-            }
+            let all = try keyframes.keyframeTimes(in: video, source: piece.source)
+            inside = all[..<all.partitioningIndex { $0.time >= video.presentationEnd }]
         } catch {
             throw .timeOverflow(file: piece.path.description, reason: error.description)
         }
-        candidates.sort { $0.time < $1.time }
         /// Of `list`, the last at or before `time` where decoding can start, else the first after it.
-        func decodeStart(nearest time: MediaTime, in list: [Keyframe]) throws(MP4Error) -> Keyframe? {
+        func decodeStart(nearest time: MediaTime, in list: ArraySlice<Keyframe>) throws(MP4Error) -> Keyframe? {
             let split = list.partitioningIndex { $0.time > time }
-            return try keyframes.nearestStart(among: list.map(\.sample), split: split, of: video, source: piece.source).map { list[$0] }
+            return try keyframes.nearestStart(among: list.lazy.map(\.sample), split: split, of: video, source: piece.source).map { list[$0] }
         }
 
         var start = requested.start
-        if requested.start >= video.presentationStart,
-           let keyframe = try decodeStart(nearest: requested.start, in: candidates.filter { $0.time < video.presentationEnd }) {
+        if requested.start >= video.presentationStart, let keyframe = try decodeStart(nearest: requested.start, in: inside) {
             start = keyframe.time
         }
         var end = requested.end
         if requested.end < video.presentationEnd {
             // After the requested start too: a start moved back over pictures flagged sync where
             // decoding cannot start must not end the piece before the time asked for.
-            let after = candidates.filter { $0.time > MediaTime.max(start, requested.start) && $0.time < video.presentationEnd }
+            let earliest = MediaTime.max(start, requested.start)
+            let after = inside[inside.partitioningIndex { $0.time > earliest }...]
             if let keyframe = try decodeStart(nearest: requested.end, in: after) {
                 // Its leading pictures (an open GOP's) show before it but decode after it.
                 let cts = samples.compositionTime(keyframe.sample)

@@ -13,19 +13,12 @@ struct SegmentPackets {
 
     static let blockSize = TSPacket.size * 2048
 
-    /// Opens segment `segment`'s file, checking it is the version expected when one is given.
-    init(path: FilePath, byteRange: Range<UInt64>?, expecting version: FileVersion? = nil) throws(MP4Error) {
-        let file = try mp4Errors { () throws(FileError) in
-            if let version { return try ReadableFile(path: path, expecting: version) }
-            return try ReadableFile(path: path)
-        }
-        let range = byteRange ?? 0..<file.size
-        guard range.upperBound <= file.size else {
-            throw .malformedStream(file: path.description, offset: file.size,
-                                   reason: "the playlist's byte range \(range.lowerBound)..<\(range.upperBound) runs past the file's end")
-        }
+    /// Opens the segment's file, checking it is the version expected when one is given.
+    init(_ segment: HLSSegmentSource.FileBytes, expecting version: FileVersion? = nil) throws(MP4Error) {
+        let path = segment.path.description
+        let (file, range) = try segment.open(expecting: version) { .malformedStream(file: path, offset: $0, reason: $1) }
         guard range.count % TSPacket.size == 0 else {
-            throw .malformedStream(file: path.description, offset: range.lowerBound,
+            throw .malformedStream(file: path, offset: range.lowerBound,
                                    reason: "\(range.count) bytes is not a whole number of 188-byte packets")
         }
         self.file = file

@@ -67,7 +67,7 @@ extension TransportStreamReader {
         /// The video's coding format, once a segment's PMT has named it (one for the whole source).
         var videoFormat: VideoCodingFormat?
         /// Parameter sets in effect, by NAL unit type and id, and the description they make (made
-        /// again only when an access unit carries parameter sets, not for every sample).
+        /// again only when a parameter set changes, not for every keyframe that repeats them).
         var parameterSets: [UInt8: [UInt32: [UInt8]]] = [:]
         var videoDescription: UInt16?
         /// The AAC settings last seen (AudioSpecificConfig bytes) and their description.
@@ -90,7 +90,7 @@ extension TransportStreamReader {
         mutating func add(segment index: Int) throws(MP4Error) {
             let segment = source.segments[index]
             let path = segment.path
-            var packets = try SegmentPackets(path: path, byteRange: segment.byteRange)
+            var packets = try SegmentPackets(segment.file)
             if segment.discontinuity { videoClock = TimestampUnwrapper(); audioClock = TimestampUnwrapper() }
             let videoStart = video.count, audioStart = audio.count
             var demuxer = ProgramDemuxer(streamTypes: [VideoCodingFormat.h264.streamType, VideoCodingFormat.hevc.streamType,
@@ -187,11 +187,18 @@ extension TransportStreamReader {
             let unit = try streamErrors(file, parsing: payload) { (raw) throws(TSParseFailure) in
                 try VideoAccessUnit(payload: raw, format: format, at: packet.offset)
             }
+            // Encoders repeat the parameter sets at every keyframe: the description is made again
+            // only when one of them changes.
+            var changed = false
             for set in unit.parameterSets {
                 let id = try streamErrors(file) { () throws(TSParseFailure) in
                     try format.parameterSetID(payload[set.range], type: set.type, at: packet.offset)
                 }
-                parameterSets[set.type, default: [:]][id] = Array(payload[set.range])
+                let bytes = Array(payload[set.range])
+                if parameterSets[set.type]?[id] != bytes {
+                    parameterSets[set.type, default: [:]][id] = bytes
+                    changed = true
+                }
             }
             guard format.parameterSetTypes.allSatisfy({ parameterSets[$0]?.isEmpty == false }) else {
                 throw .malformedStream(file: file.description, offset: packet.offset,
@@ -199,7 +206,7 @@ extension TransportStreamReader {
                                                                           : "video, sequence and picture parameter sets (VPS, SPS, PPS)"))
             }
             let description: UInt16
-            if let current = videoDescription, unit.parameterSets.isEmpty {
+            if let current = videoDescription, !changed {
                 description = current
             } else {
                 description = try videoDescriptions.index(of: sampleEntry(format, file: file, offset: packet.offset), file: file, offset: packet.offset)

@@ -120,7 +120,7 @@ struct TransportStreamSampleReader: SegmentSampleReader {
             packets = open.packets
         } else {
             try checkUnchanged()
-            packets = try SegmentPackets(path: file.path, byteRange: file.byteRange, expecting: file.version)
+            packets = try SegmentPackets(.init(path: file.path, byteRange: file.byteRange), expecting: file.version)
         }
         // Kept, with the block it reads, for the next sample.
         defer { segment = (index, packets) }
@@ -147,14 +147,21 @@ struct TransportStreamSampleReader: SegmentSampleReader {
     }
 }
 
-extension Array {
+extension RandomAccessCollection {
     /// The first index whose element satisfies `predicate`, which must be false then true along
-    /// the array (a binary search).
-    func partitioningIndex(where predicate: (Element) -> Bool) -> Int {
-        var low = 0, high = count
-        while low < high {
-            let middle = (low + high) / 2
-            if predicate(self[middle]) { high = middle } else { low = middle + 1 }
+    /// the collection (a binary search); `endIndex` when none does.
+    func partitioningIndex(where predicate: (Element) -> Bool) -> Index {
+        var low = startIndex
+        var remaining = count
+        while remaining > 0 {
+            let half = remaining / 2
+            let middle = index(low, offsetBy: half)
+            if predicate(self[middle]) {
+                remaining = half
+            } else {
+                low = index(after: middle)
+                remaining -= half + 1
+            }
         }
         return low
     }

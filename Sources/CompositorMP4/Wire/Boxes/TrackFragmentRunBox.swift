@@ -64,11 +64,12 @@ struct TrackFragmentRunBox: MP4ParsableBox, MP4WritableBox, Equatable {
         var sizes = column(Self.sampleSizePresent, UInt32.self)
         var sampleFlags = column(Self.sampleFlagsPresent, UInt32.self)
         var offsets = column(Self.compositionOffsetPresent, Int32.self)
+        // Optional chaining reads a field only when its column is there.
         for _ in 0..<(fields == 0 ? 0 : sampleCount) {
-            if durations != nil { durations?.append(try reader.readUInt32()) }
-            if sizes != nil { sizes?.append(try reader.readUInt32()) }
-            if sampleFlags != nil { sampleFlags?.append(try reader.readUInt32()) }
-            if offsets != nil { offsets?.append(try reader.readInt32()) }
+            durations?.append(try reader.readUInt32())
+            sizes?.append(try reader.readUInt32())
+            sampleFlags?.append(try reader.readUInt32())
+            offsets?.append(try reader.readInt32())
         }
         self.durations = durations
         self.sizes = sizes
