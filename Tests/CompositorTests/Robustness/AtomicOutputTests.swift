@@ -82,7 +82,8 @@ struct AtomicOutputTests {
     func killedRenderLeavesNothing() async throws {
         let folder = try MP4Fixtures.makeScratchFolder("killed")
         defer { MP4Fixtures.remove(folder) }
-        let big = try Self.writeSchedule("big.json", clips: 100, in: folder)
+        // Big enough (150 MB) that its writing outlasts the polling below on a busy machine.
+        let big = try Self.writeSchedule("big.json", clips: 300, in: folder)
         let output = folder + "/out.mp4"
         // The same render, left alone, writes the whole file: a kill counts as halfway only when it
         // stopped the render with fewer bytes written (a busy machine may catch it while it syncs).
