@@ -122,7 +122,7 @@ enum HLSCommand {
         return stitched
     }
 
-    /// `{"compositionDuration", "items": [{"url", "start", "forwardPlaybackEndTime", "composition",
+    /// `{"compositionDuration", "items": [{"url", "variant" (when named), "start", "forwardPlaybackEndTime", "composition",
     /// "kind", "id", "breakID", "adIndex", "podSize"}]}`, URLs relative to the folder when they can be.
     static func queuePlanJSON(_ plan: QueuePlan, folder: String) -> JSONValue {
         var root = JSONObject()
@@ -130,6 +130,7 @@ enum HLSCommand {
         root.append("items", .array(plan.items.map { item in
             var object = JSONObject()
             object.append("url", .string(relative(item.source, to: folder)))
+            if let variant = item.source.variant { object.append("variant", .string(variant)) }
             object.appendTime("start", item.startTime)
             object.appendTime("forwardPlaybackEndTime", item.forwardPlaybackEndTime)
             object.append("composition", .range(item.compositionRange))

@@ -31,6 +31,7 @@ enum TimelineReport {
                 object.append("podSize", .integer(ad.podSize))
             }
             object.append("url", .string(hlsURL(segment.source)))
+            if let variant = segment.source.variant { object.append("variant", .string(variant)) }
             object.append("source", .range(segment.sourceRange))
             object.append("composition", .range(segment.compositionRange))
             object.append("content", .range(segment.contentRange))

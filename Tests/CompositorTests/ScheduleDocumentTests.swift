@@ -77,11 +77,19 @@ struct ScheduleDocumentTests {
         }
     }
 
+    @Test("a multivariant source's variant is part of its location: the same playlist, another source")
+    func variants() throws {
+        let schedule = try decode(#"{"content": [{"id": "a", "url": "m.m3u8", "variant": "720p/index.m3u8", "end": 1}, {"id": "b", "url": "m.m3u8", "end": 1}]}"#, base: "/s")
+        let master = MediaLocation(FilePath("/s/m.m3u8"))
+        #expect(schedule.content.map(\.source) == [master.selectingVariant("720p/index.m3u8"), master])
+        #expect(schedule.content[0].source.description == #"/s/m.m3u8 (variant "720p/index.m3u8")"#)
+    }
+
     @Test("errors say where", arguments: [
         (#"{"content": [{"url": "c.mp4", "end": 5}"#, "not valid JSON: line 1, column 40: expected ',' or ']' in an array"),
         (#"{"content": []}"#, "content: the schedule has no content clip"),
         (#"{"breaks": []}"#, #"schedule: missing key "content""#),
-        (#"{"content": [{"url": "c.mp4", "ned": 5}]}"#, #"content[0]: unknown key "ned" (known: end, id, start, url)"#),
+        (#"{"content": [{"url": "c.mp4", "ned": 5}]}"#, #"content[0]: unknown key "ned" (known: end, id, start, url, variant)"#),
         (#"{"content": [{"end": 5}]}"#, #"content[0]: missing key "url""#),
         (#"{"content": [{"url": 5}]}"#, "content[0].url: expected a string, got a number"),
         (#"{"content": [{"url": "c.mp4", "end": "soon"}]}"#, "content[0].end: malformed time 'soon': expected a digit"),
@@ -97,6 +105,9 @@ struct ScheduleDocumentTests {
          "breaks[0]: 'break-1-ad-1': start -1 s is negative"),
         (#"{"content": [{"id": "x", "url": "c.mp4"}], "breaks": [{"id": "x", "at": 1, "ads": [{"url": "a"}]}]}"#,
          "breaks[0]: ID 'x' is used twice (clips, breaks and ads share one namespace)"),
+        (#"{"content": [{"url": "m.m3u8", "variant": 720}]}"#, "content[0].variant: expected a string, got a number"),
+        (#"{"content": [{"url": "m.m3u8"}], "breaks": [{"at": 1, "ads": [{"url": "a", "variant": ""}]}]}"#,
+         "breaks[0].ads[0].variant: an empty variant name"),
         (#"{"content": [{"url": "c.mp4", "id": "a", "id": "b"}]}"#, #"not valid JSON: line 1, column 42: duplicate key "id""#),
     ])
     func errors(text: String, message: String) {

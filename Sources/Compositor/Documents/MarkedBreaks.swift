@@ -10,7 +10,7 @@ import CompositorHLS
 /// breaks            ads-1 at content 4, resumeOffset 4     ads-2 at content 12, resumeOffset 3
 /// ```
 ///
-/// Spans are read with `HLSMediaPlaylist.markedSpans` (a multivariant source's first variant: its
+/// Spans are read with `HLSMediaPlaylist.markedSpans` (a multivariant source's named or first variant: its
 /// variants mark the same spans). A span is kept when it starts inside the clip, and is cut at
 /// the clip's end; the clip's content time needs every earlier clip's duration, read from its
 /// source when the schedule gives no `end`.
@@ -60,12 +60,25 @@ enum MarkedBreaks {
         return breaks
     }
 
-    /// The spans the playlist at `source` marks (its first variant's, when multivariant).
+    /// The spans the playlist at `source` marks (its named variant's, or its first variant's, when multivariant).
     private static func markedSpans(of source: MediaLocation) throws(HLSProbeError) -> [HLSMarkedSpan] {
-        var playlist = try HLSProbe.load(hlsURL(source))
-        if case .multivariant(let multivariant) = playlist {
-            guard let first = multivariant.variants.first else { throw .noVariants(url: multivariant.url) }
-            playlist = try HLSProbe.load(first.resolvedURI)
+        let url = hlsURL(source)
+        var playlist = try HLSProbe.load(url)
+        switch playlist {
+        case .multivariant(let multivariant):
+            let variant: HLSVariantStream
+            if let name = source.variant {
+                guard let named = multivariant.variant(named: name) else {
+                    throw .noSuchVariant(url: url, name: name, known: multivariant.variantNames)
+                }
+                variant = named
+            } else {
+                guard let first = multivariant.variants.first else { throw .noVariants(url: multivariant.url) }
+                variant = first
+            }
+            playlist = try HLSProbe.load(variant.resolvedURI)
+        case .media:
+            if let name = source.variant { throw .noSuchVariant(url: url, name: name, known: "") }
         }
         guard case .media(let media) = playlist else {
             throw .invalidPlaylist(url: source.description, HLSParseError(

@@ -15,7 +15,9 @@ import CompositorMP4
 /// strings `"value/timescale"`. `at` is `"preroll"`, `"postroll"` or a content time. Optional:
 /// `start` (0), `end` (the natural duration), `policy` (`"sticky"` or `"once"`), `resumeOffset` (0),
 /// `skippable` (`true`; `false` forbids skipping), `skippableAfter` (seconds into an ad),
-/// `seekWithinAds` (`true`), and IDs (`clip-N`, `break-N`, `BREAK-ad-N`, counted from 1).
+/// `seekWithinAds` (`true`), IDs (`clip-N`, `break-N`, `BREAK-ad-N`, counted from 1), and for a
+/// multivariant HLS source the `variant` to play (its URI as the playlist writes it, or its
+/// `STABLE-VARIANT-ID`; the highest `BANDWIDTH` by default; see `MediaLocation.variant`).
 ///
 /// `"at": "markers"` (with `"clip"`, the first clip by default) places the break at every span the
 /// clip's HLS playlist marks as a break (`EXT-X-CUE-OUT`/`-IN`, `SCTE35-OUT` date ranges) within
@@ -99,7 +101,7 @@ extension ScheduleDocument {
         }
 
         private func clip(_ value: JSONValue, path: String, defaultID: String) throws(ScheduleDocumentError) -> ContentClip {
-            let object = try objectValue(value, path: path, keys: ["id", "url", "start", "end"])
+            let object = try objectValue(value, path: path, keys: ["id", "url", "variant", "start", "end"])
             return ContentClip(
                 id: try string(object, "id", path: path) ?? defaultID,
                 source: try source(object, path: path),
@@ -108,7 +110,7 @@ extension ScheduleDocument {
         }
 
         private func ad(_ value: JSONValue, path: String, defaultID: String) throws(ScheduleDocumentError) -> Ad {
-            let object = try objectValue(value, path: path, keys: ["id", "url", "start", "end"])
+            let object = try objectValue(value, path: path, keys: ["id", "url", "variant", "start", "end"])
             return Ad(
                 id: try string(object, "id", path: path) ?? defaultID,
                 source: try source(object, path: path),
@@ -217,9 +219,13 @@ extension ScheduleDocument {
 
         private func source(_ object: JSONObject, path: String) throws(ScheduleDocumentError) -> MediaLocation {
             guard let url = try string(object, "url", path: path) else { throw .invalid(path: path, reason: "missing key \"url\"") }
-            do { return try MediaLocation(parsing: url, relativeTo: baseFolder) } catch {
+            let location: MediaLocation
+            do { location = try MediaLocation(parsing: url, relativeTo: baseFolder) } catch {
                 throw .invalid(path: path + ".url", reason: error.description)
             }
+            let variant = try string(object, "variant", path: path)
+            if variant?.isEmpty == true { throw .invalid(path: path + ".variant", reason: "an empty variant name") }
+            return location.selectingVariant(variant)
         }
 
         private func time(_ object: JSONObject, _ key: String, path: String) throws(ScheduleDocumentError) -> MediaTime? {

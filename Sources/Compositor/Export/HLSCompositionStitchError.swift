@@ -19,6 +19,9 @@ public enum HLSCompositionStitchError: Error, Equatable, Sendable, CustomStringC
     /// The item's cuts snap to one segment boundary, so nothing of it would play. Schedule it longer,
     /// or move the cuts further from that boundary.
     case snapsToNothing(item: String, url: String, requested: MediaTimeRange, snapped: MediaTimeRange)
+    /// The source names a variant (`MediaLocation.variant`) its playlist does not have; `known`
+    /// lists the variants there are (empty for a media playlist).
+    case noSuchVariant(url: String, name: String, known: String)
     /// One playlist cannot carry both formats (MPEG-TS and fragmented MP4, say): a client keeps its
     /// demuxer across discontinuities.
     case mixedSegmentFormats(
@@ -50,6 +53,7 @@ public enum HLSCompositionStitchError: Error, Equatable, Sendable, CustomStringC
         case .unreadable(let url, let reason): return "\(url): cannot read: \(reason)"
         case .malformed(let url, let reason): return "\(url): malformed playlist: \(reason)"
         case .unsupported(let url, let reason): return "\(url): unsupported: \(reason)"
+        case .noSuchVariant(let url, let name, let known): return "\(url): \(noSuchVariantReason(name: name, known: known))"
         case .snapsToNothing(let item, let url, let requested, let snapped):
             return "\(quoted(item)) (\(url)): \(requested) snaps to the segment boundary \(snapped.start), so nothing of it "
                 + "would play; make it longer or move its cuts away from that boundary"

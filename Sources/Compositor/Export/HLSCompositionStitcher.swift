@@ -24,7 +24,8 @@ import CompositorMP4
 /// `outputURL` is a multivariant playlist listing them; every other multivariant source plays, in
 /// each, its variant nearest in bandwidth to that content variant. When the first content source is
 /// a media playlist there is one output, at `outputURL`, and multivariant ads play their first
-/// variant (the one a client starts with). Variants must snap every cut alike (aligned segments),
+/// variant (the one a client starts with). A source that names a variant (`MediaLocation.variant`)
+/// plays that variant wherever it plays, as a multivariant playlist of it alone. Variants must snap every cut alike (aligned segments),
 /// since one timeline describes them all. The content's audio and subtitle renditions are stitched
 /// beside them (`stitched-audio-0.m3u8`, `stitched-subtitles-0.m3u8`, ...), each ad playing its
 /// rendition of the same language or name; an audio cut may land up to 0.1 s from the video's.
@@ -103,7 +104,7 @@ public struct HLSCompositionStitcher: Sendable {
             if let source = packaged.first(where: { $0.location == segment.source }) {
                 playlist = .media(source.playlist)
             } else {
-                playlist = try playlists.playlist(at: HLSSourcePlaylists.absolute(hlsURL(segment.source)))
+                playlist = try playlists.playlist(at: HLSSourcePlaylists.absolute(hlsURL(segment.source)), variant: segment.source.variant)
             }
             sourceIndex[segment.source] = sources.count
             sourceOfSegment.append(sources.count)

@@ -6,8 +6,9 @@ import CompositorMP4
 /// HLS sources as a render reads them: one media playlist each, of local MPEG-TS segments or of
 /// fragmented MP4 segments with one init section (`EXT-X-MAP`).
 ///
-/// A multivariant playlist plays its variant of the highest `BANDWIDTH` (the first of equals):
-/// the best picture the source offers, as a player with unlimited bandwidth would choose.
+/// A multivariant playlist plays the variant its location names, or else its variant of the highest
+/// `BANDWIDTH` (the first of equals): the best picture the source offers, as a player with
+/// unlimited bandwidth would choose.
 struct HLSRenderSources {
     private var playlists = HLSSourcePlaylists(loader: .fileSystem)
 
@@ -18,16 +19,16 @@ struct HLSRenderSources {
         }
         let url = hlsURL(playlistPath)
         var mediaURL = url
-        if case .multivariant(let multivariant) = try playlists.playlist(at: url) {
-            // `max(by:)` keeps the last of equals; the first is wanted.
-            guard let variant = multivariant.variants.reversed().max(by: { $0.bandwidth < $1.bandwidth }) else {
-                throw .unsupported(url: url, reason: "a multivariant playlist without variants to play")
-            }
+        switch try playlists.playlist(at: url) {
+        case .multivariant(let multivariant):
+            let variant = try Self.variant(location.variant, of: multivariant)
             if let group = variant.audioGroup, multivariant.renditions.contains(where: { $0.groupID == group && $0.resolvedURI != nil }) {
                 throw .unsupported(url: url, reason: "its variant \(variant.uri) plays audio from separate renditions (AUDIO=\"\(group)\"); "
                                    + "a render reads one playlist of muxed audio and video")
             }
             mediaURL = variant.resolvedURI
+        case .media:
+            if let name = location.variant { throw .noSuchVariant(url: url, name: name, known: "") }
         }
         let media = try playlists.mediaPlaylist(at: mediaURL)
         guard media.isFinite else {
@@ -57,6 +58,21 @@ struct HLSRenderSources {
         guard !segments.isEmpty else { throw .unsupported(url: mediaURL, reason: "a playlist without segments") }
         return HLSSegmentSource(playlist: playlistPath, container: initSection.map { .fragmentedMP4(initSection: $0.file) } ?? .transportStream,
                                 segments: segments)
+    }
+
+    /// The variant `name` (see `MediaLocation.variant`), or for `nil` the one of the highest `BANDWIDTH`.
+    private static func variant(_ name: String?, of multivariant: HLSMultivariantPlaylist) throws(HLSCompositionStitchError) -> HLSVariantStream {
+        if let name {
+            guard let variant = multivariant.variant(named: name) else {
+                throw .noSuchVariant(url: multivariant.url, name: name, known: multivariant.variantNames)
+            }
+            return variant
+        }
+        // `max(by:)` keeps the last of equals; the first is wanted.
+        guard let variant = multivariant.variants.reversed().max(by: { $0.bandwidth < $1.bandwidth }) else {
+            throw .unsupported(url: multivariant.url, reason: "a multivariant playlist without variants to play")
+        }
+        return variant
     }
 
     /// The local file (and bytes of it) a playlist's `uri` names; `name` says what it is.

@@ -28,6 +28,19 @@ struct HLSSourcePlaylists {
         return playlist
     }
 
+    /// The playlist at `url`, as a source naming `variant` plays it: a multivariant playlist with
+    /// that one variant (and the renditions it uses), so every output plays it.
+    mutating func playlist(at url: String, variant name: String?) throws(HLSCompositionStitchError) -> HLSPlaylist {
+        let playlist = try playlist(at: url)
+        guard let name else { return playlist }
+        guard case .multivariant(var multivariant) = playlist else { throw .noSuchVariant(url: url, name: name, known: "") }
+        guard let variant = multivariant.variant(named: name) else {
+            throw .noSuchVariant(url: url, name: name, known: multivariant.variantNames)
+        }
+        multivariant.variants = [variant]
+        return .multivariant(multivariant)
+    }
+
     /// The media playlist at `url`, the URI of a variant.
     mutating func mediaPlaylist(at url: String) throws(HLSCompositionStitchError) -> HLSMediaPlaylist {
         switch try playlist(at: url) {

@@ -48,12 +48,15 @@ package enum HLSProbeError: Error, Equatable, Sendable, CustomStringConvertible 
     case noVariants(url: String)
     /// The durations add up to more than `MediaTime` holds.
     case durationOverflow(url: String, MediaTimeError)
+    /// A variant was named, but the playlist has none of that name (`known` lists its variants),
+    /// or is a media playlist (`known` is empty).
+    case noSuchVariant(url: String, name: String, known: String)
 
     /// The playlist the error is about.
     package var url: String {
         switch self {
         case .notFinite(let url, _), .invalidPlaylist(let url, _), .unreadable(let url, _), .noVariants(let url),
-             .durationOverflow(let url, _):
+             .durationOverflow(let url, _), .noSuchVariant(let url, _, _):
             return url
         }
     }
@@ -68,10 +71,19 @@ package enum HLSProbeError: Error, Equatable, Sendable, CustomStringConvertible 
         case .unreadable(_, let reason): return "cannot read: \(reason)"
         case .noVariants: return "multivariant playlist without variants"
         case .durationOverflow(_, let error): return error.description
+        case .noSuchVariant(_, let name, let known): return noSuchVariantReason(name: name, known: known)
         }
     }
 
     package var description: String { "\(url): \(reason)" }
+}
+
+/// Why a source names a variant its playlist does not have; `known` lists the variants there are
+/// (empty for a media playlist).
+func noSuchVariantReason(name: String, known: String) -> String {
+    known.isEmpty
+        ? "a media playlist has no variants to choose from, yet variant \(quoted(name)) is named"
+        : "no variant \(quoted(name)) (by URI or STABLE-VARIANT-ID); its variants: \(known)"
 }
 
 /// Reads HLS playlists to find their natural durations.
@@ -89,9 +101,16 @@ package enum HLSProbe {
     }
 
     /// Loads the playlist at `url` and probes it; for a multivariant playlist, loads and probes every
-    /// variant (I-frame playlists and renditions are not probed).
-    package static func probe(url: String, loader: HLSPlaylistLoader = .fileSystem) throws(HLSProbeError) -> HLSProbeResult {
-        try probe(load(url, loader: loader), loader: loader)
+    /// variant, or only the one named `variant` (I-frame playlists and renditions are not probed).
+    package static func probe(url: String, variant: String? = nil, loader: HLSPlaylistLoader = .fileSystem) throws(HLSProbeError) -> HLSProbeResult {
+        let playlist = try load(url, loader: loader)
+        guard let variant else { return try probe(playlist, loader: loader) }
+        guard case .multivariant(var multivariant) = playlist else { throw .noSuchVariant(url: url, name: variant, known: "") }
+        guard let named = multivariant.variant(named: variant) else {
+            throw .noSuchVariant(url: url, name: variant, known: multivariant.variantNames)
+        }
+        multivariant.variants = [named]
+        return try probe(.multivariant(multivariant), loader: loader)
     }
 
     /// Probes a parsed playlist; `loader` reads the variants of a multivariant playlist.

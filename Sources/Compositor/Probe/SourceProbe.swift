@@ -24,12 +24,16 @@ public enum SourceProbeError: Error, Equatable, Sendable, CustomStringConvertibl
     case playlist(url: String, reason: String)
     /// A location this build cannot open: only local files are read.
     case remote(MediaLocation)
+    /// A variant named for an MP4 file: only a multivariant playlist has variants.
+    case variantOfMP4(MediaLocation)
 
     public var description: String {
         switch self {
         case .mp4(let error): return error.description
         case .playlist(let url, let reason): return "\(url): \(reason)"
         case .remote(let location): return "\(location): only local files can be probed"
+        case .variantOfMP4(let location):
+            return "\(location): an MP4 file, not a multivariant playlist: it has no variants to choose from"
         }
     }
 }
@@ -48,12 +52,13 @@ public enum SourceProbe {
         // A `.m3u8` that does not start like a playlist is a broken playlist, not a broken MP4.
         if isPlaylist(path) || hasPlaylistExtension(path) {
             do {
-                let result = try HLSProbe.probe(url: hlsURL(path))
+                let result = try HLSProbe.probe(url: hlsURL(path), variant: source.variant)
                 return Report(format: .hls, naturalDuration: result.duration, trackDurations: [:])
             } catch {
                 throw .playlist(url: error.url, reason: error.reason)
             }
         }
+        if source.variant != nil { throw .variantOfMP4(source) }
         do {
             let movie = try MP4Reader.read(path: path)
             var durations: [TrackKind: MediaTime] = [:]

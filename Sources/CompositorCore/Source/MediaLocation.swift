@@ -13,6 +13,9 @@
 /// | `https://cdn.example/a.m3u8`  | remote                                    |
 ///
 /// A string literal is a file path: `let ad: MediaLocation = "ad1.mp4"`.
+///
+/// A multivariant HLS playlist plays its highest-bandwidth variant unless the location names one:
+/// `MediaLocation("content/master.m3u8").selectingVariant("720p/index.m3u8")`.
 public struct MediaLocation: Hashable, Sendable, ExpressibleByStringLiteral, CustomStringConvertible {
     /// A local file or a remote URL.
     public enum Kind: Hashable, Sendable {
@@ -23,6 +26,9 @@ public struct MediaLocation: Hashable, Sendable, ExpressibleByStringLiteral, Cus
     }
 
     public let kind: Kind
+    /// For a multivariant HLS playlist, the variant to play: its URI as the playlist writes it, or
+    /// its `STABLE-VARIANT-ID`. `nil` plays the variant of the highest `BANDWIDTH`.
+    public private(set) var variant: String?
 
     /// A local file.
     public init(_ path: FilePath) { kind = .file(path) }
@@ -31,6 +37,13 @@ public struct MediaLocation: Hashable, Sendable, ExpressibleByStringLiteral, Cus
 
     /// A remote URL (`https://…`). Use `init(parsing:)` for text that may be either.
     public init(remoteURL: String) { kind = .remote(url: remoteURL) }
+
+    /// The same playlist, playing the variant `name` (see `variant`), or the default one for `nil`.
+    public func selectingVariant(_ name: String?) -> MediaLocation {
+        var location = self
+        location.variant = name
+        return location
+    }
 
     /// Reads a schedule's `url`: a plain path (resolved against `folder` when relative), a `file:`
     /// URL (percent-escapes decoded, so any byte of a path can be named), or another URL (remote).
@@ -79,12 +92,15 @@ public struct MediaLocation: Hashable, Sendable, ExpressibleByStringLiteral, Cus
         }
     }
 
-    /// The path or URL for messages, with control characters escaped.
+    /// The path or URL for messages, with control characters escaped, and the variant named.
     public var description: String {
+        let text: String
         switch kind {
-        case .file(let path): return path.description
-        case .remote(let url): return escapedForDisplay(url)
+        case .file(let path): text = path.description
+        case .remote(let url): text = escapedForDisplay(url)
         }
+        guard let variant else { return text }
+        return "\(text) (variant \"\(escapedForDisplay(variant))\")"
     }
 }
 

@@ -40,6 +40,16 @@ package struct HLSMultivariantPlaylist: Hashable, Sendable {
 
     /// The playlist as canonical text.
     package var text: String { HLSPlaylistWriter.write(self) }
+
+    /// The variant a source names: the first whose URI, as written, or `STABLE-VARIANT-ID` is `name`.
+    package func variant(named name: String) -> HLSVariantStream? {
+        variants.first { $0.uri == name || $0.stableID == name }
+    }
+
+    /// What `variant(named:)` accepts, for a message naming the choices: each variant's URI.
+    package var variantNames: String {
+        variants.map { "\"\($0.uri)\"" }.joined(separator: ", ")
+    }
 }
 
 /// `EXT-X-STREAM-INF` and the URI line after it: one variant stream.
@@ -74,6 +84,8 @@ package struct HLSVariantStream: Hashable, Sendable {
     /// `FRAME-RATE` as written (`"29.970"`).
     package var frameRate: String? { attributes["FRAME-RATE"]?.description }
     package var audioGroup: String? { attributes.quotedString("AUDIO") }
+    /// `STABLE-VARIANT-ID`: a name for the variant that stays the same when the playlist is rewritten.
+    package var stableID: String? { attributes.quotedString("STABLE-VARIANT-ID") }
     package var videoGroup: String? { attributes.quotedString("VIDEO") }
     package var subtitlesGroup: String? { attributes.quotedString("SUBTITLES") }
     /// Whether `CODECS` names audio codecs only (an audio-only variant, as packagers list an audio

@@ -111,6 +111,32 @@ struct HLSJoinTests {
         #expect(stitched.composition.segments.map(\.sourceRange) == stitched.variants[1].result.pieces.map(\.sourceRange))
     }
 
+    /// ```
+    /// content  master, "variant": "lo/index.m3u8"  ->  stitched master: stitched-0 (lo + ad lo) only
+    /// ad1      master, no variant named            ->  its variant nearest lo's bandwidth: lo
+    /// ```
+    @Test("a content source naming its variant gives a multivariant playlist of that variant alone")
+    func namedContentVariant() throws {
+        let folder = try MP4Fixtures.makeScratchFolder("hls-join")
+        defer { MP4Fixtures.remove(folder) }
+        var json = try String(contentsOfFile: HLSJoin.fixtures + "/demo-hls-multivariant.json", encoding: .utf8)
+        json = json.replacingOccurrences(of: #"content/master.m3u8""#, with: #"content/master.m3u8", "variant": "lo/index.m3u8""#)
+        let stitched = try HLSJoin.stitch(try HLSJoin.composition(json: Array(json.utf8)), folder: folder)
+        #expect(stitched.files.map(\.name) == ["stitched.m3u8", "stitched-0.m3u8"])
+        #expect(stitched.multivariantPlaylist?.variants.map(\.bandwidth) == [117914])
+        #expect(stitched.variants.map { $0.contentVariant?.uri } == ["lo/index.m3u8"])
+        #expect(stitched.variants.map { $0.interstitialVariants.map(\.bandwidth) } == [[96925]])
+        // Unknown names are refused before anything is stitched, naming the choices.
+        let unknown = json.replacingOccurrences(of: #""variant": "lo/index.m3u8""#, with: #""variant": "4k""#)
+        let schedule = try ScheduleDocument.decode(Array(unknown.utf8), baseFolder: FilePath(HLSJoin.fixtures))
+        let composition = try Composition(schedule: schedule, naturalDurations: [
+            schedule.content[0].source: MediaTime(seconds: 10), schedule.breaks[0].ads[0].source: MediaTime(seconds: 4)])
+        #expect(throws: HLSCompositionStitchError.noSuchVariant(
+            url: HLSJoin.fixtures + "/hls/multivariant/content/master.m3u8", name: "4k", known: #""hi/index.m3u8", "lo/index.m3u8""#)) {
+            try HLSCompositionStitcher(outputURL: folder + "/stitched.m3u8").stitch(composition)
+        }
+    }
+
     // MARK: Refusals, each naming the item or the file
 
     @Test("an item whose cuts snap to one boundary is an error naming it, not a silent drop")

@@ -69,6 +69,74 @@ struct TransportStreamRenderTests {
     }
 
     /// ```
+    /// ad1/master.m3u8   lo/index.m3u8 (160x90, 96925 bit/s)   hi/index.m3u8 (320x180, 262365 bit/s)
+    /// "variant"          "lo/index.m3u8" -> lo                 none -> hi (the highest BANDWIDTH)
+    /// ```
+    @Test("a source names its variant by URI as the master writes it, or by STABLE-VARIANT-ID", arguments: ["uri", "stable id"])
+    func namedVariant(naming: String) async throws {
+        let ffmpeg = try FFmpeg.require()
+        let folder = try MP4Fixtures.makeScratchFolder("ts-named-variant")
+        defer { MP4Fixtures.remove(folder) }
+        let variants = HLSJoin.fixtures + "/hls/multivariant/ad1/"
+        var master = "hls/multivariant/ad1/master.m3u8", name = "lo/index.m3u8"
+        if naming == "stable id" {
+            master = folder + "/master.m3u8"
+            name = "small"
+            try Data("""
+                #EXTM3U
+                #EXT-X-STREAM-INF:BANDWIDTH=262365,STABLE-VARIANT-ID="large"
+                \(variants)hi/index.m3u8
+                #EXT-X-STREAM-INF:BANDWIDTH=96925,STABLE-VARIANT-ID="small"
+                \(variants)lo/index.m3u8
+                """.utf8).write(to: URL(fileURLWithPath: master))
+        }
+        let composition = try HLSJoin.composition(json: Array("""
+            { "content": [ { "id": "lo", "url": "\(master)", "variant": "\(name)" } ], "breaks": [] }
+            """.utf8))
+        let output = folder + "/out.mp4"
+        try CompositionRenderer.render(composition, to: FilePath(output))
+        let lo = try await ffmpeg.playlistFrames(variants + "lo/index.m3u8").map(\.hash)
+        #expect(try await ffmpeg.videoFrames(output).map(\.hash) == lo)
+        #expect(try MP4Reader.read(path: FilePath(output)).videoTrack?.sampleDescriptions.map(\.width) == [160])
+    }
+
+    @Test("two variants of one master are two sources: lo's frames, then hi's")
+    func twoVariants() throws {
+        let folder = try MP4Fixtures.makeScratchFolder("ts-two-variants")
+        defer { MP4Fixtures.remove(folder) }
+        let composition = try HLSJoin.composition(json: Array("""
+            { "content": [ { "id": "lo", "url": "hls/multivariant/ad1/master.m3u8", "variant": "lo/index.m3u8" },
+                           { "id": "hi", "url": "hls/multivariant/ad1/master.m3u8" } ], "breaks": [] }
+            """.utf8))
+        #expect(composition.segments.map(\.source.variant) == ["lo/index.m3u8", nil])
+        let output = folder + "/out.mp4"
+        try CompositionRenderer.render(composition, to: FilePath(output))
+        let video = try #require(try MP4Reader.read(path: FilePath(output)).videoTrack)
+        #expect(video.sampleDescriptions.map(\.width) == [160, 320])
+    }
+
+    @Test("a variant the master does not have, or one named for a media playlist or an MP4: errors naming it", arguments: [
+        ("hls/multivariant/ad1/master.m3u8", "mid/index.m3u8",
+         "no variant 'mid/index.m3u8' (by URI or STABLE-VARIANT-ID); its variants: \"lo/index.m3u8\", \"hi/index.m3u8\""),
+        ("hls/multivariant/ad1/lo/index.m3u8", "lo", "a media playlist has no variants to choose from, yet variant 'lo' is named"),
+        ("ad1.mp4", "lo", "ad1.mp4 (variant \"lo\"): an MP4 file, not a multivariant playlist: it has no variants to choose from"),
+    ])
+    func unknownVariant(url: String, variant: String, reason: String) throws {
+        let schedule = try ScheduleDocument.decode(Array("""
+            { "content": [ { "id": "c", "url": "\(url)", "variant": "\(variant)" } ] }
+            """.utf8), baseFolder: FilePath(HLSJoin.fixtures))
+        let failures = SourceProbe.probeAll(schedule).failures.values.map(\.description)
+        #expect(failures.count == 1 && failures[0].hasSuffix(reason), "\(failures)")
+        // The render reads the playlist itself and says the same.
+        guard url.hasSuffix(".m3u8") else { return }
+        let duration = [schedule.content[0].source: MediaTime(seconds: 4)]
+        let error = #expect(throws: CompositionRenderer.RenderError.self) {
+            try CompositionRenderer.plan(try Composition(schedule: schedule, naturalDurations: duration))
+        }
+        #expect(error?.description.hasSuffix(reason) == true, "\(String(describing: error))")
+    }
+
+    /// ```
     /// playlist  | ad1 segments (4 s)     |DISCONTINUITY| content segments (12 s)         |
     /// timestamps 1.48 ............ 5.48                1.48 ........................ 13.48
     /// source     0                 4                   4                                16
