@@ -5,7 +5,8 @@ import CompositorMP4
 
 /// Renders compositions into one stitched MP4 (samples copied, never re-encoded). Sources are MP4
 /// files (plain or fragmented) and local HLS playlists of MPEG-TS segments (H.264 and AAC) or of
-/// fragmented MP4 segments (the highest-bandwidth variant of a multivariant playlist), mixed freely.
+/// fragmented MP4 segments (of a multivariant playlist, the variant named or the highest-bandwidth
+/// one, with its audio rendition when its audio is separate), mixed freely.
 ///
 /// With `.keyframeAligned` cuts the stitcher moves cuts to keyframes; the composition returned is
 /// the one that really plays, so mapping stays exact for the output.
@@ -31,7 +32,7 @@ public enum CompositionRenderer {
         /// A source that is not a local file: a render reads every byte it copies.
         case remoteSource(item: String, MediaLocation)
         /// An HLS source whose playlist cannot be rendered: unreadable, malformed, or valid but
-        /// unsupported (live, encrypted, a change of init section, separate audio renditions).
+        /// unsupported (live, encrypted, a change of init section).
         case playlist(item: String, HLSCompositionStitchError)
 
         public var description: String {
@@ -109,7 +110,7 @@ public enum CompositionRenderer {
                 let source: MP4StitchPiece.Source
                 if SourceProbe.isPlaylist(segment.source) {
                     do throws(HLSCompositionStitchError) {
-                        source = .hls(try playlists.source(segment.source))
+                        source = try playlists.source(segment.source)
                     } catch {
                         throw .playlist(item: segment.id, error)
                     }

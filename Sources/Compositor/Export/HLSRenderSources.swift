@@ -3,8 +3,9 @@ import CompositorHLS
 import CompositorIO
 import CompositorMP4
 
-/// HLS sources as a render reads them: one media playlist each, of local MPEG-TS segments or of
-/// fragmented MP4 segments with one init section (`EXT-X-MAP`).
+/// HLS sources as a render reads them: a media playlist of local MPEG-TS segments or of fragmented
+/// MP4 segments with one init section (`EXT-X-MAP`), and for a variant whose audio is in a
+/// rendition of its own (`EXT-X-MEDIA TYPE=AUDIO` with a `URI`), that rendition's playlist too.
 ///
 /// A multivariant playlist plays the variant its location names, or else its variant of the highest
 /// `BANDWIDTH` (the first of equals): the best picture the source offers, as a player with
@@ -12,24 +13,40 @@ import CompositorMP4
 struct HLSRenderSources {
     private var playlists = HLSSourcePlaylists(loader: .fileSystem)
 
-    /// The segments `location` plays.
-    mutating func source(_ location: MediaLocation) throws(HLSCompositionStitchError) -> HLSSegmentSource {
+    /// The segments `location` plays: its media playlist's, or its variant's and, when the
+    /// variant's audio is in playlists of its own, those of the rendition a player picks.
+    mutating func source(_ location: MediaLocation) throws(HLSCompositionStitchError) -> MP4StitchPiece.Source {
         guard let playlistPath = location.filePath else {
             throw .unsupported(url: location.url, reason: "only local playlists can be rendered; download it and its segments first")
         }
         let url = hlsURL(playlistPath)
-        var mediaURL = url
         switch try playlists.playlist(at: url) {
         case .multivariant(let multivariant):
             let variant = try Self.variant(location.variant, of: multivariant)
-            if let group = variant.audioGroup, multivariant.renditions.contains(where: { $0.groupID == group && $0.resolvedURI != nil }) {
-                throw .unsupported(url: url, reason: "its variant \(variant.uri) plays audio from separate renditions (AUDIO=\"\(group)\"); "
-                                   + "a render reads one playlist of muxed audio and video")
+            let video = try segments(of: variant.resolvedURI, named: playlistPath)
+            guard let rendition = Self.audioRendition(playedBy: variant, in: multivariant), let audioURL = rendition.resolvedURI else {
+                return .hls(video)
             }
-            mediaURL = variant.resolvedURI
+            let name = "the audio rendition \(quoted(rendition.name)) (EXT-X-MEDIA URI)"
+            let audioPath = try localFile(audioURL, byteRange: nil, name: name, in: url).path
+            return .hls(video, audioRendition: try segments(of: audioURL, named: audioPath))
         case .media:
             if let name = location.variant { throw .noSuchVariant(url: url, name: name, known: "") }
+            return .hls(try segments(of: url, named: playlistPath))
         }
+    }
+
+    /// The audio rendition a player picks for `variant`: its group's `DEFAULT=YES` one, else the
+    /// group's first; `nil` when the variant names no group. One without a `URI` means the audio
+    /// is in the variant's own segments.
+    private static func audioRendition(playedBy variant: HLSVariantStream, in multivariant: HLSMultivariantPlaylist) -> HLSRendition? {
+        guard let group = variant.audioGroup else { return nil }
+        let renditions = multivariant.renditions.filter { $0.type == "AUDIO" && $0.groupID == group }
+        return renditions.first(where: \.isDefault) ?? renditions.first
+    }
+
+    /// The segments of the media playlist at `mediaURL`, named `playlist` in messages.
+    private mutating func segments(of mediaURL: String, named playlist: FilePath) throws(HLSCompositionStitchError) -> HLSSegmentSource {
         let media = try playlists.mediaPlaylist(at: mediaURL)
         guard media.isFinite else {
             throw .unsupported(url: mediaURL, reason: "a live playlist (no EXT-X-ENDLIST, not VOD) has no end to render")
@@ -56,7 +73,7 @@ struct HLSRenderSources {
                                   discontinuity: segment.isDiscontinuity && index > 0))
         }
         guard !segments.isEmpty else { throw .unsupported(url: mediaURL, reason: "a playlist without segments") }
-        return HLSSegmentSource(playlist: playlistPath, container: initSection.map { .fragmentedMP4(initSection: $0.file) } ?? .transportStream,
+        return HLSSegmentSource(playlist: playlist, container: initSection.map { .fragmentedMP4(initSection: $0.file) } ?? .transportStream,
                                 segments: segments)
     }
 

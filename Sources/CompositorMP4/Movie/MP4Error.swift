@@ -33,6 +33,9 @@ public enum MP4Error: Error, Sendable, Equatable, CustomStringConvertible {
     case missingOutputFolder(path: String)
     /// A time computation left the exact range (Int64 ticks over an Int32 timescale).
     case timeOverflow(file: String, reason: String)
+    /// An HLS variant's audio rendition (`file`, a playlist) that cannot play with the variant's
+    /// video: it holds no audio, or is not on the video's clock.
+    case rendition(file: String, variant: String, reason: String)
 
     public var description: String {
         switch self {
@@ -62,6 +65,8 @@ public enum MP4Error: Error, Sendable, Equatable, CustomStringConvertible {
             return "\(path): output folder does not exist"
         case .timeOverflow(let file, let reason):
             return "\(file): time overflow: \(reason)"
+        case .rendition(let file, let variant, let reason):
+            return "\(file): the audio rendition of \(variant): \(reason)"
         }
     }
 
@@ -71,7 +76,7 @@ public enum MP4Error: Error, Sendable, Equatable, CustomStringConvertible {
         case .fileNotFound(let file), .io(let file, _, _), .notMP4(let file, _),
              .malformed(let file, _, _, _), .unsupported(let file, _, _, _),
              .malformedStream(let file, _, _), .unsupportedStream(let file, _, _),
-             .invalidPiece(_, let file, _), .timeOverflow(let file, _):
+             .invalidPiece(_, let file, _), .timeOverflow(let file, _), .rendition(let file, _, _):
             return file
         case .codecMismatch(_, _, _, _, let otherFile), .displayMismatch(_, _, let otherFile, _): return otherFile
         case .missingOutputFolder(let path): return path

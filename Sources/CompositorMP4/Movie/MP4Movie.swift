@@ -51,6 +51,9 @@ package enum MP4SampleStore: Sendable {
     case transportStream(TransportStreamSamples)
     /// Positions in fragmented MP4 segments, laid back to back.
     case fragmentedSegments(FragmentedSegmentFiles)
+    /// An HLS variant's video and its audio rendition, from two playlists: positions below
+    /// `audioStart` are the video's store, the rest the audio's (`audioStart` on).
+    indirect case demuxed(video: MP4SampleStore, audio: MP4SampleStore, audioStart: UInt64)
 
     /// Every file the samples are read from, with its identity: what an output must not replace.
     var files: [(FilePath, FileIdentity)] {
@@ -58,6 +61,7 @@ package enum MP4SampleStore: Sendable {
         case .file(let path, let version): return [(path, version.identity)]
         case .transportStream(let samples): return samples.segmentFiles.map { ($0.path, $0.version.identity) }
         case .fragmentedSegments(let files): return files.segments.map { ($0.path, $0.version.identity) }
+        case .demuxed(let video, let audio, _): return video.files + audio.files
         }
     }
 }

@@ -6,17 +6,40 @@ extension MP4Reader {
     /// `TransportStreamReader` does, fragmented MP4 ones as the movie their init section's `moov`
     /// and their `moof`s make (see `MovieFragments`; time 0 is the earliest video presentation,
     /// where the playlist's first `EXTINF` starts).
-    package static func read(_ source: HLSSegmentSource, budget: inout MP4SampleBudget) throws(MP4Error) -> MP4Movie {
+    ///
+    /// With an `audioRendition` (the variant's audio in a playlist of its own), the movie's audio
+    /// is that playlist's, placed by the timestamps the two share (see `MP4Movie.replacingAudio`).
+    package static func read(_ source: HLSSegmentSource, audioRendition: HLSSegmentSource? = nil,
+                             budget: inout MP4SampleBudget) throws(MP4Error) -> MP4Movie {
+        let (movie, origin) = try readPlaylist(source, budget: &budget)
+        guard let audioRendition else { return movie }
+        let (audio, audioOrigin) = try readPlaylist(audioRendition, budget: &budget)
+        let offset: MediaTime
+        do { offset = try origin.distance(to: audioOrigin) } catch {
+            throw .timeOverflow(file: audioRendition.playlist.description, reason: "its timestamps against its variant's: \(error)")
+        }
+        // Renditions share their variant's clock, so their starts differ by less than a segment.
+        let tolerance = MediaTime.max(source.segments[0].duration, audioRendition.segments[0].duration)
+        guard offset <= tolerance, -offset <= tolerance else {
+            throw .rendition(file: audioRendition.playlist.description, variant: source.playlist.description,
+                             reason: "its timestamps start \(offset) s from the video's, more than a segment: "
+                                + "a variant and its renditions share one clock, so these cannot be lined up")
+        }
+        return try movie.replacingAudio(with: audio, startingAt: offset)
+    }
+
+    private static func readPlaylist(_ source: HLSSegmentSource, budget: inout MP4SampleBudget) throws(MP4Error) -> (MP4Movie, TimestampOrigin) {
         switch source.container {
         case .transportStream:
             return try TransportStreamReader.read(source, budget: &budget)
         case .fragmentedMP4(let initSection):
-            return try readFragmented(source, initSection: initSection, budget: &budget)
+            let (movie, zero) = try readFragmented(source, initSection: initSection, budget: &budget)
+            return (movie, .fragmented(zero))
         }
     }
 
     private static func readFragmented(_ source: HLSSegmentSource, initSection: HLSSegmentSource.FileBytes,
-                                       budget: inout MP4SampleBudget) throws(MP4Error) -> MP4Movie {
+                                       budget: inout MP4SampleBudget) throws(MP4Error) -> (MP4Movie, zero: MediaTime) {
         let (initFile, initBytes) = try open(initSection)
         let initPath = initSection.path.description
         var moovBox: TopLevelBox?

@@ -41,7 +41,7 @@ package enum MP4Reader {
             let moof = try readBox(fragment.header, of: file, limit: fragmentSizeLimit, bytes: fragment.bytes)
             try fragments.add([moof], placement: placement, startsAfresh: false, budget: &budget)
         }
-        return try fragments.movie(path: filePath, store: movie.store, zero: .earliestTrack)
+        return try fragments.movie(path: filePath, store: movie.store, zero: .earliestTrack).0
     }
 
     /// What a file that is not an MP4 is, by its first bytes, when it is something a user may

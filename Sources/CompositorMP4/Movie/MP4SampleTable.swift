@@ -46,6 +46,12 @@ package struct MP4SampleTable: Sendable {
 
     package var count: Int { sizes.count }
 
+    /// The same samples, `distance` bytes further on in their store.
+    func movingOffsets(by distance: UInt64) -> MP4SampleTable {
+        MP4SampleTable(offsets: offsets.map { $0 + distance }, sizes: sizes, decodeTimes: decodeTimes, durations: durations,
+                       compositionOffsets: compositionOffsets, descriptionIndices: descriptionIndices, syncFlags: syncFlags)
+    }
+
     /// Whether every sample is a sync sample (the track has no `stss`).
     package var allSamplesAreSync: Bool { syncFlags == nil }
 

@@ -229,9 +229,10 @@ struct MovieFragments {
         return time
     }
 
-    /// The movie: the tracks with samples, their tables, and edits that place them (see `Zero`).
-    /// `path` names it: the file, or the playlist whose segments these are.
-    func movie(path: FilePath, store: MP4SampleStore, zero rule: Zero) throws(MP4Error) -> MP4Movie {
+    /// The movie: the tracks with samples, their tables, and edits that place them (see `Zero`),
+    /// and where its time 0 is on the `tfdt` timeline. `path` names it: the file, or the playlist
+    /// whose segments these are.
+    func movie(path: FilePath, store: MP4SampleStore, zero rule: Zero) throws(MP4Error) -> (MP4Movie, zero: MediaTime) {
         let file = source.path.description
         var spans: [(track: Track, span: Span)] = []
         for track in tracks where !track.sizes.isEmpty {
@@ -282,8 +283,7 @@ struct MovieFragments {
                 editListOffset: nil, gaplessInfo: nil))
         }
         let duration = result.map(\.presentationDuration).max() ?? .zero
-        return MP4Movie(path: path, store: store, timescale: source.timescale, duration: duration,
-                        tracks: result, gaplessInfo: nil)
+        return (MP4Movie(path: path, store: store, timescale: source.timescale, duration: duration, tracks: result, gaplessInfo: nil), zero)
     }
 
     /// What a track presents, by its edit list (or without one its media as it is), on the

@@ -5,14 +5,15 @@ package struct MP4StitchPiece: Sendable, Hashable {
     /// What the samples come from.
     package enum Source: Sendable, Hashable {
         case mp4(FilePath)
-        /// An HLS media playlist's segments.
-        case hls(HLSSegmentSource)
+        /// An HLS media playlist's segments, and those of the audio rendition the variant plays
+        /// when its audio is in a playlist of its own.
+        case hls(HLSSegmentSource, audioRendition: HLSSegmentSource? = nil)
 
-        /// Every file it reads: the MP4, or the playlist, its init section and its segments.
+        /// Every file it reads: the MP4, or the playlists, their init sections and their segments.
         package var files: [FilePath] {
             switch self {
             case .mp4(let path): return [path]
-            case .hls(let source): return source.files
+            case .hls(let source, let audio): return source.files + (audio?.files ?? [])
             }
         }
     }
@@ -35,7 +36,7 @@ package struct MP4StitchPiece: Sendable, Hashable {
     package var path: FilePath {
         switch source {
         case .mp4(let path): return path
-        case .hls(let source): return source.playlist
+        case .hls(let source, _): return source.playlist
         }
     }
 }

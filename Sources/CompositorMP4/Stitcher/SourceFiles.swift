@@ -67,17 +67,26 @@ struct SourceFiles {
             if let closing = open.removeValue(forKey: oldest) { try Self.close(closing) }
         }
         let opened: Open
-        switch sources[index] {
-        case .file(let path, let version):
+        if case .file(let path, let version) = sources[index] {
             opened = .file(try mp4Errors { () throws(FileError) in try ReadableFile(path: path, expecting: version) })
-        case .transportStream(let samples):
-            opened = .segments(TransportStreamSampleReader(samples))
-        case .fragmentedSegments(let files):
-            opened = .segments(FragmentedSegmentReader(files))
+        } else {
+            opened = .segments(try Self.segmentReader(sources[index]))
         }
         open[index] = opened
         recent.append(index)
         return opened
+    }
+
+    /// A reader of `store`'s samples, opening files as it needs them.
+    private static func segmentReader(_ store: MP4SampleStore) throws(MP4Error) -> any SegmentSampleReader {
+        switch store {
+        case .file(let path, let version):
+            return SingleFileReader(file: try mp4Errors { () throws(FileError) in try ReadableFile(path: path, expecting: version) })
+        case .transportStream(let samples): return TransportStreamSampleReader(samples)
+        case .fragmentedSegments(let files): return FragmentedSegmentReader(files)
+        case .demuxed(let video, let audio, let audioStart):
+            return DemuxedSampleReader(video: try segmentReader(video), audio: try segmentReader(audio), audioStart: audioStart)
+        }
     }
 
     /// Checks and closes every source still open.
@@ -105,4 +114,53 @@ protocol SegmentSampleReader {
     mutating func read(offset: UInt64, count: Int) throws(MP4Error) -> [UInt8]
     /// Checks the open segment's file is as it was planned.
     func checkUnchanged() throws(MP4Error)
+}
+
+/// A store's bytes in one file, for a `DemuxedSampleReader` that holds one.
+private struct SingleFileReader: SegmentSampleReader {
+    let file: ReadableFile
+
+    func copy(offset: UInt64, length: UInt64, to output: AtomicOutputFile, buffer: UnsafeMutableRawBufferPointer) throws(MP4Error) {
+        try mp4Errors { () throws(FileError) in try output.append(from: file, offset: offset, length: length, buffer: buffer) }
+    }
+
+    func read(offset: UInt64, count: Int) throws(MP4Error) -> [UInt8] { try file.readBytes(at: offset, count: count) }
+
+    func checkUnchanged() throws(MP4Error) { try mp4Errors { () throws(FileError) in try file.checkUnchanged() } }
+}
+
+/// The samples of an HLS variant's video and of its audio rendition (`MP4SampleStore.demuxed`).
+/// A copy may run from the video's last samples into the audio's first (a layout joins copies
+/// that are contiguous): it is split there.
+private struct DemuxedSampleReader: SegmentSampleReader {
+    var video: any SegmentSampleReader
+    var audio: any SegmentSampleReader
+    let audioStart: UInt64
+
+    mutating func copy(offset: UInt64, length: UInt64, to output: AtomicOutputFile, buffer: UnsafeMutableRawBufferPointer) throws(MP4Error) {
+        let (videoPart, audioPart) = parts(offset: offset, length: length)
+        if let videoPart { try video.copy(offset: videoPart.lowerBound, length: UInt64(videoPart.count), to: output, buffer: buffer) }
+        if let audioPart { try audio.copy(offset: audioPart.lowerBound, length: UInt64(audioPart.count), to: output, buffer: buffer) }
+    }
+
+    mutating func read(offset: UInt64, count: Int) throws(MP4Error) -> [UInt8] {
+        let (videoPart, audioPart) = parts(offset: offset, length: UInt64(count))
+        var bytes: [UInt8] = []
+        if let videoPart { bytes += try video.read(offset: videoPart.lowerBound, count: videoPart.count) }
+        if let audioPart { bytes += try audio.read(offset: audioPart.lowerBound, count: audioPart.count) }
+        return bytes
+    }
+
+    /// `[offset, offset + length)` split into the video's bytes and the audio's (in its own store).
+    private func parts(offset: UInt64, length: UInt64) -> (video: Range<UInt64>?, audio: Range<UInt64>?) {
+        let end = offset + length
+        let video = offset < audioStart ? offset..<min(end, audioStart) : nil
+        let audio = end > audioStart ? (max(offset, audioStart) - audioStart)..<(end - audioStart) : nil
+        return (video, audio)
+    }
+
+    func checkUnchanged() throws(MP4Error) {
+        try video.checkUnchanged()
+        try audio.checkUnchanged()
+    }
 }

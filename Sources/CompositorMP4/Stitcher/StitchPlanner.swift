@@ -85,7 +85,7 @@ struct StitchPlanner {
             }
             switch piece.source {
             case .mp4(let path): movies.append(try MP4Reader.read(path: path, budget: &sampleBudget))
-            case .hls(let source): movies.append(try MP4Reader.read(source, budget: &sampleBudget))
+            case .hls(let source, let audio): movies.append(try MP4Reader.read(source, audioRendition: audio, budget: &sampleBudget))
             }
             sourceIndex[piece.source] = movies.count - 1
             sourceOfPiece.append(movies.count - 1)

@@ -31,10 +31,13 @@ package enum TransportStreamReader {
     ]
     static let clock = PESHeader.clockRate
 
-    package static func read(_ source: HLSSegmentSource, budget: inout MP4SampleBudget) throws(MP4Error) -> MP4Movie {
+    /// The movie, and the timestamp its time 0 is (to line up a variant and its renditions).
+    static func read(_ source: HLSSegmentSource, budget: inout MP4SampleBudget) throws(MP4Error) -> (MP4Movie, TimestampOrigin) {
         var index = Index(source: source)
         for segment in source.segments.indices { try index.add(segment: segment) }
-        return try index.movie(budget: &budget)
+        let movie = try index.movie(budget: &budget)
+        // `movie` has checked that there are samples, so there is a time 0.
+        return (movie, .transportStream(index.zero ?? 0))
     }
 }
 

@@ -116,8 +116,8 @@ struct FragmentedSourceTests {
     @Test("a playlist's fMP4 source starts at its first video frame, its audio priming hidden")
     func timing() throws {
         var sources = HLSRenderSources()
-        let source = try sources.source(MediaLocation(FilePath(HLSJoin.fixtures + "/hls/fmp4/content/index.m3u8")))
-        guard case .fragmentedMP4 = source.container else { Issue.record("read as \(source.container)"); return }
+        let read = try sources.source(MediaLocation(FilePath(HLSJoin.fixtures + "/hls/fmp4/content/index.m3u8")))
+        guard case .hls(let source, nil) = read, case .fragmentedMP4 = source.container else { Issue.record("read as \(read)"); return }
         var budget = MP4SampleBudget.movie
         let movie = try MP4Reader.read(source, budget: &budget)
         let video = try #require(movie.videoTrack), audio = try #require(movie.audioTrack)

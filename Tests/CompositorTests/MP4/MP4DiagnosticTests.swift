@@ -22,7 +22,7 @@ struct MP4DiagnosticTests {
             + "\(MP4Fixtures.content) 24 fps, \(MP4Fixtures.ad2) 29.97 fps")
 
         var sources = HLSRenderSources()
-        let hlsPiece = MP4StitchPiece(source: .hls(try sources.source(MediaLocation(FilePath(hls)))), range: range(s(0), s(2)))
+        let hlsPiece = MP4StitchPiece(source: try sources.source(MediaLocation(FilePath(hls))), range: range(s(0), s(2)))
         let mixed = try MP4Stitcher(pieces: [hlsPiece, piece(MP4Fixtures.content, "0", "2")]).plan()
         #expect(mixed.diagnostics == [.pictureSizesDiffer([.init(file: hls, value: "160x90"), .init(file: MP4Fixtures.content, value: "320x180")])])
 

@@ -132,6 +132,13 @@ struct FFmpeg: Sendable {
         return frames
     }
 
+    /// The MD5 of the first audio stream decoded to PCM, placed by its timestamps as ffmpeg plays it.
+    func audioHash(_ path: String) async throws -> String {
+        let output = try await ChildProcess.run(ffmpeg, ["-v", "error", "-i", path, "-map", "0:a:0", "-f", "md5", "-"])
+        guard output.status == 0 else { throw FFmpegFailure(message: output.stderr) }
+        return output.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
     /// Errors ffmpeg prints while decoding the whole audio stream (empty when it decodes cleanly).
     func audioDecodeErrors(_ path: String) async throws -> String {
         let output = try await ChildProcess.run(ffmpeg, ["-v", "error", "-i", path, "-map", "0:a", "-f", "null", "-"])

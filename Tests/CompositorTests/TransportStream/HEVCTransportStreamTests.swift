@@ -110,8 +110,7 @@ struct HEVCTransportStreamTests {
             #EXT-X-ENDLIST
 
             """.utf8), to: folder + "/mixed.m3u8")
-        var sources = HLSRenderSources()
-        let source = try sources.source(MediaLocation(FilePath(folder + "/mixed.m3u8")))
+        let source = try TransportStreamSourceTests.segments(folder + "/mixed.m3u8")
         var budget = MP4SampleBudget.movie
         #expect(throws: MP4Error.unsupportedStream(file: folder + "/hevc0.ts", offset: 376,
                                                    reason: "segment 2's video is HEVC, the segments' before it H.264; one track has one format")) {

@@ -12,10 +12,17 @@ struct TransportStreamSourceTests {
     static let fixtures = packageRoot.appendingPathComponent("Fixtures").path
 
     static func read(_ playlist: String) throws -> MP4Movie {
-        var sources = HLSRenderSources()
-        let source = try sources.source(MediaLocation(FilePath(playlist)))
         var budget = MP4SampleBudget.movie
-        return try TransportStreamReader.read(source, budget: &budget)
+        return try TransportStreamReader.read(try segments(playlist), budget: &budget).0
+    }
+
+    /// The segments a render reads for the media playlist at `playlist`.
+    static func segments(_ playlist: String) throws -> HLSSegmentSource {
+        var sources = HLSRenderSources()
+        guard case .hls(let segments, nil) = try sources.source(MediaLocation(FilePath(playlist))) else {
+            throw FFmpegFailure(message: "\(playlist) is not one media playlist")
+        }
+        return segments
     }
 
     /// `Fixtures/hls/ts/content`: 12 s of 24 fps H.264 with B-frames, keyframes at the 10 segment
@@ -150,7 +157,7 @@ struct TransportStreamSourceTests {
             }
             try MP4Fixtures.write(bytes, to: folder + "/seg0.ts")
             var sources = HLSRenderSources()
-            let piece = MP4StitchPiece(source: .hls(try sources.source(MediaLocation(FilePath(index)))),
+            let piece = MP4StitchPiece(source: try sources.source(MediaLocation(FilePath(index))),
                                        range: MediaTimeRange(start: .zero, end: MediaTime(value: 1, timescale: 2)))
             do {
                 let stitcher = MP4Stitcher(pieces: [piece])
@@ -174,7 +181,7 @@ struct TransportStreamSourceTests {
         let schedule = try ScheduleDocument.decode(Array(schedule(index).utf8), baseFolder: FilePath(folder))
         let composition = try Composition(schedule: schedule, naturalDurations: [:])
         var sources = HLSRenderSources()
-        let pieces = [MP4StitchPiece(source: .hls(try sources.source(MediaLocation(FilePath(index)))),
+        let pieces = [MP4StitchPiece(source: try sources.source(MediaLocation(FilePath(index))),
                                      range: composition.segments[0].sourceRange)]
         let stitcher = MP4Stitcher(pieces: pieces)
         let plan = try stitcher.plan()
