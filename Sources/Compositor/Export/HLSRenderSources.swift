@@ -4,7 +4,7 @@ import CompositorIO
 import CompositorMP4
 
 /// HLS sources as a render reads them: a media playlist of local MPEG-TS segments or of fragmented
-/// MP4 segments with one init section (`EXT-X-MAP`), and for a variant whose audio is in a
+/// MP4 segments with their init sections (`EXT-X-MAP`), and for a variant whose audio is in a
 /// rendition of its own (`EXT-X-MEDIA TYPE=AUDIO` with a `URI`), that rendition's playlist too.
 ///
 /// A multivariant playlist plays the variant its location names, or else its variant of the highest
@@ -52,7 +52,8 @@ struct HLSRenderSources {
             throw .unsupported(url: mediaURL, reason: "a live playlist (no EXT-X-ENDLIST, not VOD) has no end to render")
         }
         var segments: [HLSSegmentSource.Segment] = []
-        var initSection: (map: HLSMap, file: HLSSegmentSource.FileBytes)?
+        var firstInitSection: HLSSegmentSource.FileBytes?
+        var currentMap: HLSMap?
         for (index, segment) in media.segments.enumerated() {
             let name = "segment \(index + 1) (\(segment.uri))"
             if let key = segment.keys.first(where: { $0.method != "NONE" }) {
@@ -60,20 +61,21 @@ struct HLSRenderSources {
                                    + "a render copies samples and cannot decrypt them: give it the clear segments")
             }
             guard !segment.isGap else { throw .unsupported(url: mediaURL, reason: "\(name) is a gap (EXT-X-GAP): there are no samples to render") }
-            if index == 0, let map = segment.map {
-                initSection = (map, try localFile(map.resolvedURI, byteRange: map.byteRange, name: "the init section (EXT-X-MAP) of \(name)", in: mediaURL))
+            guard index == 0 || (segment.map == nil) == (currentMap == nil) else {
+                throw .unsupported(url: mediaURL, reason: "\(name) mixes MPEG-TS and fragmented MP4 segments (EXT-X-MAP) in one playlist")
             }
-            guard segment.map == initSection?.map else {
-                throw .unsupported(url: mediaURL, reason: segment.map == nil || initSection == nil
-                                   ? "\(name) mixes MPEG-TS and fragmented MP4 segments (EXT-X-MAP) in one playlist"
-                                   : "\(name) changes the init section (EXT-X-MAP); a render reads one init section per playlist")
+            var newInitSection: HLSSegmentSource.FileBytes?
+            if let map = segment.map, map != currentMap {
+                let file = try localFile(map.resolvedURI, byteRange: map.byteRange, name: "the init section (EXT-X-MAP) of \(name)", in: mediaURL)
+                if index == 0 { firstInitSection = file } else { newInitSection = file }
+                currentMap = map
             }
             let file = try localFile(segment.resolvedURI, byteRange: segment.byteRange, name: name, in: mediaURL)
             segments.append(.init(path: file.path, byteRange: file.byteRange, duration: segment.duration,
-                                  discontinuity: segment.isDiscontinuity && index > 0))
+                                  discontinuity: segment.isDiscontinuity && index > 0, newInitSection: newInitSection))
         }
         guard !segments.isEmpty else { throw .unsupported(url: mediaURL, reason: "a playlist without segments") }
-        return HLSSegmentSource(playlist: playlist, container: initSection.map { .fragmentedMP4(initSection: $0.file) } ?? .transportStream,
+        return HLSSegmentSource(playlist: playlist, container: firstInitSection.map { .fragmentedMP4(initSection: $0) } ?? .transportStream,
                                 segments: segments)
     }
 

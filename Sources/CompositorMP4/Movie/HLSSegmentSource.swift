@@ -21,7 +21,7 @@ package struct HLSSegmentSource: Sendable, Hashable {
         /// MPEG-2 transport stream.
         case transportStream
         /// Fragmented MP4: `moof` and `mdat` boxes, decoded with the `moov` of this init
-        /// section (`EXT-X-MAP`).
+        /// section (`EXT-X-MAP`) until a segment names a new one.
         case fragmentedMP4(initSection: FileBytes)
     }
 
@@ -31,14 +31,19 @@ package struct HLSSegmentSource: Sendable, Hashable {
         package var duration: MediaTime
         /// `EXT-X-DISCONTINUITY` precedes it: its timestamps start afresh.
         package var discontinuity: Bool
+        /// The init section (`EXT-X-MAP`) it is decoded with when it changes from the segment
+        /// before's; `nil` while it does not, and for MPEG-TS.
+        package var newInitSection: FileBytes?
 
         package var path: FilePath { file.path }
         package var byteRange: Range<UInt64>? { file.byteRange }
 
-        package init(path: FilePath, byteRange: Range<UInt64>? = nil, duration: MediaTime, discontinuity: Bool = false) {
+        package init(path: FilePath, byteRange: Range<UInt64>? = nil, duration: MediaTime, discontinuity: Bool = false,
+                     newInitSection: FileBytes? = nil) {
             self.file = FileBytes(path: path, byteRange: byteRange)
             self.duration = duration
             self.discontinuity = discontinuity
+            self.newInitSection = newInitSection
         }
     }
 
@@ -53,11 +58,11 @@ package struct HLSSegmentSource: Sendable, Hashable {
         self.segments = segments
     }
 
-    /// Every file it reads: the playlist, the init section, the segments.
+    /// Every file it reads: the playlist, the init sections, the segments.
     package var files: [FilePath] {
         var files = [playlist]
         if case .fragmentedMP4(let initSection) = container { files.append(initSection.path) }
-        return files + segments.map(\.path)
+        return files + segments.compactMap(\.newInitSection?.path) + segments.map(\.path)
     }
 
     /// By the playlist and its length only: a stitch looks a source up once per piece, and

@@ -40,29 +40,16 @@ extension MP4Reader {
 
     private static func readFragmented(_ source: HLSSegmentSource, initSection: HLSSegmentSource.FileBytes,
                                        budget: inout MP4SampleBudget) throws(MP4Error) -> (MP4Movie, zero: MediaTime) {
-        let (initFile, initBytes) = try open(initSection)
-        let initPath = initSection.path.description
-        var moovBox: TopLevelBox?
-        try walkTopLevel(of: initFile, bytes: initBytes) { (header, block) throws(MP4Error) in
-            if header.type == .moov, moovBox == nil { moovBox = TopLevelBox(header, in: block) }
-        }
-        guard let moovBox else {
-            throw .malformed(file: initPath, boxPath: "", offset: initBytes.lowerBound, reason: "the init section (EXT-X-MAP) has no moov box")
-        }
-        let moov = try readBox(moovBox.header, of: initFile, limit: moovSizeLimit, bytes: moovBox.bytes)
-        guard let mvex = moov.child("mvex") else {
-            throw .malformed(file: initPath, boxPath: "moov", offset: moovBox.header.offset,
-                             reason: "the init section (EXT-X-MAP) has no mvex: its moov does not announce movie fragments")
-        }
-        var fragments = try MovieFragments(movie: try movie(from: moov, file: initFile, budget: &budget), mvex: mvex)
-        guard !fragments.hasSamples else {
-            throw .unsupported(file: initPath, boxPath: "moov", offset: moovBox.header.offset,
-                               reason: "the init section (EXT-X-MAP) holds samples of its own; only its segments' are read")
-        }
+        let first = try readInitSection(initSection, budget: &budget)
+        var fragments = try MovieFragments(movie: first.movie, mvex: first.mvex)
 
         var files: [FragmentedSegmentFiles.Segment] = []
         var layoutEnd: UInt64 = 0
         for (index, segment) in source.segments.enumerated() {
+            if let newInitSection = segment.newInitSection {
+                let next = try readInitSection(newInitSection, budget: &budget)
+                try fragments.switchInitSection(to: next.movie, mvex: next.mvex)
+            }
             let (file, bytes) = try open(segment.file)
             let path = segment.path.description
             var moofs: [MP4Box] = []
@@ -84,6 +71,31 @@ extension MP4Reader {
         }
         return try fragments.movie(path: source.playlist, store: .fragmentedSegments(FragmentedSegmentFiles(segments: files)),
                                    zero: .earliestVideo)
+    }
+
+    /// An init section's movie (without samples: the init section must hold none) and its `mvex`.
+    private static func readInitSection(_ section: HLSSegmentSource.FileBytes,
+                                        budget: inout MP4SampleBudget) throws(MP4Error) -> (movie: MP4Movie, mvex: MP4Box) {
+        let (file, bytes) = try open(section)
+        let path = section.path.description
+        var moovBox: TopLevelBox?
+        try walkTopLevel(of: file, bytes: bytes) { (header, block) throws(MP4Error) in
+            if header.type == .moov, moovBox == nil { moovBox = TopLevelBox(header, in: block) }
+        }
+        guard let moovBox else {
+            throw .malformed(file: path, boxPath: "", offset: bytes.lowerBound, reason: "the init section (EXT-X-MAP) has no moov box")
+        }
+        let moov = try readBox(moovBox.header, of: file, limit: moovSizeLimit, bytes: moovBox.bytes)
+        guard let mvex = moov.child("mvex") else {
+            throw .malformed(file: path, boxPath: "moov", offset: moovBox.header.offset,
+                             reason: "the init section (EXT-X-MAP) has no mvex: its moov does not announce movie fragments")
+        }
+        let movie = try movie(from: moov, file: file, budget: &budget)
+        guard movie.tracks.allSatisfy({ $0.samples.count == 0 }) else {
+            throw .unsupported(file: path, boxPath: "moov", offset: moovBox.header.offset,
+                               reason: "the init section (EXT-X-MAP) holds samples of its own; only its segments' are read")
+        }
+        return (movie, mvex)
     }
 
     /// The file and the bytes of it a playlist names.

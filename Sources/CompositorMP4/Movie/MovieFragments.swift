@@ -35,7 +35,17 @@ struct MovieFragments {
 
     fileprivate struct Track {
         let base: MP4Track
-        let defaults: TrackExtendsBox
+        /// The fragments' `trex` defaults, from the init section in effect.
+        var defaults: TrackExtendsBox
+        /// The track's ID in the fragments, by the init section in effect.
+        var fragmentTrackID: UInt32
+        /// The sample descriptions of every init section read, in order.
+        var descriptions: [MP4SampleDescription]
+        /// Where the descriptions of the init section in effect start among `descriptions`.
+        var firstDescription = 0
+        /// Added to the composition offsets of the init section in effect, so its samples present
+        /// under the first init section's edit list.
+        var compositionShift: Int64 = 0
         var offsets: [UInt64] = [], sizes: [UInt32] = [], decodeTimes: [Int64] = [], durations: [UInt32] = []
         var compositionOffsets: [Int32] = [], descriptionIndices: [UInt16] = [], syncFlags: [Bool] = []
         /// Added to the fragments' decode times: changes at a discontinuity and when a `tfdt`
@@ -62,20 +72,11 @@ struct MovieFragments {
     /// Starts from `movie` as its `moov` describes it (the samples in its `stbl`, if any, come
     /// first), with the `trex` defaults found in `mvex`.
     init(movie: MP4Movie, mvex: MP4Box) throws(MP4Error) {
-        let file = movie.path.description
-        var defaults: [UInt32: TrackExtendsBox] = [:]
-        for trex in mvex.children("trex") {
-            let box = try trex.parse(TrackExtendsBox.self, file: file)
-            defaults[box.trackID] = box
-        }
+        let defaults = try Self.trackDefaults(of: movie, mvex: mvex)
         source = movie
         tracks = []
-        for base in movie.tracks {
-            guard let trex = defaults[base.trackID] else {
-                throw .malformed(file: file, boxPath: mvex.path, offset: mvex.header.offset,
-                                 reason: "no trex for track \(base.trackID) (every track of a fragmented movie needs one)")
-            }
-            var track = Track(base: base, defaults: trex)
+        for (base, trex) in zip(movie.tracks, defaults) {
+            var track = Track(base: base, defaults: trex, fragmentTrackID: base.trackID, descriptions: base.sampleDescriptions)
             let table = base.samples
             track.offsets = table.offsets
             track.sizes = table.sizes
@@ -88,8 +89,61 @@ struct MovieFragments {
         }
     }
 
-    /// Whether the movie's `stbl`s hold samples of their own (an HLS init segment must not).
-    var hasSamples: Bool { tracks.contains { !$0.sizes.isEmpty } }
+    /// Each track's `trex`, in track order.
+    private static func trackDefaults(of movie: MP4Movie, mvex: MP4Box) throws(MP4Error) -> [TrackExtendsBox] {
+        let file = movie.path.description
+        var defaults: [UInt32: TrackExtendsBox] = [:]
+        for trex in mvex.children("trex") {
+            let box = try trex.parse(TrackExtendsBox.self, file: file)
+            defaults[box.trackID] = box
+        }
+        var result: [TrackExtendsBox] = []
+        for base in movie.tracks {
+            guard let trex = defaults[base.trackID] else {
+                throw .malformed(file: file, boxPath: mvex.path, offset: mvex.header.offset,
+                                 reason: "no trex for track \(base.trackID) (every track of a fragmented movie needs one)")
+            }
+            result.append(trex)
+        }
+        return result
+    }
+
+    /// Decodes the fragments after this with `movie`, a new init section (an HLS `EXT-X-MAP` that
+    /// changes, as at an ad stitched into a stream): each of its tracks continues the first init
+    /// section's track of its kind, its sample descriptions added to that track's. Refused, named:
+    /// a track of a kind the first had not, another timescale (times would have to be rounded),
+    /// or an edit list other than one media edit.
+    mutating func switchInitSection(to movie: MP4Movie, mvex: MP4Box) throws(MP4Error) {
+        let file = movie.path.description
+        let defaults = try Self.trackDefaults(of: movie, mvex: mvex)
+        for (base, trex) in zip(movie.tracks, defaults) where base.kind != nil {
+            func refused(_ reason: String) -> MP4Error { .unsupported(file: file, boxPath: base.boxPath, offset: base.boxOffset, reason: reason) }
+            guard let index = tracks.firstIndex(where: { $0.base.kind == base.kind }) else {
+                throw refused("a \(base.kind.map { "\($0)" } ?? "") track the first init section (EXT-X-MAP) of the playlist does not have")
+            }
+            let first = tracks[index].base
+            guard base.timescale == first.timescale else {
+                throw refused("\(base.kind.map { "\($0)" } ?? "") at \(base.timescale) ticks a second, the first init section's at \(first.timescale): "
+                              + "one track has one timescale")
+            }
+            guard let start = Self.editStart(base), let firstStart = Self.editStart(first) else {
+                throw refused("an edit list of more than one media edit; only one is read in an init section that changes")
+            }
+            tracks[index].defaults = trex
+            tracks[index].fragmentTrackID = base.trackID
+            tracks[index].firstDescription = tracks[index].descriptions.count
+            tracks[index].descriptions += base.sampleDescriptions
+            tracks[index].compositionShift = firstStart - start
+        }
+    }
+
+    /// Where a track's one media edit starts in its media (0 without an edit list); `nil` for
+    /// any other edit list.
+    private static func editStart(_ track: MP4Track) -> Int64? {
+        guard let edits = track.editList else { return 0 }
+        let media = edits.filter { !$0.isEmpty }
+        return media.count == 1 ? media[0].mediaTime : nil
+    }
 
     /// Adds the samples of `moofs` (parsed, in file order), whose data is where `placement` says.
     /// `startsAfresh`: they follow an HLS discontinuity.
@@ -114,7 +168,7 @@ struct MovieFragments {
         search: for moof in moofs {
             for traf in moof.children("traf") {
                 let header = try traf.requiredChild("tfhd", file: file).parse(TrackFragmentHeaderBox.self, file: file)
-                guard header.trackID == tracks[anchor].base.trackID else { continue }
+                guard header.trackID == tracks[anchor].fragmentTrackID else { continue }
                 if let tfdt = traf.child("tfdt") { anchorTime = try decodeTime(tfdt, file: file) }
                 break search
             }
@@ -140,15 +194,17 @@ struct MovieFragments {
         }
         let tfhdBox = try traf.requiredChild("tfhd", file: file)
         let header = try tfhdBox.parse(TrackFragmentHeaderBox.self, file: file)
-        guard let index = tracks.firstIndex(where: { $0.base.trackID == header.trackID }) else {
+        guard let index = tracks.firstIndex(where: { $0.fragmentTrackID == header.trackID }) else {
             throw malformed(tfhdBox, "a fragment of track \(header.trackID), which the moov does not have")
         }
         let defaults = tracks[index].defaults
         let descriptionNumber = header.sampleDescriptionIndex ?? defaults.defaultSampleDescriptionIndex
-        guard descriptionNumber >= 1, descriptionNumber <= UInt32(tracks[index].base.sampleDescriptions.count) else {
-            throw malformed(tfhdBox, "sample description \(descriptionNumber), the track's stsd has \(tracks[index].base.sampleDescriptions.count)")
+        let descriptionCount = tracks[index].descriptions.count - tracks[index].firstDescription
+        guard descriptionNumber >= 1, descriptionNumber <= UInt32(descriptionCount),
+              let description = UInt16(exactly: tracks[index].firstDescription + Int(descriptionNumber) - 1) else {
+            throw malformed(tfhdBox, "sample description \(descriptionNumber), the track's stsd has \(descriptionCount)")
         }
-        let description = UInt16(descriptionNumber - 1)
+        let compositionShift = tracks[index].compositionShift
         let defaultDuration = header.defaultSampleDuration ?? defaults.defaultSampleDuration
         let defaultSize = header.defaultSampleSize ?? defaults.defaultSampleSize
         let defaultFlags = header.defaultSampleFlags ?? defaults.defaultSampleFlags
@@ -171,7 +227,10 @@ struct MovieFragments {
                 let size = run.sizes?[sample] ?? defaultSize
                 let duration = run.durations?[sample] ?? defaultDuration
                 let flags = sample == 0 ? run.firstSampleFlags ?? run.flags?[0] ?? defaultFlags : run.flags?[sample] ?? defaultFlags
-                let offset = run.compositionOffsets?[sample] ?? 0
+                let given = Int64(run.compositionOffsets?[sample] ?? 0)
+                guard let offset = Int32(exactly: given + compositionShift) else {
+                    throw malformed(trunBox, "sample \(sample + 1)'s composition offset \(given) moved by \(compositionShift) ticks to the first init section's edit list")
+                }
                 guard position >= placement.bytes.lowerBound, position <= placement.bytes.upperBound,
                       UInt64(size) <= placement.bytes.upperBound - position else {
                     throw malformed(trunBox, "sample \(sample + 1) (\(size) bytes at byte \(position)) is outside the \(placement.bytes.upperBound - placement.bytes.lowerBound) bytes of the segment")
@@ -279,7 +338,7 @@ struct MovieFragments {
                 trackID: base.trackID, kind: base.kind, handler: base.handler, isEnabled: base.isEnabled, displayMatrix: base.displayMatrix,
                 timescale: base.timescale,
                 mediaDuration: table.decodeEnd, movieTimescale: scale, editList: edits,
-                sampleDescriptions: base.sampleDescriptions, samples: table, boxPath: base.boxPath, boxOffset: base.boxOffset,
+                sampleDescriptions: track.descriptions, samples: table, boxPath: base.boxPath, boxOffset: base.boxOffset,
                 editListOffset: nil, gaplessInfo: nil))
         }
         let duration = result.map(\.presentationDuration).max() ?? .zero

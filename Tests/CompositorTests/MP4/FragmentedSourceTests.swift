@@ -104,6 +104,63 @@ struct FragmentedSourceTests {
     /// tfdt       0 ............... 4                  100 ................. 112
     /// source     0                 4                  4                       16
     /// ```
+    /// An ad encoded elsewhere stitched into the content's playlist, as a server-side ad inserter
+    /// writes it: a new `EXT-X-MAP` after each discontinuity. The ad has no B-frames (its video's
+    /// edit list starts at 0, the content's at 1,024 ticks) and another picture size.
+    ///
+    /// ```
+    /// playlist  |MAP ad init| ad (2 s, 320x180) |DISC MAP content init| content (12 s, 160x90) |
+    /// source     0                              2                                             14
+    /// ```
+    ///
+    /// At 30 fps the ad's video counts 15,360 ticks a second, the content's 12,800: refused, as one
+    /// track has one timescale.
+    @Test("an fMP4 playlist whose init section changes: each segment is decoded with its own", arguments: [25, 30])
+    func initSectionChanges(adRate: Int) async throws {
+        let ffmpeg = try FFmpeg.require()
+        let folder = try MP4Fixtures.makeScratchFolder("fmp4-init-change")
+        defer { MP4Fixtures.remove(folder) }
+        try await ffmpeg.make(["-f", "lavfi", "-i", "testsrc2=size=320x180:rate=\(adRate):duration=2", "-f", "lavfi", "-i", "sine=frequency=440:sample_rate=48000:duration=2",
+                               "-c:v", "libx264", "-bf", "0", "-g", "25", "-pix_fmt", "yuv420p", "-c:a", "aac", "-b:a", "64k",
+                               "-f", "hls", "-hls_time", "1", "-hls_playlist_type", "vod", "-hls_segment_type", "fmp4",
+                               "-hls_fmp4_init_filename", "ad-init.mp4", "-hls_segment_filename", folder + "/ad%d.m4s", folder + "/ad.m3u8"])
+        let content = HLSJoin.fixtures + "/hls/fmp4/content/"
+        var lines = ["#EXTM3U", "#EXT-X-VERSION:7", "#EXT-X-TARGETDURATION:2", "#EXT-X-PLAYLIST-TYPE:VOD"]
+        for (index, (playlist, base)) in [(folder + "/ad.m3u8", folder + "/"), (content + "index.m3u8", content)].enumerated() {
+            if index > 0 { lines.append("#EXT-X-DISCONTINUITY") }
+            for line in try String(contentsOfFile: playlist, encoding: .utf8).split(separator: "\n") {
+                if line.hasPrefix("#EXT-X-MAP:URI=\"") {
+                    lines.append("#EXT-X-MAP:URI=\"" + base + line.dropFirst("#EXT-X-MAP:URI=\"".count))
+                } else if line.hasPrefix("#EXTINF") || !line.hasPrefix("#") {
+                    lines.append(line.hasPrefix("#") ? String(line) : base + line)
+                }
+            }
+        }
+        lines.append("#EXT-X-ENDLIST")
+        let joined = folder + "/joined.m3u8"
+        try Data((lines.joined(separator: "\n") + "\n").utf8).write(to: URL(fileURLWithPath: joined))
+
+        let composition = try HLSJoin.composition(json: Array(#"{ "content": [ { "id": "joined", "url": "\#(joined)" } ] }"#.utf8))
+        #expect(composition.duration == MediaTime(seconds: 14))
+        let output = folder + "/out.mp4"
+        guard adRate == 25 else {
+            #expect(throws: CompositionRenderer.RenderError.mp4(.unsupported(
+                file: content + "init.mp4", boxPath: "moov/trak[0]", offset: 144,
+                reason: "video at 12800 ticks a second, the first init section's at 15360: one track has one timescale"))) {
+                try CompositionRenderer.render(composition, to: FilePath(output))
+            }
+            return
+        }
+        try CompositionRenderer.render(composition, to: FilePath(output))
+        let expected = try await ffmpeg.playlistFrames(folder + "/ad.m3u8").map(\.hash)
+            + ffmpeg.playlistFrames(content + "index.m3u8").map(\.hash)
+        #expect(try await ffmpeg.videoFrames(output).map(\.hash) == expected)
+        let video = try #require(try MP4Reader.read(path: FilePath(output)).videoTrack)
+        #expect(video.sampleDescriptions.map(\.width) == [320, 160])
+        #expect(MP4StitchJudge.presentationTimes(of: video)[50] == MediaTime(seconds: 2))  // the content's first frame
+        #expect(try await ffmpeg.audioDecodeErrors(output).isEmpty)
+    }
+
     @Test("a discontinuity in an fMP4 playlist: the next segments continue where the video before ends")
     func discontinuity() async throws {
         try await TransportStreamRenderTests.checkJoinedRender(
