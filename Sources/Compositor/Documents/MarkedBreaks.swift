@@ -64,21 +64,14 @@ enum MarkedBreaks {
     private static func markedSpans(of source: MediaLocation) throws(HLSProbeError) -> [HLSMarkedSpan] {
         let url = hlsURL(source)
         var playlist = try HLSProbe.load(url)
-        switch playlist {
-        case .multivariant(let multivariant):
-            let variant: HLSVariantStream
-            if let name = source.variant {
-                guard let named = multivariant.variant(named: name) else {
-                    throw .noSuchVariant(url: url, name: name, known: multivariant.variantNames)
-                }
-                variant = named
-            } else {
-                guard let first = multivariant.variants.first else { throw .noVariants(url: multivariant.url) }
-                variant = first
+        if let name = source.variant {
+            do { playlist = .multivariant(try playlist.narrowed(toVariant: name)) } catch {
+                throw .noSuchVariant(url: url, name: error.name, known: error.known)
             }
-            playlist = try HLSProbe.load(variant.resolvedURI)
-        case .media:
-            if let name = source.variant { throw .noSuchVariant(url: url, name: name, known: "") }
+        }
+        if case .multivariant(let multivariant) = playlist {
+            guard let first = multivariant.variants.first else { throw .noVariants(url: multivariant.url) }
+            playlist = try HLSProbe.load(first.resolvedURI)
         }
         guard case .media(let media) = playlist else {
             throw .invalidPlaylist(url: source.description, HLSParseError(

@@ -25,8 +25,8 @@ import CompositorMP4
 /// each, its variant nearest in bandwidth to that content variant. When the first content source is
 /// a media playlist there is one output, at `outputURL`, and multivariant ads play their first
 /// variant (the one a client starts with). A source that names a variant (`MediaLocation.variant`)
-/// plays that variant wherever it plays, as a multivariant playlist of it alone. Variants must snap every cut alike (aligned segments),
-/// since one timeline describes them all. The content's audio and subtitle renditions are stitched
+/// plays that variant wherever it plays, as a multivariant playlist of it alone. Variants must
+/// snap every cut alike (aligned segments), since one timeline describes them all. The content's audio and subtitle renditions are stitched
 /// beside them (`stitched-audio-0.m3u8`, `stitched-subtitles-0.m3u8`, ...), each ad playing its
 /// rendition of the same language or name; an audio cut may land up to 0.1 s from the video's.
 ///

@@ -20,9 +20,12 @@ struct HLSRenderSources {
             throw .unsupported(url: location.url, reason: "only local playlists can be rendered; download it and its segments first")
         }
         let url = hlsURL(playlistPath)
-        switch try playlists.playlist(at: url) {
+        switch try playlists.playlist(at: url, variant: location.variant) {
         case .multivariant(let multivariant):
-            let variant = try Self.variant(location.variant, of: multivariant)
+            // `max(by:)` keeps the last of equals; the first is wanted (a named variant is the only one).
+            guard let variant = multivariant.variants.reversed().max(by: { $0.bandwidth < $1.bandwidth }) else {
+                throw .unsupported(url: url, reason: "a multivariant playlist without variants to play")
+            }
             let video = try segments(of: variant.resolvedURI, named: playlistPath)
             guard let rendition = Self.audioRendition(playedBy: variant, in: multivariant), let audioURL = rendition.resolvedURI else {
                 return .hls(video)
@@ -31,7 +34,6 @@ struct HLSRenderSources {
             let audioPath = try localFile(audioURL, byteRange: nil, name: name, in: url).path
             return .hls(video, audioRendition: try segments(of: audioURL, named: audioPath))
         case .media:
-            if let name = location.variant { throw .noSuchVariant(url: url, name: name, known: "") }
             return .hls(try segments(of: url, named: playlistPath))
         }
     }
@@ -77,21 +79,6 @@ struct HLSRenderSources {
         guard !segments.isEmpty else { throw .unsupported(url: mediaURL, reason: "a playlist without segments") }
         return HLSSegmentSource(playlist: playlist, container: firstInitSection.map { .fragmentedMP4(initSection: $0) } ?? .transportStream,
                                 segments: segments)
-    }
-
-    /// The variant `name` (see `MediaLocation.variant`), or for `nil` the one of the highest `BANDWIDTH`.
-    private static func variant(_ name: String?, of multivariant: HLSMultivariantPlaylist) throws(HLSCompositionStitchError) -> HLSVariantStream {
-        if let name {
-            guard let variant = multivariant.variant(named: name) else {
-                throw .noSuchVariant(url: multivariant.url, name: name, known: multivariant.variantNames)
-            }
-            return variant
-        }
-        // `max(by:)` keeps the last of equals; the first is wanted.
-        guard let variant = multivariant.variants.reversed().max(by: { $0.bandwidth < $1.bandwidth }) else {
-            throw .unsupported(url: multivariant.url, reason: "a multivariant playlist without variants to play")
-        }
-        return variant
     }
 
     /// The local file (and bytes of it) a playlist's `uri` names; `name` says what it is.

@@ -33,12 +33,9 @@ struct HLSSourcePlaylists {
     mutating func playlist(at url: String, variant name: String?) throws(HLSCompositionStitchError) -> HLSPlaylist {
         let playlist = try playlist(at: url)
         guard let name else { return playlist }
-        guard case .multivariant(var multivariant) = playlist else { throw .noSuchVariant(url: url, name: name, known: "") }
-        guard let variant = multivariant.variant(named: name) else {
-            throw .noSuchVariant(url: url, name: name, known: multivariant.variantNames)
+        do { return .multivariant(try playlist.narrowed(toVariant: name)) } catch {
+            throw .noSuchVariant(url: url, name: error.name, known: error.known)
         }
-        multivariant.variants = [variant]
-        return .multivariant(multivariant)
     }
 
     /// The media playlist at `url`, the URI of a variant.

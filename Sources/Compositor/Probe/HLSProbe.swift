@@ -86,6 +86,24 @@ func noSuchVariantReason(name: String, known: String) -> String {
         : "no variant \(quoted(name)) (by URI or STABLE-VARIANT-ID); its variants: \(known)"
 }
 
+/// A variant named (`MediaLocation.variant`) that a playlist does not have.
+struct NoSuchVariant: Error {
+    let name: String
+    /// The playlist's variants, for the message; empty for a media playlist.
+    let known: String
+}
+
+extension HLSPlaylist {
+    /// The playlist as a source naming the variant `name` plays it: a multivariant playlist of
+    /// that variant alone (and the renditions it uses).
+    func narrowed(toVariant name: String) throws(NoSuchVariant) -> HLSMultivariantPlaylist {
+        guard case .multivariant(var multivariant) = self else { throw NoSuchVariant(name: name, known: "") }
+        guard let variant = multivariant.variant(named: name) else { throw NoSuchVariant(name: name, known: multivariant.variantNames) }
+        multivariant.variants = [variant]
+        return multivariant
+    }
+}
+
 /// Reads HLS playlists to find their natural durations.
 ///
 /// ```swift
@@ -105,12 +123,11 @@ package enum HLSProbe {
     package static func probe(url: String, variant: String? = nil, loader: HLSPlaylistLoader = .fileSystem) throws(HLSProbeError) -> HLSProbeResult {
         let playlist = try load(url, loader: loader)
         guard let variant else { return try probe(playlist, loader: loader) }
-        guard case .multivariant(var multivariant) = playlist else { throw .noSuchVariant(url: url, name: variant, known: "") }
-        guard let named = multivariant.variant(named: variant) else {
-            throw .noSuchVariant(url: url, name: variant, known: multivariant.variantNames)
+        let narrowed: HLSMultivariantPlaylist
+        do { narrowed = try playlist.narrowed(toVariant: variant) } catch {
+            throw .noSuchVariant(url: url, name: error.name, known: error.known)
         }
-        multivariant.variants = [named]
-        return try probe(.multivariant(multivariant), loader: loader)
+        return try probe(.multivariant(narrowed), loader: loader)
     }
 
     /// Probes a parsed playlist; `loader` reads the variants of a multivariant playlist.

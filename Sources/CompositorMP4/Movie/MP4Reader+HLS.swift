@@ -19,7 +19,7 @@ extension MP4Reader {
             throw .timeOverflow(file: audioRendition.playlist.description, reason: "its timestamps against its variant's: \(error)")
         }
         // Renditions share their variant's clock, so their starts differ by less than a segment.
-        let tolerance = MediaTime.max(source.segments[0].duration, audioRendition.segments[0].duration)
+        let tolerance = MediaTime.max(source.segments.first?.duration ?? .zero, audioRendition.segments.first?.duration ?? .zero)
         guard offset <= tolerance, -offset <= tolerance else {
             throw .rendition(file: audioRendition.playlist.description, variant: source.playlist.description,
                              reason: "its timestamps start \(offset) s from the video's, more than a segment: "
