@@ -122,8 +122,9 @@ enum HLSCommand {
         return stitched
     }
 
-    /// `{"compositionDuration", "items": [{"url", "variant" (when named), "start", "forwardPlaybackEndTime", "composition",
-    /// "kind", "id", "breakID", "adIndex", "podSize"}]}`, URLs relative to the folder when they can be.
+    /// `{"compositionDuration", "items": [{"url", "variant" (when named), "start",
+    /// "forwardPlaybackEndTime", "composition", "kind", "id", "breakID", "adIndex", "podSize"}]}`,
+    /// URLs relative to the folder when they can be.
     static func queuePlanJSON(_ plan: QueuePlan, folder: String) -> JSONValue {
         var root = JSONObject()
         root.appendTime("compositionDuration", plan.duration)

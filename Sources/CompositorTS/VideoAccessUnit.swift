@@ -7,8 +7,8 @@ package struct VideoAccessUnit: Sendable {
     package let sampleUnits: [Range<Int>]
     /// The parameter sets it carries, with their NAL unit types, in stream order.
     package let parameterSets: [(type: UInt8, range: Range<Int>)]
-    /// Whether decoding can start here: the access unit holds an IDR picture (H.264) or an IRAP
-    /// picture (HEVC).
+    /// Whether decoding can start here (see `DecodeStart`): the access unit holds an IDR picture
+    /// (H.264) or an IDR, BLA or CRA picture (HEVC).
     package let isRandomAccess: Bool
 
     /// The MP4 sample's size in bytes.
@@ -28,7 +28,7 @@ package struct VideoAccessUnit: Sendable {
             if parameterSetTypes.contains(type) {
                 parameterSets.append((type, unit))
             } else {
-                if format.isRandomAccess(type) { randomAccess = true }
+                if let start = format.decodeStart(ofType: type), start != .none { randomAccess = true }
                 sample.append(unit)
             }
         }

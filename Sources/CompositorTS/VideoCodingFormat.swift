@@ -7,7 +7,7 @@
 /// | NAL unit header | 1 byte, type in bits 0-4 | 2 bytes, type in bits 1-6 of the first |
 /// | access unit delimiter | 9 | 35 |
 /// | parameter sets | SPS 7, PPS 8 | VPS 32, SPS 33, PPS 34 |
-/// | decoding can start (a sync sample) | IDR 5 | IRAP 16-23 (BLA, IDR, CRA) |
+/// | decoding can start (a sync sample) | IDR 5 | BLA, IDR 16-20; CRA 21 (`DecodeStart`) |
 package enum VideoCodingFormat: Sendable, Equatable, CustomStringConvertible {
     case h264
     case hevc
@@ -41,8 +41,18 @@ package enum VideoCodingFormat: Sendable, Equatable, CustomStringConvertible {
     /// The sequence parameter set's type: every access unit that carries parameter sets carries one.
     var sequenceParameterSetType: UInt8 { self == .h264 ? 7 : 33 }
 
-    /// Whether a picture of NAL unit type `type` is one decoding can start at.
-    func isRandomAccess(_ type: UInt8) -> Bool { self == .h264 ? type == 5 : (16...23).contains(type) }
+    /// What a picture whose slices have NAL unit type `type` is as a decode start; `nil` when
+    /// the type is not a slice (parameter sets, SEI, delimiters), which says nothing.
+    package func decodeStart(ofType type: UInt8) -> DecodeStart? {
+        switch (self, type) {
+        case (.h264, 5): .closed                    // IDR
+        case (.h264, 1...4): DecodeStart.none       // non-IDR slice or partition
+        case (.hevc, 16...20): .closed              // BLA_W_LP, BLA_W_RADL, BLA_N_LP, IDR_W_RADL, IDR_N_LP
+        case (.hevc, 21): .cleanRandomAccess        // CRA_NUT
+        case (.hevc, 0...31): DecodeStart.none      // other pictures, and reserved IRAP types 22-23
+        default: nil
+        }
+    }
 
     /// An access unit delimiter NAL unit behind a 4-byte start code, for any picture type
     /// (H.264 `primary_pic_type` 7, HEVC `pic_type` 2): Apple's HLS authoring rules want one at

@@ -295,12 +295,7 @@ package struct HLSStitcher: Sendable {
 
     /// The first index whose boundary is at or after `t` (the last index when none is).
     static func atOrAfter(_ t: MediaTime, _ boundaries: [MediaTime]) -> Int {
-        var low = 0, high = boundaries.count - 1
-        while low < high {
-            let mid = (low + high) / 2
-            if boundaries[mid] < t { low = mid + 1 } else { high = mid }
-        }
-        return low
+        boundaries.dropLast().partitioningIndex { $0 >= t }
     }
 
     static func atOrBefore(_ t: MediaTime, _ boundaries: [MediaTime]) -> Int {

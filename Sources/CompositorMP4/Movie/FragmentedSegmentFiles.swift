@@ -28,7 +28,7 @@ package struct FragmentedSegmentFiles: Sendable {
 
 /// Copies samples of a `FragmentedSegmentFiles` layout into an output, with one segment file
 /// open at a time (checked against the version read when opened, and again when left).
-struct FragmentedSegmentReader: SegmentSampleReader {
+struct FragmentedSegmentReader: SampleStoreReader {
     private let files: FragmentedSegmentFiles
     private var open: (index: Int, file: ReadableFile)?
 

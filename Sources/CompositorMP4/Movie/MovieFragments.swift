@@ -116,15 +116,15 @@ struct MovieFragments {
     mutating func switchInitSection(to movie: MP4Movie, mvex: MP4Box) throws(MP4Error) {
         let file = movie.path.description
         let defaults = try Self.trackDefaults(of: movie, mvex: mvex)
-        for (base, trex) in zip(movie.tracks, defaults) where base.kind != nil {
+        for (base, trex) in zip(movie.tracks, defaults) {
+            guard let kind = base.kind else { continue }
             func refused(_ reason: String) -> MP4Error { .unsupported(file: file, boxPath: base.boxPath, offset: base.boxOffset, reason: reason) }
-            guard let index = tracks.firstIndex(where: { $0.base.kind == base.kind }) else {
-                throw refused("a \(base.kind.map { "\($0)" } ?? "") track the first init section (EXT-X-MAP) of the playlist does not have")
+            guard let index = tracks.firstIndex(where: { $0.base.kind == kind }) else {
+                throw refused("a \(kind) track the first init section (EXT-X-MAP) of the playlist does not have")
             }
             let first = tracks[index].base
             guard base.timescale == first.timescale else {
-                throw refused("\(base.kind.map { "\($0)" } ?? "") at \(base.timescale) ticks a second, the first init section's at \(first.timescale): "
-                              + "one track has one timescale")
+                throw refused("\(kind) at \(base.timescale) ticks a second, the first init section's at \(first.timescale): one track has one timescale")
             }
             guard let start = Self.editStart(base), let firstStart = Self.editStart(first) else {
                 throw refused("an edit list of more than one media edit; only one is read in an init section that changes")

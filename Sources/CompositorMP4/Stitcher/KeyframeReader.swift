@@ -1,4 +1,5 @@
 import CompositorCore
+import CompositorTS
 
 /// Reads the keyframes a stitch may start a piece at, to check each against its bitstream
 /// (see `DecodeStart`), and gives the bytes of one that must be marked as a splice. Only the

@@ -1,4 +1,5 @@
 import CompositorCore
+import CompositorTS
 
 /// Building one piece's run of samples in one output track.
 extension LayoutContext {

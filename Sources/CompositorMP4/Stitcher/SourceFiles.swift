@@ -9,15 +9,9 @@ import CompositorIO
 /// is opened (a file renamed into its place, or resized, or touched since) and again when it is
 /// closed (modified in place while being copied), so a write never mixes bytes of two versions.
 struct SourceFiles {
-    /// An open source: an MP4 file, or an HLS source's segments.
-    private enum Open {
-        case file(ReadableFile)
-        case segments(any SegmentSampleReader)
-    }
-
     private let sources: [MP4SampleStore]
     private let limit: Int
-    private var open: [Int: Open] = [:]
+    private var open: [Int: any SampleStoreReader] = [:]
     /// Indices of the open sources, least recently used first.
     private var recent: [Int] = []
 
@@ -30,31 +24,23 @@ struct SourceFiles {
     /// counts), to `output`.
     mutating func copy(from index: Int, offset: UInt64, length: UInt64, to output: AtomicOutputFile,
                        buffer: UnsafeMutableRawBufferPointer) throws(MP4Error) {
-        switch try source(index) {
-        case .file(let file):
-            try mp4Errors { () throws(FileError) in try output.append(from: file, offset: offset, length: length, buffer: buffer) }
-        case .segments(var reader):
-            // The reader is a value with caches: take it out while it works, so it is not copied.
-            open[index] = nil
-            defer { open[index] = .segments(reader) }
-            try reader.copy(offset: offset, length: length, to: output, buffer: buffer)
-        }
+        var reader = try source(index)
+        // The reader is a value with caches: take it out while it works, so it is not copied.
+        open[index] = nil
+        defer { open[index] = reader }
+        try reader.copy(offset: offset, length: length, to: output, buffer: buffer)
     }
 
     /// `count` bytes of source `index`'s samples, from `offset` (as its sample table counts).
     mutating func read(from index: Int, offset: UInt64, count: Int) throws(MP4Error) -> [UInt8] {
-        switch try source(index) {
-        case .file(let file):
-            return try file.readBytes(at: offset, count: count)
-        case .segments(var reader):
-            open[index] = nil
-            defer { open[index] = .segments(reader) }
-            return try reader.read(offset: offset, count: count)
-        }
+        var reader = try source(index)
+        open[index] = nil
+        defer { open[index] = reader }
+        return try reader.read(offset: offset, count: count)
     }
 
     /// Source `index`, open and checked.
-    private mutating func source(_ index: Int) throws(MP4Error) -> Open {
+    private mutating func source(_ index: Int) throws(MP4Error) -> any SampleStoreReader {
         if let source = open[index] {
             if recent.last != index, let position = recent.firstIndex(of: index) {
                 recent.remove(at: position)
@@ -64,28 +50,23 @@ struct SourceFiles {
         }
         if open.count >= limit, let oldest = recent.first {
             recent.removeFirst()
-            if let closing = open.removeValue(forKey: oldest) { try Self.close(closing) }
+            if let closing = open.removeValue(forKey: oldest) { try closing.checkUnchanged() }
         }
-        let opened: Open
-        if case .file(let path, let version) = sources[index] {
-            opened = .file(try mp4Errors { () throws(FileError) in try ReadableFile(path: path, expecting: version) })
-        } else {
-            opened = .segments(try Self.segmentReader(sources[index]))
-        }
+        let opened = try Self.reader(sources[index])
         open[index] = opened
         recent.append(index)
         return opened
     }
 
     /// A reader of `store`'s samples, opening files as it needs them.
-    private static func segmentReader(_ store: MP4SampleStore) throws(MP4Error) -> any SegmentSampleReader {
+    private static func reader(_ store: MP4SampleStore) throws(MP4Error) -> any SampleStoreReader {
         switch store {
         case .file(let path, let version):
-            return SingleFileReader(file: try mp4Errors { () throws(FileError) in try ReadableFile(path: path, expecting: version) })
+            return FileSampleReader(file: try mp4Errors { () throws(FileError) in try ReadableFile(path: path, expecting: version) })
         case .transportStream(let samples): return TransportStreamSampleReader(samples)
         case .fragmentedSegments(let files): return FragmentedSegmentReader(files)
         case .demuxed(let video, let audio, let audioStart):
-            return DemuxedSampleReader(video: try segmentReader(video), audio: try segmentReader(audio), audioStart: audioStart)
+            return DemuxedSampleReader(video: try reader(video), audio: try reader(audio), audioStart: audioStart)
         }
     }
 
@@ -93,31 +74,25 @@ struct SourceFiles {
     mutating func closeAll() throws(MP4Error) {
         defer { open = [:]; recent = [] }
         for index in recent {
-            if let source = open[index] { try Self.close(source) }
-        }
-    }
-
-    private static func close(_ source: Open) throws(MP4Error) {
-        switch source {
-        case .file(let file): try mp4Errors { () throws(FileError) in try file.checkUnchanged() }
-        case .segments(let reader): try reader.checkUnchanged()
+            if let source = open[index] { try source.checkUnchanged() }
         }
     }
 }
 
-/// Copies an HLS source's samples, which its store places in the segments laid back to back,
-/// keeping the segment it reads open (and checked against the version planned) between copies.
-protocol SegmentSampleReader {
+/// Copies a sample store's bytes (see `MP4SampleStore`): an MP4 file's, or an HLS source's, which
+/// its store places in the segments laid back to back, keeping the segment it reads open (and
+/// checked against the version planned) between copies.
+protocol SampleStoreReader {
     /// Appends the store's bytes `[offset, offset + length)` to `output`.
     mutating func copy(offset: UInt64, length: UInt64, to output: AtomicOutputFile, buffer: UnsafeMutableRawBufferPointer) throws(MP4Error)
     /// The store's bytes `[offset, offset + count)`.
     mutating func read(offset: UInt64, count: Int) throws(MP4Error) -> [UInt8]
-    /// Checks the open segment's file is as it was planned.
+    /// Checks the open file is as it was planned.
     func checkUnchanged() throws(MP4Error)
 }
 
-/// A store's bytes in one file, for a `DemuxedSampleReader` that holds one.
-private struct SingleFileReader: SegmentSampleReader {
+/// An MP4 file's samples, at the offsets its sample tables give.
+private struct FileSampleReader: SampleStoreReader {
     let file: ReadableFile
 
     func copy(offset: UInt64, length: UInt64, to output: AtomicOutputFile, buffer: UnsafeMutableRawBufferPointer) throws(MP4Error) {
@@ -132,9 +107,9 @@ private struct SingleFileReader: SegmentSampleReader {
 /// The samples of an HLS variant's video and of its audio rendition (`MP4SampleStore.demuxed`).
 /// A copy may run from the video's last samples into the audio's first (a layout joins copies
 /// that are contiguous): it is split there.
-private struct DemuxedSampleReader: SegmentSampleReader {
-    var video: any SegmentSampleReader
-    var audio: any SegmentSampleReader
+private struct DemuxedSampleReader: SampleStoreReader {
+    var video: any SampleStoreReader
+    var audio: any SampleStoreReader
     let audioStart: UInt64
 
     mutating func copy(offset: UInt64, length: UInt64, to output: AtomicOutputFile, buffer: UnsafeMutableRawBufferPointer) throws(MP4Error) {

@@ -31,7 +31,7 @@ package struct TransportStreamSamples: Sendable {
 
 /// Demuxes a transport stream source's samples again, as `TransportStreamSamples` places them,
 /// into an output file. Holds one segment open, its last block read, and the last PES packet.
-struct TransportStreamSampleReader: SegmentSampleReader {
+struct TransportStreamSampleReader: SampleStoreReader {
     private let samples: TransportStreamSamples
     private var segment: (index: Int, packets: SegmentPackets)?
     private var packet: (segment: Int, offset: UInt64, pid: UInt16, payload: [UInt8])?
@@ -144,25 +144,5 @@ struct TransportStreamSampleReader: SegmentSampleReader {
     private func noSample(at position: UInt64) -> MP4Error {
         .io(file: samples.segmentFiles.first?.path.description ?? "", operation: "copy samples",
             reason: "no demuxed sample at position \(position) (the plan and the source disagree)")
-    }
-}
-
-extension RandomAccessCollection {
-    /// The first index whose element satisfies `predicate`, which must be false then true along
-    /// the collection (a binary search); `endIndex` when none does.
-    func partitioningIndex(where predicate: (Element) -> Bool) -> Index {
-        var low = startIndex
-        var remaining = count
-        while remaining > 0 {
-            let half = remaining / 2
-            let middle = index(low, offsetBy: half)
-            if predicate(self[middle]) {
-                remaining = half
-            } else {
-                low = index(after: middle)
-                remaining -= half + 1
-            }
-        }
-        return low
     }
 }

@@ -56,12 +56,7 @@ struct FourCCSet: Sendable, ExpressibleByArrayLiteral {
     }
 
     func contains(_ type: FourCC) -> Bool {
-        var low = 0
-        var high = sorted.count
-        while low < high {
-            let middle = (low + high) / 2
-            if sorted[middle] < type.rawValue { low = middle + 1 } else { high = middle }
-        }
-        return low < sorted.count && sorted[low] == type.rawValue
+        let index = sorted.partitioningIndex { $0 >= type.rawValue }
+        return index < sorted.count && sorted[index] == type.rawValue
     }
 }

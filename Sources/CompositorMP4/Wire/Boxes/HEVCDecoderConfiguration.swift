@@ -1,4 +1,5 @@
 import CompositorCore
+import CompositorTS
 
 /// `hvcC`: HEVC's decoder configuration record (ISO/IEC 14496-15, 8.3.3.1), as far as the
 /// stitcher and the packagers need it: the size of each NAL unit's length prefix in the samples,
@@ -27,7 +28,7 @@ package struct HEVCDecoderConfiguration: Sendable, Equatable {
             for _ in 0..<(try reader.readUInt16()) {
                 // readBytes checks the length against the bytes left before it allocates.
                 let unit = try reader.readBytes(Int(try reader.readUInt16()))
-                if (32...34).contains(type) { parameterSets.append(unit) }
+                if VideoCodingFormat.hevc.parameterSetTypes.contains(type) { parameterSets.append(unit) }
             }
         }
     }

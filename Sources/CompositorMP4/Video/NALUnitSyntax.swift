@@ -1,23 +1,6 @@
 import CompositorCore
 import CompositorTS
 
-/// Whether decoding can start at a video sample, as its NAL unit types say (ISO/IEC 14496-10
-/// 7.4.1.2.4, ITU-T H.265 7.4.2.2): a sample table's sync flags are only a muxer's word, and
-/// some flag pictures that are not starts (x264's intra-refresh recovery points, non-IDR I
-/// pictures of an open GOP).
-enum DecodeStart: Equatable, Sendable {
-    /// Every picture after it in decode order decodes: an H.264 IDR picture, an HEVC IDR or BLA
-    /// picture, or a sync sample of a codec whose bitstream is not read.
-    case closed
-    /// An HEVC CRA picture. It decodes, but its leading pictures (after it in decode order,
-    /// before it in output order) may reference pictures before it; and after other pictures it
-    /// continues their picture order count. The first picture after a cut is therefore marked
-    /// BLA (`NALUnitSyntax.markAsSplice`), which a decoder takes as a new start.
-    case cleanRandomAccess
-    /// Not a picture decoding can start at.
-    case none
-}
-
 /// The NAL unit syntax of a sample description's codec (H.264 or HEVC in length-prefixed
 /// samples), enough to tell what a sample's pictures are.
 struct NALUnitSyntax: Sendable {
@@ -33,26 +16,13 @@ struct NALUnitSyntax: Sendable {
 
     init(codec: VideoCodingFormat, lengthSize: Int) { (self.codec, self.lengthSize) = (codec, lengthSize) }
 
-    /// What a picture whose slices have NAL unit type `type` is as a decode start; `nil` when
-    /// the type is not a slice (parameter sets, SEI, delimiters), which says nothing.
-    func decodeStart(ofType type: UInt8) -> DecodeStart? {
-        switch (codec, type) {
-        case (.h264, 5): .closed                    // IDR
-        case (.h264, 1...4): DecodeStart.none       // non-IDR slice or partition
-        case (.hevc, 16...20): .closed              // BLA_W_LP, BLA_W_RADL, BLA_N_LP, IDR_W_RADL, IDR_N_LP
-        case (.hevc, 21): .cleanRandomAccess        // CRA_NUT
-        case (.hevc, 0...31): DecodeStart.none      // other pictures, and reserved IRAP types 22-23
-        default: nil
-        }
-    }
-
     /// What a sample of `size` bytes is as a decode start, reading only NAL unit headers:
     /// `read(offset, count)` gives bytes of the sample. A sample without a slice, or whose
     /// NAL unit lengths do not fit it, is no start.
     func decodeStart(ofSampleOf size: Int, read: (Int, Int) throws(MP4Error) -> [UInt8]) throws(MP4Error) -> DecodeStart {
         var found = DecodeStart.none
         try forEachHeader(inSampleOf: size, read: read) { _, header in
-            guard let start = decodeStart(ofType: codec.unitType(header)) else { return true }
+            guard let start = codec.decodeStart(ofType: codec.unitType(header)) else { return true }
             found = start
             return false
         }
@@ -66,8 +36,8 @@ struct NALUnitSyntax: Sendable {
         guard codec == .hevc else { return }
         var craHeaders: [Int] = []
         let bytes = sample
-        forEachHeader(inSampleOf: bytes.count, read: { bytes[$0..<($0 + $1)].map { $0 } }) { position, header in
-            if codec.unitType(header) == 21 { craHeaders.append(position) }
+        forEachHeader(inSampleOf: bytes.count, read: { Array(bytes[$0..<($0 + $1)]) }) { position, header in
+            if codec.decodeStart(ofType: codec.unitType(header)) == .cleanRandomAccess { craHeaders.append(position) }
             return true
         }
         for position in craHeaders { sample[position] = sample[position] & 0x81 | 18 << 1 }
