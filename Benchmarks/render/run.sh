@@ -1,82 +1,131 @@
 #!/usr/bin/env bash
-# Render benchmark: MP4Stitcher against `ffmpeg -f concat -c copy -movflags +faststart` on the same
-# ranges, and against `cat` of the same input files, for two input sizes (about 0.5 and 1 GB).
+# Render benchmark (issue 17): MP4Stitcher against `ffmpeg -f concat -c copy -movflags +faststart`
+# on the same pieces, and against `cat` of the same bytes, every output fsynced. Four programmes:
 #
-#   Benchmarks/render/run.sh [WORKDIR]
+#   samples    sample-heavy: 2,300 s of 320x240 H.264 (30 fps, B-frames) + AAC, 20 mid-rolls of a
+#              10 s ad (about 180,000 samples, 120 MB)
+#   two-hour   7,200 s at 25 fps, 320x240, 20 mid-rolls (about 530,000 samples, 190 MB)
+#   0.5GB, 1GB byte-heavy: two / four 250 s 720p sources at 8 Mbit/s interleaved in 25 s pieces
 #
-# Generates its inputs with ffmpeg (not committed; about 1 GB in WORKDIR, default a new temporary
-# folder, removed at the end unless WORKDIR was given), builds the driver (release), then for each input size: warms the page cache, and runs each tool
-# REPS times (default 5, after a `sync`), keeping the fastest. The stitcher fsyncs its output (it
-# must, to be atomic); ffmpeg and cat do not. Prints wall time, ratios and peak RSS (from
-# /usr/bin/time). Targets: stitcher >= 2x faster than ffmpeg, <= 1.5x cat, peak RSS < 64 MiB and flat.
+#   Benchmarks/render/run.sh [WORKDIR]          CASES="samples two-hour" to run some of them
+#
+# Generates its inputs with ffmpeg (not committed; about 1.4 GB in WORKDIR, default a new temporary
+# folder, removed at the end unless WORKDIR was given), builds the driver (release), warms the page
+# cache, and runs each tool REPS times (default 5, after a `sync`), keeping the fastest. The stitcher
+# fsyncs its output (it must, to be atomic); ffmpeg and cat are followed by `sync FILE` so all do
+# the same durable work. Prints wall time, samples/s, MB/s, peak RSS (GNU time) and the ratios.
+# Targets: stitcher <= 1.3x cat + fsync, >= 5x faster than ffmpeg + fsync; peak RSS <= 48 MiB on the
+# sample-heavy and two-hour programmes, growing by less than 24 bytes per sample between them.
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 REPS=${REPS:-5}
+CASES=${CASES:-samples two-hour 0.5GB 1GB}
 . "$ROOT/Benchmarks/lib/timing.sh"
 bench_setup render "$@"
 
 echo "== building the driver (release)"
 BENCH=$(release_binary RenderBenchmark)
 
-# Four 720p sources of about 250 s and 250 MB each (a programme's worth of content at about
-# 8 Mbit/s): 25 s encoded (grain keeps x264 from compressing it away; H.264 with B-frames, keyframe
-# every 2 s, AAC 48 kHz stereo), then looped ten times by stream copy so generating stays cheap.
-LOOP=25
-DURATION=$((LOOP * 10))
-echo "== generating sources in $WORK"
-for i in 1 2 3 4; do
-    [ -f "$WORK/src$i.mp4" ] && continue
+# encode NAME SECONDS LOOPS SIZE FPS VIDEO_BITRATE AUDIO_BITRATE SEED: SECONDS of H.264 (B-frames,
+# a keyframe every 2 s; grain keeps x264 from compressing it away) + AAC 48 kHz stereo, then looped
+# LOOPS times by stream copy so generating stays cheap.
+encode() {
+    local name=$1 seconds=$2 loops=$3 size=$4 fps=$5 vb=$6 ab=$7 seed=$8
+    [ -f "$WORK/$name.mp4" ] && return
     ffmpeg -hide_banner -v error -y \
-        -f lavfi -i "testsrc2=size=1280x720:rate=25,noise=alls=20:allf=t+u:all_seed=$i" \
-        -f lavfi -i "sine=frequency=$((300 + 100 * i)):sample_rate=48000" \
-        -t $LOOP -c:v libx264 -preset ultrafast -g 50 -bf 2 -b:v 8M -maxrate 8M -bufsize 16M -pix_fmt yuv420p \
-        -c:a aac -b:a 128k -ac 2 "$WORK/loop$i.mp4"
-    ffmpeg -hide_banner -v error -y -stream_loop 9 -i "$WORK/loop$i.mp4" -c copy "$WORK/src$i.mp4"
-    rm -f "$WORK/loop$i.mp4"
-done
-
-run_set() {
-    local name=$1; shift
-    local files=("$@")
-    local plan="$WORK/$name.plan" list="$WORK/$name.concat"
-    : >"$plan"; : >"$list"
-    # Interleave the files in 25 s pieces cut between keyframes (0.5 s past a keyframe, so each
-    # cut copies a hidden lead-in), as ad breaks would cut content: 10 pieces per file.
-    local cuts=(0 25.5 50.5 75.5 100.5 125.5 150.5 175.5 200.5 225.5 $DURATION)
-    for k in $(seq 0 9); do
-        for f in "${files[@]}"; do
-            echo "$f ${cuts[$k]} ${cuts[$((k + 1))]}" >>"$plan"
-            printf "file '%s'\ninpoint %s\noutpoint %s\n" "$f" "${cuts[$k]}" "${cuts[$((k + 1))]}" >>"$list"
-        done
-    done
-    local input_bytes
-    input_bytes=$(cat "${files[@]}" | wc -c)
-    cat "${files[@]}" >/dev/null  # warm the page cache
-
-    # The stitcher fsyncs its output before renaming it into place; ffmpeg and cat leave theirs in
-    # the page cache. Both are measured as they are, and again with an fsync of their output
-    # (`sync FILE`) so all three do the same durable work.
-    measure "$BENCH" "$plan" "$WORK/out-stitcher.mp4"; cp "$WORK/best" "$WORK/t-stitcher"
-    measure ffmpeg -v error -y -f concat -safe 0 -i "$list" -map 0 -c copy -movflags +faststart "$WORK/out-ffmpeg.mp4"; cp "$WORK/best" "$WORK/t-ffmpeg"
-    measure sh -c 'ffmpeg -v error -y -f concat -safe 0 -i "$1" -map 0 -c copy -movflags +faststart "$0" && sync "$0"' "$WORK/out-ffmpeg.mp4" "$list"; cp "$WORK/best" "$WORK/t-ffmpeg-sync"
-    measure sh -c 'cat "$@" > "$0"' "$WORK/out-cat" "${files[@]}"; cp "$WORK/best" "$WORK/t-cat"
-    measure sh -c 'cat "$@" > "$0" && sync "$0"' "$WORK/out-cat" "${files[@]}"; cp "$WORK/best" "$WORK/t-cat-sync"
-
-    local ts tf tc tfs tcs
-    ts=$(seconds "$WORK/t-stitcher"); tf=$(seconds "$WORK/t-ffmpeg"); tc=$(seconds "$WORK/t-cat")
-    tfs=$(seconds "$WORK/t-ffmpeg-sync"); tcs=$(seconds "$WORK/t-cat-sync")
-    echo
-    echo "== $name: ${#files[@]} files, $((input_bytes / 1048576)) MiB in, $(wc -l <"$plan") pieces, best of $REPS"
-    printf "  %-16s %6s s  peak RSS %6s MiB  output %5d MiB\n" "stitcher (fsync)" "$ts" "$(rss_mib "$WORK/t-stitcher")" $(( $(wc -c <"$WORK/out-stitcher.mp4") / 1048576 ))
-    printf "  %-16s %6s s  peak RSS %6s MiB  output %5d MiB\n" ffmpeg "$tf" "$(rss_mib "$WORK/t-ffmpeg")" $(( $(wc -c <"$WORK/out-ffmpeg.mp4") / 1048576 ))
-    printf "  %-16s %6s s\n" "ffmpeg + fsync" "$tfs"
-    printf "  %-16s %6s s  peak RSS %6s MiB  output %5d MiB\n" cat "$tc" "$(rss_mib "$WORK/t-cat")" $(( $(wc -c <"$WORK/out-cat") / 1048576 ))
-    printf "  %-16s %6s s\n" "cat + fsync" "$tcs"
-    awk -v s="$ts" -v f="$tf" -v c="$tc" -v fs="$tfs" -v cs="$tcs" 'BEGIN {
-        printf "  as they are:     ffmpeg / stitcher = %.2fx (target >= 2)   stitcher / cat = %.2fx (target <= 1.5)\n", f / s, s / c
-        printf "  all with fsync:  ffmpeg / stitcher = %.2fx (target >= 2)   stitcher / cat = %.2fx (target <= 1.5)\n", fs / s, s / cs }'
-    rm -f "$WORK/out-stitcher.mp4" "$WORK/out-ffmpeg.mp4" "$WORK/out-cat"
+        -f lavfi -i "testsrc2=size=$size:rate=$fps,noise=alls=20:allf=t+u:all_seed=$seed" \
+        -f lavfi -i "sine=frequency=$((300 + 100 * seed)):sample_rate=48000" \
+        -t "$seconds" -c:v libx264 -preset ultrafast -g $((2 * fps)) -bf 2 -b:v "$vb" -maxrate "$vb" -bufsize "$vb" -pix_fmt yuv420p \
+        -c:a aac -b:a "$ab" -ac 2 "$WORK/loop-$name.mp4"
+    ffmpeg -hide_banner -v error -y -stream_loop $((loops - 1)) -i "$WORK/loop-$name.mp4" -c copy "$WORK/$name.mp4"
+    rm -f "$WORK/loop-$name.mp4"
 }
 
-run_set "0.5GB" "$WORK/src1.mp4" "$WORK/src2.mp4"
-run_set "1GB" "$WORK/src1.mp4" "$WORK/src2.mp4" "$WORK/src3.mp4" "$WORK/src4.mp4"
+# piece FILE START END: one line of the driver's plan and of ffmpeg's concat list.
+piece() {
+    echo "$1 $2 $3" >>"$PLAN"
+    printf "file '%s'\ninpoint %s\noutpoint %s\n" "$1" "$2" "$3" >>"$LIST"
+}
+
+# midrolls CONTENT LENGTH AD AD_LENGTH: the content cut into 21 pieces (0.5 s past a keyframe, so
+# each cut copies a hidden lead-in), the ad between each two.
+midrolls() {
+    local content=$1 length=$2 ad=$3 ad_length=$4 k start end
+    for k in $(seq 0 20); do
+        start=$(awk -v k=$k -v l="$length" 'BEGIN{print (k == 0) ? 0 : int(k * l / 21 / 2) * 2 + 0.5}')
+        end=$(awk -v k=$k -v l="$length" 'BEGIN{print (k == 20) ? l : int((k + 1) * l / 21 / 2) * 2 + 0.5}')
+        piece "$content" "$start" "$end"
+        [ "$k" = 20 ] || piece "$ad" 0 "$ad_length"
+    done
+    CAT_FILES=("$content"); for k in $(seq 20); do CAT_FILES+=("$ad"); done
+}
+
+# interleaved FILE...: the files interleaved in 25 s pieces, 10 per file, cut as midrolls cuts.
+interleaved() {
+    local cuts=(0 25.5 50.5 75.5 100.5 125.5 150.5 175.5 200.5 225.5 250) k f
+    for k in $(seq 0 9); do
+        for f in "$@"; do piece "$f" "${cuts[$k]}" "${cuts[$((k + 1))]}"; done
+    done
+    CAT_FILES=("$@")
+}
+
+# Samples in the output (video + audio), read from its sample tables by ffprobe.
+output_samples() {
+    ffprobe -v error -show_entries stream=nb_frames -of csv=p=0 "$1" | awk '{ n += $1 } END { print n }'
+}
+
+SUMMARY="$WORK/summary"; : >"$SUMMARY"
+run_case() {  # NAME
+    local name=$1
+    PLAN="$WORK/$name.plan"; LIST="$WORK/$name.concat"; : >"$PLAN"; : >"$LIST"
+    case $name in
+        samples)
+            encode samples-content 25 92 320x240 30 280k 96k 1; encode samples-ad 10 1 320x240 30 280k 96k 2
+            midrolls "$WORK/samples-content.mp4" 2300 "$WORK/samples-ad.mp4" 10 ;;
+        two-hour)
+            encode hour-content 25 288 320x240 25 150k 64k 3; encode hour-ad 10 1 320x240 25 150k 64k 4
+            midrolls "$WORK/hour-content.mp4" 7200 "$WORK/hour-ad.mp4" 10 ;;
+        0.5GB|1GB)
+            local i; for i in 1 2 3 4; do encode "src$i" 25 10 1280x720 25 8M 128k "$i"; done
+            if [ "$name" = 0.5GB ]; then interleaved "$WORK/src1.mp4" "$WORK/src2.mp4"
+            else interleaved "$WORK/src1.mp4" "$WORK/src2.mp4" "$WORK/src3.mp4" "$WORK/src4.mp4"; fi ;;
+        *) echo "error: unknown case $name" >&2; exit 1 ;;
+    esac
+    local bytes; bytes=$(cat "${CAT_FILES[@]}" | wc -c)  # also warms the page cache
+
+    OUT="$WORK/out.mp4"
+    measure "$BENCH" "$PLAN" "$OUT"; cp "$WORK/best" "$WORK/t-stitcher"
+    "$BENCH" "$PLAN" "$OUT" >/dev/null
+    local samples output_bytes
+    samples=$(output_samples "$OUT"); output_bytes=$(wc -c <"$OUT")
+    measure sh -c 'ffmpeg -v error -y -f concat -safe 0 -i "$1" -map 0 -c copy -movflags +faststart "$0" && sync "$0"' "$OUT" "$LIST"; cp "$WORK/best" "$WORK/t-ffmpeg"
+    measure sh -c 'cat "$@" > "$0" && sync "$0"' "$OUT" "${CAT_FILES[@]}"; cp "$WORK/best" "$WORK/t-cat"
+    rm -f "$OUT"
+
+    local ts tf tc
+    ts=$(seconds "$WORK/t-stitcher"); tf=$(seconds "$WORK/t-ffmpeg"); tc=$(seconds "$WORK/t-cat")
+    echo
+    echo "== $name: $(wc -l <"$PLAN") pieces, $((bytes / 1048576)) MiB in, $samples samples out, best of $REPS, every output fsynced"
+    printf "  %-16s %6s s  %10.0f samples/s  %6.0f MB/s  peak RSS %6s MiB  CPU %5s s\n" stitcher "$ts" \
+        "$(awk -v n="$samples" -v t="$ts" 'BEGIN{print n / t}')" "$(awk -v b="$output_bytes" -v t="$ts" 'BEGIN{print b / 1e6 / t}')" \
+        "$(rss_mib "$WORK/t-stitcher")" "$(cpu_seconds "$WORK/t-stitcher")"
+    local tool
+    for tool in ffmpeg cat; do
+        printf "  %-16s %6s s  %10s            %6.0f MB/s  peak RSS %6s MiB  CPU %5s s\n" "$tool + fsync" "$(seconds "$WORK/t-$tool")" "" \
+            "$(awk -v b="$bytes" -v t="$(seconds "$WORK/t-$tool")" 'BEGIN{print b / 1e6 / t}')" "$(rss_mib "$WORK/t-$tool")" "$(cpu_seconds "$WORK/t-$tool")"
+    done
+    awk -v s="$ts" -v f="$tf" -v c="$tc" 'BEGIN {
+        printf "  ffmpeg / stitcher = %.2fx (target >= 5)   stitcher / cat = %.2fx (target <= 1.3)\n", f / s, s / c }'
+    echo "$name $samples $(awk '{print $2}' "$WORK/t-stitcher")" >>"$SUMMARY"
+}
+
+for name in $CASES; do run_case "$name"; done
+
+# The memory targets: the sample-heavy and two-hour programmes' peaks, and the growth between them.
+if grep -q '^samples ' "$SUMMARY" && grep -q '^two-hour ' "$SUMMARY"; then
+    read -r _ n1 k1 < <(grep '^samples ' "$SUMMARY"); read -r _ n2 k2 < <(grep '^two-hour ' "$SUMMARY")
+    echo
+    awk -v n1="$n1" -v k1="$k1" -v n2="$n2" -v k2="$k2" 'BEGIN {
+        printf "== memory: peak RSS %.1f MiB (samples) and %.1f MiB (two-hour), target <= 48 MiB each\n", k1 / 1024, k2 / 1024
+        printf "   growth %.1f bytes per sample over %d more samples (target < 24)\n", (k2 - k1) * 1024 / (n2 - n1), n2 - n1 }'
+fi

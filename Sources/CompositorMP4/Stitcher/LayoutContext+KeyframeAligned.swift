@@ -7,7 +7,6 @@ extension LayoutContext {
     mutating func keyframeAlignedVideoTrack(timescale: Int32) throws(MP4Error) -> (PlacedTrack, [MediaTime]) {
         var track = PlacedTrack(kind: .video, timescale: timescale, descriptions: videoDescriptions.descriptions)
         var boundaryTicks: [Int64] = [0]
-        var starts: [Int64] = []
         // Every boundary, piece length, gap and run is within `maximumTrackTicks`, so no sum overflows.
         let limit = Self.maximumTrackTicks
         for (index, piece) in pieces.enumerated() {
@@ -24,30 +23,22 @@ extension LayoutContext {
                 try checkSpan(of: run, in: track, piece: index)
                 // Where the source changes media segment inside the piece, frames it needed only to
                 // decode (and hid) would show here.
-                if index + 1 < pieces.count, pieces[index + 1].number == piece.number,
-                   run.samples.contains(where: { $0.composition >= run.windowEnd }) {
+                if index + 1 < pieces.count, pieces[index + 1].number == piece.number, run.maxComposition >= run.windowEnd {
                     throw StitchPlanner.splitInsideGOP(piece, at: piece.range.end)
                 }
                 // A source whose frames outlast the snapped range (irregular timing) pushes the next piece.
                 let runStart = start + gapTicks
                 track.append(run, at: runStart, piece: index)
-                starts.append(runStart)
                 end = max(end, runStart + run.decodeEnd)
             }
             guard end <= limit else { throw tooLong(track, piece: index) }
             boundaryTicks.append(end)
         }
-        track.runStarts = starts
         track.mediaEnd = boundaryTicks.last!
         // Media time starts at the first sample (decode times in a file always do): video that
         // starts late is delayed by an empty edit instead (see `keyframeAlignedEdits`).
-        if let start = track.samples.first?.decode, start > 0 {
-            for index in track.samples.indices {
-                track.samples[index].decode -= start
-                track.samples[index].composition -= start
-            }
-            track.mediaEnd -= start
-            track.runStarts = track.runStarts.map { $0 - start }
+        if let start = track.runStarts.first, start > 0 {
+            track.shift(by: -start)
             track.presentationDelay = start
         }
         let boundaries = boundaryTicks.map { MediaTime(value: $0, timescale: timescale) }
@@ -65,10 +56,9 @@ extension LayoutContext {
         let composition = try exact(pieces[pieces.count - 1].path) { () throws(MediaTimeError) in try boundaries[pieces.count].ticks(in: timescale) }
         guard composition <= Self.maximumTrackTicks else { throw tooLong(track, piece: pieces.count - 1) }
         var end: Int64 = 0
-        var starts: [Int64] = []
         for (index, piece) in pieces.enumerated() {
             let target = try exact(piece.path) { () throws(MediaTimeError) in try boundaries[index + 1].ticks(in: timescale) } - end
-            var run = TrackRun(samples: [], decodeEnd: 0, windowStart: 0, windowLength: 0)
+            var run = TrackRun(spans: [], decodeEnd: 0, windowStart: 0, windowLength: 0)
             // The length of a frame of the piece's own audio: gaps shorter than half of it need no silence.
             var frameLength: Int64?
             var description: Int
@@ -109,12 +99,19 @@ extension LayoutContext {
                         // Take the frame if most of it falls before the piece's end.
                         guard sourceStart + decode + (duration - decode) / 2 < target else { break }
                         description = audioDescriptions.outputIndex(source: piece.source, description: Int(table.descriptionIndices[sample]))
-                        run.samples.append(TrackRun.Sample(
-                            bytes: .source(file: piece.source, offset: table.offsets[sample]), size: table.sizes[sample],
-                            decode: sourceStart + decode, composition: sourceStart + decode, isSync: true, description: description))
                         run.decodeEnd = sourceStart + duration
                         frameLength = duration - decode
                         sample += 1
+                    }
+                    if sample > first {
+                        var frames = try exact(piece.path) { () throws(MediaTimeError) in
+                            try RunSpan.source(RunSpan.SourceSamples(
+                                table: table, file: piece.source, range: first..<sample, convert: convert,
+                                decodeBase: table.decodeTimes[first], compositionBase: 0, presentsAtDecodeTime: true,
+                                descriptions: audioDescriptions.outputIndices(source: piece.source), sync: .all))
+                        }
+                        frames.shift(decode: sourceStart, composition: sourceStart)
+                        run.spans.append(frames)
                     }
                 }
             } else if let own = piece.audio {
@@ -130,10 +127,8 @@ extension LayoutContext {
                               piece: index, timescale: timescale, leadIn: false)
             run.windowLength = run.decodeEnd
             track.append(run, at: end, piece: index)
-            starts.append(end)
             end += run.decodeEnd
         }
-        track.runStarts = starts
         track.mediaEnd = max(end, composition)
         return track
     }
@@ -159,7 +154,9 @@ extension LayoutContext {
                 guard frameStart + (frameEnd - frameStart) / 2 < target else { break }
                 count += 1
             }
-            run.samples += try silence.frames(count: count, from: length, timescale: timescale, leadIn: leadIn)
+            if let frames = try RunSpan.silence(silence, count: count, from: length, timescale: timescale, leadIn: leadIn) {
+                run.spans.append(frames)
+            }
             run.decodeEnd = length + (try silence.offset(ofFrame: count, timescale: timescale))
         }
     }
@@ -168,8 +165,8 @@ extension LayoutContext {
     /// while the track has not started (pieces without it at the start).
     func keyframeAlignedEdits(for track: PlacedTrack, movieTimescale: Int32, movieBoundaries: [Int64]) throws(MP4Error) -> [MP4EditListEntry] {
         let total = UInt64(movieBoundaries.last!)
-        guard !track.samples.isEmpty else { return [MP4EditListEntry(segmentDuration: total, mediaTime: nil)] }
-        let firstComposition = max(0, track.samples.map(\.composition).min() ?? 0)
+        guard let minComposition = track.minComposition else { return [MP4EditListEntry(segmentDuration: total, mediaTime: nil)] }
+        let firstComposition = max(0, minComposition)
         let lead = UInt64(try exact(pieces[0].path) { () throws(MediaTimeError) in
             try MediaTime(value: track.presentationDelay, timescale: track.timescale).ticks(in: movieTimescale)
         })

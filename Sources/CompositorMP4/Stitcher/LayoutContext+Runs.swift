@@ -28,7 +28,7 @@ extension LayoutContext {
     /// CRA keyframe is copied marked as a splice. `spareKeyframes` are sync samples of the same
     /// source the ffmpeg workaround may append.
     mutating func videoRun(_ piece: ResolvedPiece, _ timeline: SourceTrackTimeline, window: TrackWindow,
-                           windowLength: Int64, timescale: Int32) throws(MP4Error) -> (run: TrackRun, spareKeyframes: [TrackRun.Sample]) {
+                           windowLength: Int64, timescale: Int32) throws(MP4Error) -> (run: TrackRun, spareKeyframes: [TrackSample]) {
         let samples = timeline.samples
         let ts = timeline.timescale
         let (cs, startFloor, endCeiling) = try exact(piece.path) { () throws(MediaTimeError) in
@@ -55,27 +55,30 @@ extension LayoutContext {
             let convert = TickConverter(from: ts, to: timescale)
             let baseDecode = samples.decodeTimes[k]
             let baseComposition = samples.compositionTime(k)
-            var run: [TrackRun.Sample] = []
-            run.reserveCapacity(last - k + 1)
+            let descriptions = videoDescriptions.outputIndices(source: piece.source)
+            var spans: [RunSpan] = [.single(TrackSample(
+                bytes: spliced ?? .source(file: piece.source, offset: samples.offsets[k]), size: samples.sizes[k],
+                decode: 0, composition: 0, isSync: samples.isSync(k),
+                description: descriptions[Int(samples.descriptionIndices[k])], isLeadIn: spliced != nil))]
             // The keyframe's leading pictures (decoded after it, shown before it: an open GOP's
             // RASL pictures) may reference pictures before it, which the output does not have.
             // They are shown before the window, so they are left out (none references them), and
-            // the samples after them decode that much earlier.
+            // the samples after them decode that much earlier: each stretch between them is a span.
             var leftOut: Int64 = 0
-            for index in k...last {
-                guard index == k || samples.compositionTime(index) >= baseComposition else {
-                    leftOut += Int64(samples.durations[index])
-                    continue
+            var stretchStart: Int?
+            for index in k + 1...last + 1 {
+                let included = index <= last && samples.compositionTime(index) >= baseComposition
+                if included, stretchStart == nil { stretchStart = index }
+                if !included, let first = stretchStart {
+                    spans.append(try .source(RunSpan.SourceSamples(
+                        table: samples, file: piece.source, range: first..<index, convert: convert,
+                        decodeBase: baseDecode + leftOut, compositionBase: baseComposition, presentsAtDecodeTime: false,
+                        // Pictures flagged sync before the window were found not to be decode starts
+                        // (else decoding would start there): unflagged, so a player does not start there.
+                        descriptions: descriptions, sync: .flaggedPresentingAfter(startFloor))))
+                    stretchStart = nil
                 }
-                run.append(TrackRun.Sample(
-                    bytes: (index == k ? spliced : nil) ?? .source(file: piece.source, offset: samples.offsets[index]), size: samples.sizes[index],
-                    decode: try convert.convert(samples.decodeTimes[index] - baseDecode - leftOut),
-                    composition: try convert.convert(samples.compositionTime(index) - baseComposition),
-                    // Pictures flagged sync before the window were found not to be decode starts
-                    // (else decoding would start there): unflagged, so a player does not start there.
-                    isSync: samples.isSync(index) && (index == k || samples.compositionTime(index) > startFloor),
-                    description: videoDescriptions.outputIndex(source: piece.source, description: Int(samples.descriptionIndices[index])),
-                    isLeadIn: index == k && spliced != nil))
+                if index <= last, !included { leftOut += Int64(samples.durations[index]) }
             }
             let decodeEnd = try convert.convert(samples.decodeTimes[last] + Int64(samples.durations[last]) - baseDecode - leftOut)
             let windowStart = try cs.subtracting(MediaTime(value: baseComposition, timescale: ts)).ticks(in: timescale, rounding: .up)
@@ -84,11 +87,10 @@ extension LayoutContext {
             let after = (last + 1..<samples.count).lazy.filter(samples.isSync).prefix(2)
             let before = (k...last).reversed().lazy.filter(samples.isSync).prefix(2)
             let spares = (Array(after) + Array(before)).prefix(2).map { index in
-                TrackRun.Sample(bytes: .source(file: piece.source, offset: samples.offsets[index]), size: samples.sizes[index],
-                                decode: 0, composition: 0, isSync: true,
-                                description: videoDescriptions.outputIndex(source: piece.source, description: Int(samples.descriptionIndices[index])))
+                TrackSample(bytes: .source(file: piece.source, offset: samples.offsets[index]), size: samples.sizes[index],
+                            decode: 0, composition: 0, isSync: true, description: descriptions[Int(samples.descriptionIndices[index])])
             }
-            return (TrackRun(samples: run, decodeEnd: decodeEnd, windowStart: windowStart, windowLength: windowLength), spares)
+            return (TrackRun(spans: spans, decodeEnd: decodeEnd, windowStart: windowStart, windowLength: windowLength), spares)
         }
     }
 
@@ -118,34 +120,29 @@ extension LayoutContext {
         let convert = TickConverter(from: ts, to: timescale)
         let baseDecode = samples.decodeTimes[first]
         let baseComposition = samples.compositionTime(first)
-        var run: [TrackRun.Sample] = []
-        run.reserveCapacity(lastOverlap - first + 1)
-        let (decodeEnd, windowStart) = try exact(piece.path) { () throws(MediaTimeError) in
-            for index in first...lastOverlap {
-                run.append(TrackRun.Sample(
-                    bytes: .source(file: piece.source, offset: samples.offsets[index]), size: samples.sizes[index],
-                    decode: try convert.convert(samples.decodeTimes[index] - baseDecode),
-                    composition: try convert.convert(samples.compositionTime(index) - baseComposition),
-                    isSync: samples.isSync(index),
-                    description: audioDescriptions.outputIndex(source: piece.source, description: Int(samples.descriptionIndices[index]))))
-            }
-            return (try convert.convert(samples.decodeTimes[lastOverlap] + Int64(samples.durations[lastOverlap]) - baseDecode),
-                    try cs.subtracting(MediaTime(value: baseComposition, timescale: ts)).ticks(in: timescale))
+        let (span, decodeEnd, windowStart) = try exact(piece.path) { () throws(MediaTimeError) in
+            (try RunSpan.source(RunSpan.SourceSamples(
+                table: samples, file: piece.source, range: first..<lastOverlap + 1, convert: convert,
+                decodeBase: baseDecode, compositionBase: baseComposition, presentsAtDecodeTime: false,
+                descriptions: audioDescriptions.outputIndices(source: piece.source), sync: .flagged)),
+             try convert.convert(samples.decodeTimes[lastOverlap] + Int64(samples.durations[lastOverlap]) - baseDecode),
+             try cs.subtracting(MediaTime(value: baseComposition, timescale: ts)).ticks(in: timescale))
         }
-        return TrackRun(samples: run, decodeEnd: decodeEnd, windowStart: windowStart, windowLength: windowLength)
+        return TrackRun(spans: [span], decodeEnd: decodeEnd, windowStart: windowStart, windowLength: windowLength)
     }
 
     /// Appends silent frames (in the run's last description) until the audio covers the window:
     /// for a source whose audio ends before the piece does, or a window lengthened over a hole.
     mutating func fillWithSilence(_ run: inout TrackRun, piece: Int, timescale: Int32) throws(MP4Error) {
-        guard run.windowEnd > run.decodeEnd, let last = run.samples.last else { return }
         let file = pieces[piece].path
+        guard run.windowEnd > run.decodeEnd,
+              let last = try exact(file, { () throws(MediaTimeError) in try run.lastSample() }) else { return }
         let gap = run.windowEnd - run.decodeEnd
         let silence = try silence(for: last.description, piece: piece, gap: MediaTime(value: gap, timescale: timescale))
         let count = try exact(file) { () throws(MediaTimeError) in try silence.framesToCover(gap, timescale: timescale) }
         try checkSilence(count, piece: piece, timescale: timescale, gap: gap)
         try exact(file) { () throws(MediaTimeError) in
-            run.samples += try silence.frames(count: count, from: run.decodeEnd, timescale: timescale)
+            if let frames = try RunSpan.silence(silence, count: count, from: run.decodeEnd, timescale: timescale) { run.spans.append(frames) }
             run.decodeEnd += try silence.offset(ofFrame: count, timescale: timescale)
         }
     }
@@ -157,7 +154,7 @@ extension LayoutContext {
         let count = try exact(file) { () throws(MediaTimeError) in try silence.framesToCover(windowLength, timescale: timescale) }
         try checkSilence(count, piece: piece, timescale: timescale, gap: windowLength)
         return try exact(file) { () throws(MediaTimeError) in
-            TrackRun(samples: try silence.frames(count: count, from: 0, timescale: timescale),
+            TrackRun(spans: try RunSpan.silence(silence, count: count, from: 0, timescale: timescale).map { [$0] } ?? [],
                      decodeEnd: try silence.offset(ofFrame: count, timescale: timescale),
                      windowStart: 0, windowLength: windowLength)
         }

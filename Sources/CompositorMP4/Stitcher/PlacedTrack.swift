@@ -5,15 +5,17 @@ struct PlacedTrack: Sendable {
     var kind: TrackKind
     var timescale: Int32
     var descriptions: [MP4SampleDescription]
-    /// Samples in decode order; `decode` and `composition` are absolute output ticks.
-    var samples: [TrackRun.Sample] = []
-    /// The piece each sample belongs to, parallel to `samples`.
-    var pieceOfSample: [Int] = []
+    /// The samples in decode order, as spans at their output times (`decode` and `composition`
+    /// are absolute output ticks).
+    private(set) var spans: [RunSpan] = []
+    /// The piece each span belongs to, parallel to `spans`.
+    private(set) var pieceOfSpan: [Int] = []
+    private(set) var sampleCount = 0
     /// Decode time at which the track's media ends (the last sample's decode time + duration).
     var mediaEnd: Int64 = 0
     var edits: [MP4EditListEntry] = []
     /// Decode time at which each placed run starts, in run order.
-    var runStarts: [Int64] = []
+    private(set) var runStarts: [Int64] = []
     /// Presentation before the media starts, in track ticks (keyframe-aligned video that starts
     /// after the first piece); shown as an empty edit.
     var presentationDelay: Int64 = 0
@@ -28,260 +30,50 @@ struct PlacedTrack: Sendable {
 
     /// Appends a run placed at decode time `start`.
     mutating func append(_ run: TrackRun, at start: Int64, piece: Int) {
-        for var sample in run.samples {
-            sample.decode += start
-            sample.composition += start
-            samples.append(sample)
-            pieceOfSample.append(piece)
+        for var span in run.spans {
+            span.shift(decode: start, composition: start)
+            spans.append(span)
+            pieceOfSpan.append(piece)
+            sampleCount += span.count
         }
+        runStarts.append(start)
+    }
+
+    /// The samples in decode order, one at a time.
+    func samples() -> SampleCursor { SampleCursor(spans[...]) }
+
+    var minComposition: Int64? { spans.map(\.minComposition).min() }
+
+    /// The piece that sample `index` belongs to.
+    func piece(ofSample index: Int) -> Int? {
+        var first = 0
+        for (span, piece) in zip(spans, pieceOfSpan) {
+            if index < first + span.count { return piece }
+            first += span.count
+        }
+        return nil
+    }
+
+    /// Moves every time of the track (samples, runs, media end) by `ticks`.
+    mutating func shift(by ticks: Int64) {
+        for index in spans.indices { spans[index].shift(decode: ticks, composition: ticks) }
+        runStarts = runStarts.map { $0 + ticks }
+        mediaEnd += ticks
     }
 
     /// Moves every composition time (and media edit) later by `shift`, so that no composition
     /// offset and no edit media time is negative.
     mutating func shiftComposition(by shift: Int64) {
         guard shift != 0 else { return }
-        for index in samples.indices { samples[index].composition += shift }
+        for index in spans.indices { spans[index].shift(decode: 0, composition: shift) }
         for index in edits.indices where edits[index].mediaTime != nil { edits[index].mediaTime! += shift }
     }
 
-    /// Sample durations: the gap to the next sample's decode time, and for the last sample the gap to
-    /// `mediaEnd`.
-    func durations(file: String) throws(MP4Error) -> [UInt32] {
-        var durations: [UInt32] = []
-        durations.reserveCapacity(samples.count)
-        for index in samples.indices {
-            let next = index + 1 < samples.count ? samples[index + 1].decode : mediaEnd
-            let duration = next - samples[index].decode
-            guard duration >= 0, duration <= Int64(UInt32.max) else {
-                throw .timeOverflow(file: file, reason: "a \(kind) sample would last \(duration) ticks of 1/\(timescale) s, outside 0...\(UInt32.max)")
-            }
-            durations.append(UInt32(duration))
-        }
-        return durations
-    }
-}
-
-extension LayoutContext {
-    // MARK: - Sample-accurate: one edit per piece
-
-    /// Builds a track for sample-accurate cuts: each piece's samples (with their hidden lead-in and
-    /// tail) and one edit per piece, with the pieces' boundaries in the movie timescale.
-    ///
-    /// Where a source lacks the track (or its track starts after the piece does) there is a hole:
-    /// the previous edit runs on over it, so video holds its last frame and audio plays silence
-    /// (silent frames are appended to cover it). Only holes before any media become an empty edit,
-    /// at the very start: ffmpeg 5.x mishandles empty edits anywhere else.
-    mutating func sampleAccurateTrack(_ kind: TrackKind, timescale: Int32, movieTimescale: Int32,
-                                      movieBoundaries: [Int64]) throws(MP4Error) -> PlacedTrack {
-        let table = kind == .video ? videoDescriptions : audioDescriptions
-        var track = PlacedTrack(kind: kind, timescale: timescale, descriptions: table.descriptions)
-        let composition = try exact(pieces[pieces.count - 1].path) { () throws(MediaTimeError) in
-            try MediaTime.divide(movieBoundaries[pieces.count], times: Int64(timescale), by: Int64(movieTimescale), rounding: .up)
-        }
-        guard composition <= Self.maximumTrackTicks else { throw tooLong(track, piece: pieces.count - 1) }
-
-        // Each piece: the hole at its start (movie ticks) and the window its media fills.
-        var holes: [Int64] = []
-        var windows: [(timeline: SourceTrackTimeline, window: TrackWindow)?] = []
-        for (index, piece) in pieces.enumerated() {
-            let pieceMovie = movieBoundaries[index + 1] - movieBoundaries[index]
-            let timeline = kind == .video ? piece.video : piece.audio
-            guard let timeline, let window = try window(of: piece, in: timeline) else {
-                holes.append(pieceMovie)
-                windows.append(nil)
-                continue
-            }
-            let gap = try exact(piece.path) { () throws(MediaTimeError) in min(pieceMovie, try window.leadingGap.ticks(in: movieTimescale)) }
-            holes.append(gap)
-            windows.append(gap < pieceMovie ? (timeline, window) : nil)
-        }
-
-        // Edits: a media edit per piece with media, lengthened over the holes after it.
-        var edits: [MP4EditListEntry] = []
-        var editOfPiece: [Int?] = Array(repeating: nil, count: pieces.count)
-        for index in pieces.indices {
-            let pieceMovie = movieBoundaries[index + 1] - movieBoundaries[index]
-            if holes[index] > 0 {
-                if let last = edits.indices.last {
-                    edits[last].segmentDuration += UInt64(holes[index])
-                } else {
-                    edits.append(MP4EditListEntry(segmentDuration: UInt64(holes[index]), mediaTime: nil))
-                }
-            }
-            if windows[index] != nil {
-                edits.append(MP4EditListEntry(segmentDuration: UInt64(pieceMovie - holes[index]), mediaTime: 0))
-                editOfPiece[index] = edits.count - 1
-            }
-        }
-
-        var slots: [RunSlot] = []
-        if kind == .audio, edits.first?.mediaTime == nil, let firstWithAudio = windows.firstIndex(where: { $0 != nil }) {
-            // Audio that starts late starts with silence instead (in the first audio's description),
-            // so the track plays from 0 like the video.
-            let timeline = windows[firstWithAudio]!.timeline
-            let description = audioDescriptions.outputIndex(source: pieces[firstWithAudio].source,
-                                                            description: Int(timeline.samples.descriptionIndices[0]))
-            let length = try exact(pieces[0].path) { () throws(MediaTimeError) in
-                try MediaTime.divide(Int64(edits[0].segmentDuration), times: Int64(timescale), by: Int64(movieTimescale),
-                                     rounding: .toNearestOrAwayFromZero)
-            }
-            edits[0].mediaTime = 0
-            slots.append(RunSlot(piece: 0, edit: 0, run: try silenceRun(description: description, piece: firstWithAudio,
-                                                                        windowLength: length, timescale: timescale)))
-        }
-        for (index, piece) in pieces.enumerated() {
-            guard let (timeline, window) = windows[index], let edit = editOfPiece[index] else { continue }
-            // The window is as long as the edit (what ffmpeg computes: rounded to the track's ticks);
-            // the piece's own part first, then the holes after it.
-            let pieceMovie = movieBoundaries[index + 1] - movieBoundaries[index]
-            let (ownLength, fullLength) = try exact(piece.path) { () throws(MediaTimeError) in
-                (try MediaTime.divide(pieceMovie - holes[index], times: Int64(timescale), by: Int64(movieTimescale),
-                                      rounding: .toNearestOrAwayFromZero),
-                 try MediaTime.divide(Int64(edits[edit].segmentDuration), times: Int64(timescale), by: Int64(movieTimescale),
-                                      rounding: .toNearestOrAwayFromZero))
-            }
-            if kind == .video {
-                var (run, spare) = try videoRun(piece, timeline, window: window, windowLength: ownLength, timescale: timescale)
-                try checkSpan(of: run, in: track, piece: index)
-                run.extendWindow(by: fullLength - ownLength)
-                slots.append(RunSlot(piece: index, edit: edit, run: run, spareKeyframes: spare))
-            } else {
-                var run = try audioRun(piece, timeline, window: window, windowLength: ownLength, timescale: timescale)
-                try checkSpan(of: run, in: track, piece: index)
-                run.extendWindow(by: fullLength - ownLength)
-                try fillWithSilence(&run, piece: index, timescale: timescale)
-                slots.append(RunSlot(piece: index, edit: edit, run: run))
-            }
-        }
-        guard !slots.isEmpty else {
-            track.edits = edits
-            return track
-        }
-
-        // ffmpeg (5.x) tracks which sample description applies by counting the samples it has
-        // read, but its edit-list handling reads some samples twice: past a piece's end (up to
-        // the next keyframe, two with B-frames) and, for audio, a second before a piece's start.
-        // With one description that is harmless; with several, the count drifts and later pieces
-        // decode with the wrong parameters. So each piece gets the samples ffmpeg looks for from its
-        // own source: hidden keyframes after a video piece, hidden silence before an audio piece.
-        if track.descriptions.count > 1 {
-            if kind == .video {
-                appendTrailingKeyframes(&slots)
-            } else {
-                try prependAudioLeadIn(&slots, timescale: timescale)
-            }
-        }
-
-        try place(slots, in: &track)
-        for (slot, start) in zip(slots, track.runStarts) {
-            edits[slot.edit].mediaTime = start + slot.run.windowStart
-        }
-        track.edits = edits
-        // No negative composition offsets (ctts version 0) and no negative edit media times.
-        let shift = max(0, track.samples.map { $0.decode - $0.composition }.max() ?? 0,
-                        -(edits.compactMap(\.mediaTime).min() ?? 0))
-        track.shiftComposition(by: shift)
-        return track
-    }
-
-    /// A run, the piece it comes from and the edit that shows it.
-    struct RunSlot {
-        var piece: Int
-        var edit: Int
-        var run: TrackRun
-        /// Video: sync samples of the same source that may be appended, hidden, for ffmpeg.
-        var spareKeyframes: [TrackRun.Sample] = []
-    }
-
-    /// The most ticks an output track may span: 2^60, 36 years at a 1 GHz timescale. A source can
-    /// claim any length (an edit list, a frame that lasts centuries) and runs add up piece by piece:
-    /// with the composition, each run and every placed time within this bound, the sums made with
-    /// them (window extensions, placement, composition shift, edit media times) cannot overflow.
-    static let maximumTrackTicks: Int64 = 1 << 60
-
-    func checkSpan(of run: TrackRun, in track: PlacedTrack, piece: Int) throws(MP4Error) {
-        guard run.spans(within: Self.maximumTrackTicks) else { throw tooLong(track, piece: piece) }
-    }
-
-    func tooLong(_ track: PlacedTrack, piece: Int) -> MP4Error {
-        .invalidPiece(index: pieces[piece].number, file: pieces[piece].path, reason:
-            "its \(track.kind) would take the output track past 2^60 ticks of 1/\(track.timescale) s "
-            + "(\(Self.maximumTrackTicks / Int64(track.timescale)) s), the most one track may span")
-    }
-
-    /// Places runs one after another: each starts once the previous has decoded, and late enough
-    /// that none of its samples presents inside the previous piece's window or before the
-    /// previous piece's last sample. The gap goes to the previous run's last sample, which so
-    /// lasts until the next piece: a video frame is held, never skipped.
-    func place(_ slots: [RunSlot], in track: inout PlacedTrack) throws(MP4Error) {
-        let limit = Self.maximumTrackTicks
-        var previous: (start: Int64, run: TrackRun)?
-        var starts: [Int64] = []
-        for slot in slots {
-            let run = slot.run
-            try checkSpan(of: run, in: track, piece: slot.piece)
-            var start: Int64 = 0
-            if let previous {
-                // Every term is within 3 × limit: no overflow.
-                start = max(previous.start + previous.run.decodeEnd,
-                            previous.start + previous.run.windowEnd - run.minComposition,
-                            previous.start + previous.run.maxComposition + 1 - run.minComposition)
-            }
-            guard start <= limit else { throw tooLong(track, piece: slot.piece) }
-            track.append(run, at: start, piece: slot.piece)
-            starts.append(start)
-            previous = (start, run)
-        }
-        if let previous {
-            track.mediaEnd = max(previous.start + previous.run.decodeEnd, previous.start + previous.run.windowEnd)
-            guard track.mediaEnd <= limit else { throw tooLong(track, piece: slots[slots.count - 1].piece) }
-        }
-        track.runStarts = starts
-    }
-
-    /// Appends hidden sync samples after each video run but the last, so that ffmpeg's read past
-    /// the run's window ends inside the run (see `sampleAccurateTrack`).
-    func appendTrailingKeyframes(_ slots: inout [RunSlot]) {
-        let hasCompositionOffsets = slots.contains { $0.run.samples.contains { $0.decode != $0.composition } }
-        // ffmpeg stops at the first keyframe ending at or after the window, or the second one
-        // when the track has composition offsets.
-        let needed = hasCompositionOffsets ? 2 : 1
-        for index in slots.indices.dropLast() where !slots[index].spareKeyframes.isEmpty {
-            var run = slots[index].run
-            let spares = slots[index].spareKeyframes
-            let base = max(run.decodeEnd, run.windowEnd, run.maxComposition + 1)
-            var qualifying = 0
-            for (position, sample) in run.samples.enumerated() where sample.isSync {
-                let next = position + 1 < run.samples.count ? run.samples[position + 1].decode : base
-                if sample.composition + (next - sample.decode) >= run.windowEnd { qualifying += 1 }
-            }
-            let missing = max(0, needed - qualifying)
-            for extra in 0..<missing {
-                var sample = spares[min(extra, spares.count - 1)]
-                sample.decode = base + Int64(extra)
-                sample.composition = base + Int64(extra)
-                run.samples.append(sample)
-            }
-            run.decodeEnd = base + Int64(missing)
-            slots[index].run = run
-        }
-    }
-
-    /// Puts at least one second of hidden silence, in the run's own description, before each
-    /// audio run but the first (see `sampleAccurateTrack`).
-    mutating func prependAudioLeadIn(_ slots: inout [RunSlot], timescale: Int32) throws(MP4Error) {
-        for index in slots.indices.dropFirst() {
-            var run = slots[index].run
-            guard run.windowStart < Int64(timescale), let first = run.samples.first else { continue }
-            let file = pieces[slots[index].piece].path
-            let silence = try silence(for: first.description, piece: slots[index].piece, gap: nil)
-            try exact(file) { () throws(MediaTimeError) in
-                let count = try silence.framesToCover(Int64(timescale) - run.windowStart, timescale: timescale)
-                let length = try silence.offset(ofFrame: count, timescale: timescale)
-                run.shift(by: length)
-                run.samples.insert(contentsOf: try silence.frames(count: count, from: 0, timescale: timescale, leadIn: true), at: 0)
-            }
-            slots[index].run = run
-        }
+    /// The largest amount by which a sample decodes after it presents (0 without any).
+    func largestDecodeLead() throws(MediaTimeError) -> Int64 {
+        var cursor = samples()
+        var lead: Int64 = 0
+        while let sample = try cursor.next() { lead = max(lead, sample.decode - sample.composition) }
+        return lead
     }
 }

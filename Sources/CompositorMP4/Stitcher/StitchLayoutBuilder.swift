@@ -13,23 +13,27 @@ struct StitchLayoutBuilder {
     /// A chunk stays under this size, so tracks interleave finely enough for streaming players.
     static let chunkSizeLimit: UInt64 = 1 << 20
 
-    /// A run of consecutive samples of one track whose bytes are consecutive.
+    /// A run of consecutive samples of one track whose bytes are consecutive. A source may hold
+    /// one sample per chunk, so a chunk is kept small: sample numbers, counts and description
+    /// indices are 32-bit in the tables (the plan checks a track's sample count), a chunk's bytes
+    /// are at most `chunkSizeLimit` or one sample's, and a plan has at most 2^32 pieces.
     struct Chunk {
-        var track: Int
-        var firstSample: Int
-        var sampleCount: Int
-        var description: Int
-        var bytes: SampleBytes
-        var byteCount: UInt64
-        var piece: Int
-        /// 0: lead-in silence, 1: copied samples, 2: silence after them. Orders a piece's data.
-        var group: Int
         /// Offset in the mdat payload, once laid out.
         var position: UInt64 = 0
+        var bytes: SampleBytes
+        var track: UInt8
+        /// 0: lead-in silence, 1: copied samples, 2: silence after them. Orders a piece's data.
+        var group: UInt8
+        var byteCount: UInt32
+        var firstSample: UInt32
+        var sampleCount: UInt32
+        var description: UInt32
+        var piece: UInt32
     }
 
     func build() throws(MP4Error) -> StitchLayout {
-        var chunks = makeChunks()
+        let file = sources.first?.path.description ?? ""
+        var (chunks, chunksOfTrack) = try makeChunks(file: file)
         // A piece's data: its lead-in, its copied chunks in source order (so copying reads each
         // source forwards, in long runs), then its synthetic tail.
         let order = chunks.indices.sorted { a, b in
@@ -45,81 +49,110 @@ struct StitchLayoutBuilder {
         var segments: [CopySegment] = []
         for index in order {
             chunks[index].position = position
-            position += chunks[index].byteCount
+            position += UInt64(chunks[index].byteCount)
             switch chunks[index].bytes {
             case .source(let file, let offset):
                 if case .source(let lastFile, let lastOffset, let lastLength)? = segments.last,
                    lastFile == file, lastOffset + lastLength == offset {
-                    segments[segments.count - 1] = .source(file: file, offset: lastOffset, length: lastLength + chunks[index].byteCount)
+                    segments[segments.count - 1] = .source(file: file, offset: lastOffset, length: lastLength + UInt64(chunks[index].byteCount))
                 } else {
-                    segments.append(.source(file: file, offset: offset, length: chunks[index].byteCount))
+                    segments.append(.source(file: file, offset: offset, length: UInt64(chunks[index].byteCount)))
                 }
             case .synthetic(let payload):
                 if case .synthetic(let lastPayload, let count)? = segments.last, lastPayload == payload {
-                    segments[segments.count - 1] = .synthetic(payload: payload, repeatCount: count + chunks[index].sampleCount)
+                    segments[segments.count - 1] = .synthetic(payload: payload, repeatCount: count + Int(chunks[index].sampleCount))
                 } else {
-                    segments.append(.synthetic(payload: payload, repeatCount: chunks[index].sampleCount))
+                    segments.append(.synthetic(payload: payload, repeatCount: Int(chunks[index].sampleCount)))
                 }
             }
         }
         let payloadSize = position
 
+        // Chunk offsets are written relative to the mdat payload, then moved by where it starts
+        // (known once the moov is): the moov's size depends only on the offsets' width.
+        let tables = try tracks.indices.map { (index) throws(MP4Error) in
+            try trackTables(index, chunks: chunks[chunksOfTrack[index]], file: file)
+        }
         let ftyp = Self.fileTypeBox()
         let mdatHeaderSize: UInt64 = payloadSize + 8 <= UInt64(UInt32.max) ? 8 : 16
-        let boxes = try tracks.indices.map { (index) throws(MP4Error) in try trackTables(index, chunks: chunks) }
-        // The moov's size does not depend on the offsets' values, only on their width.
-        var wide = false
-        var moovSize = UInt64(moov(boxes, chunkBase: nil, wide: false).count)
-        if UInt64(ftyp.count) + moovSize + mdatHeaderSize + payloadSize > UInt64(UInt32.max) {
-            wide = true
-            moovSize = UInt64(moov(boxes, chunkBase: nil, wide: true).count)
-        }
-        let base = UInt64(ftyp.count) + moovSize + mdatHeaderSize
-        var header = ByteWriter(capacity: Int(base))
+        // Offsets within a payload that fits 32 bits fit them too; whether the payload's start
+        // does is known once the moov is written.
+        var wide = mdatHeaderSize + payloadSize > UInt64(UInt32.max)
+        var header = ByteWriter()
         header.write(ftyp)
-        header.write(moov(boxes, chunkBase: base, wide: wide))
+        var chunkTables = writeMovie(tables, wide: wide, to: &header)
+        if !wide, UInt64(header.count) + mdatHeaderSize + payloadSize > UInt64(UInt32.max) {
+            wide = true
+            header = ByteWriter()
+            header.write(ftyp)
+            chunkTables = writeMovie(tables, wide: true, to: &header)
+        }
+        let base = UInt64(header.count) + mdatHeaderSize
+        for table in chunkTables {
+            for entry in 0..<table.count {
+                if wide {
+                    let at = table.start + 8 * entry
+                    header.patch(header.uint64(at: at) + base, at: at)
+                } else {
+                    let at = table.start + 4 * entry
+                    header.patch(header.uint32(at: at) + UInt32(base), at: at)
+                }
+            }
+        }
         header.writeBoxHeader("mdat", payloadSize: payloadSize)
-        precondition(UInt64(header.count) == base, "moov size changed with its offsets")
 
         return StitchLayout(sources: sources, movieTimescale: movieTimescale, movieDuration: movieDuration,
                             segments: segments, syntheticPayloads: syntheticPayloads,
                             mdatPayloadSize: payloadSize, headerBytes: header.bytes)
     }
 
-    private func makeChunks() -> [Chunk] {
+    /// The tracks' chunks, each track's in sample order, and which are each track's.
+    private func makeChunks(file: String) throws(MP4Error) -> (chunks: [Chunk], ofTrack: [Range<Int>]) {
         var chunks: [Chunk] = []
+        var ofTrack: [Range<Int>] = []
         for (trackIndex, track) in tracks.enumerated() {
+            let first = chunks.count
             var current: Chunk?
-            for (index, sample) in track.samples.enumerated() {
-                let piece = track.pieceOfSample[index]
-                let group: Int
+            var samples = track.samples()
+            var index = 0
+            while let sample = try exact(file, { () throws(MediaTimeError) in try samples.next() }) {
+                defer { index += 1 }
+                let piece = UInt32(track.pieceOfSpan[samples.span])
+                let group: UInt8
                 if case .synthetic = sample.bytes { group = sample.isLeadIn ? 0 : 2 } else { group = 1 }
-                if var chunk = current, chunk.piece == piece, chunk.description == sample.description, chunk.group == group,
-                   chunk.byteCount + UInt64(sample.size) <= Self.chunkSizeLimit, follows(chunk, sample) {
+                if var chunk = current, chunk.piece == piece, chunk.description == UInt32(sample.description), chunk.group == group,
+                   UInt64(chunk.byteCount) + UInt64(sample.size) <= Self.chunkSizeLimit, follows(chunk, sample) {
                     chunk.sampleCount += 1
-                    chunk.byteCount += UInt64(sample.size)
+                    chunk.byteCount += sample.size
                     current = chunk
                     continue
                 }
                 if let chunk = current { chunks.append(chunk) }
-                current = Chunk(track: trackIndex, firstSample: index, sampleCount: 1, description: sample.description,
-                                bytes: sample.bytes, byteCount: UInt64(sample.size), piece: piece, group: group)
+                current = Chunk(bytes: sample.bytes, track: UInt8(trackIndex), group: group, byteCount: sample.size,
+                                firstSample: UInt32(index), sampleCount: 1, description: UInt32(sample.description), piece: piece)
             }
             if let chunk = current { chunks.append(chunk) }
+            ofTrack.append(first..<chunks.count)
         }
-        return chunks
+        return (chunks, ofTrack)
     }
 
     /// Whether `sample`'s bytes come right after the chunk's in their source.
-    private func follows(_ chunk: Chunk, _ sample: TrackRun.Sample) -> Bool {
+    private func follows(_ chunk: Chunk, _ sample: TrackSample) -> Bool {
         switch (chunk.bytes, sample.bytes) {
         case (.source(let file, let offset), .source(let sampleFile, let sampleOffset)):
-            return file == sampleFile && offset + chunk.byteCount == sampleOffset
+            return file == sampleFile && offset + UInt64(chunk.byteCount) == sampleOffset
         case (.synthetic(let payload), .synthetic(let samplePayload)):
             return payload == samplePayload
         default:
             return false
         }
+    }
+
+    /// Runs a time computation over placed samples (checked when their spans were made),
+    /// reporting overflow against `file`.
+    private func exact<T>(_ file: String, _ body: () throws(MediaTimeError) -> T) throws(MP4Error) -> T {
+        do { return try body() } catch { throw .timeOverflow(file: file, reason: error.description) }
     }
 
     // MARK: - Boxes
@@ -128,48 +161,64 @@ struct StitchLayoutBuilder {
     struct TrackTables {
         var track: PlacedTrack
         var trackID: UInt32
-        var durations: [UInt32]
-        var compositionOffsets: [Int32]?
+        var timeToSample = TimeToSampleBox(entries: [])
+        var compositionOffsets: CompositionOffsetBox?
         var syncSamples: [UInt32]?
+        var sizes: [UInt32] = []
         var chunks: [(samples: UInt32, descriptionIndex: UInt32)]
         var chunkPositions: [UInt64]
     }
 
-    private func trackTables(_ index: Int, chunks: [Chunk]) throws(MP4Error) -> TrackTables {
+    /// One pass over the track's samples: durations (the gap to the next sample's decode time,
+    /// for the last the gap to `mediaEnd`), composition offsets, sync samples and sizes.
+    private func trackTables(_ index: Int, chunks: ArraySlice<Chunk>, file: String) throws(MP4Error) -> TrackTables {
         let track = tracks[index]
-        let file = sources.first?.path.description ?? ""
-        let durations = try track.durations(file: file)
-        var offsets: [Int32] = []
-        offsets.reserveCapacity(track.samples.count)
-        for sample in track.samples {
+        var tables = TrackTables(track: track, trackID: UInt32(index + 1),
+                                 chunks: chunks.map { ($0.sampleCount, $0.description + 1) }, chunkPositions: chunks.map(\.position))
+        var offsets = CompositionOffsetBox(version: 0, entries: [])
+        var sync: [UInt32] = []
+        tables.sizes.reserveCapacity(track.sampleCount)
+        var samples = track.samples()
+        var next = try exact(file) { () throws(MediaTimeError) in try samples.next() }
+        var number: UInt32 = 0
+        while let sample = next {
+            next = try exact(file) { () throws(MediaTimeError) in try samples.next() }
+            number += 1
+            let duration = (next?.decode ?? track.mediaEnd) - sample.decode
+            guard duration >= 0, duration <= Int64(UInt32.max) else {
+                throw .timeOverflow(file: file, reason: "a \(track.kind) sample would last \(duration) ticks of 1/\(track.timescale) s, outside 0...\(UInt32.max)")
+            }
+            tables.timeToSample.append(UInt32(duration))
             let offset = sample.composition - sample.decode
-            guard offset >= Int64(Int32.min), offset <= Int64(Int32.max) else {
+            guard let offset = Int32(exactly: offset) else {
                 throw .timeOverflow(file: file, reason: "a composition offset of \(offset) ticks does not fit 32 bits")
             }
-            offsets.append(Int32(offset))
+            offsets.append(offset)
+            if sample.isSync { sync.append(number) }
+            tables.sizes.append(sample.size)
         }
-        let sync = track.samples.enumerated().filter(\.element.isSync).map { UInt32($0.offset + 1) }
-        let own = chunks.filter { $0.track == index }.sorted { $0.firstSample < $1.firstSample }
-        return TrackTables(
-            track: track, trackID: UInt32(index + 1), durations: durations,
-            compositionOffsets: offsets.allSatisfy { $0 == 0 } ? nil : offsets,
-            syncSamples: sync.count == track.samples.count ? nil : sync,
-            chunks: own.map { (UInt32($0.sampleCount), UInt32($0.description + 1)) },
-            chunkPositions: own.map(\.position))
+        if offsets.entries.contains(where: { $0.offset != 0 }) { tables.compositionOffsets = offsets }
+        if sync.count != track.sampleCount { tables.syncSamples = sync }
+        return tables
     }
 
-    /// The moov box; with `chunkBase` nil, chunk offsets are written as zeros (to measure its size).
-    private func moov(_ tables: [TrackTables], chunkBase: UInt64?, wide: Bool) -> [UInt8] {
-        var writer = ByteWriter()
+    /// Writes the moov box with chunk offsets relative to the mdat payload; returns where each
+    /// chunk offset table's entries start, and how many there are.
+    private func writeMovie(_ tables: [TrackTables], wide: Bool, to writer: inout ByteWriter) -> [(start: Int, count: Int)] {
+        var chunkTables: [(start: Int, count: Int)] = []
         writer.writeBox("moov") { moov in
             moov.write(box: MovieHeaderBox(timescale: UInt32(movieTimescale), duration: movieDuration,
                                            nextTrackID: UInt32(tables.count + 1)))
-            for table in tables { writeTrack(table, chunkBase: chunkBase, wide: wide, to: &moov) }
+            for table in tables {
+                writeTrack(table, wide: wide, to: &moov)
+                // The entries end the track's box (co64 or stco is the last in stbl, stbl in minf...).
+                chunkTables.append((start: moov.count - table.chunkPositions.count * (wide ? 8 : 4), count: table.chunkPositions.count))
+            }
         }
-        return writer.bytes
+        return chunkTables
     }
 
-    private func writeTrack(_ table: TrackTables, chunkBase: UInt64?, wide: Bool, to writer: inout ByteWriter) {
+    private func writeTrack(_ table: TrackTables, wide: Bool, to writer: inout ByteWriter) {
         let track = table.track
         let isVideo = track.kind == .video
         let first = track.descriptions.first
@@ -188,12 +237,12 @@ struct StitchLayoutBuilder {
                         stbl.writeBox(SampleDescriptionBox.type) {
                             SampleDescriptionBox(entries: track.descriptions).writePayload(to: &$0)
                         }
-                        stbl.write(box: TimeToSampleBox(durations: table.durations))
-                        if let offsets = table.compositionOffsets { stbl.write(box: CompositionOffsetBox(offsets: offsets)) }
+                        stbl.write(box: table.timeToSample)
+                        if let offsets = table.compositionOffsets { stbl.write(box: offsets) }
                         if let sync = table.syncSamples { stbl.write(box: SyncSampleBox(sampleNumbers: sync)) }
                         stbl.write(box: SampleToChunkBox(chunks: table.chunks))
-                        stbl.write(box: SampleSizeBox(sampleSizes: track.samples.map(\.size)))
-                        let offsets = ChunkOffsetBox(offsets: table.chunkPositions.map { position in chunkBase.map { $0 + position } ?? 0 })
+                        stbl.write(box: SampleSizeBox(sampleSizes: table.sizes))
+                        let offsets = ChunkOffsetBox(offsets: table.chunkPositions)
                         stbl.writeBox(wide ? ChunkOffsetBox.wideType : ChunkOffsetBox.type) { offsets.writePayload(to: &$0, wide: wide) }
                     }
                 }

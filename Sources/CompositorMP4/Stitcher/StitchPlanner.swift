@@ -68,6 +68,8 @@ struct StitchPlanner {
 
         /// The output index of source `source`'s description `index`.
         func outputIndex(source: Int, description index: Int) -> Int { indexBySource[source]![index] }
+        /// The output index of each of source `source`'s descriptions.
+        func outputIndices(source: Int) -> [Int] { indexBySource[source]! }
     }
 
     mutating func makePlan() throws(MP4Error) -> MP4StitchPlan {

@@ -27,12 +27,47 @@ struct ByteWriter: Sendable {
     }
 
     /// Writes a box of `type` whose payload `body` writes; the size is filled in afterwards, as a
-    /// 64-bit `largesize` when the box reaches 4 GiB.
+    /// 64-bit `largesize` when the box reaches 4 GiB. The payload is written in place, never copied
+    /// from a buffer of its own (a `moov` nests five deep).
     mutating func writeBox(_ type: FourCC, _ body: (inout ByteWriter) -> Void) {
-        var payload = ByteWriter()
-        body(&payload)
-        writeBoxHeader(type, payloadSize: UInt64(payload.count))
-        bytes.append(contentsOf: payload.bytes)
+        let start = bytes.count
+        write(UInt32(0))
+        write(type)
+        body(&self)
+        let size = UInt64(bytes.count - start)
+        if size <= UInt64(UInt32.max) {
+            patch(UInt32(size), at: start)
+        } else {
+            // The header grows by the 8-byte largesize, inserted after the type.
+            var largesize = ByteWriter()
+            largesize.write(size + 8)
+            bytes.insert(contentsOf: largesize.bytes, at: start + 8)
+            patch(UInt32(1), at: start)
+        }
+    }
+
+    /// Overwrites the four bytes at `offset` (written before) with `value`.
+    mutating func patch(_ value: UInt32, at offset: Int) {
+        withUnsafeBytes(of: value.bigEndian) { big in
+            for index in 0..<4 { bytes[offset + index] = big[index] }
+        }
+    }
+
+    /// Overwrites the eight bytes at `offset` (written before) with `value`.
+    mutating func patch(_ value: UInt64, at offset: Int) {
+        withUnsafeBytes(of: value.bigEndian) { big in
+            for index in 0..<8 { bytes[offset + index] = big[index] }
+        }
+    }
+
+    /// The four bytes at `offset`, big-endian.
+    func uint32(at offset: Int) -> UInt32 {
+        bytes[offset..<offset + 4].reduce(0) { $0 << 8 | UInt32($1) }
+    }
+
+    /// The eight bytes at `offset`, big-endian.
+    func uint64(at offset: Int) -> UInt64 {
+        bytes[offset..<offset + 8].reduce(0) { $0 << 8 | UInt64($1) }
     }
 
     /// A box header for a payload of `payloadSize` bytes that the caller writes next.
@@ -48,6 +83,6 @@ struct ByteWriter: Sendable {
     }
 
     private mutating func append(_ value: UInt64, width: Int) {
-        for shift in stride(from: (width - 1) * 8, through: 0, by: -8) { bytes.append(UInt8(truncatingIfNeeded: value >> UInt64(shift))) }
+        withUnsafeBytes(of: value.bigEndian) { bytes.append(contentsOf: $0[(8 - width)...]) }
     }
 }

@@ -20,9 +20,9 @@ struct MP4WriterLayoutTests {
         let size: UInt32 = 1 << 31
         for index in 0..<3 {
             // Each sample from a different place, so each is its own chunk.
-            track.samples.append(TrackRun.Sample(bytes: .source(file: 0, offset: UInt64(index) * 2 * UInt64(size)), size: size,
-                                                 decode: Int64(index), composition: Int64(index), isSync: true, description: 0))
-            track.pieceOfSample.append(index)
+            let sample = TrackSample(bytes: .source(file: 0, offset: UInt64(index) * 2 * UInt64(size)), size: size,
+                                     decode: 0, composition: 0, isSync: true, description: 0)
+            track.append(TrackRun(spans: [.single(sample)], decodeEnd: 1, windowStart: 0, windowLength: 1), at: Int64(index), piece: index)
         }
         track.mediaEnd = 3
         track.edits = [MP4EditListEntry(segmentDuration: 3000, mediaTime: 0)]

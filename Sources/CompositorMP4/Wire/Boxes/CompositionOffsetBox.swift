@@ -19,16 +19,19 @@ struct CompositionOffsetBox: MP4ParsableBox, MP4WritableBox, Equatable {
 
     /// Run-length codes per-sample offsets; version 1 only when one is negative.
     init(offsets: [Int32]) {
-        var entries: [Entry] = []
-        for offset in offsets {
-            if let last = entries.last, last.offset == offset, last.count < UInt32.max {
-                entries[entries.count - 1].count += 1
-            } else {
-                entries.append(Entry(count: 1, offset: offset))
-            }
+        self.init(version: 0, entries: [])
+        for offset in offsets { append(offset) }
+    }
+
+    /// Appends one sample's offset, to the last entry when it has the same; a negative one makes
+    /// the box version 1.
+    mutating func append(_ offset: Int32) {
+        if let last = entries.last, last.offset == offset, last.count < UInt32.max {
+            entries[entries.count - 1].count += 1
+        } else {
+            entries.append(Entry(count: 1, offset: offset))
         }
-        self.entries = entries
-        self.version = offsets.contains { $0 < 0 } ? 1 : 0
+        if offset < 0 { version = 1 }
     }
 
     init(parsing reader: inout ByteReader) throws(MP4ParseFailure) {

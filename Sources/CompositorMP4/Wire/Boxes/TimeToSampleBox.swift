@@ -13,15 +13,17 @@ struct TimeToSampleBox: MP4ParsableBox, MP4WritableBox, Equatable {
 
     /// Run-length codes per-sample durations.
     init(durations: [UInt32]) {
-        var entries: [Entry] = []
-        for duration in durations {
-            if let last = entries.last, last.delta == duration, last.count < UInt32.max {
-                entries[entries.count - 1].count += 1
-            } else {
-                entries.append(Entry(count: 1, delta: duration))
-            }
+        entries = []
+        for duration in durations { append(duration) }
+    }
+
+    /// Appends one sample's duration, to the last entry when it has the same.
+    mutating func append(_ duration: UInt32) {
+        if let last = entries.last, last.delta == duration, last.count < UInt32.max {
+            entries[entries.count - 1].count += 1
+        } else {
+            entries.append(Entry(count: 1, delta: duration))
         }
-        self.entries = entries
     }
 
     init(parsing reader: inout ByteReader) throws(MP4ParseFailure) {
