@@ -89,10 +89,6 @@ struct LayoutContext {
         // Sample numbers and counts are 32-bit in the tables (so are chunk counts and description
         // indices, of which there are fewer): a track of more samples (thousands of pieces of a
         // source of millions) cannot be written.
-        guard pieces.count <= Int(UInt32.max) else {
-            throw .invalidPiece(index: pieces[Int(UInt32.max)].number, file: pieces[Int(UInt32.max)].path,
-                                reason: "the output would have more than \(UInt32.max) pieces")
-        }
         for track in tracks where track.sampleCount > Int(UInt32.max) {
             let piece = track.piece(ofSample: Int(UInt32.max)) ?? pieces.count - 1
             throw .invalidPiece(index: pieces[piece].number, file: pieces[piece].path, reason:

@@ -13,65 +13,46 @@ struct StitchLayoutBuilder {
     /// A chunk stays under this size, so tracks interleave finely enough for streaming players.
     static let chunkSizeLimit: UInt64 = 1 << 20
 
-    /// A run of consecutive samples of one track whose bytes are consecutive. A source may hold
-    /// one sample per chunk, so a chunk is kept small: sample numbers, counts and description
-    /// indices are 32-bit in the tables (the plan checks a track's sample count), a chunk's bytes
-    /// are at most `chunkSizeLimit` or one sample's, and a plan has at most 2^32 pieces.
+    /// A run of consecutive samples of one track whose bytes are consecutive, while its piece is
+    /// laid out (see `layOut`).
     struct Chunk {
-        /// Offset in the mdat payload, once laid out.
-        var position: UInt64 = 0
         var bytes: SampleBytes
-        var track: UInt8
+        var track: Int
+        var firstSample: Int
+        var sampleCount: Int
+        var byteCount: UInt64
+        var description: Int
         /// 0: lead-in silence, 1: copied samples, 2: silence after them. Orders a piece's data.
         var group: UInt8
-        var byteCount: UInt32
-        var firstSample: UInt32
+    }
+
+    /// A chunk as the tables keep it: a source may hold one sample per chunk, so what is kept for
+    /// every chunk until the moov is written is small. Sample counts and description indices
+    /// are 32-bit in the tables (the plan checks each track's sample count).
+    struct PlacedChunk {
+        /// Offset in the mdat payload.
+        var position: UInt64
         var sampleCount: UInt32
         var description: UInt32
-        var piece: UInt32
+    }
+
+    /// Where every chunk goes in the mdat payload, and the copies that fill it.
+    struct Layout {
+        var chunksOfTrack: [[PlacedChunk]]
+        var segments: [CopySegment] = []
+        var payloadSize: UInt64 = 0
     }
 
     func build() throws(MP4Error) -> StitchLayout {
         let file = sources.first?.path.description ?? ""
-        var (chunks, chunksOfTrack) = try makeChunks(file: file)
-        // A piece's data: its lead-in, its copied chunks in source order (so copying reads each
-        // source forwards, in long runs), then its synthetic tail.
-        let order = chunks.indices.sorted { a, b in
-            let x = chunks[a], y = chunks[b]
-            if x.piece != y.piece { return x.piece < y.piece }
-            if x.group != y.group { return x.group < y.group }
-            if case .source(let fx, let ox) = x.bytes, case .source(let fy, let oy) = y.bytes, (fx, ox) != (fy, oy) {
-                return (fx, ox) < (fy, oy)
-            }
-            return (x.track, x.firstSample) < (y.track, y.firstSample)
-        }
-        var position: UInt64 = 0
-        var segments: [CopySegment] = []
-        for index in order {
-            chunks[index].position = position
-            position += UInt64(chunks[index].byteCount)
-            switch chunks[index].bytes {
-            case .source(let file, let offset):
-                if case .source(let lastFile, let lastOffset, let lastLength)? = segments.last,
-                   lastFile == file, lastOffset + lastLength == offset {
-                    segments[segments.count - 1] = .source(file: file, offset: lastOffset, length: lastLength + UInt64(chunks[index].byteCount))
-                } else {
-                    segments.append(.source(file: file, offset: offset, length: UInt64(chunks[index].byteCount)))
-                }
-            case .synthetic(let payload):
-                if case .synthetic(let lastPayload, let count)? = segments.last, lastPayload == payload {
-                    segments[segments.count - 1] = .synthetic(payload: payload, repeatCount: count + Int(chunks[index].sampleCount))
-                } else {
-                    segments.append(.synthetic(payload: payload, repeatCount: Int(chunks[index].sampleCount)))
-                }
-            }
-        }
-        let payloadSize = position
+        let layout = try layOut(file: file)
+        let payloadSize = layout.payloadSize
+        let segments = layout.segments
 
         // Chunk offsets are written relative to the mdat payload, then moved by where it starts
         // (known once the moov is): the moov's size depends only on the offsets' width.
         let tables = try tracks.indices.map { (index) throws(MP4Error) in
-            try trackTables(index, chunks: chunks[chunksOfTrack[index]], file: file)
+            try trackTables(index, chunks: layout.chunksOfTrack[index], file: file)
         }
         let ftyp = Self.fileTypeBox()
         let mdatHeaderSize: UInt64 = payloadSize + 8 <= UInt64(UInt32.max) ? 8 : 16
@@ -106,42 +87,75 @@ struct StitchLayoutBuilder {
                             mdatPayloadSize: payloadSize, headerBytes: header.bytes)
     }
 
-    /// The tracks' chunks, each track's in sample order, and which are each track's.
-    private func makeChunks(file: String) throws(MP4Error) -> (chunks: [Chunk], ofTrack: [Range<Int>]) {
-        var chunks: [Chunk] = []
-        var ofTrack: [Range<Int>] = []
-        for (trackIndex, track) in tracks.enumerated() {
-            let first = chunks.count
-            var current: Chunk?
-            var samples = track.samples()
-            var index = 0
-            while let sample = try exact(file, { () throws(MediaTimeError) in try samples.next() }) {
-                defer { index += 1 }
-                let piece = UInt32(track.pieceOfSpan[samples.span])
-                let group: UInt8
-                if case .synthetic = sample.bytes { group = sample.isLeadIn ? 0 : 2 } else { group = 1 }
-                if var chunk = current, chunk.piece == piece, chunk.description == UInt32(sample.description), chunk.group == group,
-                   UInt64(chunk.byteCount) + UInt64(sample.size) <= Self.chunkSizeLimit, follows(chunk, sample) {
-                    chunk.sampleCount += 1
-                    chunk.byteCount += sample.size
-                    current = chunk
-                    continue
+    /// Lays the chunks out piece by piece (each track's samples are in piece order): a piece's
+    /// lead-in, its copied chunks in source order (so copying reads each source forwards, in long
+    /// runs), then its synthetic tail. Only one piece's chunks are held whole at a time.
+    private func layOut(file: String) throws(MP4Error) -> Layout {
+        var layout = Layout(chunksOfTrack: Array(repeating: [], count: tracks.count))
+        var cursors = tracks.map { $0.samples() }
+        var pending: [(sample: TrackSample, piece: Int)?] = []
+        var sampleNumbers = Array(repeating: 0, count: tracks.count)
+        for index in tracks.indices { pending.append(try next(of: index, &cursors, file: file)) }
+
+        var pieceChunks: [Chunk] = []
+        while let piece = pending.compactMap({ $0?.piece }).min() {
+            pieceChunks.removeAll(keepingCapacity: true)
+            for track in tracks.indices {
+                var current: Chunk?
+                while let (sample, samplePiece) = pending[track], samplePiece == piece {
+                    pending[track] = try next(of: track, &cursors, file: file)
+                    defer { sampleNumbers[track] += 1 }
+                    let group: UInt8
+                    if case .synthetic = sample.bytes { group = sample.isLeadIn ? 0 : 2 } else { group = 1 }
+                    if var chunk = current, chunk.description == sample.description, chunk.group == group,
+                       chunk.byteCount + UInt64(sample.size) <= Self.chunkSizeLimit, follows(chunk, sample) {
+                        chunk.sampleCount += 1
+                        chunk.byteCount += UInt64(sample.size)
+                        current = chunk
+                        continue
+                    }
+                    if let chunk = current { pieceChunks.append(chunk) }
+                    current = Chunk(bytes: sample.bytes, track: track, firstSample: sampleNumbers[track], sampleCount: 1,
+                                    byteCount: UInt64(sample.size), description: sample.description, group: group)
                 }
-                if let chunk = current { chunks.append(chunk) }
-                current = Chunk(bytes: sample.bytes, track: UInt8(trackIndex), group: group, byteCount: sample.size,
-                                firstSample: UInt32(index), sampleCount: 1, description: UInt32(sample.description), piece: piece)
+                if let chunk = current { pieceChunks.append(chunk) }
             }
-            if let chunk = current { chunks.append(chunk) }
-            ofTrack.append(first..<chunks.count)
+            // The piece's chunks of each track follow the track's earlier ones, in sample order.
+            var indexInTrack: [Int] = []
+            for chunk in pieceChunks {
+                indexInTrack.append(layout.chunksOfTrack[chunk.track].count)
+                layout.chunksOfTrack[chunk.track].append(PlacedChunk(position: 0, sampleCount: UInt32(chunk.sampleCount),
+                                                                    description: UInt32(chunk.description)))
+            }
+            let order = pieceChunks.indices.sorted { a, b in
+                let x = pieceChunks[a], y = pieceChunks[b]
+                if x.group != y.group { return x.group < y.group }
+                if case .source(let fx, let ox) = x.bytes, case .source(let fy, let oy) = y.bytes, (fx, ox) != (fy, oy) {
+                    return (fx, ox) < (fy, oy)
+                }
+                return (x.track, x.firstSample) < (y.track, y.firstSample)
+            }
+            for index in order {
+                let chunk = pieceChunks[index]
+                layout.chunksOfTrack[chunk.track][indexInTrack[index]].position = layout.payloadSize
+                layout.payloadSize += chunk.byteCount
+                layout.append(chunk)
+            }
         }
-        return (chunks, ofTrack)
+        return layout
+    }
+
+    /// The next sample of track `index` and its piece.
+    private func next(of index: Int, _ cursors: inout [SampleCursor], file: String) throws(MP4Error) -> (sample: TrackSample, piece: Int)? {
+        guard let sample = try exact(file, { () throws(MediaTimeError) in try cursors[index].next() }) else { return nil }
+        return (sample, tracks[index].pieceOfSpan[cursors[index].span])
     }
 
     /// Whether `sample`'s bytes come right after the chunk's in their source.
     private func follows(_ chunk: Chunk, _ sample: TrackSample) -> Bool {
         switch (chunk.bytes, sample.bytes) {
         case (.source(let file, let offset), .source(let sampleFile, let sampleOffset)):
-            return file == sampleFile && offset + UInt64(chunk.byteCount) == sampleOffset
+            return file == sampleFile && offset + chunk.byteCount == sampleOffset
         case (.synthetic(let payload), .synthetic(let samplePayload)):
             return payload == samplePayload
         default:
@@ -165,16 +179,14 @@ struct StitchLayoutBuilder {
         var compositionOffsets: CompositionOffsetBox?
         var syncSamples: [UInt32]?
         var sizes: [UInt32] = []
-        var chunks: [(samples: UInt32, descriptionIndex: UInt32)]
-        var chunkPositions: [UInt64]
+        var chunks: [PlacedChunk]
     }
 
     /// One pass over the track's samples: durations (the gap to the next sample's decode time,
     /// for the last the gap to `mediaEnd`), composition offsets, sync samples and sizes.
-    private func trackTables(_ index: Int, chunks: ArraySlice<Chunk>, file: String) throws(MP4Error) -> TrackTables {
+    private func trackTables(_ index: Int, chunks: [PlacedChunk], file: String) throws(MP4Error) -> TrackTables {
         let track = tracks[index]
-        var tables = TrackTables(track: track, trackID: UInt32(index + 1),
-                                 chunks: chunks.map { ($0.sampleCount, $0.description + 1) }, chunkPositions: chunks.map(\.position))
+        var tables = TrackTables(track: track, trackID: UInt32(index + 1), chunks: chunks)
         var offsets = CompositionOffsetBox(version: 0, entries: [])
         var sync: [UInt32] = []
         tables.sizes.reserveCapacity(track.sampleCount)
@@ -212,7 +224,7 @@ struct StitchLayoutBuilder {
             for table in tables {
                 writeTrack(table, wide: wide, to: &moov)
                 // The entries end the track's box (co64 or stco is the last in stbl, stbl in minf...).
-                chunkTables.append((start: moov.count - table.chunkPositions.count * (wide ? 8 : 4), count: table.chunkPositions.count))
+                chunkTables.append((start: moov.count - table.chunks.count * (wide ? 8 : 4), count: table.chunks.count))
             }
         }
         return chunkTables
@@ -240,9 +252,9 @@ struct StitchLayoutBuilder {
                         stbl.write(box: table.timeToSample)
                         if let offsets = table.compositionOffsets { stbl.write(box: offsets) }
                         if let sync = table.syncSamples { stbl.write(box: SyncSampleBox(sampleNumbers: sync)) }
-                        stbl.write(box: SampleToChunkBox(chunks: table.chunks))
+                        stbl.write(box: SampleToChunkBox(chunks: table.chunks.map { ($0.sampleCount, $0.description + 1) }))
                         stbl.write(box: SampleSizeBox(sampleSizes: table.sizes))
-                        let offsets = ChunkOffsetBox(offsets: table.chunkPositions)
+                        let offsets = ChunkOffsetBox(offsets: table.chunks.map(\.position))
                         stbl.writeBox(wide ? ChunkOffsetBox.wideType : ChunkOffsetBox.type) { offsets.writePayload(to: &$0, wide: wide) }
                     }
                 }
@@ -259,5 +271,25 @@ struct StitchLayoutBuilder {
             for brand: FourCC in ["isom", "iso2", "avc1", "mp41"] { ftyp.write(brand) }
         }
         return writer.bytes
+    }
+}
+
+extension StitchLayoutBuilder.Layout {
+    /// Appends a chunk's bytes to the copy list: to the last copy when they follow it.
+    mutating func append(_ chunk: StitchLayoutBuilder.Chunk) {
+        switch chunk.bytes {
+        case .source(let file, let offset):
+            if case .source(let lastFile, let lastOffset, let lastLength)? = segments.last, lastFile == file, lastOffset + lastLength == offset {
+                segments[segments.count - 1] = .source(file: file, offset: lastOffset, length: lastLength + chunk.byteCount)
+            } else {
+                segments.append(.source(file: file, offset: offset, length: chunk.byteCount))
+            }
+        case .synthetic(let payload):
+            if case .synthetic(let lastPayload, let count)? = segments.last, lastPayload == payload {
+                segments[segments.count - 1] = .synthetic(payload: payload, repeatCount: count + chunk.sampleCount)
+            } else {
+                segments.append(.synthetic(payload: payload, repeatCount: chunk.sampleCount))
+            }
+        }
     }
 }
