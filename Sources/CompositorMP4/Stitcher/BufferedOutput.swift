@@ -25,6 +25,8 @@ struct BufferedOutput {
         }
     }
 
+    var isEmpty: Bool { filled == 0 }
+
     /// Writes what the buffer holds.
     mutating func flush() throws(MP4Error) {
         let count = filled

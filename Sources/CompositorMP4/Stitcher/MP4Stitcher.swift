@@ -51,6 +51,8 @@ package struct MP4Stitcher: Sendable {
     package static let copyBufferSize = 4 << 20
     /// Bytes between progress reports.
     static let progressStep = 16 << 20
+    /// Copies shorter than this go through the copy buffer.
+    static let smallCopy: UInt64 = 1 << 20
 
     package init(pieces: [MP4StitchPiece], cutMode: MP4CutMode = .sampleAccurate) {
         self.pieces = pieces
@@ -89,9 +91,17 @@ package struct MP4Stitcher: Sendable {
 
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: Self.copyBufferSize, alignment: 16)
         defer { buffer.deallocate() }
+        // Small copies (an ad's few chunks, a piece between close breaks) are gathered in the
+        // buffer and written together: a system copy per segment costs more than its bytes.
+        var out = BufferedOutput(output, buffer: buffer)
         for segment in layout.segments {
             switch segment {
+            case .source(let fileIndex, let offset, let length) where length < Self.smallCopy:
+                let bytes = try files.read(from: fileIndex, offset: offset, count: Int(length))
+                try bytes.withUnsafeBytes { raw in Result { () throws(MP4Error) in try out.append(raw) } }.get()
+                written += length
             case .source(let fileIndex, let offset, let length):
+                try out.flush()
                 // In steps, so progress is reported as the copy goes.
                 var done: UInt64 = 0
                 while done < length {
@@ -103,15 +113,15 @@ package struct MP4Stitcher: Sendable {
                 }
             case .synthetic(let payload, let repeatCount):
                 let bytes = layout.syntheticPayloads[payload]
-                var out = BufferedOutput(output, buffer: buffer)
                 try bytes.withUnsafeBytes { raw in
                     Result { () throws(MP4Error) in for _ in 0..<repeatCount { try out.append(raw) } }
                 }.get()
-                try out.flush()
                 written += UInt64(bytes.count * repeatCount)
-                progress(MP4StitchProgress(bytesWritten: written, totalBytes: total))
             }
+            if out.isEmpty { progress(MP4StitchProgress(bytesWritten: written, totalBytes: total)) }
         }
+        try out.flush()
+        progress(MP4StitchProgress(bytesWritten: written, totalBytes: total))
         guard written == total else {
             throw .io(file: outputPath.description, operation: "write", reason: "wrote \(written) bytes, planned \(total)")
         }

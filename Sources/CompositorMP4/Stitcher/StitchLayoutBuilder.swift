@@ -59,12 +59,14 @@ struct StitchLayoutBuilder {
         // Offsets within a payload that fits 32 bits fit them too; whether the payload's start
         // does is known once the moov is written.
         var wide = mdatHeaderSize + payloadSize > UInt64(UInt32.max)
-        var header = ByteWriter()
+        // Room for the whole header at once: growing it by doubling would hold two copies.
+        let capacity = tables.reduce(4096) { $0 + $1.largestSize }
+        var header = ByteWriter(capacity: capacity)
         header.write(ftyp)
         var chunkTables = writeMovie(tables, wide: wide, to: &header)
         if !wide, UInt64(header.count) + mdatHeaderSize + payloadSize > UInt64(UInt32.max) {
             wide = true
-            header = ByteWriter()
+            header = ByteWriter(capacity: capacity)
             header.write(ftyp)
             chunkTables = writeMovie(tables, wide: true, to: &header)
         }
@@ -180,6 +182,12 @@ struct StitchLayoutBuilder {
         var syncSamples: [UInt32]?
         var sizes: [UInt32] = []
         var chunks: [PlacedChunk]
+
+        /// At least the size of the track's box, with wide chunk offsets.
+        var largestSize: Int {
+            1024 + track.edits.count * 20 + track.descriptions.reduce(0) { $0 + $1.bytes.count } + timeToSample.entries.count * 8
+                + (compositionOffsets?.entries.count ?? 0) * 8 + (syncSamples?.count ?? 0) * 4 + sizes.count * 4 + chunks.count * 20
+        }
     }
 
     /// One pass over the track's samples: durations (the gap to the next sample's decode time,
