@@ -90,12 +90,19 @@ enum TimelineReport {
     }
 
     static func table(header: [String], rows: [[String]]) -> [String] {
-        let widths = header.indices.map { column in ([header] + rows).map { $0[column].count }.max() ?? 0 }
-        func line(_ cells: [String]) -> String {
-            zip(cells, widths).map { $0 + String(repeating: " ", count: $1 - $0.count) }
-                .joined(separator: "  ").trimmingTrailingSpaces()
+        // Each cell's width counted once (a count walks the characters), for 100,000-row timelines.
+        let cellWidths = ([header] + rows).map { $0.map(\.count) }
+        var widths = Array(repeating: 0, count: header.count)
+        for row in cellWidths { for (column, width) in row.enumerated() { widths[column] = max(widths[column], width) } }
+        return zip([header] + rows, cellWidths).map { cells, cellWidths in
+            var line = ""
+            for (column, cell) in cells.enumerated() {
+                if column > 0 { line += "  " }
+                line += cell
+                line += String(repeating: " ", count: widths[column] - cellWidths[column])
+            }
+            return line.trimmingTrailingSpaces()
         }
-        return [line(header)] + rows.map(line)
     }
 }
 

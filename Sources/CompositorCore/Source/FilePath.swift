@@ -115,10 +115,22 @@ extension String {
     /// `bytes` as a string when they are valid UTF-8, `nil` otherwise (no repair). Decoding
     /// repairs invalid bytes to U+FFFD, so the text holds the same bytes only when they were valid.
     /// (`String(validating:as:)` does this too, but needs macOS 15 / iOS 18.)
+    @inlinable
     package init?(validatingUTF8Bytes bytes: some Collection<UInt8>) {
-        let text = String(decoding: bytes, as: UTF8.self)
-        guard text.utf8.elementsEqual(bytes) else { return nil }
-        self = text
+        // ASCII, the common case, is valid as it is; anything else is checked scalar by scalar
+        // (the decoder refuses overlong forms, surrogates and truncated sequences).
+        if !bytes.allSatisfy({ $0 < 0x80 }) {
+            var decoder = UTF8()
+            var iterator = bytes.makeIterator()
+            decoding: while true {
+                switch decoder.decode(&iterator) {
+                case .scalarValue: continue
+                case .emptyInput: break decoding
+                case .error: return nil
+                }
+            }
+        }
+        self = String(decoding: bytes, as: UTF8.self)
     }
 }
 

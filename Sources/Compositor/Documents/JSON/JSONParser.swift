@@ -112,8 +112,10 @@ private struct JSONParser {
             guard index < bytes.count else { throw error("unterminated string") }
             let byte = bytes[index]
             if byte == UInt8(ascii: "\"") {
+                defer { index += 1 }
+                // Without escapes (most strings), the run is the string.
+                if scalars.isEmpty, let text = String(validatingUTF8Bytes: bytes[runStart..<index]) { return text }
                 try flushRun(self, upTo: index)
-                index += 1
                 return String(scalars)
             }
             if byte < 0x20 { throw error("control character in a string (escape it)") }
