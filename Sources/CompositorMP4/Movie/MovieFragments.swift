@@ -78,12 +78,12 @@ struct MovieFragments {
         for (base, trex) in zip(movie.tracks, defaults) {
             var track = Track(base: base, defaults: trex, fragmentTrackID: base.trackID, descriptions: base.sampleDescriptions)
             let table = base.samples
-            track.offsets = table.offsets
+            track.offsets = Array(table.offsets)
             track.sizes = table.sizes
-            track.decodeTimes = table.decodeTimes
-            track.durations = table.durations
+            track.decodeTimes = Array(table.decodeTimes)
+            track.durations = Array(table.durations)
             track.compositionOffsets = table.compositionOffsets.isEmpty ? [Int32](repeating: 0, count: table.count) : table.compositionOffsets
-            track.descriptionIndices = table.descriptionIndices
+            track.descriptionIndices = Array(table.descriptionIndices)
             track.syncFlags = (0..<table.count).map(table.isSync)
             tracks.append(track)
         }
