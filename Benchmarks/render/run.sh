@@ -7,7 +7,8 @@
 #   two-hour   7,200 s at 25 fps, 320x240, 20 mid-rolls (about 530,000 samples, 190 MB)
 #   0.5GB, 1GB byte-heavy: two / four 250 s 720p sources at 8 Mbit/s interleaved in 25 s pieces
 #
-#   Benchmarks/render/run.sh [WORKDIR]          CASES="samples two-hour" to run some of them
+#   Benchmarks/render/run.sh [WORKDIR]          CASES="samples two-hour" to run some of them,
+#                                               BENCH=/path/to/RenderBenchmark to measure another build
 #
 # Generates its inputs with ffmpeg (not committed; about 1.4 GB in WORKDIR, default a new temporary
 # folder, removed at the end unless WORKDIR was given), builds the driver (release), warms the page
@@ -24,7 +25,7 @@ CASES=${CASES:-samples two-hour 0.5GB 1GB}
 bench_setup render "$@"
 
 echo "== building the driver (release)"
-BENCH=$(release_binary RenderBenchmark)
+BENCH=${BENCH:-$(release_binary RenderBenchmark)}
 
 # encode NAME SECONDS LOOPS SIZE FPS VIDEO_BITRATE AUDIO_BITRATE SEED: SECONDS of H.264 (B-frames,
 # a keyframe every 2 s; grain keeps x264 from compressing it away) + AAC 48 kHz stereo, then looped

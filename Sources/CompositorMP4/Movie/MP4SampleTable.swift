@@ -9,33 +9,54 @@ import CompositorCore
 /// only when the track has any. The columns read as collections (`offsets[i]`, `durations[i]`),
 /// each lookup a binary search over its runs, which a regular source has a handful of.
 package struct MP4SampleTable: Sendable {
+    /// The columns, shared by every copy: a table is held by each source track, timeline and
+    /// run span made from it (20,000 pieces of one source held it 40,000 times).
+    private final class Storage: Sendable {
+        let offsets: SampleOffsets
+        let sizes: [UInt32]
+        let decodeTimes: SampleDecodeTimes
+        let compositionOffsets: [Int32]
+        let descriptionIndices: SampleDescriptionIndices
+        let syncSamples: [UInt32]?
+        let smallestCompositionOffset: Int64
+
+        init(offsets: SampleOffsets, sizes: [UInt32], decodeTimes: SampleDecodeTimes, compositionOffsets: [Int32],
+             descriptionIndices: SampleDescriptionIndices, syncSamples: [UInt32]?) {
+            self.offsets = offsets
+            self.sizes = sizes
+            self.decodeTimes = decodeTimes
+            self.compositionOffsets = compositionOffsets
+            self.descriptionIndices = descriptionIndices
+            self.syncSamples = syncSamples
+            smallestCompositionOffset = compositionOffsets.min().map(Int64.init) ?? 0
+        }
+    }
+    private let storage: Storage
+
     /// File offset of each sample's first byte.
-    package let offsets: SampleOffsets
-    package let sizes: [UInt32]
+    package var offsets: SampleOffsets { storage.offsets }
+    package var sizes: [UInt32] { storage.sizes }
     /// Decode time of each sample, in media timescale ticks, from 0.
-    package let decodeTimes: SampleDecodeTimes
+    package var decodeTimes: SampleDecodeTimes { storage.decodeTimes }
     /// Composition minus decode time per sample; empty when the track has no `ctts`.
-    package let compositionOffsets: [Int32]
+    package var compositionOffsets: [Int32] { storage.compositionOffsets }
     /// 0-based index into the track's sample descriptions, per sample.
-    package let descriptionIndices: SampleDescriptionIndices
+    package var descriptionIndices: SampleDescriptionIndices { storage.descriptionIndices }
     /// The sync samples' indices, ascending; `nil` when every sample is one (no `stss`).
-    private let syncSamples: [UInt32]?
+    private var syncSamples: [UInt32]? { storage.syncSamples }
     /// The smallest composition offset (0 without any): decode times only grow, so once a
     /// sample's decode time plus this reaches a time, no later sample presents before it.
-    package let smallestCompositionOffset: Int64
+    package var smallestCompositionOffset: Int64 { storage.smallestCompositionOffset }
 
     /// Decode duration of each sample, in ticks.
     package var durations: SampleDurations { SampleDurations(decodeTimes: decodeTimes) }
 
     init(offsets: [UInt64], sizes: [UInt32], decodeTimes: [Int64], durations: [UInt32],
          compositionOffsets: [Int32], descriptionIndices: [UInt16], syncFlags: [Bool]?) {
-        self.offsets = SampleOffsets(offsets)
-        self.sizes = sizes
-        self.decodeTimes = SampleDecodeTimes(decodeTimes: decodeTimes, durations: durations)
-        self.compositionOffsets = compositionOffsets
-        self.descriptionIndices = SampleDescriptionIndices(descriptionIndices)
-        syncSamples = syncFlags.map { flags in flags.indices.filter { flags[$0] }.map { UInt32($0) } }
-        smallestCompositionOffset = compositionOffsets.min().map(Int64.init) ?? 0
+        storage = Storage(offsets: SampleOffsets(offsets), sizes: sizes,
+                          decodeTimes: SampleDecodeTimes(decodeTimes: decodeTimes, durations: durations),
+                          compositionOffsets: compositionOffsets, descriptionIndices: SampleDescriptionIndices(descriptionIndices),
+                          syncSamples: syncFlags.map { flags in flags.indices.filter { flags[$0] }.map { UInt32($0) } })
     }
 
     /// A table from per-sample values, kept compact: no composition offsets when all are 0, no
@@ -47,23 +68,16 @@ package struct MP4SampleTable: Sendable {
                   descriptionIndices: descriptionIndices, syncFlags: syncPerSample.allSatisfy { $0 } ? nil : syncPerSample)
     }
 
-    private init(offsets: SampleOffsets, sizes: [UInt32], decodeTimes: SampleDecodeTimes, compositionOffsets: [Int32],
-                 descriptionIndices: SampleDescriptionIndices, syncSamples: [UInt32]?) {
-        self.offsets = offsets
-        self.sizes = sizes
-        self.decodeTimes = decodeTimes
-        self.compositionOffsets = compositionOffsets
-        self.descriptionIndices = descriptionIndices
-        self.syncSamples = syncSamples
-        smallestCompositionOffset = compositionOffsets.min().map(Int64.init) ?? 0
-    }
+
+    private init(storage: Storage) { self.storage = storage }
 
     package var count: Int { sizes.count }
 
     /// The same samples, `distance` bytes further on in their store.
     func movingOffsets(by distance: UInt64) -> MP4SampleTable {
-        MP4SampleTable(offsets: SampleOffsets(offsets.map { $0 + distance }), sizes: sizes, decodeTimes: decodeTimes,
-                       compositionOffsets: compositionOffsets, descriptionIndices: descriptionIndices, syncSamples: syncSamples)
+        MP4SampleTable(storage: Storage(offsets: SampleOffsets(offsets.map { $0 + distance }), sizes: sizes, decodeTimes: decodeTimes,
+                                        compositionOffsets: compositionOffsets, descriptionIndices: descriptionIndices,
+                                        syncSamples: syncSamples))
     }
 
     /// Whether every sample is a sync sample (the track has no `stss`).
