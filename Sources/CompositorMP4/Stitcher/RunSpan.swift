@@ -1,0 +1,205 @@
+import CompositorCore
+
+/// Consecutive samples of a run that follow one rule: a source track's samples `first..<end`,
+/// silent frames, or one sample given outright. Shifts and window extensions change the rule's
+/// parameters, never a sample.
+struct RunSpan: Sendable {
+    enum Samples: Sendable {
+        case source(SourceSamples)
+        case silence(SilentFrames)
+        case single(TrackSample)
+    }
+
+    /// A source's samples, each timed from the source's own: decode `convert(decode - decodeBase)`,
+    /// composition `convert(composition - compositionBase)` (or the decode time, for audio laid
+    /// back to back).
+    struct SourceSamples: Sendable {
+        let table: MP4SampleTable
+        let file: Int
+        let range: Range<Int>
+        let convert: TickConverter
+        let decodeBase: Int64
+        let compositionBase: Int64
+        let presentsAtDecodeTime: Bool
+        /// The output description of each of the source track's descriptions.
+        let descriptions: [Int]
+        let sync: SyncRule
+    }
+
+    /// Which of a source span's samples are sync samples.
+    enum SyncRule: Sendable {
+        /// Those the source flags.
+        case flagged
+        /// Those the source flags that present after this composition time (source ticks): a
+        /// picture flagged sync before a piece's window was found not to be a decode start, so it
+        /// is unflagged and a player does not start there.
+        case flaggedPresentingAfter(Int64)
+        /// Every sample (audio laid back to back).
+        case all
+    }
+
+    /// `count` silent frames, the first decoding at `start`.
+    struct SilentFrames: Sendable {
+        let silence: SilenceSource
+        let start: Int64
+        let timescale: Int32
+        let isLeadIn: Bool
+    }
+
+    /// Samples presenting at or after `from` (in the span's ticks before `compositionShift`) present `by` later.
+    struct Delay: Sendable {
+        let from: Int64
+        let by: Int64
+        func apply(_ time: Int64) -> Int64 { time >= from ? time + by : time }
+    }
+
+    let samples: Samples
+    let count: Int
+    private var decodeShift: Int64 = 0
+    private var compositionShift: Int64 = 0
+    private var delays: [Delay] = []
+    /// The span's earliest and latest composition times, as its samples have them.
+    private(set) var minComposition: Int64
+    private(set) var maxComposition: Int64
+
+    /// Samples `range` of `table`, timed as `SourceSamples` says: checked (every time converts
+    /// without overflow) as the span's composition range is found.
+    static func source(_ samples: SourceSamples) throws(MediaTimeError) -> RunSpan {
+        var low = Int64.max, high = Int64.min
+        for index in samples.range {
+            let time = try samples.composition(index)
+            low = min(low, time)
+            high = max(high, time)
+        }
+        // Decode times only grow: the first and last convert, so every one between does.
+        _ = try samples.decode(samples.range.lowerBound)
+        _ = try samples.decode(samples.range.upperBound - 1)
+        return RunSpan(samples: .source(samples), count: samples.range.count, minComposition: low, maxComposition: high)
+    }
+
+    /// `count` frames of `silence` from decode time `start`; `nil` for none.
+    static func silence(_ silence: SilenceSource, count: Int64, from start: Int64, timescale: Int32,
+                        leadIn: Bool = false) throws(MediaTimeError) -> RunSpan? {
+        guard count > 0 else { return nil }
+        let frames = SilentFrames(silence: silence, start: start, timescale: timescale, isLeadIn: leadIn)
+        return RunSpan(samples: .silence(frames), count: Int(count), minComposition: start,
+                       maxComposition: try frames.decode(count - 1))
+    }
+
+    static func single(_ sample: TrackSample) -> RunSpan {
+        RunSpan(samples: .single(sample), count: 1, minComposition: sample.composition, maxComposition: sample.composition)
+    }
+
+    private init(samples: Samples, count: Int, minComposition: Int64, maxComposition: Int64) {
+        self.samples = samples
+        self.count = count
+        self.minComposition = minComposition
+        self.maxComposition = maxComposition
+    }
+
+    mutating func shift(decode: Int64, composition: Int64) {
+        decodeShift += decode
+        compositionShift += composition
+        minComposition += composition
+        maxComposition += composition
+    }
+
+    /// Samples presenting at or after `from` present `by` later (`by` > 0). A delay keeps the
+    /// order of composition times, so it maps the span's earliest and latest to the new ones.
+    mutating func delayComposition(from: Int64, by ticks: Int64) {
+        let delay = Delay(from: from - compositionShift, by: ticks)
+        delays.append(delay)
+        minComposition = delay.apply(minComposition - compositionShift) + compositionShift
+        maxComposition = delay.apply(maxComposition - compositionShift) + compositionShift
+    }
+
+    /// The `position`-th sample of the span.
+    func sample(at position: Int) throws(MediaTimeError) -> TrackSample {
+        var one: [TrackSample] = []
+        try samples(position..<position + 1, into: &one)
+        return one[0]
+    }
+
+    /// Appends the samples at `positions` (in the span) to `buffer`: the span's rule is looked at
+    /// once for them all.
+    func samples(_ positions: Range<Int>, into buffer: inout [TrackSample]) throws(MediaTimeError) {
+        let first = buffer.count
+        switch samples {
+        case .source(let source):
+            let table = source.table
+            for index in positions.lowerBound + source.range.lowerBound..<positions.upperBound + source.range.lowerBound {
+                let decode = try source.decode(index)
+                let isSync = switch source.sync {
+                case .flagged: table.isSync(index)
+                case .flaggedPresentingAfter(let floor): table.isSync(index) && table.compositionTime(index) > floor
+                case .all: true
+                }
+                buffer.append(TrackSample(
+                    bytes: .source(file: source.file, offset: table.offsets[index]), size: table.sizes[index], decode: decode,
+                    composition: source.presentsAtDecodeTime ? decode : try source.composition(index),
+                    isSync: isSync, description: source.descriptions[Int(table.descriptionIndices[index])]))
+            }
+        case .silence(let frames):
+            for position in positions {
+                let time = try frames.decode(Int64(position))
+                buffer.append(TrackSample(bytes: .synthetic(payload: frames.silence.payload), size: frames.silence.size, decode: time,
+                                          composition: time, isSync: true, description: frames.silence.description, isLeadIn: frames.isLeadIn))
+            }
+        case .single(let single):
+            buffer.append(single)
+        }
+        for index in first..<buffer.count {
+            for delay in delays { buffer[index].composition = delay.apply(buffer[index].composition) }
+            buffer[index].decode += decodeShift
+            buffer[index].composition += compositionShift
+        }
+    }
+}
+
+extension RunSpan.SourceSamples {
+    func decode(_ index: Int) throws(MediaTimeError) -> Int64 { try convert.convert(table.decodeTimes[index] - decodeBase) }
+
+    func composition(_ index: Int) throws(MediaTimeError) -> Int64 {
+        presentsAtDecodeTime ? try decode(index) : try convert.convert(table.compositionTime(index) - compositionBase)
+    }
+}
+
+extension RunSpan.SilentFrames {
+    func decode(_ frame: Int64) throws(MediaTimeError) -> Int64 { start + (try silence.offset(ofFrame: frame, timescale: timescale)) }
+}
+
+/// Walks spans' samples in order, a block at a time.
+struct SampleCursor {
+    private let spans: ArraySlice<RunSpan>
+    /// The span of the sample `next` returned last.
+    private(set) var span: Int
+    /// The next position in `span` to read into the block.
+    private var position = 0
+    private var block: [TrackSample] = []
+    private var inBlock = 0
+    private static let blockSize = 1024
+
+    init(_ spans: ArraySlice<RunSpan>) {
+        self.spans = spans
+        span = spans.startIndex
+        block.reserveCapacity(Self.blockSize)
+    }
+
+    mutating func next() throws(MediaTimeError) -> TrackSample? {
+        if inBlock == block.count {
+            // Samples of one span per block, so `span` names the block's.
+            if !block.isEmpty, position == spans[span].count {
+                span += 1
+                position = 0
+            }
+            guard span < spans.endIndex else { return nil }
+            let end = min(spans[span].count, position + Self.blockSize)
+            block.removeAll(keepingCapacity: true)
+            try spans[span].samples(position..<end, into: &block)
+            position = end
+            inBlock = 0
+        }
+        defer { inBlock += 1 }
+        return block[inBlock]
+    }
+}
