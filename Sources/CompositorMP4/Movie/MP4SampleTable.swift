@@ -99,6 +99,23 @@ package struct MP4SampleTable: Sendable {
     /// Composition (presentation, before the edit list) time of a sample, in ticks.
     package func compositionTime(_ index: Int) -> Int64 { decodeTimes[index] + compositionOffset(index) }
 
+    /// The first sample for which `predicate` holds, where it is false and then true along the
+    /// presentation order (a sample's time reaching a point): a binary search when samples present
+    /// in decode order (no composition offsets), a scan otherwise.
+    package func firstSample(where predicate: (Int) -> Bool) -> Int? {
+        guard compositionOffsets.isEmpty else { return (0..<count).first(where: predicate) }
+        let found = (0..<count).partitioningIndex(where: predicate)
+        return found < count ? found : nil
+    }
+
+    /// The last sample for which `predicate` holds, where it is true and then false along the
+    /// presentation order (a sample's time before a point): searched as `firstSample(where:)`.
+    package func lastSample(where predicate: (Int) -> Bool) -> Int? {
+        guard compositionOffsets.isEmpty else { return (0..<count).last(where: predicate) }
+        let end = (0..<count).partitioningIndex { !predicate($0) }
+        return end > 0 ? end - 1 : nil
+    }
+
     /// Decode time just after the last sample: the media's length in ticks.
     package var decodeEnd: Int64 {
         guard count > 0 else { return 0 }

@@ -25,7 +25,8 @@ struct BufferedOutput {
         }
     }
 
-    var isEmpty: Bool { filled == 0 }
+    /// Bytes appended but not yet written.
+    var pending: Int { filled }
 
     /// Writes what the buffer holds.
     mutating func flush() throws(MP4Error) {

@@ -71,18 +71,9 @@ extension LayoutContext {
                      try window.leadingGap.ticks(in: timescale))
                 }
                 // The first frame whose middle is at or after the start (in ticks, twice over: a
-                // frame's middle may fall between two). Frames present in decode order unless the
-                // table has composition offsets, so a binary search finds it.
+                // frame's middle may fall between two).
                 let doubledStart = try exact(piece.path) { () throws(MediaTimeError) in try start.multiplied(by: 2).ticks(in: ts, rounding: .up) }
-                let reaches = { (j: Int) in 2 * table.compositionTime(j) + Int64(table.durations[j]) >= doubledStart }
-                let frames = 0..<table.count
-                let first: Int?
-                if table.compositionOffsets.isEmpty {
-                    let found = frames.partitioningIndex(where: reaches)
-                    first = found < table.count ? found : nil
-                } else {
-                    first = frames.first(where: reaches)
-                }
+                let first = table.firstSample { 2 * table.compositionTime($0) + Int64(table.durations[$0]) >= doubledStart }
                 description = audioDescriptions.outputIndex(source: piece.source, description: Int(table.descriptionIndices[first ?? 0]))
                 if let first {
                     frameLength = try exact(piece.path) { () throws(MediaTimeError) in try convert.convert(Int64(table.durations[first])) }

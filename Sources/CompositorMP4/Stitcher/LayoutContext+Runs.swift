@@ -105,17 +105,11 @@ extension LayoutContext {
             let cs = try timeline.mediaTime(at: window.start)
             return (try cs.ticks(in: ts, rounding: .down), try timeline.mediaTime(at: window.end).ticks(in: ts, rounding: .up), cs)
         }
-        // Frames present in decode order unless the table has composition offsets: then a binary
-        // search finds them (a scan of every frame per piece made 10,000 breaks quadratic).
-        let frames = 0..<samples.count
-        let overlapsStart = { (index: Int) in samples.compositionTime(index) + Int64(samples.durations[index]) > startFloor }
-        let endsBefore = { (index: Int) in samples.compositionTime(index) < endCeiling }
-        let (firstOverlap, lastOverlap): (Int?, Int?) = if samples.compositionOffsets.isEmpty {
-            (frames.partitioningIndex(where: overlapsStart), frames.partitioningIndex { !endsBefore($0) } - 1)
-        } else {
-            (frames.first(where: overlapsStart), frames.last(where: endsBefore))
-        }
-        guard let firstOverlap, let lastOverlap, firstOverlap < samples.count, firstOverlap <= lastOverlap else {
+        // Searched, not scanned, where frames present in decode order: a scan of every frame per
+        // piece made 10,000 breaks quadratic.
+        guard let firstOverlap = samples.firstSample(where: { samples.compositionTime($0) + Int64(samples.durations[$0]) > startFloor }),
+              let lastOverlap = samples.lastSample(where: { samples.compositionTime($0) < endCeiling }),
+              firstOverlap <= lastOverlap else {
             let description = audioDescriptions.outputIndex(source: piece.source, description: Int(samples.descriptionIndices[0]))
             return try silenceRun(description: description, piece: piece.index, windowLength: windowLength, timescale: timescale)
         }

@@ -54,10 +54,10 @@ extension LayoutContext {
         }
 
         var slots: [RunSlot] = []
-        if kind == .audio, edits.first?.mediaTime == nil, let firstWithAudio = windows.firstIndex(where: { $0 != nil }) {
+        if kind == .audio, edits.first?.mediaTime == nil,
+           let firstWithAudio = windows.firstIndex(where: { $0 != nil }), let timeline = windows[firstWithAudio]?.timeline {
             // Audio that starts late starts with silence instead (in the first audio's description),
             // so the track plays from 0 like the video.
-            let timeline = windows[firstWithAudio]!.timeline
             let description = audioDescriptions.outputIndex(source: pieces[firstWithAudio].source,
                                                             description: Int(timeline.samples.descriptionIndices[0]))
             let length = try exact(pieces[0].path) { () throws(MediaTimeError) in

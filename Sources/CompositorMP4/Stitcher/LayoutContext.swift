@@ -31,14 +31,6 @@ struct LayoutContext {
     var hasVideo: Bool { pieces.contains { $0.video != nil } }
     var hasAudio: Bool { pieces.contains { $0.audio != nil } }
 
-    /// Runs a time computation, reporting overflow against the piece's file.
-    func exact<T>(_ file: String, _ body: () throws(MediaTimeError) -> T) throws(MP4Error) -> T {
-        do { return try body() } catch {
-            if case .overflow(let what) = error { throw .timeOverflow(file: file, reason: what) }
-            throw .timeOverflow(file: file, reason: error.description)
-        }
-    }
-
     mutating func makePlan() throws(MP4Error) -> MP4StitchPlan {
         let videoTimescale = try chooseVideoTimescale()
         let audioTimescale = pieces.first { $0.audio != nil }?.audio?.timescale
@@ -226,6 +218,14 @@ struct LayoutContext {
             return (audioDescriptions.outputIndex(source: pieces[index].source, description: sourceDescription), pieces[index].path)
         }
         return nil
+    }
+}
+
+/// Runs a time computation of the plan, reporting overflow against `file` (a piece's).
+func exact<T>(_ file: String, _ body: () throws(MediaTimeError) -> T) throws(MP4Error) -> T {
+    do { return try body() } catch {
+        if case .overflow(let what) = error { throw .timeOverflow(file: file, reason: what) }
+        throw .timeOverflow(file: file, reason: error.description)
     }
 }
 

@@ -94,6 +94,7 @@ package struct MP4Stitcher: Sendable {
         // Small copies (an ad's few chunks, a piece between close breaks) are gathered in the
         // buffer and written together: a system copy per segment costs more than its bytes.
         var out = BufferedOutput(output, buffer: buffer)
+        var reported = written
         for segment in layout.segments {
             switch segment {
             case .source(let fileIndex, let offset, let length) where length < Self.smallCopy:
@@ -111,6 +112,7 @@ package struct MP4Stitcher: Sendable {
                     written += count
                     progress(MP4StitchProgress(bytesWritten: written, totalBytes: total))
                 }
+                reported = written
             case .synthetic(let payload, let repeatCount):
                 let bytes = layout.syntheticPayloads[payload]
                 try bytes.withUnsafeBytes { raw in
@@ -118,7 +120,12 @@ package struct MP4Stitcher: Sendable {
                 }.get()
                 written += UInt64(bytes.count * repeatCount)
             }
-            if out.isEmpty { progress(MP4StitchProgress(bytesWritten: written, totalBytes: total)) }
+            // What the buffer has written out, in steps like a long copy's.
+            let flushed = written - UInt64(out.pending)
+            if flushed >= reported + UInt64(Self.progressStep) {
+                progress(MP4StitchProgress(bytesWritten: flushed, totalBytes: total))
+                reported = flushed
+            }
         }
         try out.flush()
         progress(MP4StitchProgress(bytesWritten: written, totalBytes: total))

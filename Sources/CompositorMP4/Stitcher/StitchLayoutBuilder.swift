@@ -71,15 +71,10 @@ struct StitchLayoutBuilder {
             chunkTables = writeMovie(tables, wide: true, to: &header)
         }
         let base = UInt64(header.count) + mdatHeaderSize
+        let width = wide ? 8 : 4
         for table in chunkTables {
-            for entry in 0..<table.count {
-                if wide {
-                    let at = table.start + 8 * entry
-                    header.patch(header.uint64(at: at) + base, at: at)
-                } else {
-                    let at = table.start + 4 * entry
-                    header.patch(header.uint32(at: at) + UInt32(base), at: at)
-                }
+            for at in stride(from: table.start, to: table.start + width * table.count, by: width) {
+                header.patch(header.value(at: at, width: width) + base, at: at, width: width)
             }
         }
         header.writeBoxHeader("mdat", payloadSize: payloadSize)
@@ -163,12 +158,6 @@ struct StitchLayoutBuilder {
         default:
             return false
         }
-    }
-
-    /// Runs a time computation over placed samples (checked when their spans were made),
-    /// reporting overflow against `file`.
-    private func exact<T>(_ file: String, _ body: () throws(MediaTimeError) -> T) throws(MP4Error) -> T {
-        do { return try body() } catch { throw .timeOverflow(file: file, reason: error.description) }
     }
 
     // MARK: - Boxes

@@ -67,8 +67,9 @@ struct StitchPlanner {
         }
 
         /// The output index of source `source`'s description `index`.
-        func outputIndex(source: Int, description index: Int) -> Int { indexBySource[source]![index] }
-        /// The output index of each of source `source`'s descriptions.
+        func outputIndex(source: Int, description index: Int) -> Int { outputIndices(source: source)[index] }
+        /// The output index of each of source `source`'s descriptions. The planner adds every
+        /// piece's tracks before laying out, and only a piece's own tracks are looked up.
         func outputIndices(source: Int) -> [Int] { indexBySource[source]! }
     }
 

@@ -36,38 +36,25 @@ struct ByteWriter: Sendable {
         body(&self)
         let size = UInt64(bytes.count - start)
         if size <= UInt64(UInt32.max) {
-            patch(UInt32(size), at: start)
+            patch(size, at: start, width: 4)
         } else {
             // The header grows by the 8-byte largesize, inserted after the type.
-            var largesize = ByteWriter()
-            largesize.write(size + 8)
-            bytes.insert(contentsOf: largesize.bytes, at: start + 8)
-            patch(UInt32(1), at: start)
+            bytes.insert(contentsOf: repeatElement(0, count: 8), at: start + 8)
+            patch(1, at: start, width: 4)
+            patch(size + 8, at: start + 8, width: 8)
         }
     }
 
-    /// Overwrites the four bytes at `offset` (written before) with `value`.
-    mutating func patch(_ value: UInt32, at offset: Int) {
+    /// Overwrites the `width` bytes at `offset` (written before) with `value`'s low bytes, big-endian.
+    mutating func patch(_ value: UInt64, at offset: Int, width: Int) {
         withUnsafeBytes(of: value.bigEndian) { big in
-            for index in 0..<4 { bytes[offset + index] = big[index] }
+            for index in 0..<width { bytes[offset + index] = big[8 - width + index] }
         }
     }
 
-    /// Overwrites the eight bytes at `offset` (written before) with `value`.
-    mutating func patch(_ value: UInt64, at offset: Int) {
-        withUnsafeBytes(of: value.bigEndian) { big in
-            for index in 0..<8 { bytes[offset + index] = big[index] }
-        }
-    }
-
-    /// The four bytes at `offset`, big-endian.
-    func uint32(at offset: Int) -> UInt32 {
-        bytes[offset..<offset + 4].reduce(0) { $0 << 8 | UInt32($1) }
-    }
-
-    /// The eight bytes at `offset`, big-endian.
-    func uint64(at offset: Int) -> UInt64 {
-        bytes[offset..<offset + 8].reduce(0) { $0 << 8 | UInt64($1) }
+    /// The big-endian value of the `width` bytes at `offset`.
+    func value(at offset: Int, width: Int) -> UInt64 {
+        bytes[offset..<offset + width].reduce(0) { $0 << 8 | UInt64($1) }
     }
 
     /// A box header for a payload of `payloadSize` bytes that the caller writes next.
