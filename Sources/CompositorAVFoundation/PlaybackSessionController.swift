@@ -7,8 +7,9 @@ import AVFoundation
 import AVFoundationStandIn
 #endif
 
-/// Wires a `PlaybackSession` to an `AVPlayer` playing one composition item. Every rule lives in
-/// the session; this forwards, in order:
+/// Wires a `PlaybackSession` to an `AVPlayer` playing one item: an `AVMutableComposition` of MP4
+/// sources, or the composition stitched into HLS playlists (`CompositionPlayback`). Every rule
+/// lives in the session; this forwards, in order:
 ///
 /// - Break ends and ad quartiles come from a boundary time observer at the session's boundaries,
 ///   progress from a periodic one (`tickInterval`); both read `player.currentTime()` when they run,
@@ -18,6 +19,8 @@ import AVFoundationStandIn
 /// - Reactions are carried out one after another; ticks are ignored while one is in flight or a
 ///   seek has not landed, so a stale tick of the old item or the old position is never taken for
 ///   playback (no phantom break, no lost snapback target).
+/// - With stitched playlists, player times and seek targets are mapped between the stitched cuts
+///   and the schedule's (`HLSStitchedComposition`), so the session keeps the schedule's times.
 /// - The observers are removed by `stop()` or when the controller goes away.
 @MainActor
 public final class PlaybackSessionController {
@@ -37,13 +40,21 @@ public final class PlaybackSessionController {
     /// How often progress is reported between boundaries.
     public static let tickInterval = CMTime(value: 1, timescale: 2)
 
+    /// What the session's composition plays as.
+    public let playback: CompositionPlayback
+
     private let pipeline = ReactionPipeline()
     private let observers: TimeObservers
     private var seeksInFlight = 0
+    /// Items made so far.
+    private var generation = 0
+    /// The stitch the current item plays; `nil` when it plays the session's composition itself.
+    private var stitched: HLSStitchedComposition?
 
-    public init(session: PlaybackSession, player: AVPlayer = AVPlayer()) {
+    public init(session: PlaybackSession, player: AVPlayer = AVPlayer(), playing playback: CompositionPlayback = .mutableComposition) {
         self.session = session
         self.player = player
+        self.playback = playback
         self.observers = TimeObservers(player: player)
         pipeline.execute = { [weak self] command in try await self?.execute(command) }
     }
@@ -55,7 +66,7 @@ public final class PlaybackSessionController {
     /// Loads the session's composition into the player, starts observing and plays from the start
     /// (or the session's bookmark).
     public func start() async throws {
-        player.replaceCurrentItem(with: try await AVMutableCompositionAdapter.makePlayerItem(for: session.composition))
+        try await load(session.composition)
         observers.periodic(every: Self.tickInterval) { [weak self] in self?.playerMoved() }
         observeBoundaries()
         try await pipeline.perform(session.start())
@@ -86,11 +97,16 @@ public final class PlaybackSessionController {
 
     private func playerMoved() {
         guard isSettled, let position = MediaTime(player.currentTime()) else { return }
-        pipeline.submit(session.update(position: position))
+        pipeline.submit(session.update(position: stitched?.requestedTime(forPlayedTime: position) ?? position))
+    }
+
+    /// The item's time showing what the session's composition shows at `time`.
+    private func playerTime(_ time: MediaTime) -> MediaTime {
+        stitched?.playedTime(forRequestedTime: time) ?? time
     }
 
     private func observeBoundaries() {
-        observers.boundaries(session.boundaries) { [weak self] in self?.playerMoved() }
+        observers.boundaries(session.boundaries.map(playerTime)) { [weak self] in self?.playerMoved() }
     }
 
     private func execute(_ command: PlaybackSession.PlayerCommand) async throws {
@@ -98,16 +114,28 @@ public final class PlaybackSessionController {
         case .seek(let time):
             seek(to: time)
         case .load(let composition, let time):
-            let item = try await AVMutableCompositionAdapter.makePlayerItem(for: composition)
-            player.replaceCurrentItem(with: item)
+            try await load(composition)
             observeBoundaries()
             seek(to: time)
         }
     }
 
+    /// Makes the item of `composition` and makes it current; the folder of a stitch it replaces goes.
+    private func load(_ composition: Composition) async throws {
+        generation += 1
+        let (item, stitch) = try await playback.makeItem(for: composition, generation: generation)
+        player.replaceCurrentItem(with: item)
+        let replaced = stitched
+        stitched = stitch
+        // Playback goes on without the old folder's removal; its failure is only reported.
+        if let replaced {
+            do { try CompositionPlayback.remove(replaced) } catch { pipeline.onError(error) }
+        }
+    }
+
     private func seek(to time: MediaTime) {
         seeksInFlight += 1
-        player.seek(to: time.cmTime, toleranceBefore: .zero, toleranceAfter: .zero) { [weak self] _ in
+        player.seek(to: playerTime(time).cmTime, toleranceBefore: .zero, toleranceAfter: .zero) { [weak self] _ in
             // Apple names no queue for this handler: hop to the main actor.
             Task { @MainActor in self?.seeksInFlight -= 1 }
         }

@@ -76,6 +76,29 @@ public struct HLSStitchedComposition: Sendable, Equatable {
         }
     }
 
+    /// Where the stitched playlists (`composition`) show what `requested` shows at `requestedTime`:
+    /// the same source frame, kept inside the same segment; a segment's start is the stitched
+    /// segment's start. A player of the playlists seeks here when a session on `requested` asks
+    /// for `requestedTime`.
+    ///
+    /// ```
+    /// requested |feature 0-8.5        |ad 0-4|feature 8.5-12 |
+    /// stitched  |feature 0-8      |ad 0-4|feature 8-12       |
+    ///  requested 3 -> 3;  8.5 (ad start) -> 8;  14 (content 10) -> 14 (content 10)
+    /// ```
+    ///
+    /// Inverse: `requestedTime(forPlayedTime:)`, for every time whose frame both show.
+    public func playedTime(forRequestedTime requestedTime: MediaTime) -> MediaTime {
+        requested.correspondingTime(requestedTime, in: composition)
+    }
+
+    /// What a session on `requested` should be told when a player of the stitched playlists is at
+    /// `playedTime`: the same source frame, kept inside the same segment (a frame the requested
+    /// cut leaves out maps to the nearest one it keeps). Inverse of `playedTime(forRequestedTime:)`.
+    public func requestedTime(forPlayedTime playedTime: MediaTime) -> MediaTime {
+        composition.correspondingTime(playedTime, in: requested)
+    }
+
     /// The segments whose source range moved to segment boundaries, with both ranges.
     public var movedCuts: [(segment: Segment, requested: MediaTimeRange)] {
         zip(composition.segments, requested.segments).compactMap { plays, asked in

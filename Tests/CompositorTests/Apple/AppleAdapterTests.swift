@@ -9,6 +9,7 @@ import Testing
 @testable import Compositor
 @testable import CompositorAVFoundation
 @testable import CompositorCore
+@testable import CompositorHLS
 import CompositorTesting
 
 /// The reference sample's sources, as AVFoundation would load them (the layouts of
@@ -34,15 +35,17 @@ private func cmRange(_ start: Double, _ end: Double) -> CMTimeRange {
 
 /// Plays `player` for `seconds` in steps of an odd number of nanoseconds (so every tick lands on a
 /// time no schedule timescale shares), landing each seek before playing on and letting the main
-/// queue run between steps, as a device would.
+/// queue run between steps, as a device would. While `waitingFor` has work in flight (off the main
+/// actor, such as writing a stitch), the player waits.
 @MainActor
 private func play(_ player: AVPlayer, seconds: Int64, step: CMTime = CMTime(value: 1_987_654_321, timescale: 1_000_000_000),
-                  whilePlaying: (AVPlayer) -> Void = { _ in }) async {
+                  waitingFor controller: PlaybackSessionController? = nil, whilePlaying: (AVPlayer) -> Void = { _ in }) async {
     var played = CMTime.zero
     let total = CMTime(value: seconds, timescale: 1)
     while played < total {
         await StandInWorld.drainMainQueue()
         if player.standInSeekPending { player.standInCompleteSeek(); continue }
+        if let controller, !controller.isSettled { try? await Task.sleep(nanoseconds: 1_000_000); continue }
         player.standInPlay(for: step)
         whilePlaying(player)
         played = played + step
@@ -51,8 +54,10 @@ private func play(_ player: AVPlayer, seconds: Int64, step: CMTime = CMTime(valu
 }
 
 /// The events a session reports over an ideal player for the same script.
-private func expectedEvents(_ schedule: Schedule, _ actions: [PlaybackSimulation.Action]) throws -> [PlaybackEvent] {
-    var session = try PlaybackSession(schedule: schedule)
+private func expectedEvents(
+    _ schedule: Schedule, _ actions: [PlaybackSimulation.Action], durations: [MediaLocation: MediaTime] = [:]
+) throws -> [PlaybackEvent] {
+    var session = try PlaybackSession(schedule: schedule, naturalDurations: durations)
     var player = SingleItemPlayer(composition: session.composition)
     return PlaybackSimulation.run(actions, session: &session, player: &player).compactMap {
         if case .event(let event) = $0 { event } else { nil }
@@ -218,6 +223,120 @@ struct AppleAdapterTests {
             }
         }
         #expect(player.standInObserverCount == 0)
+        #expect(StandInWorld.ruleBreaks.isEmpty)
+    }
+
+    // MARK: The stitched playlist
+
+    /// What a controller of stitched playlists reported: each event with the player's time and
+    /// the folder (generation) of the item playing when it came; and its errors.
+    final class StitchLog {
+        var reports: [(event: PlaybackEvent, playerTime: MediaTime, generation: String)] = []
+        var errors: [any Error] = []
+    }
+
+    /// `Fixtures/seed-scenario.json` (HLS content, MP4 ads packaged into segments), stitched into
+    /// playlists in `folder` and played by one `AVPlayer`, started.
+    func startedStitchedController(
+        folder: String
+    ) async throws -> (AVPlayer, PlaybackSessionController, StitchLog, Schedule, [MediaLocation: MediaTime]) {
+        StandInWorld.reset()
+        let (schedule, durations) = try HLSInterstitialsTests.schedule(json: try HLSInterstitialsTests.fixture("seed-scenario.json"))
+        let player = AVPlayer()
+        let controller = PlaybackSessionController(
+            session: try PlaybackSession(schedule: schedule, naturalDurations: durations), player: player,
+            playing: .stitchedPlaylist(folder: FilePath(folder)))
+        let log = StitchLog()
+        controller.onEvents = { events in
+            let generation = (player.currentItem?.asset as? AVURLAsset)?.url.deletingLastPathComponent().lastPathComponent ?? "-"
+            log.reports += events.map { ($0, MediaTime(player.currentTime()) ?? .zero, generation) }
+        }
+        controller.onError = { log.errors.append($0) }
+        try await controller.start()
+        return (player, controller, log, schedule, durations)
+    }
+
+    /// Plays as `play` does, in 1/20 s steps, each new item for as long as its playlist's EXTINFs
+    /// say (the stand-in knows no playlists); returns the items in the order they played.
+    func playStitched(_ player: AVPlayer, _ controller: PlaybackSessionController, seconds: Int64) async -> [AVPlayerItem] {
+        var items: [AVPlayerItem] = []
+        await play(player, seconds: seconds, step: CMTime(value: 1, timescale: 20), waitingFor: controller) { player in
+            guard let item = player.currentItem, !items.contains(where: { $0 === item }),
+                  let url = (item.asset as? AVURLAsset)?.url,
+                  let playlist = try? HLSMediaPlaylist(parsing: Array(Data(contentsOf: url)), url: url.path),
+                  let duration = try? playlist.totalDuration else { return }
+            StandInWorld.register(url, StandInMedia(tracks: [], duration: duration.cmTime))
+            items.append(item)
+        }
+        return items
+    }
+
+    /// ```
+    /// scheduled 0   3          8        13.003     16.003  18.003  20.003      30.003  33.003
+    ///           |pre|A 0-5      |pod     |A 5-8     |once   |A 8-10 |sticky|A 10-12 B 0-8|post|
+    /// stitched      |A 0-5.125    |pod     |A 5.125-8 |...    (A's boundary at 5.125: the pod 0.125 s later)
+    /// ```
+    @Test("HLS content with MP4 ads as one stitched playlist in one AVPlayer: each event when the stitched item crosses it")
+    func stitchedPlaylist() async throws {
+        let folder = try MP4Fixtures.makeScratchFolder("apple-stitched")
+        defer { MP4Fixtures.remove(folder) }
+        let (player, controller, log, schedule, durations) = try await startedStitchedController(folder: folder)
+        let first = controller.session.composition
+        let items = await playStitched(player, controller, seconds: 60)
+
+        #expect(log.errors.isEmpty, "\(log.errors)")
+        #expect(log.reports.map(\.event) == (try expectedEvents(schedule, [.play(s(60))], durations: durations)))
+        #expect(log.reports.last?.event.kind == .ended)
+        // The once break's end made a second stitch without it; the first one's folder went with its item.
+        let urls = items.compactMap { ($0.asset as? AVURLAsset)?.url.deletingLastPathComponent() }
+        #expect(urls.map(\.lastPathComponent) == ["1", "2"])
+        #expect(!FileManager.default.fileExists(atPath: urls[0].path))
+        // Every break and ad boundary was reported when the stitched item crossed it: within the
+        // step (1/20 s) after where the stitch put it, not where the schedule did.
+        let stitcher = HLSCompositionStitcher(outputURL: folder + "/check.m3u8")
+        let stitches = ["1": try stitcher.stitch(first), "2": try stitcher.stitch(controller.session.composition)]
+        let pod = try #require(stitches["1"]?.composition.breaks.first { $0.id == "pod" })
+        #expect(pod.compositionRange.start == t("8.125"), "the pod moved with the content's cut")
+        var checked = 0
+        for (event, playerTime, generation) in log.reports {
+            switch event.kind {
+            case .breakStarted, .adStarted, .adQuartile, .adEnded, .breakEnded, .ended:
+                let stitched = try #require(stitches[generation]?.playedTime(forRequestedTime: event.compositionTime))
+                #expect(stitched <= playerTime && playerTime < stitched + t("0.05"), "\(event.name) at \(event.compositionTime) came at \(playerTime), stitched at \(stitched)")
+                checked += 1
+            default: break
+            }
+        }
+        #expect(checked > 30)
+        #expect(StandInWorld.ruleBreaks.isEmpty)
+    }
+
+    /// ```
+    /// scheduled 3       8 (pod)   13.003
+    ///           |A 0-5   |pod      |A 5-8 ...      at content 2: seek to content 6; snapback to the pod first
+    /// stitched  |A 0-5.125 |pod      |A 5.125-8 ...   the pod starts at 8.125 there
+    /// ```
+    @Test("a seek in a stitched playlist lands where the stitch shows the frame asked for")
+    func stitchedPlaylistSeek() async throws {
+        let folder = try MP4Fixtures.makeScratchFolder("apple-stitched-seek")
+        defer { MP4Fixtures.remove(folder) }
+        let (player, controller, log, schedule, durations) = try await startedStitchedController(folder: folder)
+        let stitched = try HLSCompositionStitcher(outputURL: folder + "/check.m3u8").stitch(controller.session.composition)
+        _ = await playStitched(player, controller, seconds: 5)
+        try await controller.seek(toContentTime: s(6))
+        let item = try #require(player.currentItem)
+        _ = await playStitched(player, controller, seconds: 6)
+
+        #expect(log.errors.isEmpty, "\(log.errors)")
+        #expect(log.reports.map(\.event) == (try expectedEvents(schedule, [.play(s(5)), .seekContent(s(6)), .play(s(6))], durations: durations)))
+        // Shown: the pre-roll and content to 5 s, the pod from its stitched start, then content 6.
+        let pod = try #require(stitched.composition.breaks.first { $0.id == "pod" }).compositionRange
+        let content6 = stitched.composition.compositionTime(forContentTime: s(6))
+        #expect(item.presented.count == 3)
+        #expect(item.presented.dropFirst().map { MediaTime($0.start) } == [pod.start, content6])
+        // The pod plays to its end; the seek to content 6 comes when the player reports it (the step after).
+        let podShown = try #require(MediaTime(item.presented[1].end))
+        #expect(pod.end <= podShown && podShown < pod.end + t("0.05"))
         #expect(StandInWorld.ruleBreaks.isEmpty)
     }
 
