@@ -51,8 +51,10 @@ public final class AVMutableCompositionAdapter: MutableCompositionPort {
 
     /// An `AVPlayerItem` playing `composition`: loads the sources' tracks, plans the edits and the
     /// video framing portably, replays them on a new `AVMutableComposition`, and gives the item an
-    /// immutable copy of it (with a video composition when the sources differ in size or
-    /// orientation). `AVPlayerItem` is main-actor isolated, so this is too.
+    /// immutable copy of it, with a video composition when the sources differ in size or
+    /// orientation, and an audio mix when a source's audio asks for a level other than full
+    /// (`preferredVolume`, which a composition track does not take from its sources).
+    /// `AVPlayerItem` is main-actor isolated, so this is too.
     @MainActor
     public static func makePlayerItem(for composition: Composition) async throws -> AVPlayerItem {
         let sources = try await AVSourceTracks.load(for: composition)
@@ -71,7 +73,21 @@ public final class AVMutableCompositionAdapter: MutableCompositionPort {
             item.videoComposition = videoComposition(width: width, height: height, layers: layers,
                                                      trackID: videoTrack.trackID, frameDuration: sources.frameDuration)
         }
+        if let levels = AudioLevels.plan(for: composition, level: { sources.levels[$0] }),
+           let audioTrack = adapter.composition.tracks.first(where: { $0.mediaType == .audio }) {
+            item.audioMix = audioMix(levels, trackID: audioTrack.trackID)
+        }
         return item
+    }
+
+    /// The copy keeps the mutable composition's track IDs, so parameters by ID apply to it.
+    private static func audioMix(_ levels: [AudioLevels.Change], trackID: CMPersistentTrackID) -> AVAudioMix {
+        let parameters = AVMutableAudioMixInputParameters()
+        parameters.trackID = trackID
+        for change in levels { parameters.setVolume(change.volume, at: change.start.cmTime) }
+        let mix = AVMutableAudioMix()
+        mix.inputParameters = [parameters]
+        return mix
     }
 
     private static func videoComposition(

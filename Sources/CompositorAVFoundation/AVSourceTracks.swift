@@ -8,7 +8,7 @@ import AVFoundationStandIn
 
 /// The first video and audio track of each source of a composition, loaded with precise timing
 /// (`AVURLAssetPreferPreciseDurationAndTimingKey`, which compositions need for exact edits), and
-/// the layout and video geometry the portable planners need. Nothing is decided here.
+/// the layout, video geometry and audio levels the portable planners need. Nothing is decided here.
 ///
 /// The assets are kept: an `AVAssetTrack` holds its asset weakly, and a composition cannot read
 /// media through a track whose asset is gone.
@@ -17,6 +17,8 @@ package struct AVSourceTracks: @unchecked Sendable {
     let tracks: [MediaLocation: [TrackKind: AVAssetTrack]]
     package let layouts: [MediaLocation: SourceTrackLayout]
     package let geometry: [MediaLocation: VideoGeometry]
+    /// Each source's audio level (`preferredVolume`), for sources with audio.
+    package let levels: [MediaLocation: Float]
     /// The shortest frame duration of the video sources (a video composition's frame rate); 1/30 s
     /// when none reports one.
     let frameDuration: CMTime
@@ -29,6 +31,7 @@ package struct AVSourceTracks: @unchecked Sendable {
         var tracks: [MediaLocation: [TrackKind: AVAssetTrack]] = [:]
         var layouts: [MediaLocation: SourceTrackLayout] = [:]
         var geometry: [MediaLocation: VideoGeometry] = [:]
+        var levels: [MediaLocation: Float] = [:]
         var frameDuration: CMTime?
         var seen = Set<MediaLocation>()
         for source in composition.segments.map(\.source) where seen.insert(source).inserted {
@@ -51,6 +54,8 @@ package struct AVSourceTracks: @unchecked Sendable {
                         width: Double(size.width), height: Double(size.height),
                         transform: AffineTransform2D(a: Double(t.a), b: Double(t.b), c: Double(t.c), d: Double(t.d),
                                                    tx: Double(t.tx), ty: Double(t.ty)))
+                } else {
+                    levels[source] = try await track.load(.preferredVolume)
                 }
             }
             guard !byKind.isEmpty else { throw AVCompositionError.noTracks(source) }
@@ -58,7 +63,7 @@ package struct AVSourceTracks: @unchecked Sendable {
             tracks[source] = byKind
             layouts[source] = SourceTrackLayout(durations: durations)
         }
-        return AVSourceTracks(assets: assets, tracks: tracks, layouts: layouts, geometry: geometry,
+        return AVSourceTracks(assets: assets, tracks: tracks, layouts: layouts, geometry: geometry, levels: levels,
                               frameDuration: frameDuration ?? CMTime(value: 1, timescale: 30))
     }
 }

@@ -89,5 +89,6 @@ extension AVPartialAsyncProperty where Root == AVAssetTrack {
         .init { $0.content?.preferredTransform ?? .identity }
     }
     public static var minFrameDuration: AVAsyncProperty<AVAssetTrack, CMTime> { .init { $0.content?.minFrameDuration ?? .invalid } }
+    public static var preferredVolume: AVAsyncProperty<AVAssetTrack, Float> { .init { $0.content?.preferredVolume ?? 1 } }
 }
 #endif

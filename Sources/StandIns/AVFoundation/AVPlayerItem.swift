@@ -23,6 +23,7 @@ open class AVPlayerItem {
     /// Where forward playback ends; `.invalid` for the item's end.
     public var forwardPlaybackEndTime: CMTime = .invalid
     public var videoComposition: AVVideoComposition?
+    public var audioMix: AVAudioMix?
 
     /// The item's clock, at timescale 10^9 as players report it.
     var time: CMTime = .zero

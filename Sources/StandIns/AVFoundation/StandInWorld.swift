@@ -14,15 +14,17 @@ package struct StandInMedia: Sendable {
         package var naturalSize: CGSize
         package var preferredTransform: CGAffineTransform
         package var minFrameDuration: CMTime
+        package var preferredVolume: Float
 
         package init(_ mediaType: AVMediaType, timeRange: CMTimeRange, naturalSize: CGSize = .zero,
                      preferredTransform: CGAffineTransform = .identity,
-                     minFrameDuration: CMTime = CMTime(value: 1, timescale: 30)) {
+                     minFrameDuration: CMTime = CMTime(value: 1, timescale: 30), preferredVolume: Float = 1) {
             self.mediaType = mediaType
             self.timeRange = timeRange
             self.naturalSize = naturalSize
             self.preferredTransform = preferredTransform
             self.minFrameDuration = minFrameDuration
+            self.preferredVolume = preferredVolume
         }
     }
 

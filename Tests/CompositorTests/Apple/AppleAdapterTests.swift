@@ -15,7 +15,7 @@ import CompositorTesting
 /// The reference sample's sources, as AVFoundation would load them (the layouts of
 /// `CompositionEditsTests`: `ad5.mp4` has no audio, `ad17b.mp4`'s audio ends 0.5 s early).
 @MainActor
-private func registerReferenceMedia(portraitAd: Bool = false) {
+private func registerReferenceMedia(portraitAd: Bool = false, levels: [String: Float] = [:]) {
     StandInWorld.reset()
     let seconds: [(String, Double, Double?)] = [
         ("A.mp4", 90, 90), ("B.mp4", 80, 80), ("ad5.mp4", 5, nil), ("ad17a.mp4", 17, 17), ("ad17b.mp4", 17, 16.5),
@@ -24,7 +24,7 @@ private func registerReferenceMedia(portraitAd: Bool = false) {
     for (name, video, audio) in seconds {
         let size = portraitAd && name == "ad25.mp4" ? CGSize(width: 1080, height: 1920) : CGSize(width: 1920, height: 1080)
         var tracks = [StandInMedia.Track(.video, timeRange: cmRange(0, video), naturalSize: size)]
-        if let audio { tracks.append(StandInMedia.Track(.audio, timeRange: cmRange(0, audio))) }
+        if let audio { tracks.append(StandInMedia.Track(.audio, timeRange: cmRange(0, audio), preferredVolume: levels[name] ?? 1)) }
         StandInWorld.register(MediaLocation(FilePath(name)).foundationURL, StandInMedia(tracks: tracks))
     }
 }
@@ -119,6 +119,22 @@ struct AppleAdapterTests {
         }
         #expect(audio.segments.first?.isEmpty == true, "silence under the pre-roll without audio")
         #expect(item.videoComposition == nil)
+        #expect(item.audioMix == nil, "every source at full level")
+    }
+
+    @Test("a quiet ad gets an audio mix: its level from its segment's start, full level back after it")
+    func quietAd() async throws {
+        registerReferenceMedia(levels: ["ad17a.mp4": 0.5, "ad17b.mp4": 0.5])
+        let composition = try Composition(schedule: schedule)
+        let item = try await AVMutableCompositionAdapter.makePlayerItem(for: composition)
+        let parameters = try #require(item.audioMix?.inputParameters.first)
+        let audio = try #require((item.asset as? AVComposition)?.tracks.first { $0.mediaType == .audio })
+        #expect(parameters.trackID == audio.trackID)
+        for segment in composition.segments {
+            let expected: Float = ["ad17a.mp4", "ad17b.mp4"].contains(segment.source.description) ? 0.5 : 1
+            #expect(parameters.standInVolume(at: segment.compositionRange.start.cmTime) == expected, "\(segment.id)")
+        }
+        #expect(StandInWorld.ruleBreaks.isEmpty)
     }
 
     @Test("sources are loaded for precise timing and kept while the composition is built")
