@@ -44,3 +44,29 @@ extension MediaTimeRange {
         self.init(start: start, end: end)
     }
 }
+
+/// The composition's queries for a player's times, `CMTime` in (any timescale; 10^9 on devices)
+/// and out: each is the `MediaTime` query it names, labelled apart so that `.zero` and other
+/// implicit members stay unambiguous. A time that is invalid, indefinite or infinite is a
+/// `PlayerTimeError`.
+extension Composition {
+    /// `compositionTime(forContentTime:bias:)`: where the player shows `contentTime`.
+    public func playerTime(forContentTime contentTime: CMTime, bias: BreakBias = .afterBreaks) throws(PlayerTimeError) -> CMTime {
+        compositionTime(forContentTime: try MediaTime.numeric(contentTime), bias: bias).cmTime
+    }
+
+    /// `contentTime(forCompositionTime:)`: the content time at the player's `playerTime`.
+    public func contentTime(atPlayerTime playerTime: CMTime) throws(PlayerTimeError) -> CMTime {
+        contentTime(forCompositionTime: try MediaTime.numeric(playerTime)).cmTime
+    }
+
+    /// `locate(_:)`: what plays at the player's `playerTime`.
+    public func locate(playerTime: CMTime) throws(PlayerTimeError) -> Location? {
+        locate(try MediaTime.numeric(playerTime))
+    }
+
+    /// `seekBar(at:playedBreakIDs:)`: the seek bars at the player's `playerTime`.
+    public func seekBar(atPlayerTime playerTime: CMTime, playedBreakIDs: Set<String> = []) throws(PlayerTimeError) -> SeekBarState {
+        seekBar(at: try MediaTime.numeric(playerTime), playedBreakIDs: playedBreakIDs)
+    }
+}

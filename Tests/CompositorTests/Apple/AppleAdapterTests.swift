@@ -426,6 +426,29 @@ struct AppleAdapterTests {
         #expect(StandInWorld.ruleBreaks.count == 4)
     }
 
+    /// ```
+    /// composition 0  5        28        45   62          (pre-roll 5 s, A 0-23, pod at content 23)
+    /// content        0        23                23
+    /// ```
+    @Test("CoreMedia times in and out: a 10^9 player clock, ranges, and times that are not times")
+    func coreMediaTimes() throws {
+        let composition = try Composition(schedule: schedule)
+        let nanos = CMTime(value: 12_345_678_901, timescale: 1_000_000_000)
+        #expect(try composition.contentTime(atPlayerTime: nanos) == composition.contentTime(forCompositionTime: try #require(MediaTime(nanos))).cmTime)
+        #expect(try composition.contentTime(atPlayerTime: CMTime(value: 30, timescale: 1)) == CMTime(value: 23, timescale: 1), "inside the pod")
+        #expect(try composition.playerTime(forContentTime: CMTime(value: 23, timescale: 1)) == composition.compositionTime(forContentTime: s(23)).cmTime)
+        #expect(try composition.playerTime(forContentTime: CMTime(value: 23, timescale: 1), bias: .beforeBreaks) == CMTime(value: 28, timescale: 1))
+        #expect(try composition.locate(playerTime: nanos)?.segment.id == "A")
+        #expect(try composition.seekBar(atPlayerTime: nanos) == composition.seekBar(at: try #require(MediaTime(nanos))))
+        for time in [CMTime.invalid, .indefinite, .positiveInfinity] {
+            #expect(throws: PlayerTimeError.self) { try composition.contentTime(atPlayerTime: time) }
+            #expect(throws: PlayerTimeError.self) { try composition.locate(playerTime: time) }
+        }
+        let range = composition.segments[1].compositionRange
+        #expect(MediaTimeRange(range.cmTimeRange) == range)
+        #expect(MediaTimeRange(CMTimeRange(start: .invalid, duration: .zero)) == nil)
+    }
+
     @Test("the stand-in enforces what the adapters must avoid")
     func standInRules() async throws {
         StandInWorld.reset()
