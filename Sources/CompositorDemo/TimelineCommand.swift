@@ -50,14 +50,18 @@ enum TimelineReport {
     }
 
     static func text(_ composition: Composition, title: String) -> String {
-        var lines: [String] = []
-        lines.append("\(title): content \(composition.contentDuration) s, composition \(composition.duration) s, "
-            + counted(composition.segments.count, "segment") + ", " + counted(composition.breaks.count, "break"))
-        lines.append("")
         let header = ["#", "kind", "id", "break", "composition", "content", "source"]
+        // A schedule names few sources, each shown on many rows: each is written once.
+        var sourceNames: [MediaLocation: String] = [:]
         var rows: [[String]] = []
+        rows.reserveCapacity(composition.segments.count)
         for (i, segment) in composition.segments.enumerated() {
             let ad = segment.adPosition
+            let source = sourceNames[segment.source] ?? {
+                let name = segment.source.description
+                sourceNames[segment.source] = name
+                return name
+            }()
             rows.append([
                 String(i + 1),
                 ad.map { "ad \($0.podPosition)/\($0.podSize)" } ?? "content",
@@ -65,13 +69,14 @@ enum TimelineReport {
                 escapedForDisplay(ad?.breakID ?? ""),
                 segment.compositionRange.description,
                 segment.isAd ? "@\(segment.contentRange.start)" : segment.contentRange.description,
-                "\(segment.source) \(segment.sourceRange)",
+                source + " " + segment.sourceRange.description,
             ])
         }
-        lines += table(header: header, rows: rows)
-        lines.append("")
-        lines.append(bar(composition, width: 72))
-        return lines.joined(separator: "\n")
+        var text = "\(title): content \(composition.contentDuration) s, composition \(composition.duration) s, "
+            + counted(composition.segments.count, "segment") + ", " + counted(composition.breaks.count, "break") + "\n\n"
+        appendTable(header: header, rows: rows, to: &text)
+        text += "\n" + bar(composition, width: 72)
+        return text
     }
 
     /// `=` content, `#` ads; every segment gets at least one column. Display only, so `Double` is fine.
@@ -89,33 +94,35 @@ enum TimelineReport {
         return "|" + String(columns) + "|  (= content, # ad)"
     }
 
-    static func table(header: [String], rows: [[String]]) -> [String] {
-        // Each cell's width counted once (a count walks the characters), for 100,000-row timelines.
-        let cellWidths = ([header] + rows).map { $0.map(\.count) }
+    /// The rows under the header, columns padded to their widest cell and two spaces apart, each
+    /// line ended by a newline (no trailing spaces).
+    static func appendTable(header: [String], rows: [[String]], to text: inout String) {
+        // Each cell's width counted once (a count walks the characters; ASCII is its byte count).
+        let cellWidths = ([header] + rows).map { $0.map(displayWidth) }
         var widths = Array(repeating: 0, count: header.count)
         for row in cellWidths { for (column, width) in row.enumerated() { widths[column] = max(widths[column], width) } }
-        return zip([header] + rows, cellWidths).map { cells, cellWidths in
-            var line = ""
-            for (column, cell) in cells.enumerated() {
-                if column > 0 { line += "  " }
-                line += cell
-                line += String(repeating: " ", count: widths[column] - cellWidths[column])
+        let spaces = String(repeating: " ", count: (widths.max() ?? 0) + 2)
+        for (cells, cellWidths) in zip([header] + rows, cellWidths) {
+            // Up to the last non-empty cell, so that no line ends in spaces.
+            let last = cells.lastIndex { !$0.isEmpty } ?? -1
+            for column in 0..<(last + 1) {
+                if column > 0 {
+                    let padding = 2 + widths[column - 1] - cellWidths[column - 1]
+                    text += spaces[..<spaces.utf8.index(spaces.startIndex, offsetBy: padding)]
+                }
+                text += cells[column]
             }
-            return line.trimmingTrailingSpaces()
+            text += "\n"
         }
+    }
+
+    private static func displayWidth(_ cell: String) -> Int {
+        cell.utf8.allSatisfy { $0 < 0x80 } ? cell.utf8.count : cell.count
     }
 }
 
 /// `"1 break"`, `"4 breaks"`.
 func counted(_ count: Int, _ noun: String) -> String { "\(count) \(noun)\(count == 1 ? "" : "s")" }
-
-extension String {
-    func trimmingTrailingSpaces() -> String {
-        var text = self
-        while text.last == " " { text.removeLast() }
-        return text
-    }
-}
 
 extension JSONObject {
     /// A time as seconds, with the exact rational beside it (`keyExact`) when the number is rounded.

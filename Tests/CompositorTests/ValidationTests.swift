@@ -31,8 +31,14 @@ struct ValidationTests {
         #expect(throws: ScheduleError.duplicateID("x")) {
             try schedule.appendBreak(AdBreak(id: "b", placement: .preroll, ads: [ad("x"), ad("x")]))
         }
-        // A failed append changes nothing: "b" is still free.
-        try schedule.appendBreak(AdBreak(id: "b", placement: .preroll, ads: [ad("x")]))
+        #expect(throws: ScheduleError.duplicateID("b")) {
+            try schedule.appendBreak(AdBreak(id: "b", placement: .preroll, ads: [ad("y"), ad("b")]))
+        }
+        #expect(throws: ScheduleError.duplicateID("C")) {
+            try schedule.appendBreak(AdBreak(id: "b", placement: .preroll, ads: [ad("x"), ad("y"), ad("C")]))
+        }
+        // A failed append changes nothing: "b", "x" and "y" are still free.
+        try schedule.appendBreak(AdBreak(id: "b", placement: .preroll, ads: [ad("x"), ad("y")]))
         #expect(schedule.breaks.count == 1)
     }
 

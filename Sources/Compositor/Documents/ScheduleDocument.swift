@@ -78,9 +78,22 @@ public enum ScheduleDocumentError: Error, Equatable, Sendable, CustomStringConve
 extension ScheduleDocument {
     private struct Reader {
         let baseFolder: FilePath?
+        /// The location each `url` text resolved to: a schedule names few sources many times.
+        private var locations: [String: MediaLocation] = [:]
+
+        init(baseFolder: FilePath?) { self.baseFolder = baseFolder }
+
+        /// The keys each kind of object may have (built once: a schedule has many objects).
+        private enum Keys {
+            static let schedule: Set<String> = ["content", "breaks"]
+            static let item: Set<String> = ["id", "url", "variant", "start", "end"]
+            static let adBreak: Set<String> = [
+                "id", "at", "clip", "ads", "policy", "resumeOffset", "skippable", "skippableAfter", "seekWithinAds",
+            ]
+        }
 
         mutating func schedule(_ root: JSONValue) throws(ScheduleDocumentError) -> Schedule {
-            let object = try objectValue(root, path: "schedule", keys: ["content", "breaks"])
+            let object = try objectValue(root, path: "schedule", keys: Keys.schedule)
             guard let contentValue = object["content"] else { throw .invalid(path: "schedule", reason: "missing key \"content\"") }
             var schedule = Schedule()
             for (i, clipValue) in try arrayValue(contentValue, path: "content").enumerated() {
@@ -90,7 +103,9 @@ extension ScheduleDocument {
             }
             if schedule.content.isEmpty { throw .schedule(path: "content", .noContent) }
             if let breaksValue = object["breaks"] {
-                for (i, breakValue) in try arrayValue(breaksValue, path: "breaks").enumerated() {
+                let breakValues = try arrayValue(breaksValue, path: "breaks")
+                schedule.reserveCapacity(breaks: breakValues.count, ids: 2 * breakValues.count)  // a break and at least one ad
+                for (i, breakValue) in breakValues.enumerated() {
                     let path = "breaks[\(i)]"
                     for adBreak in try self.adBreaks(breakValue, path: path, defaultID: "break-\(i + 1)", content: schedule.content) {
                         do { try schedule.appendBreak(adBreak) } catch { throw .schedule(path: path, error) }
@@ -100,8 +115,8 @@ extension ScheduleDocument {
             return schedule
         }
 
-        private func clip(_ value: JSONValue, path: String, defaultID: String) throws(ScheduleDocumentError) -> ContentClip {
-            let object = try objectValue(value, path: path, keys: ["id", "url", "variant", "start", "end"])
+        private mutating func clip(_ value: JSONValue, path: String, defaultID: String) throws(ScheduleDocumentError) -> ContentClip {
+            let object = try objectValue(value, path: path, keys: Keys.item)
             return ContentClip(
                 id: try string(object, "id", path: path) ?? defaultID,
                 source: try source(object, path: path),
@@ -109,8 +124,8 @@ extension ScheduleDocument {
                 end: try time(object, "end", path: path))
         }
 
-        private func ad(_ value: JSONValue, path: String, defaultID: String) throws(ScheduleDocumentError) -> Ad {
-            let object = try objectValue(value, path: path, keys: ["id", "url", "variant", "start", "end"])
+        private mutating func ad(_ value: JSONValue, path: String, defaultID: String) throws(ScheduleDocumentError) -> Ad {
+            let object = try objectValue(value, path: path, keys: Keys.item)
             return Ad(
                 id: try string(object, "id", path: path) ?? defaultID,
                 source: try source(object, path: path),
@@ -119,12 +134,10 @@ extension ScheduleDocument {
         }
 
         /// One break, or for `"at": "markers"` one per span the clip's playlist marks.
-        private func adBreaks(
+        private mutating func adBreaks(
             _ value: JSONValue, path: String, defaultID: String, content: [ContentClip]
         ) throws(ScheduleDocumentError) -> [AdBreak] {
-            let object = try objectValue(value, path: path, keys: [
-                "id", "at", "clip", "ads", "policy", "resumeOffset", "skippable", "skippableAfter", "seekWithinAds",
-            ])
+            let object = try objectValue(value, path: path, keys: Keys.adBreak)
             let id = try string(object, "id", path: path) ?? defaultID
             guard let at = object["at"] else { throw .invalid(path: path, reason: "missing key \"at\"") }
             let clipID = try string(object, "clip", path: path)
@@ -145,7 +158,7 @@ extension ScheduleDocument {
             return [try adBreak(object, id: id, placement: placement, path: path)]
         }
 
-        private func adBreak(_ object: JSONObject, id: String, placement: Placement, path: String) throws(ScheduleDocumentError) -> AdBreak {
+        private mutating func adBreak(_ object: JSONObject, id: String, placement: Placement, path: String) throws(ScheduleDocumentError) -> AdBreak {
             let pod = try self.pod(object, id: id, path: path)
             return AdBreak(
                 id: id, placement: placement, ads: pod.ads, policy: pod.policy,
@@ -153,7 +166,7 @@ extension ScheduleDocument {
         }
 
         /// A break's ads, policy and restrictions.
-        private func pod(
+        private mutating func pod(
             _ object: JSONObject, id: String, path: String
         ) throws(ScheduleDocumentError) -> (ads: [Ad], policy: BreakPolicy, restrictions: BreakRestrictions) {
             guard let adsValue = object["ads"] else { throw .invalid(path: path, reason: "missing key \"ads\"") }
@@ -217,11 +230,16 @@ extension ScheduleDocument {
             return flag
         }
 
-        private func source(_ object: JSONObject, path: String) throws(ScheduleDocumentError) -> MediaLocation {
+        private mutating func source(_ object: JSONObject, path: String) throws(ScheduleDocumentError) -> MediaLocation {
             guard let url = try string(object, "url", path: path) else { throw .invalid(path: path, reason: "missing key \"url\"") }
             let location: MediaLocation
-            do { location = try MediaLocation(parsing: url, relativeTo: baseFolder) } catch {
-                throw .invalid(path: path + ".url", reason: error.description)
+            if let known = locations[url] {
+                location = known
+            } else {
+                do { location = try MediaLocation(parsing: url, relativeTo: baseFolder) } catch {
+                    throw .invalid(path: path + ".url", reason: error.description)
+                }
+                locations[url] = location
             }
             let variant = try string(object, "variant", path: path)
             if variant?.isEmpty == true { throw .invalid(path: path + ".variant", reason: "an empty variant name") }

@@ -44,13 +44,24 @@ public struct Schedule: Hashable, Sendable {
     // MARK: Breaks
 
     /// Appends a break; among breaks at the same place it plays last.
+    /// Makes room for `breaks` more breaks holding `ids` more IDs (breaks' and ads'), so that a
+    /// reader of a large document does not grow the tables step by step.
+    package mutating func reserveCapacity(breaks count: Int, ids idCount: Int) {
+        breaks.reserveCapacity(breaks.count + count)
+        ids.reserveCapacity(ids.count + idCount)
+    }
+
     public mutating func appendBreak(_ adBreak: AdBreak) throws(ScheduleError) {
         try Schedule.checkBreak(adBreak)
-        var claimed = Set<String>()
-        for id in [adBreak.id] + adBreak.ads.map(\.id) {
-            guard !ids.contains(id), claimed.insert(id).inserted else { throw .duplicateID(id) }
+        try claim(adBreak.id)
+        for (index, ad) in adBreak.ads.enumerated() {
+            do { try claim(ad.id) } catch {
+                // Nothing of a refused break stays claimed.
+                ids.remove(adBreak.id)
+                for claimed in adBreak.ads[..<index] { ids.remove(claimed.id) }
+                throw error
+            }
         }
-        ids.formUnion(claimed)
         breaks.append(adBreak)
     }
 

@@ -163,7 +163,9 @@ package func quoted(_ text: String) -> String { "'" + escapedForDisplay(text) + 
 
 /// `text` with control characters and backslashes escaped as `escapedForDisplay` does.
 package func escapedForDisplay(_ text: String) -> String {
-    text.unicodeScalars.map(escapedScalar).joined()
+    // Printable ASCII without a backslash (nearly every ID and path) needs nothing escaped.
+    if text.utf8.allSatisfy({ (0x20...0x7E).contains($0) && $0 != UInt8(ascii: "\\") }) { return text }
+    return text.unicodeScalars.map(escapedScalar).joined()
 }
 
 private func escapedScalar(_ scalar: Unicode.Scalar) -> String {

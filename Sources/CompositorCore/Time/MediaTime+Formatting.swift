@@ -21,12 +21,32 @@ extension MediaTime: CustomStringConvertible {
         // Exact: r.timescale divides unit. Only the value's magnitude can overflow.
         guard let ticks = try? MediaTime.divide(r.value, times: unit, by: Int64(r.timescale), rounding: .towardZero)
         else { return nil }
-        var text = (ticks < 0 ? "-" : "") + String(ticks.magnitude / UInt64(unit))
-        if fractionDigits > 0 {
-            let fraction = String(ticks.magnitude % UInt64(unit))
-            text += "." + String(repeating: "0", count: fractionDigits - fraction.count) + fraction
+        // Written digit by digit into a string of the exact length (no intermediate strings: a
+        // timeline prints hundreds of thousands of these; up to 15 bytes it is not even allocated).
+        let whole = ticks.magnitude / UInt64(unit)
+        var fraction = ticks.magnitude % UInt64(unit)
+        var wholeDigits = 1
+        var rest = whole / 10
+        while rest > 0 { wholeDigits += 1; rest /= 10 }
+        let sign = ticks < 0 ? 1 : 0
+        let length = sign + wholeDigits + (fractionDigits > 0 ? 1 + fractionDigits : 0)
+        return String(unsafeUninitializedCapacity: length) { bytes in
+            var end = length
+            for _ in 0..<fractionDigits {
+                end -= 1
+                bytes[end] = UInt8(ascii: "0") + UInt8(fraction % 10)
+                fraction /= 10
+            }
+            if fractionDigits > 0 { end -= 1; bytes[end] = UInt8(ascii: ".") }
+            var digits = whole
+            repeat {
+                end -= 1
+                bytes[end] = UInt8(ascii: "0") + UInt8(digits % 10)
+                digits /= 10
+            } while digits > 0
+            if sign == 1 { bytes[0] = UInt8(ascii: "-") }
+            return length
         }
-        return text
     }
 
     /// How a clock reading is written.
