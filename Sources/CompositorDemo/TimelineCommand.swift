@@ -98,11 +98,12 @@ enum TimelineReport {
     /// line ended by a newline (no trailing spaces).
     static func appendTable(header: [String], rows: [[String]], to text: inout String) {
         // Each cell's width counted once (a count walks the characters; ASCII is its byte count).
-        let cellWidths = ([header] + rows).map { $0.map(displayWidth) }
+        let lines = [header] + rows
+        let cellWidths = lines.map { $0.map(displayWidth) }
         var widths = Array(repeating: 0, count: header.count)
         for row in cellWidths { for (column, width) in row.enumerated() { widths[column] = max(widths[column], width) } }
         let spaces = String(repeating: " ", count: (widths.max() ?? 0) + 2)
-        for (cells, cellWidths) in zip([header] + rows, cellWidths) {
+        for (cells, cellWidths) in zip(lines, cellWidths) {
             // Up to the last non-empty cell, so that no line ends in spaces.
             let last = cells.lastIndex { !$0.isEmpty } ?? -1
             for column in 0..<(last + 1) {
