@@ -113,7 +113,7 @@ package struct MP4Track: Sendable {
     /// Encoder priming in media ticks: the first edit's media time (for audio, the samples the
     /// encoder added before the signal), or `iTunSMPB`'s value when there is no edit list.
     package var priming: Int64 {
-        if let editList { return editList.first { !$0.isEmpty }?.mediaTime ?? 0 }
+        if let editList { return editList.first { !$0.isEmpty && !$0.isDwell }?.mediaTime ?? 0 }
         return kind == .audio ? gaplessInfo?.priming ?? 0 : 0
     }
 }

@@ -223,9 +223,10 @@ package enum MP4Reader {
         let tkhd = try trak.requiredChild("tkhd", file: path).parse(TrackHeaderBox.self, file: path)
         let editList = try trak.child("edts")?.child("elst")?.parse(EditListBox.self, file: path).entries
         if let editList, let elst = trak.child("edts")?.child("elst") {
-            for entry in editList where !(entry.rateInteger == 1 && entry.rateFraction == 0) && !entry.isEmpty {
+            for entry in editList where !entry.playsAtNormalRate && !entry.isDwell && !entry.isEmpty {
+                let rate = Double(entry.rateInteger) + Double(UInt16(bitPattern: entry.rateFraction)) / 65536
                 throw .unsupported(file: path, boxPath: elst.path, offset: elst.header.offset,
-                                   reason: "edit with media rate \(entry.rateInteger).\(entry.rateFraction) (only 1.0 is supported)")
+                                   reason: "an edit at media rate \(rate) (only 1, and 0 for a dwell, are supported)")
             }
             // The presentation is the edits' total: it must be a time (Int64 ticks).
             var total: UInt64 = 0

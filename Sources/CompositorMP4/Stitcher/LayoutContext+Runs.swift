@@ -33,7 +33,9 @@ extension LayoutContext {
         let ts = timeline.timescale
         let (cs, startFloor, endCeiling) = try exact(piece.path) { () throws(MediaTimeError) in
             let cs = try timeline.mediaTime(at: window.start)
-            return (cs, try cs.ticks(in: ts, rounding: .down), try timeline.mediaTime(at: window.end).ticks(in: ts, rounding: .up))
+            let startFloor = try cs.ticks(in: ts, rounding: .down)
+            // A dwell shows the one frame presenting at its media time.
+            return (cs, startFloor, timeline.isDwell ? startFloor + 1 : try timeline.mediaTime(at: window.end).ticks(in: ts, rounding: .up))
         }
         // Keyframes present in decode order: those at or before the start come first.
         let flagged = keyframes.flaggedSync(in: timeline, source: piece.source)

@@ -80,9 +80,11 @@ extension LayoutContext {
                                       rounding: .toNearestOrAwayFromZero))
             }
             if kind == .video {
-                var (run, spare) = try videoRun(piece, timeline, window: window, windowLength: ownLength, timescale: timescale)
+                // A dwell's window is its frame's first tick, held: the frames decoded after it stay hidden.
+                let shownLength = timeline.isDwell ? min(ownLength, 1) : ownLength
+                var (run, spare) = try videoRun(piece, timeline, window: window, windowLength: shownLength, timescale: timescale)
                 try checkSpan(of: run, in: track, piece: index)
-                run.extendWindow(by: fullLength - ownLength)
+                run.extendWindow(by: fullLength - shownLength)
                 slots.append(RunSlot(piece: index, edit: edit, run: run, spareKeyframes: spare))
             } else {
                 var run = try audioRun(piece, timeline, window: window, windowLength: ownLength, timescale: timescale)

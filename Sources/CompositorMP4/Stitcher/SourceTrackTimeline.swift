@@ -2,8 +2,9 @@ import CompositorCore
 
 /// How one media segment of a source track maps onto its presentation timeline: the segment
 /// starts presenting at `presentationStart` (after the edits before it), shows the media from
-/// `mediaStart` at rate 1 for `presentationDuration`. A track without an edit list, or with one
-/// media edit after empty ones (it starts late), has one; a stitched file has one per piece.
+/// `mediaStart` at rate 1 for `presentationDuration`, or, a dwell (an edit at media rate 0), holds
+/// the frame at `mediaStart` that long. A track without an edit list, or with one media edit after
+/// empty ones (it starts late), has one; a stitched file has one per piece.
 struct SourceTrackTimeline: Sendable {
     /// The track, shared by every timeline of it and every piece cut from them (a track is a
     /// large value: 10,000 pieces of one source held it 20,000 times).
@@ -19,6 +20,9 @@ struct SourceTrackTimeline: Sendable {
     let mediaStart: Int64
     /// How long the media presents.
     let presentationDuration: MediaTime
+    /// The frame at `mediaStart` is held for the whole segment (video only: a dwell in audio is
+    /// silence, a gap between timelines).
+    let isDwell: Bool
     /// `presentationStart + presentationDuration`, checked once (the two may have different
     /// timescales, whose common one may not fit).
     let presentationEnd: MediaTime
@@ -26,23 +30,26 @@ struct SourceTrackTimeline: Sendable {
     var samples: MP4SampleTable { track.samples }
 
     private init(track: SharedTrack, presentationStart: MediaTime, mediaStart: Int64, presentationDuration: MediaTime,
-                 file: String) throws(MP4Error) {
+                 isDwell: Bool = false, file: String) throws(MP4Error) {
         shared = track
         self.presentationStart = presentationStart
         self.mediaStart = mediaStart
         self.presentationDuration = presentationDuration
+        self.isDwell = isDwell
         do { presentationEnd = try presentationStart.adding(presentationDuration) } catch {
             throw .timeOverflow(file: file, reason: "\(track.track.boxPath) presents until past the time range: \(error)")
         }
     }
 
     /// The track's timeline when its edit list has at most one media segment (after any empty
-    /// ones); otherwise "unsupported", naming the edit list.
+    /// ones), played at rate 1; otherwise "unsupported", naming the edit list.
     init(track: MP4Track, file: String) throws(MP4Error) {
         let timelines = try Self.timelines(of: track, file: file)
-        guard timelines.count == 1 else {
+        let unsupported = timelines.count != 1 ? "an edit list with \(timelines.count) media segments (only one is supported here)"
+            : timelines[0].isDwell ? "an edit list that only holds one frame (a dwell, media rate 0)" : nil
+        if let unsupported {
             throw .unsupported(file: file, boxPath: track.boxPath + "/edts/elst", offset: track.editListOffset ?? track.boxOffset,
-                               reason: "an edit list with \(timelines.count) media segments (only one is supported here)")
+                               reason: unsupported)
         }
         self = timelines[0]
     }
@@ -51,7 +58,8 @@ struct SourceTrackTimeline: Sendable {
     /// starting where the edits before it (empty or not) end: a source that is itself a stitch
     /// (one edit per piece) has one per piece. Without an edit list, the media as it is (less AAC
     /// priming and padding when `iTunSMPB` says so). A media segment of duration 0 means "the rest
-    /// of the media" when it is the last, and shows nothing elsewhere.
+    /// of the media" when it is the last, and shows nothing elsewhere. A dwell is a video timeline
+    /// of its own; in audio it holds no sound, so it is left out like an empty edit (silence).
     static func timelines(of track: MP4Track, file: String) throws(MP4Error) -> [SourceTrackTimeline] {
         let shared = SharedTrack(track)
         guard let editList = track.editList, !editList.isEmpty else {
@@ -68,7 +76,14 @@ struct SourceTrackTimeline: Sendable {
         var position: UInt64 = 0
         var timelines: [SourceTrackTimeline] = []
         for (index, edit) in editList.enumerated() {
-            if let mediaTime = edit.mediaTime, edit.segmentDuration > 0 || index == lastMedia {
+            if edit.isDwell {
+                if let mediaTime = edit.mediaTime, edit.segmentDuration > 0, track.kind == .video {
+                    timelines.append(try SourceTrackTimeline(
+                        track: shared, presentationStart: MediaTime(value: Int64(clamping: position), timescale: track.movieTimescale),
+                        mediaStart: mediaTime, presentationDuration: MediaTime(value: Int64(clamping: edit.segmentDuration), timescale: track.movieTimescale),
+                        isDwell: true, file: file))
+                }
+            } else if let mediaTime = edit.mediaTime, edit.segmentDuration > 0 || index == lastMedia {
                 let start = MediaTime(value: Int64(clamping: position), timescale: track.movieTimescale)
                 let duration = edit.segmentDuration == 0
                     ? MediaTime(value: max(0, track.samples.decodeEnd - mediaTime), timescale: track.timescale)
@@ -85,14 +100,17 @@ struct SourceTrackTimeline: Sendable {
         return timelines
     }
 
-    /// The media time (seconds on the media's composition timeline) shown at presentation time `t`.
+    /// The media time (seconds on the media's composition timeline) shown at presentation time `t`
+    /// (in a dwell, always the held one).
     func mediaTime(at t: MediaTime) throws(MediaTimeError) -> MediaTime {
-        try MediaTime(value: mediaStart, timescale: timescale).adding(try t.subtracting(presentationStart))
+        let start = MediaTime(value: mediaStart, timescale: timescale)
+        return isDwell ? start : try start.adding(try t.subtracting(presentationStart))
     }
 
-    /// The presentation time of media time `m`: the inverse of `mediaTime(at:)`.
+    /// The presentation time of media time `m`: the inverse of `mediaTime(at:)` (in a dwell, the
+    /// held frame shows from the start).
     func presentationTime(ofMedia m: MediaTime) throws(MediaTimeError) -> MediaTime {
-        try m.subtracting(MediaTime(value: mediaStart, timescale: timescale)).adding(presentationStart)
+        isDwell ? presentationStart : try m.subtracting(MediaTime(value: mediaStart, timescale: timescale)).adding(presentationStart)
     }
 
     /// Composition time of sample `index` as a time.

@@ -101,6 +101,7 @@ struct StitchPlanner {
         var keyframes = KeyframeReader(sources: movies.map(\.store))
         if cutMode == .keyframeAligned {
             for index in resolved.indices {
+                if let video = resolved[index].video, video.isDwell { throw Self.dwellNeedsHiddenFrames(resolved[index], video) }
                 let unsnapped = resolved[index].range
                 try snapToKeyframes(&resolved[index], keyframes: &keyframes)
                 try checkInnerBoundaries(resolved, at: index, unsnapped: unsnapped)
@@ -219,6 +220,17 @@ struct StitchPlanner {
                             offset: track.map { $0.editListOffset ?? $0.boxOffset } ?? 0,
                             reason: "piece \(part.number) spans the edit at \(time) s, where its source's video changes media segment "
                                 + "inside a GOP: keyframe-aligned cuts hide no frames, so cut there, or use sample-accurate cuts")
+    }
+
+    /// Part `part` of a piece shows a dwell of its source (`video`): a frame that is rarely a
+    /// keyframe, held, which keyframe-aligned cuts (whole GOPs, nothing hidden) cannot show.
+    static func dwellNeedsHiddenFrames(_ part: ResolvedPiece, _ video: SourceTrackTimeline) -> MP4Error {
+        let held = MediaTime(value: video.mediaStart, timescale: video.timescale)
+        return .unsupported(file: part.path, boxPath: video.track.boxPath + "/edts/elst", offset: video.track.editListOffset ?? video.track.boxOffset,
+                            reason: "piece \(part.number) shows a dwell of its source (the frame at media time \(held) s held from "
+                                + "\(video.presentationStart) s to \(video.presentationEnd) s, an edit at media rate 0): keyframe-aligned cuts "
+                                + "show whole GOPs and hide nothing, so they cannot hold one frame; use sample-accurate cuts, "
+                                + "or cut around the dwell")
     }
 
     /// Moves the piece's range to keyframes where decoding can start (see

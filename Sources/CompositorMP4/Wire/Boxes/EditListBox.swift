@@ -69,4 +69,8 @@ package struct MP4EditListEntry: Sendable, Equatable {
     }
 
     package var isEmpty: Bool { mediaTime == nil }
+    /// A dwell: media rate 0, the frame at `mediaTime` held for `segmentDuration`.
+    package var isDwell: Bool { mediaTime != nil && rateInteger == 0 && rateFraction == 0 }
+    /// Rate 1, the media played as it is.
+    package var playsAtNormalRate: Bool { rateInteger == 1 && rateFraction == 0 }
 }
