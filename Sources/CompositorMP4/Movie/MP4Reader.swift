@@ -251,7 +251,8 @@ package enum MP4Reader {
         } catch {
             throw error.error(file: path, boxPath: stsdBox.path)
         }
-        let samples = try sampleTable(from: stbl, descriptionCount: descriptions.count, file: file)
+        let samples = try MPEG4VisualPictureOrder.repairing(try sampleTable(from: stbl, descriptionCount: descriptions.count, file: file),
+                                                            descriptions: descriptions, stbl: stbl, file: file)
         return MP4Track(trackID: tkhd.trackID, kind: TrackKind(handler: handler.handlerType), handler: handler.handlerType,
                         isEnabled: tkhd.flags & 1 != 0, displayMatrix: tkhd.matrix, timescale: Int32(mdhd.timescale),
                         mediaDuration: Int64(clamping: mdhd.duration), movieTimescale: movieTimescale,

@@ -80,6 +80,13 @@ package struct MP4SampleTable: Sendable {
                                         syncSamples: syncSamples))
     }
 
+    /// The same samples presenting at their decode times plus `compositionOffsets` (one per sample).
+    func replacingCompositionOffsets(with compositionOffsets: [Int32]) -> MP4SampleTable {
+        MP4SampleTable(storage: Storage(offsets: offsets, sizes: sizes, decodeTimes: decodeTimes,
+                                        compositionOffsets: compositionOffsets.allSatisfy { $0 == 0 } ? [] : compositionOffsets,
+                                        descriptionIndices: descriptionIndices, syncSamples: syncSamples))
+    }
+
     /// Whether every sample is a sync sample (the track has no `stss`).
     package var allSamplesAreSync: Bool { syncSamples == nil }
 

@@ -90,6 +90,9 @@ struct MP4StitchJudge {
     /// plus their offset into the window.
     static func presentationTimes(of track: MP4Track) -> [MediaTime] {
         let samples = track.samples
+        guard track.editList != nil else {
+            return (0..<samples.count).map { MediaTime(value: samples.compositionTime($0), timescale: track.timescale) }.sorted()
+        }
         var times: [MediaTime] = []
         var editStart = MediaTime.zero
         for edit in track.editList ?? [] {
@@ -110,14 +113,18 @@ struct MP4StitchJudge {
     /// - several media edits (a stitch): frames of an edit that starts inside a GOP with
     ///   B-frames come late by the reorder delay (125 ms at 24 fps);
     /// - a fragmented file with negative composition offsets (ffmpeg's CMAF output): mov.c adds
-    ///   its DTS shift to every time of a fragment, so the first frame shows at 1/24 s, not at 0.
+    ///   its DTS shift to every time of a fragment, so the first frame shows at 1/24 s, not at 0;
+    /// - MPEG-4 Part 2 B-frames timed in decode order (no `ctts`, as remuxed from AVI): ffmpeg
+    ///   shows the pictures in display order, timed a frame late after the first.
     static func timedByEditList(_ frames: [FFmpeg.Frame], of path: String) async throws -> [FFmpeg.Frame] {
         guard let video = try MP4Reader.read(path: FilePath(path)).videoTrack else { return frames }
         let samples = video.samples
         let severalEdits = (video.editList ?? []).filter({ $0.mediaTime != nil }).count > 1
-        let shiftedByFFmpeg = try (0..<samples.count).contains { samples.compositionOffset($0) < 0 }
-            && MP4BadInputTests.boxes(in: MP4Fixtures.bytes(path)).contains { $0.path == "moof" }
-        guard severalEdits || shiftedByFFmpeg else { return frames }
+        let boxes = MP4BadInputTests.boxes(in: try MP4Fixtures.bytes(path))
+        let shiftedByFFmpeg = (0..<samples.count).contains { samples.compositionOffset($0) < 0 }
+            && boxes.contains { $0.path == "moof" }
+        let retimedByReader = !samples.compositionOffsets.isEmpty && !boxes.contains { $0.path.hasSuffix("/ctts") }
+        guard severalEdits || shiftedByFFmpeg || retimedByReader else { return frames }
         let times = presentationTimes(of: video)
         try #require(times.count == frames.count, "\(path): ffmpeg decoded \(frames.count) frames, its edit list shows \(times.count)")
         return zip(frames, times).map { frame, time in
