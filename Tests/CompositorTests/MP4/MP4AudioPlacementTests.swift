@@ -83,6 +83,94 @@ struct MP4AudioPlacementTests {
         _ = try await stitchAndJudge(cutMode: mode, [piece(late, "1", "2"), piece(late, "3", "4")])
     }
 
+    /// HE-AAC is filled as AAC-LC is: with its core's silent frames, timed at the core's rate. No
+    /// HE-AAC encoder is on this machine, so the clip is AAC-LC at 24 kHz whose configuration is
+    /// rewritten to HE-AAC's explicit signalling (object type 5, SBR to 48 kHz, the LC core
+    /// inside): decoders then run the SBR tool, at 48 kHz, over frames that carry no SBR data.
+    /// What this cannot show is real SBR data meeting the silent frames.
+    /// ```
+    /// late.mp4 video   0 ───────────────────────── 4
+    ///          audio         0.5 ───────────────── 4   (tone; HE-AAC, 48 kHz out of a 24 kHz core)
+    /// pieces   late [0,2)   | late [0,2)
+    /// tone     ····0.5━━━━━━ 2 ····2.5━━━━━━━━━━━━ 4
+    /// ```
+    @Test("HE-AAC (explicit SBR signalling) that starts late is filled with silence", arguments: MP4CutMode.allCases)
+    func heAACFilledWithSilence(mode: MP4CutMode) async throws {
+        let tools = try FFmpeg.require()
+        let folder = try MP4Fixtures.makeScratchFolder("he-aac")
+        defer { MP4Fixtures.remove(folder) }
+        let clip = folder + "/late-lc.mp4"
+        try await tools.make([
+            "-f", "lavfi", "-i", "testsrc2=size=160x120:rate=25:duration=4",
+            "-itsoffset", "0.5", "-f", "lavfi", "-i", "sine=frequency=440:sample_rate=24000:duration=3.5",
+            "-c:v", "libx264", "-g", "25", "-c:a", "aac", "-ar", "24000", "-ac", "2", "-f", "mp4", clip,
+        ])
+        let late = try Self.signallingHEAAC(clip, to: folder + "/late-he.mp4")
+        guard case .aac(let config) = try #require(try MP4Reader.read(path: FilePath(late)).audioTrack?.sampleDescriptions.first).codec else {
+            Issue.record("not AAC")
+            return
+        }
+        #expect(config.objectType == 5 && config.coreObjectType == 2 && config.sampleRate == 24000)
+        let probe = try await ChildProcess.run(tools.ffprobe, ["-v", "error", "-select_streams", "a", "-show_entries", "stream=profile,sample_rate",
+                                                              "-of", "compact=p=0", late])
+        #expect(probe.stdout.contains("sample_rate=48000"), "SBR doubles the rate: \(probe.stdout)")
+        // The SBR tool delays the output against the stream's times (ffmpeg does not make up for
+        // it), so the source's own onset is the reference; the decoder's tail blurs where a tone
+        // stops, so ends are checked loosely.
+        let onset = try #require(try await tools.loudSpans(late).first).lowerBound
+        #expect(onset >= 0.5 && onset < 0.6, "the source's tone starts at \(onset)")
+
+        let pieces = [piece(late, "0", "2"), piece(late, "0", "2")]
+        _ = try #require(try await stitchAndJudge(cutMode: mode, pieces))
+        let output = folder + "/out.mp4"
+        try MP4Stitcher(pieces: pieces, cutMode: mode).stitch(to: FilePath(output))
+        let spans = try await tools.loudSpans(output)
+        try #require(spans.count == 2, "\(spans)")
+        #expect(abs(spans[0].lowerBound - onset) <= 0.02 && abs(spans[1].lowerBound - (2 + onset)) <= 0.02, "\(spans)")
+        #expect(abs(spans[0].upperBound - 2) <= 0.1 && abs(spans[1].upperBound - 4) <= 0.1, "\(spans)")
+    }
+
+    /// `path` with its audio's AudioSpecificConfig (AAC-LC) rewritten to explicit HE-AAC signalling:
+    /// object type 5, the core's rate, the extension rate twice it, then the LC core. The `moov`
+    /// must follow the media (ffmpeg's default), so no chunk offset moves; every box around the
+    /// `esds` grows by the change.
+    static func signallingHEAAC(_ path: String, to output: String) throws -> String {
+        var bytes = try MP4Fixtures.bytes(path)
+        let boxes = MP4BadInputTests.boxes(in: bytes)
+        let moov = try #require(boxes.first { $0.path == "moov" })
+        let mdat = try #require(boxes.first { $0.path == "mdat" })
+        try #require(mdat.start < moov.start, "the moov must follow the media")
+        let audioTrak = try #require(boxes.filter { $0.path == "moov/trak" }.last)
+        let stsd = try #require(boxes.first { $0.path == "moov/trak/mdia/minf/stbl/stsd" && $0.start > audioTrak.start })
+        let fourCC = Array("esds".utf8)
+        let esdsStart = try #require((stsd.start..<stsd.end - 4).first { Array(bytes[$0 + 4..<$0 + 8]) == fourCC })
+        let esdsEnd = esdsStart + bytes[esdsStart..<esdsStart + 4].reduce(0) { $0 << 8 | Int($1) }
+        // The LC config: 5 bits object type (2), 4 bits rate index, 4 bits channels, 3 bits flags.
+        let tag5 = try #require((esdsStart + 12..<esdsEnd).first { bytes[$0] == 5 })
+        var lengthAt = tag5 + 1
+        while bytes[lengthAt] & 0x80 != 0 { lengthAt += 1 }
+        let lc = Array(bytes[lengthAt + 1..<lengthAt + 3])
+        let rateIndex = Int((lc[0] & 0x07) << 1 | lc[1] >> 7), channels = Int((lc[1] >> 3) & 0x0F)
+        try #require(lc[0] >> 3 == 2 && rateIndex == 6, "an AAC-LC config at 24 kHz")
+        // 5 (SBR) | rate 6 (24 kHz) | channels | extension rate 3 (48 kHz) | 2 (LC) | 3 flag bits, padded.
+        let bits = 5 << 20 | rateIndex << 16 | channels << 12 | 3 << 8 | 2 << 3
+        let he: [UInt8] = [UInt8(bits >> 17 & 0xFF), UInt8(bits >> 9 & 0xFF), UInt8(bits >> 1 & 0xFF), UInt8(bits << 7 & 0xFF)]
+        let decoderConfig: [UInt8] = [0x40, 0x15, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0] + [5, UInt8(he.count)] + he
+        let esDescriptor: [UInt8] = [0, 1, 0] + [4, UInt8(decoderConfig.count)] + decoderConfig + [6, 1, 2]
+        let payload: [UInt8] = [0, 0, 0, 0] + [3, UInt8(esDescriptor.count)] + esDescriptor
+        let esds = withUnsafeBytes(of: UInt32(8 + payload.count).bigEndian, Array.init) + fourCC + payload
+        let growth = esds.count - (esdsEnd - esdsStart)
+        bytes.replaceSubrange(esdsStart..<esdsEnd, with: esds)
+        // Every box around the esds: moov, the audio trak and its chain to stsd, and the mp4a entry.
+        let around = boxes.filter { $0.start < esdsStart && esdsEnd <= $0.end && $0.start >= moov.start }.map(\.start) + [stsd.start + 16]
+        for start in Set(around) {
+            let size = bytes[start..<start + 4].reduce(0) { $0 << 8 | Int($1) } + growth
+            bytes.replaceSubrange(start..<start + 4, with: withUnsafeBytes(of: UInt32(size).bigEndian, Array.init))
+        }
+        try Data(bytes).write(to: URL(fileURLWithPath: output))
+        return output
+    }
+
     /// A 4 s, 25 fps clip with a keyframe every second and a tone that starts at 0.5 s.
     static func lateAudioClip(in folder: String, codec: String, tools: FFmpeg) async throws -> String {
         let clip = folder + "/late-\(codec).mp4"
