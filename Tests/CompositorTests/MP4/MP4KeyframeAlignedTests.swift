@@ -64,3 +64,32 @@ struct MP4KeyframeAlignedTests {
         #expect(frames.count == video.samples.count)
     }
 }
+
+/// Variable frame rate: 24 fps in the first half of each second, 8 fps in the second, a keyframe
+/// each second (as a phone records a scene that darkens). Before, keyframe-aligned cuts of such a
+/// clip were refused with "empty range, end 3 s is not after start 0 s".
+/// ```
+/// frames     |||||||||||| |  |  |  |||||||||||| |  |  |  ...
+///            0            0.5        1            1.5         4
+/// ```
+@Suite("MP4 stitcher, variable frame rate", .needsFFmpeg)
+struct MP4VariableFrameRateTests {
+    @Test("cut inside GOPs, whole among its own, spliced with itself", arguments: MP4CutMode.allCases)
+    func arrangements(mode: MP4CutMode) async throws {
+        let tools = try FFmpeg.require()
+        let folder = try MP4Fixtures.makeScratchFolder("vfr")
+        defer { MP4Fixtures.remove(folder) }
+        let clip = folder + "/vfr.mp4"
+        try await tools.make([
+            "-f", "lavfi", "-i", "testsrc2=size=160x120:rate=24:duration=4",
+            "-f", "lavfi", "-i", "sine=frequency=440:sample_rate=48000:duration=4",
+            "-vf", "select='lt(mod(n\\,24)\\,12)+not(mod(n\\,3))'", "-fps_mode", "vfr",
+            "-c:v", "libx264", "-force_key_frames", "expr:gte(t,n_forced)", "-c:a", "aac", "-f", "mp4", clip,
+        ])
+        let samples = try #require(try MP4Reader.read(path: FilePath(clip)).videoTrack?.samples)
+        #expect(Set((0..<samples.count).map { samples.durations[$0] }).count > 1, "the clip's frames last differently")
+        _ = try await stitchAndJudge(cutMode: mode, [piece(clip, "0.5", "2.5")])
+        _ = try await stitchAndJudge(cutMode: mode, [piece(clip, "2", "3"), piece(clip, "0", "3"), piece(clip, "0", "1")])
+        _ = try await stitchAndJudge(cutMode: mode, [piece(clip, "1.5", "3"), piece(clip, "0.2", "1.5")])
+    }
+}
