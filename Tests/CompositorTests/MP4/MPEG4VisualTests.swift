@@ -64,6 +64,24 @@ struct MPEG4VisualTests {
         _ = try await stitchAndJudge(cutMode: mode, [piece(clip, "1.5", "3"), piece(clip, "0.2", "1.5")])
     }
 
+    /// Open GOPs (ffmpeg's default for `mpeg4`): the B-frames before each I-frame reference it, so
+    /// a keyframe-aligned piece cannot end there; refused as an HEVC open GOP is.
+    @Test("open GOPs: a keyframe-aligned piece cannot end at an I-frame its B-frames precede")
+    func openGOP() async throws {
+        let folder = try MP4Fixtures.makeScratchFolder("mpeg4-open-gop")
+        defer { MP4Fixtures.remove(folder) }
+        let clip = try await Self.remuxedFromAVI(in: folder, closedGOPs: false)
+        do {
+            _ = try MP4Stitcher(pieces: [piece(clip, "0.2", "1.5")], cutMode: .keyframeAligned).plan()
+            Issue.record("planned a piece ending at an open GOP's I-frame")
+        } catch {
+            guard case .unsupported(_, _, _, let reason) = error else { throw error }
+            #expect(reason.contains("an open GOP's leading pictures"), "\(reason)")
+        }
+        _ = try await stitchAndJudge(cutMode: .keyframeAligned, [piece(clip, "0.2", "3")])
+        _ = try await stitchAndJudge([piece(clip, "0.2", "1.5"), piece(clip, "2.5", "3")])
+    }
+
     @Test("packed B-frames (two pictures in one sample) are refused with the command that unpacks them")
     func packed() async throws {
         let folder = try MP4Fixtures.makeScratchFolder("mpeg4-packed")
@@ -83,14 +101,15 @@ struct MPEG4VisualTests {
         }
     }
 
-    /// 3 s of 160x120 at 24 fps, a keyframe every second, two B-frames, closed GOPs (so that
-    /// keyframe-aligned cuts can end at a keyframe); AAC.
-    static func remuxedFromAVI(in folder: String) async throws -> String {
+    /// 3 s of 160x120 at 24 fps, a keyframe every second, two B-frames, by default closed GOPs
+    /// (so that keyframe-aligned cuts can end at a keyframe); AAC.
+    static func remuxedFromAVI(in folder: String, closedGOPs: Bool = true) async throws -> String {
         let tools = try FFmpeg.require()
         let avi = folder + "/clip.avi", mp4 = folder + "/clip.mp4"
+        let gops = closedGOPs ? ["-flags:v", "+cgop", "-sc_threshold", "1000000000"] : []
         try await tools.make(["-f", "lavfi", "-i", "testsrc2=size=160x120:rate=24:duration=3",
                               "-f", "lavfi", "-i", "sine=frequency=440:sample_rate=48000:duration=3",
-                              "-c:v", "mpeg4", "-bf", "2", "-g", "24", "-flags:v", "+cgop", "-sc_threshold", "1000000000", "-c:a", "aac", "-f", "avi", avi])
+                              "-c:v", "mpeg4", "-bf", "2", "-g", "24"] + gops + ["-c:a", "aac", "-f", "avi", avi])
         try await tools.make(["-i", avi, "-c", "copy", "-f", "mp4", mp4])
         return mp4
     }
