@@ -82,13 +82,26 @@ package enum AtomicOutputFolder {
         /// Where the file `name` goes until the commit.
         package func path(of name: String) -> FilePath { folder.appending(name) }
 
-        /// Writes and flushes the file `name`.
-        package func write(_ bytes: [UInt8], name: String) throws(FileError) { try writeFile(bytes, to: path(of: name)) }
+        /// Files written but not yet flushed to disk: `commit` flushes them all first.
+        private var unflushed: [FilePath] = []
 
-        /// Puts the folder in place of the target, in one step where the system can.
+        /// Writes the file `name` and starts writing it to disk; `commit` waits for it. Flushing
+        /// each file as it is written would leave the disk idle while the next one is made and
+        /// the writer idle while the disk works (a packaging writes hundreds of segments).
+        package func write(_ bytes: [UInt8], name: String) throws(FileError) {
+            let path = path(of: name)
+            try writeFile(bytes, to: path, flush: false)
+            unflushed.append(path)
+        }
+
+        /// Flushes every file and the folder, then puts the folder in place of the target, in one
+        /// step where the system can.
         package func commit() throws(FileError) {
             finished = true
             do {
+                for path in unflushed { try flush(path) }
+                unflushed = []
+                syncFolder(folder)
                 try moveIntoPlace(folder, target, replacing: replacing, swap: swapIfPossible)
             } catch {
                 removeOwnedFolder(folder)
@@ -237,12 +250,28 @@ package enum AtomicOutputFolder {
 
     // MARK: - Files
 
-    private static func writeFile(_ bytes: [UInt8], to path: FilePath) throws(FileError) {
+    /// Creates `path` with `bytes`, flushed to disk, or (`flush: false`) with their writing to
+    /// disk started, for `flush(_:)` to wait for.
+    private static func writeFile(_ bytes: [UInt8], to path: FilePath, flush: Bool = true) throws(FileError) {
         let fd = try path.withCPath { open($0, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o666) }
         guard fd >= 0 else { throw .system(path, "create") }
         defer { close(fd) }
         let result = bytes.withUnsafeBytes { buffer in Result { () throws(FileError) in try writeAll(buffer, to: fd, path: path) } }
         try result.get()
+        if flush {
+            guard fsync(fd) == 0 else { throw .system(path, "flush to disk") }
+        } else {
+            #if os(Linux)
+            if let syncFileRange = LinuxCalls.syncFileRange { _ = syncFileRange(fd, 0, 0, LinuxCalls.startWriteback) }
+            #endif
+        }
+    }
+
+    /// Waits until the file at `path` is on disk.
+    private static func flush(_ path: FilePath) throws(FileError) {
+        let fd = try path.withCPath { open($0, O_RDONLY | O_CLOEXEC) }
+        guard fd >= 0 else { throw .system(path, "open to flush") }
+        defer { close(fd) }
         guard fsync(fd) == 0 else { throw .system(path, "flush to disk") }
     }
 

@@ -40,8 +40,15 @@ package struct VideoAccessUnit: Sendable {
 
     /// Writes the MP4 sample (`sampleSize` bytes) from `payload` into `output`, which must have room.
     package func writeSample(from payload: UnsafeRawBufferPointer, into output: UnsafeMutableRawBufferPointer) {
+        Self.writeSample(units: sampleUnits, from: payload, into: output)
+    }
+
+    /// Writes the MP4 sample made of `units` (ranges of `payload`, each prefixed by its 4-byte
+    /// length) into `output`, which must have room.
+    package static func writeSample(units: some Sequence<Range<Int>>, from payload: UnsafeRawBufferPointer,
+                                    into output: UnsafeMutableRawBufferPointer) {
         var position = 0
-        for unit in sampleUnits {
+        for unit in units {
             let length = UInt32(unit.count)
             output[position] = UInt8(length >> 24)
             output[position + 1] = UInt8((length >> 16) & 0xFF)

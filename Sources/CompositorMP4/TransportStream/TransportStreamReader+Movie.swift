@@ -71,11 +71,12 @@ extension TransportStreamReader.Index {
         }
 
         let samples = TransportStreamSamples(
-            segmentFiles: files, videoFormat: videoFormat,
+            segmentFiles: files,
             segmentIndices: video.map(\.segment) + audio.map(\.segment),
             packetOffsets: video.map(\.packetOffset) + audio.map(\.packetOffset),
             dataOffsets: [UInt32](repeating: 0, count: video.count) + audio.map(\.dataOffset),
-            positions: layout.positions, sizes: video.map(\.size) + audio.map(\.size), videoSampleCount: video.count)
+            positions: layout.positions, sizes: video.map(\.size) + audio.map(\.size), videoSampleCount: video.count,
+            videoUnits: videoUnits)
         let duration = tracks.map(\.presentationDuration).max() ?? .zero
         return MP4Movie(path: playlist, store: .transportStream(samples), timescale: Int32(clock), duration: duration,
                         tracks: tracks, gaplessInfo: nil)

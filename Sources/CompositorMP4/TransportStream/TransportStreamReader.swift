@@ -63,6 +63,7 @@ extension TransportStreamReader {
         let source: HLSSegmentSource
         var files: [TransportStreamSamples.SegmentFile] = []
         var video: [VideoSample] = []
+        var videoUnits = VideoSampleUnits()
         var audio: [AudioFrame] = []
         var videoDescriptions = Descriptions()
         var audioDescriptions = Descriptions()
@@ -217,6 +218,7 @@ extension TransportStreamReader {
             }
             video.append(VideoSample(dts: videoClock.unwrap(dts), pts: 0, size: UInt32(unit.sampleSize), isSync: unit.isRandomAccess,
                                      description: description, segment: UInt32(segment), packetOffset: packet.offset))
+            videoUnits.append(unit.sampleUnits)
             // PTS is unwrapped next to its DTS, which it follows by less than the wrap's half.
             let last = video.count - 1
             video[last].pts = video[last].dts + (Int64(pts) - Int64(dts) + TimestampUnwrapper.range * 3 / 2) % TimestampUnwrapper.range

@@ -16,7 +16,6 @@ package struct TransportStreamSamples: Sendable {
     }
 
     let segmentFiles: [SegmentFile]
-    let videoFormat: VideoCodingFormat?
     /// Per sample, video samples then audio samples, in the order of the demuxed layout.
     let segmentIndices: [UInt32]
     let packetOffsets: [UInt64]
@@ -25,8 +24,42 @@ package struct TransportStreamSamples: Sendable {
     let positions: [UInt64]
     let sizes: [UInt32]
     let videoSampleCount: Int
+    let videoUnits: VideoSampleUnits
 
     var count: Int { sizes.count }
+}
+
+/// Where each video sample's NAL units lie in its PES payload, found when the source is read, so
+/// that writing copies them without scanning the payload for start codes a second time (the scan
+/// was a seventh of a TS render's time). A few bytes a unit.
+struct VideoSampleUnits: Sendable {
+    /// Start and end of each unit, samples one after another.
+    private var bounds: [UInt32] = []
+    /// Index in `bounds` of each sample's first unit's start, and of the end of the last.
+    private var firsts: [Int] = [0]
+
+    mutating func append(_ units: [Range<Int>]) {
+        for unit in units {
+            bounds.append(UInt32(clamping: unit.lowerBound))
+            bounds.append(UInt32(clamping: unit.upperBound))
+        }
+        firsts.append(bounds.count)
+    }
+
+    /// Sample `index`'s units; `nil` when they do not lie in a payload of `payloadSize` bytes or
+    /// do not make a sample of `size` bytes (the segment changed since it was read).
+    func units(ofSample index: Int, payloadSize: Int, size: Int) -> [Range<Int>]? {
+        guard index + 1 < firsts.count else { return nil }
+        var units: [Range<Int>] = []
+        var total = 0
+        for position in stride(from: firsts[index], to: firsts[index + 1], by: 2) {
+            let start = Int(bounds[position]), end = Int(bounds[position + 1])
+            guard start <= end, end <= payloadSize else { return nil }
+            units.append(start..<end)
+            total += 4 + end - start
+        }
+        return total == size ? units : nil
+    }
 }
 
 /// Demuxes a transport stream source's samples again, as `TransportStreamSamples` places them,
@@ -89,14 +122,10 @@ struct TransportStreamSampleReader: SampleStoreReader {
         let changed = MP4Error.io(file: file.path.description, operation: "copy samples",
                                   reason: "the segment no longer holds the sample planned at byte \(samples.packetOffsets[index])")
         if isVideo {
-            guard let format = samples.videoFormat else { throw noSample(at: samples.positions[index]) }
-            let unit = try streamErrors(file.path, parsing: payload) { (raw) throws(TSParseFailure) in
-                try VideoAccessUnit(payload: raw, format: format, at: samples.packetOffsets[index])
-            }
-            guard unit.sampleSize == size else { throw changed }
+            guard let units = samples.videoUnits.units(ofSample: index, payloadSize: payload.count, size: size) else { throw changed }
             if scratch.count < size { scratch = [UInt8](repeating: 0, count: size) }
             payload.withUnsafeBytes { raw in
-                scratch.withUnsafeMutableBytes { unit.writeSample(from: raw, into: $0) }
+                scratch.withUnsafeMutableBytes { VideoAccessUnit.writeSample(units: units, from: raw, into: $0) }
             }
             try scratch.withUnsafeBytes { raw in
                 Result { () throws(MP4Error) in try body(UnsafeRawBufferPointer(rebasing: raw[0..<size])) }
