@@ -4,7 +4,7 @@ import Compositor
 enum DemoCommand {
     static let usage = """
         usage: CompositorDemo                                   run the bundled demo
-               CompositorDemo timeline SCHEDULE.json [--json]
+               CompositorDemo timeline SCHEDULE.json [--json] [--cut sample|keyframe]
                CompositorDemo map SCHEDULE.json (--content-time T [--before-breaks] | --composition-time T) [--json]
                CompositorDemo render SCHEDULE.json --output OUT.mp4 [--cut sample|keyframe]
                CompositorDemo hls SCHEDULE.json --output DIR      DIR/stitched.m3u8, queue-plan.json, timeline.json

@@ -11,20 +11,24 @@ import Darwin
 enum RenderCommand {
     static func run(_ arguments: inout Arguments) throws(DemoError) {
         guard let output = try arguments.pathOption("--output") else { throw .usage("render needs --output OUT.mp4") }
-        let cutName = try arguments.option("--cut") ?? "sample"
+        let cut = try cutMode(try arguments.option("--cut")) ?? .sampleAccurate
         let path = try arguments.positionalPath("SCHEDULE.json")
         try arguments.finish()
-        let cut: MP4CutMode
-        switch cutName {
-        case "sample": cut = .sampleAccurate
-        case "keyframe": cut = .keyframeAligned
-        default: throw .usage("--cut: expected sample or keyframe, got \(quoted(cutName))")
-        }
         // The library guards the sources; the schedule is the demo's own input.
         do { try OutputDestination.check(output, inputs: [path]) } catch { throw .failure(error.description) }
         let loaded = try LoadedSchedule(path: path)
         let rendered = try render(loaded.composition, to: output, cut: cut, scheduleFile: path)
         Output.out(summary(rendered, output: output, cut: cut))
+    }
+
+    /// The cut mode a `--cut` value names (`sample`, `keyframe`); `nil` when none was given.
+    static func cutMode(_ name: String?) throws(DemoError) -> MP4CutMode? {
+        switch name {
+        case nil: return nil
+        case "sample": return .sampleAccurate
+        case "keyframe": return .keyframeAligned
+        case let name?: throw .usage("--cut: expected sample or keyframe, got \(quoted(name))")
+        }
     }
 
     /// Renders with a progress bar on stderr when it is a terminal.

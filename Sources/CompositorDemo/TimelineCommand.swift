@@ -1,16 +1,25 @@
 import Compositor
 
-/// `timeline SCHEDULE.json [--json]`: the segments, breaks and durations of a schedule.
+/// `timeline SCHEDULE.json [--json] [--cut sample|keyframe]`: the segments, breaks and durations
+/// of a schedule; with `--cut`, of what `render` with that cut would write (keyframe cuts move to
+/// keyframes: the sources are read, nothing is written).
 enum TimelineCommand {
     static func run(_ arguments: inout Arguments) throws(DemoError) {
         let json = arguments.flag("--json")
+        let cut = try RenderCommand.cutMode(try arguments.option("--cut"))
         let path = try arguments.positionalPath("SCHEDULE.json")
         try arguments.finish()
         let loaded = try LoadedSchedule(path: path)
+        var composition = loaded.composition
+        if let cut {
+            do { composition = try CompositionRenderer.plan(composition, cut: cut).composition } catch {
+                throw .failure("\(path): \(error)")
+            }
+        }
         if json {
-            Output.out(TimelineReport.json(loaded.composition).serialized)
+            Output.out(TimelineReport.json(composition).serialized)
         } else {
-            Output.out(TimelineReport.text(loaded.composition, title: path.description))
+            Output.out(TimelineReport.text(composition, title: path.description))
         }
     }
 }

@@ -41,6 +41,40 @@ struct DemoCommandTests {
         #expect(once["policy"] == .string("once") && once["ads"] == .array([.string("once-ad")]))
     }
 
+    /// Keyframe cuts move each piece to its sources' keyframes; `timeline --cut keyframe` shows
+    /// that composition from the sources' sample tables, without rendering: the ranges are the
+    /// ones a keyframe render plans, and differ from the schedule's.
+    @Test("timeline --cut keyframe shows the snapped composition without a render")
+    func timelineKeyframeCut() async throws {
+        let result = try await DemoProcess.run(["timeline", "Fixtures/demo.json", "--json", "--cut", "keyframe"])
+        #expect(result.status == 0, "\(result.stderr)")
+        guard case .array(let segments) = try object(result.stdout)["segments"] else { Issue.record("no segments"); return }
+        func time(_ value: JSONValue?, _ key: String) throws -> MediaTime {
+            guard case .object(let range) = value else { throw DemoTestError("no range") }
+            if case .string(let exact) = range[key + "Exact"] { return try MediaTime(parsing: exact) }
+            guard case .number(let text) = range[key] else { throw DemoTestError("no \(key)") }
+            return try MediaTime(parsing: text)
+        }
+        let shown = try segments.map { (segment) throws -> (MediaTimeRange, MediaTimeRange) in
+            guard case .object(let object) = segment else { throw DemoTestError("not an object") }
+            return (MediaTimeRange(start: try time(object["source"], "start"), end: try time(object["source"], "end")),
+                    MediaTimeRange(start: try time(object["composition"], "start"), end: try time(object["composition"], "end")))
+        }
+        let fixtures = packageRoot.appendingPathComponent("Fixtures")
+        let scheduled = try Composition(schedule: ScheduleDocument.decode(
+            try Data(contentsOf: fixtures.appendingPathComponent("demo.json")), baseFolder: FilePath(fixtures.path)))
+        let snapped = try CompositionRenderer.plan(scheduled, cut: .keyframeAligned).composition
+        #expect(shown.map(\.0) == snapped.segments.map(\.sourceRange))
+        #expect(shown.map(\.1) == snapped.segments.map(\.compositionRange))
+        #expect(shown.map(\.0) != scheduled.segments.map(\.sourceRange), "the demo's schedule cuts inside GOPs")
+
+        let sample = try await DemoProcess.run(["timeline", "Fixtures/demo.json", "--json", "--cut", "sample"])
+        let plain = try await DemoProcess.run(["timeline", "Fixtures/demo.json", "--json"])
+        #expect(sample.stdout == plain.stdout, "sample-accurate cuts play the schedule as it is")
+        let bad = try await DemoProcess.run(["timeline", "Fixtures/demo.json", "--cut", "fast"])
+        #expect(bad.status == 64)
+    }
+
     @Test("map both ways, as JSON")
     func mapJSON() async throws {
         let inAd = try await DemoProcess.run(["map", sample, "--composition-time", "50", "--json"])
