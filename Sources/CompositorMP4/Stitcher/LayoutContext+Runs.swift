@@ -35,7 +35,10 @@ extension LayoutContext {
             let cs = try timeline.mediaTime(at: window.start)
             let startFloor = try cs.ticks(in: ts, rounding: .down)
             // A dwell shows the one frame presenting at its media time.
-            return (cs, startFloor, timeline.isDwell ? startFloor + 1 : try timeline.mediaTime(at: window.end).ticks(in: ts, rounding: .up))
+            guard timeline.isDwell else { return (cs, startFloor, try timeline.mediaTime(at: window.end).ticks(in: ts, rounding: .up)) }
+            let (afterFloor, overflow) = startFloor.addingReportingOverflow(1)
+            guard !overflow else { throw .overflow("a dwell at media time \(cs)") }
+            return (cs, startFloor, afterFloor)
         }
         // Keyframes present in decode order: those at or before the start come first.
         let flagged = keyframes.flaggedSync(in: timeline, source: piece.source)
