@@ -68,7 +68,6 @@ package struct MP4SampleTable: Sendable {
                   descriptionIndices: descriptionIndices, syncFlags: syncPerSample.allSatisfy { $0 } ? nil : syncPerSample)
     }
 
-
     private init(storage: Storage) { self.storage = storage }
 
     package var count: Int { sizes.count }

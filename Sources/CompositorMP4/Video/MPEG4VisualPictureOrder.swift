@@ -23,10 +23,10 @@ enum MPEG4VisualPictureOrder {
 
     /// The coding of each VOP in `sample`, in order (a VOP starts with `00 00 01 B6`; its first
     /// two bits are the coding type).
-    static func codings(in sample: [UInt8]) -> [Coding] {
+    static func codings<Bytes: RandomAccessCollection<UInt8>>(in sample: Bytes) -> [Coding] where Bytes.Index == Int {
         var found: [Coding] = []
-        var index = 0
-        while index + 4 < sample.count {
+        var index = sample.startIndex
+        while index + 4 < sample.endIndex {
             if sample[index] == 0, sample[index + 1] == 0, sample[index + 2] == 1, sample[index + 3] == 0xB6 {
                 found.append([.intra, .predicted, .bidirectional, .sprite][Int(sample[index + 4] >> 6)])
                 index += 5
@@ -62,9 +62,9 @@ enum MPEG4VisualPictureOrder {
     }
 
     /// The table of an `mp4v` track of MPEG-4 Visual (object type 0x20) without `ctts`, with the
-    /// composition offsets its pictures need; other tables as they are. Every sample is read once.
-    /// A sample holding two VOPs (DivX's and Xvid's "packed B-frames") is refused: unpacking them
-    /// would change the samples.
+    /// composition offsets its pictures need; other tables as they are. Every sample is read once,
+    /// a block of samples at a time. A sample holding two VOPs (DivX's and Xvid's "packed
+    /// B-frames") is refused: unpacking them would change the samples.
     static func repairing(_ samples: MP4SampleTable, descriptions: [MP4SampleDescription], stbl: MP4Box,
                           file: ReadableFile) throws(MP4Error) -> MP4SampleTable {
         guard samples.compositionOffsets.isEmpty, samples.count > 1, !descriptions.isEmpty,
@@ -72,10 +72,9 @@ enum MPEG4VisualPictureOrder {
         let path = file.path.description
         var codings: [Coding] = []
         codings.reserveCapacity(samples.count)
-        var bytes: [UInt8] = []
+        var reader = SampleBlockReader(file: file)
         for index in 0..<samples.count {
-            try file.readBytes(at: samples.offsets[index], count: Int(samples.sizes[index]), into: &bytes)
-            let found = Self.codings(in: bytes)
+            let found = try reader.withSample(at: samples.offsets[index], size: Int(samples.sizes[index])) { Self.codings(in: $0) }
             guard found.count <= 1 else {
                 throw .unsupported(file: path, boxPath: stbl.path, offset: samples.offsets[index], reason:
                     "sample \(index) holds \(found.count) MPEG-4 Part 2 pictures (packed B-frames, as DivX and Xvid write them "
