@@ -1,0 +1,442 @@
+#!/usr/bin/env python3
+"""The player matrix: the demo's outputs played by real players, every shown frame identified.
+
+    python3 Tests/players/matrix.py [--players ffmpeg,gstreamer,mpv,vlc] [--outputs NAME,...]
+                                    [--require NAME,...] [--work DIR] [--details]
+
+Each output kind of the demo is made with CompositorDemo (built by `swift build`), then played by
+each player, which hands back every picture it shows, with the time it shows it at:
+
+    ffmpeg     ffmpeg -fps_mode passthrough: the decoder the unit tests judge with. Its times are
+               the file's presentation times (for a playlist, the segments' own: not a clock).
+    gstreamer  playbin into a raw sink (gst-launch-1.0); times are running times, the segments the
+               demuxer pushed applied, as a sink shows them.
+    mpv        mpv --vo=image --untimed, times from its time-pos at each drawn frame (a Lua script).
+    vlc        VLC's yuv video output, in real time, no times (order and identity only). VLC will
+               not run as root; as root the script runs it as $VLC_USER (default: nobody).
+
+A shown picture is identified by its MD5 against every decoded frame of the output's sources
+(H.264 decoding is bit-exact, and ffmpeg, GStreamer's avdec and VLC all decode with libavcodec).
+mpv hands back RGB pictures, so those are matched by likeness instead: the nearest source frame in
+a 160x90 grey thumbnail, decided by the burnt-in frame counter's corner (numpy). A picture that
+matches nothing is "garbage" (decoded from the wrong parameter sets, or a broken reference).
+
+The expected frames come from the composition the output was written with (`timeline --json
+[--cut keyframe]`, or the stitched playlist's timeline.json): a piece [s, e) of a source shows the
+frame on screen at s, then every frame that starts inside it, each at its composition time. A
+frame on screen at s for less than half its duration may be shown or not.
+
+A cell reads "N/N" when every expected frame is shown, in order, nothing else is, and each is on
+time: within one frame of its composition time after the player's own start offset (which the
+cell gives when it is not zero). Otherwise it says what went wrong. The exit status is 1 when a
+cell of an output named by --require is not right.
+"""
+
+import argparse
+import difflib
+import hashlib
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+from decimal import Decimal
+from fractions import Fraction
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+THUMB_W, THUMB_H = 160, 90
+# The burnt-in counter (Fixtures/generate.sh: drawtext at 8,8, 24 px, five digits), in the thumbnail.
+COUNTER = (slice(2, 20), slice(2, 44))
+
+
+# ---------------------------------------------------------------------------------------------
+# Outputs
+
+
+class Output:
+    """One output kind: how the demo makes it, what a player opens, and its composition."""
+
+    def __init__(self, name, label, schedule, kind, extra=()):
+        self.name, self.label, self.schedule, self.kind, self.extra = name, label, schedule, kind, extra
+
+    def make(self, demo, path):
+        if self.kind == "mp4":
+            run(demo, "render", self.schedule, "--output", path, *self.extra)
+        else:
+            run(demo, "hls", self.schedule, "--output", path, *self.extra)
+
+    def played(self, path):
+        return path if self.kind == "mp4" else path / "stitched.m3u8"
+
+    def timeline(self, demo, path):
+        if self.kind == "mp4":
+            text = run(demo, "timeline", self.schedule, "--json", *self.extra)
+        else:
+            text = (path / "timeline.json").read_text()
+        return json.loads(text, parse_float=Decimal)
+
+
+OUTPUTS = [
+    Output("mp4-sample", "MP4, sample-accurate cuts (the default)", "Fixtures/demo.json", "mp4",
+           ("--cut", "sample")),
+    Output("mp4-keyframe", "MP4, keyframe-aligned cuts", "Fixtures/demo.json", "mp4",
+           ("--cut", "keyframe")),
+    Output("hls-ts", "stitched HLS, TS", "Fixtures/demo-hls.json", "hls"),
+    Output("hls-fmp4", "stitched HLS, fMP4", "Fixtures/demo-hls-fmp4.json", "hls"),
+    Output("hls-packaged-ts", "stitched HLS, TS content + MP4 ads packaged",
+           "Fixtures/seed-scenario.json", "hls"),
+]
+
+
+def run(*command, cwd=ROOT, timeout=600):
+    return subprocess.run([str(c) for c in command], cwd=cwd, check=True, capture_output=True,
+                          text=True, timeout=timeout).stdout
+
+
+# ---------------------------------------------------------------------------------------------
+# Frames
+
+
+class Shown:
+    """A picture a player showed: when (None when the player gives no clock), and what."""
+
+    __slots__ = ("time", "digest", "thumb")
+
+    def __init__(self, time, digest=None, thumb=None):
+        self.time, self.digest, self.thumb = time, digest, thumb
+
+
+def framemd5(path):
+    """(presentation time, MD5) of every frame ffmpeg decodes from path, in presentation order."""
+    text = run("ffmpeg", "-v", "error", "-i", path, "-map", "0:v:0", "-fps_mode", "passthrough",
+               "-autoscale", "0", "-pix_fmt", "yuv420p", "-f", "framemd5", "-")
+    base, frames = None, []
+    for line in text.splitlines():
+        if line.startswith("#tb 0:"):
+            num, den = line.split(":")[1].strip().split("/")
+            base = Fraction(int(num), int(den))
+        elif line and not line.startswith("#"):
+            fields = [f.strip() for f in line.split(",")]
+            frames.append((int(fields[2]) * base, fields[5]))
+    return frames
+
+
+def thumbnails(*input_args):
+    """Every frame of an input as a 160x90 grey picture (numpy, frames x 90 x 160)."""
+    import numpy
+    raw = subprocess.run(["ffmpeg", "-v", "error", *map(str, input_args), "-map", "0:v:0",
+                          "-fps_mode", "passthrough", "-s", f"{THUMB_W}x{THUMB_H}",
+                          "-pix_fmt", "gray", "-f", "rawvideo", "-"],
+                         check=True, capture_output=True).stdout
+    return numpy.frombuffer(raw, numpy.uint8).reshape(-1, THUMB_H, THUMB_W).astype(numpy.int16)
+
+
+class SourceFrames:
+    """The frames of each source at their source times (time zero as the library reads it)."""
+
+    def __init__(self):
+        self.times, self.digests, self.thumbs = {}, {}, {}
+
+    def load(self, url):
+        if url in self.times:
+            return
+        frames = framemd5(ROOT / url)
+        zero = min(t for t, _ in frames) if url.endswith(".m3u8") and frames else 0
+        # A playlist's time zero is its earliest video frame (README, HLS sources).
+        self.times[url] = [t - zero for t, _ in frames]
+        self.digests[url] = [d for _, d in frames]
+
+    def thumbnails(self, url):
+        if url not in self.thumbs:
+            self.thumbs[url] = thumbnails("-i", ROOT / url)
+        return self.thumbs[url]
+
+    def identify(self, shown, urls):
+        """(url, frame index) of each shown picture among the urls' frames, None for garbage."""
+        exact = {}
+        for url in urls:
+            for index, digest in enumerate(self.digests[url]):
+                exact.setdefault(digest, (url, index))
+        found = [exact.get(s.digest) if s.digest else None for s in shown]
+        if any(s.thumb is not None for s in shown):
+            found = self.identify_by_likeness(shown, urls, found)
+        return found
+
+    def identify_by_likeness(self, shown, urls, found):
+        import numpy
+        candidates = [(url, self.thumbnails(url)) for url in urls]
+        for position, picture in enumerate(shown):
+            if picture.thumb is None or found[position]:
+                continue
+            best = None
+            for url, thumbs in candidates:
+                whole = numpy.abs(thumbs - picture.thumb).mean(axis=(1, 2))
+                corner = numpy.abs(thumbs[:, COUNTER[0], COUNTER[1]] -
+                                   picture.thumb[COUNTER[0], COUNTER[1]]).mean(axis=(1, 2))
+                score = whole + corner
+                index = int(score.argmin())
+                if whole[index] < 8 and (best is None or score[index] < best[0]):
+                    best = (score[index], (url, index))
+            found[position] = best[1] if best else None
+        return found
+
+
+def expected_frames(timeline, sources):
+    """[(url, frame index, composition time, optional)] for every frame the composition shows."""
+    expected = []
+    for piece in timeline["segments"]:
+        url = piece["url"]
+        sources.load(url)
+        times = sources.times[url]
+        start, end = (Fraction(piece["source"][k]) for k in ("start", "end"))
+        at = Fraction(piece["composition"]["start"])
+        first = max([i for i, t in enumerate(times) if t <= start], default=0)
+        for index in range(first, len(times)):
+            if times[index] >= end:
+                break
+            shown_for = (times[index + 1] if index + 1 < len(times) else end) - start
+            whole = (times[index + 1] - times[index]) if index + 1 < len(times) else shown_for
+            optional = times[index] < start and shown_for * 2 < whole
+            expected.append((url, index, at + max(times[index] - start, 0), optional))
+    return expected
+
+
+# ---------------------------------------------------------------------------------------------
+# Players: each plays a path into a list of Shown, using a scratch folder of its own.
+
+
+def play_ffmpeg(path, scratch):
+    timed = path.suffix != ".m3u8"
+    return [Shown(t if timed else None, d) for t, d in framemd5(path)]
+
+
+GST_BYTES = re.compile(r"\((\d+) bytes,")
+GST_PTS = re.compile(r"pts: (\d+):(\d\d):(\d\d)\.(\d{9})")
+GST_DURATION = re.compile(r"duration: (\d+):(\d\d):(\d\d)\.(\d{9})")
+GST_SEGMENT = re.compile(r"base=\(guint64\)(\d+).*?start=\(guint64\)(\d+).*?stop=\(guint64\)(\d+)")
+
+
+def nanoseconds(match):
+    h, m, s, ns = (int(g) for g in match.groups())
+    return ((h * 60 + m) * 60 + s) * 10**9 + ns
+
+
+def play_gstreamer(path, scratch):
+    raw = scratch / "frames.i420"
+    sink = f"videoconvert ! video/x-raw,format=I420 ! identity silent=false ! filesink location={raw}"
+    log = subprocess.run(["gst-launch-1.0", "-v", "playbin", f"uri={path.resolve().as_uri()}",
+                          "audio-sink=fakesink", f"video-sink={sink}"],
+                         capture_output=True, text=True, timeout=600).stdout
+    base = start = 0
+    stop = 2**64 - 1
+    buffers = []
+    for line in log.splitlines():
+        if "identity0: last-message" not in line:
+            continue
+        if "GstEventSegment" in line and (m := GST_SEGMENT.search(line)):
+            base, start, stop = (int(g) for g in m.groups())
+        elif "chain" in line and (m := GST_PTS.search(line)):
+            pts = nanoseconds(m)
+            end = pts + (nanoseconds(d) if (d := GST_DURATION.search(line)) else 0)
+            # A sink shows a buffer that reaches into the segment, at its running time.
+            shown = end > start and pts < stop
+            time = Fraction(max(pts, start) - start + base, 10**9) if shown else None
+            buffers.append((time, int(GST_BYTES.search(line).group(1))))
+    pictures = []
+    with open(raw, "rb") as frames:
+        for time, size in buffers:
+            picture = frames.read(size)
+            if time is not None:
+                pictures.append(Shown(time, hashlib.md5(picture).hexdigest()))
+    return pictures
+
+
+MPV_TICKS = """
+local log = io.open(mp.get_opt("ticks"), "w")
+mp.register_event("tick", function()
+    local position = mp.get_property("time-pos")
+    if position then log:write(position, "\\n"); log:flush() end
+end)
+"""
+
+
+def play_mpv(path, scratch):
+    script, ticks = scratch / "ticks.lua", scratch / "ticks.txt"
+    script.write_text(MPV_TICKS)
+    subprocess.run(["mpv", "--no-config", "--really-quiet", "--no-audio", "--untimed", "--vo=image",
+                    "--vo-image-format=png", "--vo-image-png-compression=1",
+                    f"--vo-image-outdir={scratch}", f"--script={script}",
+                    f"--script-opts=ticks={ticks}", str(path.resolve())],
+                   capture_output=True, timeout=600)
+    pngs = sorted(scratch.glob("*.png"))
+    if not pngs:
+        return []
+    thumbs = thumbnails("-framerate", "1", "-i", scratch / "%08d.png")
+    times = [Fraction(line) for line in ticks.read_text().split()] if ticks.exists() else []
+    times += [None] * (len(thumbs) - len(times))
+    return [Shown(time, thumb=thumb) for time, thumb in zip(times, thumbs)]
+
+
+def play_vlc(path, scratch):
+    y4m = scratch / "frames.y4m"
+    command = ["cvlc", "-q", "--play-and-exit", "--no-audio", "--vout=yuv", f"--yuv-file={y4m}",
+               "--yuv-chroma=I420", str(path.resolve())]
+    if os.geteuid() == 0:
+        os.chmod(scratch, 0o777)
+        command = ["runuser", "-u", os.environ.get("VLC_USER", "nobody"), "--", *command]
+    subprocess.run(command, capture_output=True, timeout=600)
+    if not y4m.exists():
+        return []
+    # YUV4MPEG2: a header line naming the size (W320 H180), then "FRAME\n" before each picture.
+    data = y4m.read_bytes()
+    header = data[:data.index(b"\n")].decode()
+    width = int(re.search(r" W(\d+)", header).group(1))
+    height = int(re.search(r" H(\d+)", header).group(1))
+    size = width * height * 3 // 2
+    position, pictures = len(header) + 1, []
+    while position < len(data):
+        position = data.index(b"\n", position) + 1
+        picture = data[position:position + size]
+        position += size
+        if len(picture) == size:
+            pictures.append(Shown(None, hashlib.md5(picture).hexdigest()))
+    return pictures
+
+
+PLAYERS = {
+    "ffmpeg": ("ffmpeg", "ffmpeg", play_ffmpeg),
+    "gstreamer": ("GStreamer", "gst-launch-1.0", play_gstreamer),
+    "mpv": ("mpv", "mpv", play_mpv),
+    "vlc": ("VLC", "cvlc", play_vlc),
+}
+
+
+# ---------------------------------------------------------------------------------------------
+# Judging
+
+
+def judge(expected, shown, found):
+    """(right, cell): what a player showed against what the composition says."""
+    if not shown:
+        return False, "nothing shown"
+    optional = {(url, index) for url, index, _, extra in expected if extra}
+    wanted = [(url, index) for url, index, _, _ in expected]
+    matcher = difflib.SequenceMatcher(None, wanted, found, autojunk=False)
+    pairs = [(block.a + k, block.b + k) for block in matcher.get_matching_blocks()
+             for k in range(block.size)]
+    required = sum(1 for e in expected if not e[3])
+    matched = sum(1 for a, _ in pairs if not expected[a][3])
+    garbage = found.count(None)
+    paired = {b for _, b in pairs}
+    extra = sum(1 for b, who in enumerate(found)
+                if who is not None and b not in paired and who not in optional)
+    problems = []
+    if garbage:
+        problems.append(f"{garbage} garbage")
+    if extra:
+        problems.append(f"{extra} not scheduled")
+    late = [(shown[b].time - expected[a][2], a) for a, b in pairs if shown[b].time is not None]
+    on_time = True
+    if late:
+        offset = late[0][0]
+        worst, where = max(late, key=lambda x: abs(x[0] - offset))
+        # One frame of the slowest source (24 fps), plus mpv's millisecond clock.
+        if abs(worst - offset) > Fraction(1, 24) + Fraction(1, 500):
+            on_time = False
+            problems.append(f"off by up to {float(worst - offset):+.3f} s "
+                            f"(at {float(expected[where][2]):.2f} s)")
+        if offset:
+            problems.append(f"starts at {float(offset):+.3f} s")
+    if matched < required:
+        unmatched = [e for a, e in enumerate(expected) if not e[3] and a not in {p[0] for p in pairs}]
+        problems.append(f"first missing at {float(unmatched[0][2]):.2f} s")
+    right = matched == required and not garbage and not extra and on_time
+    return right, f"{matched}/{required}" + ("; " + ", ".join(problems) if problems else "")
+
+
+def describe(shown, found):
+    """The shown pictures as runs, one line each: "  5.000 s: Fixtures/content.mp4 0-203 (204)"."""
+    runs = []
+    for picture, who in zip(shown, found):
+        url, index = who or ("garbage", None)
+        last = runs[-1] if runs else None
+        if last and last[1] == url and (index is None or index == last[3] + 1):
+            last[3], last[4] = index, last[4] + 1
+        else:
+            runs.append([picture.time, url, index, index, 1])
+    lines = []
+    for time, url, first, last, count in runs:
+        at = f"{float(time):8.3f} s" if time is not None else "       - "
+        frames = f" {first}-{last}" if first is not None else ""
+        lines.append(f"  {at}: {url}{frames} ({count})")
+    return "\n".join(lines)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--players", default=",".join(PLAYERS))
+    parser.add_argument("--outputs", default=",".join(o.name for o in OUTPUTS))
+    parser.add_argument("--require", default="", help="outputs whose cells must all be right")
+    parser.add_argument("--work", type=Path, help="keep the outputs here (default: a temporary folder)")
+    parser.add_argument("--details", action="store_true", help="print what each wrong cell showed")
+    args = parser.parse_args()
+
+    players = [p for p in args.players.split(",") if p]
+    for name in players:
+        if name not in PLAYERS:
+            sys.exit(f"error: unknown player {name!r} (known: {', '.join(PLAYERS)})")
+        if not shutil.which(PLAYERS[name][1]):
+            sys.exit(f"error: {PLAYERS[name][1]} not found (player {name})")
+    names = [n for n in args.outputs.split(",") if n]
+    unknown = set(names) - {o.name for o in OUTPUTS}
+    if unknown:
+        sys.exit(f"error: unknown output {sorted(unknown)} (known: {', '.join(o.name for o in OUTPUTS)})")
+    outputs = [o for o in OUTPUTS if o.name in names]
+    required = set(filter(None, args.require.split(",")))
+
+    run("swift", "build", "--product", "CompositorDemo", timeout=1800)
+    demo = Path(run("swift", "build", "--show-bin-path").strip()) / "CompositorDemo"
+
+    work = args.work or Path(tempfile.mkdtemp(prefix="player-matrix-"))
+    work.mkdir(parents=True, exist_ok=True)
+    sources = SourceFrames()
+    rows, wrong = [], []
+    for output in outputs:
+        made = work / output.name
+        if made.is_dir():
+            shutil.rmtree(made)
+        elif made.exists():
+            made.unlink()
+        output.make(demo, made)
+        expected = expected_frames(output.timeline(demo, made), sources)
+        urls = sorted({url for url, *_ in expected})
+        row = [output.label]
+        for name in players:
+            scratch = Path(tempfile.mkdtemp(prefix=f"{name}-", dir=work))
+            shown = PLAYERS[name][2](output.played(made), scratch)
+            found = sources.identify(shown, urls)
+            right, cell = judge(expected, shown, found)
+            row.append(cell if right else f"**x** {cell}")
+            if not right:
+                if output.name in required:
+                    wrong.append(f"{output.name} in {name}: {cell}")
+                if args.details:
+                    print(f"{output.name} in {name}: {cell}\n{describe(shown, found)}", file=sys.stderr)
+            shutil.rmtree(scratch)
+        rows.append(row)
+
+    header = ["output"] + [PLAYERS[p][0] for p in players]
+    print("| " + " | ".join(header) + " |")
+    print("|" + "---|" * len(header))
+    for row in rows:
+        print("| " + " | ".join(row) + " |")
+    if wrong:
+        print("\nnot right, where every cell must be:\n  " + "\n  ".join(wrong))
+        sys.exit(1)
+
+
+if __name__ == "__main__":
+    main()
