@@ -24,6 +24,9 @@
 #   jingle-audio-only.mp4   2 s of AAC-LC 48 kHz stereo, no video track at all.
 #   mpeg4-part2.mp4         1 s of MPEG-4 Part 2 video (mp4v) + AAC: a different video codec, for the
 #                           "two codecs in one track" error.
+#   web-ad.mp4    6 s, smptebars + counter, 30 fps, H.264 Main without B-frames, keyframe every 30
+#                 frames, AAC-LC 48 kHz stereo like content.mp4's: an ad the web-safe output can
+#                 join with the content (one audio format; its own SPS/PPS, carried in-band).
 set -euo pipefail
 cd "$(dirname "$0")"
 
@@ -96,6 +99,15 @@ AAC=(-c:a aac -flags:a +bitexact)
     -f lavfi -i "sine=frequency=440:sample_rate=48000" \
     -t 1 -c:v mpeg4 -q:v 10 -flags:v +bitexact "${AAC[@]}" -b:a 64k -ac 2 \
     "${OUT[@]}" mpeg4-part2.mp4
+
+# web-ad.mp4: ad1's picture at 48 kHz stereo (the content's audio format).
+"$FFMPEG" "${GLOBAL[@]}" \
+    -f lavfi -i "smptebars=size=320x180:rate=30,$(counter)" \
+    -f lavfi -i "sine=frequency=770:sample_rate=48000" \
+    -t 6 "${X264[@]}" -profile:v main -bf 0 -g 30 -keyint_min 30 \
+    "${AAC[@]}" -b:a 64k -ac 2 -ar 48000 \
+    -movflags +faststart \
+    "${OUT[@]}" web-ad.mp4
 
 ls -l ./*.mp4
 

@@ -4,9 +4,9 @@ import Compositor
 enum DemoCommand {
     static let usage = """
         usage: CompositorDemo                                   run the bundled demo
-               CompositorDemo timeline SCHEDULE.json [--json] [--cut sample|keyframe]
+               CompositorDemo timeline SCHEDULE.json [--json] [--cut sample|keyframe|web]
                CompositorDemo map SCHEDULE.json (--content-time T [--before-breaks] | --composition-time T) [--json]
-               CompositorDemo render SCHEDULE.json --output OUT.mp4 [--cut sample|keyframe]
+               CompositorDemo render SCHEDULE.json --output OUT.mp4 [--cut sample|keyframe|web]
                CompositorDemo hls SCHEDULE.json --output DIR      DIR/stitched.m3u8, queue-plan.json, timeline.json
                               (DIR must be new, empty, or hold a previous stitch, which is replaced)
                               [--snap nearest|next|previous|covering|within] [--snap-break BREAK=RULE]...

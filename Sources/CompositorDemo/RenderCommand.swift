@@ -7,7 +7,7 @@ import Glibc
 import Darwin
 #endif
 
-/// `render SCHEDULE.json --output OUT.mp4 [--cut sample|keyframe]`: one stitched MP4, samples copied.
+/// `render SCHEDULE.json --output OUT.mp4 [--cut sample|keyframe|web]`: one stitched MP4, samples copied.
 enum RenderCommand {
     static func run(_ arguments: inout Arguments) throws(DemoError) {
         guard let output = try arguments.pathOption("--output") else { throw .usage("render needs --output OUT.mp4") }
@@ -21,13 +21,14 @@ enum RenderCommand {
         Output.out(summary(rendered, output: output, cut: cut))
     }
 
-    /// The cut mode a `--cut` value names (`sample`, `keyframe`); `nil` when none was given.
+    /// The cut mode a `--cut` value names (`sample`, `keyframe`, `web`); `nil` when none was given.
     static func cutMode(_ name: String?) throws(DemoError) -> MP4CutMode? {
         switch name {
         case nil: return nil
         case "sample": return .sampleAccurate
         case "keyframe": return .keyframeAligned
-        case let name?: throw .usage("--cut: expected sample or keyframe, got \(quoted(name))")
+        case "web": return .webSafe
+        case let name?: throw .usage("--cut: expected sample, keyframe or web, got \(quoted(name))")
         }
     }
 
@@ -45,13 +46,21 @@ enum RenderCommand {
     static func summary(_ rendered: CompositionRenderer.Rendered, output: FilePath, cut: MP4CutMode) -> String {
         let size = rendered.plan.outputSize
         var lines = ["wrote \(output): \(rendered.composition.duration) s, \(rendered.composition.segments.count) segments, "
-            + "\(size) bytes (\(cut == .sampleAccurate ? "sample-accurate cuts" : "cuts on keyframes"))"]
+            + "\(size) bytes (\(describe(cut)))"]
         let moved = rendered.plan.pieces.filter { $0.sourceRange != $0.requestedRange }
         for piece in moved {
             lines.append("  \(piece.path): \(piece.requestedRange) snapped to \(piece.sourceRange)")
         }
         lines += rendered.diagnostics.map { "note: \($0)" }
         return lines.joined(separator: "\n")
+    }
+
+    private static func describe(_ cut: MP4CutMode) -> String {
+        switch cut {
+        case .sampleAccurate: "sample-accurate cuts"
+        case .keyframeAligned: "cuts on keyframes"
+        case .webSafe: "cuts on keyframes, web-safe: one format per track"
+        }
     }
 }
 

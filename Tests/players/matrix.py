@@ -80,6 +80,7 @@ class Output:
 
 
 OUTPUTS = [
+    Output("mp4-web", "MP4, web-safe (`--cut web`)", "Fixtures/demo-web.json", "mp4", ("--cut", "web")),
     Output("mp4-sample", "MP4, sample-accurate cuts (the default)", "Fixtures/demo.json", "mp4",
            ("--cut", "sample")),
     Output("mp4-keyframe", "MP4, keyframe-aligned cuts", "Fixtures/demo.json", "mp4",

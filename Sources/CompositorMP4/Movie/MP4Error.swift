@@ -24,6 +24,10 @@ public enum MP4Error: Error, Sendable, Equatable, CustomStringConvertible {
     /// Two pieces need different codecs in the same output track. The codecs are named in a
     /// user's terms, with how the file says them: `AAC (mp4a, object type 0x40)`.
     case codecMismatch(track: TrackKind, codec: String, file: String, otherCodec: String, otherFile: String)
+    /// Two pieces' formats differ where the output needs one description per track (the
+    /// web-safe output): `AAC-LC 44.1 kHz mono` against `AAC-LC 48 kHz stereo`. Valid, but not
+    /// for this output.
+    case formatMismatch(track: TrackKind, format: String, file: String, otherFormat: String, otherFile: String)
     /// Two sources show their video differently (`display`: "rotated 90° clockwise", "unrotated"),
     /// which one MP4 video track cannot do.
     case displayMismatch(file: String, display: String, otherFile: String, otherDisplay: String)
@@ -55,6 +59,10 @@ public enum MP4Error: Error, Sendable, Equatable, CustomStringConvertible {
             return "\(file): unsupported MPEG-TS at byte \(offset) (packet \(offset / 188 + 1)): \(reason)"
         case .codecMismatch(let track, let codec, let file, let otherCodec, let otherFile):
             return "\(file) has \(track) in \(codec), \(otherFile) in \(otherCodec): one track cannot mix codecs"
+        case .formatMismatch(let track, let format, let file, let otherFormat, let otherFile):
+            return "\(file) has \(track) in \(format), \(otherFile) in \(otherFormat): a web-safe MP4 keeps one format per track "
+                + "(browsers stop where it changes). Stitch them as HLS, which changes format between segments, or cut on "
+                + "keyframes without the web-safe format"
         case .displayMismatch(let file, let display, let otherFile, let otherDisplay):
             return "\(file) shows its video \(display), \(otherFile) \(otherDisplay): one MP4 video track is shown one way, "
                 + "so one of them would play turned. Re-encode one to match the other, or stitch them as HLS with fMP4 "
@@ -70,7 +78,8 @@ public enum MP4Error: Error, Sendable, Equatable, CustomStringConvertible {
         }
     }
 
-    /// The file the error is about (for `codecMismatch` and `displayMismatch`, the second of the two).
+    /// The file the error is about (for `codecMismatch`, `formatMismatch` and `displayMismatch`,
+    /// the second of the two).
     public var file: String {
         switch self {
         case .fileNotFound(let file), .io(let file, _, _), .notMP4(let file, _),
@@ -78,7 +87,8 @@ public enum MP4Error: Error, Sendable, Equatable, CustomStringConvertible {
              .malformedStream(let file, _, _), .unsupportedStream(let file, _, _),
              .invalidPiece(_, let file, _), .timeOverflow(let file, _), .rendition(let file, _, _):
             return file
-        case .codecMismatch(_, _, _, _, let otherFile), .displayMismatch(_, _, let otherFile, _): return otherFile
+        case .codecMismatch(_, _, _, _, let otherFile), .formatMismatch(_, _, _, _, let otherFile),
+             .displayMismatch(_, _, let otherFile, _): return otherFile
         case .missingOutputFolder(let path): return path
         }
     }

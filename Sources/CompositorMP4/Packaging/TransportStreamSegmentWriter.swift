@@ -58,13 +58,8 @@ struct TransportStreamSegmentWriter: MP4SegmentWriter {
         self.packaging = packaging
         let descriptions = packaging.video?.track.sampleDescriptions ?? []
         videoFormat = descriptions.first?.codec.videoCodingFormat
-        videoDescriptions = descriptions.map { description in
-            switch description.codec {
-            case .avc(let configuration): (configuration.nalLengthSize, configuration.sequenceParameterSets + configuration.pictureParameterSets)
-            case .hevc(let configuration): (configuration.nalLengthSize, configuration.parameterSets)
-            default: (4, [])  // not packaged: MP4Packaging refuses it
-            }
-        }
+        // Other codecs are not packaged (MP4Packaging refuses them).
+        videoDescriptions = descriptions.map { ($0.codec.nalLengthSize ?? 4, $0.codec.parameterSetUnits) }
         adts = packaging.audio?.track.sampleDescriptions.compactMap { description in
             guard case .aac(let config) = description.codec else { return nil }
             return ADTSParameters(config)

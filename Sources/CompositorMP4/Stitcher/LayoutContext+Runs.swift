@@ -44,10 +44,18 @@ extension LayoutContext {
         let flagged = keyframes.flaggedSync(in: timeline, source: piece.source)
         let split = flagged.partitioningIndex { samples.compositionTime($0) > startFloor }
         let k = try keyframes.nearestStart(among: flagged, split: split, of: timeline, source: piece.source).map { flagged[$0] } ?? 0
-        var spliced: SampleBytes?
+        // A piece starts by giving the decoder its parameter sets, where they go in-band.
+        let inBand = videoDescriptions.inBandParameterSets(source: piece.source)
+        let startParameterSets = inBand.isEmpty ? nil : inBand[Int(samples.descriptionIndices[k])]
+        var spliced: (bytes: SampleBytes, size: UInt32)?
         if try keyframes.decodeStart(k, of: timeline, source: piece.source) == .cleanRandomAccess {
-            syntheticPayloads.append(try keyframes.splicedBytes(k, of: timeline, source: piece.source))
-            spliced = .synthetic(payload: syntheticPayloads.count - 1)
+            let prefix = startParameterSets.map { syntheticPayloads[$0.payload] } ?? []
+            let payload = prefix + (try keyframes.splicedBytes(k, of: timeline, source: piece.source))
+            guard let size = UInt32(exactly: payload.count) else {
+                throw .timeOverflow(file: piece.path.description, reason: "a \(samples.sizes[k])-byte keyframe with its parameter sets in-band is past 4 GiB")
+            }
+            syntheticPayloads.append(payload)
+            spliced = (.synthetic(payload: syntheticPayloads.count - 1), size)
         }
         var last = k
         for index in k..<samples.count {
@@ -61,10 +69,13 @@ extension LayoutContext {
             let baseDecode = samples.decodeTimes[k]
             let baseComposition = samples.compositionTime(k)
             let descriptions = videoDescriptions.outputIndices(source: piece.source)
-            var spans: [RunSpan] = [.single(TrackSample(
-                bytes: spliced ?? .source(file: piece.source, offset: samples.offsets[k]), size: samples.sizes[k],
+            var start = TrackSample(
+                bytes: spliced?.bytes ?? .source(file: piece.source, offset: samples.offsets[k]), size: spliced?.size ?? samples.sizes[k],
                 decode: 0, composition: 0, isSync: samples.isSync(k),
-                description: descriptions[Int(samples.descriptionIndices[k])], isLeadIn: spliced != nil))]
+                description: descriptions[Int(samples.descriptionIndices[k])], isLeadIn: spliced != nil)
+            // (A spliced keyframe has its parameter sets in its payload already.)
+            if let startParameterSets { try start.carry(startParameterSets) }
+            var spans: [RunSpan] = [.single(start)]
             // The keyframe's leading pictures (decoded after it, shown before it: an open GOP's
             // RASL pictures) may reference pictures before it, which the output does not have.
             // They are shown before the window, so they are left out (none references them), and
@@ -80,7 +91,7 @@ extension LayoutContext {
                         decodeBase: baseDecode + leftOut, compositionBase: baseComposition, presentsAtDecodeTime: false,
                         // Pictures flagged sync before the window were found not to be decode starts
                         // (else decoding would start there): unflagged, so a player does not start there.
-                        descriptions: descriptions, sync: .flaggedPresentingAfter(startFloor))))
+                        descriptions: descriptions, sync: .flaggedPresentingAfter(startFloor), inBand: inBand)))
                     stretchStart = nil
                 }
                 if index <= last, !included { leftOut += Int64(samples.durations[index]) }

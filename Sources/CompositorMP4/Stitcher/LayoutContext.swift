@@ -13,7 +13,8 @@ struct LayoutContext {
     /// Checks the keyframes pieces start at, and reads those to be marked as splices.
     var keyframes: KeyframeReader
 
-    /// Synthetic payloads (silent frames), one per audio description that needed one.
+    /// Synthetic payloads: in-band parameter sets (first, as the video table numbers them), and
+    /// silent frames, one per audio description that needed one.
     var syntheticPayloads: [[UInt8]] = []
     private var silenceByDescription: [Int: SilenceSource] = [:]
 
@@ -26,6 +27,7 @@ struct LayoutContext {
         self.videoDescriptions = videoDescriptions
         self.audioDescriptions = audioDescriptions
         self.keyframes = keyframes
+        syntheticPayloads = videoDescriptions.inBandPayloads
     }
 
     var hasVideo: Bool { pieces.contains { $0.video != nil } }
@@ -51,7 +53,7 @@ struct LayoutContext {
             if let audioTimescale {
                 tracks.append(try sampleAccurateTrack(.audio, timescale: audioTimescale, movieTimescale: movieTimescale, movieBoundaries: movieBoundaries))
             }
-        case .keyframeAligned:
+        case .keyframeAligned, .webSafe:
             var videoTrack: PlacedTrack?
             if let videoTimescale {
                 let (track, videoBoundaries) = try keyframeAlignedVideoTrack(timescale: videoTimescale)

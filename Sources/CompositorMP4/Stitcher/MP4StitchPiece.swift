@@ -53,6 +53,15 @@ public enum MP4CutMode: String, Sendable, Hashable, CaseIterable {
     /// No video sample is hidden, the tracks have a single edit each, and the plan reports the
     /// ranges that really play.
     case keyframeAligned
+    /// Keyframe-aligned cuts in a file browsers play too: one sample description per track.
+    /// Equal audio configurations share one; H.264 or HEVC whose parameter sets differ share an
+    /// `avc3` / `hev1` entry, every keyframe carrying its source's parameter sets in-band. Sources
+    /// that cannot share one (AAC at 44.1 and 48 kHz, two picture sizes) are refused before
+    /// anything is written (`MP4Error.formatMismatch`).
+    case webSafe
+
+    /// Whether cuts move to keyframes.
+    package var alignsToKeyframes: Bool { self != .sampleAccurate }
 }
 
 /// How far writing has got, for a progress display.

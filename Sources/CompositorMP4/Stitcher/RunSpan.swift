@@ -24,6 +24,9 @@ struct RunSpan: Sendable {
         /// The output description of each of the source track's descriptions.
         let descriptions: [Int]
         let sync: SyncRule
+        /// The in-band parameter sets of each of the source track's descriptions, which its
+        /// keyframes carry; empty for none (see `DescriptionTable.mergeIntoOne`).
+        var inBand: [InBandParameterSets?] = []
     }
 
     /// Which of a source span's samples are sync samples.
@@ -134,10 +137,15 @@ struct RunSpan: Sendable {
                 case .flaggedPresentingAfter(let floor): table.isSync(index) && table.compositionTime(index) > floor
                 case .all: true
                 }
-                buffer.append(TrackSample(
+                let description = Int(table.descriptionIndices[index])
+                var sample = TrackSample(
                     bytes: .source(file: source.file, offset: table.offsets[index]), size: table.sizes[index], decode: decode,
                     composition: source.presentsAtDecodeTime ? decode : try source.composition(index),
-                    isSync: isSync, description: source.descriptions[Int(table.descriptionIndices[index])]))
+                    isSync: isSync, description: source.descriptions[description])
+                if !source.inBand.isEmpty, table.isSync(index), let parameterSets = source.inBand[description] {
+                    try sample.carry(parameterSets)
+                }
+                buffer.append(sample)
             }
         case .silence(let frames):
             for position in positions {

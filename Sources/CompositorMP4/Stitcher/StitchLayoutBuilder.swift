@@ -127,9 +127,7 @@ struct StitchLayoutBuilder {
             let order = pieceChunks.indices.sorted { a, b in
                 let x = pieceChunks[a], y = pieceChunks[b]
                 if x.group != y.group { return x.group < y.group }
-                if case .source(let fx, let ox) = x.bytes, case .source(let fy, let oy) = y.bytes, (fx, ox) != (fy, oy) {
-                    return (fx, ox) < (fy, oy)
-                }
+                if let a = x.bytes.sourcePosition, let b = y.bytes.sourcePosition, a != b { return a < b }
                 return (x.track, x.firstSample) < (y.track, y.firstSample)
             }
             for index in order {
@@ -148,11 +146,14 @@ struct StitchLayoutBuilder {
         return (sample, tracks[index].pieceOfSpan[cursors[index].span])
     }
 
-    /// Whether `sample`'s bytes come right after the chunk's in their source.
+    /// Whether `sample`'s bytes come right after the chunk's in their source. A prefixed sample
+    /// starts a chunk: the copy list puts its prefix between the source's bytes.
     private func follows(_ chunk: Chunk, _ sample: TrackSample) -> Bool {
         switch (chunk.bytes, sample.bytes) {
         case (.source(let file, let offset), .source(let sampleFile, let sampleOffset)):
             return file == sampleFile && offset + chunk.byteCount == sampleOffset
+        case (.prefixed(_, let length, let file, let offset), .source(let sampleFile, let sampleOffset)):
+            return file == sampleFile && offset + chunk.byteCount - UInt64(length) == sampleOffset
         case (.synthetic(let payload), .synthetic(let samplePayload)):
             return payload == samplePayload
         default:
@@ -282,11 +283,18 @@ extension StitchLayoutBuilder.Layout {
                 segments.append(.source(file: file, offset: offset, length: chunk.byteCount))
             }
         case .synthetic(let payload):
-            if case .synthetic(let lastPayload, let count)? = segments.last, lastPayload == payload {
-                segments[segments.count - 1] = .synthetic(payload: payload, repeatCount: count + chunk.sampleCount)
-            } else {
-                segments.append(.synthetic(payload: payload, repeatCount: chunk.sampleCount))
-            }
+            appendSynthetic(payload, count: chunk.sampleCount)
+        case .prefixed(let payload, let length, let file, let offset):
+            appendSynthetic(payload, count: 1)
+            segments.append(.source(file: file, offset: offset, length: chunk.byteCount - UInt64(length)))
+        }
+    }
+
+    private mutating func appendSynthetic(_ payload: Int, count: Int) {
+        if case .synthetic(let lastPayload, let lastCount)? = segments.last, lastPayload == payload {
+            segments[segments.count - 1] = .synthetic(payload: payload, repeatCount: lastCount + count)
+        } else {
+            segments.append(.synthetic(payload: payload, repeatCount: count))
         }
     }
 }

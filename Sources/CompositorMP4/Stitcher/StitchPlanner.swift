@@ -25,54 +25,6 @@ struct StitchPlanner {
         let audio: SourceTrackTimeline?
     }
 
-    /// The distinct sample descriptions of one output track, which source description maps to
-    /// which, and where each came from. A track never mixes codecs: every description must have
-    /// the codec identity of the first (`MP4CodecIdentity`: the sample-entry code and, for `mp4a`
-    /// and `mp4v`, the object type in `esds`).
-    struct DescriptionTable {
-        let kind: TrackKind
-        init(kind: TrackKind) { self.kind = kind }
-        var descriptions: [MP4SampleDescription] = []
-        /// Where each of `descriptions` was first found: its file and track, for messages.
-        private(set) var origins: [(file: String, trackPath: String, trackOffset: UInt64)] = []
-        private var indexBySource: [Int: [Int]] = [:]
-        /// The output index of each distinct description, by its bytes: looked up once per source
-        /// description (a track may have 65,536), so never by a search of the list.
-        private var indexByBytes: [[UInt8]: Int] = [:]
-        private var first: (codec: MP4CodecIdentity, file: String)?
-
-        /// Registers every description of `track` (from source `source`), checking the codec.
-        mutating func add(_ track: MP4Track, source: Int, file: String) throws(MP4Error) {
-            guard indexBySource[source] == nil else { return }
-            var indices: [Int] = []
-            indices.reserveCapacity(track.sampleDescriptions.count)
-            for description in track.sampleDescriptions {
-                // Equal bytes are an equal codec: only a new description needs its codec checked.
-                if let existing = indexByBytes[description.bytes] {
-                    indices.append(existing)
-                } else {
-                    let codec = description.codecIdentity
-                    if let first, first.codec != codec {
-                        throw .codecMismatch(track: kind, codec: first.codec.description, file: first.file,
-                                             otherCodec: codec.description, otherFile: file)
-                    }
-                    if first == nil { first = (codec, file) }
-                    indexByBytes[description.bytes] = descriptions.count
-                    indices.append(descriptions.count)
-                    descriptions.append(description)
-                    origins.append((file, track.boxPath, track.boxOffset))
-                }
-            }
-            indexBySource[source] = indices
-        }
-
-        /// The output index of source `source`'s description `index`.
-        func outputIndex(source: Int, description index: Int) -> Int { outputIndices(source: source)[index] }
-        /// The output index of each of source `source`'s descriptions. The planner adds every
-        /// piece's tracks before laying out, and only a piece's own tracks are looked up.
-        func outputIndices(source: Int) -> [Int] { indexBySource[source]! }
-    }
-
     mutating func makePlan() throws(MP4Error) -> MP4StitchPlan {
         guard !pieces.isEmpty else {
             throw .invalidPiece(index: 0, file: "(none)", reason: "nothing to stitch: the list of pieces is empty")
@@ -99,7 +51,7 @@ struct StitchPlanner {
             resolved += try resolve(piece, number: number, firstIndex: resolved.count, source: source, movie: movies[source])
         }
         var keyframes = KeyframeReader(sources: movies.map(\.store))
-        if cutMode == .keyframeAligned {
+        if cutMode.alignsToKeyframes {
             for index in resolved.indices {
                 if let video = resolved[index].video, video.isDwell { throw Self.dwellNeedsHiddenFrames(resolved[index], video) }
                 let unsnapped = resolved[index].range
@@ -121,6 +73,10 @@ struct StitchPlanner {
         for piece in resolved {
             if let video = piece.video { try videoTable.add(video.track, source: piece.source, file: piece.path.description) }
             if let audio = piece.audio { try audioTable.add(audio.track, source: piece.source, file: piece.path.description) }
+        }
+        if cutMode == .webSafe {
+            try videoTable.mergeIntoOne()
+            try audioTable.mergeIntoOne()
         }
 
         var context = LayoutContext(pieces: resolved, cutMode: cutMode,

@@ -6,6 +6,17 @@ enum SampleBytes: Sendable, Equatable {
     case source(file: Int, offset: UInt64)
     /// A synthetic payload (a silent audio frame), by index into the layout's payloads.
     case synthetic(payload: Int)
+    /// A synthetic payload of `length` bytes (a keyframe's parameter sets, carried in-band), then
+    /// the rest copied from a source file at this offset.
+    case prefixed(payload: Int, length: UInt32, file: Int, offset: UInt64)
+
+    /// Where the bytes copied from a source start, for the sample's own (not a prefix's).
+    var sourcePosition: (file: Int, offset: UInt64)? {
+        switch self {
+        case .source(let file, let offset), .prefixed(_, _, let file, let offset): (file, offset)
+        case .synthetic: nil
+        }
+    }
 }
 
 /// One output sample, as the tables describe it.
@@ -20,6 +31,15 @@ struct TrackSample: Sendable {
     /// Synthetic samples that come before the piece's copied media (audio lead-in, a keyframe
     /// marked as a splice): their chunks are laid out first.
     var isLeadIn: Bool = false
+
+    /// Puts `parameterSets` before the bytes of a sample copied from a source.
+    mutating func carry(_ parameterSets: InBandParameterSets) throws(MediaTimeError) {
+        guard case .source(let file, let offset) = bytes else { return }
+        let (total, overflow) = size.addingReportingOverflow(parameterSets.length)
+        guard !overflow else { throw .overflow("a \(size)-byte sample with its parameter sets in-band is past 4 GiB") }
+        bytes = .prefixed(payload: parameterSets.payload, length: parameterSets.length, file: file, offset: offset)
+        size = total
+    }
 }
 
 /// One piece's samples in one output track, timed relative to the run's first sample (decode

@@ -18,4 +18,14 @@ extension MP4CodecParameters {
         default: nil
         }
     }
+
+    /// The parameter set NAL units of `avcC` (SPS, then PPS) and `hvcC` (VPS, SPS, PPS), as a
+    /// stream carries them before a keyframe; empty for others.
+    var parameterSetUnits: [[UInt8]] {
+        switch self {
+        case .avc(let configuration): configuration.sequenceParameterSets + configuration.pictureParameterSets
+        case .hevc(let configuration): configuration.parameterSets
+        default: []
+        }
+    }
 }

@@ -25,6 +25,7 @@ enum MP4Fixtures {
     static let videoOnly = path("bumper-video-only.mp4")
     static let audioOnly = path("jingle-audio-only.mp4")
     static let mpeg4Video = path("mpeg4-part2.mp4")
+    static let webAd = path("web-ad.mp4")
 
     /// A fresh, empty folder under the system's temporary folder; removed by `remove`.
     static func makeScratchFolder(_ label: String = "mp4") throws -> String {
