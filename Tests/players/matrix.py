@@ -35,6 +35,7 @@ cell of an output named by --require is not right.
 import argparse
 import difflib
 import hashlib
+import http.server
 import json
 import os
 import re
@@ -50,6 +51,10 @@ ROOT = Path(__file__).resolve().parents[2]
 THUMB_W, THUMB_H = 160, 90
 # The burnt-in counter (Fixtures/generate.sh: drawtext at 8,8, 24 px, five digits), in the thumbnail.
 COUNTER = (slice(2, 20), slice(2, 44))
+# A picture is the nearest source frame when it is on average this close (grey levels of 0-255) to
+# it: a browser's RGB rendition of smptebars comes to ~9 from the decoder's Y plane; a picture
+# decoded from the wrong parameter sets is several times further from everything.
+LIKENESS = 16
 
 
 # ---------------------------------------------------------------------------------------------
@@ -179,7 +184,7 @@ class SourceFrames:
                                    picture.thumb[COUNTER[0], COUNTER[1]]).mean(axis=(1, 2))
                 score = whole + corner
                 index = int(score.argmin())
-                if whole[index] < 8 and (best is None or score[index] < best[0]):
+                if whole[index] < LIKENESS and (best is None or score[index] < best[0]):
                     best = (score[index], (url, index))
             found[position] = best[1] if best else None
         return found
@@ -206,12 +211,13 @@ def expected_frames(timeline, sources):
 
 
 # ---------------------------------------------------------------------------------------------
-# Players: each plays a path into a list of Shown, using a scratch folder of its own.
+# Players: each plays a path into (the list of Shown, None or how playback stopped early), using
+# a scratch folder of its own.
 
 
 def play_ffmpeg(path, scratch):
     timed = path.suffix != ".m3u8"
-    return [Shown(t if timed else None, d) for t, d in framemd5(path)]
+    return [Shown(t if timed else None, d) for t, d in framemd5(path)], None
 
 
 GST_BYTES = re.compile(r"\((\d+) bytes,")
@@ -252,7 +258,7 @@ def play_gstreamer(path, scratch):
             picture = frames.read(size)
             if time is not None:
                 pictures.append(Shown(time, hashlib.md5(picture).hexdigest()))
-    return pictures
+    return pictures, None
 
 
 MPV_TICKS = """
@@ -274,37 +280,116 @@ def play_mpv(path, scratch):
                    capture_output=True, timeout=600)
     pngs = sorted(scratch.glob("*.png"))
     if not pngs:
-        return []
+        return [], "showed nothing"
     thumbs = thumbnails("-framerate", "1", "-i", scratch / "%08d.png")
     times = [Fraction(line) for line in ticks.read_text().split()] if ticks.exists() else []
     times += [None] * (len(thumbs) - len(times))
-    return [Shown(time, thumb=thumb) for time, thumb in zip(times, thumbs)]
+    return [Shown(time, thumb=thumb) for time, thumb in zip(times, thumbs)], None
 
 
 def play_vlc(path, scratch):
-    y4m = scratch / "frames.y4m"
-    command = ["cvlc", "-q", "--play-and-exit", "--no-audio", "--vout=yuv", f"--yuv-file={y4m}",
-               "--yuv-chroma=I420", str(path.resolve())]
+    # VLC's yuv output opens its file anew each time the video output restarts (a new format, a
+    # discontinuity), which would keep only the last stretch: a FIFO, read stretch by stretch.
+    import threading
+    fifo = scratch / "frames.y4m"
+    os.mkfifo(fifo)
+    stretches, finished = [], threading.Event()
+
+    def read():
+        while True:
+            with open(fifo, "rb") as stream:
+                data = stream.read()
+            if finished.is_set():
+                return
+            stretches.append(data)
+
+    reader = threading.Thread(target=read)
+    reader.start()
+    command = ["cvlc", "-q", "--play-and-exit", "--no-audio", "--no-video-title-show", "--no-osd",
+               "--vout=yuv", f"--yuv-file={fifo}", "--yuv-chroma=I420", str(path.resolve())]
     if os.geteuid() == 0:
         os.chmod(scratch, 0o777)
+        os.chmod(fifo, 0o666)
         command = ["runuser", "-u", os.environ.get("VLC_USER", "nobody"), "--", *command]
-    subprocess.run(command, capture_output=True, timeout=600)
-    if not y4m.exists():
-        return []
-    # YUV4MPEG2: a header line naming the size (W320 H180), then "FRAME\n" before each picture.
-    data = y4m.read_bytes()
-    header = data[:data.index(b"\n")].decode()
-    width = int(re.search(r" W(\d+)", header).group(1))
-    height = int(re.search(r" H(\d+)", header).group(1))
-    size = width * height * 3 // 2
-    position, pictures = len(header) + 1, []
-    while position < len(data):
-        position = data.index(b"\n", position) + 1
-        picture = data[position:position + size]
-        position += size
-        if len(picture) == size:
-            pictures.append(Shown(None, hashlib.md5(picture).hexdigest()))
-    return pictures
+    try:
+        subprocess.run(command, capture_output=True, timeout=600)
+    finally:
+        finished.set()
+        with open(fifo, "wb"):  # releases the reader waiting for the next stretch
+            pass
+        reader.join()
+    pictures = []
+    for data in stretches:
+        # YUV4MPEG2: a header line naming the size (W320 H180), then "FRAME\n" before each picture.
+        if b"\n" not in data:
+            continue
+        header = data[:data.index(b"\n")].decode()
+        size = int(re.search(r" W(\d+)", header).group(1)) * int(re.search(r" H(\d+)", header).group(1)) * 3 // 2
+        position = len(header) + 1
+        while (start := data.find(b"\n", position) + 1) and start + size <= len(data):
+            pictures.append(Shown(None, hashlib.md5(data[start:start + size]).hexdigest()))
+            position = start + size
+    return pictures, None if pictures else "showed nothing"
+
+
+class BrowserPage(http.server.SimpleHTTPRequestHandler):
+    """Serves the work folder and player.html, and takes the frames the page posts."""
+
+    def log_message(self, *args):
+        pass
+
+    def translate_path(self, path):
+        if path.split("?")[0] == "/player.html":
+            return str(Path(__file__).with_name("player.html"))
+        return super().translate_path(path)
+
+    def do_POST(self):
+        body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
+        session = self.server.session
+        if self.path == "/frame":
+            import numpy
+            thumb = numpy.frombuffer(body, numpy.uint8).reshape(THUMB_H, THUMB_W).astype(numpy.int16)
+            time = Fraction(Decimal(self.headers["X-Media-Time"]))
+            session["frames"].append((int(self.headers["X-Sequence"]), Shown(time, thumb=thumb)))
+        else:
+            session["outcome"] = body.decode()
+            session["done"].set()
+        self.send_response(204)
+        self.end_headers()
+
+
+BROWSERS = {
+    "chromium": ["chromium", "--headless=new", "--no-sandbox", "--disable-gpu", "--mute-audio",
+                 "--autoplay-policy=no-user-gesture-required", "--no-first-run"],
+    "firefox": ["firefox-esr", "--headless", "--no-remote"],
+}
+
+
+def play_in_browser(browser, path, scratch):
+    """Plays path in a headless browser at half speed (so its compositor presents every frame)."""
+    import functools
+    import threading
+    work = path.parent.parent if path.suffix == ".m3u8" else path.parent
+    handler = functools.partial(BrowserPage, directory=str(work))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    server.session = {"frames": [], "outcome": "timed out", "done": threading.Event()}
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    source = path.relative_to(work).as_posix()
+    url = f"http://127.0.0.1:{server.server_address[1]}/player.html?rate=0.5&src=/{source}"
+    profile = scratch / "profile"
+    profile.mkdir()
+    extra = [f"--user-data-dir={profile}"] if browser == "chromium" else ["--profile", str(profile)]
+    process = subprocess.Popen(BROWSERS[browser] + extra + [url], stdout=subprocess.DEVNULL,
+                               stderr=subprocess.DEVNULL)
+    try:
+        server.session["done"].wait(timeout=600)
+    finally:
+        process.terminate()
+        process.wait(timeout=30)
+        server.shutdown()
+    frames = [shown for _, shown in sorted(server.session["frames"], key=lambda f: f[0])]
+    outcome = server.session["outcome"]
+    return frames, None if outcome.startswith("ended") else outcome
 
 
 PLAYERS = {
@@ -312,6 +397,8 @@ PLAYERS = {
     "gstreamer": ("GStreamer", "gst-launch-1.0", play_gstreamer),
     "mpv": ("mpv", "mpv", play_mpv),
     "vlc": ("VLC", "cvlc", play_vlc),
+    "chromium": ("Chromium", "chromium", lambda path, scratch: play_in_browser("chromium", path, scratch)),
+    "firefox": ("Firefox ESR", "firefox-esr", lambda path, scratch: play_in_browser("firefox", path, scratch)),
 }
 
 
@@ -417,9 +504,11 @@ def main():
         row = [output.label]
         for name in players:
             scratch = Path(tempfile.mkdtemp(prefix=f"{name}-", dir=work))
-            shown = PLAYERS[name][2](output.played(made), scratch)
+            shown, stopped = PLAYERS[name][2](output.played(made), scratch)
             found = sources.identify(shown, urls)
             right, cell = judge(expected, shown, found)
+            if stopped:
+                right, cell = False, f"{cell}; {stopped}"
             row.append(cell if right else f"**x** {cell}")
             if not right:
                 if output.name in required:
