@@ -217,3 +217,9 @@ struct FFmpegFailure: Error, CustomStringConvertible {
     var message: String
     var description: String { "ffmpeg failed: \(message)" }
 }
+
+extension MP4CutMode {
+    /// The cut modes that join sources of different formats (44.1 and 48 kHz audio, other SPS):
+    /// the web-safe output refuses those (`MP4WebSafeTests`).
+    static let mixingFormats: [MP4CutMode] = [.sampleAccurate, .keyframeAligned]
+}
