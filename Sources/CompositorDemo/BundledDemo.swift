@@ -66,7 +66,14 @@ enum BundledDemo {
         let output = folder + "/stitched.mp4"
         let rendered = try RenderCommand.render(loaded.composition, to: FilePath(output), cut: .sampleAccurate, scheduleFile: loaded.path)
         Output.out("\n" + RenderCommand.summary(rendered, output: FilePath(output), cut: .sampleAccurate))
-        Output.out("   play it: ffplay \(output)   (or any player that honours MP4 edit lists: mpv, QuickTime, AVFoundation)")
+        Output.out("   play it: ffplay \(output)   (or QuickTime / AVFoundation, which honour its edit lists)")
+
+        // The same shape with ads in the content's audio format, for browsers and other players.
+        let web = try LoadedSchedule(path: FilePath(fixtures + "/demo-web.json"))
+        let webOutput = folder + "/web.mp4"
+        let webRendered = try RenderCommand.render(web.composition, to: FilePath(webOutput), cut: .webSafe, scheduleFile: web.path)
+        Output.out("\n   For browsers, VLC, GStreamer and mpv: \(fixtures)/demo-web.json, web-safe (README: which output for which player)")
+        Output.out(RenderCommand.summary(webRendered, output: FilePath(webOutput), cut: .webSafe))
     }
 
     /// Stitches `Fixtures/demo-hls.json` (MPEG-TS playlists) into `demo-output/hls/`.

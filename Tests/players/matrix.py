@@ -43,6 +43,8 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
+import urllib.parse
 from decimal import Decimal
 from fractions import Fraction
 from pathlib import Path
@@ -51,10 +53,10 @@ ROOT = Path(__file__).resolve().parents[2]
 THUMB_W, THUMB_H = 160, 90
 # The burnt-in counter (Fixtures/generate.sh: drawtext at 8,8, 24 px, five digits), in the thumbnail.
 COUNTER = (slice(2, 20), slice(2, 44))
-# A picture is the nearest source frame when it is on average this close (grey levels of 0-255) to
-# it: a browser's RGB rendition of smptebars comes to ~9 from the decoder's Y plane; a picture
-# decoded from the wrong parameter sets is several times further from everything.
-LIKENESS = 16
+# A picture is the nearest source frame when it is on average this close to it, in standard
+# deviations of the frame's grey levels: players' RGB renditions of the right frame come to 0.1-0.2,
+# other sources' frames (and pictures decoded wrong) to 0.7 and more.
+LIKENESS = 0.4
 
 
 # ---------------------------------------------------------------------------------------------
@@ -144,7 +146,7 @@ class SourceFrames:
     """The frames of each source at their source times (time zero as the library reads it)."""
 
     def __init__(self):
-        self.times, self.digests, self.thumbs = {}, {}, {}
+        self.times, self.digests, self.thumbs, self.likenesses = {}, {}, {}, {}
 
     def load(self, url):
         if url in self.times:
@@ -171,23 +173,41 @@ class SourceFrames:
             found = self.identify_by_likeness(shown, urls, found)
         return found
 
+    def likeness(self, url):
+        """Each frame of url as the likeness test compares it (see `normalised`)."""
+        if url not in self.likenesses:
+            self.likenesses[url] = normalised(self.thumbnails(url))
+        return self.likenesses[url]
+
     def identify_by_likeness(self, shown, urls, found):
         import numpy
-        candidates = [(url, self.thumbnails(url)) for url in urls]
         for position, picture in enumerate(shown):
             if picture.thumb is None or found[position]:
                 continue
+            whole, corner = normalised(picture.thumb[numpy.newaxis])
             best = None
-            for url, thumbs in candidates:
-                whole = numpy.abs(thumbs - picture.thumb).mean(axis=(1, 2))
-                corner = numpy.abs(thumbs[:, COUNTER[0], COUNTER[1]] -
-                                   picture.thumb[COUNTER[0], COUNTER[1]]).mean(axis=(1, 2))
-                score = whole + corner
+            for url in urls:
+                wholes, corners = self.likeness(url)
+                distance = numpy.abs(wholes - whole).mean(axis=(1, 2))
+                score = distance + numpy.abs(corners - corner).mean(axis=(1, 2))
                 index = int(score.argmin())
-                if whole[index] < LIKENESS and (best is None or score[index] < best[0]):
+                if distance[index] < LIKENESS and (best is None or score[index] < best[0]):
                     best = (score[index], (url, index))
             found[position] = best[1] if best else None
         return found
+
+
+def normalised(thumbs):
+    """Grey thumbnails (frames x 90 x 160) as two pictures each, with each frame's brightness and
+    contrast taken out (players convert to RGB by matrices and ranges of their own): the whole at
+    80x45, and the counter's corner at full size."""
+    import numpy
+    pictures = thumbs.astype(numpy.float32)
+    mean = pictures.mean(axis=(1, 2), keepdims=True)
+    deviation = pictures.std(axis=(1, 2), keepdims=True) + 1
+    pictures = (pictures - mean) / deviation
+    whole = pictures.reshape(-1, THUMB_H // 2, 2, THUMB_W // 2, 2).mean(axis=(2, 4))
+    return whole, pictures[:, COUNTER[0], COUNTER[1]]
 
 
 def expected_frames(timeline, sources):
@@ -333,7 +353,11 @@ def play_vlc(path, scratch):
 
 
 class BrowserPage(http.server.SimpleHTTPRequestHandler):
-    """Serves the work folder and player.html, and takes the frames the page posts."""
+    """Serves files and player.html, and takes the frames the page posts."""
+
+    extensions_map = {**http.server.SimpleHTTPRequestHandler.extensions_map,
+                      ".m3u8": "application/vnd.apple.mpegurl", ".ts": "video/mp2t",
+                      ".m4s": "video/iso.segment", ".mp4": "video/mp4", "": "video/mp4"}
 
     def log_message(self, *args):
         pass
@@ -346,11 +370,12 @@ class BrowserPage(http.server.SimpleHTTPRequestHandler):
     def do_POST(self):
         body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
         session = self.server.session
+        session["last"] = time.monotonic()
         if self.path == "/frame":
             import numpy
             thumb = numpy.frombuffer(body, numpy.uint8).reshape(THUMB_H, THUMB_W).astype(numpy.int16)
-            time = Fraction(Decimal(self.headers["X-Media-Time"]))
-            session["frames"].append((int(self.headers["X-Sequence"]), Shown(time, thumb=thumb)))
+            at = Fraction(Decimal(self.headers["X-Media-Time"]))
+            session["frames"].append((int(self.headers["X-Sequence"]), Shown(at, thumb=thumb)))
         else:
             session["outcome"] = body.decode()
             session["done"].set()
@@ -360,36 +385,51 @@ class BrowserPage(http.server.SimpleHTTPRequestHandler):
 
 BROWSERS = {
     "chromium": ["chromium", "--headless=new", "--no-sandbox", "--disable-gpu", "--mute-audio",
-                 "--autoplay-policy=no-user-gesture-required", "--no-first-run"],
+                 "--autoplay-policy=no-user-gesture-required", "--no-first-run",
+                 # Native HLS (HlsManifestDemuxer), off by default in Chromium 156 on Linux.
+                 "--enable-features=BuiltInHlsPlayer,CanPlayHls,kBuiltInHlsMP4"],
     "firefox": ["firefox-esr", "--headless", "--no-remote"],
 }
 
 
+BROWSER_RATE = 0.5
+
+
 def play_in_browser(browser, path, scratch):
-    """Plays path in a headless browser at half speed (so its compositor presents every frame)."""
+    """Plays path in a headless browser, slowed (BROWSER_RATE) so that its compositor, without a
+    GPU, presents every frame."""
     import functools
     import threading
-    work = path.parent.parent if path.suffix == ".m3u8" else path.parent
-    handler = functools.partial(BrowserPage, directory=str(work))
+    # The whole file system, by absolute path (on 127.0.0.1 only): a stitched playlist refers to
+    # its sources' segments where they are.
+    handler = functools.partial(BrowserPage, directory="/")
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    server.session = {"frames": [], "outcome": "timed out", "done": threading.Event()}
+    server.session = {"frames": [], "outcome": "stopped: nothing for 60 s", "done": threading.Event(),
+                      "last": time.monotonic()}
     threading.Thread(target=server.serve_forever, daemon=True).start()
-    source = path.relative_to(work).as_posix()
-    url = f"http://127.0.0.1:{server.server_address[1]}/player.html?rate=0.5&src=/{source}"
+    url = (f"http://127.0.0.1:{server.server_address[1]}/player.html?rate={BROWSER_RATE}"
+           f"&src={urllib.parse.quote(path.resolve().as_posix())}")
     profile = scratch / "profile"
     profile.mkdir()
     extra = [f"--user-data-dir={profile}"] if browser == "chromium" else ["--profile", str(profile)]
     process = subprocess.Popen(BROWSERS[browser] + extra + [url], stdout=subprocess.DEVNULL,
                                stderr=subprocess.DEVNULL)
     try:
-        server.session["done"].wait(timeout=600)
+        while not server.session["done"].wait(timeout=5):
+            if time.monotonic() - server.session["last"] > 60:
+                break
     finally:
         process.terminate()
         process.wait(timeout=30)
         server.shutdown()
     frames = [shown for _, shown in sorted(server.session["frames"], key=lambda f: f[0])]
     outcome = server.session["outcome"]
-    return frames, None if outcome.startswith("ended") else outcome
+    if outcome.startswith("ended"):
+        return frames, None
+    # "error at 4.877964: 3 PipelineStatus::PIPELINE_ERROR_DECODE: Failed to send ...": the code.
+    if m := re.match(r"error at ([\d.]+): \d+ (?:PipelineStatus::)?([A-Z_]+|[^:]{0,60})", outcome):
+        return frames, f"{m.group(2)} at {float(m.group(1)):.2f} s"
+    return frames, outcome[:80]
 
 
 PLAYERS = {
@@ -464,13 +504,17 @@ def describe(shown, found):
 
 
 def main():
+    global BROWSER_RATE
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--players", default=",".join(PLAYERS))
     parser.add_argument("--outputs", default=",".join(o.name for o in OUTPUTS))
     parser.add_argument("--require", default="", help="outputs whose cells must all be right")
     parser.add_argument("--work", type=Path, help="keep the outputs here (default: a temporary folder)")
     parser.add_argument("--details", action="store_true", help="print what each wrong cell showed")
+    parser.add_argument("--browser-rate", type=float, default=BROWSER_RATE,
+                        help="playback rate in the browsers (default 0.5; slower if frames go missing)")
     args = parser.parse_args()
+    BROWSER_RATE = args.browser_rate
 
     players = [p for p in args.players.split(",") if p]
     for name in players:

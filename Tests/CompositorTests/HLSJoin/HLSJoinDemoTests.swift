@@ -194,5 +194,9 @@ struct HLSJoinDemoTests {
         // one: hash by hash in HLSPackagingFFmpegTests.seedScenario).
         #expect(try await ffmpeg.decodedFrames(scratch + "/demo-output/seed-hls/stitched.m3u8").count == 938)
         #expect(try await ffmpeg.videoFrames(scratch + "/demo-output/seed.mp4").count > 0)
+        // Part 4 also renders demo-web.json web-safe: 150 + 192 + 180 + 90 + 288 + 352 + 180 frames
+        // (judged frame by frame in RenderTests).
+        #expect(result.stdout.contains("demo-output/web.mp4: 54.08 s, 7 segments"))
+        #expect(try await ffmpeg.videoFrames(scratch + "/demo-output/web.mp4").count == 1432)
     }
 }
