@@ -146,5 +146,14 @@ struct RenderTests {
 
         let badCut = try await DemoProcess.run(["render", "Fixtures/demo.json", "--output", folder + "/x.mp4", "--cut", "fast"])
         #expect(badCut.status == 64)
+
+        // demo.json's ads are 44.1 kHz mono, its content 48 kHz stereo: not one web-safe track.
+        let web = try await DemoProcess.run(["render", "Fixtures/demo.json", "--output", folder + "/web.mp4", "--cut", "web"])
+        #expect(web.status == 1)
+        #expect(web.stderr.contains("Fixtures/ad1.mp4 has audio in AAC-LC 44.1 kHz mono, ")
+                && web.stderr.contains("in AAC-LC 48 kHz stereo: a web-safe MP4 keeps one format per track"), "\(web.stderr)")
+        let webOK = try await DemoProcess.run(["render", "Fixtures/demo-web.json", "--output", folder + "/web.mp4", "--cut", "web"])
+        #expect(webOK.status == 0 && webOK.stdout.contains("(cuts on keyframes, web-safe: one format per track)"), "\(webOK.stderr)")
+        #expect(MP4Fixtures.listing(folder) == ["out.mp4", "web.mp4"])
     }
 }
