@@ -84,12 +84,17 @@ extension StitchPlanner {
                        (config.profile, config.level) > (best.profile, best.level) {
                         base = index
                     }
-                    let origin = origins[index]
                     inBandPayloads.append(try Self.lengthPrefixed(parameterSets[index], size: descriptions[index].codec.nalLengthSize ?? 4,
-                                                                  origin: origin))
+                                                                  origin: origins[index]))
                 }
-                // A record holds at most 31 + 255 sets of at most 64 KiB: the payloads fit a UInt32.
-                let lengths = inBandPayloads.map { UInt32($0.count) }
+                var lengths: [UInt32] = []
+                for (index, payload) in inBandPayloads.enumerated() {
+                    guard let length = UInt32(exactly: payload.count) else {
+                        throw .unsupported(file: origins[index].file, boxPath: origins[index].trackPath, offset: origins[index].trackOffset,
+                                           reason: "parameter sets of \(payload.count) bytes, past the 4 GiB a sample can hold")
+                    }
+                    lengths.append(length)
+                }
                 inBandBySource = indexBySource.mapValues { $0.map { InBandParameterSets(payload: $0, length: lengths[$0]) } }
                 descriptions[base] = try Self.carryingParameterSetsInBand(descriptions[base], origin: origins[base])
             }
