@@ -70,12 +70,9 @@ class Output:
         self.name, self.label, self.schedule, self.kind, self.extra = name, label, schedule, kind, extra
 
     def make(self, demo, path):
-        if self.kind == "file":
-            return
-        if self.kind == "mp4":
-            run(demo, "render", self.schedule, "--output", path, *self.extra)
-        else:
-            run(demo, "hls", self.schedule, "--output", path, *self.extra)
+        if self.kind != "file":
+            command = "render" if self.kind == "mp4" else "hls"
+            run(demo, command, self.schedule, "--output", path, *self.extra)
 
     def played(self, path):
         return {"mp4": path, "hls": path / "stitched.m3u8", "file": ROOT / self.schedule}[self.kind]
@@ -473,6 +470,7 @@ def judge(expected, shown, found):
     matched = sum(1 for a, _ in pairs if not expected[a][3])
     garbage = found.count(None)
     paired = {b for _, b in pairs}
+    shown_expected = {a for a, _ in pairs}
     extra = sum(1 for b, who in enumerate(found)
                 if who is not None and b not in paired and who not in optional)
     problems = []
@@ -493,8 +491,8 @@ def judge(expected, shown, found):
         if offset:
             problems.append(f"starts at {float(offset):+.3f} s")
     if matched < required:
-        unmatched = [e for a, e in enumerate(expected) if not e[3] and a not in {p[0] for p in pairs}]
-        problems.append(f"first missing at {float(unmatched[0][2]):.2f} s")
+        first = next(e for a, e in enumerate(expected) if not e[3] and a not in shown_expected)
+        problems.append(f"first missing at {float(first[2]):.2f} s")
     right = matched == required and not garbage and not extra and on_time
     return right, f"{matched}/{required}" + ("; " + ", ".join(problems) if problems else "")
 
