@@ -127,6 +127,44 @@ struct RenderTests {
         var description: String { "\(time)s (\(bytes.count) bytes)" }
     }
 
+    /// A session keeps the schedule's times; a player of the web-safe file plays the snapped ones.
+    ///
+    /// ```
+    /// requested |a1 0-5|feature 5-13.5   |a2 13.5-19.5|a3 -22.5|feature 22.5-34|extra 34-47    |a4 47-53   |
+    /// output    |a1 0-5|feature 5-13 |a2 13-19   |a3 -22|feature 22-34   |extra 34-48.08    |a4 48.08-54.08|
+    /// ```
+    @Test("the web-safe output's times map to the schedule's and back, segment by segment")
+    func renderedTimeMapping() throws {
+        let rendered = try CompositionRenderer.plan(try loadDemo("demo-web.json"), cut: .webSafe)
+        func t(_ text: String) throws -> MediaTime { try MediaTime(parsing: text) }
+        // Segment starts map to segment starts, so a boundary the player crosses is one the session crosses.
+        for (asked, plays) in zip(rendered.requested.segments, rendered.composition.segments) {
+            #expect(rendered.playedTime(forRequestedTime: asked.compositionRange.start) == plays.compositionRange.start)
+            #expect(rendered.requestedTime(forPlayedTime: plays.compositionRange.start) == asked.compositionRange.start)
+        }
+        // Inside a segment: the same source frame (content 10 is composition 24 in both).
+        #expect(rendered.playedTime(forRequestedTime: try t("24")) == (try t("24")))
+        #expect(rendered.playedTime(forRequestedTime: try t("15")) == (try t("14.5")))   // a2 at 1.5 s
+        // A frame only the output shows (its second feature piece starts at source 8, the
+        // schedule's at 8.5) maps to the first frame the schedule keeps there.
+        #expect(rendered.requestedTime(forPlayedTime: try t("22.25")) == (try t("22.5")))
+        // A frame the output leaves out (feature 8-8.5 of piece 1) maps to the output piece's last tick.
+        #expect(rendered.playedTime(forRequestedTime: try t("13.25")) < (try t("13")))
+        #expect(rendered.playedTime(forRequestedTime: try t("13.25")) > (try t("12.99")))
+        // Round trip for every frame both show (every quarter second whose source time both keep).
+        var roundTrips = 0
+        for quarter in Int64(0)..<212 {
+            let time = MediaTime(value: quarter, timescale: 4)
+            let index = try #require(rendered.requested.segmentIndex(at: time))
+            let (asked, plays) = (rendered.requested.segments[index], rendered.composition.segments[index])
+            let source = asked.sourceRange.start + (time - asked.compositionRange.start)
+            guard plays.sourceRange.contains(source) else { continue }
+            roundTrips += 1
+            #expect(rendered.requestedTime(forPlayedTime: rendered.playedTime(forRequestedTime: time)) == time, "\(time)")
+        }
+        #expect(roundTrips > 200)
+    }
+
     @Test("the demo's render command: output, summary, and nothing left behind on failure")
     func demoCommand() async throws {
         _ = try FFmpeg.require()

@@ -14,11 +14,37 @@ public enum CompositionRenderer {
     /// What a render produced: the plan written, and the composition of the output.
     public struct Rendered: Sendable {
         package let plan: MP4StitchPlan
-        /// Equal to the input for `.sampleAccurate`; the snapped timeline for `.keyframeAligned`.
+        /// The composition as scheduled (exact cuts): what was given to render.
+        public let requested: Composition
+        /// The composition of the output: equal to `requested` for `.sampleAccurate`; the snapped
+        /// timeline for `.keyframeAligned` and `.webSafe`.
         public let composition: Composition
         /// What may not play as expected: a profile hardware decoders lack, sources that differ in
         /// picture size or frame rate. Worth showing the user; the file is valid either way.
         public var diagnostics: [MP4StitchDiagnostic] { plan.diagnostics }
+
+        /// Where the output (`composition`) shows what `requested` shows at `requestedTime`: the
+        /// same source frame, kept inside the same segment; a segment's start is the output
+        /// segment's start. A player of the file seeks here when a `PlaybackSession` on
+        /// `requested` (the schedule's times) asks for `requestedTime`.
+        ///
+        /// ```
+        /// requested |feature 0-8.5        |ad 0-6|feature 8.5-20  |
+        /// output    |feature 0-8      |ad 0-6|feature 8-20        |   (keyframes every 2 s)
+        ///  requested 3 -> 3;  8.5 (ad start) -> 8;  16 (content 10) -> 16 (content 10)
+        /// ```
+        ///
+        /// Inverse: `requestedTime(forPlayedTime:)`, for every time whose frame both show.
+        public func playedTime(forRequestedTime requestedTime: MediaTime) -> MediaTime {
+            requested.correspondingTime(requestedTime, in: composition)
+        }
+
+        /// What a session on `requested` should be told when a player of the output is at
+        /// `playedTime`: the same source frame, kept inside the same segment (a frame the requested
+        /// cut leaves out maps to the nearest one it keeps). Inverse of `playedTime(forRequestedTime:)`.
+        public func requestedTime(forPlayedTime playedTime: MediaTime) -> MediaTime {
+            composition.correspondingTime(playedTime, in: requested)
+        }
     }
 
     /// Why a render failed: the MP4 layer's error (file, box path, byte offset), a cut that snapping
@@ -70,7 +96,7 @@ public enum CompositionRenderer {
         where piece.compositionRange != segment.compositionRange {
             throw .planDisagrees(piece: index, item: segment.id, plan: piece.compositionRange, composition: segment.compositionRange)
         }
-        return Rendered(plan: plan, composition: reported)
+        return Rendered(plan: plan, requested: composition, composition: reported)
     }
 
     /// Plans and writes `composition` to `outputPath` atomically (nothing is left behind on failure).
