@@ -189,6 +189,20 @@ struct RestrictionTests {
         #expect(log.contains("refused 3: break 'b20' cannot be left before its ads may be skipped"))
     }
 
+    /// ```
+    /// composition 0     20 b20 30      50 b40 60        70
+    ///             |C 0-20|a20  |C 20-40 |a40  |C 40-50   |C 50 ...
+    ///              seek content 50 at 5: snapback to b40; at 53 a seek out of it is refused;
+    ///              b40 ends at 60, and the seek goes on to its target, content 50
+    /// ```
+    @Test("a seek refused during a snapback break keeps the snapback's target")
+    func refusedSeekKeepsTarget() throws {
+        let never = BreakRestrictions(skipping: .never)
+        let log = try simulate(try threeBreaks(restrictions: never), "play 5; seek content 50; play 3; seek content 90; play 8")
+        #expect(log.contains("refused 4: break 'b40' cannot be left before its ads may be skipped"))
+        #expect(log.suffix(3) == ["60 40 adEnded a40", "60 40 breakEnded b40", "70 50 contentResumed"])
+    }
+
     @Test("seeking within an ad obeys its restriction")
     func seekWithin() throws {
         let allowed = try simulate(try threeBreaks(), "play 22; seek composition 28; play 3")

@@ -102,13 +102,17 @@ extension PlaybackSession {
     }
 
     /// A seek from inside a break leaves it as skipped; a new seek also replaces any snapback plan.
+    /// A refused seek changes nothing: a snapback break still goes on to its target.
     private mutating func leaveBreakForSeek(into reaction: inout Reaction) throws(PlaybackSessionError) {
-        pendingSeeks.removeAll()
-        guard let location = composition.locate(position), location.ad != nil else { return }
+        guard let location = composition.locate(position), let playing = location.ad else {
+            pendingSeeks.removeAll()
+            return
+        }
         let ad: Composition.AdLocation
         do { ad = try playingAd().1 } catch {
-            throw .seekOutOfBreakNotAllowed(breakID: location.ad!.position.breakID)
+            throw .seekOutOfBreakNotAllowed(breakID: playing.position.breakID)
         }
+        pendingSeeks.removeAll()
         emit(.adEnded(ad.position, skipped: true), into: &reaction)
         finishBreak(ad.position.breakID, skipped: true, continuing: false, into: &reaction)
     }
