@@ -15,6 +15,8 @@ enum DemoCommand {
                               [--segments ts|fmp4]   what MP4 sources are packaged into (default: as the HLS sources)
                CompositorDemo simulate SCHEDULE.json --actions "play 30; seek content 50; play 20"
                               [--snapback none|lastUnplayed|firstUnplayed|allUnplayed] [--json]
+               CompositorDemo preview SCHEDULE.json [--port N] [--snapback POLICY]
+                              the sample player in a browser at http://127.0.0.1:N/ (default 8080; 0: any free port)
                CompositorDemo help
 
         Times are seconds (8.5) or rationals (1001/30000).
@@ -33,6 +35,7 @@ enum DemoCommand {
             case "simulate": try SimulateCommand.run(&rest)
             case "render": try RenderCommand.run(&rest)
             case "hls": try HLSCommand.run(&rest)
+            case "preview": try PreviewCommand.run(&rest)
             case "help", "-h", "--help": Output.out(usage)
             default: throw DemoError.usage("unknown command \(quoted(name))")
             }

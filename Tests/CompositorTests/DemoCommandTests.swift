@@ -75,6 +75,19 @@ struct DemoCommandTests {
         #expect(bad.status == 64)
     }
 
+    /// `preview` checks everything before it serves: its options, the schedule, and that the
+    /// schedule renders web-safe (the browser test, Tests/preview/preview_test.py, covers serving).
+    @Test("preview refuses a bad port, a missing schedule and sources that cannot be web-safe, before serving")
+    func previewRefusals() async throws {
+        let port = try await DemoProcess.run(["preview", "Fixtures/demo-web.json", "--port", "70000"])
+        #expect(port.status == 64 && port.stderr.contains("--port: expected 0 to 65535"), "\(port.stderr)")
+        let missing = try await DemoProcess.run(["preview", "Fixtures/nothing.json", "--port", "0"])
+        #expect(missing.status == 1 && missing.stderr.contains("nothing.json"), "\(missing.stderr)")
+        // demo.json's ads are AAC 44.1 kHz mono beside 48 kHz stereo content: no one format per track.
+        let mixed = try await DemoProcess.run(["preview", "Fixtures/demo.json", "--port", "0"])
+        #expect(mixed.status == 1 && mixed.stderr.contains("demo.json") && mixed.stdout.isEmpty, "\(mixed.stderr)")
+    }
+
     @Test("map both ways, as JSON")
     func mapJSON() async throws {
         let inAd = try await DemoProcess.run(["map", sample, "--composition-time", "50", "--json"])
