@@ -53,7 +53,11 @@ final class HTTPServer: Sendable {
         signal(SIGPIPE, SIG_IGN)
         while true {
             let connection = accept(listener, nil, nil)
-            guard connection >= 0 else { continue }
+            guard connection >= 0 else {
+                // Out of descriptors (or an aborted connection): wait rather than spin.
+                if errno != EINTR { usleep(10_000) }
+                continue
+            }
             Thread.detachNewThread {
                 defer { close(connection) }
                 let response: HTTPResponse
