@@ -1,10 +1,11 @@
 import CompositorCore
 
 extension LayoutContext {
-    // MARK: - Sample-accurate: one edit per piece
+    // MARK: - Sample-accurate: one edit per piece, joined where the media runs on
 
     /// Builds a track for sample-accurate cuts: each piece's samples (with their hidden lead-in and
-    /// tail) and one edit per piece, with the pieces' boundaries in the movie timescale.
+    /// tail) and one edit per piece, with the pieces' boundaries in the movie timescale; edits
+    /// whose media follows on are joined (`joiningContiguous`).
     ///
     /// Where a source lacks the track (or its track starts after the piece does) there is a hole:
     /// the previous edit runs on over it, so video holds its last frame and audio plays silence
@@ -117,11 +118,40 @@ extension LayoutContext {
         for (slot, start) in zip(slots, track.runStarts) {
             edits[slot.edit].mediaTime = start + slot.run.windowStart
         }
-        track.edits = edits
+        track.edits = Self.joiningContiguous(edits, timescale: timescale, movieTimescale: movieTimescale)
         // No negative composition offsets (ctts version 0) and no negative edit media times.
         let lead = try exact(pieces[0].path) { () throws(MediaTimeError) in try track.largestDecodeLead() }
         track.shiftComposition(by: max(lead, -(edits.compactMap(\.mediaTime).min() ?? 0)))
         return track
+    }
+
+    /// `edits` with each edit that shows the media right after the previous one's joined to it:
+    /// where a cut falls on a keyframe and nothing is hidden on either side, the two pieces'
+    /// samples follow each other in the media as they do in the composition, and one edit shows
+    /// both. Players that honour only the first edit, or none (REFERENCE.md; the README's player
+    /// matrix), then play such joins right. Joined only when the first edit's duration is a whole
+    /// number of media ticks, so the joined edit shows exactly what the two did.
+    ///
+    /// ```
+    /// edits   [dur 8 s @ media 0]  [dur 6 s @ media 8 s]  [dur 4 s @ media 20 s]
+    /// joined  [dur 14 s @ media 0]                        [dur 4 s @ media 20 s]
+    /// ```
+    static func joiningContiguous(_ edits: [MP4EditListEntry], timescale: Int32, movieTimescale: Int32) -> [MP4EditListEntry] {
+        var joined: [MP4EditListEntry] = []
+        joined.reserveCapacity(edits.count)
+        for edit in edits {
+            if let last = joined.last, let lastStart = last.mediaTime, let start = edit.mediaTime,
+               last.playsAtNormalRate, edit.playsAtNormalRate,
+               // Durations are at most 2^60 movie ticks (`maximumTrackTicks`) and timescales 31 bits.
+               let mediaTicks = try? MediaTime.divide(Int64(last.segmentDuration), times: Int64(timescale), by: Int64(movieTimescale), rounding: .down),
+               (try? MediaTime.divide(mediaTicks, times: Int64(movieTimescale), by: Int64(timescale), rounding: .down)) == Int64(last.segmentDuration),
+               lastStart.addingReportingOverflow(mediaTicks) == (start, false) {
+                joined[joined.count - 1].segmentDuration += edit.segmentDuration
+            } else {
+                joined.append(edit)
+            }
+        }
+        return joined
     }
 
     /// A run, the piece it comes from and the edit that shows it.

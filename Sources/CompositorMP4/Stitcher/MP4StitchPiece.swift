@@ -44,8 +44,9 @@ package struct MP4StitchPiece: Sendable, Hashable {
 /// How the stitcher cuts a piece out of its source.
 public enum MP4CutMode: String, Sendable, Hashable, CaseIterable {
     /// Exactly the frames whose presentation time is in the range. Video is copied from the
-    /// keyframe at or before the start and the lead-in is hidden by one edit-list entry per piece
-    /// (the QuickTime / AVFoundation model). Needs a player that honours multi-entry edit lists.
+    /// keyframe at or before the start and the lead-in is hidden by an edit-list entry per piece
+    /// (the QuickTime / AVFoundation model); pieces joined where nothing is hidden share one.
+    /// Needs a player that honours multi-entry edit lists.
     case sampleAccurate
     /// Cuts moved to keyframes: the start to the keyframe at or before it, the end to the keyframe
     /// at or before it (so adjacent ranges of one source stay contiguous), or, when that would

@@ -31,7 +31,8 @@ import Darwin
 ///   common multiple of the sources' and the cut times'; the audio track's is the first audio
 ///   source's (ffmpeg counts priming in such ticks as samples); the movie's, 1000 or a multiple in
 ///   which every boundary is whole. Boundaries are rounded cumulatively otherwise, never per piece.
-/// - `sampleAccurate`: one edit per piece per track, identical boundaries. A piece whose source
+/// - `sampleAccurate`: one edit per piece per track, identical boundaries; consecutive edits whose
+///   media follows on (nothing hidden at the join) are one edit. A piece whose source
 ///   lacks a track, or whose track ends first, lengthens that track's previous edit: video holds
 ///   its last frame, audio gets silent AAC frames. Only at the very start is video left to an empty
 ///   edit (there is no frame to hold), while audio starts with an edit of silence.

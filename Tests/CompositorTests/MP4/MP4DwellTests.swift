@@ -100,11 +100,12 @@ struct MP4DwellTests {
         }
     }
 
-    /// content [0,2) | content [5,6) | content [2,4), sample-accurate, then the middle edit of
-    /// each track made a dwell of the frame at content's 37/24 s.
+    /// content [0,2) | content [4.5,5.5) | content [2,4), sample-accurate, then the middle edit of
+    /// each track made a dwell of the frame at content's 37/24 s. The middle piece is cut inside
+    /// GOPs so that it keeps edits of its own on both sides (cuts on keyframes would join them).
     static func dwellSource(in folder: String) async throws -> String {
         let path = folder + "/dwell.mp4"
-        try MP4Stitcher(pieces: [piece(MP4Fixtures.content, "0", "2"), piece(MP4Fixtures.content, "5", "6"),
+        try MP4Stitcher(pieces: [piece(MP4Fixtures.content, "0", "2"), piece(MP4Fixtures.content, "4.5", "5.5"),
                                  piece(MP4Fixtures.content, "2", "4")]).stitch(to: FilePath(path))
         let movie = try MP4Reader.read(path: FilePath(path))
         var bytes = try MP4Fixtures.bytes(path)
