@@ -143,7 +143,7 @@ final class PreviewController: @unchecked Sendable {
 
     /// The reply to the page: the commands in the player's times (a new render for each new
     /// composition), the events, and the bars.
-    private func reply(_ reaction: Reaction, ignoredTick: Bool = false) -> JSONValue {
+    private func reply(_ reaction: Reaction, ignoredTick: Bool = false, refused: String? = nil) -> JSONValue {
         var commands: [JSONValue] = []
         var failure: String?
         for command in reaction.commands {
@@ -177,13 +177,12 @@ final class PreviewController: @unchecked Sendable {
         object.append("ended", .bool(session.hasEnded))
         if ignoredTick { object.append("ignoredTick", .bool(true)) }
         if let failure { object.append("error", .string(failure)) }
+        if let refused { object.append("refused", .string(refused)) }
         return .object(object)
     }
 
     private func refusal(_ message: String) -> JSONValue {
-        guard case .object(var object) = reply(Reaction()) else { return .string(message) }
-        object.append("refused", .string(message))
-        return .object(object)
+        reply(Reaction(), refused: message)
     }
 
     /// The seek bars at the session's playhead, the labels as the library writes them, and what
