@@ -190,7 +190,6 @@ struct HTTPResponse: Sendable {
         case 400: "Bad Request"
         case 404: "Not Found"
         case 405: "Method Not Allowed"
-        case 409: "Conflict"
         case 416: "Range Not Satisfiable"
         case 431: "Request Header Fields Too Large"
         default: "Error"
