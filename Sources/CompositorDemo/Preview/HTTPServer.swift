@@ -221,15 +221,7 @@ struct HTTPResponse: Sendable {
     }
 
     private static func send(_ bytes: [UInt8], to connection: Int32) -> Bool {
-        bytes.withUnsafeBytes { buffer in
-            var sent = 0
-            while sent < buffer.count {
-                let count = systemWrite(connection, buffer.baseAddress! + sent, buffer.count - sent)
-                guard count > 0 else { return false }
-                sent += count
-            }
-            return true
-        }
+        bytes.withUnsafeBytes { (try? writeAll($0, to: connection, path: FilePath("HTTP connection"))) != nil }
     }
 }
 

@@ -43,11 +43,7 @@ final class PreviewController: @unchecked Sendable {
         self.loaded = loaded
         self.snapback = snapback
         self.nowAd = loaded.schedule.breaks.lazy.flatMap(\.ads).first
-        do {
-            session = try PlaybackSession(schedule: loaded.schedule, naturalDurations: loaded.naturalDurations, snapback: snapback)
-        } catch {
-            throw .failure("\(loaded.path): \(error)")
-        }
+        session = try Self.newSession(loaded, snapback: snapback)
         let (made, file) = try Self.renderVideo(session.composition, scheduleFile: loaded.path)
         rendered = made
         generation = 1
@@ -91,11 +87,7 @@ final class PreviewController: @unchecked Sendable {
 
     /// A new session from the schedule (a reload of the page starts over).
     private func start() -> JSONValue {
-        do {
-            session = try PlaybackSession(schedule: loaded.schedule, naturalDurations: loaded.naturalDurations, snapback: snapback)
-        } catch {
-            return refusal("\(error)")
-        }
+        do throws(DemoError) { session = try Self.newSession(loaded, snapback: snapback) } catch { return refusal(error.message) }
         nowCount = 0
         if rendered.requested != session.composition {
             do throws(DemoError) { try install(session.composition) } catch { return refusal(error.message) }
@@ -106,6 +98,14 @@ final class PreviewController: @unchecked Sendable {
         reaction.commands += started.commands
         reaction.events = started.events
         return reply(reaction)
+    }
+
+    private static func newSession(_ loaded: LoadedSchedule, snapback: SnapbackPolicy) throws(DemoError) -> PlaybackSession {
+        do {
+            return try PlaybackSession(schedule: loaded.schedule, naturalDurations: loaded.naturalDurations, snapback: snapback)
+        } catch {
+            throw .failure("\(loaded.path): \(error)")
+        }
     }
 
     /// The player's clock: `time` (seconds, its own timeline) in `generation`, sent in `epoch`.

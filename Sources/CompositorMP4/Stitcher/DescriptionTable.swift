@@ -13,11 +13,14 @@ extension StitchPlanner {
     /// the codec identity of the first (`MP4CodecIdentity`: the sample-entry code and, for `mp4a`
     /// and `mp4v`, the object type in `esds`).
     struct DescriptionTable {
+        /// Where a description was found: its file and track, for messages.
+        typealias Origin = (file: String, trackPath: String, trackOffset: UInt64)
+
         let kind: TrackKind
         init(kind: TrackKind) { self.kind = kind }
         var descriptions: [MP4SampleDescription] = []
         /// Where each of `descriptions` was first found: its file and track, for messages.
-        private(set) var origins: [(file: String, trackPath: String, trackOffset: UInt64)] = []
+        private(set) var origins: [Origin] = []
         private var indexBySource: [Int: [Int]] = [:]
         /// The output index of each distinct description, by its bytes: looked up once per source
         /// description (a track may have 65,536), so never by a search of the list.
@@ -115,7 +118,7 @@ extension StitchPlanner {
 
         /// NAL units, each after its length in `size` bytes, as a sample holds them.
         private static func lengthPrefixed(_ units: [[UInt8]], size: Int,
-                                           origin: (file: String, trackPath: String, trackOffset: UInt64)) throws(MP4Error) -> [UInt8] {
+                                           origin: Origin) throws(MP4Error) -> [UInt8] {
             var bytes: [UInt8] = []
             for unit in units {
                 guard size == 4 || unit.count < 1 << (8 * size) else {
@@ -131,7 +134,7 @@ extension StitchPlanner {
         /// `description` as `avc3` (from `avc1`) or `hev1` (from `hvc1`): the sample entry code that
         /// says parameter sets may come in-band, as they then do.
         private static func carryingParameterSetsInBand(
-            _ description: MP4SampleDescription, origin: (file: String, trackPath: String, trackOffset: UInt64)
+            _ description: MP4SampleDescription, origin: Origin
         ) throws(MP4Error) -> MP4SampleDescription {
             let renamed: FourCC = switch description.format {
             case "avc1": "avc3"
