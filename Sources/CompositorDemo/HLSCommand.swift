@@ -1,7 +1,7 @@
 import Compositor
 import CompositorIO
 
-/// `hls SCHEDULE.json --output DIR [--interstitials [--restrict-jumps] | --cue-tags --scte35] [--snap RULE] [--snap-break BREAK=RULE]... [--segments ts|fmp4]`:
+/// `hls SCHEDULE.json --output DIR [--interstitials [--restrict-jumps] | --cue-tags --scte35] [--snap RULE] [--snap-break BREAK=RULE]... [--segments ts|fmp4] [--package-every-piece]`:
 /// the schedule's HLS sources stitched into `DIR/stitched.m3u8` (a multivariant playlist with
 /// `stitched-N.m3u8` beside it when the content has variants), the exact-cut queue plan in
 /// `DIR/queue-plan.json`, and the timeline that plays in the playlist (cuts snapped; `timeline
@@ -19,7 +19,9 @@ import CompositorIO
 ///
 /// MP4 sources are packaged into segments written beside the playlist (samples copied, not
 /// re-encoded): MPEG-TS or fragmented MP4 as the HLS sources have, or as `--segments` says (MPEG-TS
-/// when every source is an MP4).
+/// when every source is an MP4). `--package-every-piece` packages the HLS sources' pieces too,
+/// into one stream on the composition's clock (`HLSCompositionStitcher.packagesEveryPiece`):
+/// what players follow without a jump at the switches.
 ///
 /// The folder appears whole or not at all: everything is written into a new folder beside it, which
 /// then takes its name. An existing `DIR` is replaced only when it holds nothing but a previous
@@ -71,6 +73,10 @@ enum HLSCommand {
             }
             container = named
         }
+        let everyPiece = arguments.flag("--package-every-piece")
+        guard !(everyPiece && interstitials) else {
+            throw .usage("--package-every-piece makes one stream of every piece; with --interstitials each ad keeps its own")
+        }
         let path = try arguments.positionalPath("SCHEDULE.json")
         try arguments.finish()
         let loaded = try LoadedSchedule(path: path)
@@ -80,7 +86,7 @@ enum HLSCommand {
         let layout = interstitials ? Layout.interstitials(restrictingJumps: restrictingJumps) : .spliced
         let stitched = try stitch(
             loaded, into: folder, layout: layout, cueMarkers: cueMarkers, snapping: snapping, breakSnapping: breakSnapping,
-            container: container)
+            container: container, packagingEveryPiece: everyPiece)
         Output.out(summary(stitched, folder: folder.description, snapping: snapping, breakSnapping: breakSnapping))
     }
 
@@ -94,7 +100,8 @@ enum HLSCommand {
     /// Stitches the schedule and writes the playlists and the queue plan into `folder`, atomically.
     static func stitch(
         _ loaded: LoadedSchedule, into folder: FilePath, layout: Layout = .spliced, cueMarkers: Set<HLSCueMarker> = [],
-        snapping: HLSCutSnapping = .nearest, breakSnapping: [String: HLSCutSnapping] = [:], container: HLSSegmentContainer? = nil
+        snapping: HLSCutSnapping = .nearest, breakSnapping: [String: HLSCutSnapping] = [:], container: HLSSegmentContainer? = nil,
+        packagingEveryPiece: Bool = false
     ) throws(DemoError) -> HLSStitchedComposition {
         let target = folder.resolved(against: currentFolder())
         let stitched: HLSStitchedComposition
@@ -103,6 +110,7 @@ enum HLSCommand {
             stitcher.breakSnapping = breakSnapping
             stitcher.cueMarkers = cueMarkers
             stitcher.segmentContainer = container
+            stitcher.packagesEveryPiece = packagingEveryPiece
             switch layout {
             case .spliced:
                 stitched = try stitcher.stitch(loaded.composition)

@@ -100,6 +100,12 @@ OUTPUTS = [
     Output("hls-fmp4", "stitched HLS, fMP4", "Fixtures/demo-hls-fmp4.json", "hls"),
     Output("hls-packaged-ts", "stitched HLS, TS content + MP4 ads packaged",
            "Fixtures/seed-scenario.json", "hls"),
+    Output("hls-ts-every", "stitched HLS, TS, every piece packaged", "Fixtures/demo-hls.json", "hls",
+           ("--package-every-piece",)),
+    Output("hls-fmp4-every", "stitched HLS, fMP4, every piece packaged", "Fixtures/demo-hls-fmp4.json", "hls",
+           ("--package-every-piece",)),
+    Output("hls-packaged-ts-every", "stitched HLS, TS content + MP4 ads, every piece packaged",
+           "Fixtures/seed-scenario.json", "hls", ("--package-every-piece",)),
 ]
 
 

@@ -61,6 +61,20 @@ public struct HLSCompositionStitcher: Sendable {
     /// `nil` (the default) follows the first HLS source's segments, or MPEG-TS when every source
     /// is an MP4 file.
     public var segmentContainer: HLSSegmentContainer?
+    /// Package every piece into segments of its own, timestamped on the composition's clock
+    /// (`false` by default: HLS sources' segments are listed as they are, MP4 sources packaged
+    /// on their own clock).
+    ///
+    /// Listed as they are, each piece keeps its source's timestamps: a player meets a jump in
+    /// them at every switch, and the media of a piece often runs a frame past its `EXTINF`
+    /// (audio starting before video), so players drift or reset their clocks there. Packaged,
+    /// the pieces make one stream whose timestamps are composition time (+ 10 s), continuity
+    /// counters and sequence numbers running on, each piece's audio cut within half a frame of
+    /// its picture; cuts move to the keyframes next to them (as MP4 sources' do), HLS sources
+    /// are read as `render` reads them (a multivariant one plays its named variant, else its
+    /// highest-bandwidth one, so the output is one media playlist), and their samples are
+    /// copied, never re-encoded. Only local sources can be packaged; not with interstitials.
+    public var packagesEveryPiece = false
     /// Reads the source playlists (local files by default).
     public var loader: HLSPlaylistLoader
     /// On when the stitch only decides the cuts of pieces each played as its own item
@@ -191,33 +205,37 @@ public struct HLSCompositionStitcher: Sendable {
                 for: listed, renditions: stitchedRenditions.listed, url: output,
                 independentSegments: (outputs + stitchedRenditions.playlists).allSatisfy(\.result.playlist.hasIndependentSegments))
         }
-        HLSPackagedSource.markUsed(&packaged, by: (outputs + stitchedRenditions.playlists).map(\.result.playlist))
+        var variants = outputs
+        var placedSegments: [HLSPlacedSegment] = []
+        if packagesEveryPiece {
+            (variants[0], placedSegments) = try Self.placingEveryPiece(variants[0], sources: packaged, composition: reported)
+        } else {
+            HLSPackagedSource.markUsed(&packaged, by: (outputs + stitchedRenditions.playlists).map(\.result.playlist))
+        }
         return HLSStitchedComposition(
             requested: composition, composition: reported, queuePlan: QueuePlan(composition: composition),
-            variants: outputs, renditions: stitchedRenditions.playlists, multivariantPlaylist: multivariant,
-            assets: stitchedRenditions.files, packagedSources: packaged, interstitialEvents: [],
+            variants: variants, renditions: stitchedRenditions.playlists, multivariantPlaylist: multivariant,
+            assets: stitchedRenditions.files, packagedSources: packaged, placedSegments: placedSegments, interstitialEvents: [],
             outputURL: output)
     }
 
-    /// The schedule's MP4 sources (local files that are not playlists), each packaged into
-    /// segments of `segmentContainer` (or of the first HLS source's format) with boundaries at
-    /// the keyframes next to every cut the composition asks of it, no longer than the first HLS
-    /// source's target duration (6 s without one).
+    /// The schedule's MP4 sources (local files that are not playlists; every source with
+    /// `packagesEveryPiece`), each packaged into segments of `segmentContainer` (or of the first
+    /// HLS source's format) with boundaries at the keyframes next to every cut the composition
+    /// asks of it, no longer than the first HLS source's target duration (6 s without one).
     private func packageMP4Sources(
         of composition: Composition, output: String, playlists: inout HLSSourcePlaylists
     ) throws(HLSCompositionStitchError) -> [HLSPackagedSource] {
-        var mp4: [(location: MediaLocation, item: String)] = []
+        var packagedLocations: [(location: MediaLocation, item: String, isPlaylist: Bool)] = []
         var firstPlaylist: MediaLocation?
         var seen: Set<MediaLocation> = []
         // Each source is looked at (its first bytes read) once.
         for segment in composition.segments where seen.insert(segment.source).inserted {
-            if segment.source.filePath == nil || SourceProbe.isPlaylist(segment.source) {
-                firstPlaylist = firstPlaylist ?? segment.source
-            } else {
-                mp4.append((segment.source, segment.id))
-            }
+            let isPlaylist = segment.source.filePath == nil || SourceProbe.isPlaylist(segment.source)
+            if isPlaylist { firstPlaylist = firstPlaylist ?? segment.source }
+            if !isPlaylist || packagesEveryPiece { packagedLocations.append((segment.source, segment.id, isPlaylist)) }
         }
-        guard !mp4.isEmpty else { return [] }
+        guard !packagedLocations.isEmpty else { return [] }
         var container = segmentContainer
         var targetDuration: Int64 = 6
         if let firstPlaylist {
@@ -237,14 +255,63 @@ public struct HLSCompositionStitcher: Sendable {
         let folderURL = Self.folderURL(of: output)
         var stems: Set<String> = []
         var packaged: [HLSPackagedSource] = []
-        for (location, item) in mp4 {
+        var hlsSources = HLSRenderSources()
+        for (location, item, isPlaylist) in packagedLocations {
             let cuts = composition.segments.filter { $0.source == location }.flatMap { [$0.sourceRange.start, $0.sourceRange.end] }
             let stem = HLSPackagedSource.stem(for: location, taken: &stems)
-            packaged.append(try HLSPackagedSource(
-                location, item: item, container: container ?? .mpegTS, targetDuration: targetDuration, cuts: cuts,
-                stem: stem, folderURL: folderURL))
+            let packaging = try HLSPackagedSource.packaging(
+                of: location, item: item, playlist: isPlaylist ? try hlsSources.source(location) : nil,
+                container: container ?? .mpegTS, targetDuration: targetDuration, cuts: cuts)
+            packaged.append(try HLSPackagedSource(location, item: item, packaging: packaging, stem: stem, folderURL: folderURL))
         }
         return packaged
+    }
+
+    /// `stitched` with every segment a file of its own, each piece's on the composition's clock,
+    /// and the segments to write, in play order. The timestamps run on from piece to piece, so
+    /// a discontinuity is marked only where the tracks change: players reset at one (GStreamer
+    /// showed pieces' first frames late, VLC dropped pieces' ends and stopped at a change of
+    /// init segment, with every timestamp continuous), and a source's own discontinuities were
+    /// packaged away.
+    private static func placingEveryPiece(
+        _ stitched: HLSStitchedVariantPlaylist, sources: [HLSPackagedSource], composition: Composition
+    ) throws(HLSCompositionStitchError) -> (HLSStitchedVariantPlaylist, [HLSPlacedSegment]) {
+        let result = stitched.result
+        var placed: [HLSPlacedSegment] = []
+        var names: [String] = []
+        var discontinuities = Set<Int>()
+        var previousTracks: [String]?
+        for (number, (piece, segment)) in zip(result.pieces, composition.segments).enumerated() {
+            guard let source = sources.firstIndex(where: { $0.playlist.url == piece.url }) else {
+                throw .stitch(item: segment.id, reason: "its source was not packaged")
+            }
+            let playlist = sources[source].playlist
+            let tracks = sources[source].packaging.trackTypes
+            if let previousTracks, previousTracks != tracks { discontinuities.insert(piece.segments.lowerBound) }
+            previousTracks = tracks
+            for (position, output) in piece.segments.enumerated() {
+                guard let index = playlist.segments.firstIndex(where: { $0.resolvedURI == result.playlist.segments[output].resolvedURI }) else {
+                    throw .stitch(item: segment.id, reason: "segment \(result.playlist.segments[output].uri) is not its source's")
+                }
+                let name = "piece-\(number + 1)-\(position).\(sources[source].packaging.container == .mpegTS ? "ts" : "m4s")"
+                names.append(name)
+                placed.append(HLSPlacedSegment(
+                    source: source, segment: index, name: name,
+                    placement: SegmentPlacement(piece: piece.sourceRange, compositionStart: piece.compositionRange.start)))
+            }
+        }
+        guard names.count == result.playlist.segments.count else {
+            throw .stitch(item: nil, reason: "\(result.playlist.segments.count) segments stitched, \(names.count) placed in pieces")
+        }
+        let folder = folderURL(of: stitched.url)
+        let relocated = result.changingSegments { index, segment in
+            segment.uri = names[index]
+            segment.resolvedURI = folder + names[index]
+            segment.isDiscontinuity = discontinuities.contains(index)
+        }
+        return (HLSStitchedVariantPlaylist(
+            url: stitched.url, contentVariant: stitched.contentVariant, interstitialVariants: stitched.interstitialVariants,
+            sourcePlaylistURLs: stitched.sourcePlaylistURLs, result: relocated), placed)
     }
 
     /// The variant a multivariant source plays in output variant `index`: the content's own for

@@ -36,6 +36,10 @@ extension HLSCompositionStitcher {
         _ schedule: Schedule, naturalDurations: [MediaLocation: MediaTime] = [:],
         excludingBreaks excludedBreakIDs: Set<String> = [], restrictingJumps: Bool = false
     ) throws(HLSCompositionStitchError) -> HLSStitchedComposition {
+        guard !packagesEveryPiece else {
+            throw .unsupported(url: outputURL, reason: "interstitials keep every ad in playlists of its own, while packaging every piece "
+                               + "makes one stream of them all: stitch with one or the other")
+        }
         let composition: Composition, content: Composition
         do {
             composition = try Composition(schedule: schedule, naturalDurations: naturalDurations, excludingBreaks: excludedBreakIDs)

@@ -18,10 +18,11 @@ public enum HLSSegmentContainer: String, Sendable, Hashable, CaseIterable {
     }
 }
 
-/// An MP4 source of a stitched playlist, packaged by passthrough into segments written beside the
-/// playlist: `NAME-0.ts`, `NAME-1.ts`, … (`NAME-init.mp4` and `NAME-0.m4s`, … for fragmented
-/// MP4), `NAME` the source's file name without its extension (made unique among the sources).
-/// Only the segments the stitched playlists play are written.
+/// An MP4 source of a stitched playlist (any source, when every piece is packaged), packaged by
+/// passthrough into segments written beside the playlist: `NAME-0.ts`, `NAME-1.ts`, …
+/// (`NAME-init.mp4` and `NAME-0.m4s`, … for fragmented MP4), `NAME` the source's file name
+/// without its extension (made unique among the sources). Only the segments the stitched
+/// playlists play are written; when every piece is packaged, as `HLSPlacedSegment`s.
 package struct HLSPackagedSource: Sendable, Equatable {
     package let location: MediaLocation
     /// The schedule item that first plays it, for messages.
@@ -44,21 +45,37 @@ package struct HLSPackagedSource: Sendable, Equatable {
         a.location == b.location && a.item == b.item && a.playlist == b.playlist && a.usedSegments == b.usedSegments
     }
 
-    /// Packages `location` (a local MP4 file) with the segment boundaries that `cuts` need, named
-    /// `stem` in `folderURL` (the output folder, ending in `/`).
-    init(
-        _ location: MediaLocation, item: String, container: HLSSegmentContainer, targetDuration: Int64, cuts: [MediaTime],
-        stem: String, folderURL: String
-    ) throws(HLSCompositionStitchError) {
-        guard let path = location.filePath else { throw .unsupported(url: location.url, reason: "only local MP4 files can be packaged") }
+    /// Packages `location` (a local MP4 file, or the HLS source `playlist` read as `render` reads
+    /// it) with the segment boundaries that `cuts` need.
+    static func packaging(
+        of location: MediaLocation, item: String, playlist: MP4StitchPiece.Source?, container: HLSSegmentContainer,
+        targetDuration: Int64, cuts: [MediaTime]
+    ) throws(HLSCompositionStitchError) -> MP4Packaging {
+        guard let path = location.filePath else { throw .unsupported(url: location.url, reason: "only local sources can be packaged") }
         do {
-            packaging = try MP4Packaging(
-                path: path, container: container.packagingContainer, targetDuration: MediaTime(seconds: targetDuration), cuts: cuts)
+            let movie: MP4Movie
+            if case .hls(let video, let audioRendition)? = playlist {
+                var budget = MP4SampleBudget.movie
+                movie = try MP4Reader.read(video, audioRendition: audioRendition, budget: &budget)
+            } else {
+                movie = try MP4Reader.read(path: path)
+            }
+            return try MP4Packaging(
+                movie: movie, container: container.packagingContainer, targetDuration: MediaTime(seconds: targetDuration), cuts: cuts)
         } catch {
             throw .packaging(item: item, error)
         }
+    }
+
+    /// The source `packaging` made of `location`, its segments named `stem` in `folderURL` (the
+    /// output folder, ending in `/`). Segment boundaries are rounded to the microsecond (each
+    /// boundary, so no drift): an `EXTINF` is a decimal, and the playlist must say exactly what
+    /// the composition does (a source's keyframes on a 90 kHz clock fall between decimals).
+    init(_ location: MediaLocation, item: String, packaging: MP4Packaging, stem: String, folderURL: String) throws(HLSCompositionStitchError) {
         self.location = location
         self.item = item
+        self.packaging = packaging
+        let container = packaging.container
         let extensionName = container == .mpegTS ? "ts" : "m4s"
         var map: HLSMap?
         if container == .fragmentedMP4 {
@@ -67,9 +84,17 @@ package struct HLSPackagedSource: Sendable, Equatable {
         } else {
             initSegmentName = nil
         }
-        let segments = packaging.segments.enumerated().map { index, segment in
+        let boundaries: [MediaTime]
+        do {
+            boundaries = try (packaging.segments.map(\.range.start) + [packaging.duration]).map { (time) throws(MediaTimeError) in
+                try time.converted(to: 1_000_000, rounding: .toNearestOrAwayFromZero)
+            }
+        } catch {
+            throw .packaging(item: item, .timeOverflow(file: packaging.path.description, reason: "segment boundaries to the microsecond: \(error)"))
+        }
+        let segments = packaging.segments.indices.map { index in
             let name = "\(stem)-\(index).\(extensionName)"
-            return HLSMediaSegment(duration: segment.range.duration, uri: name, resolvedURI: folderURL + name, map: map)
+            return HLSMediaSegment(duration: boundaries[index + 1] - boundaries[index], uri: name, resolvedURI: folderURL + name, map: map)
         }
         let longest = segments.map { $0.duration.wholeSeconds(rounding: .toNearestOrAwayFromZero) }.max() ?? 1
         playlist = HLSMediaPlaylist(
@@ -104,6 +129,33 @@ package struct HLSPackagedSource: Sendable, Equatable {
         }
     }
 
+    /// Writes `placed` (segments of `sources`, in play order) into `draft`, one stream on the
+    /// composition's clock, with the init segment of each source they play.
+    static func write(_ placed: [HLSPlacedSegment], of sources: [HLSPackagedSource],
+                      into draft: AtomicOutputFolder.Draft) throws(HLSCompositionStitchError) {
+        var writers: [Int: any MP4SegmentWriter] = [:]
+        var stream = PackagedStream()
+        var bytes: [UInt8] = []
+        for segment in placed {
+            let source = sources[segment.source]
+            do {
+                var writer: any MP4SegmentWriter
+                if let open = writers[segment.source] { writer = open } else {
+                    writer = try source.packaging.segmentWriter()
+                    if let name = source.initSegmentName, let initBytes = writer.initSegment() { try source.write(initBytes, name: name, into: draft) }
+                }
+                try writer.segment(segment.segment, placedAt: segment.placement, continuing: &stream, into: &bytes)
+                writers[segment.source] = writer
+                try source.write(bytes, name: segment.name, into: draft)
+            } catch {
+                throw .packaging(item: source.item, error)
+            }
+        }
+        for (index, writer) in writers {
+            do { try writer.checkUnchanged() } catch { throw .packaging(item: sources[index].item, error) }
+        }
+    }
+
     /// Writes the init segment and the used segments into `draft`.
     func write(into draft: AtomicOutputFolder.Draft) throws(HLSCompositionStitchError) {
         guard !usedSegments.isEmpty else { return }
@@ -124,4 +176,15 @@ package struct HLSPackagedSource: Sendable, Equatable {
     private func write(_ bytes: [UInt8], name: String, into draft: AtomicOutputFolder.Draft) throws(MP4Error) {
         do { try draft.write(bytes, name: name) } catch { throw MP4Error(error) }
     }
+}
+
+/// A segment of a packaged source written as a file of its own, on the composition's clock
+/// (`HLSCompositionStitcher.packagesEveryPiece`): one per segment of the stitched playlist.
+package struct HLSPlacedSegment: Sendable, Equatable {
+    /// The packaged source (an index in `HLSStitchedComposition.packagedSources`) and its segment.
+    package let source: Int
+    package let segment: Int
+    /// The file's name in the output folder.
+    package let name: String
+    package let placement: SegmentPlacement
 }

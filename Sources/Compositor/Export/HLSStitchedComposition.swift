@@ -28,6 +28,8 @@ public struct HLSStitchedComposition: Sendable, Equatable {
     package let assets: [File]
     /// The MP4 sources packaged into segments beside the playlists, which `write` writes.
     package let packagedSources: [HLSPackagedSource]
+    /// When every piece is packaged, the stitched playlist's segments, in play order.
+    package var placedSegments: [HLSPlacedSegment] = []
     /// The breaks as interstitials, in play order; empty when the ads are stitched into the playlists.
     package let interstitialEvents: [HLSInterstitialEvent]
     /// Where the main playlist lives (absolute when a relative path was given).
@@ -52,12 +54,15 @@ public struct HLSStitchedComposition: Sendable, Equatable {
         let all = files + extraFiles
         let draft: AtomicOutputFolder.Draft
         do {
-            draft = try AtomicOutputFolder.Draft(folder, names: all.map(\.name) + packagedSources.flatMap(\.fileNames))
+            let initSegments = Set(placedSegments.map(\.source)).sorted().compactMap { packagedSources[$0].initSegmentName }
+            draft = try AtomicOutputFolder.Draft(
+                folder, names: all.map(\.name) + packagedSources.flatMap(\.fileNames) + initSegments + placedSegments.map(\.name))
             for file in all { try draft.write(Array(file.text.utf8), name: file.name) }
         } catch {
             throw Self.cannotWrite(folder, error)
         }
         for source in packagedSources { try source.write(into: draft) }
+        try HLSPackagedSource.write(placedSegments, of: packagedSources, into: draft)
         do { try draft.commit() } catch { throw Self.cannotWrite(folder, error) }
     }
 

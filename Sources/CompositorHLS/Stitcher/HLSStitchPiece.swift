@@ -132,6 +132,15 @@ package struct HLSStitchResult: Sendable, Equatable {
     package let markers: [HLSStitchedMarker]
     /// The stitched playlist's duration: the exact sum of its `EXTINF`.
     package let duration: MediaTime
+
+    /// The same playlist with each segment changed by `change` (given its index): for segments
+    /// written beside the playlist in place of the sources'.
+    package func changingSegments(_ change: (Int, inout HLSMediaSegment) -> Void) -> HLSStitchResult {
+        var relocated = playlist
+        for index in relocated.segments.indices { change(index, &relocated.segments[index]) }
+        return HLSStitchResult(
+            playlist: relocated, text: relocated.text, pieces: pieces, droppedPieces: droppedPieces, markers: markers, duration: duration)
+    }
 }
 
 /// Why pieces could not be stitched.

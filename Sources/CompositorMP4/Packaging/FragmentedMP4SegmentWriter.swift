@@ -6,24 +6,27 @@ import CompositorIO
 /// The init segment (`ftyp`, `moov` with each track's sample entry exactly as the source has it,
 /// no samples, `mvex`) is followed by one `moof` + `mdat` per segment: each track's samples of
 /// the segment as one run, durations, sizes, sync flags and composition offsets copied from the
-/// source. Decode times are the source's, moved so that presentation 0 falls on a whole second
-/// (0, unless priming or B-frames decode earlier), the same second for every track.
+/// source. On the source's clock, decode times are the source's, moved so that presentation 0
+/// falls on a whole second (0, unless priming or B-frames decode earlier), the same second for
+/// every track; on the composition's clock (`SegmentPlacement`), so that presentation is
+/// composition time, and sequence numbers continue the stream's.
 struct FragmentedMP4SegmentWriter: MP4SegmentWriter {
     private struct Track {
         let timeline: SourceTrackTimeline
         let trackID: UInt32
-        /// Ticks added to every decode time.
+        /// Ticks that turn a decode time into presentation time (the track's presentation start
+        /// less its first media time).
+        let zero: Int64
+        /// Ticks added to every decode time on the source's clock.
         let shift: Int64
-        var reader: SampleBlockReader
+        var reader: PackagingSampleReader
     }
 
     let packaging: MP4Packaging
-    let source: ReadableFile
     private var tracks: [Track]
 
     init(_ packaging: MP4Packaging) throws(MP4Error) {
         let name = packaging.path.description
-        source = try packaging.openSource()
         self.packaging = packaging
         let timelines = [packaging.video, packaging.audio].compactMap { $0 }
         // Each track's presentation 0 in its own ticks, less its first decode time: how far the
@@ -49,7 +52,7 @@ struct FragmentedMP4SegmentWriter: MP4SegmentWriter {
             let (baseTicks, o1) = base.multipliedReportingOverflow(by: Int64(timeline.timescale))
             let (shift, o2) = baseTicks.addingReportingOverflow(zero)
             guard !o1, !o2 else { throw .timeOverflow(file: name, reason: "\(timeline.track.boxPath) decode times past the 64-bit range") }
-            tracks.append(Track(timeline: timeline, trackID: UInt32(index + 1), shift: shift, reader: SampleBlockReader(file: source)))
+            tracks.append(Track(timeline: timeline, trackID: UInt32(index + 1), zero: zero, shift: shift, reader: try packaging.sampleReader()))
         }
         self.tracks = tracks
     }
@@ -97,19 +100,52 @@ struct FragmentedMP4SegmentWriter: MP4SegmentWriter {
         }
     }
 
-    /// Segment `index`: `moof` (sequence number `index + 1`) and `mdat`.
+    func checkUnchanged() throws(MP4Error) {
+        for track in tracks { try track.reader.checkUnchanged() }
+    }
+
+    /// Segment `index` on the source's clock: `moof` (sequence number `index + 1`) and `mdat`.
     mutating func segment(_ index: Int, into out: inout [UInt8]) throws(MP4Error) {
         let segment = packaging.segments[index]
         let runs = tracks.map { track in track.timeline.track.kind == .video ? segment.video : segment.audio }
+        try write(index, runs: runs, shifts: tracks.map(\.shift), sequenceNumber: UInt32(truncatingIfNeeded: index + 1), into: &out)
+    }
+
+    /// Segment `index` on the composition's clock, numbered after the stream's segments before it;
+    /// the audio frames `placement`'s piece holds.
+    mutating func segment(_ index: Int, placedAt placement: SegmentPlacement, continuing stream: inout PackagedStream,
+                          into out: inout [UInt8]) throws(MP4Error) {
+        let segment = packaging.segments[index]
+        let name = packaging.path.description
+        var runs: [Range<Int>] = []
+        var shifts: [Int64] = []
+        for track in tracks {
+            let timeline = track.timeline
+            do {
+                let offset = try placement.offset().converted(to: timeline.timescale, rounding: .toNearestOrAwayFromZero).value
+                let (shift, overflow) = track.zero.addingReportingOverflow(offset)
+                guard !overflow else { throw MediaTimeError.overflow("\(track.zero) + \(offset)") }
+                shifts.append(shift)
+            } catch {
+                throw .timeOverflow(file: name, reason: "segment \(index + 1) placed at \(placement.compositionStart): \(error)")
+            }
+            runs.append(timeline.track.kind == .audio ? try packaging.audioFrames(ofSegment: index, heldBy: placement) : segment.video)
+        }
+        try write(index, runs: runs, shifts: shifts, sequenceNumber: stream.nextSequenceNumber, into: &out)
+        stream.nextSequenceNumber &+= 1
+    }
+
+    /// `moof` and `mdat` of each track's samples `runs`, `shifts` added to their decode times.
+    private mutating func write(_ index: Int, runs: [Range<Int>], shifts: [Int64], sequenceNumber: UInt32, into out: inout [UInt8]) throws(MP4Error) {
         func moof(dataStart: Int) throws(MP4Error) -> [UInt8] {
             var writer = ByteWriter()
             var dataOffset = dataStart
             var failure: MP4Error?
             writer.writeBox("moof") { moof in
-                moof.write(box: MovieFragmentHeaderBox(sequenceNumber: UInt32(truncatingIfNeeded: index + 1)))
-                for (track, run) in zip(tracks, runs) where !run.isEmpty {
+                moof.write(box: MovieFragmentHeaderBox(sequenceNumber: sequenceNumber))
+                for ((track, run), shift) in zip(zip(tracks, runs), shifts) where !run.isEmpty {
                     let samples = track.timeline.samples
-                    let (decodeTime, overflow) = samples.decodeTimes[run.lowerBound].addingReportingOverflow(track.shift)
+                    let (decodeTime, overflow) = samples.decodeTimes[run.lowerBound].addingReportingOverflow(shift)
                     guard !overflow, decodeTime >= 0, let offset = Int32(exactly: dataOffset) else {
                         failure = .timeOverflow(file: packaging.path.description, reason: "segment \(index + 1) does not fit a fragment's fields")
                         return

@@ -36,10 +36,11 @@ package struct MP4Packaging: Sendable {
         let audio: Range<Int>
     }
 
+    /// The source: the MP4 file, or the HLS playlist whose segments were read.
     package let path: FilePath
     package let container: Container
-    /// The source as it was read: the segments hold only for this version of it.
-    let version: FileVersion
+    /// Where the samples are, as read: the segments hold only for these versions of the files.
+    let store: MP4SampleStore
     let video: SourceTrackTimeline?
     let audio: SourceTrackTimeline?
     package let segments: [Segment]
@@ -47,13 +48,26 @@ package struct MP4Packaging: Sendable {
     /// How long the packaged playlist plays: the longest track's presentation.
     package var duration: MediaTime { segments.last?.range.end ?? .zero }
 
+    /// Each track's kind and coding format, video first ("video H.264", "audio mp4a"): where
+    /// these change from one piece to the next, a playlist needs an `EXT-X-DISCONTINUITY` even
+    /// when the timestamps run on (RFC 8216 4.3.2.3: the number and type of tracks).
+    package var trackTypes: [String] {
+        [video, audio].compactMap { $0 }.map { timeline in
+            let description = timeline.track.sampleDescriptions[0]
+            let format = description.codec.videoCodingFormat.map { "\($0)" } ?? description.format.description
+            return "\(timeline.track.kind.map { "\($0)" } ?? "media") \(format)"
+        }
+    }
+
     /// Reads the source's `moov` and decides the segments; no sample is read yet.
     package init(path: FilePath, container: Container, targetDuration: MediaTime, cuts: [MediaTime] = []) throws(MP4Error) {
-        let movie = try MP4Reader.read(path: path)
-        let file = path.description
-        guard case .file(_, let version) = movie.store else {
-            throw .io(file: file, operation: "package", reason: "not read from an MP4 file")
-        }
+        try self.init(movie: try MP4Reader.read(path: path), container: container, targetDuration: targetDuration, cuts: cuts)
+    }
+
+    /// Decides the segments of a source already read: an MP4 file, or an HLS source's segments
+    /// (`MP4Reader.read(_:audioRendition:budget:)`), packaged again.
+    package init(movie: MP4Movie, container: Container, targetDuration: MediaTime, cuts: [MediaTime] = []) throws(MP4Error) {
+        let file = movie.path.description
         let video = try movie.videoTrack.map { (track) throws(MP4Error) in try SourceTrackTimeline(track: track, file: file) }
         let audio = try movie.audioTrack.map { (track) throws(MP4Error) in try SourceTrackTimeline(track: track, file: file) }
         guard video != nil || audio != nil else {
@@ -62,9 +76,9 @@ package struct MP4Packaging: Sendable {
         for track in [video?.track, audio?.track].compactMap({ $0 }) {
             try Self.checkPackageable(track, in: container, file: file)
         }
-        self.path = path
+        self.path = movie.path
         self.container = container
-        self.version = version
+        self.store = movie.store
         self.video = video
         self.audio = audio
         var keyframes = KeyframeReader(sources: [movie.store])
@@ -82,9 +96,37 @@ package struct MP4Packaging: Sendable {
         }
     }
 
-    /// The source, opened and checked to be the version the segments were planned from.
-    func openSource() throws(MP4Error) -> ReadableFile {
-        try mp4Errors { () throws(FileError) in try ReadableFile(path: path, expecting: version) }
+    /// The audio frames of segment `index` that `placement`'s piece holds (see `SegmentPlacement`):
+    /// its own, less those whose middle is outside the piece, and, for the piece's first segment,
+    /// the frame before it that straddles the piece's start, when its middle is inside.
+    func audioFrames(ofSegment index: Int, heldBy placement: SegmentPlacement) throws(MP4Error) -> Range<Int> {
+        let range = segments[index].audio
+        guard let audio else { return range }
+        let samples = audio.samples
+        func start(_ frame: Int) throws(MediaTimeError) -> MediaTime {
+            try audio.presentationTime(ofMedia: MediaTime(value: samples.decodeTimes[frame], timescale: audio.timescale))
+        }
+        func held(_ frame: Int) throws(MediaTimeError) -> Bool {
+            try placement.holdsAudioFrame(start: start(frame), duration: MediaTime(value: Int64(samples.durations[frame]), timescale: audio.timescale))
+        }
+        do {
+            var first = range.lowerBound, end = range.upperBound
+            // A frame before the piece is in none of its segments: the first takes it.
+            while first > 0, try start(first - 1) < placement.piece.start, try held(first - 1) { first -= 1 }
+            while first < end, try !held(first) { first += 1 }
+            while end > first, try !held(end - 1) { end -= 1 }
+            return first..<end
+        } catch {
+            throw .timeOverflow(file: path.description, reason: "the audio of segment \(index + 1): \(error)")
+        }
+    }
+
+    /// A reader of the source's samples, checked to be the version the segments were planned from.
+    func sampleReader() throws(MP4Error) -> PackagingSampleReader {
+        if case .file(let path, let version) = store {
+            return .file(SampleBlockReader(file: try mp4Errors { () throws(FileError) in try ReadableFile(path: path, expecting: version) }))
+        }
+        return .store(try SourceFiles.reader(store))
     }
 
     /// Refuses what the container cannot carry, before anything is written.
@@ -206,18 +248,87 @@ struct ADTSParameters: Sendable, Equatable {
 
 /// Writes the segments of one packaging, in its container.
 package protocol MP4SegmentWriter {
-    /// The source being read.
-    var source: ReadableFile { get }
     /// The init segment (`EXT-X-MAP`), for a container that has one.
     func initSegment() -> [UInt8]?
-    /// Segment `index`'s bytes, in place of what `bytes` held. One buffer kept for every segment
-    /// keeps its storage: a new one per segment would cost fresh pages for every byte written.
+    /// Segment `index`'s bytes on the source's clock (see the writers), in place of what `bytes`
+    /// held. One buffer kept for every segment keeps its storage: a new one per segment would
+    /// cost fresh pages for every byte written.
     mutating func segment(_ index: Int, into bytes: inout [UInt8]) throws(MP4Error)
+    /// Segment `index`'s bytes on the composition's clock, where `placement` puts it, continuing
+    /// `stream` (the segments written before it, from any packaging).
+    mutating func segment(_ index: Int, placedAt placement: SegmentPlacement, continuing stream: inout PackagedStream,
+                          into bytes: inout [UInt8]) throws(MP4Error)
+    /// Throws when the source changed while it was being read.
+    func checkUnchanged() throws(MP4Error)
 }
 
-extension MP4SegmentWriter {
-    /// Throws when the source changed while it was being read.
-    package func checkUnchanged() throws(MP4Error) {
-        try mp4Errors { () throws(FileError) in try source.checkUnchanged() }
+/// Where a segment plays in a stream timestamped on the composition's clock, which a player
+/// follows from piece to piece as one stream: no timestamp jumps back or forward at a switch.
+///
+/// A timestamp is composition time plus `compositionClockStart`, so that frames decoding
+/// before their presentation (B-frames) never need a negative one.
+package struct SegmentPlacement: Sendable, Equatable {
+    /// The timestamp of composition time 0.
+    package static let compositionClockStart = MediaTime(seconds: 10)
+
+    /// The piece the segment belongs to, in the source's presentation time. An audio frame goes
+    /// with the piece that holds its middle, so each piece's sound starts and ends within half a
+    /// frame of its picture (a source's audio often starts a frame before its video).
+    package var piece: MediaTimeRange
+    /// Where the piece starts in the composition.
+    package var compositionStart: MediaTime
+
+    package init(piece: MediaTimeRange, compositionStart: MediaTime) {
+        self.piece = piece
+        self.compositionStart = compositionStart
+    }
+
+    /// Composition time - source time + the clock's start: what turns a source time of the
+    /// piece into its timestamp.
+    func offset() throws(MediaTimeError) -> MediaTime {
+        try compositionStart.subtracting(piece.start).adding(Self.compositionClockStart)
+    }
+
+    /// Whether an audio frame `[start, start + duration)` in source time is the piece's.
+    func holdsAudioFrame(start: MediaTime, duration: MediaTime) throws(MediaTimeError) -> Bool {
+        let twiceMiddle = try start.multiplied(by: 2).adding(duration)
+        let twiceStart = try piece.start.multiplied(by: 2), twiceEnd = try piece.end.multiplied(by: 2)
+        return twiceMiddle >= twiceStart && twiceMiddle < twiceEnd
+    }
+}
+
+/// What runs on from segment to segment of one stream written from several packagings.
+package struct PackagedStream: Sendable, Equatable {
+    /// The MPEG-TS continuity counters of the packets written so far.
+    var continuityCounters = ContinuityCounters()
+    /// The fragmented MP4 `mfhd` sequence number of the next segment.
+    var nextSequenceNumber: UInt32 = 1
+
+    package init() {}
+}
+
+/// A packaging's sample bytes: an MP4 file's, read in blocks; an HLS source's, sample by sample.
+enum PackagingSampleReader {
+    case file(SampleBlockReader)
+    case store(any SampleStoreReader)
+
+    /// Calls `body` with the `size` bytes at `offset` (as the sample table counts).
+    mutating func withSample<T>(at offset: UInt64, size: Int, _ body: (UnsafeRawBufferPointer) throws(MP4Error) -> T) throws(MP4Error) -> T {
+        switch self {
+        case .file(var reader):
+            defer { self = .file(reader) }
+            return try reader.withSample(at: offset, size: size, body)
+        case .store(var reader):
+            defer { self = .store(reader) }
+            let bytes = try reader.read(offset: offset, count: size)
+            return try bytes.withUnsafeBytes { raw in Result { () throws(MP4Error) in try body(raw) } }.get()
+        }
+    }
+
+    func checkUnchanged() throws(MP4Error) {
+        switch self {
+        case .file(let reader): try mp4Errors { () throws(FileError) in try reader.file.checkUnchanged() }
+        case .store(let reader): try reader.checkUnchanged()
+        }
     }
 }

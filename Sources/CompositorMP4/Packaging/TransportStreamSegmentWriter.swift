@@ -5,11 +5,13 @@ import CompositorTS
 /// Writes the segments of an MPEG-TS packaging: each starts with PAT and PMT, then its access
 /// units and AAC frames interleaved by time (video by decode time, audio by presentation time).
 ///
-/// Timestamps are the source's presentation times on a 90 kHz clock from 1.4 s (as ffmpeg
-/// starts), later when priming or B-frames decode before 0: every PTS and DTS stays positive.
+/// On the source's clock, timestamps are the source's presentation times on a 90 kHz clock from
+/// 1.4 s (as ffmpeg starts), later when priming or B-frames decode before 0: every PTS and DTS
+/// stays positive; continuity counters run on when the segments are written in order (as a
+/// playlist plays them), and restart after a skip. On the composition's clock (`SegmentPlacement`)
+/// they are composition times, and the counters continue the stream's.
 /// Decode times move earlier by the largest negative composition offset (MP4's signed `ctts`),
-/// since a transport stream's DTS may never pass its PTS. Continuity counters run on when the
-/// segments are written in order (as a playlist plays them), and restart after a skip.
+/// since a transport stream's DTS may never pass its PTS.
 struct TransportStreamSegmentWriter: MP4SegmentWriter {
     /// The presentation time that becomes PTS 126,000 (1.4 s).
     static let firstTimestamp: Int64 = 126_000
@@ -18,8 +20,8 @@ struct TransportStreamSegmentWriter: MP4SegmentWriter {
     private struct Clock {
         let mediaStart: Int64
         let timescale: Int32
-        /// 90 kHz ticks added: the base and the track's presentation start.
-        var offset: Int64
+        /// The track's presentation start in 90 kHz ticks.
+        let offset: Int64
         /// Ticks subtracted from decode times so none passes its composition time.
         let decodeShift: Int64
 
@@ -38,11 +40,12 @@ struct TransportStreamSegmentWriter: MP4SegmentWriter {
     }
 
     let packaging: MP4Packaging
-    let source: ReadableFile
     /// One reader for both tracks: the samples are taken in time order, which is about file order.
-    private var sampleBytes: SampleBlockReader
+    private var sampleBytes: PackagingSampleReader
     private var videoClock: Clock?
     private var audioClock: Clock?
+    /// 90 kHz ticks added to presentation times on the source's clock.
+    private let sourceBase: Int64
     /// The video's format (one per track: `MP4Packaging` checks) and, per video sample
     /// description, its NAL length size and parameter sets (SPS then PPS; VPS, SPS, PPS for HEVC).
     private let videoFormat: VideoCodingFormat?
@@ -53,8 +56,7 @@ struct TransportStreamSegmentWriter: MP4SegmentWriter {
 
     init(_ packaging: MP4Packaging) throws(MP4Error) {
         let name = packaging.path.description
-        source = try packaging.openSource()
-        sampleBytes = SampleBlockReader(file: source)
+        sampleBytes = try packaging.sampleReader()
         self.packaging = packaging
         let descriptions = packaging.video?.track.sampleDescriptions ?? []
         videoFormat = descriptions.first?.codec.videoCodingFormat
@@ -85,32 +87,53 @@ struct TransportStreamSegmentWriter: MP4SegmentWriter {
         if let clock = audioClock, let audio = packaging.audio {
             earliest = min(earliest, try clock.ticks(audio.samples.decodeTimes[0], file: name))
         }
-        let base = Self.firstTimestamp - earliest
-        videoClock?.offset += base
-        audioClock?.offset += base
+        sourceBase = Self.firstTimestamp - earliest
         muxer = TransportStreamMuxer(video: videoFormat, hasAudio: packaging.audio != nil)
     }
 
     /// A transport stream has none: every segment starts with its PAT and PMT.
     func initSegment() -> [UInt8]? { nil }
 
-    /// Segment `index` as transport stream packets.
+    func checkUnchanged() throws(MP4Error) { try sampleBytes.checkUnchanged() }
+
+    /// Segment `index` as transport stream packets, on the source's clock.
     mutating func segment(_ index: Int, into out: inout [UInt8]) throws(MP4Error) {
         if lastSegment.map({ $0 + 1 }) != index {
             muxer = TransportStreamMuxer(video: videoFormat, hasAudio: packaging.audio != nil)
         }
         lastSegment = index
+        try write(index, base: sourceBase, audio: packaging.segments[index].audio, into: &out)
+    }
+
+    /// Segment `index` as transport stream packets, on the composition's clock.
+    mutating func segment(_ index: Int, placedAt placement: SegmentPlacement, continuing stream: inout PackagedStream,
+                          into out: inout [UInt8]) throws(MP4Error) {
+        let name = packaging.path.description
+        let base: Int64
+        do {
+            base = try placement.offset().converted(to: Int32(PESHeader.clockRate), rounding: .toNearestOrAwayFromZero).value
+        } catch {
+            throw .timeOverflow(file: name, reason: "segment \(index + 1) placed at \(placement.compositionStart): \(error)")
+        }
+        muxer = TransportStreamMuxer(video: videoFormat, hasAudio: packaging.audio != nil, continuing: stream.continuityCounters)
+        lastSegment = nil
+        try write(index, base: base, audio: try packaging.audioFrames(ofSegment: index, heldBy: placement), into: &out)
+        stream.continuityCounters = muxer.continuityCounters
+    }
+
+    /// Segment `index`'s video and the audio frames `audioFrames`, `base` added to every presentation time.
+    private mutating func write(_ index: Int, base: Int64, audio audioFrames: Range<Int>, into out: inout [UInt8]) throws(MP4Error) {
         let segment = packaging.segments[index]
         let name = packaging.path.description
         out.removeAll(keepingCapacity: true)
         muxer.writeTables(into: &out)
-        var v = segment.video.lowerBound, a = segment.audio.lowerBound
-        var nextAudio = try audioTime(a, file: name)
-        var nextVideo = try videoTimes(v, file: name)
+        var v = segment.video.lowerBound, a = audioFrames.lowerBound
+        var nextAudio = try audioTime(a, base: base, file: name)
+        var nextVideo = try videoTimes(v, base: base, file: name)
         var accessUnit: [UInt8] = []
-        while v < segment.video.upperBound || a < segment.audio.upperBound {
+        while v < segment.video.upperBound || a < audioFrames.upperBound {
             if v < segment.video.upperBound, let (pts, dts) = nextVideo,
-               a >= segment.audio.upperBound || nextAudio.map({ dts <= $0 }) ?? true, let video = packaging.video, let videoFormat {
+               a >= audioFrames.upperBound || nextAudio.map({ dts <= $0 }) ?? true, let video = packaging.video, let videoFormat {
                 let samples = video.samples
                 let description = videoDescriptions[Int(samples.descriptionIndices[v])]
                 let keyframe = samples.isSync(v)
@@ -127,7 +150,7 @@ struct TransportStreamSegmentWriter: MP4SegmentWriter {
                 }
                 accessUnit.withUnsafeBytes { muxer.writeVideo($0, pts: UInt64(pts), dts: UInt64(dts), isKeyframe: keyframe, into: &out) }
                 v += 1
-                nextVideo = try videoTimes(v, file: name)
+                nextVideo = try videoTimes(v, base: base, file: name)
             } else if let pts = nextAudio, let audio = packaging.audio {
                 let samples = audio.samples
                 let parameters = adts[Int(samples.descriptionIndices[a])]
@@ -142,7 +165,7 @@ struct TransportStreamSegmentWriter: MP4SegmentWriter {
                 try sampleBytes.withSample(at: samples.offsets[a], size: size) { (bytes) throws(MP4Error) in frame.append(contentsOf: bytes) }
                 frame.withUnsafeBytes { muxer.writeAudio($0, pts: UInt64(pts), into: &out) }
                 a += 1
-                nextAudio = try audioTime(a, file: name)
+                nextAudio = try audioTime(a, base: base, file: name)
             } else {
                 break
             }
@@ -150,15 +173,25 @@ struct TransportStreamSegmentWriter: MP4SegmentWriter {
     }
 
     /// Video sample `index`'s PTS and DTS on the 90 kHz clock, `nil` past the last sample.
-    private func videoTimes(_ index: Int, file: String) throws(MP4Error) -> (pts: Int64, dts: Int64)? {
+    private func videoTimes(_ index: Int, base: Int64, file: String) throws(MP4Error) -> (pts: Int64, dts: Int64)? {
         guard let clock = videoClock, let samples = packaging.video?.samples, index < samples.count else { return nil }
-        return (try clock.ticks(samples.compositionTime(index), file: file),
-                try clock.ticks(samples.decodeTimes[index] - clock.decodeShift, file: file))
+        return (try Self.timestamp(clock.ticks(samples.compositionTime(index), file: file), base: base, file: file),
+                try Self.timestamp(clock.ticks(samples.decodeTimes[index] - clock.decodeShift, file: file), base: base, file: file))
     }
 
     /// Audio frame `index`'s PTS on the 90 kHz clock, `nil` past the last frame.
-    private func audioTime(_ index: Int, file: String) throws(MP4Error) -> Int64? {
+    private func audioTime(_ index: Int, base: Int64, file: String) throws(MP4Error) -> Int64? {
         guard let clock = audioClock, let samples = packaging.audio?.samples, index < samples.count else { return nil }
-        return try clock.ticks(samples.decodeTimes[index], file: file)
+        return try Self.timestamp(clock.ticks(samples.decodeTimes[index], file: file), base: base, file: file)
     }
+
+    /// `ticks + base`, which a PES header can carry: 33 bits, not negative.
+    private static func timestamp(_ ticks: Int64, base: Int64, file: String) throws(MP4Error) -> Int64 {
+        let (sum, overflow) = ticks.addingReportingOverflow(base)
+        guard !overflow, sum >= 0, sum < 1 << 33 else {
+            throw .timeOverflow(file: file, reason: "a sample at \(ticks) + \(base) ticks of 90 kHz, outside a PES header's 33-bit timestamps")
+        }
+        return sum
+    }
+
 }

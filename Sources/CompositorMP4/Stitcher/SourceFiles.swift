@@ -59,7 +59,7 @@ struct SourceFiles {
     }
 
     /// A reader of `store`'s samples, opening files as it needs them.
-    private static func reader(_ store: MP4SampleStore) throws(MP4Error) -> any SampleStoreReader {
+    static func reader(_ store: MP4SampleStore) throws(MP4Error) -> any SampleStoreReader {
         switch store {
         case .file(let path, let version):
             return FileSampleReader(file: try mp4Errors { () throws(FileError) in try ReadableFile(path: path, expecting: version) })

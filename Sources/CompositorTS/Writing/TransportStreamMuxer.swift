@@ -20,11 +20,14 @@ package struct TransportStreamMuxer: Sendable {
     package let video: VideoCodingFormat?
     package let hasAudio: Bool
     /// The next continuity counter of the PAT, the PMT, the video and the audio PID.
-    private var counters: [UInt8] = [0, 0, 0, 0]
+    package private(set) var continuityCounters: ContinuityCounters
 
-    package init(video: VideoCodingFormat?, hasAudio: Bool) {
+    /// A muxer whose packets continue `counters` (a stream another muxer wrote before it, from
+    /// another source: the PIDs are the same whatever the source).
+    package init(video: VideoCodingFormat?, hasAudio: Bool, continuing counters: ContinuityCounters = ContinuityCounters()) {
         self.video = video
         self.hasAudio = hasAudio
+        continuityCounters = counters
     }
 
     private var pcrPID: UInt16 { video != nil ? Self.videoPID : Self.audioPID }
@@ -151,8 +154,8 @@ package struct TransportStreamMuxer: Sendable {
     /// The continuity counter for the next packet on `pid`.
     private mutating func nextCounter(_ pid: UInt16) -> UInt8 {
         let slot = pid == 0 ? 0 : pid == Self.programMapPID ? 1 : pid == Self.videoPID ? 2 : 3
-        let counter = counters[slot]
-        counters[slot] = (counter + 1) & 0x0F
+        let counter = continuityCounters.next[slot]
+        continuityCounters.next[slot] = (counter + 1) & 0x0F
         return counter
     }
 
@@ -177,4 +180,12 @@ package struct TransportStreamMuxer: Sendable {
         out += section
         out += [UInt8](repeating: 0xFF, count: 188 - 5 - section.count)
     }
+}
+
+/// The next continuity counter of each PID a `TransportStreamMuxer` writes: the PAT, the PMT,
+/// the video and the audio.
+package struct ContinuityCounters: Sendable, Equatable {
+    fileprivate var next: [UInt8] = [0, 0, 0, 0]
+
+    package init() {}
 }

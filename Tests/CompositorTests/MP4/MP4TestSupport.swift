@@ -133,6 +133,26 @@ struct FFmpeg: Sendable {
         return frames
     }
 
+    /// One packet as ffprobe reads it: its presentation start and duration, in seconds (ffprobe
+    /// gives none for some, such as a fragment's first audio sample).
+    struct Packet {
+        var start: Double
+        var duration: Double?
+        var end: Double { start + (duration ?? 0) }
+    }
+
+    /// The packets of `path`'s first `stream` (`v` or `a`), with the file's own timestamps.
+    func packets(_ path: String, stream: String) async throws -> [Packet] {
+        let output = try await ChildProcess.run(ffprobe, ["-v", "error", "-select_streams", "\(stream):0",
+                                                        "-show_entries", "packet=pts_time,duration_time", "-of", "csv=p=0", path])
+        guard output.status == 0 else { throw FFmpegFailure(message: output.stderr) }
+        return output.stdout.split(separator: "\n").compactMap { line in
+            let fields = line.split(separator: ",", omittingEmptySubsequences: false)
+            guard fields.count >= 2, let start = Double(fields[0]) else { return nil }
+            return Packet(start: start, duration: Double(fields[1]))
+        }
+    }
+
     /// The MD5 of the first audio stream decoded to PCM, placed by its timestamps as ffmpeg plays it.
     func audioHash(_ path: String) async throws -> String {
         let output = try await ChildProcess.run(ffmpeg, ["-v", "error", "-i", path, "-map", "0:a:0", "-f", "md5", "-"])

@@ -68,20 +68,89 @@ struct HLSPackagingFFmpegTests {
         #expect(try await ffmpeg.decodedFrames(stitched.outputURL).map(\.hash) == contentFrames.map(\.hash))
     }
 
-    /// Stitches, writes, and judges; returns the stitch.
+    /// Every piece packaged: one stream on the composition's clock. HLS content and ads (TS,
+    /// fragmented MP4) and the seed's mix of TS content and MP4 ads, each piece's segments
+    /// written for it alone:
+    ///
+    /// ```
+    /// playlist   |piece-1-0|piece-1-1|piece-1-2|piece-2-0| ...    no EXT-X-DISCONTINUITY
+    /// timestamps 10 ------------------------- 13.1 ------ ...    composition time + 10 s
+    /// audio      each piece's within half a frame of its video
+    /// ```
+    @Test("every piece packaged: timestamps run on as composition time, no discontinuity",
+          arguments: ["demo-hls.json", "demo-hls-fmp4.json", "seed-scenario.json"])
+    func everyPiecePackaged(schedule: String) async throws {
+        let ffmpeg = try FFmpeg.require()
+        let folder = try MP4Fixtures.makeScratchFolder("every-piece")
+        defer { MP4Fixtures.remove(folder) }
+        let stitched = try await judged(try HLSJoin.composition(schedule), everyPiece: true, label: "every-\(schedule)", keep: folder)
+        let playlist = stitched.variants[0].result.playlist
+        #expect(playlist.segments.filter(\.isDiscontinuity).isEmpty, "every source has H.264 video and AAC audio")
+        #expect(stitched.placedSegments.count == playlist.segments.count)
+        #expect(stitched.packagedSources.count == Set(stitched.composition.segments.map(\.source)).count)
+        for (index, piece) in stitched.variants[0].result.pieces.enumerated() {
+            let file = folder + "/piece-\(index)"
+            let clock = SegmentPlacement.compositionClockStart
+            let start = (piece.compositionRange.start + clock).seconds, end = (piece.compositionRange.end + clock).seconds
+            let video = try await ffmpeg.packets(file, stream: "v")
+            let audio = try await ffmpeg.packets(file, stream: "a")
+            let id = stitched.composition.segments[index].id
+            let first = try #require(video.map(\.start).min()), last = try #require(video.map(\.end).max())
+            #expect(abs(first - start) < 0.0001, "'\(id)': its video starts at \(first), not \(start)")
+            // Its video may end before the piece when its source's audio runs on (ad2.mp4), by less than a frame.
+            #expect(last <= end + 0.0001 && last > end - 0.045, "'\(id)': its video ends at \(last), not \(end)")
+            let audioFirst = try #require(audio.map(\.start).min()), audioLast = try #require(audio.map(\.end).max())
+            let halfFrame = try #require(audio.lazy.compactMap(\.duration).first) / 2 + 0.0001
+            #expect(audioFirst >= start - halfFrame && audioFirst < start + halfFrame, "'\(id)': its audio starts at \(audioFirst)")
+            #expect(audioLast <= end + halfFrame && audioLast > end - halfFrame - 0.011, "'\(id)': its audio ends at \(audioLast)")
+        }
+    }
+
+    /// A piece without audio between pieces with: the tracks change, so the playlist marks a
+    /// discontinuity on either side of it (RFC 8216 4.3.2.3), though the timestamps run on.
+    @Test("every piece packaged: a discontinuity only where the tracks change")
+    func everyPieceTracksChange() async throws {
+        let composition = try HLSJoin.composition(json: Array("""
+            { "content": [ { "id": "feature", "url": "hls/ts/content/index.m3u8", "end": 8 } ],
+              "breaks": [ { "id": "mid", "at": 4, "ads": [ { "id": "bumper", "url": "bumper-video-only.mp4" },
+                                                          { "id": "ad", "url": "ad1.mp4", "end": 2 } ] } ] }
+            """.utf8))
+        let stitched = try await judged(composition, everyPiece: true, label: "every-tracks")
+        let result = stitched.variants[0].result
+        let marked = result.playlist.segments.indices.filter { result.playlist.segments[$0].isDiscontinuity }
+        #expect(marked == [result.pieces[1].segments.lowerBound, result.pieces[2].segments.lowerBound])
+    }
+
+    @Test("every piece packaged: not with interstitials, which keep each ad in playlists of its own")
+    func everyPieceNotWithInterstitials() throws {
+        let schedule = try ScheduleDocument.decode(try MP4Fixtures.bytes(HLSJoin.fixtures + "/demo-hls.json"), baseFolder: FilePath(HLSJoin.fixtures))
+        var stitcher = HLSCompositionStitcher(outputURL: "/tmp/never-written/stitched.m3u8")
+        stitcher.packagesEveryPiece = true
+        #expect {
+            try stitcher.stitchInterstitials(schedule, naturalDurations: SourceProbe.probeAll(schedule).results.mapValues(\.naturalDuration))
+        } throws: { error in
+            guard case .unsupported(_, let reason)? = error as? HLSCompositionStitchError else { return false }
+            return reason.contains("packaging every piece")
+        }
+    }
+
+    /// Stitches, writes, and judges; returns the stitch. Each piece's segments, joined into one
+    /// file, are left in `keep` (`piece-N`) when it is given.
     func judged(
-        _ composition: Composition, container: HLSSegmentContainer? = nil, label: String,
-        sourceLocation: SourceLocation = #_sourceLocation
+        _ composition: Composition, container: HLSSegmentContainer? = nil, everyPiece: Bool = false, label: String,
+        keep: String? = nil, sourceLocation: SourceLocation = #_sourceLocation
     ) async throws -> HLSStitchedComposition {
         let ffmpeg = try FFmpeg.require()
         let folder = try MP4Fixtures.makeScratchFolder("packaging-\(label)")
         defer { MP4Fixtures.remove(folder) }
         var stitcher = HLSCompositionStitcher(outputURL: folder + "/out/stitched.m3u8")
         stitcher.segmentContainer = container
+        stitcher.packagesEveryPiece = everyPiece
         let stitched = try stitcher.stitch(composition)
         try stitched.write(into: FilePath(folder + "/out"))
         let variant = try #require(stitched.variants.first)
-        try checkStitchedPlaylist(variant, composition: stitched.composition, packaged: stitched.packagedSources, sourceLocation: sourceLocation)
+        try checkStitchedPlaylist(variant, composition: stitched.composition, packaged: stitched.packagedSources,
+                                  discontinuityAtEveryPiece: !everyPiece, sourceLocation: sourceLocation)
         // Only what the playlist plays is written: every segment it lists, nothing more.
         let uris = variant.result.playlist.segments.flatMap { [$0.uri] + ($0.map.map { [$0.uri] } ?? []) }
         let listed = Set(uris.filter { !$0.contains("/") })
@@ -104,15 +173,15 @@ struct HLSPackagingFFmpegTests {
         // (ad2.mp4's audio runs a second past its video).
         for (index, (segment, frames)) in zip(stitched.composition.segments, expected).enumerated() {
             let shown = frames.reduce(MediaTime.zero) { $0 + judge.frameDuration($1, in: sources[index]) }
-            let isPackaged = sources[index] != variant.sourcePlaylistURLs[index]
-            let videoEnd = isPackaged ? try MP4Reader.read(path: FilePath(sources[index])).videoTrack?.presentationDuration : nil
+            let packaging = stitched.packagedSources.first { $0.playlist.url == variant.sourcePlaylistURLs[index] }?.packaging
+            let videoEnd = packaging?.video?.presentationEnd
             let expectedDuration = videoEnd.map { MediaTime.min(segment.compositionRange.duration, $0 - segment.sourceRange.start) }
                 ?? segment.compositionRange.duration
             #expect(shown == expectedDuration, "'\(segment.id)': its frames last \(shown) s", sourceLocation: sourceLocation)
         }
         // Each piece on its own, as a player reads each discontinuity section.
         for (index, piece) in variant.result.pieces.enumerated() {
-            let file = folder + "/piece-\(index)"
+            let file = (keep ?? folder) + "/piece-\(index)"
             var bytes: [UInt8] = []
             let segments = variant.result.playlist.segments[piece.segments]
             if let map = segments.first?.map { bytes += try MP4Fixtures.bytes(map.resolvedURI) }
