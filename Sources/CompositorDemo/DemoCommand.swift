@@ -13,6 +13,7 @@ enum DemoCommand {
                               [--interstitials [--restrict-jumps]]   content alone, each break an HLS interstitial
                               [--cue-tags] [--scte35]   EXT-X-CUE-OUT/-CONT/-IN, SCTE35-OUT/-IN date ranges
                               [--segments ts|fmp4]   what MP4 sources are packaged into (default: as the HLS sources)
+                              [--package-every-piece]   HLS sources too: one stream on the composition's clock
                CompositorDemo simulate SCHEDULE.json --actions "play 30; seek content 50; play 20"
                               [--snapback none|lastUnplayed|firstUnplayed|allUnplayed] [--json]
                CompositorDemo preview SCHEDULE.json [--port N] [--snapback POLICY]

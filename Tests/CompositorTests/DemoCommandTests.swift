@@ -228,6 +228,7 @@ struct DemoCommandTests {
         ["map", "Fixtures/reference-sample.json", "--content-time", "abc"], ["timeline", "a.json", "b.json"],
         ["simulate", "Fixtures/reference-sample.json", "--actions", "jump 3"],
         ["simulate", "Fixtures/reference-sample.json", "--snapback", "sometimes"],
+        ["hls", "Fixtures/demo-hls.json", "--output", "/tmp/never-written", "--interstitials", "--package-every-piece"],
     ])
     func usage(arguments: [String]) async throws {
         let result = try await DemoProcess.run(arguments)

@@ -269,10 +269,11 @@ public struct HLSCompositionStitcher: Sendable {
 
     /// `stitched` with every segment a file of its own, each piece's on the composition's clock,
     /// and the segments to write, in play order. The timestamps run on from piece to piece, so
-    /// a discontinuity is marked only where the tracks change: players reset at one (GStreamer
-    /// showed pieces' first frames late, VLC dropped pieces' ends and stopped at a change of
-    /// init segment, with every timestamp continuous), and a source's own discontinuities were
-    /// packaged away.
+    /// a discontinuity is marked only where RFC 8216 asks for one: where the tracks change, and,
+    /// in MPEG-TS, where the encoding parameters do (they arrive in-band only, and Chromium's
+    /// player fails without the mark). Fragmented MP4 announces new parameters with the new
+    /// `EXT-X-MAP`, which every player measured follows unmarked, while at a mark GStreamer showed
+    /// pieces' first frames late and VLC stopped. A source's own discontinuities were packaged away.
     private static func placingEveryPiece(
         _ stitched: HLSStitchedVariantPlaylist, sources: [HLSPackagedSource], composition: Composition
     ) throws(HLSCompositionStitchError) -> (HLSStitchedVariantPlaylist, [HLSPlacedSegment]) {
@@ -280,15 +281,19 @@ public struct HLSCompositionStitcher: Sendable {
         var placed: [HLSPlacedSegment] = []
         var names: [String] = []
         var discontinuities = Set<Int>()
-        var previousTracks: [String]?
+        var previous: (tracks: [String], descriptions: [[MP4SampleDescription]])?
         for (number, (piece, segment)) in zip(result.pieces, composition.segments).enumerated() {
             guard let source = sources.firstIndex(where: { $0.playlist.url == piece.url }) else {
                 throw .stitch(item: segment.id, reason: "its source was not packaged")
             }
             let playlist = sources[source].playlist
-            let tracks = sources[source].packaging.trackTypes
-            if let previousTracks, previousTracks != tracks { discontinuities.insert(piece.segments.lowerBound) }
-            previousTracks = tracks
+            let packaging = sources[source].packaging
+            let current = (tracks: packaging.trackTypes, descriptions: packaging.sampleDescriptions)
+            if let previous, previous.tracks != current.tracks
+                || (packaging.container == .mpegTS && previous.descriptions != current.descriptions) {
+                discontinuities.insert(piece.segments.lowerBound)
+            }
+            previous = current
             for (position, output) in piece.segments.enumerated() {
                 guard let index = playlist.segments.firstIndex(where: { $0.resolvedURI == result.playlist.segments[output].resolvedURI }) else {
                     throw .stitch(item: segment.id, reason: "segment \(result.playlist.segments[output].uri) is not its source's")

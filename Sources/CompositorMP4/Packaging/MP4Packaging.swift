@@ -121,6 +121,11 @@ package struct MP4Packaging: Sendable {
         }
     }
 
+    /// Each track's sample descriptions, video first: its encoding parameters.
+    package var sampleDescriptions: [[MP4SampleDescription]] {
+        [video, audio].compactMap { $0?.track.sampleDescriptions }
+    }
+
     /// A reader of the source's samples, checked to be the version the segments were planned from.
     func sampleReader() throws(MP4Error) -> PackagingSampleReader {
         if case .file(let path, let version) = store {

@@ -73,22 +73,30 @@ struct HLSPackagingFFmpegTests {
     /// written for it alone:
     ///
     /// ```
-    /// playlist   |piece-1-0|piece-1-1|piece-1-2|piece-2-0| ...    no EXT-X-DISCONTINUITY
+    /// playlist   |piece-1-0|piece-1-1|piece-1-2|piece-2-0| ...    EXT-X-DISCONTINUITY only at a new SPS/PPS in TS
     /// timestamps 10 ------------------------- 13.1 ------ ...    composition time + 10 s
     /// audio      each piece's within half a frame of its video
     /// ```
-    @Test("every piece packaged: timestamps run on as composition time, no discontinuity",
+    @Test("every piece packaged: timestamps run on as composition time, discontinuities only where needed",
           arguments: ["demo-hls.json", "demo-hls-fmp4.json", "seed-scenario.json"])
     func everyPiecePackaged(schedule: String) async throws {
         let ffmpeg = try FFmpeg.require()
         let folder = try MP4Fixtures.makeScratchFolder("every-piece")
         defer { MP4Fixtures.remove(folder) }
         let stitched = try await judged(try HLSJoin.composition(schedule), everyPiece: true, label: "every-\(schedule)", keep: folder)
-        let playlist = stitched.variants[0].result.playlist
-        #expect(playlist.segments.filter(\.isDiscontinuity).isEmpty, "every source has H.264 video and AAC audio")
+        let result = stitched.variants[0].result, playlist = result.playlist
+        // Every source has H.264 video and AAC audio: a discontinuity only where MPEG-TS changes
+        // its parameter sets (fragmented MP4 changes them with its EXT-X-MAP).
+        let descriptions = result.pieces.map { piece in
+            stitched.packagedSources.first { $0.playlist.url == piece.url }?.packaging.sampleDescriptions ?? []
+        }
+        let isTS = playlist.segments[0].map == nil
+        let expected = result.pieces.indices.dropFirst().filter { isTS && descriptions[$0] != descriptions[$0 - 1] }
+        #expect(playlist.segments.indices.filter { playlist.segments[$0].isDiscontinuity } == expected.map { result.pieces[$0].segments.lowerBound })
+        #expect(isTS ? !expected.isEmpty : expected.isEmpty)
         #expect(stitched.placedSegments.count == playlist.segments.count)
         #expect(stitched.packagedSources.count == Set(stitched.composition.segments.map(\.source)).count)
-        for (index, piece) in stitched.variants[0].result.pieces.enumerated() {
+        for (index, piece) in result.pieces.enumerated() {
             let file = folder + "/piece-\(index)"
             let clock = SegmentPlacement.compositionClockStart
             let start = (piece.compositionRange.start + clock).seconds, end = (piece.compositionRange.end + clock).seconds
@@ -107,11 +115,12 @@ struct HLSPackagingFFmpegTests {
     }
 
     /// A piece without audio between pieces with: the tracks change, so the playlist marks a
-    /// discontinuity on either side of it (RFC 8216 4.3.2.3), though the timestamps run on.
-    @Test("every piece packaged: a discontinuity only where the tracks change")
+    /// discontinuity on either side of it (RFC 8216 4.3.2.3), though the timestamps run on; the
+    /// change from the ad to the content (fragmented MP4: new parameters in a new EXT-X-MAP) is not marked.
+    @Test("every piece packaged: a discontinuity where the tracks change")
     func everyPieceTracksChange() async throws {
         let composition = try HLSJoin.composition(json: Array("""
-            { "content": [ { "id": "feature", "url": "hls/ts/content/index.m3u8", "end": 8 } ],
+            { "content": [ { "id": "feature", "url": "hls/fmp4/content/index.m3u8", "end": 8 } ],
               "breaks": [ { "id": "mid", "at": 4, "ads": [ { "id": "bumper", "url": "bumper-video-only.mp4" },
                                                           { "id": "ad", "url": "ad1.mp4", "end": 2 } ] } ] }
             """.utf8))
