@@ -103,7 +103,7 @@ public struct HLSCompositionStitcher: Sendable {
         var playlists = HLSSourcePlaylists(loader: loader)
         var packaged: [HLSPackagedSource]
         if let packagedSources { packaged = packagedSources } else {
-            packaged = try packageMP4Sources(of: composition, output: output, playlists: &playlists)
+            packaged = try packageSources(of: composition, output: output, playlists: &playlists)
         }
         // Each distinct source once, in order of first use, and which of them each segment plays.
         var sources: [(location: MediaLocation, playlist: HLSPlaylist)] = []
@@ -223,7 +223,7 @@ public struct HLSCompositionStitcher: Sendable {
     /// `packagesEveryPiece`), each packaged into segments of `segmentContainer` (or of the first
     /// HLS source's format) with boundaries at the keyframes next to every cut the composition
     /// asks of it, no longer than the first HLS source's target duration (6 s without one).
-    private func packageMP4Sources(
+    private func packageSources(
         of composition: Composition, output: String, playlists: inout HLSSourcePlaylists
     ) throws(HLSCompositionStitchError) -> [HLSPackagedSource] {
         var packagedLocations: [(location: MediaLocation, item: String, isPlaylist: Bool)] = []
@@ -255,7 +255,8 @@ public struct HLSCompositionStitcher: Sendable {
         let folderURL = Self.folderURL(of: output)
         var stems: Set<String> = []
         var packaged: [HLSPackagedSource] = []
-        var hlsSources = HLSRenderSources()
+        // The HLS sources read as a render reads them, from the playlists already loaded.
+        var hlsSources = HLSRenderSources(playlists: playlists)
         for (location, item, isPlaylist) in packagedLocations {
             let cuts = composition.segments.filter { $0.source == location }.flatMap { [$0.sourceRange.start, $0.sourceRange.end] }
             let stem = HLSPackagedSource.stem(for: location, taken: &stems)
@@ -279,15 +280,18 @@ public struct HLSCompositionStitcher: Sendable {
     ) throws(HLSCompositionStitchError) -> (HLSStitchedVariantPlaylist, [HLSPlacedSegment]) {
         let result = stitched.result
         var placed: [HLSPlacedSegment] = []
-        var names: [String] = []
         var discontinuities = Set<Int>()
+        // Each source's segments by URI, made once: a lookup per stitched segment.
+        var segmentIndices: [Int: [String: Int]] = [:]
         var previous: (tracks: [String], descriptions: [[MP4SampleDescription]])?
         for (number, (piece, segment)) in zip(result.pieces, composition.segments).enumerated() {
             guard let source = sources.firstIndex(where: { $0.playlist.url == piece.url }) else {
                 throw .stitch(item: segment.id, reason: "its source was not packaged")
             }
-            let playlist = sources[source].playlist
             let packaging = sources[source].packaging
+            let indices = segmentIndices[source] ?? Dictionary(
+                sources[source].playlist.segments.enumerated().map { ($1.resolvedURI, $0) }, uniquingKeysWith: { first, _ in first })
+            segmentIndices[source] = indices
             let current = (tracks: packaging.trackTypes, descriptions: packaging.sampleDescriptions)
             if let previous, previous.tracks != current.tracks
                 || (packaging.container == .mpegTS && previous.descriptions != current.descriptions) {
@@ -295,23 +299,22 @@ public struct HLSCompositionStitcher: Sendable {
             }
             previous = current
             for (position, output) in piece.segments.enumerated() {
-                guard let index = playlist.segments.firstIndex(where: { $0.resolvedURI == result.playlist.segments[output].resolvedURI }) else {
+                guard let index = indices[result.playlist.segments[output].resolvedURI] else {
                     throw .stitch(item: segment.id, reason: "segment \(result.playlist.segments[output].uri) is not its source's")
                 }
-                let name = "piece-\(number + 1)-\(position).\(sources[source].packaging.container == .mpegTS ? "ts" : "m4s")"
-                names.append(name)
+                let name = "piece-\(number + 1)-\(position).\(packaging.container == .mpegTS ? "ts" : "m4s")"
                 placed.append(HLSPlacedSegment(
                     source: source, segment: index, name: name,
                     placement: SegmentPlacement(piece: piece.sourceRange, compositionStart: piece.compositionRange.start)))
             }
         }
-        guard names.count == result.playlist.segments.count else {
-            throw .stitch(item: nil, reason: "\(result.playlist.segments.count) segments stitched, \(names.count) placed in pieces")
+        guard placed.count == result.playlist.segments.count else {
+            throw .stitch(item: nil, reason: "\(result.playlist.segments.count) segments stitched, \(placed.count) placed in pieces")
         }
         let folder = folderURL(of: stitched.url)
         let relocated = result.changingSegments { index, segment in
-            segment.uri = names[index]
-            segment.resolvedURI = folder + names[index]
+            segment.uri = placed[index].name
+            segment.resolvedURI = folder + placed[index].name
             segment.isDiscontinuity = discontinuities.contains(index)
         }
         return (HLSStitchedVariantPlaylist(

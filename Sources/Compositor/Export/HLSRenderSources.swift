@@ -11,7 +11,12 @@ import CompositorMP4
 /// `BANDWIDTH` (the first of equals): the best picture the source offers, as a player with
 /// unlimited bandwidth would choose.
 struct HLSRenderSources {
-    private var playlists = HLSSourcePlaylists(loader: .fileSystem)
+    private var playlists: HLSSourcePlaylists
+
+    /// Reads playlists through `playlists` (and its cache of those already read).
+    init(playlists: HLSSourcePlaylists = HLSSourcePlaylists(loader: .fileSystem)) {
+        self.playlists = playlists
+    }
 
     /// The segments `location` plays: its media playlist's, or its variant's and, when the
     /// variant's audio is in playlists of its own, those of the rendition a player picks.
