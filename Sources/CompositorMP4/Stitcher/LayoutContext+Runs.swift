@@ -164,16 +164,20 @@ extension LayoutContext {
         }
     }
 
-    /// Silence for the whole window, in the given description.
-    mutating func silenceRun(description: Int, piece: Int, windowLength: Int64, timescale: Int32) throws(MP4Error) -> TrackRun {
+    /// Silence for the whole window, in the given description; after one hidden silent frame
+    /// with `hiddenFrame`, which takes the overlap of the frame decoded before it.
+    mutating func silenceRun(description: Int, piece: Int, windowLength: Int64, timescale: Int32,
+                             hiddenFrame: Bool = false) throws(MP4Error) -> TrackRun {
         let file = pieces[piece].path
         let silence = try silence(for: description, piece: piece, gap: MediaTime(value: windowLength, timescale: timescale))
         let count = try exact(file) { () throws(MediaTimeError) in try silence.framesToCover(windowLength, timescale: timescale) }
         try checkSilence(count, piece: piece, timescale: timescale, gap: windowLength)
         return try exact(file) { () throws(MediaTimeError) in
-            TrackRun(spans: try RunSpan.silence(silence, count: count, from: 0, timescale: timescale).map { [$0] } ?? [],
-                     decodeEnd: try silence.offset(ofFrame: count, timescale: timescale),
-                     windowStart: 0, windowLength: windowLength)
+            let hidden: Int64 = hiddenFrame ? 1 : 0
+            let lead = try silence.offset(ofFrame: hidden, timescale: timescale)
+            return TrackRun(spans: try RunSpan.silence(silence, count: count + hidden, from: 0, timescale: timescale).map { [$0] } ?? [],
+                            decodeEnd: try silence.offset(ofFrame: count + hidden, timescale: timescale),
+                            windowStart: lead, windowLength: windowLength)
         }
     }
 }

@@ -7,10 +7,12 @@ extension LayoutContext {
     /// tail) and one edit per piece, with the pieces' boundaries in the movie timescale; edits
     /// whose media follows on are joined (`joiningContiguous`).
     ///
-    /// Where a source lacks the track (or its track starts after the piece does) there is a hole:
-    /// the previous edit runs on over it, so video holds its last frame and audio plays silence
-    /// (silent frames are appended to cover it). Only holes before any media become an empty edit,
-    /// at the very start: ffmpeg 5.x mishandles empty edits anywhere else.
+    /// Where a source lacks the track (or its track starts after the piece does) there is a hole.
+    /// In video the previous edit runs on over it, so the last frame is held; holes before any
+    /// media become an empty edit, at the very start (ffmpeg 5.x mishandles empty edits anywhere
+    /// else). In audio a hole is an edit of its own showing silent frames, after one hidden
+    /// silent frame: the previous piece's sound stops at the cut, not at the end of the AAC frame
+    /// the cut falls in, and its last frame's overlap decodes into the hidden frame, not the gap.
     mutating func sampleAccurateTrack(_ kind: TrackKind, timescale: Int32, movieTimescale: Int32,
                                       movieBoundaries: [Int64]) throws(MP4Error) -> PlacedTrack {
         let table = kind == .video ? videoDescriptions : audioDescriptions
@@ -36,43 +38,49 @@ extension LayoutContext {
             windows.append(gap < pieceMovie ? (timeline, window) : nil)
         }
 
-        // Edits: a media edit per piece with media, lengthened over the holes after it.
+        // Edits: a media edit per piece with media; video's lengthened over the holes after it,
+        // audio's followed by an edit of silence for them.
         var edits: [MP4EditListEntry] = []
         var editOfPiece: [Int?] = Array(repeating: nil, count: pieces.count)
+        var silenceEditOfPiece: [Int?] = Array(repeating: nil, count: pieces.count)
+        var lastEditIsSilence = false
         for index in pieces.indices {
             let pieceMovie = movieBoundaries[index + 1] - movieBoundaries[index]
             if holes[index] > 0 {
-                if let last = edits.indices.last {
+                if let last = edits.indices.last, kind == .video || lastEditIsSilence {
                     edits[last].segmentDuration += UInt64(holes[index])
                 } else {
-                    edits.append(MP4EditListEntry(segmentDuration: UInt64(holes[index]), mediaTime: nil))
+                    edits.append(MP4EditListEntry(segmentDuration: UInt64(holes[index]), mediaTime: kind == .audio ? 0 : nil))
+                    if kind == .audio { silenceEditOfPiece[index] = edits.count - 1 }
+                    lastEditIsSilence = kind == .audio
                 }
             }
             if windows[index] != nil {
                 edits.append(MP4EditListEntry(segmentDuration: UInt64(pieceMovie - holes[index]), mediaTime: 0))
                 editOfPiece[index] = edits.count - 1
+                lastEditIsSilence = false
             }
         }
 
         var slots: [RunSlot] = []
-        if kind == .audio, edits.first?.mediaTime == nil,
-           let firstWithAudio = windows.firstIndex(where: { $0 != nil }), let timeline = windows[firstWithAudio]?.timeline {
-            // Audio that starts late starts with silence instead (in the first audio's description),
-            // so the track plays from 0 like the video.
-            let description = audioDescriptions.outputIndex(source: pieces[firstWithAudio].source,
-                                                            description: Int(timeline.samples.descriptionIndices[0]))
-            let length = try exact(pieces[0].path) { () throws(MediaTimeError) in
-                try MediaTime.divide(Int64(edits[0].segmentDuration), times: Int64(timescale), by: Int64(movieTimescale),
-                                     rounding: .toNearestOrAwayFromZero)
-            }
-            edits[0].mediaTime = 0
-            slots.append(RunSlot(piece: 0, edit: 0, run: try silenceRun(description: description, piece: firstWithAudio,
-                                                                        windowLength: length, timescale: timescale)))
+        // Silence is made in the description of the audio before it (of the first audio, before any).
+        var silenceDescription: Int?
+        if kind == .audio, let first = windows.firstIndex(where: { $0 != nil }),
+           let index = windows[first]?.timeline.samples.descriptionIndices.first {
+            silenceDescription = audioDescriptions.outputIndex(source: pieces[first].source, description: Int(index))
         }
         for (index, piece) in pieces.enumerated() {
+            if let edit = silenceEditOfPiece[index], let description = silenceDescription {
+                let length = try exact(piece.path) { () throws(MediaTimeError) in
+                    try MediaTime.divide(Int64(edits[edit].segmentDuration), times: Int64(timescale), by: Int64(movieTimescale),
+                                         rounding: .toNearestOrAwayFromZero)
+                }
+                slots.append(RunSlot(piece: index, edit: edit, run: try silenceRun(description: description, piece: index, windowLength: length,
+                                                                                   timescale: timescale, hiddenFrame: !slots.isEmpty)))
+            }
             guard let (timeline, window) = windows[index], let edit = editOfPiece[index] else { continue }
             // The window is as long as the edit (what ffmpeg computes: rounded to the track's ticks);
-            // the piece's own part first, then the holes after it.
+            // for video, the piece's own part first, then the holes after it.
             let pieceMovie = movieBoundaries[index + 1] - movieBoundaries[index]
             let (ownLength, fullLength) = try exact(piece.path) { () throws(MediaTimeError) in
                 (try MediaTime.divide(pieceMovie - holes[index], times: Int64(timescale), by: Int64(movieTimescale),
@@ -90,8 +98,10 @@ extension LayoutContext {
             } else {
                 var run = try audioRun(piece, timeline, window: window, windowLength: ownLength, timescale: timescale)
                 try checkSpan(of: run, in: track, piece: index)
-                run.extendWindow(by: fullLength - ownLength)
                 try fillWithSilence(&run, piece: index, timescale: timescale)
+                if let last = try exact(piece.path, { () throws(MediaTimeError) in try run.lastSample() }) {
+                    silenceDescription = last.description
+                }
                 slots.append(RunSlot(piece: index, edit: edit, run: run))
             }
         }

@@ -41,6 +41,36 @@ struct MP4AudioPlacementTests {
         expect(spans[1], near: 6.478...8)
     }
 
+    /// A piece without audio plays silence from the cut, not from the end of the AAC frame the cut
+    /// falls in: the silence is an edit of its own, after one hidden silent frame that takes the
+    /// last tone frame's overlap. Before, the silence followed that frame in the same edit and the
+    /// tone ran 19.7 ms into the bumper (the A/V offset `Tests/players/av_offset.py` measured).
+    /// ```
+    /// pieces  content [0,2.007)      | bumper (no audio) [0,1) | content [3,4)
+    /// sound   ━━━━━━━━━━━━━━━━━━ 2.007 ···················· 3.007 ━━━━━━━━━━ 4.007
+    /// frames  ... |2.00533 ┊ 2.02667|   the cut is 1.7 ms into a frame (1024 samples at 48 kHz)
+    /// ```
+    @Test("sound stops at the cut before a piece without audio (sample-accurate)")
+    func silenceStartsAtTheCut() async throws {
+        let tools = try FFmpeg.require()
+        let folder = try MP4Fixtures.makeScratchFolder("silence-at-cut")
+        defer { MP4Fixtures.remove(folder) }
+        let pieces = [piece(MP4Fixtures.content, "0", "2007/1000"), piece(MP4Fixtures.videoOnly, "0", "1"), piece(MP4Fixtures.content, "3", "4")]
+        _ = try #require(try await stitchAndJudge(cutMode: .sampleAccurate, pieces))
+        let output = folder + "/out.mp4"
+        try MP4Stitcher(pieces: pieces, cutMode: .sampleAccurate).stitch(to: FilePath(output))
+        let sound = try await tools.placedSound(output)
+        // 1 ms levels: loud is above 1 % of full scale (the tone is at 1/8).
+        let loud = stride(from: 0, to: sound.count - 48, by: 48).map { start in
+            (sound[start..<start + 48].map { $0 * $0 }.reduce(0, +) / 48).squareRoot() > 0.01
+        }
+        let stops = try #require(loud.indices.first { !loud[$0] })
+        let resumes = try #require(loud.indices.dropFirst(stops).first { loud[$0] })
+        #expect(abs(stops - 2007) <= 1, "the tone stops at \(stops) ms")
+        // ffmpeg starts a later edit's audio at the first whole frame inside it, up to a frame early.
+        #expect((3007 - 22)...3008 ~= resumes, "the tone resumes at \(resumes) ms")
+    }
+
     /// Keyframe mode used to make silence for every piece, so any audio but AAC was refused even
     /// where nothing is missing. Whole clips and cuts at keyframes join in MP3 and AC-3.
     @Test("MP3 and AC-3 audio that covers the pieces joins in keyframe mode", arguments: ["libmp3lame", "ac3"])

@@ -45,14 +45,15 @@ func stitchAndJudge(cutMode: MP4CutMode = .sampleAccurate, _ pieces: [MP4StitchP
         #expect(track.presentationDuration == plan.duration, "\(track.kind) edit list total", sourceLocation: sourceLocation)
         guard cutMode == .sampleAccurate, let edits = track.editList else { continue }
         // One edit per piece with the piece's boundaries, joined where the media runs on (a cut
-        // on a keyframe with nothing hidden); a piece without this track extends the edit before
-        // it (the last frame holds, or silence plays), or is an empty edit at the start.
+        // on a keyframe with nothing hidden); where a piece lacks this track (or its track starts
+        // late), video extends the edit before it (the last frame holds) or starts with an empty
+        // edit, and audio plays an edit of silence.
         var editBoundaries: [MediaTime] = [.zero]
         for edit in edits { editBoundaries.append(editBoundaries.last! + MediaTime(value: Int64(edit.segmentDuration), timescale: movie.timescale)) }
         // Where each media segment a piece shows of this track starts showing: at the piece's
         // start, later when the source's track starts late (after its leading empty edits), and
         // where the source's next segment starts (a source that is itself a stitch).
-        let mediaStarts = try plan.pieces.flatMap { piece -> [MediaTime] in
+        let startsByPiece = try plan.pieces.map { piece -> [MediaTime] in
             guard let sourceTrack = try MP4Reader.read(path: piece.path).tracks.first(where: { $0.kind == track.kind }) else { return [] }
             return try SourceTrackTimeline.timelines(of: sourceTrack, file: "\(piece.path)").compactMap { timeline in
                 let start = MediaTime.max(piece.sourceRange.start, timeline.presentationStart)
@@ -60,6 +61,7 @@ func stitchAndJudge(cutMode: MP4CutMode = .sampleAccurate, _ pieces: [MP4StitchP
                 return piece.compositionRange.start + (start - piece.sourceRange.start)
             }
         }
+        let mediaStarts = startsByPiece.flatMap { $0 }
         // Where a piece's media starts inside an edit, the edit was joined: its media runs on.
         var editStart = MediaTime.zero
         for edit in edits {
@@ -71,10 +73,12 @@ func stitchAndJudge(cutMode: MP4CutMode = .sampleAccurate, _ pieces: [MP4StitchP
         }
         #expect(Set(editBoundaries).isSubset(of: Set([.zero] + plan.pieces.map(\.compositionRange.end) + mediaStarts)),
                 "\(track.kind): every edit boundary is a piece boundary or where a piece's media starts", sourceLocation: sourceLocation)
-        // Audio that starts late starts with an edit of silence instead of an empty edit.
-        let leadingSilence = track.kind == .audio && (mediaStarts.first ?? .zero) > .zero ? 1 : 0
-        #expect(edits.filter { $0.mediaTime != nil }.count <= mediaStarts.count + leadingSilence,
-                "\(track.kind): at most one media edit per piece", sourceLocation: sourceLocation)
+        // Audio plays an edit of silence where a piece has none (or its audio starts late).
+        let silences = track.kind == .audio
+            ? zip(plan.pieces, startsByPiece).filter { piece, starts in starts.first.map { $0 > piece.compositionRange.start } ?? true }.count
+            : 0
+        #expect(edits.filter { $0.mediaTime != nil }.count <= mediaStarts.count + silences,
+                "\(track.kind): at most one media edit per piece, and one of silence per gap in audio", sourceLocation: sourceLocation)
     }
     return plan
 }

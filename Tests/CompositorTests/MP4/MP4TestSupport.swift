@@ -166,6 +166,36 @@ struct FFmpeg: Sendable {
         return output.stderr + (output.status == 0 ? "" : "exit status \(output.status)")
     }
 
+    /// The first audio stream as ffmpeg decodes it, mixed to mono at 48 kHz, each frame placed at
+    /// its timestamp: a frame over an earlier one replaces it (ffmpeg does not cut an edit's last
+    /// frame at the edit's end; the next edit's frames say what plays from there). Silence where
+    /// no frame is. Sample n plays at n / 48000 s.
+    func placedSound(_ path: String) async throws -> [Float] {
+        let output = try await ChildProcess.run(ffmpeg, ["-hide_banner", "-i", path, "-map", "0:a:0", "-af",
+                                                         "aresample=48000,aformat=sample_fmts=flt:channel_layouts=mono,ashowinfo",
+                                                         "-f", "f32le", "-"])
+        guard output.status == 0 else { throw FFmpegFailure(message: output.stderr) }
+        let decoded: [Float] = output.stdoutBytes.withUnsafeBytes { Array($0.bindMemory(to: Float.self)) }
+        var placed: [Float] = []
+        var position = 0
+        for line in output.stderr.split(separator: "\n") where line.contains("Parsed_ashowinfo") {
+            // "n:0 pts:240000 pts_time:5 ... nb_samples:1024 ...": pts in 1/48000 s.
+            let fields = Dictionary(line.split(separator: " ").compactMap { field -> (Substring, Int)? in
+                let parts = field.split(separator: ":", maxSplits: 1)
+                guard parts.count == 2, let value = Int(parts[1]) else { return nil }
+                return (parts[0], value)
+            }, uniquingKeysWith: { first, _ in first })
+            guard let pts = fields["pts"], let count = fields["nb_samples"], position + count <= decoded.count else {
+                throw FFmpegFailure(message: "unreadable ashowinfo line: \(line)")
+            }
+            let start = max(0, pts)
+            if placed.count < start + count { placed += repeatElement(0, count: start + count - placed.count) }
+            placed.replaceSubrange(start..<start + count, with: decoded[position + (start - pts)..<position + count])
+            position += count
+        }
+        return placed
+    }
+
     /// Where the first audio stream is loud, as ffmpeg decodes it (mixed to mono at 8 kHz): the
     /// spans, in seconds from the start of the output, whose 10 ms windows have an RMS level above
     /// 1 % of full scale, windows less than 30 ms apart joined. A judge of where a tone plays.
