@@ -127,6 +127,28 @@ class Shown:
         self.time, self.digest, self.thumb = time, digest, thumb
 
 
+class Sound:
+    """What a player played, as mono samples on its clock: `place` puts a stretch at a time (a
+    later stretch over an earlier one replaces it); what nothing was placed at is silence."""
+
+    rate = 48000
+
+    def __init__(self):
+        import numpy
+        self.samples = numpy.zeros(0, numpy.float32)
+
+    def place(self, time, chunk):
+        import numpy
+        start = max(0, round(time * self.rate))
+        chunk = chunk[max(0, -round(time * self.rate)):]
+        end = start + len(chunk)
+        if end > len(self.samples):
+            grown = numpy.zeros(max(end, 2 * len(self.samples)), numpy.float32)
+            grown[:len(self.samples)] = self.samples
+            self.samples = grown
+        self.samples[start:end] = chunk
+
+
 def framemd5(path):
     """(presentation time, MD5) of every frame ffmpeg decodes from path, in presentation order."""
     text = run("ffmpeg", "-v", "error", "-i", path, "-map", "0:v:0", "-fps_mode", "passthrough",
@@ -261,33 +283,53 @@ def nanoseconds(match):
     return ((h * 60 + m) * 60 + s) * 10**9 + ns
 
 
-def play_gstreamer(path, scratch):
-    raw = scratch / "frames.i420"
-    sink = f"videoconvert ! video/x-raw,format=I420 ! identity silent=false ! filesink location={raw}"
-    log = subprocess.run(["gst-launch-1.0", "-v", "playbin", f"uri={path.resolve().as_uri()}",
-                          "audio-sink=fakesink", f"video-sink={sink}"],
-                         capture_output=True, text=True, timeout=600).stdout
-    base = start = 0
-    stop = 2**64 - 1
+def gstreamer_buffers(command, element, raw):
+    """Runs gst-launch-1.0 `command` and reads back what the identity named `element` passed to the
+    filesink writing `raw`: [(pts, end, (base, start, stop), bytes)] per buffer, in ns, with the
+    segment it was sent in."""
+    log = subprocess.run(["gst-launch-1.0", "-v", *command], capture_output=True, text=True, timeout=600).stdout
+    segment = (0, 0, 2**64 - 1)
     buffers = []
-    for line in log.splitlines():
-        if "identity0: last-message" not in line:
-            continue
-        if "GstEventSegment" in line and (m := GST_SEGMENT.search(line)):
-            base, start, stop = (int(g) for g in m.groups())
-        elif "chain" in line and (m := GST_PTS.search(line)):
-            pts = nanoseconds(m)
-            end = pts + (nanoseconds(d) if (d := GST_DURATION.search(line)) else 0)
-            # A sink shows a buffer that reaches into the segment, at its running time.
-            shown = end > start and pts < stop
-            time = Fraction(max(pts, start) - start + base, 10**9) if shown else None
-            buffers.append((time, int(GST_BYTES.search(line).group(1))))
+    with open(raw, "rb") as data:
+        for line in log.splitlines():
+            if f"{element}: last-message" not in line:
+                continue
+            if "GstEventSegment" in line and (m := GST_SEGMENT.search(line)):
+                segment = tuple(int(g) for g in m.groups())
+            elif "chain" in line and (m := GST_PTS.search(line)):
+                pts = nanoseconds(m)
+                end = pts + (nanoseconds(d) if (d := GST_DURATION.search(line)) else 0)
+                buffers.append((pts, end, segment, data.read(int(GST_BYTES.search(line).group(1)))))
+        # gst-launch drops property notifications when two identities report at once: one at a time.
+        if data.read(1):
+            sys.exit(f"error: gst-launch-1.0 reported fewer buffers of {element} than it wrote")
+    return buffers
+
+
+def play_gstreamer(path, scratch, sound=None):
+    """The pictures playbin shows; with `sound` (a Sound), also what it plays (a second run)."""
+    uri = f"uri={path.resolve().as_uri()}"
+    raw = scratch / "frames.i420"
+    sink = f"videoconvert ! video/x-raw,format=I420 ! identity name=video silent=false ! filesink location={raw}"
     pictures = []
-    with open(raw, "rb") as frames:
-        for time, size in buffers:
-            picture = frames.read(size)
-            if time is not None:
-                pictures.append(Shown(time, hashlib.md5(picture).hexdigest()))
+    for pts, end, (base, start, stop), picture in gstreamer_buffers(
+            ["playbin", uri, "audio-sink=fakesink", f"video-sink={sink}"], "video", raw):
+        # A sink shows a buffer that reaches into the segment, at its running time.
+        if end > start and pts < stop:
+            pictures.append(Shown(Fraction(max(pts, start) - start + base, 10**9), hashlib.md5(picture).hexdigest()))
+    if sound:
+        import numpy
+        raw = scratch / "sound.f32"
+        sink = (f"audioconvert ! audioresample ! audio/x-raw,format=F32LE,channels=1,rate={sound.rate}"
+                f" ! identity name=audio silent=false ! filesink location={raw}")
+        for pts, end, (base, start, stop), data in gstreamer_buffers(
+                ["playbin", uri, "video-sink=fakesink", f"audio-sink={sink}"], "audio", raw):
+            chunk = numpy.frombuffer(data, numpy.float32)
+            # A sink plays the part of a buffer inside its segment, at its running time.
+            skip = max(0, (start - pts) * sound.rate // 10**9)
+            keep = max(0, min(len(chunk), (stop - pts) * sound.rate // 10**9))
+            if skip < keep:
+                sound.place(Fraction(max(pts, start) - start + base, 10**9), chunk[skip:keep])
     return pictures, None
 
 
@@ -300,10 +342,17 @@ end)
 """
 
 
-def play_mpv(path, scratch):
-    script, ticks = scratch / "ticks.lua", scratch / "ticks.txt"
+def play_mpv(path, scratch, sound=None):
+    """The pictures mpv draws; with `sound` (a Sound), also what it plays. mpv writes its sound
+    through its PCM output as it would play it; its initial audio sync (on by default) starts that
+    sound at the first picture's time, by silence or by cutting."""
+    script, ticks, pcm = scratch / "ticks.lua", scratch / "ticks.txt", scratch / "sound.f32"
     script.write_text(MPV_TICKS)
-    subprocess.run(["mpv", "--no-config", "--really-quiet", "--no-audio", "--untimed", "--vo=image",
+    audio = ["--no-audio", "--untimed"]
+    if sound:
+        audio = ["--ao=pcm", f"--ao-pcm-file={pcm}", "--ao-pcm-waveheader=no", "--audio-format=float",
+                 "--audio-channels=mono", f"--audio-samplerate={sound.rate}"]
+    subprocess.run(["mpv", "--no-config", "--really-quiet", *audio, "--vo=image",
                     "--vo-image-format=png", "--vo-image-png-compression=1",
                     f"--vo-image-outdir={scratch}", f"--script={script}",
                     f"--script-opts=ticks={ticks}", str(path.resolve())],
@@ -314,6 +363,9 @@ def play_mpv(path, scratch):
     thumbs = thumbnails("-framerate", "1", "-i", scratch / "%08d.png")
     times = [Fraction(line) for line in ticks.read_text().split()] if ticks.exists() else []
     times += [None] * (len(thumbs) - len(times))
+    if sound and times and times[0] is not None:
+        import numpy
+        sound.place(times[0], numpy.fromfile(pcm, numpy.float32))
     return [Shown(time, thumb=thumb) for time, thumb in zip(times, thumbs)], None
 
 
