@@ -37,7 +37,7 @@ from fractions import Fraction
 from pathlib import Path
 
 import matrix
-from matrix import ROOT, OUTPUTS, Sound, SourceFrames, expected_frames, run
+from matrix import ROOT, OUTPUTS, Sound, SourceFrames, built_demo, expected_frames, run
 
 TONE_TOLERANCE = 0.04
 SILENCE = 0.01
@@ -163,17 +163,12 @@ def main():
     if not outputs:
         sys.exit(f"error: no output named {args.outputs!r} (known: {', '.join(o.name for o in OUTPUTS)})")
 
-    run("swift", "build", "--product", "CompositorDemo", timeout=1800)
-    demo = Path(run("swift", "build", "--show-bin-path").strip()) / "CompositorDemo"
+    demo = built_demo()
     work = args.work or Path(tempfile.mkdtemp(prefix="av-offset-"))
     work.mkdir(parents=True, exist_ok=True)
     sources = SourceFrames()
     for output in outputs:
         made = work / output.name
-        if made.is_dir():
-            shutil.rmtree(made)
-        elif made.exists():
-            made.unlink()
         output.make(demo, made)
         timeline = output.timeline(demo, made)
         pieces = timeline["segments"]

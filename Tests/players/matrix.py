@@ -70,6 +70,11 @@ class Output:
         self.name, self.label, self.schedule, self.kind, self.extra = name, label, schedule, kind, extra
 
     def make(self, demo, path):
+        """Makes the output at path, replacing what is there."""
+        if path.is_dir():
+            shutil.rmtree(path)
+        elif path.exists():
+            path.unlink()
         if self.kind != "file":
             command = "render" if self.kind == "mp4" else "hls"
             run(demo, command, self.schedule, "--output", path, *self.extra)
@@ -107,6 +112,12 @@ OUTPUTS = [
     Output("hls-packaged-ts-every", "stitched HLS, TS content + MP4 ads, every piece packaged",
            "Fixtures/seed-scenario.json", "hls", ("--package-every-piece",)),
 ]
+
+
+def built_demo():
+    """The path of CompositorDemo, built (debug) if it needs to be."""
+    run("swift", "build", "--product", "CompositorDemo", timeout=1800)
+    return Path(run("swift", "build", "--show-bin-path").strip()) / "CompositorDemo"
 
 
 def run(*command, cwd=ROOT, timeout=600):
@@ -599,19 +610,13 @@ def main():
     outputs = [o for o in OUTPUTS if o.name in names]
     required = set(filter(None, args.require.split(",")))
 
-    run("swift", "build", "--product", "CompositorDemo", timeout=1800)
-    demo = Path(run("swift", "build", "--show-bin-path").strip()) / "CompositorDemo"
-
+    demo = built_demo()
     work = args.work or Path(tempfile.mkdtemp(prefix="player-matrix-"))
     work.mkdir(parents=True, exist_ok=True)
     sources = SourceFrames()
     rows, wrong = [], []
     for output in outputs:
         made = work / output.name
-        if made.is_dir():
-            shutil.rmtree(made)
-        elif made.exists():
-            made.unlink()
         output.make(demo, made)
         expected = expected_frames(output.timeline(demo, made), sources)
         urls = sorted({url for url, *_ in expected})
