@@ -188,9 +188,11 @@ struct FFmpeg: Sendable {
             guard let pts = fields["pts"], let count = fields["nb_samples"], position + count <= decoded.count else {
                 throw FFmpegFailure(message: "unreadable ashowinfo line: \(line)")
             }
-            let start = max(0, pts)
-            if placed.count < start + count { placed += repeatElement(0, count: start + count - placed.count) }
-            placed.replaceSubrange(start..<start + count, with: decoded[position + (start - pts)..<position + count])
+            // A frame before 0 plays from 0.
+            let start = max(0, pts), skipped = min(count, start - pts)
+            let end = start + count - skipped
+            if placed.count < end { placed += repeatElement(0, count: end - placed.count) }
+            placed.replaceSubrange(start..<end, with: decoded[position + skipped..<position + count])
             position += count
         }
         return placed
