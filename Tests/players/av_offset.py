@@ -27,7 +27,6 @@ matrix).
 """
 
 import argparse
-import difflib
 import re
 import shutil
 import subprocess
@@ -37,7 +36,7 @@ from fractions import Fraction
 from pathlib import Path
 
 import matrix
-from matrix import ROOT, OUTPUTS, Sound, SourceFrames, built_demo, expected_frames, run
+from matrix import ROOT, OUTPUTS, Sound, SourceFrames, built_demo, expected_frames, matched_frames, run
 
 TONE_TOLERANCE = 0.04
 SILENCE = 0.01
@@ -103,7 +102,7 @@ def sound_switch(sound, before, after, around, reach):
     samples = sound.samples[lo:hi].astype(numpy.float64)
     if len(samples) < Sound.rate // 100:
         return None
-    # A label per millisecond: +1 the tone before, -1 the tone after, 0 neither.
+    # Per millisecond: silent or not, and the tone of the half-wave whose middle is in it.
     step = Sound.rate // 1000
     count = len(samples) // step
     blocks = samples[:count * step].reshape(count, step)
@@ -130,24 +129,24 @@ def sound_switch(sound, before, after, around, reach):
     return Fraction(lo + split * step, Sound.rate)
 
 
-def picture_switches(timeline, sources, shown, found):
-    """For each piece after the first: the time the player showed its first scheduled frame, minus
-    that frame's composition time (None when it did not show the piece)."""
+def expected_by_piece(timeline, sources):
+    """The composition's expected frames (see `matrix.expected_frames`), and each one's piece."""
     expected, piece_of = [], []
     for number, piece in enumerate(timeline["segments"]):
         frames = expected_frames({"segments": [piece]}, sources)
         expected += frames
         piece_of += [number] * len(frames)
-    wanted = [(url, index) for url, index, _, _ in expected]
-    matcher = difflib.SequenceMatcher(None, wanted, found, autojunk=False)
+    return expected, piece_of
+
+
+def picture_switches(expected, piece_of, pieces, shown, found):
+    """For each piece after the first: the time the player showed its first scheduled frame, minus
+    that frame's composition time (None when it did not show the piece)."""
     shifts = {}
-    for block in matcher.get_matching_blocks():
-        for k in range(block.size):
-            a, b = block.a + k, block.b + k
-            if expected[a][3] or shown[b].time is None or piece_of[a] in shifts:
-                continue
+    for a, b in matched_frames(expected, found):
+        if not expected[a][3] and shown[b].time is not None and piece_of[a] not in shifts:
             shifts[piece_of[a]] = shown[b].time - expected[a][2]
-    return [shifts.get(number) for number in range(1, len(timeline["segments"]))]
+    return [shifts.get(number) for number in range(1, pieces)]
 
 
 def main():
@@ -173,17 +172,16 @@ def main():
         timeline = output.timeline(demo, made)
         pieces = timeline["segments"]
         tones = [tone(p["url"], Fraction(p["source"]["start"])) for p in pieces]
+        expected, piece_of = expected_by_piece(timeline, sources)
+        urls = sorted({p["url"] for p in pieces})
         columns = []
         for name in players:
             scratch = Path(tempfile.mkdtemp(prefix=f"{name}-", dir=work))
             sound = Sound()
             shown, _ = PLAYERS[name][1](output.played(made), scratch, sound)
-            urls = sorted({p["url"] for p in pieces})
-            for url in urls:
-                sources.load(url)
             found = sources.identify(shown, urls)
             cells = []
-            for number, shift in enumerate(picture_switches(timeline, sources, shown, found), start=1):
+            for number, shift in enumerate(picture_switches(expected, piece_of, len(pieces), shown, found), start=1):
                 before, after = tones[number - 1], tones[number]
                 at = Fraction(pieces[number]["composition"]["start"])
                 if shift is None:

@@ -322,12 +322,16 @@ def play_gstreamer(path, scratch, sound=None):
     uri = f"uri={path.resolve().as_uri()}"
     raw = scratch / "frames.i420"
     sink = f"videoconvert ! video/x-raw,format=I420 ! identity name=video silent=false ! filesink location={raw}"
+    def running_time(pts, base, start):
+        """When a sink presents the part of a buffer inside its segment."""
+        return Fraction(max(pts, start) - start + base, 10**9)
+
     pictures = []
     for pts, end, (base, start, stop), picture in gstreamer_buffers(
             ["playbin", uri, "audio-sink=fakesink", f"video-sink={sink}"], "video", raw):
-        # A sink shows a buffer that reaches into the segment, at its running time.
+        # A sink shows a buffer that reaches into the segment.
         if end > start and pts < stop:
-            pictures.append(Shown(Fraction(max(pts, start) - start + base, 10**9), hashlib.md5(picture).hexdigest()))
+            pictures.append(Shown(running_time(pts, base, start), hashlib.md5(picture).hexdigest()))
     if sound:
         import numpy
         raw = scratch / "sound.f32"
@@ -336,11 +340,11 @@ def play_gstreamer(path, scratch, sound=None):
         for pts, end, (base, start, stop), data in gstreamer_buffers(
                 ["playbin", uri, "video-sink=fakesink", f"audio-sink={sink}"], "audio", raw):
             chunk = numpy.frombuffer(data, numpy.float32)
-            # A sink plays the part of a buffer inside its segment, at its running time.
+            # A sink plays the part of a buffer inside its segment.
             skip = max(0, (start - pts) * sound.rate // 10**9)
             keep = max(0, min(len(chunk), (stop - pts) * sound.rate // 10**9))
             if skip < keep:
-                sound.place(Fraction(max(pts, start) - start + base, 10**9), chunk[skip:keep])
+                sound.place(running_time(pts, base, start), chunk[skip:keep])
     return pictures, None
 
 
@@ -526,15 +530,19 @@ PLAYERS = {
 # Judging
 
 
+def matched_frames(expected, found):
+    """[(a, b)]: expected frame a was shown as picture b, the longest run of them in order."""
+    wanted = [(url, index) for url, index, _, _ in expected]
+    matcher = difflib.SequenceMatcher(None, wanted, found, autojunk=False)
+    return [(block.a + k, block.b + k) for block in matcher.get_matching_blocks() for k in range(block.size)]
+
+
 def judge(expected, shown, found):
     """(right, cell): what a player showed against what the composition says."""
     if not shown:
         return False, "nothing shown"
     optional = {(url, index) for url, index, _, extra in expected if extra}
-    wanted = [(url, index) for url, index, _, _ in expected]
-    matcher = difflib.SequenceMatcher(None, wanted, found, autojunk=False)
-    pairs = [(block.a + k, block.b + k) for block in matcher.get_matching_blocks()
-             for k in range(block.size)]
+    pairs = matched_frames(expected, found)
     required = sum(1 for e in expected if not e[3])
     matched = sum(1 for a, _ in pairs if not expected[a][3])
     garbage = found.count(None)

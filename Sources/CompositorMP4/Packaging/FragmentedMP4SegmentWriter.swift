@@ -47,12 +47,14 @@ struct FragmentedMP4SegmentWriter: MP4SegmentWriter {
             }
         }
         let base = -earliest.wholeSeconds(rounding: .down)
+        // One source opened: each track's reader keeps its own block, or its own segment open.
+        let reader = try packaging.sampleReader()
         var tracks: [Track] = []
         for (index, (timeline, zero)) in zip(timelines, starts).enumerated() {
             let (baseTicks, o1) = base.multipliedReportingOverflow(by: Int64(timeline.timescale))
             let (shift, o2) = baseTicks.addingReportingOverflow(zero)
             guard !o1, !o2 else { throw .timeOverflow(file: name, reason: "\(timeline.track.boxPath) decode times past the 64-bit range") }
-            tracks.append(Track(timeline: timeline, trackID: UInt32(index + 1), zero: zero, shift: shift, reader: try packaging.sampleReader()))
+            tracks.append(Track(timeline: timeline, trackID: UInt32(index + 1), zero: zero, shift: shift, reader: reader))
         }
         self.tracks = tracks
     }

@@ -193,5 +193,4 @@ struct TransportStreamSegmentWriter: MP4SegmentWriter {
         }
         return sum
     }
-
 }

@@ -62,6 +62,13 @@ extension LayoutContext {
             }
         }
 
+        // An edit's duration in the track's ticks: what ffmpeg computes, and so what a window is.
+        func trackTicks(_ movieTicks: UInt64, piece: Int) throws(MP4Error) -> Int64 {
+            try exact(pieces[piece].path) { () throws(MediaTimeError) in
+                try MediaTime.divide(Int64(movieTicks), times: Int64(timescale), by: Int64(movieTimescale), rounding: .toNearestOrAwayFromZero)
+            }
+        }
+
         var slots: [RunSlot] = []
         // Silence is made in the description of the audio before it (of the first audio, before any).
         var silenceDescription: Int?
@@ -71,29 +78,20 @@ extension LayoutContext {
         }
         for (index, piece) in pieces.enumerated() {
             if let edit = silenceEditOfPiece[index], let description = silenceDescription {
-                let length = try exact(piece.path) { () throws(MediaTimeError) in
-                    try MediaTime.divide(Int64(edits[edit].segmentDuration), times: Int64(timescale), by: Int64(movieTimescale),
-                                         rounding: .toNearestOrAwayFromZero)
-                }
+                let length = try trackTicks(edits[edit].segmentDuration, piece: index)
                 slots.append(RunSlot(piece: index, edit: edit, run: try silenceRun(description: description, piece: index, windowLength: length,
                                                                                    timescale: timescale, hiddenFrame: !slots.isEmpty)))
             }
             guard let (timeline, window) = windows[index], let edit = editOfPiece[index] else { continue }
-            // The window is as long as the edit (what ffmpeg computes: rounded to the track's ticks);
-            // for video, the piece's own part first, then the holes after it.
+            // The window is as long as the edit; for video, the piece's own part first, then the holes after it.
             let pieceMovie = movieBoundaries[index + 1] - movieBoundaries[index]
-            let (ownLength, fullLength) = try exact(piece.path) { () throws(MediaTimeError) in
-                (try MediaTime.divide(pieceMovie - holes[index], times: Int64(timescale), by: Int64(movieTimescale),
-                                      rounding: .toNearestOrAwayFromZero),
-                 try MediaTime.divide(Int64(edits[edit].segmentDuration), times: Int64(timescale), by: Int64(movieTimescale),
-                                      rounding: .toNearestOrAwayFromZero))
-            }
+            let ownLength = try trackTicks(UInt64(pieceMovie - holes[index]), piece: index)
             if kind == .video {
                 // A dwell's window is its frame's first tick, held: the frames decoded after it stay hidden.
                 let shownLength = timeline.isDwell ? min(ownLength, 1) : ownLength
                 var (run, spare) = try videoRun(piece, timeline, window: window, windowLength: shownLength, timescale: timescale)
                 try checkSpan(of: run, in: track, piece: index)
-                run.extendWindow(by: fullLength - shownLength)
+                run.extendWindow(by: try trackTicks(edits[edit].segmentDuration, piece: index) - shownLength)
                 slots.append(RunSlot(piece: index, edit: edit, run: run, spareKeyframes: spare))
             } else {
                 var run = try audioRun(piece, timeline, window: window, windowLength: ownLength, timescale: timescale)

@@ -32,10 +32,10 @@ import Darwin
 ///   source's (ffmpeg counts priming in such ticks as samples); the movie's, 1000 or a multiple in
 ///   which every boundary is whole. Boundaries are rounded cumulatively otherwise, never per piece.
 /// - `sampleAccurate`: one edit per piece per track, identical boundaries; consecutive edits whose
-///   media follows on (nothing hidden at the join) are one edit. A piece whose source
-///   lacks a track, or whose track ends first, lengthens that track's previous edit: video holds
-///   its last frame, audio gets silent AAC frames. Only at the very start is video left to an empty
-///   edit (there is no frame to hold), while audio starts with an edit of silence.
+///   media follows on (nothing hidden at the join) are one edit. Where a piece's source lacks a
+///   track, or its track ends first, video lengthens its previous edit (the last frame holds; at
+///   the very start, an empty edit: there is no frame to hold) and audio plays an edit of silent
+///   AAC frames of its own, after a hidden one, so the sound before stops at the cut.
 /// - With several sample descriptions in a track, each piece also carries the hidden samples
 ///   ffmpeg's edit-list reader looks for on its own (keyframes after a video piece, a second of
 ///   silence before an audio piece), so that its sample-description bookkeeping stays in step.

@@ -56,9 +56,9 @@ struct MP4AudioPlacementTests {
         let folder = try MP4Fixtures.makeScratchFolder("silence-at-cut")
         defer { MP4Fixtures.remove(folder) }
         let pieces = [piece(MP4Fixtures.content, "0", "2007/1000"), piece(MP4Fixtures.videoOnly, "0", "1"), piece(MP4Fixtures.content, "3", "4")]
-        _ = try #require(try await stitchAndJudge(cutMode: .sampleAccurate, pieces))
+        let plan = try #require(try await stitchAndJudge(cutMode: .sampleAccurate, pieces))
         let output = folder + "/out.mp4"
-        try MP4Stitcher(pieces: pieces, cutMode: .sampleAccurate).stitch(to: FilePath(output))
+        try MP4Stitcher(pieces: pieces, cutMode: .sampleAccurate).write(plan, to: FilePath(output))
         let sound = try await tools.placedSound(output)
         // 1 ms levels: loud is above 1 % of full scale (the tone is at 1/8).
         let loud = stride(from: 0, to: sound.count - 48, by: 48).map { start in
