@@ -20,6 +20,8 @@ struct HLSByteView {
     }
 
     var count: Int { end - start }
+    /// The window's bytes.
+    var bytes: UnsafeBufferPointer<UInt8> { UnsafeBufferPointer(rebasing: buffer[start..<end]) }
     var isEmpty: Bool { start >= end }
 
     @inline(__always) subscript(index: Int) -> UInt8 { buffer[index] }
@@ -43,6 +45,24 @@ struct HLSByteView {
         let p = text.utf8Start
         for k in 0..<n where buffer[from + k] != p[k] { return false }
         return true
+    }
+
+    /// The index of the first `\n` at or after `from`, or `end`. Eight bytes at a time: a
+    /// playlist is read line by line, and this is where its every byte is looked at.
+    func firstNewline(from: Int) -> Int {
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        var i = from
+        if let base = buffer.baseAddress {
+            while i &+ 8 <= end {
+                let word = UInt64(littleEndian: UnsafeRawPointer(base + i).loadUnaligned(as: UInt64.self)) ^ (ones &* 10)
+                // A zero byte of `word` is a newline; the lowest flagged byte is always a true one.
+                let flags = (word &- ones) & ~word & (ones &* 0x80)
+                if flags != 0 { return i &+ flags.trailingZeroBitCount / 8 }
+                i &+= 8
+            }
+        }
+        while i < end, buffer[i] != 10 { i += 1 }
+        return i
     }
 
     /// `[from, to)` as a string; invalid UTF-8 is repaired (use for text already validated or ASCII-checked).

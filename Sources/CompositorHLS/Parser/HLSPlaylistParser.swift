@@ -129,8 +129,7 @@ struct HLSLineReader {
     mutating func next() throws(HLSParseError) -> HLSLine? {
         while position < view.end {
             let start = position
-            var end = start
-            while end < view.end, view[end] != 10 { end += 1 }
+            let end = view.firstNewline(from: start)
             position = end < view.end ? end + 1 : end
             lineNumber += 1
             guard end - start <= maximumLineBytes else {

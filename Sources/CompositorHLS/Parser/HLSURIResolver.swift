@@ -6,21 +6,33 @@ import CompositorCore
 struct HLSURIResolver: Sendable {
     let base: URIReference
     let baseText: String
-    /// The resolved form of a reference with an empty last segment: `https://h/dir/`.
-    let directory: String
+    /// The resolved form of a reference with an empty last segment, `https://h/dir/`, as UTF-8.
+    let directory: [UInt8]
 
     init(base text: String) {
         baseText = text
         base = URIReference(parsing: text)
         let probe = URIReference(path: "_").resolved(against: base).description
-        directory = String(probe.dropLast())
+        directory = Array(probe.utf8.dropLast())
     }
 
     func resolve(_ reference: String) -> String {
-        var reference = reference
-        let simple = reference.withUTF8 { HLSURIResolver.isPlainRelativePath($0) }
-        if simple { return directory + reference }
-        return URIReference(parsing: reference).resolved(against: base).description
+        var bytes = reference
+        return bytes.withUTF8 { resolve($0, text: reference) }
+    }
+
+    /// `reference`'s UTF-8 resolved; `text` is the same reference as a string.
+    func resolve(_ reference: UnsafeBufferPointer<UInt8>, text: String) -> String {
+        guard HLSURIResolver.isPlainRelativePath(reference) else {
+            return URIReference(parsing: text).resolved(against: base).description
+        }
+        // One allocation of the exact size: this runs once per segment.
+        return String(unsafeUninitializedCapacity: directory.count + reference.count) { out in
+            let tail = UnsafeMutableBufferPointer(rebasing: out[directory.count...])
+            _ = UnsafeMutableBufferPointer(rebasing: out[..<directory.count]).initialize(from: directory)
+            _ = tail.initialize(from: reference)
+            return out.count
+        }
     }
 
     /// Whether merging with the base directory is all resolution does: the reference has no scheme,
@@ -35,6 +47,11 @@ struct HLSURIResolver: Sendable {
         let n = bytes.count
         while i < n {
             let c = bytes[i]
+            // Most bytes are none of `#./:?` (all below 64): one test lets them through.
+            if c >= 64 || (HLSURIResolver.delimiters >> c) & 1 == 0 {
+                i += 1
+                continue
+            }
             if c == UInt8(ascii: "?") || c == UInt8(ascii: "#") { break }
             if c == UInt8(ascii: ":"), !sawSlash { return false }
             if c == UInt8(ascii: "/") {
@@ -46,6 +63,9 @@ struct HLSURIResolver: Sendable {
         }
         return !isDotSegment(bytes, segmentStart, i)
     }
+
+    /// Bit `c` is set for each byte `c` of `#`, `.`, `/`, `:`, `?`.
+    private static var delimiters: UInt64 { 1 << 0x23 | 1 << 0x2E | 1 << 0x2F | 1 << 0x3A | 1 << 0x3F }
 
     @inline(__always)
     private static func isDotSegment(_ bytes: UnsafeBufferPointer<UInt8>, _ from: Int, _ to: Int) -> Bool {

@@ -29,21 +29,13 @@ struct MediaPlaylistParser {
     /// The longest rounded `EXTINF` so far and where it is, for a target duration that comes later.
     private var longestRounded: (seconds: Int64, duration: MediaTime, line: Int, text: String)?
 
-    // The segment being gathered
-    private var pendingDuration: MediaTime?
-    private var pendingDurationText: String?
-    private var pendingTitle: String?
+    // The segment being gathered: its tags go straight into `pending`, which `finishSegment` swaps
+    // out whole (copying it would retain and release every string and array it holds).
+    private var pending = MediaPlaylistParser.blankSegment
+    /// The `EXTINF` of `pending`, once read.
     private var extinfLine: HLSLine?
     private var pendingByteRange: (length: UInt64, offset: UInt64?)?
     private var byteRangeLine: HLSLine?
-    private var pendingDiscontinuity = false
-    private var pendingProgramDateTime: HLSDateTime?
-    private var pendingDateRanges: [HLSDateRange] = []
-    private var pendingGap = false
-    private var pendingCueOut: HLSCueTag?
-    private var pendingCueOutContinuation: HLSCueTag?
-    private var pendingCueIn: HLSCueTag?
-    private var pendingUnknown: [String] = []
     private var pendingHasSegmentTags = false
     /// Byte offset of the first line gathered for the next segment.
     private var pendingStart: Int?
@@ -53,6 +45,9 @@ struct MediaPlaylistParser {
     init(reader: HLSLineReader, resolver: HLSURIResolver) {
         self.reader = reader
         self.resolver = resolver
+        // A segment takes about 40 bytes of playlist (an EXTINF line and a URI): room for that many
+        // spares copying the array as it grows; pages of capacity never written stay unmapped.
+        segments.reserveCapacity(reader.view.count / 40)
     }
 
     mutating func parse() throws(HLSParseError) -> HLSMediaPlaylist {
@@ -107,13 +102,13 @@ struct MediaPlaylistParser {
             guard let value, let text = value.validatedString(value.start, value.end) else {
                 throw .invalidTagValue(tag: "EXT-X-PROGRAM-DATE-TIME", reason: "missing date-time")
             }
-            do { pendingProgramDateTime = try HLSDateTime(parsing: text) } catch {
+            do { pending.programDateTime = try HLSDateTime(parsing: text) } catch {
                 throw .invalidTagValue(tag: "EXT-X-PROGRAM-DATE-TIME", reason: error.reason)
             }
         case .discontinuity:
             beginSegmentTag(line)
             try HLSTagValue.noValue(value, tag: "EXT-X-DISCONTINUITY")
-            pendingDiscontinuity = true
+            pending.isDiscontinuity = true
         case .key:
             beginSegmentTag(line)
             let list = try HLSTagValue.attributes(value, tag: HLSKey.tag)
@@ -135,24 +130,24 @@ struct MediaPlaylistParser {
             beginSegmentTag(line)
             let list = try HLSTagValue.attributes(value, tag: HLSDateRange.tag)
             try HLSDateRange.validate(list)
-            pendingDateRanges.append(HLSDateRange(attributes: list))
+            pending.dateRanges.append(HLSDateRange(attributes: list))
         case .gap:
             beginSegmentTag(line)
             try HLSTagValue.noValue(value, tag: "EXT-X-GAP")
-            pendingGap = true
+            pending.isGap = true
         case .cueOut:
             beginSegmentTag(line)
-            pendingCueOut = HLSCueTag(value: try cueValue(value))
+            pending.cueOut = HLSCueTag(value: try cueValue(value))
         case .cueOutCont:
             beginSegmentTag(line)
-            pendingCueOutContinuation = HLSCueTag(value: try cueValue(value))
+            pending.cueOutContinuation = HLSCueTag(value: try cueValue(value))
         case .cueIn:
             beginSegmentTag(line)
-            pendingCueIn = HLSCueTag(value: try cueValue(value))
+            pending.cueIn = HLSCueTag(value: try cueValue(value))
         case .unknown, .otherMediaTag:
             if pendingStart == nil { pendingStart = line.line.start }
             guard let text = line.line.validatedString(line.line.start, line.line.end) else { throw .invalidUTF8 }
-            pendingUnknown.append(text)
+            pending.unknownLines.append(text)
         case .targetDuration:
             playlistTag()
             guard targetDuration == nil else { throw .duplicateTag(tag: "EXT-X-TARGETDURATION") }
@@ -234,9 +229,9 @@ struct MediaPlaylistParser {
 
     /// A playlist-level tag ends a run of unknown lines that precedes every segment: they are the header's.
     @inline(__always) private mutating func playlistTag() {
-        if segments.isEmpty, !pendingHasSegmentTags, !pendingUnknown.isEmpty {
-            headerLines += pendingUnknown
-            pendingUnknown = []
+        if segments.isEmpty, !pendingHasSegmentTags, !pending.unknownLines.isEmpty {
+            headerLines += pending.unknownLines
+            pending.unknownLines = []
             pendingStart = nil
         }
     }
@@ -263,14 +258,15 @@ struct MediaPlaylistParser {
             throw .invalidTagValue(tag: "EXTINF", reason: "expected a non-negative decimal duration")
         }
         let duration = parsed.time
-        pendingDuration = duration
+        // Before `durationText`: setting `duration` clears it.
+        pending.duration = duration
         // A duration rounded to the nanosecond (or with more decimals than the canonical form writes)
         // keeps its text, so the playlist is written back as it came.
-        pendingDurationText = parsed.keepsText ? value.string(value.start, comma) : nil
+        pending.durationText = parsed.keepsText ? value.string(value.start, comma) : nil
         extinfLine = line
         if comma + 1 < value.end {
             guard let title = value.validatedString(comma + 1, value.end) else { throw .invalidUTF8 }
-            pendingTitle = title
+            pending.title = title
         }
         let rounded = duration.roundedToNearestSecond
         if let targetDuration {
@@ -283,46 +279,39 @@ struct MediaPlaylistParser {
     }
 
     private mutating func finishSegment(_ line: HLSLine) throws(HLSParseError.Problem) {
-        guard let duration = pendingDuration else { throw .uriWithoutEXTINF }
+        guard extinfLine != nil else { throw .uriWithoutEXTINF }
         guard let uri = line.line.validatedString(line.line.start, line.line.end) else { throw .invalidUTF8 }
-        let resolved = resolver.resolve(uri)
+        let resolved = resolver.resolve(line.line.bytes, text: uri)
         var byteRange: HLSByteRange?
-        if let pending = pendingByteRange {
-            if let offset = pending.offset {
-                byteRange = HLSByteRange(length: pending.length, offset: offset)
-            } else if let previous = segments.last, let previousRange = previous.byteRange, previous.resolvedURI == resolved {
+        if let range = pendingByteRange {
+            if let offset = range.offset {
+                byteRange = HLSByteRange(length: range.length, offset: offset)
+            } else if let previousRange = segments.last?.byteRange, segments.last?.resolvedURI == resolved {
                 // Continuing the previous range must still end inside 64 bits, as an explicit offset must.
-                guard previousRange.end.addingReportingOverflow(pending.length).overflow == false else {
+                guard previousRange.end.addingReportingOverflow(range.length).overflow == false else {
                     throw relocate(.invalidTagValue(tag: "EXT-X-BYTERANGE", reason: "the range would end past byte \(UInt64.max)"),
                                    byteRangeLine ?? line)
                 }
-                byteRange = HLSByteRange(length: pending.length, offset: previousRange.end)
+                byteRange = HLSByteRange(length: range.length, offset: previousRange.end)
             } else {
                 throw relocate(.byteRangeWithoutPreviousRange, byteRangeLine ?? line)
             }
         }
-        segments.append(HLSMediaSegment(
-            duration: duration, durationText: pendingDurationText, title: pendingTitle, uri: uri, resolvedURI: resolved, byteRange: byteRange,
-            isDiscontinuity: pendingDiscontinuity, map: currentMap, keys: currentKeys,
-            programDateTime: pendingProgramDateTime, dateRanges: pendingDateRanges, isGap: pendingGap,
-            cueOut: pendingCueOut, cueOutContinuation: pendingCueOutContinuation, cueIn: pendingCueIn,
-            unknownLines: pendingUnknown))
-        pendingDuration = nil
-        pendingDurationText = nil
-        pendingTitle = nil
+        segments.append(MediaPlaylistParser.blankSegment)
+        let last = segments.count - 1
+        swap(&segments[last], &pending)
+        segments[last].uri = uri
+        segments[last].resolvedURI = resolved
+        segments[last].byteRange = byteRange
+        segments[last].map = currentMap
+        segments[last].keys = currentKeys
         extinfLine = nil
         pendingByteRange = nil
         byteRangeLine = nil
-        pendingDiscontinuity = false
-        pendingProgramDateTime = nil
-        pendingDateRanges = []
-        pendingGap = false
-        pendingCueOut = nil
-        pendingCueOutContinuation = nil
-        pendingCueIn = nil
-        pendingUnknown = []
         pendingHasSegmentTags = false
         pendingStart = nil
     }
+
+    private static let blankSegment = HLSMediaSegment(duration: .zero, uri: "")
 }
 

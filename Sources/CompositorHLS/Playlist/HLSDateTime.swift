@@ -45,15 +45,15 @@ package struct HLSDateTime: Hashable, Sendable, CustomStringConvertible {
             i += digits
             return n
         }
-        func expect(_ c: Character, _ alternatives: Character...) throws(ParseError) {
-            guard i < bytes.count, ([c] + alternatives).contains(where: { $0.asciiValue == bytes[i] }) else {
+        func expect(_ c: Unicode.Scalar, or lowercase: Unicode.Scalar? = nil) throws(ParseError) {
+            guard i < bytes.count, UInt32(bytes[i]) == c.value || UInt32(bytes[i]) == lowercase?.value else {
                 throw fail("expected '\(c)' at column \(i + 1)")
             }
             i += 1
         }
         let year = try number(4); try expect("-")
         let month = try number(2); try expect("-")
-        let day = try number(2); try expect("T", "t")
+        let day = try number(2); try expect("T", or: "t")
         let hour = try number(2); try expect(":")
         let minute = try number(2); try expect(":")
         let second = try number(2)
@@ -64,10 +64,21 @@ package struct HLSDateTime: Hashable, Sendable, CustomStringConvertible {
             let start = i
             i += 1
             while i < bytes.count, bytes[i] &- 48 < 10 { i += 1 }
-            guard i > start + 1 else { throw fail("expected digits after '.'") }
-            do {
-                fraction = try MediaTime(parsing: "0" + String(decoding: bytes[start..<i], as: UTF8.self))
-            } catch { throw fail("fraction more precise than nanoseconds") }
+            let digits = i - start - 1
+            guard digits > 0 else { throw fail("expected digits after '.'") }
+            if digits <= 9 {
+                var ticks: Int64 = 0, timescale: Int32 = 1
+                for k in start + 1..<i {
+                    ticks = ticks * 10 + Int64(bytes[k] - 48)
+                    timescale *= 10
+                }
+                fraction = MediaTime(value: ticks, timescale: timescale)
+            } else {
+                // Trailing zeros may still make it exact in nanoseconds.
+                do {
+                    fraction = try MediaTime(parsing: "0" + String(decoding: bytes[start..<i], as: UTF8.self))
+                } catch { throw fail("fraction more precise than nanoseconds") }
+            }
         }
         var offsetMinutes: Int64 = 0
         // Without a zone (RFC 8216 4.3.2.6: SHOULD have one) the time is read as UTC.
