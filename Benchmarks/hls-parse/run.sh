@@ -30,8 +30,11 @@ echo "   Compositor: $swift_line"
 echo "   m3u8:       $python_line"
 swift_s="${swift_line##*best_seconds=}"
 python_s="${python_line##*best_seconds=}"
-python3 - "$swift_s" "$python_s" <<'PY'
+python3 - "$swift_s" "$python_s" "$(wc -c < "$work/day.m3u8")" <<'PY'
 import sys
-swift, python = float(sys.argv[1]), float(sys.argv[2])
+swift, python, size = float(sys.argv[1]), float(sys.argv[2]), int(sys.argv[3])
 print(f"   Compositor best {swift * 1000:.1f} ms, m3u8 best {python * 1000:.1f} ms: Compositor is {python / swift:.1f}x faster")
+rate = size / swift / 1e6
+verdict = "met" if swift <= 0.008 else "NOT met"
+print(f"   Compositor {rate:.0f} MB/s; target >= 300 MB/s (<= 8 ms on this playlist): {verdict}")
 PY

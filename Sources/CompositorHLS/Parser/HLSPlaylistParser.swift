@@ -177,6 +177,8 @@ enum HLSTag: Equatable {
     static func classify(_ line: HLSByteView) -> (HLSTag, HLSByteView?) {
         guard line[line.start] == UInt8(ascii: "#") else { return (.uri, nil) }
         guard line.hasPrefix("#EXT") else { return (.unknown, nil) }
+        // Half the lines of a media playlist.
+        if line.hasPrefix("#EXTINF:") { return (.extinf, line.slice(line.start + 8, line.end)) }
         var colon = line.start
         while colon < line.end, line[colon] != UInt8(ascii: ":") { colon += 1 }
         let value: HLSByteView? = colon < line.end ? line.slice(colon + 1, line.end) : nil

@@ -74,5 +74,10 @@ extension MediaTime {
 
     /// Whole seconds rounded to the nearest integer, halves up: how RFC 8216 compares an `EXTINF`
     /// with `EXT-X-TARGETDURATION`.
-    var roundedToNearestSecond: Int64 { wholeSeconds(rounding: .toNearestOrAwayFromZero) }
+    var roundedToNearestSecond: Int64 {
+        guard value >= 0 else { return wholeSeconds(rounding: .toNearestOrAwayFromZero) }
+        // Every `EXTINF` is here: non-negative, so halves up is a comparison of the remainder.
+        let (whole, remainder) = value.quotientAndRemainder(dividingBy: Int64(timescale))
+        return remainder >= Int64(timescale) - remainder ? whole + 1 : whole
+    }
 }
