@@ -9,16 +9,27 @@ enum Output {
         write(text + "\n", to: STDOUT_FILENO, name: "standard output")
     }
 
+    /// `bytes` (text already encoded) and a newline.
+    static func out(_ bytes: [UInt8]) {
+        bytes.withUnsafeBytes { write($0, to: STDOUT_FILENO, name: "standard output") }
+        write("\n", to: STDOUT_FILENO, name: "standard output")
+    }
+
     static func err(_ text: String) {
         write(text + "\n", to: STDERR_FILENO, name: "standard error")
     }
 
     private static func write(_ text: String, to descriptor: Int32, name: String) {
         var text = text
-        let failure = text.withUTF8 { bytes -> FileError? in
-            do throws(FileError) { try writeAll(UnsafeRawBufferPointer(bytes), to: descriptor, path: FilePath(name)) } catch { return error }
-            return nil
-        }
+        text.withUTF8 { write(UnsafeRawBufferPointer($0), to: descriptor, name: name) }
+    }
+
+    private static func write(_ bytes: UnsafeRawBufferPointer, to descriptor: Int32, name: String) {
+        let failure: FileError?
+        do throws(FileError) {
+            try writeAll(bytes, to: descriptor, path: FilePath(name))
+            failure = nil
+        } catch { failure = error }
         guard let failure else { return }
         if descriptor != STDERR_FILENO { err("error: \(failure)") }
         exit(1)

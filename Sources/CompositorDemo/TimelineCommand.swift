@@ -58,33 +58,46 @@ enum TimelineReport {
         return .object(root)
     }
 
-    static func text(_ composition: Composition, title: String) -> String {
-        let header = ["#", "kind", "id", "break", "composition", "content", "source"]
+    static func text(_ composition: Composition, title: String) -> [UInt8] {
+        var table = TextTable(header: ["#", "kind", "id", "break", "composition", "content", "source"])
+        table.reserve(rows: composition.segments.count, bytesPerRow: 100)
         // A schedule names few sources, each shown on many rows: each is written once.
         var sourceNames: [MediaLocation: String] = [:]
-        var rows: [[String]] = []
-        rows.reserveCapacity(composition.segments.count)
         for (i, segment) in composition.segments.enumerated() {
-            let ad = segment.adPosition
+            table.cell(String(i + 1))
+            if let ad = segment.adPosition {
+                table.append("ad ")
+                table.append(String(ad.podPosition))
+                table.append("/")
+                table.cell(String(ad.podSize))
+            } else {
+                table.cell("content")
+            }
+            table.cell(escapedForDisplay(segment.id))
+            table.cell(escapedForDisplay(segment.adPosition?.breakID ?? ""))
+            table.append(segment.compositionRange)
+            table.endCell()
+            if segment.isAd {
+                table.append("@")
+                table.append(segment.contentRange.start.description)
+            } else {
+                table.append(segment.contentRange)
+            }
+            table.endCell()
             let source = sourceNames[segment.source] ?? {
                 let name = segment.source.description
                 sourceNames[segment.source] = name
                 return name
             }()
-            rows.append([
-                String(i + 1),
-                ad.map { "ad \($0.podPosition)/\($0.podSize)" } ?? "content",
-                escapedForDisplay(segment.id),
-                escapedForDisplay(ad?.breakID ?? ""),
-                segment.compositionRange.description,
-                segment.isAd ? "@\(segment.contentRange.start)" : segment.contentRange.description,
-                source + " " + segment.sourceRange.description,
-            ])
+            table.append(source)
+            table.append(" ")
+            table.append(segment.sourceRange)
+            table.endCell()
         }
-        var text = "\(title): content \(composition.contentDuration) s, composition \(composition.duration) s, "
-            + counted(composition.segments.count, "segment") + ", " + counted(composition.breaks.count, "break") + "\n\n"
-        appendTable(header: header, rows: rows, to: &text)
-        text += "\n" + bar(composition, width: 72)
+        var text = Array("\(title): content \(composition.contentDuration) s, composition \(composition.duration) s, ".utf8)
+        text += (counted(composition.segments.count, "segment") + ", " + counted(composition.breaks.count, "break") + "\n\n").utf8
+        table.write(to: &text)
+        text += ("\n" + bar(composition, width: 72)).utf8
         return text
     }
 
@@ -102,32 +115,16 @@ enum TimelineReport {
         }
         return "|" + String(columns) + "|  (= content, # ad)"
     }
+}
 
-    /// The rows under the header, columns padded to their widest cell and two spaces apart, each
-    /// line ended by a newline (no trailing spaces).
-    static func appendTable(header: [String], rows: [[String]], to text: inout String) {
-        // Each cell's width counted once (a count walks the characters; ASCII is its byte count).
-        let lines = [header] + rows
-        let cellWidths = lines.map { $0.map(displayWidth) }
-        var widths = Array(repeating: 0, count: header.count)
-        for row in cellWidths { for (column, width) in row.enumerated() { widths[column] = max(widths[column], width) } }
-        let spaces = String(repeating: " ", count: (widths.max() ?? 0) + 2)
-        for (cells, cellWidths) in zip(lines, cellWidths) {
-            // Up to the last non-empty cell, so that no line ends in spaces.
-            let last = cells.lastIndex { !$0.isEmpty } ?? -1
-            for column in 0..<(last + 1) {
-                if column > 0 {
-                    let padding = 2 + widths[column - 1] - cellWidths[column - 1]
-                    text += spaces[..<spaces.utf8.index(spaces.startIndex, offsetBy: padding)]
-                }
-                text += cells[column]
-            }
-            text += "\n"
-        }
-    }
-
-    private static func displayWidth(_ cell: String) -> Int {
-        cell.utf8.allSatisfy { $0 < 0x80 } ? cell.utf8.count : cell.count
+extension TextTable {
+    /// `[start, end)`, as `MediaTimeRange` writes it.
+    mutating func append(_ range: MediaTimeRange) {
+        append("[")
+        append(range.start.description)
+        append(", ")
+        append(range.end.description)
+        append(")")
     }
 }
 

@@ -164,6 +164,29 @@ struct DemoCommandTests {
         #expect(result.stdout.contains("(= content, # ad)"))
     }
 
+    /// Columns are as wide as their widest cell counted in characters (`café` is 4, not 5 bytes),
+    /// two spaces apart, and a row ends at its last non-empty cell (content rows have no break).
+    @Test("human output: the table's columns line up, and no line ends in spaces")
+    func humanTimelineLayout() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("compositor-demo-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let file = folder.appendingPathComponent("table.json")
+        try Data(#"""
+            {"content": [{"id": "café", "url": "c.mp4", "end": 10}],
+             "breaks": [{"id": "brk", "at": 4, "ads": [{"id": "ad", "url": "a.mp4", "end": 1.5}]}]}
+            """#.utf8).write(to: file)
+        let result = try await DemoProcess.run(["timeline", file.path])
+        #expect(result.status == 0)
+        let lines = result.stdout.split(separator: "\n", omittingEmptySubsequences: false).dropFirst(2).prefix(4)
+        #expect(Array(lines) == [
+            "#  kind     id    break  composition  content  source",
+            "1  content  café         [0, 4)       [0, 4)   \(folder.path)/c.mp4 [0, 4)",
+            "2  ad 1/1   ad    brk    [4, 5.5)     @4       \(folder.path)/a.mp4 [0, 1.5)",
+            "3  content  café         [5.5, 11.5)  [4, 10)  \(folder.path)/c.mp4 [4, 10)",
+        ])
+    }
+
     @Test("simulate --json prints one event object per line")
     func simulateJSON() async throws {
         let result = try await DemoProcess.run(["simulate", sample, "--actions", "play 30; seek content 50; play 30", "--json"])

@@ -83,11 +83,11 @@ extension ScheduleDocument {
 
         init(baseFolder: FilePath?) { self.baseFolder = baseFolder }
 
-        /// The keys each kind of object may have (built once: a schedule has many objects).
+        /// The keys each kind of object may have (a few each: searched, not hashed).
         private enum Keys {
-            static let schedule: Set<String> = ["content", "breaks"]
-            static let item: Set<String> = ["id", "url", "variant", "start", "end"]
-            static let adBreak: Set<String> = [
+            static let schedule = ["content", "breaks"]
+            static let item = ["id", "url", "variant", "start", "end"]
+            static let adBreak = [
                 "id", "at", "clip", "ads", "policy", "resumeOffset", "skippable", "skippableAfter", "seekWithinAds",
             ]
         }
@@ -197,11 +197,11 @@ extension ScheduleDocument {
 
         // MARK: Typed access
 
-        private func objectValue(_ value: JSONValue, path: String, keys: Set<String>) throws(ScheduleDocumentError) -> JSONObject {
+        private func objectValue(_ value: JSONValue, path: String, keys: [String]) throws(ScheduleDocumentError) -> JSONObject {
             guard case .object(let object) = value else {
                 throw .invalid(path: path, reason: "expected an object, got \(value.typeName)")
             }
-            if let unknown = object.keys.first(where: { !keys.contains($0) }) {
+            if let unknown = object.members.first(where: { !keys.contains($0.key) })?.key {
                 throw .invalid(path: path, reason: "unknown key \"\(unknown)\" (known: \(keys.sorted().joined(separator: ", ")))")
             }
             return object

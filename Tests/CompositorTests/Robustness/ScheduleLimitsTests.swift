@@ -45,6 +45,16 @@ struct ScheduleLimitsTests {
         #expect(error?.column == text.utf8.count + 1)
     }
 
+    /// Short objects are searched, longer ones hashed: a duplicate is found on either side.
+    @Test("a duplicate key is found whatever the object's size", arguments: [2, 15, 16, 17, 40])
+    func duplicateAtEverySize(keys: Int) {
+        let members = (0..<keys).map { "\"k\($0)\":\($0)" } + ["\"k0\":0"]
+        let error = #expect(throws: JSONSyntaxError.self) {
+            try JSONValue(parsing: Array(("{" + members.joined(separator: ",") + "}").utf8))
+        }
+        #expect(error?.reason == "duplicate key \"k0\"")
+    }
+
     @Test("keys equal as Unicode text are duplicates, however they are encoded")
     func canonicallyEqualKeys() {
         let text = "{\"caf\u{E9}\": 1, \"cafe\u{301}\": 2}"

@@ -58,6 +58,8 @@ private struct JSONParser {
         try enter()
         index += 1
         var object = JSONObject()
+        // Most objects have a few keys: they are searched; the keys of a larger one are hashed.
+        let hashedFrom = 16
         var keys = Set<String>()
         skipWhitespace()
         if consume(UInt8(ascii: "}")) { depth -= 1; return .object(object) }
@@ -70,7 +72,14 @@ private struct JSONParser {
             guard consume(UInt8(ascii: ":")) else { throw error("expected ':' after key \"\(key)\"") }
             skipWhitespace()
             let value = try parseValue()
-            guard keys.insert(key).inserted else { throw error("duplicate key \"\(key)\"", at: keyStart) }
+            let isNew: Bool
+            if object.members.count < hashedFrom {
+                isNew = !object.members.contains { $0.key == key }
+            } else {
+                if keys.isEmpty { keys = Set(object.members.map(\.key)) }
+                isNew = keys.insert(key).inserted
+            }
+            guard isNew else { throw error("duplicate key \"\(key)\"", at: keyStart) }
             object.appendNewKey(key, value)
             skipWhitespace()
             if consume(UInt8(ascii: "}")) { break }

@@ -47,8 +47,8 @@ package struct JSONObject: Hashable, Sendable {
         return true
     }
 
-    /// Appends a member whose key the caller has checked is new (the parser keeps a set of the
-    /// keys seen, so an object of n keys is read in O(n), not O(n²)).
+    /// Appends a member whose key the caller has checked is new (the parser hashes the keys of a
+    /// large object, so an object of n keys is read in O(n), not O(n²)).
     mutating func appendNewKey(_ key: String, _ value: JSONValue) {
         members.append((key, value))
     }
