@@ -37,6 +37,11 @@ struct TextTable {
         text.withUTF8 { bytes.append(contentsOf: $0) }
     }
 
+    /// Appends UTF-8 to the cell being written.
+    mutating func append(utf8: UnsafeBufferPointer<UInt8>) {
+        bytes.append(contentsOf: utf8)
+    }
+
     /// Appends text and ends the cell.
     mutating func cell(_ text: String) {
         append(text)
@@ -46,10 +51,13 @@ struct TextTable {
     /// Ends the cell being written; the next text goes into the next column (or row).
     mutating func endCell() {
         let index = cellEnds.count
-        let cell = bytes[cellStart...]
-        var width = cell.count
-        if !cell.allSatisfy({ $0 < 0x80 }) {
-            width = String(decoding: cell, as: UTF8.self).count
+        var width = bytes.count - cellStart
+        let wide: String? = bytes.withUnsafeBufferPointer { all in
+            let cell = UnsafeBufferPointer(rebasing: all[cellStart...])
+            return cell.allSatisfy { $0 < 0x80 } ? nil : String(decoding: cell, as: UTF8.self)
+        }
+        if let wide {
+            width = wide.count
             wideCells[index] = width
         }
         widths[index % columns] = max(widths[index % columns], width)
@@ -60,6 +68,10 @@ struct TextTable {
     /// The table's lines, appended to `output`.
     func write(to output: inout [UInt8]) {
         output.reserveCapacity(output.count + bytes.count + cellEnds.count * 2 + cellEnds.count / columns)
+        bytes.withUnsafeBufferPointer { write(from: $0, to: &output) }
+    }
+
+    private func write(from bytes: UnsafeBufferPointer<UInt8>, to output: inout [UInt8]) {
         var rowStart = 0
         while rowStart < cellEnds.count {
             let rowEnd = min(rowStart + columns, cellEnds.count)
@@ -74,7 +86,7 @@ struct TextTable {
                         let width = wideCells[previous] ?? (cellEnds[previous] - start(previous))
                         output.append(contentsOf: repeatElement(UInt8(ascii: " "), count: 2 + widths[(previous - rowStart)] - width))
                     }
-                    output.append(contentsOf: bytes[start(cell)..<cellEnds[cell]])
+                    output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start(cell)..<cellEnds[cell]]))
                 }
             }
             output.append(UInt8(ascii: "\n"))

@@ -79,7 +79,7 @@ enum TimelineReport {
             table.endCell()
             if segment.isAd {
                 table.append("@")
-                table.append(segment.contentRange.start.description)
+                table.append(segment.contentRange.start)
             } else {
                 table.append(segment.contentRange)
             }
@@ -121,10 +121,15 @@ extension TextTable {
     /// `[start, end)`, as `MediaTimeRange` writes it.
     mutating func append(_ range: MediaTimeRange) {
         append("[")
-        append(range.start.description)
+        append(range.start)
         append(", ")
-        append(range.end.description)
+        append(range.end)
         append(")")
+    }
+
+    /// The time as its `description` writes it.
+    mutating func append(_ time: MediaTime) {
+        if !time.withExactDecimal({ append(utf8: $0) }) { append(time.description) }
     }
 }
 

@@ -8,6 +8,21 @@ import CompositorTesting
 
 @Suite("MediaTime")
 struct MediaTimeTests {
+    /// `gcd` is the binary algorithm; Euclid's, by divisions, is the reference.
+    @Test("gcd agrees with Euclid's algorithm, at the edges and on random pairs")
+    func greatestCommonDivisor() {
+        func euclid(_ a: UInt64, _ b: UInt64) -> UInt64 { b == 0 ? a : euclid(b, a % b) }
+        let edges: [UInt64] = [0, 1, 2, 3, 5, 1000, 1001, 30000, 90000, 1 << 32, 1 << 63, UInt64.max, UInt64.max - 1]
+        for a in edges { for b in edges { #expect(gcd(a, b) == euclid(a, b), "gcd(\(a), \(b))") } }
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<10_000 {
+            let shift = UInt64.random(in: 0...40, using: &generator)
+            let a = UInt64.random(in: 0...UInt64.max, using: &generator) >> shift
+            let b = UInt64.random(in: 0...UInt64.max >> shift, using: &generator) << (shift / 2)
+            #expect(gcd(a, b) == euclid(a, b), "gcd(\(a), \(b))")
+        }
+    }
+
     @Test("compares exactly across timescales")
     func comparesAcrossTimescales() {
         #expect(MediaTime(value: 1, timescale: 2) == MediaTime(value: 500, timescale: 1000))

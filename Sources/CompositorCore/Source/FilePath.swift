@@ -43,7 +43,10 @@ public struct FilePath: Hashable, Sendable, ExpressibleByStringLiteral, CustomSt
 
     public static func == (lhs: FilePath, rhs: FilePath) -> Bool {
         switch (lhs.storage, rhs.storage) {
-        case (.text(let a), .text(let b)): return a.utf8.elementsEqual(b.utf8)
+        case (.text(var a), .text(var b)):
+            // Bytes in one comparison: sources are looked up by path once per piece.
+            guard a.utf8.count == b.utf8.count else { return false }
+            return a.withUTF8 { x in b.withUTF8 { y in x.elementsEqual(y) } }
         case (.bytes(let a), .bytes(let b)): return a == b
         default: return false   // valid UTF-8 is always stored as text, so the bytes differ
         }

@@ -11,18 +11,28 @@ extension MediaTime: CustomStringConvertible {
     /// Seconds as an exact decimal, or `nil` when the timescale has prime factors other than 2 and 5
     /// (or needs more than 18 fractional digits).
     public var exactDecimalString: String? {
+        var text: String?
+        withExactDecimal { text = String(decoding: $0, as: UTF8.self) }
+        return text
+    }
+
+    /// Calls `body` with `exactDecimalString`'s ASCII bytes, written on the stack (a timeline
+    /// prints hundreds of thousands of times: none needs a string); returns false, without calling
+    /// it, when there is no exact decimal.
+    @discardableResult
+    package func withExactDecimal(_ body: (UnsafeBufferPointer<UInt8>) -> Void) -> Bool {
         let r = reduced
-        var scale = Int64(r.timescale), twos = 0, fives = 0
-        while scale % 2 == 0 { scale /= 2; twos += 1 }
+        var scale = Int64(r.timescale)
+        let twos = scale.trailingZeroBitCount
+        scale >>= twos
+        var fives = 0
         while scale % 5 == 0 { scale /= 5; fives += 1 }
         let fractionDigits = Swift.max(twos, fives)
-        guard scale == 1, fractionDigits <= 18 else { return nil }
+        guard scale == 1, fractionDigits <= 18 else { return false }
         let unit = (0..<fractionDigits).reduce(Int64(1)) { product, _ in product * 10 }
         // Exact: r.timescale divides unit. Only the value's magnitude can overflow.
         guard let ticks = try? MediaTime.divide(r.value, times: unit, by: Int64(r.timescale), rounding: .towardZero)
-        else { return nil }
-        // Written digit by digit into a string of the exact length (no intermediate strings: a
-        // timeline prints hundreds of thousands of these; up to 15 bytes it is not even allocated).
+        else { return false }
         let whole = ticks.magnitude / UInt64(unit)
         var fraction = ticks.magnitude % UInt64(unit)
         var wholeDigits = 1
@@ -30,7 +40,7 @@ extension MediaTime: CustomStringConvertible {
         while rest > 0 { wholeDigits += 1; rest /= 10 }
         let sign = ticks < 0 ? 1 : 0
         let length = sign + wholeDigits + (fractionDigits > 0 ? 1 + fractionDigits : 0)
-        return String(unsafeUninitializedCapacity: length) { bytes in
+        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: length) { bytes in
             var end = length
             for _ in 0..<fractionDigits {
                 end -= 1
@@ -45,7 +55,8 @@ extension MediaTime: CustomStringConvertible {
                 digits /= 10
             } while digits > 0
             if sign == 1 { bytes[0] = UInt8(ascii: "-") }
-            return length
+            body(UnsafeBufferPointer(bytes))
+            return true
         }
     }
 

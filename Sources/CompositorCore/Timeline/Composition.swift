@@ -268,7 +268,7 @@ extension Composition {
                 guard resume <= contentDuration else {
                     throw .resumeOffsetPastContentEnd(breakID: adBreak.id, resumesAt: resume, contentDuration: contentDuration)
                 }
-                if excluded.contains(adBreak.id) { continue }
+                if !excluded.isEmpty, excluded.contains(adBreak.id) { continue }
 
                 try emitContent(upTo: position)
                 let breakStart = compositionCursor, firstSegment = segments.count
