@@ -97,96 +97,95 @@ extension ScheduleDocument {
             guard let contentValue = object["content"] else { throw .invalid(path: "schedule", reason: "missing key \"content\"") }
             var schedule = Schedule()
             for (i, clipValue) in try arrayValue(contentValue, path: "content").enumerated() {
-                let path = "content[\(i)]"
-                let clip = try self.clip(clipValue, path: path, defaultID: "clip-\(i + 1)")
-                do { try schedule.appendContentClip(clip) } catch { throw .schedule(path: path, error) }
+                let clip = try self.clip(clipValue, path: "content[\(i)]", defaultID: "clip-\(i + 1)")
+                do { try schedule.appendContentClip(clip) } catch { throw .schedule(path: "content[\(i)]", error) }
             }
             if schedule.content.isEmpty { throw .schedule(path: "content", .noContent) }
             if let breaksValue = object["breaks"] {
                 let breakValues = try arrayValue(breaksValue, path: "breaks")
                 schedule.reserveCapacity(breaks: breakValues.count, ids: 2 * breakValues.count)  // a break and at least one ad
                 for (i, breakValue) in breakValues.enumerated() {
-                    let path = "breaks[\(i)]"
-                    for adBreak in try self.adBreaks(breakValue, path: path, defaultID: "break-\(i + 1)", content: schedule.content) {
-                        do { try schedule.appendBreak(adBreak) } catch { throw .schedule(path: path, error) }
+                    // Paths and default IDs are made only when needed: there may be 100,000 breaks.
+                    for adBreak in try self.adBreaks(breakValue, path: "breaks[\(i)]", defaultID: "break-\(i + 1)", content: schedule.content) {
+                        do { try schedule.appendBreak(adBreak) } catch { throw .schedule(path: "breaks[\(i)]", error) }
                     }
                 }
             }
             return schedule
         }
 
-        private mutating func clip(_ value: JSONValue, path: String, defaultID: String) throws(ScheduleDocumentError) -> ContentClip {
-            let object = try objectValue(value, path: path, keys: Keys.item)
+        private mutating func clip(_ value: JSONValue, path: @autoclosure () -> String, defaultID: @autoclosure () -> String) throws(ScheduleDocumentError) -> ContentClip {
+            let object = try objectValue(value, path: path(), keys: Keys.item)
             return ContentClip(
-                id: try string(object, "id", path: path) ?? defaultID,
-                source: try source(object, path: path),
-                start: try time(object, "start", path: path) ?? .zero,
-                end: try time(object, "end", path: path))
+                id: try string(object, "id", path: path()) ?? defaultID(),
+                source: try source(object, path: path()),
+                start: try time(object, "start", path: path()) ?? .zero,
+                end: try time(object, "end", path: path()))
         }
 
-        private mutating func ad(_ value: JSONValue, path: String, defaultID: String) throws(ScheduleDocumentError) -> Ad {
-            let object = try objectValue(value, path: path, keys: Keys.item)
+        private mutating func ad(_ value: JSONValue, path: @autoclosure () -> String, defaultID: @autoclosure () -> String) throws(ScheduleDocumentError) -> Ad {
+            let object = try objectValue(value, path: path(), keys: Keys.item)
             return Ad(
-                id: try string(object, "id", path: path) ?? defaultID,
-                source: try source(object, path: path),
-                start: try time(object, "start", path: path) ?? .zero,
-                end: try time(object, "end", path: path))
+                id: try string(object, "id", path: path()) ?? defaultID(),
+                source: try source(object, path: path()),
+                start: try time(object, "start", path: path()) ?? .zero,
+                end: try time(object, "end", path: path()))
         }
 
         /// One break, or for `"at": "markers"` one per span the clip's playlist marks.
         private mutating func adBreaks(
-            _ value: JSONValue, path: String, defaultID: String, content: [ContentClip]
+            _ value: JSONValue, path: @autoclosure () -> String, defaultID: @autoclosure () -> String, content: [ContentClip]
         ) throws(ScheduleDocumentError) -> [AdBreak] {
-            let object = try objectValue(value, path: path, keys: Keys.adBreak)
-            let id = try string(object, "id", path: path) ?? defaultID
-            guard let at = object["at"] else { throw .invalid(path: path, reason: "missing key \"at\"") }
-            let clipID = try string(object, "clip", path: path)
+            let object = try objectValue(value, path: path(), keys: Keys.adBreak)
+            let id = try string(object, "id", path: path()) ?? defaultID()
+            guard let at = object["at"] else { throw .invalid(path: path(), reason: "missing key \"at\"") }
+            let clipID = try string(object, "clip", path: path())
             let placement: Placement
             switch at {
             case .string("preroll"): placement = .preroll
             case .string("postroll"): placement = .postroll
             case .string("markers"):
                 guard object["resumeOffset"] == nil else {
-                    throw .invalid(path: path + ".resumeOffset", reason: "a break at markers replaces each marked span; it takes no resumeOffset")
+                    throw .invalid(path: path() + ".resumeOffset", reason: "a break at markers replaces each marked span; it takes no resumeOffset")
                 }
-                let pod = try self.pod(object, id: id, path: path)
+                let pod = try self.pod(object, id: id, path: path())
                 return try MarkedBreaks.expand(
-                    id: id, ads: pod.ads, policy: pod.policy, restrictions: pod.restrictions, clipID: clipID, content: content, path: path)
-            default: placement = .midroll(at: try timeValue(at, path: path + ".at", expected: "\"preroll\", \"postroll\", \"markers\" or a time"))
+                    id: id, ads: pod.ads, policy: pod.policy, restrictions: pod.restrictions, clipID: clipID, content: content, path: path())
+            default: placement = .midroll(at: try timeValue(at, path: path() + ".at", expected: "\"preroll\", \"postroll\", \"markers\" or a time"))
             }
-            if clipID != nil { throw .invalid(path: path + ".clip", reason: "\"clip\" names the clip whose markers place a break at \"markers\"") }
-            return [try adBreak(object, id: id, placement: placement, path: path)]
+            if clipID != nil { throw .invalid(path: path() + ".clip", reason: "\"clip\" names the clip whose markers place a break at \"markers\"") }
+            return [try adBreak(object, id: id, placement: placement, path: path())]
         }
 
-        private mutating func adBreak(_ object: JSONObject, id: String, placement: Placement, path: String) throws(ScheduleDocumentError) -> AdBreak {
-            let pod = try self.pod(object, id: id, path: path)
+        private mutating func adBreak(_ object: JSONObject, id: String, placement: Placement, path: @autoclosure () -> String) throws(ScheduleDocumentError) -> AdBreak {
+            let pod = try self.pod(object, id: id, path: path())
             return AdBreak(
                 id: id, placement: placement, ads: pod.ads, policy: pod.policy,
-                resumeOffset: try time(object, "resumeOffset", path: path) ?? .zero, restrictions: pod.restrictions)
+                resumeOffset: try time(object, "resumeOffset", path: path()) ?? .zero, restrictions: pod.restrictions)
         }
 
         /// A break's ads, policy and restrictions.
         private mutating func pod(
-            _ object: JSONObject, id: String, path: String
+            _ object: JSONObject, id: String, path: @autoclosure () -> String
         ) throws(ScheduleDocumentError) -> (ads: [Ad], policy: BreakPolicy, restrictions: BreakRestrictions) {
-            guard let adsValue = object["ads"] else { throw .invalid(path: path, reason: "missing key \"ads\"") }
+            guard let adsValue = object["ads"] else { throw .invalid(path: path(), reason: "missing key \"ads\"") }
             var ads: [Ad] = []
-            for (i, adValue) in try arrayValue(adsValue, path: path + ".ads").enumerated() {
-                ads.append(try ad(adValue, path: "\(path).ads[\(i)]", defaultID: "\(id)-ad-\(i + 1)"))
+            for (i, adValue) in try arrayValue(adsValue, path: path() + ".ads").enumerated() {
+                ads.append(try ad(adValue, path: "\(path()).ads[\(i)]", defaultID: "\(id)-ad-\(i + 1)"))
             }
             var policy = BreakPolicy.sticky
-            if let text = try string(object, "policy", path: path) {
+            if let text = try string(object, "policy", path: path()) {
                 guard let parsed = BreakPolicy(rawValue: text) else {
-                    throw .invalid(path: path + ".policy", reason: "expected \"sticky\" or \"once\", got \"\(text)\"")
+                    throw .invalid(path: path() + ".policy", reason: "expected \"sticky\" or \"once\", got \"\(text)\"")
                 }
                 policy = parsed
             }
             var restrictions = BreakRestrictions()
-            if let seek = try bool(object, "seekWithinAds", path: path) { restrictions.allowsSeekingWithinAd = seek }
-            let skippable = try bool(object, "skippable", path: path)
-            if let delay = try time(object, "skippableAfter", path: path) {
+            if let seek = try bool(object, "seekWithinAds", path: path()) { restrictions.allowsSeekingWithinAd = seek }
+            let skippable = try bool(object, "skippable", path: path())
+            if let delay = try time(object, "skippableAfter", path: path()) {
                 guard skippable != false else {
-                    throw .invalid(path: path, reason: "\"skippable\": false contradicts \"skippableAfter\"")
+                    throw .invalid(path: path(), reason: "\"skippable\": false contradicts \"skippableAfter\"")
                 }
                 restrictions.skipping = .after(delay)
             } else if skippable == false {
@@ -197,68 +196,68 @@ extension ScheduleDocument {
 
         // MARK: Typed access
 
-        private func objectValue(_ value: JSONValue, path: String, keys: [String]) throws(ScheduleDocumentError) -> JSONObject {
+        private func objectValue(_ value: JSONValue, path: @autoclosure () -> String, keys: [String]) throws(ScheduleDocumentError) -> JSONObject {
             guard case .object(let object) = value else {
-                throw .invalid(path: path, reason: "expected an object, got \(value.typeName)")
+                throw .invalid(path: path(), reason: "expected an object, got \(value.typeName)")
             }
             if let unknown = object.members.first(where: { !keys.contains($0.key) })?.key {
-                throw .invalid(path: path, reason: "unknown key \"\(unknown)\" (known: \(keys.sorted().joined(separator: ", ")))")
+                throw .invalid(path: path(), reason: "unknown key \"\(unknown)\" (known: \(keys.sorted().joined(separator: ", ")))")
             }
             return object
         }
 
-        private func arrayValue(_ value: JSONValue, path: String) throws(ScheduleDocumentError) -> [JSONValue] {
+        private func arrayValue(_ value: JSONValue, path: @autoclosure () -> String) throws(ScheduleDocumentError) -> [JSONValue] {
             guard case .array(let elements) = value else {
-                throw .invalid(path: path, reason: "expected an array, got \(value.typeName)")
+                throw .invalid(path: path(), reason: "expected an array, got \(value.typeName)")
             }
             return elements
         }
 
-        private func string(_ object: JSONObject, _ key: String, path: String) throws(ScheduleDocumentError) -> String? {
+        private func string(_ object: JSONObject, _ key: String, path: @autoclosure () -> String) throws(ScheduleDocumentError) -> String? {
             guard let value = object[key] else { return nil }
             guard case .string(let text) = value else {
-                throw .invalid(path: "\(path).\(key)", reason: "expected a string, got \(value.typeName)")
+                throw .invalid(path: "\(path()).\(key)", reason: "expected a string, got \(value.typeName)")
             }
             return text
         }
 
-        private func bool(_ object: JSONObject, _ key: String, path: String) throws(ScheduleDocumentError) -> Bool? {
+        private func bool(_ object: JSONObject, _ key: String, path: @autoclosure () -> String) throws(ScheduleDocumentError) -> Bool? {
             guard let value = object[key] else { return nil }
             guard case .bool(let flag) = value else {
-                throw .invalid(path: "\(path).\(key)", reason: "expected true or false, got \(value.typeName)")
+                throw .invalid(path: "\(path()).\(key)", reason: "expected true or false, got \(value.typeName)")
             }
             return flag
         }
 
-        private mutating func source(_ object: JSONObject, path: String) throws(ScheduleDocumentError) -> MediaLocation {
-            guard let url = try string(object, "url", path: path) else { throw .invalid(path: path, reason: "missing key \"url\"") }
+        private mutating func source(_ object: JSONObject, path: @autoclosure () -> String) throws(ScheduleDocumentError) -> MediaLocation {
+            guard let url = try string(object, "url", path: path()) else { throw .invalid(path: path(), reason: "missing key \"url\"") }
             let location: MediaLocation
             if let known = locations[url] {
                 location = known
             } else {
                 do { location = try MediaLocation(parsing: url, relativeTo: baseFolder) } catch {
-                    throw .invalid(path: path + ".url", reason: error.description)
+                    throw .invalid(path: path() + ".url", reason: error.description)
                 }
                 locations[url] = location
             }
-            let variant = try string(object, "variant", path: path)
-            if variant?.isEmpty == true { throw .invalid(path: path + ".variant", reason: "an empty variant name") }
+            let variant = try string(object, "variant", path: path())
+            if variant?.isEmpty == true { throw .invalid(path: path() + ".variant", reason: "an empty variant name") }
             return location.selectingVariant(variant)
         }
 
-        private func time(_ object: JSONObject, _ key: String, path: String) throws(ScheduleDocumentError) -> MediaTime? {
+        private func time(_ object: JSONObject, _ key: String, path: @autoclosure () -> String) throws(ScheduleDocumentError) -> MediaTime? {
             guard let value = object[key] else { return nil }
-            return try timeValue(value, path: "\(path).\(key)", expected: "a time")
+            return try timeValue(value, path: "\(path()).\(key)", expected: "a time")
         }
 
-        private func timeValue(_ value: JSONValue, path: String, expected: String) throws(ScheduleDocumentError) -> MediaTime {
+        private func timeValue(_ value: JSONValue, path: @autoclosure () -> String, expected: String) throws(ScheduleDocumentError) -> MediaTime {
             let text: String
             switch value {
             case .number(let number): text = number
             case .string(let string): text = string
-            default: throw .invalid(path: path, reason: "expected \(expected) (seconds or \"value/timescale\"), got \(value.typeName)")
+            default: throw .invalid(path: path(), reason: "expected \(expected) (seconds or \"value/timescale\"), got \(value.typeName)")
             }
-            do { return try MediaTime(parsing: text) } catch { throw .invalid(path: path, reason: error.description) }
+            do { return try MediaTime(parsing: text) } catch { throw .invalid(path: path(), reason: error.description) }
         }
     }
 }

@@ -31,8 +31,8 @@ extension MediaTime: CustomStringConvertible {
         guard scale == 1, fractionDigits <= 18 else { return false }
         let unit = (0..<fractionDigits).reduce(Int64(1)) { product, _ in product * 10 }
         // Exact: r.timescale divides unit. Only the value's magnitude can overflow.
-        guard let ticks = try? MediaTime.divide(r.value, times: unit, by: Int64(r.timescale), rounding: .towardZero)
-        else { return false }
+        let (ticks, overflow) = r.value.multipliedReportingOverflow(by: unit / Int64(r.timescale))
+        guard !overflow else { return false }
         let whole = ticks.magnitude / UInt64(unit)
         var fraction = ticks.magnitude % UInt64(unit)
         var wholeDigits = 1
