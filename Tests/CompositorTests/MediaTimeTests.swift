@@ -23,6 +23,40 @@ struct MediaTimeTests {
         }
     }
 
+    /// Decimals are written without reducing first when the timescale is made of 2s and 5s, with
+    /// trailing zeros dropped: the digits must be those of the reduced time, written the plain way.
+    @Test("exact decimals are the reduced time's digits, over any timescale")
+    func exactDecimalsMatchTheReducedTime() {
+        func reference(_ t: MediaTime) -> String? {
+            let r = t.reduced
+            var scale = Int64(r.timescale), twos = 0, fives = 0
+            while scale % 2 == 0 { scale /= 2; twos += 1 }
+            while scale % 5 == 0 { scale /= 5; fives += 1 }
+            let digits = max(twos, fives)
+            guard scale == 1, digits <= 18 else { return nil }
+            let unit = (0..<digits).reduce(Int64(1)) { p, _ in p * 10 }
+            let (ticks, overflow) = r.value.multipliedReportingOverflow(by: unit / Int64(r.timescale))
+            guard !overflow else { return nil }
+            var text = String(ticks.magnitude / UInt64(unit))
+            if digits > 0 {
+                let fraction = String(ticks.magnitude % UInt64(unit))
+                text += "." + String(repeating: "0", count: digits - fraction.count) + fraction
+            }
+            return (ticks < 0 ? "-" : "") + text
+        }
+        let timescales: [Int32] = [1, 2, 4, 5, 8, 10, 25, 48, 1000, 3000, 1024, 1 << 30, 30000, 90000, 48000, 1_000_000_000,
+                                   390_625, 1_953_125, Int32.max]
+        var generator = SystemRandomNumberGenerator()
+        for timescale in timescales {
+            var values: [Int64] = [0, 1, -1, 5, 10, 100, 1000, Int64(timescale), -Int64(timescale), Int64.max, Int64.min, Int64.max - 1]
+            for _ in 0..<300 { values.append(Int64.random(in: -10_000_000...10_000_000, using: &generator) * Int64.random(in: 1...1000, using: &generator)) }
+            for value in values {
+                let time = MediaTime(value: value, timescale: timescale)
+                #expect(time.exactDecimalString == reference(time), "\(value)/\(timescale)")
+            }
+        }
+    }
+
     @Test("compares exactly across timescales")
     func comparesAcrossTimescales() {
         #expect(MediaTime(value: 1, timescale: 2) == MediaTime(value: 500, timescale: 1000))

@@ -21,20 +21,32 @@ extension MediaTime: CustomStringConvertible {
     /// it, when there is no exact decimal.
     @discardableResult
     package func withExactDecimal(_ body: (UnsafeBufferPointer<UInt8>) -> Void) -> Bool {
+        // Over a timescale of 2s and 5s only (milliseconds, say) the digits come out without
+        // reducing first: trailing zeros are dropped instead, which gives the reduced form's digits.
+        if MediaTime.writeDecimal(value, over: timescale, body) { return true }
         let r = reduced
-        var scale = Int64(r.timescale)
+        return r.timescale != timescale && MediaTime.writeDecimal(r.value, over: r.timescale, body)
+    }
+
+    /// `value / timescale` in decimal without trailing zeros, when the timescale has no prime
+    /// factor but 2 and 5, the decimal needs at most 18 fractional digits and its ticks fit 64 bits.
+    private static func writeDecimal(
+        _ value: Int64, over timescale: Int32, _ body: (UnsafeBufferPointer<UInt8>) -> Void
+    ) -> Bool {
+        var scale = Int64(timescale)
         let twos = scale.trailingZeroBitCount
         scale >>= twos
         var fives = 0
         while scale % 5 == 0 { scale /= 5; fives += 1 }
-        let fractionDigits = Swift.max(twos, fives)
+        var fractionDigits = Swift.max(twos, fives)
         guard scale == 1, fractionDigits <= 18 else { return false }
         let unit = (0..<fractionDigits).reduce(Int64(1)) { product, _ in product * 10 }
-        // Exact: r.timescale divides unit. Only the value's magnitude can overflow.
-        let (ticks, overflow) = r.value.multipliedReportingOverflow(by: unit / Int64(r.timescale))
+        // Exact: timescale divides unit. Only the value's magnitude can overflow.
+        let (ticks, overflow) = value.multipliedReportingOverflow(by: unit / Int64(timescale))
         guard !overflow else { return false }
         let whole = ticks.magnitude / UInt64(unit)
         var fraction = ticks.magnitude % UInt64(unit)
+        while fractionDigits > 0, fraction % 10 == 0 { fraction /= 10; fractionDigits -= 1 }
         var wholeDigits = 1
         var rest = whole / 10
         while rest > 0 { wholeDigits += 1; rest /= 10 }
