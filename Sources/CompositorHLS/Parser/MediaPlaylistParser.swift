@@ -268,7 +268,8 @@ struct MediaPlaylistParser {
             guard let title = value.validatedString(comma + 1, value.end) else { throw .invalidUTF8 }
             pending.title = title
         }
-        let rounded = duration.roundedToNearestSecond
+        let rounded = parsed.keepsText
+            ? MediaTime.hlsDecimalRoundedToNearestSecond(value, value.start, comma) : duration.roundedToNearestSecond
         if let targetDuration {
             if rounded > targetDuration {
                 throw .segmentExceedsTargetDuration(duration: duration, targetDuration: targetDuration)

@@ -72,6 +72,18 @@ extension MediaTime {
         return micros.exactDecimalString ?? String(seconds)
     }
 
+    /// The decimal in `bytes[from..<to]`, read by `parseHLSDecimal` without error, rounded to whole
+    /// seconds, halves up, from its digits: its integer part, plus one when the first decimal is 5
+    /// or more. Exact where the time `parseHLSDecimal` returns is rounded (`4.4999999999999` is 4,
+    /// though its time, to the nanosecond, is 4.5).
+    static func hlsDecimalRoundedToNearestSecond(_ bytes: HLSByteView, _ from: Int, _ to: Int) -> Int64 {
+        var whole: Int64 = 0
+        var i = from
+        // Cannot overflow: parseHLSDecimal fitted these digits and nine decimals into 64 bits.
+        while i < to, bytes[i] != UInt8(ascii: ".") { whole = whole * 10 + Int64(bytes[i] - 48); i += 1 }
+        return i + 1 < to && bytes[i + 1] >= UInt8(ascii: "5") ? whole + 1 : whole
+    }
+
     /// Whole seconds rounded to the nearest integer, halves up: how RFC 8216 compares an `EXTINF`
     /// with `EXT-X-TARGETDURATION`.
     var roundedToNearestSecond: Int64 {

@@ -64,7 +64,7 @@ struct HLSMediaPlaylistParsingTests {
     /// RFC 8216 4.3.3.1: an `EXTINF` rounded to the nearest whole second, halves up, must not
     /// exceed the target duration (`4.5` against a target of 4 is refused: `HLSParseErrorTests`).
     @Test("an EXTINF under half a second over the target duration is accepted",
-          arguments: ["4.499999999", "4.49", "0.5", "4"])
+          arguments: ["4.499999999", "4.4999999999999", "4.49999999999999999999", "4.49", "0.5", "4", ".4"])
     func extinfRoundsHalvesUp(text: String) throws {
         let p = try HLSTest.media("#EXTM3U\n#EXT-X-TARGETDURATION:4\n#EXTINF:\(text),\na.ts\n")
         #expect(p.segments.count == 1)
