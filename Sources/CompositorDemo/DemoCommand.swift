@@ -14,6 +14,8 @@ enum DemoCommand {
                               [--cue-tags] [--scte35]   EXT-X-CUE-OUT/-CONT/-IN, SCTE35-OUT/-IN date ranges
                               [--segments ts|fmp4]   what MP4 sources are packaged into (default: as the HLS sources)
                               [--package-every-piece]   HLS sources too: one stream on the composition's clock
+                              [--unmarked-encoding-changes]   with it, no MPEG-TS discontinuity where only the
+                                  encoding changes (GStreamer and VLC follow that; Chromium does not)
                CompositorDemo simulate SCHEDULE.json --actions "play 30; seek content 50; play 20"
                               [--snapback none|lastUnplayed|firstUnplayed|allUnplayed] [--json]
                CompositorDemo preview SCHEDULE.json [--port N] [--snapback POLICY]

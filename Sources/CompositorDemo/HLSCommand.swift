@@ -1,7 +1,7 @@
 import Compositor
 import CompositorIO
 
-/// `hls SCHEDULE.json --output DIR [--interstitials [--restrict-jumps] | --cue-tags --scte35] [--snap RULE] [--snap-break BREAK=RULE]... [--segments ts|fmp4] [--package-every-piece]`:
+/// `hls SCHEDULE.json --output DIR [--interstitials [--restrict-jumps] | --cue-tags --scte35] [--snap RULE] [--snap-break BREAK=RULE]... [--segments ts|fmp4] [--package-every-piece [--unmarked-encoding-changes]]`:
 /// the schedule's HLS sources stitched into `DIR/stitched.m3u8` (a multivariant playlist with
 /// `stitched-N.m3u8` beside it when the content has variants), the exact-cut queue plan in
 /// `DIR/queue-plan.json`, and the timeline that plays in the playlist (cuts snapped; `timeline
@@ -21,7 +21,9 @@ import CompositorIO
 /// re-encoded): MPEG-TS or fragmented MP4 as the HLS sources have, or as `--segments` says (MPEG-TS
 /// when every source is an MP4). `--package-every-piece` packages the HLS sources' pieces too,
 /// into one stream on the composition's clock (`HLSCompositionStitcher.packagesEveryPiece`):
-/// what players follow without a jump at the switches.
+/// what players follow without a jump at the switches. `--unmarked-encoding-changes` leaves
+/// MPEG-TS switches where only the encoding parameters change without `EXT-X-DISCONTINUITY`
+/// (`HLSCompositionStitcher.marksEncodingChanges`): for GStreamer and VLC, not for Chromium.
 ///
 /// The folder appears whole or not at all: everything is written into a new folder beside it, which
 /// then takes its name. An existing `DIR` is replaced only when it holds nothing but a previous
@@ -77,6 +79,10 @@ enum HLSCommand {
         guard !(everyPiece && interstitials) else {
             throw .usage("--package-every-piece makes one stream of every piece; with --interstitials each ad keeps its own")
         }
+        let unmarked = arguments.flag("--unmarked-encoding-changes")
+        guard !unmarked || everyPiece else {
+            throw .usage("--unmarked-encoding-changes needs --package-every-piece: pieces listed as they are jump in timestamps at every switch")
+        }
         let path = try arguments.positionalPath("SCHEDULE.json")
         try arguments.finish()
         let loaded = try LoadedSchedule(path: path)
@@ -86,7 +92,7 @@ enum HLSCommand {
         let layout = interstitials ? Layout.interstitials(restrictingJumps: restrictingJumps) : .spliced
         let stitched = try stitch(
             loaded, into: folder, layout: layout, cueMarkers: cueMarkers, snapping: snapping, breakSnapping: breakSnapping,
-            container: container, packagingEveryPiece: everyPiece)
+            container: container, packagingEveryPiece: everyPiece, marksEncodingChanges: !unmarked)
         Output.out(summary(stitched, folder: folder.description, snapping: snapping, breakSnapping: breakSnapping))
     }
 
@@ -101,7 +107,7 @@ enum HLSCommand {
     static func stitch(
         _ loaded: LoadedSchedule, into folder: FilePath, layout: Layout = .spliced, cueMarkers: Set<HLSCueMarker> = [],
         snapping: HLSCutSnapping = .nearest, breakSnapping: [String: HLSCutSnapping] = [:], container: HLSSegmentContainer? = nil,
-        packagingEveryPiece: Bool = false
+        packagingEveryPiece: Bool = false, marksEncodingChanges: Bool = true
     ) throws(DemoError) -> HLSStitchedComposition {
         let target = folder.resolved(against: currentFolder())
         let stitched: HLSStitchedComposition
@@ -111,6 +117,7 @@ enum HLSCommand {
             stitcher.cueMarkers = cueMarkers
             stitcher.segmentContainer = container
             stitcher.packagesEveryPiece = packagingEveryPiece
+            stitcher.marksEncodingChanges = marksEncodingChanges
             switch layout {
             case .spliced:
                 stitched = try stitcher.stitch(loaded.composition)

@@ -252,6 +252,7 @@ struct DemoCommandTests {
         ["simulate", "Fixtures/reference-sample.json", "--actions", "jump 3"],
         ["simulate", "Fixtures/reference-sample.json", "--snapback", "sometimes"],
         ["hls", "Fixtures/demo-hls.json", "--output", "/tmp/never-written", "--interstitials", "--package-every-piece"],
+        ["hls", "Fixtures/demo-hls.json", "--output", "/tmp/never-written", "--unmarked-encoding-changes"],
     ])
     func usage(arguments: [String]) async throws {
         let result = try await DemoProcess.run(arguments)

@@ -107,6 +107,8 @@ OUTPUTS = [
            "Fixtures/seed-scenario.json", "hls"),
     Output("hls-ts-every", "stitched HLS, TS, every piece packaged", "Fixtures/demo-hls.json", "hls",
            ("--package-every-piece",)),
+    Output("hls-ts-every-unmarked", "stitched HLS, TS, every piece packaged, encoding changes unmarked",
+           "Fixtures/demo-hls.json", "hls", ("--package-every-piece", "--unmarked-encoding-changes")),
     Output("hls-fmp4-every", "stitched HLS, fMP4, every piece packaged", "Fixtures/demo-hls-fmp4.json", "hls",
            ("--package-every-piece",)),
     Output("hls-packaged-ts-every", "stitched HLS, TS content + MP4 ads, every piece packaged",

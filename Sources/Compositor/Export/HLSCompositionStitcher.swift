@@ -75,6 +75,18 @@ public struct HLSCompositionStitcher: Sendable {
     /// highest-bandwidth one, so the output is one media playlist), and their samples are
     /// copied, never re-encoded. Only local sources can be packaged; not with interstitials.
     public var packagesEveryPiece = false
+    /// With `packagesEveryPiece` and MPEG-TS segments, whether `EXT-X-DISCONTINUITY` marks where
+    /// the encoding parameters change (new SPS/PPS, another sample rate) as well as where the
+    /// tracks do: `true` by default, as RFC 8216 says it SHOULD. Where the tracks change it is
+    /// always marked (a MUST); fragmented MP4 announces new parameters in its new `EXT-X-MAP`.
+    ///
+    /// The timestamps run on across a switch, so the mark only tells a player to expect new
+    /// parameters, and players differ over it (`Tests/players/matrix.py`): Chromium fails at an
+    /// unmarked change, while at a mark GStreamer maps the segment's first decode time to its
+    /// playlist time (showing the piece late by its B-frame delay) and VLC drops about a second
+    /// of the piece before it. Off, for players of the second kind. Needs `packagesEveryPiece`:
+    /// pieces listed as they are jump in timestamps at every switch, which is always marked.
+    public var marksEncodingChanges = true
     /// Reads the source playlists (local files by default).
     public var loader: HLSPlaylistLoader
     /// On when the stitch only decides the cuts of pieces each played as its own item
@@ -100,6 +112,10 @@ public struct HLSCompositionStitcher: Sendable {
     /// the composition from the snapped cuts.
     public func stitch(_ composition: Composition) throws(HLSCompositionStitchError) -> HLSStitchedComposition {
         let output = HLSSourcePlaylists.absolute(outputURL)
+        guard marksEncodingChanges || packagesEveryPiece else {
+            throw .unsupported(url: output, reason: "encoding changes can go unmarked only when every piece is packaged onto "
+                + "one clock (packagesEveryPiece): pieces listed as they are jump in timestamps at every switch")
+        }
         var playlists = HLSSourcePlaylists(loader: loader)
         var packaged: [HLSPackagedSource]
         if let packagedSources { packaged = packagedSources } else {
@@ -208,7 +224,8 @@ public struct HLSCompositionStitcher: Sendable {
         var variants = outputs
         var placedSegments: [HLSPlacedSegment] = []
         if packagesEveryPiece {
-            (variants[0], placedSegments) = try Self.placingEveryPiece(variants[0], sources: packaged, composition: reported)
+            (variants[0], placedSegments) = try Self.placingEveryPiece(
+                variants[0], sources: packaged, composition: reported, marksEncodingChanges: marksEncodingChanges)
         } else {
             HLSPackagedSource.markUsed(&packaged, by: (outputs + stitchedRenditions.playlists).map(\.result.playlist))
         }
@@ -272,11 +289,12 @@ public struct HLSCompositionStitcher: Sendable {
     /// and the segments to write, in play order. The timestamps run on from piece to piece, so
     /// a discontinuity is marked only where RFC 8216 asks for one: where the tracks change, and,
     /// in MPEG-TS, where the encoding parameters do (they arrive in-band only, and Chromium's
-    /// player fails without the mark). Fragmented MP4 announces new parameters with the new
-    /// `EXT-X-MAP`, which every player measured follows unmarked, while at a mark GStreamer showed
-    /// pieces' first frames late and VLC stopped. A source's own discontinuities were packaged away.
+    /// player fails without the mark) unless `marksEncodingChanges` is off. Fragmented MP4
+    /// announces new parameters with the new `EXT-X-MAP`, which every player measured follows
+    /// unmarked, while at a mark GStreamer showed pieces' first frames late and VLC stopped. A
+    /// source's own discontinuities were packaged away.
     private static func placingEveryPiece(
-        _ stitched: HLSStitchedVariantPlaylist, sources: [HLSPackagedSource], composition: Composition
+        _ stitched: HLSStitchedVariantPlaylist, sources: [HLSPackagedSource], composition: Composition, marksEncodingChanges: Bool
     ) throws(HLSCompositionStitchError) -> (HLSStitchedVariantPlaylist, [HLSPlacedSegment]) {
         let result = stitched.result
         var placed: [HLSPlacedSegment] = []
@@ -294,7 +312,7 @@ public struct HLSCompositionStitcher: Sendable {
             segmentIndices[source] = indices
             let current = (tracks: packaging.trackTypes, descriptions: packaging.sampleDescriptions)
             if let previous, previous.tracks != current.tracks
-                || (packaging.container == .mpegTS && previous.descriptions != current.descriptions) {
+                || (marksEncodingChanges && packaging.container == .mpegTS && previous.descriptions != current.descriptions) {
                 discontinuities.insert(piece.segments.lowerBound)
             }
             previous = current

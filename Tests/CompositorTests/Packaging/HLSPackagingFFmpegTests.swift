@@ -130,6 +130,24 @@ struct HLSPackagingFFmpegTests {
         #expect(marked == [result.pieces[1].segments.lowerBound, result.pieces[2].segments.lowerBound])
     }
 
+    /// `marksEncodingChanges` off: the MPEG-TS switches of demo-hls.json change only parameter
+    /// sets, so none is marked, and the stream (one clock, counters running on) still decodes to
+    /// the scheduled frames, whole and piece by piece. Pieces listed as they are cannot go unmarked.
+    @Test("every piece packaged: encoding changes left unmarked on request, only then")
+    func everyPieceUnmarkedEncodingChanges() async throws {
+        let composition = try HLSJoin.composition("demo-hls.json")
+        let stitched = try await judged(composition, everyPiece: true, marksEncodingChanges: false, label: "every-unmarked")
+        let playlist = stitched.variants[0].result.playlist
+        #expect(playlist.segments.allSatisfy { !$0.isDiscontinuity })
+
+        var stitcher = HLSCompositionStitcher(outputURL: "/tmp/never-written/stitched.m3u8")
+        stitcher.marksEncodingChanges = false
+        #expect { try stitcher.stitch(composition) } throws: { error in
+            guard case .unsupported(_, let reason)? = error as? HLSCompositionStitchError else { return false }
+            return reason.contains("packagesEveryPiece")
+        }
+    }
+
     @Test("every piece packaged: not with interstitials, which keep each ad in playlists of its own")
     func everyPieceNotWithInterstitials() throws {
         let schedule = try ScheduleDocument.decode(try MP4Fixtures.bytes(HLSJoin.fixtures + "/demo-hls.json"), baseFolder: FilePath(HLSJoin.fixtures))
@@ -146,8 +164,8 @@ struct HLSPackagingFFmpegTests {
     /// Stitches, writes, and judges; returns the stitch. Each piece's segments, joined into one
     /// file, are left in `keep` (`piece-N`) when it is given.
     func judged(
-        _ composition: Composition, container: HLSSegmentContainer? = nil, everyPiece: Bool = false, label: String,
-        keep: String? = nil, sourceLocation: SourceLocation = #_sourceLocation
+        _ composition: Composition, container: HLSSegmentContainer? = nil, everyPiece: Bool = false,
+        marksEncodingChanges: Bool = true, label: String, keep: String? = nil, sourceLocation: SourceLocation = #_sourceLocation
     ) async throws -> HLSStitchedComposition {
         let ffmpeg = try FFmpeg.require()
         let folder = try MP4Fixtures.makeScratchFolder("packaging-\(label)")
@@ -155,6 +173,7 @@ struct HLSPackagingFFmpegTests {
         var stitcher = HLSCompositionStitcher(outputURL: folder + "/out/stitched.m3u8")
         stitcher.segmentContainer = container
         stitcher.packagesEveryPiece = everyPiece
+        stitcher.marksEncodingChanges = marksEncodingChanges
         let stitched = try stitcher.stitch(composition)
         try stitched.write(into: FilePath(folder + "/out"))
         let variant = try #require(stitched.variants.first)
