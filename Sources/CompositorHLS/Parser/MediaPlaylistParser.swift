@@ -45,9 +45,6 @@ struct MediaPlaylistParser {
     init(reader: HLSLineReader, resolver: HLSURIResolver) {
         self.reader = reader
         self.resolver = resolver
-        // A segment takes about 40 bytes of playlist (an EXTINF line and a URI): room for that many
-        // spares copying the array as it grows; pages of capacity never written stay unmapped.
-        segments.reserveCapacity(reader.view.count / 40)
     }
 
     mutating func parse() throws(HLSParseError) -> HLSMediaPlaylist {
@@ -298,6 +295,12 @@ struct MediaPlaylistParser {
                 throw relocate(.byteRangeWithoutPreviousRange, byteRangeLine ?? line)
             }
         }
+        if segments.count == MediaPlaylistParser.sampledSegments {
+            // Room for as many more segments as the rest of the playlist holds at the rate of the
+            // first ones, and a tenth: a long playlist's array is then copied once, not ~16 times.
+            let bytesPerSegment = max(1, (line.line.end - reader.view.start) / segments.count)
+            segments.reserveCapacity(segments.count + (reader.view.end - line.line.end) / bytesPerSegment * 11 / 10)
+        }
         segments.append(MediaPlaylistParser.blankSegment)
         let last = segments.count - 1
         swap(&segments[last], &pending)
@@ -314,5 +317,7 @@ struct MediaPlaylistParser {
     }
 
     private static let blankSegment = HLSMediaSegment(duration: .zero, uri: "")
+    /// Segments read before the rest are counted in advance (see `finishSegment`).
+    private static let sampledSegments = 64
 }
 

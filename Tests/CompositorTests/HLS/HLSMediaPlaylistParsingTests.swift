@@ -70,6 +70,21 @@ struct HLSMediaPlaylistParsingTests {
         #expect(p.segments.count == 1)
     }
 
+    /// After its first 64 segments the parser sizes its array from the bytes left: segments of
+    /// growing length (the estimate too low) and a long tail of comments (too high) parse the same.
+    @Test("a long playlist reads every segment, however its segment lengths vary")
+    func longPlaylist() throws {
+        var text = "#EXTM3U\n#EXT-X-TARGETDURATION:4\n"
+        for index in 0..<1_000 {
+            text += "#EXTINF:4,\n" + String(repeating: "d/", count: index / 50) + "s\(index).ts\n"
+        }
+        text += String(repeating: "# a comment after the last segment\n", count: 2_000)
+        let p = try HLSTest.media(text)
+        #expect(p.segments.count == 1_000)
+        #expect(p.segments[999].uri == String(repeating: "d/", count: 19) + "s999.ts")
+        #expect(p.segments[999].resolvedURI == "https://cdn.example.com/vod/movie/" + p.segments[999].uri)
+    }
+
     @Test("the EXTINF title is optional and may hold commas", arguments: [
         ("#EXTINF:5,", nil),
         ("#EXTINF:5", nil),
