@@ -168,14 +168,11 @@ struct DemoCommandTests {
     /// two spaces apart, and a row ends at its last non-empty cell (content rows have no break).
     @Test("human output: the table's columns line up, and no line ends in spaces")
     func humanTimelineLayout() async throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("compositor-demo-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let file = folder.appendingPathComponent("table.json")
-        try Data(#"""
+        let (folder, file) = try scheduleFile(#"""
             {"content": [{"id": "café", "url": "c.mp4", "end": 10}],
              "breaks": [{"id": "brk", "at": 4, "ads": [{"id": "ad", "url": "a.mp4", "end": 1.5}]}]}
-            """#.utf8).write(to: file)
+            """#)
+        defer { try? FileManager.default.removeItem(at: folder) }
         let result = try await DemoProcess.run(["timeline", file.path])
         #expect(result.status == 0)
         let lines = result.stdout.split(separator: "\n", omittingEmptySubsequences: false).dropFirst(2).prefix(4)
@@ -235,11 +232,9 @@ struct DemoCommandTests {
 
     @Test("a schedule error names the file, the item and the value")
     func scheduleError() async throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("compositor-demo-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let (folder, file) = try scheduleFile(
+            #"{"content": [{"id": "c", "url": "c.mp4", "end": 10}], "breaks": [{"id": "late", "at": 12, "ads": [{"url": "a.mp4", "end": 1}]}]}"#)
         defer { try? FileManager.default.removeItem(at: folder) }
-        let file = folder.appendingPathComponent("bad.json")
-        try Data(#"{"content": [{"id": "c", "url": "c.mp4", "end": 10}], "breaks": [{"id": "late", "at": 12, "ads": [{"url": "a.mp4", "end": 1}]}]}"#.utf8).write(to: file)
         let result = try await DemoProcess.run(["timeline", file.path])
         #expect(result.status == 1)
         #expect(result.stderr == "error: \(file.path): break 'late' at 12 s is outside the content (0...10 s)\n")
