@@ -19,7 +19,7 @@ enum BundledDemo {
 
             """)
         let composition = try LoadedSchedule(path: FilePath(path)).composition
-        Output.out(TimelineReport.text(composition, title: "reference-sample.json"))
+        TimelineReport.printText(composition, title: "reference-sample.json")
 
         Output.out("\n2. Mapping, both ways (content time <-> composition time):\n")
         for seconds in [0, 10, 23, 43, 90, 170] as [Int64] {
@@ -56,7 +56,7 @@ enum BundledDemo {
         let schedule = fixtures + "/demo.json"
         Output.out("\n4. Rendering \(schedule): real clips, stitched by copying samples (no re-encoding):\n")
         let loaded = try LoadedSchedule(path: FilePath(schedule))
-        Output.out(TimelineReport.text(loaded.composition, title: "demo.json"))
+        TimelineReport.printText(loaded.composition, title: "demo.json")
         let folder = FileManager.default.currentDirectoryPath + "/demo-output"
         do {
             try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
@@ -89,7 +89,7 @@ enum BundledDemo {
         let loaded = try LoadedSchedule(path: FilePath(schedule))
         let folder = "demo-output/hls"
         let stitched = try HLSCommand.stitch(loaded, into: FilePath(folder))
-        Output.out(TimelineReport.text(stitched.composition, title: "demo-hls.json as stitched"))
+        TimelineReport.printText(stitched.composition, title: "demo-hls.json as stitched")
         Output.out("\n" + HLSCommand.summary(stitched, folder: folder))
         Output.out("   (any HLS player: ffplay, mpv, Safari, AVPlayer; the queue plan keeps the exact cuts for AVQueuePlayer)")
     }
@@ -107,7 +107,7 @@ enum BundledDemo {
 
             """)
         let loaded = try LoadedSchedule(path: FilePath(schedule))
-        Output.out(TimelineReport.text(loaded.composition, title: "seed-scenario.json"))
+        TimelineReport.printText(loaded.composition, title: "seed-scenario.json")
         let output = FileManager.default.currentDirectoryPath + "/demo-output/seed.mp4"
         let rendered = try RenderCommand.render(loaded.composition, to: FilePath(output), cut: .sampleAccurate, scheduleFile: loaded.path)
         Output.out("\n   One MP4 (the HLS content demuxed from its transport stream segments):")

@@ -9,10 +9,9 @@ enum Output {
         write(text + "\n", to: STDOUT_FILENO, name: "standard output")
     }
 
-    /// `bytes` (text already encoded) and a newline.
-    static func out(_ bytes: [UInt8]) {
-        bytes.withUnsafeBytes { write($0, to: STDOUT_FILENO, name: "standard output") }
-        write("\n", to: STDOUT_FILENO, name: "standard output")
+    /// Text already encoded, as it is (no newline added).
+    static func out(bytes: UnsafeRawBufferPointer) {
+        write(bytes, to: STDOUT_FILENO, name: "standard output")
     }
 
     static func err(_ text: String) {

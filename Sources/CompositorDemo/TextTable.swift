@@ -7,7 +7,7 @@ import Compositor
 /// ```swift
 /// var table = TextTable(header: ["#", "kind"])
 /// table.cell("1"); table.cell("content")
-/// table.write(to: &bytes)   // "#  kind\n1  content\n"
+/// table.write(to: &bytes) { _ in }   // bytes: "#  kind\n1  content\n"
 /// ```
 struct TextTable {
     private let columns: Int
@@ -65,13 +65,18 @@ struct TextTable {
         cellStart = bytes.count
     }
 
-    /// The table's lines, appended to `output`.
-    func write(to output: inout [UInt8]) {
-        output.reserveCapacity(output.count + bytes.count + cellEnds.count * 2 + cellEnds.count / columns)
-        bytes.withUnsafeBufferPointer { write(from: $0, to: &output) }
+    /// The table's lines, appended to `output`; each time `output` holds a megabyte, it is handed
+    /// to `emit` and emptied.
+    func write(to output: inout [UInt8], emit: (UnsafeRawBufferPointer) -> Void) {
+        let chunk = 1 << 20
+        output.reserveCapacity(chunk + 4096)
+        bytes.withUnsafeBufferPointer { write(from: $0, to: &output, flushingAt: chunk, emit: emit) }
     }
 
-    private func write(from bytes: UnsafeBufferPointer<UInt8>, to output: inout [UInt8]) {
+    private func write(
+        from bytes: UnsafeBufferPointer<UInt8>, to output: inout [UInt8], flushingAt chunk: Int,
+        emit: (UnsafeRawBufferPointer) -> Void
+    ) {
         var rowStart = 0
         while rowStart < cellEnds.count {
             let rowEnd = min(rowStart + columns, cellEnds.count)
@@ -90,6 +95,10 @@ struct TextTable {
                 }
             }
             output.append(UInt8(ascii: "\n"))
+            if output.count >= chunk {
+                output.withUnsafeBytes(emit)
+                output.removeAll(keepingCapacity: true)
+            }
             rowStart = rowEnd
         }
     }

@@ -19,7 +19,7 @@ enum TimelineCommand {
         if json {
             Output.out(TimelineReport.json(composition).serialized)
         } else {
-            Output.out(TimelineReport.text(composition, title: path.description))
+            TimelineReport.printText(composition, title: path.description)
         }
     }
 }
@@ -58,7 +58,14 @@ enum TimelineReport {
         return .object(root)
     }
 
-    static func text(_ composition: Composition, title: String) -> [UInt8] {
+    /// The table and bar on standard output, written a megabyte at a time (a timeline of
+    /// 100,000 breaks is 22 MB of text: it is never held twice).
+    static func printText(_ composition: Composition, title: String) {
+        text(composition, title: title) { Output.out(bytes: $0) }
+    }
+
+    /// The table and bar, handed to `emit` in pieces, in order.
+    static func text(_ composition: Composition, title: String, emit: (UnsafeRawBufferPointer) -> Void) {
         var table = TextTable(header: ["#", "kind", "id", "break", "composition", "content", "source"])
         table.reserve(rows: composition.segments.count, bytesPerRow: 100)
         // A schedule names few sources, each shown on many rows: each is written once.
@@ -96,9 +103,9 @@ enum TimelineReport {
         }
         var text = Array("\(title): content \(composition.contentDuration) s, composition \(composition.duration) s, ".utf8)
         text += (counted(composition.segments.count, "segment") + ", " + counted(composition.breaks.count, "break") + "\n\n").utf8
-        table.write(to: &text)
-        text += ("\n" + bar(composition, width: 72)).utf8
-        return text
+        table.write(to: &text, emit: emit)
+        text += ("\n" + bar(composition, width: 72) + "\n").utf8
+        text.withUnsafeBytes(emit)
     }
 
     /// `=` content, `#` ads; every segment gets at least one column. Display only, so `Double` is fine.

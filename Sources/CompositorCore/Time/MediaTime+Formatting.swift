@@ -33,14 +33,15 @@ extension MediaTime: CustomStringConvertible {
     private static func writeDecimal(
         _ value: Int64, over timescale: Int32, _ body: (UnsafeBufferPointer<UInt8>) -> Void
     ) -> Bool {
-        var scale = Int64(timescale)
-        let twos = scale.trailingZeroBitCount
-        scale >>= twos
+        // In 32 bits, as the timescale is: this runs for every time a timeline prints.
+        let twos = timescale.trailingZeroBitCount
+        var scale = UInt32(timescale) >> twos
         var fives = 0
         while scale % 5 == 0 { scale /= 5; fives += 1 }
         var fractionDigits = Swift.max(twos, fives)
         guard scale == 1, fractionDigits <= 18 else { return false }
-        let unit = (0..<fractionDigits).reduce(Int64(1)) { product, _ in product * 10 }
+        var unit: Int64 = 1
+        for _ in 0..<fractionDigits { unit *= 10 }
         // Exact: timescale divides unit. Only the value's magnitude can overflow.
         let (ticks, overflow) = value.multipliedReportingOverflow(by: unit / Int64(timescale))
         guard !overflow else { return false }
