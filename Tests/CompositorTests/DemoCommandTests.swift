@@ -184,6 +184,25 @@ struct DemoCommandTests {
         ])
     }
 
+    /// The table goes out a megabyte at a time: 12,000 breaks make about 1.4 MB of it, so rows
+    /// cross a piece's end, and each must come out once, whole, in order.
+    @Test("human output: a table of megabytes comes out whole, row by row")
+    func longTimelineTable() async throws {
+        let breaks = (1...12_000).map { #"{"id": "b\#($0)", "at": \#($0), "ads": [{"id": "a\#($0)", "url": "a.mp4", "end": 0.5}]}"# }
+        let (folder, file) = try scheduleFile(
+            #"{"content": [{"id": "c", "url": "c.mp4", "end": 12001}], "breaks": ["# + breaks.joined(separator: ",") + "]}")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let result = try await DemoProcess.run(["timeline", file.path])
+        #expect(result.status == 0)
+        #expect(result.stdout.utf8.count > 1 << 20)
+        // The title and the bar around the table (blank lines are not subsequences here).
+        let rows = result.stdout.split(separator: "\n").dropFirst().dropLast()
+        #expect(rows.count == 24_002)  // the header and 24,001 segments
+        let inOrder = rows.dropFirst().map { $0.prefix { $0 != " " } }.elementsEqual((1...24_001).map { String($0)[...] })
+        #expect(inOrder, "rows numbered 1 to 24,001, each once")
+        #expect(result.stdout.hasSuffix("(= content, # ad)\n"))
+    }
+
     @Test("simulate --json prints one event object per line")
     func simulateJSON() async throws {
         let result = try await DemoProcess.run(["simulate", sample, "--actions", "play 30; seek content 50; play 30", "--json"])
