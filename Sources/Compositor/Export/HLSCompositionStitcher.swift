@@ -273,7 +273,7 @@ public struct HLSCompositionStitcher: Sendable {
         var stems: Set<String> = []
         var packaged: [HLSPackagedSource] = []
         // The HLS sources read as a render reads them, from the playlists already loaded.
-        var hlsSources = HLSRenderSources(playlists: playlists)
+        var hlsSources = HLSRenderSources(playlists: playlists, for: .packaging)
         for (location, item, isPlaylist) in packagedLocations {
             let cuts = composition.segments.filter { $0.source == location }.flatMap { [$0.sourceRange.start, $0.sourceRange.end] }
             let stem = HLSPackagedSource.stem(for: location, taken: &stems)

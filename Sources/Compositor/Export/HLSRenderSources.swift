@@ -11,18 +11,35 @@ import CompositorMP4
 /// `BANDWIDTH` (the first of equals): the best picture the source offers, as a player with
 /// unlimited bandwidth would choose.
 struct HLSRenderSources {
-    private var playlists: HLSSourcePlaylists
+    /// What the samples are read for, as refusals say it.
+    enum Purpose {
+        /// `render`: one MP4 file.
+        case render
+        /// `hls --package-every-piece`: segments on the composition's clock.
+        case packaging
 
-    /// Reads playlists through `playlists` (and its cache of those already read).
-    init(playlists: HLSSourcePlaylists = HLSSourcePlaylists(loader: .fileSystem)) {
+        /// "rendered", "packaged".
+        var done: String { self == .render ? "rendered" : "packaged" }
+        /// "a render", "packaging".
+        var doing: String { self == .render ? "a render" : "packaging" }
+        /// "render", "package".
+        var verb: String { self == .render ? "render" : "package" }
+    }
+
+    private var playlists: HLSSourcePlaylists
+    private let purpose: Purpose
+
+    /// Reads playlists through `playlists` (and its cache of those already read), for `purpose`.
+    init(playlists: HLSSourcePlaylists = HLSSourcePlaylists(loader: .fileSystem), for purpose: Purpose = .render) {
         self.playlists = playlists
+        self.purpose = purpose
     }
 
     /// The segments `location` plays: its media playlist's, or its variant's and, when the
     /// variant's audio is in playlists of its own, those of the rendition a player picks.
     mutating func source(_ location: MediaLocation) throws(HLSCompositionStitchError) -> MP4StitchPiece.Source {
         guard let playlistPath = location.filePath else {
-            throw .unsupported(url: location.url, reason: "only local playlists can be rendered; download it and its segments first")
+            throw .unsupported(url: location.url, reason: "only local playlists can be \(purpose.done); download it and its segments first")
         }
         let url = hlsURL(playlistPath)
         switch try playlists.playlist(at: url, variant: location.variant) {
@@ -56,7 +73,7 @@ struct HLSRenderSources {
     private mutating func segments(of mediaURL: String, named playlist: FilePath) throws(HLSCompositionStitchError) -> HLSSegmentSource {
         let media = try playlists.mediaPlaylist(at: mediaURL)
         guard media.isFinite else {
-            throw .unsupported(url: mediaURL, reason: "a live playlist (no EXT-X-ENDLIST, not VOD) has no end to render")
+            throw .unsupported(url: mediaURL, reason: "a live playlist (no EXT-X-ENDLIST, not VOD) has no end to \(purpose.verb)")
         }
         var segments: [HLSSegmentSource.Segment] = []
         var firstInitSection: HLSSegmentSource.FileBytes?
@@ -65,9 +82,9 @@ struct HLSRenderSources {
             let name = "segment \(index + 1) (\(segment.uri))"
             if let key = segment.keys.first(where: { $0.method != "NONE" }) {
                 throw .unsupported(url: mediaURL, reason: "\(name) is encrypted (EXT-X-KEY METHOD=\(key.method)); "
-                                   + "a render copies samples and cannot decrypt them: give it the clear segments")
+                                   + "\(purpose.doing) copies samples and cannot decrypt them: give it the clear segments")
             }
-            guard !segment.isGap else { throw .unsupported(url: mediaURL, reason: "\(name) is a gap (EXT-X-GAP): there are no samples to render") }
+            guard !segment.isGap else { throw .unsupported(url: mediaURL, reason: "\(name) is a gap (EXT-X-GAP): there are no samples to \(purpose.verb)") }
             guard index == 0 || (segment.map == nil) == (currentMap == nil) else {
                 throw .unsupported(url: mediaURL, reason: "\(name) mixes MPEG-TS and fragmented MP4 segments (EXT-X-MAP) in one playlist")
             }
@@ -93,7 +110,7 @@ struct HLSRenderSources {
             throw .malformed(url: playlist, reason: "\(name): \(error)")
         }
         guard let path = location.filePath else {
-            throw .unsupported(url: playlist, reason: "\(name) is remote; only local segments can be rendered: download them first")
+            throw .unsupported(url: playlist, reason: "\(name) is remote; only local segments can be \(purpose.done): download them first")
         }
         guard let range = byteRange else { return HLSSegmentSource.FileBytes(path: path) }
         let (end, overflow) = range.offset.addingReportingOverflow(range.length)

@@ -102,6 +102,29 @@ struct TransportStreamSourceTests {
                 + "mixes MPEG-TS and fragmented MP4 segments (EXT-X-MAP) in one playlist")
     }
 
+    /// Packaging every piece reads HLS sources as a render does, and says so in its own words.
+    @Test("packaging every piece refuses encrypted and remote segments as packaging, not as a render")
+    func refusedForPackaging() throws {
+        let folder = try MP4Fixtures.makeScratchFolder("ts-refusals-packaging")
+        defer { MP4Fixtures.remove(folder) }
+        let segment = Self.fixtures + "/hls/ts/content/seg0.ts"
+        let header = ["#EXTM3U", "#EXT-X-TARGETDURATION:2", "#EXT-X-PLAYLIST-TYPE:VOD"]
+        func packagingError(_ url: String) throws -> String? {
+            let schedule = try ScheduleDocument.decode(Array(schedule(url).utf8), baseFolder: FilePath(Self.fixtures))
+            var stitcher = HLSCompositionStitcher(outputURL: folder + "/out/stitched.m3u8")
+            stitcher.packagesEveryPiece = true
+            let composition = try Composition(schedule: schedule, naturalDurations: [:])
+            do { _ = try stitcher.stitch(composition) } catch { return error.description }
+            return nil
+        }
+        let encrypted = try playlist(folder, header + ["#EXT-X-KEY:METHOD=AES-128,URI=\"k.key\"", "#EXTINF:1.5,", segment, "#EXT-X-ENDLIST"])
+        #expect(try packagingError(encrypted)?.hasSuffix(
+            "is encrypted (EXT-X-KEY METHOD=AES-128); packaging copies samples and cannot decrypt them: give it the clear segments") == true)
+        let remote = try playlist(folder, header + ["#EXTINF:1.5,", "https://example.com/seg0.ts", "#EXT-X-ENDLIST"])
+        #expect(try packagingError(remote)?.hasSuffix(
+            "(https://example.com/seg0.ts) is remote; only local segments can be packaged: download them first") == true)
+    }
+
     @Test("broken segments are named with the byte and packet where they break")
     func brokenSegments() throws {
         let folder = try MP4Fixtures.makeScratchFolder("ts-broken")
