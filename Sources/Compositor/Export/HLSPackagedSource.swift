@@ -102,11 +102,17 @@ package struct HLSPackagedSource: Sendable, Equatable {
             playlistType: .vod, hasEndList: true, hasIndependentSegments: true, segments: segments)
     }
 
-    /// `location`'s file name without its extension, in letters, digits, `-` and `_` (others
-    /// become `_`), made unique among `taken` by a `-2`, `-3`, … suffix.
+    /// `location`'s file name without its extension (a playlist's: its folder's name), in letters,
+    /// digits, `-` and `_` (others become `_`), made unique among `taken` by a `-2`, `-3`, … suffix.
     static func stem(for location: MediaLocation, taken: inout Set<String>) -> String {
         let name = location.filePath?.lastComponent.string ?? "source"
-        let base = name.lastIndex(of: ".").map { name[..<$0] }.flatMap { $0.isEmpty ? nil : String($0) } ?? name
+        var base = name.lastIndex(of: ".").map { name[..<$0] }.flatMap { $0.isEmpty ? nil : String($0) } ?? name
+        // A playlist is most often `index.m3u8` in a folder named for what it plays: the folder
+        // names its files (`content-init.mp4`, not `index-init.mp4`, `index-2-init.mp4`, ...).
+        if name.lowercased().hasSuffix(".m3u8"), let folder = location.filePath?.parent.lastComponent.string,
+           !folder.isEmpty, folder != ".", folder != "/", folder != ".." {
+            base = folder
+        }
         let safe = String(base.map { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") ? $0 : "_" })
         var stem = safe
         var number = 2
