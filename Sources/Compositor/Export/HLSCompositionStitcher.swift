@@ -82,10 +82,10 @@ public struct HLSCompositionStitcher: Sendable {
     ///
     /// The timestamps run on across a switch, so the mark only tells a player to expect new
     /// parameters, and players differ over it (`Tests/players/matrix.py`): Chromium fails at an
-    /// unmarked change, while at a mark GStreamer maps the segment's first decode time to its
-    /// playlist time (showing the piece late by its B-frame delay) and VLC drops about a second
-    /// of the piece before it. Off, for players of the second kind. Needs `packagesEveryPiece`:
-    /// pieces listed as they are jump in timestamps at every switch, which is always marked.
+    /// unmarked change, while at a mark GStreamer shows the piece late by its B-frame delay and
+    /// VLC drops about a second of the piece before it. Off, for players of the second kind.
+    /// Needs `packagesEveryPiece`: pieces listed as they are jump in timestamps at every switch,
+    /// which is always marked.
     public var marksEncodingChanges = true
     /// Reads the source playlists (local files by default).
     public var loader: HLSPlaylistLoader
