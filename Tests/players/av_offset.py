@@ -171,7 +171,12 @@ def main():
         output.make(demo, made)
         timeline = output.timeline(demo, made)
         pieces = timeline["segments"]
-        tones = [tone(p["url"], Fraction(p["source"]["start"])) for p in pieces]
+        # Each source plays one tone: read once per source, where its first piece starts.
+        tone_of = {}
+        for p in pieces:
+            if p["url"] not in tone_of:
+                tone_of[p["url"]] = tone(p["url"], Fraction(p["source"]["start"]))
+        tones = [tone_of[p["url"]] for p in pieces]
         expected, piece_of = expected_by_piece(timeline, sources)
         urls = sorted({p["url"] for p in pieces})
         columns = []

@@ -115,21 +115,23 @@ extension ScheduleDocument {
         }
 
         private mutating func clip(_ value: JSONValue, path: @autoclosure () -> String, defaultID: @autoclosure () -> String) throws(ScheduleDocumentError) -> ContentClip {
-            let object = try objectValue(value, path: path(), keys: Keys.item)
-            return ContentClip(
-                id: try string(object, "id", path: path()) ?? defaultID(),
-                source: try source(object, path: path()),
-                start: try time(object, "start", path: path()) ?? .zero,
-                end: try time(object, "end", path: path()))
+            let item = try self.item(value, path: path(), defaultID: defaultID())
+            return ContentClip(id: item.id, source: item.source, start: item.start, end: item.end)
         }
 
         private mutating func ad(_ value: JSONValue, path: @autoclosure () -> String, defaultID: @autoclosure () -> String) throws(ScheduleDocumentError) -> Ad {
+            let item = try self.item(value, path: path(), defaultID: defaultID())
+            return Ad(id: item.id, source: item.source, start: item.start, end: item.end)
+        }
+
+        /// What a content clip and an ad both are: an `id` (else `defaultID`), a `url` (and
+        /// `variant`), a `start` (0 when absent) and an `end`.
+        private mutating func item(
+            _ value: JSONValue, path: @autoclosure () -> String, defaultID: @autoclosure () -> String
+        ) throws(ScheduleDocumentError) -> (id: String, source: MediaLocation, start: MediaTime, end: MediaTime?) {
             let object = try objectValue(value, path: path(), keys: Keys.item)
-            return Ad(
-                id: try string(object, "id", path: path()) ?? defaultID(),
-                source: try source(object, path: path()),
-                start: try time(object, "start", path: path()) ?? .zero,
-                end: try time(object, "end", path: path()))
+            return (id: try string(object, "id", path: path()) ?? defaultID(), source: try source(object, path: path()),
+                    start: try time(object, "start", path: path()) ?? .zero, end: try time(object, "end", path: path()))
         }
 
         /// One break, or for `"at": "markers"` one per span the clip's playlist marks.

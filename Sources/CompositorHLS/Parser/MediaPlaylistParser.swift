@@ -244,7 +244,7 @@ struct MediaPlaylistParser {
         guard let value else { throw .invalidTagValue(tag: "EXTINF", reason: "missing duration") }
         var comma = value.start
         while comma < value.end, value[comma] != UInt8(ascii: ",") { comma += 1 }
-        let parsed: (time: MediaTime, keepsText: Bool)?
+        let parsed: (time: MediaTime, keepsText: Bool, roundedSeconds: Int64)?
         do {
             parsed = try MediaTime.parseHLSDecimal(value, value.start, comma)
         } catch {
@@ -265,8 +265,7 @@ struct MediaPlaylistParser {
             guard let title = value.validatedString(comma + 1, value.end) else { throw .invalidUTF8 }
             pending.title = title
         }
-        let rounded = parsed.keepsText
-            ? MediaTime.hlsDecimalRoundedToNearestSecond(value, value.start, comma) : duration.roundedToNearestSecond
+        let rounded = parsed.roundedSeconds
         if let targetDuration {
             if rounded > targetDuration {
                 throw .segmentExceedsTargetDuration(duration: duration, targetDuration: targetDuration)

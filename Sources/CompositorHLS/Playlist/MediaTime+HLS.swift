@@ -10,12 +10,14 @@ extension MediaTime {
     /// `1/2000000000`). Otherwise (`"2.002002002002002"`) it is rounded to the nearest nanosecond,
     /// halves up. `keepsText` says when the time cannot be written back as it reads: rounded, or
     /// exact with more decimals than `hlsDecimalString` writes (over 18, `"0.00000095367431640625"`);
-    /// the caller then keeps the text.
+    /// the caller then keeps the text. `roundedSeconds` is the number rounded to whole seconds,
+    /// halves up, from its digits (how RFC 8216 compares an `EXTINF` with the target duration):
+    /// `"4.4999999999999"` is 4, though its time, to the nanosecond, is 4.5.
     ///
     /// The fast path (at most 9 fractional digits, the case of almost every playlist) allocates nothing.
     static func parseHLSDecimal(
         _ bytes: HLSByteView, _ from: Int, _ to: Int
-    ) throws(MediaTimeError) -> (time: MediaTime, keepsText: Bool)? {
+    ) throws(MediaTimeError) -> (time: MediaTime, keepsText: Bool, roundedSeconds: Int64)? {
         var i = from
         var value: Int64 = 0
         func append(_ digit: UInt8) throws(MediaTimeError) {
@@ -31,13 +33,17 @@ extension MediaTime {
         let integerDigits = i - from
         if i == to {
             guard integerDigits > 0 else { return nil }
-            return (MediaTime(value: value, timescale: 1), false)
+            return (MediaTime(value: value, timescale: 1), false, value)
         }
         guard bytes[i] == UInt8(ascii: ".") else { return nil }
         let fractionStart = i + 1
         i = fractionStart
         while i < to, bytes[i] &- 48 < 10 { i += 1 }
         guard i == to, integerDigits > 0 || i > fractionStart else { return nil }
+        // Halves up, from the digits (exact where the time below is rounded to the nanosecond).
+        let (roundedSeconds, roundingOverflow) = value.addingReportingOverflow(
+            fractionStart < to && bytes[fractionStart] >= UInt8(ascii: "5") ? 1 : 0)
+        guard !roundingOverflow else { throw .overflow("'\(bytes.string(from, to))' does not fit 64 bits") }
         // Trailing zeros say nothing: `2.002000` is `2.002`.
         var fractionEnd = to
         while fractionEnd > fractionStart, bytes[fractionEnd - 1] == UInt8(ascii: "0") { fractionEnd -= 1 }
@@ -47,11 +53,11 @@ extension MediaTime {
             try append(bytes[k] - 48)
             timescale *= 10
         }
-        if fractionEnd == nanosecondEnd { return (MediaTime(value: value, timescale: Int32(timescale)), false) }
+        if fractionEnd == nanosecondEnd { return (MediaTime(value: value, timescale: Int32(timescale)), false, roundedSeconds) }
         // Past nine digits: exact if the value reduces to a timescale within `Int32`.
         do {
             let exact = try MediaTime(parsing: "0" + bytes.string(from, fractionEnd))
-            return (exact, exact.exactDecimalString == nil)
+            return (exact, exact.exactDecimalString == nil, roundedSeconds)
         } catch {
             guard case .tooPrecise = error else { throw error }
         }
@@ -60,7 +66,7 @@ extension MediaTime {
             guard !o else { throw .overflow("'\(bytes.string(from, to))' does not fit 64 bits") }
             value = s
         }
-        return (MediaTime(value: value, timescale: 1_000_000_000), true)
+        return (MediaTime(value: value, timescale: 1_000_000_000), true, roundedSeconds)
     }
 
     /// The time as an HLS decimal: exact when it has a finite decimal expansion (`"10.01"`, `"2"`),
@@ -70,18 +76,6 @@ extension MediaTime {
         if let exact = exactDecimalString { return exact }
         let micros = (try? converted(to: 1_000_000, rounding: .toNearestOrAwayFromZero)) ?? self
         return micros.exactDecimalString ?? String(seconds)
-    }
-
-    /// The decimal in `bytes[from..<to]`, read by `parseHLSDecimal` without error, rounded to whole
-    /// seconds, halves up, from its digits: its integer part, plus one when the first decimal is 5
-    /// or more. Exact where the time `parseHLSDecimal` returns is rounded (`4.4999999999999` is 4,
-    /// though its time, to the nanosecond, is 4.5).
-    static func hlsDecimalRoundedToNearestSecond(_ bytes: HLSByteView, _ from: Int, _ to: Int) -> Int64 {
-        var whole: Int64 = 0
-        var i = from
-        // Cannot overflow: parseHLSDecimal fitted these digits and nine decimals into 64 bits.
-        while i < to, bytes[i] != UInt8(ascii: ".") { whole = whole * 10 + Int64(bytes[i] - 48); i += 1 }
-        return i + 1 < to && bytes[i + 1] >= UInt8(ascii: "5") ? whole + 1 : whole
     }
 
     /// Whole seconds rounded to the nearest integer, halves up: how RFC 8216 compares an `EXTINF`
