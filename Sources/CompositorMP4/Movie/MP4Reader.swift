@@ -303,26 +303,13 @@ package enum MP4Reader {
         guard described == UInt64(count) else {
             throw malformed(sttsBox, "stts describes \(described) samples, stsz \(count)")
         }
-        var decodeTimes: [Int64] = []
-        var durations: [UInt32] = []
-        decodeTimes.reserveCapacity(count)
-        durations.reserveCapacity(count)
-        var time: Int64 = 0
+        var end: Int64 = 0
         for entry in stts.entries {
-            guard UInt64(entry.count) <= UInt64(count - decodeTimes.count) else {
-                throw malformed(sttsBox, "stts describes more samples than stsz's \(count)")
-            }
-            for _ in 0..<entry.count {
-                decodeTimes.append(time)
-                durations.append(entry.delta)
-                let (next, overflow) = time.addingReportingOverflow(Int64(entry.delta))
-                guard !overflow else { throw malformed(sttsBox, "decode times overflow 64 bits") }
-                time = next
-            }
+            let (length, overflow) = Int64(entry.count).multipliedReportingOverflow(by: Int64(entry.delta))
+            guard !overflow, Int64.max - end >= length else { throw malformed(sttsBox, "decode times overflow 64 bits") }
+            end += length
         }
-        guard decodeTimes.count == count else {
-            throw malformed(sttsBox, "stts describes \(decodeTimes.count) samples, stsz \(count)")
-        }
+        let decodeTimes = SampleDecodeTimes(timeToSample: stts.entries)
 
         // Composition offsets.
         var compositionOffsets: [Int32] = []
@@ -341,19 +328,18 @@ package enum MP4Reader {
         }
 
         // Sync samples.
-        var syncFlags: [Bool]?
+        var syncSamples: [UInt32]?
         if let stssBox = stbl.child("stss") {
             let stss = try stssBox.parse(SyncSampleBox.self, file: path)
-            var flags = [Bool](repeating: false, count: count)
             var previous: UInt32 = 0
             for number in stss.sampleNumbers {
                 guard number > previous, number <= UInt32(count) else {
                     throw malformed(stssBox, "sync sample number \(number) is out of order or past the \(count) samples")
                 }
-                flags[Int(number) - 1] = true
                 previous = number
             }
-            syncFlags = flags
+            // Every sample listed is the same as no list.
+            syncSamples = stss.sampleNumbers.count == count ? nil : stss.sampleNumbers.map { $0 - 1 }
         }
 
         // Chunks: offsets, and per chunk a sample count and description from stsc.
@@ -373,10 +359,9 @@ package enum MP4Reader {
         }
         let stscBox = try stbl.requiredChild("stsc", file: path)
         let stsc = try stscBox.parse(SampleToChunkBox.self, file: path)
-        var offsets: [UInt64] = []
-        var descriptionIndices: [UInt16] = []
+        var offsets = SampleOffsets()
+        var descriptionIndices = SampleDescriptionIndices()
         offsets.reserveCapacity(count)
-        descriptionIndices.reserveCapacity(count)
         var runIndex = 0
         for (chunk, chunkOffset) in chunkOffsets.enumerated() {
             while runIndex + 1 < stsc.entries.count, UInt64(stsc.entries[runIndex + 1].firstChunk) <= UInt64(chunk + 1) {
@@ -403,9 +388,9 @@ package enum MP4Reader {
                     throw malformed(chunkBox, "sample \(index + 1) (\(size) bytes at byte \(position)) runs past the end of the \(file.size)-byte file")
                 }
                 offsets.append(position)
-                descriptionIndices.append(descriptionIndex)
                 position += size
             }
+            descriptionIndices.append(descriptionIndex, count: Int(run.samplesPerChunk))
         }
         guard offsets.count == count else {
             throw malformed(stscBox, "chunks hold \(offsets.count) samples, stsz \(count)")
@@ -416,8 +401,8 @@ package enum MP4Reader {
         case .constant(let size, let count): sizes = [UInt32](repeating: size, count: Int(count))
         case .table(let table): sizes = table
         }
-        return MP4SampleTable(offsets: offsets, sizes: sizes, decodeTimes: decodeTimes, durations: durations,
-                              compositionOffsets: compositionOffsets, descriptionIndices: descriptionIndices,
-                              syncFlags: syncFlags)
+        return MP4SampleTable(offsets: offsets, sizes: sizes, decodeTimes: decodeTimes,
+                              compositionOffsets: compositionOffsets.allSatisfy { $0 == 0 } ? [] : compositionOffsets,
+                              descriptionIndices: descriptionIndices, syncSamples: syncSamples)
     }
 }

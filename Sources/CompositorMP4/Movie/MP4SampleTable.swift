@@ -68,6 +68,14 @@ package struct MP4SampleTable: Sendable {
                   descriptionIndices: descriptionIndices, syncFlags: syncPerSample.allSatisfy { $0 } ? nil : syncPerSample)
     }
 
+    /// A table from columns already compact (as `MP4Reader` builds them from `stbl`, never
+    /// holding a value per sample that the table does not keep).
+    init(offsets: SampleOffsets, sizes: [UInt32], decodeTimes: SampleDecodeTimes, compositionOffsets: [Int32],
+         descriptionIndices: SampleDescriptionIndices, syncSamples: [UInt32]?) {
+        storage = Storage(offsets: offsets, sizes: sizes, decodeTimes: decodeTimes, compositionOffsets: compositionOffsets,
+                          descriptionIndices: descriptionIndices, syncSamples: syncSamples)
+    }
+
     private init(storage: Storage) { self.storage = storage }
 
     package var count: Int { sizes.count }
@@ -86,17 +94,11 @@ package struct MP4SampleTable: Sendable {
                                         descriptionIndices: descriptionIndices, syncSamples: syncSamples))
     }
 
-    /// Whether every sample is a sync sample (the track has no `stss`).
-    package var allSamplesAreSync: Bool { syncSamples == nil }
-
     package func isSync(_ index: Int) -> Bool {
         guard let syncSamples else { return true }
         let position = syncSamples.partitioningIndex { Int($0) >= index }
         return position < syncSamples.count && Int(syncSamples[position]) == index
     }
-
-    /// The sync samples' indices, ascending.
-    package var syncSampleIndices: [Int] { syncSamples.map { $0.map(Int.init) } ?? Array(0..<count) }
 
     package func compositionOffset(_ index: Int) -> Int64 {
         compositionOffsets.isEmpty ? 0 : Int64(compositionOffsets[index])
@@ -129,6 +131,67 @@ package struct MP4SampleTable: Sendable {
     }
 }
 
+extension MP4SampleTable {
+    /// One sample as the table has it.
+    struct Sample {
+        var offset: UInt64
+        var size: UInt32
+        var decodeTime: Int64
+        var compositionOffset: Int64
+        var isSync: Bool
+        var descriptionIndex: UInt16
+
+        var compositionTime: Int64 { decodeTime + compositionOffset }
+    }
+
+    /// Samples `range` in order, each column's run found once: looking each sample up on its own
+    /// searches every column's runs again.
+    struct Walk {
+        private let table: MP4SampleTable
+        private var index: Int
+        private let end: Int
+        private var decodeRun: Int
+        private var highRun: Int
+        private var descriptionRun: Int
+        /// The first sync sample at or after `index`, in the sync list.
+        private var nextSync: Int
+
+        init(_ table: MP4SampleTable, _ range: Range<Int>) {
+            self.table = table
+            index = range.lowerBound
+            end = range.upperBound
+            let first = range.lowerBound
+            decodeRun = max(0, table.decodeTimes.runs.partitioningIndex { $0.first > first } - 1)
+            highRun = max(0, table.offsets.high.partitioningIndex { $0.first > first } - 1)
+            descriptionRun = max(0, table.descriptionIndices.runs.partitioningIndex { $0.first > first } - 1)
+            nextSync = table.syncSamples?.partitioningIndex { Int($0) >= first } ?? 0
+        }
+
+        mutating func next() -> Sample? {
+            guard index < end else { return nil }
+            defer { index += 1 }
+            let runs = table.decodeTimes.runs
+            while decodeRun + 1 < runs.count, runs[decodeRun + 1].first <= index { decodeRun += 1 }
+            let high = table.offsets.high
+            while highRun + 1 < high.count, high[highRun + 1].first <= index { highRun += 1 }
+            let descriptions = table.descriptionIndices.runs
+            while descriptionRun + 1 < descriptions.count, descriptions[descriptionRun + 1].first <= index { descriptionRun += 1 }
+            var isSync = true
+            if let sync = table.syncSamples {
+                isSync = nextSync < sync.count && Int(sync[nextSync]) == index
+                if isSync { nextSync += 1 }
+            }
+            let run = runs[decodeRun]
+            return Sample(offset: UInt64(high[highRun].bits) << 32 | UInt64(table.offsets.low[index]), size: table.sizes[index],
+                          decodeTime: run.start &+ Int64(index - run.first) &* Int64(run.duration),
+                          compositionOffset: table.compositionOffset(index), isSync: isSync,
+                          descriptionIndex: descriptions[descriptionRun].index)
+        }
+    }
+
+    func walk(_ range: Range<Int>) -> Walk { Walk(self, range) }
+}
+
 /// The run that covers sample `index`, among runs that start at ascending samples (the first at 0).
 private func run<Run>(_ runs: [Run], covering index: Int, first: (Run) -> Int) -> Run {
     runs[runs.partitioningIndex { first($0) > index } - 1]
@@ -137,16 +200,22 @@ private func run<Run>(_ runs: [Run], covering index: Int, first: (Run) -> Int) -
 /// Each sample's file offset: the low 32 bits per sample, the high bits in runs (they change
 /// only every 4 GiB of a file read in order).
 package struct SampleOffsets: RandomAccessCollection, Sendable {
-    private let low: [UInt32]
-    private let high: [(first: Int, bits: UInt32)]
+    fileprivate private(set) var low: [UInt32] = []
+    fileprivate private(set) var high: [(first: Int, bits: UInt32)] = []
 
     init(_ offsets: [UInt64]) {
-        low = offsets.map { UInt32(truncatingIfNeeded: $0) }
-        var high: [(first: Int, bits: UInt32)] = []
-        for (index, offset) in offsets.enumerated() where high.last?.bits != UInt32(offset >> 32) {
-            high.append((index, UInt32(offset >> 32)))
-        }
-        self.high = high
+        reserveCapacity(offsets.count)
+        for offset in offsets { append(offset) }
+    }
+
+    init() {}
+
+    mutating func reserveCapacity(_ count: Int) { low.reserveCapacity(count) }
+
+    mutating func append(_ offset: UInt64) {
+        let bits = UInt32(truncatingIfNeeded: offset >> 32)
+        if high.last?.bits != bits { high.append((low.count, bits)) }
+        low.append(UInt32(truncatingIfNeeded: offset))
     }
 
     package var startIndex: Int { 0 }
@@ -179,6 +248,21 @@ package struct SampleDecodeTimes: RandomAccessCollection, Sendable, Equatable {
         count = decodeTimes.count
     }
 
+    /// Runs straight from `stts` entries, the first decoding at 0 (the caller has checked that
+    /// the last ends within 64 bits): nothing per sample.
+    init(timeToSample entries: [TimeToSampleBox.Entry]) {
+        var runs: [Run] = []
+        var count = 0
+        var start: Int64 = 0
+        for entry in entries where entry.count > 0 {
+            if runs.last?.duration != entry.delta { runs.append(Run(first: count, start: start, duration: entry.delta)) }
+            count += Int(entry.count)
+            start &+= Int64(entry.count) &* Int64(entry.delta)
+        }
+        self.runs = runs
+        self.count = count
+    }
+
     fileprivate func run(covering index: Int) -> Run {
         runs.count == 1 ? runs[0] : CompositorMP4.run(runs, covering: index, first: \.first)
     }
@@ -204,14 +288,20 @@ package struct SampleDurations: RandomAccessCollection, Sendable, Equatable {
 
 /// Each sample's description index, as runs of one index.
 package struct SampleDescriptionIndices: RandomAccessCollection, Sendable {
-    private let runs: [(first: Int, index: UInt16)]
-    package let count: Int
+    fileprivate private(set) var runs: [(first: Int, index: UInt16)] = []
+    package private(set) var count = 0
 
     init(_ indices: [UInt16]) {
-        var runs: [(first: Int, index: UInt16)] = []
-        for (sample, index) in indices.enumerated() where runs.last?.index != index { runs.append((sample, index)) }
-        self.runs = runs
-        count = indices.count
+        for index in indices { append(index, count: 1) }
+    }
+
+    init() {}
+
+    /// Appends `count` samples of description `index`.
+    mutating func append(_ index: UInt16, count: Int) {
+        guard count > 0 else { return }
+        if runs.last?.index != index { runs.append((self.count, index)) }
+        self.count += count
     }
 
     package var startIndex: Int { 0 }

@@ -25,6 +25,15 @@ struct BufferedOutput {
         }
     }
 
+    /// Appends a big-endian value: tables are written a value at a time.
+    @inline(__always)
+    private mutating func appendBigEndian<Value: FixedWidthInteger>(_ value: Value) throws(MP4Error) {
+        let width = MemoryLayout<Value>.size
+        if buffer.count - filled < width { try flush() }
+        buffer.storeBytes(of: value.bigEndian, toByteOffset: filled, as: Value.self)
+        filled += width
+    }
+
     /// Bytes appended but not yet written.
     var pending: Int { filled }
 
@@ -34,4 +43,13 @@ struct BufferedOutput {
         filled = 0
         try mp4Errors { () throws(FileError) in try output.write(UnsafeRawBufferPointer(rebasing: buffer[0..<count])) }
     }
+}
+
+extension BufferedOutput: HeaderSink {
+    mutating func write(_ bytes: [UInt8]) throws(MP4Error) {
+        try bytes.withUnsafeBytes { raw in Result { () throws(MP4Error) in try append(raw) } }.get()
+    }
+
+    mutating func write(_ value: UInt32) throws(MP4Error) { try appendBigEndian(value) }
+    mutating func write(_ value: UInt64) throws(MP4Error) { try appendBigEndian(value) }
 }

@@ -47,10 +47,10 @@ struct StitchLayout: Sendable {
     /// Synthetic sample bytes (silent audio frames) that segments refer to.
     var syntheticPayloads: [[UInt8]]
     var mdatPayloadSize: UInt64
-    /// Bytes before the mdat payload: ftyp, moov and the mdat header.
-    var headerBytes: [UInt8]
+    /// What comes before the mdat payload: ftyp, moov and the mdat header.
+    var header: StitchHeader
 
-    var fileSize: UInt64 { UInt64(headerBytes.count) + mdatPayloadSize }
+    var fileSize: UInt64 { header.size + mdatPayloadSize }
 }
 
 /// A run of mdat bytes: copied from a source, or a synthetic payload repeated.

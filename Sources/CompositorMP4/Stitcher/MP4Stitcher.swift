@@ -85,17 +85,14 @@ package struct MP4Stitcher: Sendable {
         defer { output.discard() }
 
         let total = layout.fileSize
-        var written: UInt64 = 0
-        try mp4Errors { () throws(FileError) in try output.write(layout.headerBytes) }
-        written += UInt64(layout.headerBytes.count)
-        progress(MP4StitchProgress(bytesWritten: written, totalBytes: total))
-
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: Self.copyBufferSize, alignment: 16)
         defer { buffer.deallocate() }
         // Small copies (an ad's few chunks, a piece between close breaks) are gathered in the
         // buffer and written together: a system copy per segment costs more than its bytes.
         var out = BufferedOutput(output, buffer: buffer)
-        var reported = written
+        try layout.header.write(to: &out)
+        var written = layout.header.size
+        var reported: UInt64 = 0
         for segment in layout.segments {
             switch segment {
             case .source(let fileIndex, let offset, let length) where length < Self.smallCopy:

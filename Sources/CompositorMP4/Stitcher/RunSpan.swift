@@ -129,20 +129,20 @@ struct RunSpan: Sendable {
         let first = buffer.count
         switch samples {
         case .source(let source):
-            let table = source.table
-            for index in positions.lowerBound + source.range.lowerBound..<positions.upperBound + source.range.lowerBound {
-                let decode = try source.decode(index)
+            var walk = source.table.walk(positions.lowerBound + source.range.lowerBound..<positions.upperBound + source.range.lowerBound)
+            while let walked = walk.next() {
+                let decode = try source.convert.convert(walked.decodeTime - source.decodeBase)
                 let isSync = switch source.sync {
-                case .flagged: table.isSync(index)
-                case .flaggedPresentingAfter(let floor): table.isSync(index) && table.compositionTime(index) > floor
+                case .flagged: walked.isSync
+                case .flaggedPresentingAfter(let floor): walked.isSync && walked.compositionTime > floor
                 case .all: true
                 }
-                let description = Int(table.descriptionIndices[index])
+                let description = Int(walked.descriptionIndex)
                 var sample = TrackSample(
-                    bytes: .source(file: source.file, offset: table.offsets[index]), size: table.sizes[index], decode: decode,
-                    composition: source.presentsAtDecodeTime ? decode : try source.composition(index),
+                    bytes: .source(file: source.file, offset: walked.offset), size: walked.size, decode: decode,
+                    composition: source.presentsAtDecodeTime ? decode : try source.convert.convert(walked.compositionTime - source.compositionBase),
                     isSync: isSync, description: source.descriptions[description])
-                if !source.inBand.isEmpty, table.isSync(index), let parameterSets = source.inBand[description] {
+                if !source.inBand.isEmpty, walked.isSync, let parameterSets = source.inBand[description] {
                     try sample.carry(parameterSets)
                 }
                 buffer.append(sample)

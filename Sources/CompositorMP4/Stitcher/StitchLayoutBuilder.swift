@@ -26,19 +26,11 @@ struct StitchLayoutBuilder {
         var group: UInt8
     }
 
-    /// A chunk as the tables keep it: a source may hold one sample per chunk, so what is kept for
-    /// every chunk until the moov is written is small. Sample counts and description indices
-    /// are 32-bit in the tables (the plan checks each track's sample count).
-    struct PlacedChunk {
-        /// Offset in the mdat payload.
-        var position: UInt64
-        var sampleCount: UInt32
-        var description: UInt32
-    }
-
     /// Where every chunk goes in the mdat payload, and the copies that fill it.
     struct Layout {
-        var chunksOfTrack: [[PlacedChunk]]
+        var chunksOfTrack: [ChunkList]
+        /// What each track's tables will hold.
+        var counts: [SampleTableCounts]
         var segments: [CopySegment] = []
         var payloadSize: UInt64 = 0
     }
@@ -46,49 +38,24 @@ struct StitchLayoutBuilder {
     func build() throws(MP4Error) -> StitchLayout {
         let file = sources.first?.path.description ?? ""
         let layout = try layOut(file: file)
-        let payloadSize = layout.payloadSize
-        let segments = layout.segments
-
-        // Chunk offsets are written relative to the mdat payload, then moved by where it starts
-        // (known once the moov is): the moov's size depends only on the offsets' width.
-        let tables = try tracks.indices.map { (index) throws(MP4Error) in
-            try trackTables(index, chunks: layout.chunksOfTrack[index], file: file)
-        }
-        let ftyp = Self.fileTypeBox()
-        let mdatHeaderSize: UInt64 = payloadSize + 8 <= UInt64(UInt32.max) ? 8 : 16
         // Offsets within a payload that fits 32 bits fit them too; whether the payload's start
-        // does is known once the moov is written.
-        var wide = mdatHeaderSize + payloadSize > UInt64(UInt32.max)
-        // Room for the whole header at once: growing it by doubling would hold two copies.
-        let capacity = tables.reduce(4096) { $0 + $1.largestSize }
-        var header = ByteWriter(capacity: capacity)
-        header.write(ftyp)
-        var chunkTables = writeMovie(tables, wide: wide, to: &header)
-        if !wide, UInt64(header.count) + mdatHeaderSize + payloadSize > UInt64(UInt32.max) {
-            wide = true
-            header = ByteWriter(capacity: capacity)
-            header.write(ftyp)
-            chunkTables = writeMovie(tables, wide: true, to: &header)
+        // does is known once the header's size is.
+        var header = makeHeader(layout, wide: false, file: file)
+        if header.size + layout.payloadSize > UInt64(UInt32.max) {
+            header = makeHeader(layout, wide: true, file: file)
         }
-        let base = UInt64(header.count) + mdatHeaderSize
-        let width = wide ? 8 : 4
-        for table in chunkTables {
-            for at in stride(from: table.start, to: table.start + width * table.count, by: width) {
-                header.patch(header.value(at: at, width: width) + base, at: at, width: width)
-            }
-        }
-        header.writeBoxHeader("mdat", payloadSize: payloadSize)
-
         return StitchLayout(sources: sources, movieTimescale: movieTimescale, movieDuration: movieDuration,
-                            segments: segments, syntheticPayloads: syntheticPayloads,
-                            mdatPayloadSize: payloadSize, headerBytes: header.bytes)
+                            segments: layout.segments, syntheticPayloads: syntheticPayloads,
+                            mdatPayloadSize: layout.payloadSize, header: header)
     }
 
     /// Lays the chunks out piece by piece (each track's samples are in piece order): a piece's
     /// lead-in, its copied chunks in source order (so copying reads each source forwards, in long
     /// runs), then its synthetic tail. Only one piece's chunks are held whole at a time.
     private func layOut(file: String) throws(MP4Error) -> Layout {
-        var layout = Layout(chunksOfTrack: Array(repeating: [], count: tracks.count))
+        var layout = Layout(chunksOfTrack: Array(repeating: ChunkList(), count: tracks.count),
+                            counts: Array(repeating: SampleTableCounts(), count: tracks.count))
+        var entries = tracks.map { SampleTableEntryMaker($0, file: file) }
         var cursors = tracks.map { $0.samples() }
         var pending: [(sample: TrackSample, piece: Int)?] = []
         var sampleNumbers = Array(repeating: 0, count: tracks.count)
@@ -102,6 +69,7 @@ struct StitchLayoutBuilder {
                 while let (sample, samplePiece) = pending[track], samplePiece == piece {
                     pending[track] = try next(of: track, &cursors, file: file)
                     defer { sampleNumbers[track] += 1 }
+                    if let entry = try entries[track].add(sample) { layout.counts[track].add(entry) }
                     let group: UInt8
                     if case .synthetic = sample.bytes { group = sample.isLeadIn ? 0 : 2 } else { group = 1 }
                     if var chunk = current, chunk.description == sample.description, chunk.group == group,
@@ -117,25 +85,28 @@ struct StitchLayoutBuilder {
                 }
                 if let chunk = current { pieceChunks.append(chunk) }
             }
-            // The piece's chunks of each track follow the track's earlier ones, in sample order.
-            var indexInTrack: [Int] = []
-            for chunk in pieceChunks {
-                indexInTrack.append(layout.chunksOfTrack[chunk.track].count)
-                layout.chunksOfTrack[chunk.track].append(PlacedChunk(position: 0, sampleCount: UInt32(chunk.sampleCount),
-                                                                    description: UInt32(chunk.description)))
-            }
             let order = pieceChunks.indices.sorted { a, b in
                 let x = pieceChunks[a], y = pieceChunks[b]
                 if x.group != y.group { return x.group < y.group }
                 if let a = x.bytes.sourcePosition, let b = y.bytes.sourcePosition, a != b { return a < b }
                 return (x.track, x.firstSample) < (y.track, y.firstSample)
             }
+            var positions = Array(repeating: UInt64(0), count: pieceChunks.count)
             for index in order {
                 let chunk = pieceChunks[index]
-                layout.chunksOfTrack[chunk.track][indexInTrack[index]].position = layout.payloadSize
+                positions[index] = layout.payloadSize
                 layout.payloadSize += chunk.byteCount
                 layout.append(chunk)
             }
+            // The piece's chunks of each track follow the track's earlier ones, in sample order.
+            for (chunk, position) in zip(pieceChunks, positions) {
+                layout.chunksOfTrack[chunk.track].append(PlacedChunk(position: position, sampleCount: UInt32(chunk.sampleCount),
+                                                                    description: UInt32(chunk.description)))
+            }
+        }
+        for track in tracks.indices {
+            if let entry = try entries[track].finish() { layout.counts[track].add(entry) }
+            layout.counts[track].finish()
         }
         return layout
     }
@@ -163,112 +134,75 @@ struct StitchLayoutBuilder {
 
     // MARK: - Boxes
 
-    /// The tables of one track, with chunk positions relative to the mdat payload.
-    struct TrackTables {
-        var track: PlacedTrack
-        var trackID: UInt32
-        var timeToSample = TimeToSampleBox(entries: [])
-        var compositionOffsets: CompositionOffsetBox?
-        var syncSamples: [UInt32]?
-        var sizes: [UInt32] = []
-        var chunks: [PlacedChunk]
-
-        /// At least the size of the track's box, with wide chunk offsets.
-        var largestSize: Int {
-            1024 + track.edits.count * 20 + track.descriptions.reduce(0) { $0 + $1.bytes.count } + timeToSample.entries.count * 8
-                + (compositionOffsets?.entries.count ?? 0) * 8 + (syncSamples?.count ?? 0) * 4 + sizes.count * 4 + chunks.count * 20
+    /// The header, chunk offset tables `wide` (`co64`) or not (`stco`).
+    private func makeHeader(_ layout: Layout, wide: Bool, file: String) -> StitchHeader {
+        typealias Part = StitchHeader.Part
+        let movieHeader = ByteWriter.bytes {
+            $0.write(box: MovieHeaderBox(timescale: UInt32(movieTimescale), duration: movieDuration, nextTrackID: UInt32(tracks.count + 1)))
         }
+        let moov: [Part] = [.bytes(movieHeader)] + tracks.indices.map { index in
+            trackPart(index, counts: layout.counts[index], chunks: layout.chunksOfTrack[index], wide: wide)
+        }
+        let parts: [Part] = [.bytes(Self.fileTypeBox()), .box("moov", moov),
+                             .bytes(ByteWriter.bytes { $0.writeBoxHeader("mdat", payloadSize: layout.payloadSize) })]
+        return StitchHeader(tracks: tracks, chunksOfTrack: layout.chunksOfTrack, parts: parts, file: file)
     }
 
-    /// One pass over the track's samples: durations (the gap to the next sample's decode time,
-    /// for the last the gap to `mediaEnd`), composition offsets, sync samples and sizes.
-    private func trackTables(_ index: Int, chunks: [PlacedChunk], file: String) throws(MP4Error) -> TrackTables {
+    private func trackPart(_ index: Int, counts: SampleTableCounts, chunks: ChunkList, wide: Bool) -> StitchHeader.Part {
+        typealias Part = StitchHeader.Part
         let track = tracks[index]
-        var tables = TrackTables(track: track, trackID: UInt32(index + 1), chunks: chunks)
-        var offsets = CompositionOffsetBox(version: 0, entries: [])
-        var sync: [UInt32] = []
-        tables.sizes.reserveCapacity(track.sampleCount)
-        var samples = track.samples()
-        var next = try exact(file) { () throws(MediaTimeError) in try samples.next() }
-        var number: UInt32 = 0
-        while let sample = next {
-            next = try exact(file) { () throws(MediaTimeError) in try samples.next() }
-            number += 1
-            let duration = (next?.decode ?? track.mediaEnd) - sample.decode
-            guard duration >= 0, duration <= Int64(UInt32.max) else {
-                throw .timeOverflow(file: file, reason: "a \(track.kind) sample would last \(duration) ticks of 1/\(track.timescale) s, outside 0...\(UInt32.max)")
-            }
-            tables.timeToSample.append(UInt32(duration))
-            let offset = sample.composition - sample.decode
-            guard let offset = Int32(exactly: offset) else {
-                throw .timeOverflow(file: file, reason: "a composition offset of \(offset) ticks does not fit 32 bits")
-            }
-            offsets.append(offset)
-            if sample.isSync { sync.append(number) }
-            tables.sizes.append(sample.size)
-        }
-        if offsets.entries.contains(where: { $0.offset != 0 }) { tables.compositionOffsets = offsets }
-        if sync.count != track.sampleCount { tables.syncSamples = sync }
-        return tables
-    }
-
-    /// Writes the moov box with chunk offsets relative to the mdat payload; returns where each
-    /// chunk offset table's entries start, and how many there are.
-    private func writeMovie(_ tables: [TrackTables], wide: Bool, to writer: inout ByteWriter) -> [(start: Int, count: Int)] {
-        var chunkTables: [(start: Int, count: Int)] = []
-        writer.writeBox("moov") { moov in
-            moov.write(box: MovieHeaderBox(timescale: UInt32(movieTimescale), duration: movieDuration,
-                                           nextTrackID: UInt32(tables.count + 1)))
-            for table in tables {
-                writeTrack(table, wide: wide, to: &moov)
-                // The entries end the track's box (co64 or stco is the last in stbl, stbl in minf...).
-                chunkTables.append((start: moov.count - table.chunks.count * (wide ? 8 : 4), count: table.chunks.count))
-            }
-        }
-        return chunkTables
-    }
-
-    private func writeTrack(_ table: TrackTables, wide: Bool, to writer: inout ByteWriter) {
-        let track = table.track
         let isVideo = track.kind == .video
         let first = track.descriptions.first
-        writer.writeBox("trak") { trak in
+        let headers = ByteWriter.bytes { trak in
             trak.write(box: TrackHeaderBox(
-                trackID: table.trackID, duration: track.edits.reduce(0) { $0 + $1.segmentDuration },
+                trackID: UInt32(index + 1), duration: track.edits.reduce(0) { $0 + $1.segmentDuration },
                 volume: isVideo ? 0 : 0x0100, matrix: track.displayMatrix,
                 width: UInt32(isVideo ? first?.width ?? 0 : 0) << 16, height: UInt32(isVideo ? first?.height ?? 0 : 0) << 16))
             trak.writeBox("edts") { $0.write(box: EditListBox(entries: track.edits)) }
-            trak.writeBox("mdia") { mdia in
-                mdia.write(box: MediaHeaderBox(timescale: UInt32(track.timescale), duration: UInt64(track.mediaEnd)))
-                mdia.write(box: HandlerBox(handlerType: isVideo ? "vide" : "soun", name: isVideo ? "VideoHandler" : "SoundHandler"))
-                mdia.writeBox("minf") { minf in
-                    minf.writeMediaInformationHeaders(isVideo: isVideo)
-                    minf.writeBox("stbl") { stbl in
-                        stbl.writeBox(SampleDescriptionBox.type) {
-                            SampleDescriptionBox(entries: track.descriptions).writePayload(to: &$0)
-                        }
-                        stbl.write(box: table.timeToSample)
-                        if let offsets = table.compositionOffsets { stbl.write(box: offsets) }
-                        if let sync = table.syncSamples { stbl.write(box: SyncSampleBox(sampleNumbers: sync)) }
-                        stbl.write(box: SampleToChunkBox(chunks: table.chunks.map { ($0.sampleCount, $0.description + 1) }))
-                        stbl.write(box: SampleSizeBox(sampleSizes: table.sizes))
-                        let offsets = ChunkOffsetBox(offsets: table.chunks.map(\.position))
-                        stbl.writeBox(wide ? ChunkOffsetBox.wideType : ChunkOffsetBox.type) { offsets.writePayload(to: &$0, wide: wide) }
-                    }
-                }
-            }
         }
+        let mediaHeaders = ByteWriter.bytes { mdia in
+            mdia.write(box: MediaHeaderBox(timescale: UInt32(track.timescale), duration: UInt64(track.mediaEnd)))
+            mdia.write(box: HandlerBox(handlerType: isVideo ? "vide" : "soun", name: isVideo ? "VideoHandler" : "SoundHandler"))
+        }
+        /// A table box: its fields, then `count` entries.
+        func table(_ type: FourCC, version: UInt8 = 0, _ kind: StitchHeader.Table, count: Int) -> Part {
+            .box(type, [.bytes(ByteWriter.bytes { $0.writeVersion(version); $0.write(UInt32(count)) }), .entries(kind, track: index, count: count)])
+        }
+        var tables: [Part] = [
+            .bytes(ByteWriter.bytes { stbl in
+                stbl.writeBox(SampleDescriptionBox.type) { SampleDescriptionBox(entries: track.descriptions).writePayload(to: &$0) }
+            }),
+            table("stts", .timeToSample, count: counts.timeToSampleEntries),
+        ]
+        if counts.hasCompositionOffsets {
+            tables.append(table("ctts", version: counts.hasNegativeCompositionOffsets ? 1 : 0, .compositionOffsets, count: counts.compositionOffsetEntries))
+        }
+        if !counts.allSync { tables.append(table("stss", .syncSamples, count: counts.syncSamples)) }
+        var chunkRuns = 0
+        StitchHeader.forEachSampleToChunkEntry(chunks) { _ in chunkRuns += 1 }
+        tables.append(table("stsc", .sampleToChunk, count: chunkRuns))
+        // Samples all of one size are given once, not listed.
+        let sizeFields = ByteWriter.bytes { $0.writeVersion(0); $0.write(counts.commonSize ?? 0); $0.write(UInt32(counts.samples)) }
+        tables.append(.box("stsz", [.bytes(sizeFields)] + (counts.commonSize == nil ? [.entries(.sizes, track: index, count: counts.samples)] : [])))
+        tables.append(table(wide ? ChunkOffsetBox.wideType : ChunkOffsetBox.type, .chunkOffsets(wide: wide), count: chunks.count))
+        return .box("trak", [
+            .bytes(headers),
+            .box("mdia", [
+                .bytes(mediaHeaders),
+                .box("minf", [.bytes(ByteWriter.bytes { $0.writeMediaInformationHeaders(isVideo: isVideo) }), .box("stbl", tables)]),
+            ]),
+        ])
     }
 
     /// `ftyp`: ISO base media, compatible with the brands players check for.
     static func fileTypeBox() -> [UInt8] {
-        var writer = ByteWriter()
-        writer.writeBox("ftyp") { ftyp in
-            ftyp.write(FourCC("isom"))
-            ftyp.write(UInt32(0x200))
-            for brand: FourCC in ["isom", "iso2", "avc1", "mp41"] { ftyp.write(brand) }
+        ByteWriter.bytes { writer in
+            writer.writeBox("ftyp") { ftyp in
+                ftyp.write(FourCC("isom"))
+                ftyp.write(UInt32(0x200))
+                for brand: FourCC in ["isom", "iso2", "avc1", "mp41"] { ftyp.write(brand) }
+            }
         }
-        return writer.bytes
     }
 }
 

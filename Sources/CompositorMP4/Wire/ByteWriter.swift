@@ -8,6 +8,13 @@ struct ByteWriter: Sendable {
 
     var count: Int { bytes.count }
 
+    /// The bytes `body` writes.
+    static func bytes(_ body: (inout ByteWriter) -> Void) -> [UInt8] {
+        var writer = ByteWriter()
+        body(&writer)
+        return writer.bytes
+    }
+
     mutating func write(_ value: UInt8) { bytes.append(value) }
     mutating func write(_ value: UInt16) { append(UInt64(value), width: 2) }
     mutating func write(_ value: UInt32) { append(UInt64(value), width: 4) }

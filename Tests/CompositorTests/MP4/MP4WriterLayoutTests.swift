@@ -30,7 +30,10 @@ struct MP4WriterLayoutTests {
                                              movieTimescale: 1000, movieDuration: 3000).build()
         #expect(layout.mdatPayloadSize == 3 * UInt64(size))
 
-        var reader = ByteReader(layout.headerBytes)
+        var header = ByteWriter()
+        try layout.header.write(to: &header)
+        #expect(UInt64(header.count) == layout.header.size)
+        var reader = ByteReader(header.bytes)
         var boxes: [MP4Box] = []
         while reader.remaining > 16 {
             boxes.append(try MP4Box.read(from: &reader, parentPath: "", siblingIndex: nil, file: "layout"))
@@ -46,7 +49,7 @@ struct MP4WriterLayoutTests {
         let co64 = try #require(stbl.child("co64"))
         var payload = co64.payload
         let offsets = try ChunkOffsetBox(parsing: &payload, wide: true).offsets
-        let base = UInt64(layout.headerBytes.count)
+        let base = layout.header.size
         #expect(offsets == [base, base + UInt64(size), base + 2 * UInt64(size)])
     }
 
