@@ -43,7 +43,7 @@ struct StitchLayout: Sendable {
     /// The composition's length in movie ticks.
     var movieDuration: UInt64
     /// The mdat payload, in order.
-    var segments: [CopySegment]
+    var segments: CopySegmentList
     /// Synthetic sample bytes (silent audio frames) that segments refer to.
     var syntheticPayloads: [[UInt8]]
     var mdatPayloadSize: UInt64

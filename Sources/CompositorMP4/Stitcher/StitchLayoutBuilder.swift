@@ -31,7 +31,7 @@ struct StitchLayoutBuilder {
         var chunksOfTrack: [ChunkList]
         /// What each track's tables will hold.
         var counts: [SampleTableCounts]
-        var segments: [CopySegment] = []
+        var segments = CopySegmentList()
         var payloadSize: UInt64 = 0
     }
 
@@ -207,28 +207,16 @@ struct StitchLayoutBuilder {
 }
 
 extension StitchLayoutBuilder.Layout {
-    /// Appends a chunk's bytes to the copy list: to the last copy when they follow it.
+    /// Appends a chunk's bytes to the copy list.
     mutating func append(_ chunk: StitchLayoutBuilder.Chunk) {
         switch chunk.bytes {
         case .source(let file, let offset):
-            if case .source(let lastFile, let lastOffset, let lastLength)? = segments.last, lastFile == file, lastOffset + lastLength == offset {
-                segments[segments.count - 1] = .source(file: file, offset: lastOffset, length: lastLength + chunk.byteCount)
-            } else {
-                segments.append(.source(file: file, offset: offset, length: chunk.byteCount))
-            }
+            segments.append(.source(file: file, offset: offset, length: chunk.byteCount))
         case .synthetic(let payload):
-            appendSynthetic(payload, count: chunk.sampleCount)
+            segments.append(.synthetic(payload: payload, repeatCount: chunk.sampleCount))
         case .prefixed(let payload, let length, let file, let offset):
-            appendSynthetic(payload, count: 1)
+            segments.append(.synthetic(payload: payload, repeatCount: 1))
             segments.append(.source(file: file, offset: offset, length: chunk.byteCount - UInt64(length)))
-        }
-    }
-
-    private mutating func appendSynthetic(_ payload: Int, count: Int) {
-        if case .synthetic(let lastPayload, let lastCount)? = segments.last, lastPayload == payload {
-            segments[segments.count - 1] = .synthetic(payload: payload, repeatCount: lastCount + count)
-        } else {
-            segments.append(.synthetic(payload: payload, repeatCount: count))
         }
     }
 }

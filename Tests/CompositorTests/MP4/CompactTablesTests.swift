@@ -23,6 +23,28 @@ struct CompactTablesTests {
         #expect(Array(ChunkList()).isEmpty)
     }
 
+    @Test("a copy list joins copies that follow on and gives back the rest as they were")
+    func copyListRoundTrip() {
+        var list = CopySegmentList()
+        let appended: [CopySegment] = [
+            .source(file: 0, offset: 100, length: 10), .source(file: 0, offset: 110, length: 5),   // joined
+            .source(file: 1, offset: 115, length: 1),                                             // other file
+            .synthetic(payload: 0, repeatCount: 2), .synthetic(payload: 0, repeatCount: 3),       // joined
+            .synthetic(payload: 1, repeatCount: 1),
+            .source(file: 1, offset: 0, length: 1 << 40),                                         // back, long
+            .source(file: 300, offset: UInt64(Int64.max), length: 1),
+            .source(file: 0, offset: 50, length: 7),
+        ]
+        for segment in appended { list.append(segment) }
+        #expect(Array(list) == [
+            .source(file: 0, offset: 100, length: 15), .source(file: 1, offset: 115, length: 1),
+            .synthetic(payload: 0, repeatCount: 5), .synthetic(payload: 1, repeatCount: 1),
+            .source(file: 1, offset: 0, length: 1 << 40), .source(file: 300, offset: UInt64(Int64.max), length: 1),
+            .source(file: 0, offset: 50, length: 7),
+        ])
+        #expect(Array(CopySegmentList()).isEmpty)
+    }
+
     /// Samples 0-9: durations 10,10,10 then 20,20 then a gap, then 10s again; offsets past 4 GiB
     /// from sample 6; descriptions 0,0,1,1,1,0,...; sync 0, 4, 9; composition offsets per sample.
     static func table() -> MP4SampleTable {

@@ -1,0 +1,148 @@
+/// A chunk as the tables describe it. Sample counts and description indices are 32-bit in the
+/// tables (the plan checks each track's sample count).
+struct PlacedChunk: Equatable {
+    /// Offset in the mdat payload.
+    var position: UInt64
+    var sampleCount: UInt32
+    var description: UInt32
+}
+
+/// A track's chunks in order, a few bytes each until the `moov` is written: the position as its
+/// change from the chunk before (zigzag), the sample count and the description, each as a LEB128
+/// number. A source that interleaves every frame has a chunk per sample, so at 16 bytes a chunk
+/// the list was most of a plan's memory.
+struct ChunkList: Sequence, Sendable {
+    private var bytes: [UInt8] = []
+    private(set) var count = 0
+    private var lastPosition: UInt64 = 0
+
+    mutating func append(_ chunk: PlacedChunk) {
+        bytes.appendLEB128(zigzag: chunk.position &- lastPosition)
+        bytes.appendLEB128(UInt64(chunk.sampleCount))
+        bytes.appendLEB128(UInt64(chunk.description))
+        lastPosition = chunk.position
+        count += 1
+    }
+
+
+    struct Iterator: IteratorProtocol {
+        fileprivate var reader: LEB128Reader
+        fileprivate var position: UInt64 = 0
+
+        mutating func next() -> PlacedChunk? {
+            guard !reader.isAtEnd else { return nil }
+            position &+= reader.zigzag()
+            return PlacedChunk(position: position, sampleCount: UInt32(truncatingIfNeeded: reader.number()),
+                               description: UInt32(truncatingIfNeeded: reader.number()))
+        }
+    }
+
+    func makeIterator() -> Iterator { Iterator(reader: LEB128Reader(bytes: bytes)) }
+}
+
+/// The mdat payload's copy list, a few bytes a copy: a render of 10,000 breaks, whose pieces each
+/// copy their hidden lead-in frame by frame (the audio between them is not copied), makes
+/// hundreds of thousands. Each copy is its kind (0: a synthetic payload, then its index and
+/// repeat count; n + 1: source file n, then the offset as its change from the last source copy's
+/// end, zigzag, and the length), in LEB128 numbers. The last copy stays unencoded, so the next
+/// can join it.
+struct CopySegmentList: Sequence, Sendable {
+    private var bytes: [UInt8] = []
+    private var lastEnd: UInt64 = 0
+    private(set) var last: CopySegment?
+
+    /// Appends a copy: to the last one when it follows on (the same file right after, or the
+    /// same payload).
+    mutating func append(_ segment: CopySegment) {
+        switch (last, segment) {
+        case (.source(let file, let offset, let length)?, .source(let next, let nextOffset, let nextLength))
+            where file == next && offset + length == nextOffset:
+            last = .source(file: file, offset: offset, length: length + nextLength)
+        case (.synthetic(let payload, let count)?, .synthetic(let next, let nextCount)) where payload == next:
+            last = .synthetic(payload: payload, repeatCount: count + nextCount)
+        default:
+            if let last { encode(last) }
+            last = segment
+        }
+    }
+
+    private mutating func encode(_ segment: CopySegment) {
+        switch segment {
+        case .source(let file, let offset, let length):
+            bytes.appendLEB128(UInt64(file) + 1)
+            bytes.appendLEB128(zigzag: offset &- lastEnd)
+            bytes.appendLEB128(length)
+            lastEnd = offset + length
+        case .synthetic(let payload, let repeatCount):
+            bytes.appendLEB128(0)
+            bytes.appendLEB128(UInt64(payload))
+            bytes.appendLEB128(UInt64(repeatCount))
+        }
+    }
+
+    struct Iterator: IteratorProtocol {
+        fileprivate var reader: LEB128Reader
+        fileprivate var last: CopySegment?
+        fileprivate var lastEnd: UInt64 = 0
+
+        mutating func next() -> CopySegment? {
+            guard !reader.isAtEnd else {
+                defer { last = nil }
+                return last
+            }
+            let kind = reader.number()
+            if kind == 0 {
+                return .synthetic(payload: Int(truncatingIfNeeded: reader.number()), repeatCount: Int(truncatingIfNeeded: reader.number()))
+            }
+            let offset = lastEnd &+ reader.zigzag()
+            let length = reader.number()
+            lastEnd = offset &+ length
+            return .source(file: Int(truncatingIfNeeded: kind - 1), offset: offset, length: length)
+        }
+    }
+
+    func makeIterator() -> Iterator { Iterator(reader: LEB128Reader(bytes: bytes), last: last) }
+}
+
+extension [UInt8] {
+    mutating func appendLEB128(_ value: UInt64) {
+        var value = value
+        while value >= 0x80 {
+            append(UInt8(truncatingIfNeeded: value) | 0x80)
+            value >>= 7
+        }
+        append(UInt8(value))
+    }
+
+    /// A difference of two unsigned values, taken as signed and zigzag coded (small either way).
+    mutating func appendLEB128(zigzag difference: UInt64) {
+        let signed = Int64(bitPattern: difference)
+        appendLEB128(UInt64(bitPattern: signed << 1 ^ signed >> 63))
+    }
+}
+
+/// Reads what `appendLEB128` wrote: every number was written whole, so none is cut short.
+private struct LEB128Reader {
+    let bytes: [UInt8]
+    var offset = 0
+
+    var isAtEnd: Bool { offset >= bytes.count }
+
+    mutating func number() -> UInt64 {
+        var value: UInt64 = 0
+        var shift: UInt64 = 0
+        while true {
+            let byte = bytes[offset]
+            offset += 1
+            value |= UInt64(byte & 0x7F) << shift
+            if byte < 0x80 { return value }
+            shift += 7
+        }
+    }
+
+    /// A zigzag-coded difference, to add (wrapping) to what it was taken from.
+    mutating func zigzag() -> UInt64 {
+        let coded = number()
+        return UInt64(bitPattern: Int64(bitPattern: coded >> 1) ^ -Int64(bitPattern: coded & 1))
+    }
+}
