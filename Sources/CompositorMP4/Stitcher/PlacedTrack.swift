@@ -28,6 +28,13 @@ struct PlacedTrack: Sendable {
         self.descriptions = descriptions
     }
 
+    /// Room for `count` more spans: a track of 10,000 breaks has 100,000, which grown by
+    /// doubling would hold two copies at once.
+    mutating func reserveCapacity(spans count: Int) {
+        spans.reserveCapacity(spans.count + count)
+        pieceOfSpan.reserveCapacity(pieceOfSpan.count + count)
+    }
+
     /// Appends a run placed at decode time `start`.
     mutating func append(_ run: TrackRun, at start: Int64, piece: Int) {
         for var span in run.spans {
