@@ -338,8 +338,7 @@ package enum MP4Reader {
                 }
                 previous = number
             }
-            // Every sample listed is the same as no list.
-            syncSamples = stss.sampleNumbers.count == count ? nil : stss.sampleNumbers.map { $0 - 1 }
+            syncSamples = stss.sampleNumbers.map { $0 - 1 }
         }
 
         // Chunks: offsets, and per chunk a sample count and description from stsc.
@@ -402,7 +401,6 @@ package enum MP4Reader {
         case .table(let table): sizes = table
         }
         return MP4SampleTable(offsets: offsets, sizes: sizes, decodeTimes: decodeTimes,
-                              compositionOffsets: compositionOffsets.allSatisfy { $0 == 0 } ? [] : compositionOffsets,
-                              descriptionIndices: descriptionIndices, syncSamples: syncSamples)
+                              compositionOffsets: compositionOffsets, descriptionIndices: descriptionIndices, syncSamples: syncSamples)
     }
 }

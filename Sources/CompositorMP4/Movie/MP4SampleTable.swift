@@ -20,14 +20,16 @@ package struct MP4SampleTable: Sendable {
         let syncSamples: [UInt32]?
         let smallestCompositionOffset: Int64
 
+        /// No composition offsets when all are 0, no sync list when it lists every sample (as
+        /// `ctts` and `stss` are left out).
         init(offsets: SampleOffsets, sizes: [UInt32], decodeTimes: SampleDecodeTimes, compositionOffsets: [Int32],
              descriptionIndices: SampleDescriptionIndices, syncSamples: [UInt32]?) {
             self.offsets = offsets
             self.sizes = sizes
             self.decodeTimes = decodeTimes
-            self.compositionOffsets = compositionOffsets
+            self.compositionOffsets = compositionOffsets.allSatisfy { $0 == 0 } ? [] : compositionOffsets
             self.descriptionIndices = descriptionIndices
-            self.syncSamples = syncSamples
+            self.syncSamples = syncSamples?.count == sizes.count ? nil : syncSamples
             smallestCompositionOffset = compositionOffsets.min().map(Int64.init) ?? 0
         }
     }
@@ -59,13 +61,11 @@ package struct MP4SampleTable: Sendable {
                           syncSamples: syncFlags.map { flags in flags.indices.filter { flags[$0] }.map { UInt32($0) } })
     }
 
-    /// A table from per-sample values, kept compact: no composition offsets when all are 0, no
-    /// sync flags when every sample is one (as `ctts` and `stss` are left out).
+    /// A table from per-sample values, kept compact (see `Storage`).
     init(offsets: [UInt64], sizes: [UInt32], decodeTimes: [Int64], durations: [UInt32],
          compositionOffsetPerSample: [Int32], descriptionIndices: [UInt16], syncPerSample: [Bool]) {
         self.init(offsets: offsets, sizes: sizes, decodeTimes: decodeTimes, durations: durations,
-                  compositionOffsets: compositionOffsetPerSample.allSatisfy { $0 == 0 } ? [] : compositionOffsetPerSample,
-                  descriptionIndices: descriptionIndices, syncFlags: syncPerSample.allSatisfy { $0 } ? nil : syncPerSample)
+                  compositionOffsets: compositionOffsetPerSample, descriptionIndices: descriptionIndices, syncFlags: syncPerSample)
     }
 
     /// A table from columns already compact (as `MP4Reader` builds them from `stbl`, never
@@ -90,8 +90,8 @@ package struct MP4SampleTable: Sendable {
     /// The same samples presenting at their decode times plus `compositionOffsets` (one per sample).
     func replacingCompositionOffsets(with compositionOffsets: [Int32]) -> MP4SampleTable {
         MP4SampleTable(storage: Storage(offsets: offsets, sizes: sizes, decodeTimes: decodeTimes,
-                                        compositionOffsets: compositionOffsets.allSatisfy { $0 == 0 } ? [] : compositionOffsets,
-                                        descriptionIndices: descriptionIndices, syncSamples: syncSamples))
+                                        compositionOffsets: compositionOffsets, descriptionIndices: descriptionIndices,
+                                        syncSamples: syncSamples))
     }
 
     package func isSync(_ index: Int) -> Bool {

@@ -131,7 +131,7 @@ struct RunSpan: Sendable {
         case .source(let source):
             var walk = source.table.walk(positions.lowerBound + source.range.lowerBound..<positions.upperBound + source.range.lowerBound)
             while let walked = walk.next() {
-                let decode = try source.convert.convert(walked.decodeTime - source.decodeBase)
+                let decode = try source.decode(time: walked.decodeTime)
                 let isSync = switch source.sync {
                 case .flagged: walked.isSync
                 case .flaggedPresentingAfter(let floor): walked.isSync && walked.compositionTime > floor
@@ -140,7 +140,7 @@ struct RunSpan: Sendable {
                 let description = Int(walked.descriptionIndex)
                 var sample = TrackSample(
                     bytes: .source(file: source.file, offset: walked.offset), size: walked.size, decode: decode,
-                    composition: source.presentsAtDecodeTime ? decode : try source.convert.convert(walked.compositionTime - source.compositionBase),
+                    composition: source.presentsAtDecodeTime ? decode : try source.composition(time: walked.compositionTime),
                     isSync: isSync, description: source.descriptions[description])
                 if !source.inBand.isEmpty, walked.isSync, let parameterSets = source.inBand[description] {
                     try sample.carry(parameterSets)
@@ -165,11 +165,17 @@ struct RunSpan: Sendable {
 }
 
 extension RunSpan.SourceSamples {
-    func decode(_ index: Int) throws(MediaTimeError) -> Int64 { try convert.convert(table.decodeTimes[index] - decodeBase) }
+    func decode(_ index: Int) throws(MediaTimeError) -> Int64 { try decode(time: table.decodeTimes[index]) }
 
     func composition(_ index: Int) throws(MediaTimeError) -> Int64 {
-        presentsAtDecodeTime ? try decode(index) : try convert.convert(table.compositionTime(index) - compositionBase)
+        presentsAtDecodeTime ? try decode(index) : try composition(time: table.compositionTime(index))
     }
+
+    /// A source decode time in output ticks.
+    func decode(time: Int64) throws(MediaTimeError) -> Int64 { try convert.convert(time - decodeBase) }
+
+    /// A source composition time in output ticks (not for audio laid back to back).
+    func composition(time: Int64) throws(MediaTimeError) -> Int64 { try convert.convert(time - compositionBase) }
 }
 
 extension RunSpan.SilentFrames {

@@ -111,7 +111,11 @@ struct SampleTableCounts {
         hasCompositionOffsets = hasCompositionOffsets || entry.compositionOffset != 0
         hasNegativeCompositionOffsets = hasNegativeCompositionOffsets || entry.compositionOffset < 0
         if entry.isSync { syncSamples += 1 }
-        commonSize = samples == 0 ? (entry.size > 0 ? entry.size : nil) : (commonSize == entry.size ? commonSize : nil)
+        if samples == 0 {
+            commonSize = entry.size > 0 ? entry.size : nil
+        } else if commonSize != entry.size {
+            commonSize = nil
+        }
         samples += 1
     }
 

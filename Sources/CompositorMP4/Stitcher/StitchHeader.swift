@@ -54,14 +54,17 @@ struct StitchHeader: Sendable {
     let size: UInt64
 
     static func size(of parts: [Part]) -> UInt64 {
-        parts.reduce(0) { total, part in
+        var total: UInt64 = 0
+        for part in parts {
             switch part {
-            case .bytes(let bytes): total + UInt64(bytes.count)
+            case .bytes(let bytes): total += UInt64(bytes.count)
             case .box(_, let parts):
-                total + boxHeaderSize(payloadSize: size(of: parts)) + size(of: parts)
-            case .entries(let table, _, let count): total + UInt64(count) * UInt64(table.entrySize)
+                let payload = size(of: parts)
+                total += boxHeaderSize(payloadSize: payload) + payload
+            case .entries(let table, _, let count): total += UInt64(count) * UInt64(table.entrySize)
             }
         }
+        return total
     }
 
     static func boxHeaderSize(payloadSize: UInt64) -> UInt64 { payloadSize + 8 <= UInt64(UInt32.max) ? 8 : 16 }
@@ -91,25 +94,23 @@ struct StitchHeader: Sendable {
     private func writeEntries<Sink: HeaderSink>(_ table: Table, of index: Int, to sink: inout Sink) throws(MP4Error) -> Int {
         let track = tracks[index]
         var written = 0
+        func write(_ run: (count: UInt32, value: UInt32)?) throws(MP4Error) {
+            guard let run else { return }
+            try sink.write(run.count)
+            try sink.write(run.value)
+            written += 1
+        }
         switch table {
-        case .timeToSample, .compositionOffsets:
+        case .timeToSample:
             var durations = RunLengthCoder<UInt32>()
+            try SampleTableEntryMaker.forEach(of: track, file: file) { (entry) throws(MP4Error) in try write(durations.add(entry.duration)) }
+            try write(durations.finish())
+        case .compositionOffsets:
             var offsets = RunLengthCoder<UInt32>()
-            func write(_ run: (count: UInt32, value: UInt32)?) throws(MP4Error) {
-                guard let run else { return }
-                try sink.write(run.count)
-                try sink.write(run.value)
-                written += 1
-            }
-            let isTimes = if case .timeToSample = table { true } else { false }
             try SampleTableEntryMaker.forEach(of: track, file: file) { (entry) throws(MP4Error) in
-                if isTimes {
-                    try write(durations.add(entry.duration))
-                } else {
-                    try write(offsets.add(UInt32(bitPattern: entry.compositionOffset)))
-                }
+                try write(offsets.add(UInt32(bitPattern: entry.compositionOffset)))
             }
-            try write(isTimes ? durations.finish() : offsets.finish())
+            try write(offsets.finish())
         case .syncSamples:
             try SampleTableEntryMaker.forEach(of: track, file: file) { (entry) throws(MP4Error) in
                 guard entry.isSync else { return }
@@ -137,14 +138,8 @@ struct StitchHeader: Sendable {
         return written
     }
 
-    /// `stsc`'s entries, in order: runs of chunks alike (as many samples, one description).
+    /// `stsc`'s entries for a track's chunks, in order.
     static func forEachSampleToChunkEntry<Failure: Error>(_ chunks: ChunkList, _ body: (SampleToChunkBox.Entry) throws(Failure) -> Void) throws(Failure) {
-        var previous: PlacedChunk?
-        for (index, chunk) in chunks.enumerated() {
-            defer { previous = chunk }
-            if let previous, previous.sampleCount == chunk.sampleCount, previous.description == chunk.description { continue }
-            try body(SampleToChunkBox.Entry(firstChunk: UInt32(index + 1), samplesPerChunk: chunk.sampleCount,
-                                            sampleDescriptionIndex: chunk.description + 1))
-        }
+        try SampleToChunkBox.forEachEntry(ofChunks: chunks.lazy.map { ($0.sampleCount, $0.description + 1) }, body)
     }
 }

@@ -59,11 +59,6 @@ struct ByteWriter: Sendable {
         }
     }
 
-    /// The big-endian value of the `width` bytes at `offset`.
-    func value(at offset: Int, width: Int) -> UInt64 {
-        bytes[offset..<offset + width].reduce(0) { $0 << 8 | UInt64($1) }
-    }
-
     /// A box header for a payload of `payloadSize` bytes that the caller writes next.
     mutating func writeBoxHeader(_ type: FourCC, payloadSize: UInt64) {
         if payloadSize + 8 <= UInt64(UInt32.max) {

@@ -17,13 +17,21 @@ struct SampleToChunkBox: MP4ParsableBox, MP4WritableBox, Equatable {
     /// Run-length codes one (sample count, 1-based description index) pair per chunk.
     init(chunks: [(samples: UInt32, descriptionIndex: UInt32)]) {
         var entries: [Entry] = []
-        for (index, chunk) in chunks.enumerated() {
-            if let last = entries.last, last.samplesPerChunk == chunk.samples,
-               last.sampleDescriptionIndex == chunk.descriptionIndex { continue }
-            entries.append(Entry(firstChunk: UInt32(index + 1), samplesPerChunk: chunk.samples,
-                                 sampleDescriptionIndex: chunk.descriptionIndex))
-        }
+        Self.forEachEntry(ofChunks: chunks) { entries.append($0) }
         self.entries = entries
+    }
+
+    /// The entries for chunks given in order, one at a time: a new entry where a chunk's sample
+    /// count or description differs from the chunk before.
+    static func forEachEntry<Chunks: Sequence, Failure: Error>(
+        ofChunks chunks: Chunks, _ body: (Entry) throws(Failure) -> Void
+    ) throws(Failure) where Chunks.Element == (samples: UInt32, descriptionIndex: UInt32) {
+        var last: (samples: UInt32, descriptionIndex: UInt32)?
+        for (index, chunk) in chunks.enumerated() {
+            defer { last = chunk }
+            if let last, last == chunk { continue }
+            try body(Entry(firstChunk: UInt32(index + 1), samplesPerChunk: chunk.samples, sampleDescriptionIndex: chunk.descriptionIndex))
+        }
     }
 
     init(parsing reader: inout ByteReader) throws(MP4ParseFailure) {
