@@ -46,6 +46,7 @@ extension Composition {
         var postrollSegments = Set<Int>()
         for placed in breaks where placed.placement == .postroll { postrollSegments.formUnion(placed.segmentIndices) }
         var newSegments: [Segment] = []
+        newSegments.reserveCapacity(segments.count)
         var cursor = zero, contentCursor = zero
         for (segment, range) in zip(segments, actual) {
             let contentRange: MediaTimeRange

@@ -94,7 +94,8 @@ public struct Composition: Hashable, Sendable {
         diagnostics: [Diagnostic], timescale: Int32
     ) {
         self.timescale = timescale
-        let contentSegments = segments.filter { !$0.isAd }
+        // Not copied out: a composition of 10,000 breaks has 20,000 content segments.
+        let contentSegments = segments.lazy.filter { !$0.isAd }
         self.segments = segments
         self.breaks = breaks
         self.contentDuration = contentDuration
@@ -106,8 +107,8 @@ public struct Composition: Hashable, Sendable {
         }
         self.segmentStartIndex = SortedTimes(segments.map(\.compositionRange.start))
         self.segmentLookup = segments.map(lookup)
-        self.contentSegmentEndIndex = SortedTimes(contentSegments.map(\.contentRange.end))
-        self.contentSegmentLookup = contentSegments.map(lookup)
+        self.contentSegmentEndIndex = SortedTimes(Array(contentSegments.map(\.contentRange.end)))
+        self.contentSegmentLookup = Array(contentSegments.map(lookup))
         self.breakStartIndex = SortedTimes(breaks.map(\.compositionRange.start))
         self.breakPositionIndex = SortedTimes(breaks.map(\.position))
         // IDs are unique in a compiled schedule; the first wins should a caller's parts repeat one.
@@ -254,6 +255,10 @@ extension Composition {
                 }
             }
 
+            // At most a content segment per clip and per break (which splits one), and a segment
+            // per ad: reserved, as grown by doubling a composition of many breaks kept half again.
+            segments.reserveCapacity(clips.count + resolved.count + adRanges.count)
+            breaks.reserveCapacity(resolved.count)
             // Replaced content so far, for errors: the break that replaced it and the range.
             var replacement: (breakID: String, range: MediaTimeRange)?
             var previousPosition: MediaTime?

@@ -6,6 +6,7 @@ extension LayoutContext {
     /// composition boundaries (piece starts, then the end) it implies.
     mutating func keyframeAlignedVideoTrack(timescale: Int32) throws(MP4Error) -> (PlacedTrack, [MediaTime]) {
         var track = PlacedTrack(kind: .video, timescale: timescale, descriptions: videoDescriptions.descriptions)
+        track.reserveCapacity(runs: pieces.count)
         var boundaryTicks: [Int64] = [0]
         // Every boundary, piece length, gap and run is within `maximumTrackTicks`, so no sum overflows.
         let limit = Self.maximumTrackTicks
@@ -52,6 +53,7 @@ extension LayoutContext {
     /// is missing, so audio that needs none may be in any codec.
     mutating func keyframeAlignedAudioTrack(timescale: Int32, boundaries: [MediaTime]) throws(MP4Error) -> PlacedTrack {
         var track = PlacedTrack(kind: .audio, timescale: timescale, descriptions: audioDescriptions.descriptions)
+        track.reserveCapacity(runs: pieces.count)
         // With the composition within `maximumTrackTicks`, so is every target, and no sum overflows.
         let composition = try exact(pieces[pieces.count - 1].path) { () throws(MediaTimeError) in try boundaries[pieces.count].ticks(in: timescale) }
         guard composition <= Self.maximumTrackTicks else { throw tooLong(track, piece: pieces.count - 1) }
@@ -95,13 +97,13 @@ extension LayoutContext {
                         sample += 1
                     }
                     if sample > first {
+                        let track = spanSource(.audio, of: piece, table: table)
                         var frames = try exact(piece.path) { () throws(MediaTimeError) in
                             try RunSpan.source(RunSpan.SourceSamples(
-                                table: table, file: piece.source, range: first..<sample, convert: convert,
-                                decodeBase: table.decodeTimes[first], compositionBase: 0, presentsAtDecodeTime: true,
-                                descriptions: audioDescriptions.outputIndices(source: piece.source), sync: .all))
+                                source: track, range: first..<sample, convert: convert,
+                                decodeBase: table.decodeTimes[first], compositionBase: 0, sync: .allPresentingAtDecodeTime))
                         }
-                        frames.shift(decode: sourceStart, composition: sourceStart)
+                        frames.shift(by: sourceStart)
                         run.spans.append(frames)
                     }
                 }

@@ -45,7 +45,8 @@ extension LayoutContext {
         let split = flagged.partitioningIndex { samples.compositionTime($0) > startFloor }
         let k = try keyframes.nearestStart(among: flagged, split: split, of: timeline, source: piece.source).map { flagged[$0] } ?? 0
         // A piece starts by giving the decoder its parameter sets, where they go in-band.
-        let inBand = videoDescriptions.inBandParameterSets(source: piece.source)
+        let track = spanSource(.video, of: piece, table: samples)
+        let inBand = track.inBand
         let startParameterSets = inBand.isEmpty ? nil : inBand[Int(samples.descriptionIndices[k])]
         var spliced: (bytes: SampleBytes, size: UInt32)?
         if try keyframes.decodeStart(k, of: timeline, source: piece.source) == .cleanRandomAccess {
@@ -68,7 +69,7 @@ extension LayoutContext {
             let convert = TickConverter(from: ts, to: timescale)
             let baseDecode = samples.decodeTimes[k]
             let baseComposition = samples.compositionTime(k)
-            let descriptions = videoDescriptions.outputIndices(source: piece.source)
+            let descriptions = track.descriptions
             var start = TrackSample(
                 bytes: spliced?.bytes ?? .source(file: piece.source, offset: samples.offsets[k]), size: spliced?.size ?? samples.sizes[k],
                 decode: 0, composition: 0, isSync: samples.isSync(k),
@@ -87,11 +88,11 @@ extension LayoutContext {
                 if included, stretchStart == nil { stretchStart = index }
                 if !included, let first = stretchStart {
                     spans.append(try .source(RunSpan.SourceSamples(
-                        table: samples, file: piece.source, range: first..<index, convert: convert,
-                        decodeBase: baseDecode + leftOut, compositionBase: baseComposition, presentsAtDecodeTime: false,
+                        source: track, range: first..<index, convert: convert,
+                        decodeBase: baseDecode + leftOut, compositionBase: baseComposition,
                         // Pictures flagged sync before the window were found not to be decode starts
                         // (else decoding would start there): unflagged, so a player does not start there.
-                        descriptions: descriptions, sync: .flaggedPresentingAfter(startFloor), inBand: inBand)))
+                        sync: .flaggedPresentingAfter(startFloor))))
                     stretchStart = nil
                 }
                 if index <= last, !included { leftOut += Int64(samples.durations[index]) }
@@ -135,13 +136,13 @@ extension LayoutContext {
         let first = max(0, firstOverlap - preroll)
 
         let convert = TickConverter(from: ts, to: timescale)
+        let track = spanSource(.audio, of: piece, table: samples)
         let baseDecode = samples.decodeTimes[first]
         let baseComposition = samples.compositionTime(first)
         let (span, decodeEnd, windowStart) = try exact(piece.path) { () throws(MediaTimeError) in
             (try RunSpan.source(RunSpan.SourceSamples(
-                table: samples, file: piece.source, range: first..<lastOverlap + 1, convert: convert,
-                decodeBase: baseDecode, compositionBase: baseComposition, presentsAtDecodeTime: false,
-                descriptions: audioDescriptions.outputIndices(source: piece.source), sync: .flagged)),
+                source: track, range: first..<lastOverlap + 1, convert: convert,
+                decodeBase: baseDecode, compositionBase: baseComposition, sync: .flagged)),
              try convert.convert(samples.decodeTimes[lastOverlap] + Int64(samples.durations[lastOverlap]) - baseDecode),
              try cs.subtracting(MediaTime(value: baseComposition, timescale: ts)).ticks(in: timescale))
         }

@@ -194,7 +194,7 @@ extension LayoutContext {
     func place(_ slots: [RunSlot], in track: inout PlacedTrack) throws(MP4Error) {
         let limit = Self.maximumTrackTicks
         var previous: (start: Int64, run: TrackRun)?
-        track.reserveCapacity(spans: slots.reduce(0) { $0 + $1.run.spans.count })
+        track.reserveCapacity(runs: slots.count)
         for slot in slots {
             let run = slot.run
             try checkSpan(of: run, in: track, piece: slot.piece)

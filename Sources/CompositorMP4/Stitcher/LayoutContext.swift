@@ -17,6 +17,12 @@ struct LayoutContext {
     /// silent frames, one per audio description that needed one.
     var syntheticPayloads: [[UInt8]] = []
     private var silenceByDescription: [Int: SilenceSource] = [:]
+    /// Each source track's part of its spans, made once (see `RunSpan.SourceTrack`).
+    private var spanSources: [SpanSourceKey: RunSpan.SourceTrack] = [:]
+    private struct SpanSourceKey: Hashable {
+        let source: Int
+        let kind: TrackKind
+    }
 
     init(pieces: [ResolvedPiece], cutMode: MP4CutMode, sources: [(FilePath, MP4SampleStore)],
          videoDescriptions: StitchPlanner.DescriptionTable, audioDescriptions: StitchPlanner.DescriptionTable,
@@ -28,6 +34,18 @@ struct LayoutContext {
         self.audioDescriptions = audioDescriptions
         self.keyframes = keyframes
         syntheticPayloads = videoDescriptions.inBandPayloads
+    }
+
+    /// The shared part of the spans cut from `piece`'s source track of `kind` (whose samples
+    /// are `table`).
+    mutating func spanSource(_ kind: TrackKind, of piece: ResolvedPiece, table: MP4SampleTable) -> RunSpan.SourceTrack {
+        let key = SpanSourceKey(source: piece.source, kind: kind)
+        if let known = spanSources[key] { return known }
+        let descriptions = kind == .video ? videoDescriptions : audioDescriptions
+        let made = RunSpan.SourceTrack(table: table, file: piece.source, descriptions: descriptions.outputIndices(source: piece.source),
+                                       inBand: descriptions.inBandParameterSets(source: piece.source))
+        spanSources[key] = made
+        return made
     }
 
     var hasVideo: Bool { pieces.contains { $0.video != nil } }
@@ -91,6 +109,7 @@ struct LayoutContext {
 
         // One plan piece per piece asked for: its parts (see `ResolvedPiece`) are consecutive.
         var planPieces: [MP4StitchPlan.Piece] = []
+        planPieces.reserveCapacity(pieces.last.map { $0.number + 1 } ?? 0)
         var first = 0
         while first < pieces.count {
             let piece = pieces[first]

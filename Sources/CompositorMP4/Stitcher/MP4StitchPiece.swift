@@ -6,8 +6,9 @@ package struct MP4StitchPiece: Sendable, Hashable {
     package enum Source: Sendable, Hashable {
         case mp4(FilePath)
         /// An HLS media playlist's segments, and those of the audio rendition the variant plays
-        /// when its audio is in a playlist of its own.
-        case hls(HLSSegmentSource, audioRendition: HLSSegmentSource? = nil)
+        /// when its audio is in a playlist of its own. (Boxed: a render of 10,000 breaks holds
+        /// 30,000 pieces.)
+        indirect case hls(HLSSegmentSource, audioRendition: HLSSegmentSource? = nil)
 
         /// Every file it reads: the MP4, or the playlists, their init sections and their segments.
         package var files: [FilePath] {

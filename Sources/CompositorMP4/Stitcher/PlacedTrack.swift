@@ -5,17 +5,18 @@ struct PlacedTrack: Sendable {
     var kind: TrackKind
     var timescale: Int32
     var descriptions: [MP4SampleDescription]
-    /// The samples in decode order, as spans at their output times (`decode` and `composition`
-    /// are absolute output ticks).
-    private(set) var spans: [RunSpan] = []
-    /// The piece each span belongs to, parallel to `spans`.
-    private(set) var pieceOfSpan: [Int] = []
+    /// The pieces' runs in decode order, each placed at its start: a sample's output time is its
+    /// time in the run plus the run's `start` (and `compositionShift` for composition). The runs
+    /// share their spans with the layout that built them: placing copies none.
+    private(set) var runs: [PlacedRun] = []
+    /// Added to every composition time (see `shiftComposition`).
+    private(set) var compositionShift: Int64 = 0
     private(set) var sampleCount = 0
     /// Decode time at which the track's media ends (the last sample's decode time + duration).
     var mediaEnd: Int64 = 0
     var edits: [MP4EditListEntry] = []
     /// Decode time at which each placed run starts, in run order.
-    private(set) var runStarts: [Int64] = []
+    var runStarts: [Int64] { runs.map(\.start) }
     /// Presentation before the media starts, in track ticks (keyframe-aligned video that starts
     /// after the first piece); shown as an empty edit.
     var presentationDelay: Int64 = 0
@@ -28,43 +29,36 @@ struct PlacedTrack: Sendable {
         self.descriptions = descriptions
     }
 
-    /// Room for `count` more spans: a track of 10,000 breaks has 100,000, which grown by
-    /// doubling would hold two copies at once.
-    mutating func reserveCapacity(spans count: Int) {
-        spans.reserveCapacity(spans.count + count)
-        pieceOfSpan.reserveCapacity(pieceOfSpan.count + count)
-    }
+    /// Room for `count` more runs (a run per piece: 30,000 for 10,000 breaks).
+    mutating func reserveCapacity(runs count: Int) { runs.reserveCapacity(runs.count + count) }
 
     /// Appends a run placed at decode time `start`.
     mutating func append(_ run: TrackRun, at start: Int64, piece: Int) {
-        for var span in run.spans {
-            span.shift(decode: start, composition: start)
-            spans.append(span)
-            pieceOfSpan.append(piece)
-            sampleCount += span.count
-        }
-        runStarts.append(start)
+        let placed = PlacedRun(run.spans, start: start, piece: piece)
+        runs.append(placed)
+        sampleCount += placed.sampleCount
     }
 
     /// The samples in decode order, one at a time.
-    func samples() -> SampleCursor { SampleCursor(spans[...]) }
+    func samples() -> SampleCursor { SampleCursor(runs, compositionShift: compositionShift) }
 
-    var minComposition: Int64? { spans.map(\.minComposition).min() }
+    var minComposition: Int64? {
+        runs.compactMap { run in run.minComposition.map { $0 + run.start } }.min().map { $0 + compositionShift }
+    }
 
     /// The piece that sample `index` belongs to.
     func piece(ofSample index: Int) -> Int? {
         var first = 0
-        for (span, piece) in zip(spans, pieceOfSpan) {
-            if index < first + span.count { return piece }
-            first += span.count
+        for run in runs {
+            if index < first + run.sampleCount { return run.piece }
+            first += run.sampleCount
         }
         return nil
     }
 
     /// Moves every time of the track (samples, runs, media end) by `ticks`.
     mutating func shift(by ticks: Int64) {
-        for index in spans.indices { spans[index].shift(decode: ticks, composition: ticks) }
-        runStarts = runStarts.map { $0 + ticks }
+        for index in runs.indices { runs[index].start += ticks }
         mediaEnd += ticks
     }
 
@@ -72,7 +66,7 @@ struct PlacedTrack: Sendable {
     /// offset and no edit media time is negative.
     mutating func shiftComposition(by shift: Int64) {
         guard shift != 0 else { return }
-        for index in spans.indices { spans[index].shift(decode: 0, composition: shift) }
+        compositionShift += shift
         for index in edits.indices where edits[index].mediaTime != nil { edits[index].mediaTime! += shift }
     }
 
@@ -82,5 +76,24 @@ struct PlacedTrack: Sendable {
         var lead: Int64 = 0
         while let sample = try cursor.next() { lead = max(lead, sample.decode - sample.composition) }
         return lead
+    }
+}
+
+/// A run's spans placed in an output track: each sample's times plus `start`.
+struct PlacedRun: Sendable {
+    let spans: [RunSpan]
+    var start: Int64
+    /// The piece the run belongs to.
+    let piece: Int
+    let sampleCount: Int
+    /// The earliest composition time before `start` is added; `nil` for no samples.
+    let minComposition: Int64?
+
+    init(_ spans: [RunSpan], start: Int64, piece: Int) {
+        self.spans = spans
+        self.start = start
+        self.piece = piece
+        sampleCount = spans.reduce(0) { $0 + $1.count }
+        minComposition = spans.map(\.minComposition).min()
     }
 }

@@ -10,23 +10,38 @@ struct RunSpan: Sendable {
         case single(TrackSample)
     }
 
+    /// A source track as the output sees it: one per source and track kind, shared by every
+    /// span cut from it (a span is kept small: a render of 10,000 breaks holds 120,000).
+    final class SourceTrack: Sendable {
+        let table: MP4SampleTable
+        /// The source's index among the layout's files.
+        let file: Int
+        /// The output description of each of the source track's descriptions.
+        let descriptions: [Int]
+        /// The in-band parameter sets of each of the source track's descriptions, which its
+        /// keyframes carry; empty for none (see `DescriptionTable.mergeIntoOne`).
+        let inBand: [InBandParameterSets?]
+
+        init(table: MP4SampleTable, file: Int, descriptions: [Int], inBand: [InBandParameterSets?]) {
+            self.table = table
+            self.file = file
+            self.descriptions = descriptions
+            self.inBand = inBand
+        }
+    }
+
     /// A source's samples, each timed from the source's own: decode `convert(decode - decodeBase)`,
     /// composition `convert(composition - compositionBase)` (or the decode time, for audio laid
     /// back to back).
     struct SourceSamples: Sendable {
-        let table: MP4SampleTable
-        let file: Int
+        let source: SourceTrack
         let range: Range<Int>
         let convert: TickConverter
         let decodeBase: Int64
         let compositionBase: Int64
-        let presentsAtDecodeTime: Bool
-        /// The output description of each of the source track's descriptions.
-        let descriptions: [Int]
         let sync: SyncRule
-        /// The in-band parameter sets of each of the source track's descriptions, which its
-        /// keyframes carry; empty for none (see `DescriptionTable.mergeIntoOne`).
-        var inBand: [InBandParameterSets?] = []
+
+        var table: MP4SampleTable { source.table }
     }
 
     /// Which of a source span's samples are sync samples.
@@ -37,8 +52,8 @@ struct RunSpan: Sendable {
         /// picture flagged sync before a piece's window was found not to be a decode start, so it
         /// is unflagged and a player does not start there.
         case flaggedPresentingAfter(Int64)
-        /// Every sample (audio laid back to back).
-        case all
+        /// Every sample, each presenting at its decode time (audio laid back to back).
+        case allPresentingAtDecodeTime
     }
 
     /// `count` silent frames, the first decoding at `start`.
@@ -49,7 +64,7 @@ struct RunSpan: Sendable {
         let isLeadIn: Bool
     }
 
-    /// Samples presenting at or after `from` (in the span's ticks before `compositionShift`) present `by` later.
+    /// Samples presenting at or after `from` (in the span's ticks before `shift`) present `by` later.
     struct Delay: Sendable {
         let from: Int64
         let by: Int64
@@ -58,8 +73,8 @@ struct RunSpan: Sendable {
 
     let samples: Samples
     let count: Int
-    private var decodeShift: Int64 = 0
-    private var compositionShift: Int64 = 0
+    /// Added to every decode and composition time (after the delays).
+    private var shift: Int64 = 0
     private var delays: [Delay] = []
     /// The span's earliest and latest composition times, as its samples have them.
     private(set) var minComposition: Int64
@@ -100,20 +115,20 @@ struct RunSpan: Sendable {
         self.maxComposition = maxComposition
     }
 
-    mutating func shift(decode: Int64, composition: Int64) {
-        decodeShift += decode
-        compositionShift += composition
-        minComposition += composition
-        maxComposition += composition
+    /// Moves every time of the span later by `ticks`.
+    mutating func shift(by ticks: Int64) {
+        shift += ticks
+        minComposition += ticks
+        maxComposition += ticks
     }
 
     /// Samples presenting at or after `from` present `by` later (`by` > 0). A delay keeps the
     /// order of composition times, so it maps the span's earliest and latest to the new ones.
     mutating func delayComposition(from: Int64, by ticks: Int64) {
-        let delay = Delay(from: from - compositionShift, by: ticks)
+        let delay = Delay(from: from - shift, by: ticks)
         delays.append(delay)
-        minComposition = delay.apply(minComposition - compositionShift) + compositionShift
-        maxComposition = delay.apply(maxComposition - compositionShift) + compositionShift
+        minComposition = delay.apply(minComposition - shift) + shift
+        maxComposition = delay.apply(maxComposition - shift) + shift
     }
 
     /// The `position`-th sample of the span.
@@ -123,26 +138,28 @@ struct RunSpan: Sendable {
         return one[0]
     }
 
-    /// Appends the samples at `positions` (in the span) to `buffer`: the span's rule is looked at
-    /// once for them all.
-    func samples(_ positions: Range<Int>, into buffer: inout [TrackSample]) throws(MediaTimeError) {
+    /// Appends the samples at `positions` (in the span) to `buffer`, moved by `shift`: the span's
+    /// rule is looked at once for them all.
+    func samples(_ positions: Range<Int>, into buffer: inout [TrackSample],
+                 shift: (decode: Int64, composition: Int64) = (0, 0)) throws(MediaTimeError) {
         let first = buffer.count
         switch samples {
         case .source(let source):
-            var walk = source.table.walk(positions.lowerBound + source.range.lowerBound..<positions.upperBound + source.range.lowerBound)
+            let track = source.source
+            var walk = track.table.walk(positions.lowerBound + source.range.lowerBound..<positions.upperBound + source.range.lowerBound)
             while let walked = walk.next() {
                 let decode = try source.decode(time: walked.decodeTime)
                 let isSync = switch source.sync {
                 case .flagged: walked.isSync
                 case .flaggedPresentingAfter(let floor): walked.isSync && walked.compositionTime > floor
-                case .all: true
+                case .allPresentingAtDecodeTime: true
                 }
                 let description = Int(walked.descriptionIndex)
                 var sample = TrackSample(
-                    bytes: .source(file: source.file, offset: walked.offset), size: walked.size, decode: decode,
+                    bytes: .source(file: track.file, offset: walked.offset), size: walked.size, decode: decode,
                     composition: source.presentsAtDecodeTime ? decode : try source.composition(time: walked.compositionTime),
-                    isSync: isSync, description: source.descriptions[description])
-                if !source.inBand.isEmpty, walked.isSync, let parameterSets = source.inBand[description] {
+                    isSync: isSync, description: track.descriptions[description])
+                if !track.inBand.isEmpty, walked.isSync, let parameterSets = track.inBand[description] {
                     try sample.carry(parameterSets)
                 }
                 buffer.append(sample)
@@ -158,13 +175,15 @@ struct RunSpan: Sendable {
         }
         for index in first..<buffer.count {
             for delay in delays { buffer[index].composition = delay.apply(buffer[index].composition) }
-            buffer[index].decode += decodeShift
-            buffer[index].composition += compositionShift
+            buffer[index].decode += self.shift + shift.decode
+            buffer[index].composition += self.shift + shift.composition
         }
     }
 }
 
 extension RunSpan.SourceSamples {
+    var presentsAtDecodeTime: Bool { if case .allPresentingAtDecodeTime = sync { true } else { false } }
+
     func decode(_ index: Int) throws(MediaTimeError) -> Int64 { try decode(time: table.decodeTimes[index]) }
 
     func composition(_ index: Int) throws(MediaTimeError) -> Int64 {
@@ -182,34 +201,45 @@ extension RunSpan.SilentFrames {
     func decode(_ frame: Int64) throws(MediaTimeError) -> Int64 { start + (try silence.offset(ofFrame: frame, timescale: timescale)) }
 }
 
-/// Walks spans' samples in order, a block at a time.
+/// Walks placed runs' samples in order, a block at a time.
 struct SampleCursor {
-    private let spans: ArraySlice<RunSpan>
-    /// The span of the sample `next` returned last.
-    private(set) var span: Int
+    private let runs: [PlacedRun]
+    private let compositionShift: Int64
+    /// The run and span of the sample `next` returned last.
+    private var run = 0
+    private var span = 0
     /// The next position in `span` to read into the block.
     private var position = 0
     private var block: [TrackSample] = []
     private var inBlock = 0
     private static let blockSize = 1024
 
-    init(_ spans: ArraySlice<RunSpan>) {
-        self.spans = spans
-        span = spans.startIndex
+    init(_ runs: [PlacedRun], compositionShift: Int64) {
+        self.runs = runs
+        self.compositionShift = compositionShift
         block.reserveCapacity(Self.blockSize)
     }
 
+    /// The piece of the sample `next` returned last.
+    var piece: Int { runs[run].piece }
+
     mutating func next() throws(MediaTimeError) -> TrackSample? {
         if inBlock == block.count {
-            // Samples of one span per block, so `span` names the block's.
-            if !block.isEmpty, position == spans[span].count {
+            // Samples of one span per block, so `run` and `span` name the block's.
+            if !block.isEmpty, position == runs[run].spans[span].count {
                 span += 1
                 position = 0
             }
-            guard span < spans.endIndex else { return nil }
+            while run < runs.count, span == runs[run].spans.count {
+                run += 1
+                span = 0
+            }
+            guard run < runs.count else { return nil }
+            let spans = runs[run].spans
             let end = min(spans[span].count, position + Self.blockSize)
             block.removeAll(keepingCapacity: true)
-            try spans[span].samples(position..<end, into: &block)
+            let start = runs[run].start
+            try spans[span].samples(position..<end, into: &block, shift: (start, start + compositionShift))
             position = end
             inBlock = 0
         }

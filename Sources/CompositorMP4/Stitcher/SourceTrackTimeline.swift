@@ -6,39 +6,57 @@ import CompositorCore
 /// the frame at `mediaStart` that long. A track without an edit list, or with one media edit after
 /// empty ones (it starts late), has one; a stitched file has one per piece.
 struct SourceTrackTimeline: Sendable {
-    /// The track, shared by every timeline of it and every piece cut from them (a track is a
-    /// large value: 10,000 pieces of one source held it 20,000 times).
+    /// The track, shared by every timeline of it (a track is a large value: a source that is
+    /// itself a stitch has a timeline per piece).
     private final class SharedTrack: Sendable {
         let track: MP4Track
         init(_ track: MP4Track) { self.track = track }
     }
-    private let shared: SharedTrack
-    var track: MP4Track { shared.track }
+    /// A timeline is found once per source and shared by every piece cut from it: a render of
+    /// 10,000 breaks holds 20,000 pieces of one source.
+    private final class Storage: Sendable {
+        let shared: SharedTrack
+        let presentationStart: MediaTime
+        let mediaStart: Int64
+        let presentationDuration: MediaTime
+        let isDwell: Bool
+        let presentationEnd: MediaTime
+
+        init(shared: SharedTrack, presentationStart: MediaTime, mediaStart: Int64, presentationDuration: MediaTime,
+             isDwell: Bool, presentationEnd: MediaTime) {
+            self.shared = shared
+            self.presentationStart = presentationStart
+            self.mediaStart = mediaStart
+            self.presentationDuration = presentationDuration
+            self.isDwell = isDwell
+            self.presentationEnd = presentationEnd
+        }
+    }
+    private let storage: Storage
+    var track: MP4Track { storage.shared.track }
     /// When the track's media starts presenting (the leading empty edits' total).
-    let presentationStart: MediaTime
+    var presentationStart: MediaTime { storage.presentationStart }
     /// The media (composition) time, in ticks, shown at `presentationStart`.
-    let mediaStart: Int64
+    var mediaStart: Int64 { storage.mediaStart }
     /// How long the media presents.
-    let presentationDuration: MediaTime
+    var presentationDuration: MediaTime { storage.presentationDuration }
     /// The frame at `mediaStart` is held for the whole segment (video only: a dwell in audio is
     /// silence, a gap between timelines).
-    let isDwell: Bool
+    var isDwell: Bool { storage.isDwell }
     /// `presentationStart + presentationDuration`, checked once (the two may have different
     /// timescales, whose common one may not fit).
-    let presentationEnd: MediaTime
+    var presentationEnd: MediaTime { storage.presentationEnd }
     var timescale: Int32 { track.timescale }
     var samples: MP4SampleTable { track.samples }
 
     private init(track: SharedTrack, presentationStart: MediaTime, mediaStart: Int64, presentationDuration: MediaTime,
                  isDwell: Bool = false, file: String) throws(MP4Error) {
-        shared = track
-        self.presentationStart = presentationStart
-        self.mediaStart = mediaStart
-        self.presentationDuration = presentationDuration
-        self.isDwell = isDwell
-        do { presentationEnd = try presentationStart.adding(presentationDuration) } catch {
+        let end: MediaTime
+        do { end = try presentationStart.adding(presentationDuration) } catch {
             throw .timeOverflow(file: file, reason: "\(track.track.boxPath) presents until past the time range: \(error)")
         }
+        storage = Storage(shared: track, presentationStart: presentationStart, mediaStart: mediaStart,
+                          presentationDuration: presentationDuration, isDwell: isDwell, presentationEnd: end)
     }
 
     /// The track's timeline when its edit list has at most one media segment (after any empty

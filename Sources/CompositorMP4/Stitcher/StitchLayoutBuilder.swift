@@ -114,7 +114,7 @@ struct StitchLayoutBuilder {
     /// The next sample of track `index` and its piece.
     private func next(of index: Int, _ cursors: inout [SampleCursor], file: String) throws(MP4Error) -> (sample: TrackSample, piece: Int)? {
         guard let sample = try exact(file, { () throws(MediaTimeError) in try cursors[index].next() }) else { return nil }
-        return (sample, tracks[index].pieceOfSpan[cursors[index].span])
+        return (sample, cursors[index].piece)
     }
 
     /// Whether `sample`'s bytes come right after the chunk's in their source. A prefixed sample

@@ -32,23 +32,31 @@ struct StitchPlanner {
         // Read each source once.
         var sourceIndex: [MP4StitchPiece.Source: Int] = [:]
         var movies: [MP4Movie] = []
+        // Each source's name and timelines, found once: every piece cut from a source shares them.
+        var files: [String] = []
+        var timelines: [SourceTimelines] = []
         var sourceOfPiece: [Int] = []
         for piece in pieces {
             if let known = sourceIndex[piece.source] {
                 sourceOfPiece.append(known)
                 continue
             }
-            switch piece.source {
-            case .mp4(let path): movies.append(try MP4Reader.read(path: path, budget: &sampleBudget))
-            case .hls(let source, let audio): movies.append(try MP4Reader.read(source, audioRendition: audio, budget: &sampleBudget))
+            let movie = switch piece.source {
+            case .mp4(let path): try MP4Reader.read(path: path, budget: &sampleBudget)
+            case .hls(let source, let audio): try MP4Reader.read(source, audioRendition: audio, budget: &sampleBudget)
             }
+            movies.append(movie)
+            files.append(piece.path.description)
+            timelines.append(try SourceTimelines(of: movie, file: files[files.count - 1]))
             sourceIndex[piece.source] = movies.count - 1
             sourceOfPiece.append(movies.count - 1)
         }
 
         var resolved: [ResolvedPiece] = []
+        resolved.reserveCapacity(pieces.count)
         for (number, (piece, source)) in zip(pieces, sourceOfPiece).enumerated() {
-            resolved += try resolve(piece, number: number, firstIndex: resolved.count, source: source, movie: movies[source])
+            resolved += try resolve(piece, number: number, firstIndex: resolved.count, source: source, file: files[source],
+                                    movie: movies[source], timelines: timelines[source])
         }
         var keyframes = KeyframeReader(sources: movies.map(\.store))
         if cutMode.alignsToKeyframes {
@@ -94,10 +102,9 @@ struct StitchPlanner {
     /// Checks a piece against its source and finds the tracks it uses: one resolved piece, or
     /// one per media segment it spans where the source's edit list has several (each part then
     /// shows one segment of each track; a part in a gap between segments shows none).
-    private func resolve(_ piece: MP4StitchPiece, number: Int, firstIndex: Int, source: Int,
-                         movie: MP4Movie) throws(MP4Error) -> [ResolvedPiece] {
+    private func resolve(_ piece: MP4StitchPiece, number: Int, firstIndex: Int, source: Int, file: String,
+                         movie: MP4Movie, timelines: SourceTimelines) throws(MP4Error) -> [ResolvedPiece] {
         let range = piece.range
-        let file = piece.path.description
         func invalid(_ reason: String) -> MP4Error { .invalidPiece(index: number, file: file, reason: reason) }
         guard !range.start.isNegative else { throw invalid("the range \(range) starts before 0") }
         guard !range.isEmpty else { throw invalid("the range \(range) is empty") }
@@ -105,17 +112,7 @@ struct StitchPlanner {
         guard range.end <= natural else {
             throw invalid("the range \(range) ends past the source's duration of \(natural) s")
         }
-        func segments(of track: MP4Track?) throws(MP4Error) -> [SourceTrackTimeline]? {
-            guard let track else { return nil }
-            let timelines = try SourceTrackTimeline.timelines(of: track, file: file)
-            guard !timelines.isEmpty else {
-                throw .unsupported(file: file, boxPath: track.boxPath + "/edts/elst", offset: track.editListOffset ?? track.boxOffset,
-                                   reason: "an edit list of empty edits only: the track shows nothing")
-            }
-            return timelines
-        }
-        let video = try segments(of: movie.videoTrack)
-        let audio = try segments(of: movie.audioTrack)
+        let (video, audio) = (timelines.video, timelines.audio)
         guard video != nil || audio != nil else { throw invalid("the source has no video or audio track with samples") }
         // Parts split where a track with several segments changes segment.
         var cuts = Set<MediaTime>()
@@ -149,6 +146,27 @@ struct StitchPlanner {
             return ResolvedPiece(index: firstIndex + offset, number: number, source: source, path: file, requested: range, range: part,
                                  video: segment(video, for: part, cursor: &cursors.video),
                                  audio: segment(audio, for: part, cursor: &cursors.audio))
+        }
+    }
+
+    /// A source's video and audio timelines (see `SourceTrackTimeline.timelines`); `nil` for a
+    /// track it lacks.
+    struct SourceTimelines {
+        let video: [SourceTrackTimeline]?
+        let audio: [SourceTrackTimeline]?
+
+        init(of movie: MP4Movie, file: String) throws(MP4Error) {
+            func timelines(of track: MP4Track?) throws(MP4Error) -> [SourceTrackTimeline]? {
+                guard let track else { return nil }
+                let timelines = try SourceTrackTimeline.timelines(of: track, file: file)
+                guard !timelines.isEmpty else {
+                    throw .unsupported(file: file, boxPath: track.boxPath + "/edts/elst", offset: track.editListOffset ?? track.boxOffset,
+                                       reason: "an edit list of empty edits only: the track shows nothing")
+                }
+                return timelines
+            }
+            video = try timelines(of: movie.videoTrack)
+            audio = try timelines(of: movie.audioTrack)
         }
     }
 

@@ -80,13 +80,13 @@ struct TrackRun: Sendable {
 
     /// Moves every time in the run later by `ticks` (to make room for samples put in front).
     mutating func shift(by ticks: Int64) {
-        for index in spans.indices { spans[index].shift(decode: ticks, composition: ticks) }
+        for index in spans.indices { spans[index].shift(by: ticks) }
         decodeEnd += ticks
         windowStart += ticks
     }
 
     /// The samples in decode order, one at a time.
-    func samples() -> SampleCursor { SampleCursor(spans[...]) }
+    func samples() -> SampleCursor { SampleCursor([PlacedRun(spans, start: 0, piece: 0)], compositionShift: 0) }
 
     /// The first and the last sample, for the description of silence put before or after them
     /// (a span is never empty).
