@@ -16,8 +16,9 @@ enum RenderCommand {
         try arguments.finish()
         // The library guards the sources; the schedule is the demo's own input.
         do { try OutputDestination.check(output, inputs: [path]) } catch { throw .failure(error.description) }
-        let loaded = try LoadedSchedule(path: path)
-        let rendered = try render(loaded.composition, to: output, cut: cut, scheduleFile: path)
+        // The schedule itself is not kept: a schedule of 10,000 breaks is megabytes.
+        let composition = try LoadedSchedule(path: path).composition
+        let rendered = try render(composition, to: output, cut: cut, scheduleFile: path)
         Output.out(summary(rendered, output: output, cut: cut))
     }
 

@@ -18,7 +18,13 @@ extension Composition {
     public func replacingSourceRanges(_ requested: [MediaTimeRange]) throws(ScheduleError) -> Composition {
         guard requested.count == segments.count else { throw .sourceRangeCount(given: requested.count, segments: segments.count) }
         var diagnostics = self.diagnostics
-        let grid = TimeGrid(requested.flatMap { [$0.start, $0.end] })
+        var times: [MediaTime] = []
+        times.reserveCapacity(2 * requested.count)
+        for range in requested {
+            times.append(range.start)
+            times.append(range.end)
+        }
+        let grid = TimeGrid(times)
         var actual: [MediaTimeRange] = []
         actual.reserveCapacity(requested.count)
         for (segment, range) in zip(segments, requested) {

@@ -12,18 +12,17 @@ struct PlacedChunk: Equatable {
 /// number. A source that interleaves every frame has a chunk per sample, so at 16 bytes a chunk
 /// the list was most of a plan's memory.
 struct ChunkList: Sequence, Sendable {
-    private var bytes: [UInt8] = []
+    private var bytes = LEB128Pages()
     private(set) var count = 0
     private var lastPosition: UInt64 = 0
 
     mutating func append(_ chunk: PlacedChunk) {
-        bytes.appendLEB128(zigzag: chunk.position &- lastPosition)
-        bytes.appendLEB128(UInt64(chunk.sampleCount))
-        bytes.appendLEB128(UInt64(chunk.description))
+        bytes.append(zigzag: chunk.position &- lastPosition)
+        bytes.append(UInt64(chunk.sampleCount))
+        bytes.append(UInt64(chunk.description))
         lastPosition = chunk.position
         count += 1
     }
-
 
     struct Iterator: IteratorProtocol {
         fileprivate var reader: LEB128Reader
@@ -37,7 +36,7 @@ struct ChunkList: Sequence, Sendable {
         }
     }
 
-    func makeIterator() -> Iterator { Iterator(reader: LEB128Reader(bytes: bytes)) }
+    func makeIterator() -> Iterator { Iterator(reader: LEB128Reader(bytes)) }
 }
 
 /// The mdat payload's copy list, a few bytes a copy: a render of 10,000 breaks, whose pieces each
@@ -47,7 +46,7 @@ struct ChunkList: Sequence, Sendable {
 /// end, zigzag, and the length), in LEB128 numbers. The last copy stays unencoded, so the next
 /// can join it.
 struct CopySegmentList: Sequence, Sendable {
-    private var bytes: [UInt8] = []
+    private var bytes = LEB128Pages()
     private var lastEnd: UInt64 = 0
     private(set) var last: CopySegment?
 
@@ -69,14 +68,14 @@ struct CopySegmentList: Sequence, Sendable {
     private mutating func encode(_ segment: CopySegment) {
         switch segment {
         case .source(let file, let offset, let length):
-            bytes.appendLEB128(UInt64(file) + 1)
-            bytes.appendLEB128(zigzag: offset &- lastEnd)
-            bytes.appendLEB128(length)
+            bytes.append(UInt64(file) + 1)
+            bytes.append(zigzag: offset &- lastEnd)
+            bytes.append(length)
             lastEnd = offset + length
         case .synthetic(let payload, let repeatCount):
-            bytes.appendLEB128(0)
-            bytes.appendLEB128(UInt64(payload))
-            bytes.appendLEB128(UInt64(repeatCount))
+            bytes.append(0)
+            bytes.append(UInt64(payload))
+            bytes.append(UInt64(repeatCount))
         }
     }
 
@@ -101,10 +100,10 @@ struct CopySegmentList: Sequence, Sendable {
         }
     }
 
-    func makeIterator() -> Iterator { Iterator(reader: LEB128Reader(bytes: bytes), last: last) }
+    func makeIterator() -> Iterator { Iterator(reader: LEB128Reader(bytes), last: last) }
 }
 
-extension [UInt8] {
+private extension [UInt8] {
     mutating func appendLEB128(_ value: UInt64) {
         var value = value
         while value >= 0x80 {
@@ -113,26 +112,55 @@ extension [UInt8] {
         }
         append(UInt8(value))
     }
+}
+
+/// LEB128 numbers in pages that are never copied: a list grows a page at a time (each up to
+/// 64 KiB), so it holds at most a page more than it uses, where an array grown by doubling held up
+/// to twice what it used. A number never straddles two pages.
+struct LEB128Pages: Sendable {
+    fileprivate private(set) var pages: [[UInt8]] = []
+    private var total = 0
+    private static let largestPage = 1 << 16
+    private static let longestNumber = 10
+
+    mutating func append(_ value: UInt64) {
+        if pages.isEmpty || pages[pages.count - 1].count + Self.longestNumber > pages[pages.count - 1].capacity {
+            // Small lists stay small: pages grow with the list up to the largest.
+            var page: [UInt8] = []
+            page.reserveCapacity(min(Self.largestPage, max(256, total)))
+            pages.append(page)
+        }
+        let before = pages[pages.count - 1].count
+        pages[pages.count - 1].appendLEB128(value)
+        total += pages[pages.count - 1].count - before
+    }
 
     /// A difference of two unsigned values, taken as signed and zigzag coded (small either way).
-    mutating func appendLEB128(zigzag difference: UInt64) {
+    mutating func append(zigzag difference: UInt64) {
         let signed = Int64(bitPattern: difference)
-        appendLEB128(UInt64(bitPattern: signed << 1 ^ signed >> 63))
+        append(UInt64(bitPattern: signed << 1 ^ signed >> 63))
     }
 }
 
-/// Reads what `appendLEB128` wrote: every number was written whole, so none is cut short.
+/// Reads what `LEB128Pages` holds: every number was written whole, so none is cut short.
 private struct LEB128Reader {
-    let bytes: [UInt8]
+    let pages: [[UInt8]]
+    var page = 0
     var offset = 0
 
-    var isAtEnd: Bool { offset >= bytes.count }
+    init(_ numbers: LEB128Pages) { pages = numbers.pages }
+
+    var isAtEnd: Bool { page == pages.count || page == pages.count - 1 && offset >= pages[page].count }
 
     mutating func number() -> UInt64 {
+        if offset >= pages[page].count {
+            page += 1
+            offset = 0
+        }
         var value: UInt64 = 0
         var shift: UInt64 = 0
         while true {
-            let byte = bytes[offset]
+            let byte = pages[page][offset]
             offset += 1
             value |= UInt64(byte & 0x7F) << shift
             if byte < 0x80 { return value }

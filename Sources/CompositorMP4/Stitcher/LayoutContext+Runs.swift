@@ -28,7 +28,7 @@ extension LayoutContext {
     /// CRA keyframe is copied marked as a splice. `spareKeyframes` are sync samples of the same
     /// source the ffmpeg workaround may append.
     mutating func videoRun(_ piece: ResolvedPiece, _ timeline: SourceTrackTimeline, window: TrackWindow,
-                           windowLength: Int64, timescale: Int32) throws(MP4Error) -> (run: TrackRun, spareKeyframes: [TrackSample]) {
+                           windowLength: Int64, timescale: Int32) throws(MP4Error) -> (run: TrackRun, spareKeyframes: RunSpan.SpareKeyframes?) {
         let samples = timeline.samples
         let ts = timeline.timescale
         let (cs, startFloor, endCeiling) = try exact(piece.path) { () throws(MediaTimeError) in
@@ -103,10 +103,8 @@ extension LayoutContext {
             // Sync samples after the run first (the next GOPs), then the run's own, latest first.
             let after = (last + 1..<samples.count).lazy.filter(samples.isSync).prefix(2)
             let before = (k...last).reversed().lazy.filter(samples.isSync).prefix(2)
-            let spares = (Array(after) + Array(before)).prefix(2).map { index in
-                TrackSample(bytes: .source(file: piece.source, offset: samples.offsets[index]), size: samples.sizes[index],
-                            decode: 0, composition: 0, isSync: true, description: descriptions[Int(samples.descriptionIndices[index])])
-            }
+            let spareIndices = Array(after) + Array(before)
+            let spares = spareIndices.first.map { RunSpan.SpareKeyframes(source: track, first: $0, second: spareIndices.dropFirst().first) }
             return (TrackRun(spans: spans, decodeEnd: decodeEnd, windowStart: windowStart, windowLength: windowLength), spares)
         }
     }

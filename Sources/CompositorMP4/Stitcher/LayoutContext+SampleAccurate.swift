@@ -168,7 +168,7 @@ extension LayoutContext {
         var edit: Int
         var run: TrackRun
         /// Video: sync samples of the same source that may be appended, hidden, for ffmpeg.
-        var spareKeyframes: [TrackSample] = []
+        var spareKeyframes: RunSpan.SpareKeyframes?
     }
 
     /// The most ticks an output track may span: 2^60, 36 years at a 1 GHz timescale. A source can
@@ -231,9 +231,9 @@ extension LayoutContext {
         // ffmpeg stops at the first keyframe ending at or after the window, or the second one
         // when the track has composition offsets.
         let needed = hasCompositionOffsets ? 2 : 1
-        for index in slots.indices.dropLast() where !slots[index].spareKeyframes.isEmpty {
+        for index in slots.indices.dropLast() {
+            guard let spares = slots[index].spareKeyframes else { continue }
             var run = slots[index].run
-            let spares = slots[index].spareKeyframes
             let base = max(run.decodeEnd, run.windowEnd, run.maxComposition + 1)
             var qualifying = 0
             var samples = run.samples()
@@ -244,11 +244,10 @@ extension LayoutContext {
                 if sample.isSync, sample.composition + (next - sample.decode) >= run.windowEnd { qualifying += 1 }
             }
             let missing = max(0, needed - qualifying)
-            for extra in 0..<missing {
-                var sample = spares[min(extra, spares.count - 1)]
-                sample.decode = base + Int64(extra)
-                sample.composition = base + Int64(extra)
-                run.spans.append(.single(sample))
+            if missing > 0 {
+                // Exactly: appended to a full array, the spans of 20,000 runs would double.
+                run.spans.reserveCapacity(run.spans.count + 1)
+                run.spans.append(.keyframeCopies(spares, count: missing, from: base))
             }
             run.decodeEnd = base + Int64(missing)
             slots[index].run = run

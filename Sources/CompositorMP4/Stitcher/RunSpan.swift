@@ -8,6 +8,7 @@ struct RunSpan: Sendable {
         case source(SourceSamples)
         case silence(SilentFrames)
         case single(TrackSample)
+        case keyframeCopies(KeyframeCopies)
     }
 
     /// A source track as the output sees it: one per source and track kind, shared by every
@@ -64,6 +65,20 @@ struct RunSpan: Sendable {
         let isLeadIn: Bool
     }
 
+    /// A source's sync samples copied again after a run, hidden: the `n`-th decodes and presents
+    /// at `start + n` (see `LayoutContext.appendTrailingKeyframes`).
+    struct KeyframeCopies: Sendable {
+        let keyframes: SpareKeyframes
+        let start: Int64
+    }
+
+    /// Sync samples of a source a run may copy again: `first`, then `second` (or `first` again).
+    struct SpareKeyframes: Sendable {
+        let source: SourceTrack
+        let first: Int
+        let second: Int?
+    }
+
     /// Samples presenting at or after `from` (in the span's ticks before `shift`) present `by` later.
     struct Delay: Sendable {
         let from: Int64
@@ -102,6 +117,12 @@ struct RunSpan: Sendable {
         let frames = SilentFrames(silence: silence, start: start, timescale: timescale, isLeadIn: leadIn)
         return RunSpan(samples: .silence(frames), count: Int(count), minComposition: start,
                        maxComposition: try frames.decode(count - 1))
+    }
+
+    /// `count` copies of `keyframes` from decode time `start`.
+    static func keyframeCopies(_ keyframes: SpareKeyframes, count: Int, from start: Int64) -> RunSpan {
+        RunSpan(samples: .keyframeCopies(KeyframeCopies(keyframes: keyframes, start: start)), count: count,
+                minComposition: start, maxComposition: start + Int64(count) - 1)
     }
 
     static func single(_ sample: TrackSample) -> RunSpan {
@@ -172,6 +193,15 @@ struct RunSpan: Sendable {
             }
         case .single(let single):
             buffer.append(single)
+        case .keyframeCopies(let copies):
+            let source = copies.keyframes.source
+            for position in positions {
+                let index = position == 0 ? copies.keyframes.first : copies.keyframes.second ?? copies.keyframes.first
+                let time = copies.start + Int64(position)
+                buffer.append(TrackSample(bytes: .source(file: source.file, offset: source.table.offsets[index]), size: source.table.sizes[index],
+                                          decode: time, composition: time, isSync: true,
+                                          description: source.descriptions[Int(source.table.descriptionIndices[index])]))
+            }
         }
         for index in first..<buffer.count {
             for delay in delays { buffer[index].composition = delay.apply(buffer[index].composition) }

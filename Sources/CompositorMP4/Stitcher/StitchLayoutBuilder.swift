@@ -96,7 +96,7 @@ struct StitchLayoutBuilder {
                 let chunk = pieceChunks[index]
                 positions[index] = layout.payloadSize
                 layout.payloadSize += chunk.byteCount
-                layout.append(chunk)
+                layout.append(chunk, payloads: syntheticPayloads)
             }
             // The piece's chunks of each track follow the track's earlier ones, in sample order.
             for (chunk, position) in zip(pieceChunks, positions) {
@@ -123,8 +123,8 @@ struct StitchLayoutBuilder {
         switch (chunk.bytes, sample.bytes) {
         case (.source(let file, let offset), .source(let sampleFile, let sampleOffset)):
             return file == sampleFile && offset + chunk.byteCount == sampleOffset
-        case (.prefixed(_, let length, let file, let offset), .source(let sampleFile, let sampleOffset)):
-            return file == sampleFile && offset + chunk.byteCount - UInt64(length) == sampleOffset
+        case (.prefixed(let payload, let file, let offset), .source(let sampleFile, let sampleOffset)):
+            return file == sampleFile && offset + chunk.byteCount - UInt64(syntheticPayloads[payload].count) == sampleOffset
         case (.synthetic(let payload), .synthetic(let samplePayload)):
             return payload == samplePayload
         default:
@@ -208,15 +208,15 @@ struct StitchLayoutBuilder {
 
 extension StitchLayoutBuilder.Layout {
     /// Appends a chunk's bytes to the copy list.
-    mutating func append(_ chunk: StitchLayoutBuilder.Chunk) {
+    mutating func append(_ chunk: StitchLayoutBuilder.Chunk, payloads: [[UInt8]]) {
         switch chunk.bytes {
         case .source(let file, let offset):
             segments.append(.source(file: file, offset: offset, length: chunk.byteCount))
         case .synthetic(let payload):
             segments.append(.synthetic(payload: payload, repeatCount: chunk.sampleCount))
-        case .prefixed(let payload, let length, let file, let offset):
+        case .prefixed(let payload, let file, let offset):
             segments.append(.synthetic(payload: payload, repeatCount: 1))
-            segments.append(.source(file: file, offset: offset, length: chunk.byteCount - UInt64(length)))
+            segments.append(.source(file: file, offset: offset, length: chunk.byteCount - UInt64(payloads[payload].count)))
         }
     }
 }

@@ -6,14 +6,14 @@ enum SampleBytes: Sendable, Equatable {
     case source(file: Int, offset: UInt64)
     /// A synthetic payload (a silent audio frame), by index into the layout's payloads.
     case synthetic(payload: Int)
-    /// A synthetic payload of `length` bytes (a keyframe's parameter sets, carried in-band), then
-    /// the rest copied from a source file at this offset.
-    case prefixed(payload: Int, length: UInt32, file: Int, offset: UInt64)
+    /// A synthetic payload (a keyframe's parameter sets, carried in-band), then the rest copied
+    /// from a source file at this offset.
+    case prefixed(payload: Int, file: Int, offset: UInt64)
 
     /// Where the bytes copied from a source start, for the sample's own (not a prefix's).
     var sourcePosition: (file: Int, offset: UInt64)? {
         switch self {
-        case .source(let file, let offset), .prefixed(_, _, let file, let offset): (file, offset)
+        case .source(let file, let offset), .prefixed(_, let file, let offset): (file, offset)
         case .synthetic: nil
         }
     }
@@ -21,23 +21,34 @@ enum SampleBytes: Sendable, Equatable {
 
 /// One output sample, as the tables describe it.
 struct TrackSample: Sendable {
+    // In this order, the flags fill the bytes' padding: a span holding a sample stays small.
     var bytes: SampleBytes
+    var isSync: Bool
+    /// Synthetic samples that come before the piece's copied media (audio lead-in, a keyframe
+    /// marked as a splice): their chunks are laid out first.
+    var isLeadIn: Bool
     var size: UInt32
     var decode: Int64
     var composition: Int64
-    var isSync: Bool
     /// Index into the output track's sample descriptions.
     var description: Int
-    /// Synthetic samples that come before the piece's copied media (audio lead-in, a keyframe
-    /// marked as a splice): their chunks are laid out first.
-    var isLeadIn: Bool = false
+
+    init(bytes: SampleBytes, size: UInt32, decode: Int64, composition: Int64, isSync: Bool, description: Int, isLeadIn: Bool = false) {
+        self.bytes = bytes
+        self.isSync = isSync
+        self.isLeadIn = isLeadIn
+        self.size = size
+        self.decode = decode
+        self.composition = composition
+        self.description = description
+    }
 
     /// Puts `parameterSets` before the bytes of a sample copied from a source.
     mutating func carry(_ parameterSets: InBandParameterSets) throws(MediaTimeError) {
         guard case .source(let file, let offset) = bytes else { return }
         let (total, overflow) = size.addingReportingOverflow(parameterSets.length)
         guard !overflow else { throw .overflow("a \(size)-byte sample with its parameter sets in-band is past 4 GiB") }
-        bytes = .prefixed(payload: parameterSets.payload, length: parameterSets.length, file: file, offset: offset)
+        bytes = .prefixed(payload: parameterSets.payload, file: file, offset: offset)
         size = total
     }
 }

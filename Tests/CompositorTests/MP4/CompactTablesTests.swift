@@ -23,6 +23,19 @@ struct CompactTablesTests {
         #expect(Array(ChunkList()).isEmpty)
     }
 
+    @Test("a list of 200,000 chunks (megabytes of numbers, in many pages) gives back every one, in order")
+    func chunkListAcrossPages() {
+        // Numbers of 1 to 10 bytes, so pages end at every possible distance from their capacity.
+        let chunks = (0..<200_000).map { (index: Int) -> PlacedChunk in
+            let position = UInt64(index) << UInt64(index % 57)
+            return PlacedChunk(position: position, sampleCount: UInt32(truncatingIfNeeded: index &* 7919), description: UInt32(index % 3))
+        }
+        var list = ChunkList()
+        for chunk in chunks { list.append(chunk) }
+        #expect(list.count == chunks.count)
+        #expect(Array(list) == chunks)
+    }
+
     @Test("a copy list joins copies that follow on and gives back the rest as they were")
     func copyListRoundTrip() {
         var list = CopySegmentList()

@@ -107,7 +107,12 @@ struct AtomicOutputFolderTests {
         let scratch = try MP4Fixtures.makeScratchFolder("folder-killed")
         defer { MP4Fixtures.remove(scratch) }
         let target = FilePath(scratch + "/out")
-        try AtomicOutputFolder.write([("a.txt", [1])], to: target)
+        // A previous output as a write leaves it, made by hand: a writer's lock, inherited by a
+        // process another test forks at that moment, can outlive the write for a while (until
+        // that process execs), and the folder would rightly be taken for a live writer's.
+        try FileManager.default.createDirectory(atPath: target.description, withIntermediateDirectories: false)
+        try MP4Fixtures.write(Array("a.txt\n".utf8), to: target.description + "/" + Self.manifest)
+        try MP4Fixtures.write([1], to: target.description + "/a.txt")
 
         // Killed halfway through writing: a hidden folder with its manifest and part of the files.
         let half = scratch + "/.out.out-Kx9Q2a"
