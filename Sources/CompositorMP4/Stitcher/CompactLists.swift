@@ -143,7 +143,7 @@ struct LEB128Pages: Sendable {
 }
 
 /// Reads what `LEB128Pages` holds: every number was written whole, so none is cut short.
-private struct LEB128Reader {
+struct LEB128Reader {
     let pages: [[UInt8]]
     var page = 0
     var offset = 0

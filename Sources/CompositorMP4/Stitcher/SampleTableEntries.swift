@@ -12,8 +12,8 @@ struct SampleTableEntry {
 
 /// A placed track's samples turned into table entries, in decode order. A sample's duration is the
 /// gap to the next sample's decode time (the last one's, to the media's end), so each entry is
-/// made when the next sample arrives. The one place these rules live: planning counts the entries
-/// with it, writing writes them.
+/// made when the next sample arrives. The one place these rules live: planning makes the entries
+/// with it once, and keeps them for writing (`SampleTables`).
 struct SampleTableEntryMaker {
     let kind: TrackKind
     let timescale: Int32
@@ -56,20 +56,10 @@ struct SampleTableEntryMaker {
         }
         return SampleTableEntry(number: number, duration: duration, compositionOffset: offset, isSync: sample.isSync, size: sample.size)
     }
-
-    /// Every entry of `track`, in order.
-    static func forEach(of track: PlacedTrack, file: String, _ body: (SampleTableEntry) throws(MP4Error) -> Void) throws(MP4Error) {
-        var maker = SampleTableEntryMaker(track, file: file)
-        var samples = track.samples()
-        while let sample = try exact(file, { () throws(MediaTimeError) in try samples.next() }) {
-            if let entry = try maker.add(sample) { try body(entry) }
-        }
-        if let entry = try maker.finish() { try body(entry) }
-    }
 }
 
 /// Equal consecutive values as runs of at most `UInt32.max`, as `stts` and `ctts` code them.
-struct RunLengthCoder<Value: Equatable> {
+struct RunLengthCoder<Value: Equatable & Sendable>: Sendable {
     private var run: (count: UInt32, value: Value)?
 
     /// Takes a value; returns the run it ends, if it ends one.
@@ -89,9 +79,11 @@ struct RunLengthCoder<Value: Equatable> {
     }
 }
 
-/// What decides a track's table boxes: their entry counts, and which are written and how, gathered
-/// from every entry while planning.
-struct SampleTableCounts {
+/// A track's sample tables as planning finds them: what decides their boxes (entry counts, which
+/// are written and how), and their entries, kept as LEB128 numbers (a few bytes a sample) until
+/// the `moov` is written from them. Writing so never walks the samples again, and the placed
+/// tracks need not outlive planning.
+struct SampleTables: Sendable {
     private(set) var samples = 0
     private(set) var timeToSampleEntries = 0
     private(set) var compositionOffsetEntries = 0
@@ -104,26 +96,83 @@ struct SampleTableCounts {
     private(set) var commonSize: UInt32?
     private var durations = RunLengthCoder<UInt32>()
     private var offsets = RunLengthCoder<Int32>()
+    /// `stts` runs (count, duration), `ctts` runs (count, offset zigzag), `stss` numbers (each
+    /// as its step from the one before), `stsz` sizes.
+    private var timeToSample = LEB128Pages()
+    private var compositionOffsets = LEB128Pages()
+    private var syncSampleSteps = LEB128Pages()
+    private var sizes = LEB128Pages()
+    private var lastSyncSample: UInt32 = 0
 
     mutating func add(_ entry: SampleTableEntry) {
-        if durations.add(entry.duration) != nil { timeToSampleEntries += 1 }
-        if offsets.add(entry.compositionOffset) != nil { compositionOffsetEntries += 1 }
+        if let run = durations.add(entry.duration) { appendDurations(run) }
+        if let run = offsets.add(entry.compositionOffset) { appendOffsets(run) }
         hasCompositionOffsets = hasCompositionOffsets || entry.compositionOffset != 0
         hasNegativeCompositionOffsets = hasNegativeCompositionOffsets || entry.compositionOffset < 0
-        if entry.isSync { syncSamples += 1 }
+        if entry.isSync {
+            syncSamples += 1
+            syncSampleSteps.append(UInt64(entry.number - lastSyncSample))
+            lastSyncSample = entry.number
+        }
         if samples == 0 {
             commonSize = entry.size > 0 ? entry.size : nil
         } else if commonSize != entry.size {
             commonSize = nil
         }
+        sizes.append(UInt64(entry.size))
         samples += 1
     }
 
     mutating func finish() {
-        if durations.finish() != nil { timeToSampleEntries += 1 }
-        if offsets.finish() != nil { compositionOffsetEntries += 1 }
+        if let run = durations.finish() { appendDurations(run) }
+        if let run = offsets.finish() { appendOffsets(run) }
+    }
+
+    private mutating func appendDurations(_ run: (count: UInt32, value: UInt32)) {
+        timeToSampleEntries += 1
+        timeToSample.append(UInt64(run.count))
+        timeToSample.append(UInt64(run.value))
+    }
+
+    private mutating func appendOffsets(_ run: (count: UInt32, value: Int32)) {
+        compositionOffsetEntries += 1
+        compositionOffsets.append(UInt64(run.count))
+        compositionOffsets.append(zigzag: UInt64(bitPattern: Int64(run.value)))
     }
 
     /// Every sample is a sync sample: the track needs no `stss`.
     var allSync: Bool { syncSamples == samples }
+
+    /// `stts` entries, in order.
+    func forEachTimeToSample<Failure: Error>(_ body: (_ count: UInt32, _ duration: UInt32) throws(Failure) -> Void) throws(Failure) {
+        var reader = LEB128Reader(timeToSample)
+        while !reader.isAtEnd {
+            try body(UInt32(truncatingIfNeeded: reader.number()), UInt32(truncatingIfNeeded: reader.number()))
+        }
+    }
+
+    /// `ctts` entries, in order.
+    func forEachCompositionOffset<Failure: Error>(_ body: (_ count: UInt32, _ offset: Int32) throws(Failure) -> Void) throws(Failure) {
+        var reader = LEB128Reader(compositionOffsets)
+        while !reader.isAtEnd {
+            let count = UInt32(truncatingIfNeeded: reader.number())
+            try body(count, Int32(truncatingIfNeeded: Int64(bitPattern: reader.zigzag())))
+        }
+    }
+
+    /// `stss` sample numbers (1-based), in order.
+    func forEachSyncSample<Failure: Error>(_ body: (UInt32) throws(Failure) -> Void) throws(Failure) {
+        var reader = LEB128Reader(syncSampleSteps)
+        var number: UInt32 = 0
+        while !reader.isAtEnd {
+            number &+= UInt32(truncatingIfNeeded: reader.number())
+            try body(number)
+        }
+    }
+
+    /// `stsz` sizes, in order.
+    func forEachSize<Failure: Error>(_ body: (UInt32) throws(Failure) -> Void) throws(Failure) {
+        var reader = LEB128Reader(sizes)
+        while !reader.isAtEnd { try body(UInt32(truncatingIfNeeded: reader.number())) }
+    }
 }

@@ -10,9 +10,9 @@ protocol HeaderSink {
 extension ByteWriter: HeaderSink {}
 
 /// The bytes before the samples, `ftyp` + `moov` + the `mdat` header: sized when the stitch is
-/// planned, made as they are written. Small boxes are kept as bytes; the sample tables (a few
-/// bytes a sample) are written from the placed tracks entry by entry, so no table is ever held
-/// whole in memory.
+/// planned, made as they are written. Small boxes are kept as bytes; the sample tables are written
+/// entry by entry from what planning kept of them (`SampleTables`, a few bytes a sample), so no
+/// table is ever held whole in memory.
 struct StitchHeader: Sendable {
     indirect enum Part: Sendable {
         case bytes([UInt8])
@@ -35,15 +35,17 @@ struct StitchHeader: Sendable {
         }
     }
 
-    let tracks: [PlacedTrack]
-    /// Each track's chunks, positions relative to the mdat payload.
+    /// Each track's kind (for messages), tables and chunks (positions relative to the mdat payload).
+    let kinds: [TrackKind]
+    let tables: [SampleTables]
     let chunksOfTrack: [ChunkList]
     let parts: [Part]
     /// The file errors name.
     let file: String
 
-    init(tracks: [PlacedTrack], chunksOfTrack: [ChunkList], parts: [Part], file: String) {
-        self.tracks = tracks
+    init(kinds: [TrackKind], tables: [SampleTables], chunksOfTrack: [ChunkList], parts: [Part], file: String) {
+        self.kinds = kinds
+        self.tables = tables
         self.chunksOfTrack = chunksOfTrack
         self.parts = parts
         self.file = file
@@ -85,41 +87,35 @@ struct StitchHeader: Sendable {
         case .entries(let table, let track, let count):
             let written = try writeEntries(table, of: track, to: &sink)
             guard written == count else {
-                throw .io(file: file, operation: "write", reason: "the \(tracks[track].kind) track's \(table) table has \(written) entries, \(count) planned")
+                throw .io(file: file, operation: "write", reason: "the \(kinds[track]) track's \(table) table has \(written) entries, \(count) planned")
             }
         }
     }
 
     /// Writes the entries; returns how many.
     private func writeEntries<Sink: HeaderSink>(_ table: Table, of index: Int, to sink: inout Sink) throws(MP4Error) -> Int {
-        let track = tracks[index]
         var written = 0
-        func write(_ run: (count: UInt32, value: UInt32)?) throws(MP4Error) {
-            guard let run else { return }
-            try sink.write(run.count)
-            try sink.write(run.value)
-            written += 1
-        }
         switch table {
         case .timeToSample:
-            var durations = RunLengthCoder<UInt32>()
-            try SampleTableEntryMaker.forEach(of: track, file: file) { (entry) throws(MP4Error) in try write(durations.add(entry.duration)) }
-            try write(durations.finish())
-        case .compositionOffsets:
-            var offsets = RunLengthCoder<UInt32>()
-            try SampleTableEntryMaker.forEach(of: track, file: file) { (entry) throws(MP4Error) in
-                try write(offsets.add(UInt32(bitPattern: entry.compositionOffset)))
+            try tables[index].forEachTimeToSample { (count, duration) throws(MP4Error) in
+                try sink.write(count)
+                try sink.write(duration)
+                written += 1
             }
-            try write(offsets.finish())
+        case .compositionOffsets:
+            try tables[index].forEachCompositionOffset { (count, offset) throws(MP4Error) in
+                try sink.write(count)
+                try sink.write(UInt32(bitPattern: offset))
+                written += 1
+            }
         case .syncSamples:
-            try SampleTableEntryMaker.forEach(of: track, file: file) { (entry) throws(MP4Error) in
-                guard entry.isSync else { return }
-                try sink.write(entry.number)
+            try tables[index].forEachSyncSample { (number) throws(MP4Error) in
+                try sink.write(number)
                 written += 1
             }
         case .sizes:
-            try SampleTableEntryMaker.forEach(of: track, file: file) { (entry) throws(MP4Error) in
-                try sink.write(entry.size)
+            try tables[index].forEachSize { (size) throws(MP4Error) in
+                try sink.write(size)
                 written += 1
             }
         case .sampleToChunk:

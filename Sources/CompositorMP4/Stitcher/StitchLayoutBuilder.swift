@@ -30,7 +30,7 @@ struct StitchLayoutBuilder {
     struct Layout {
         var chunksOfTrack: [ChunkList]
         /// What each track's tables will hold.
-        var counts: [SampleTableCounts]
+        var tables: [SampleTables]
         var segments = CopySegmentList()
         var payloadSize: UInt64 = 0
     }
@@ -54,7 +54,7 @@ struct StitchLayoutBuilder {
     /// runs), then its synthetic tail. Only one piece's chunks are held whole at a time.
     private func layOut(file: String) throws(MP4Error) -> Layout {
         var layout = Layout(chunksOfTrack: Array(repeating: ChunkList(), count: tracks.count),
-                            counts: Array(repeating: SampleTableCounts(), count: tracks.count))
+                            tables: Array(repeating: SampleTables(), count: tracks.count))
         var entries = tracks.map { SampleTableEntryMaker($0, file: file) }
         var cursors = tracks.map { $0.samples() }
         var pending: [(sample: TrackSample, piece: Int)?] = []
@@ -69,7 +69,7 @@ struct StitchLayoutBuilder {
                 while let (sample, samplePiece) = pending[track], samplePiece == piece {
                     pending[track] = try next(of: track, &cursors, file: file)
                     defer { sampleNumbers[track] += 1 }
-                    if let entry = try entries[track].add(sample) { layout.counts[track].add(entry) }
+                    if let entry = try entries[track].add(sample) { layout.tables[track].add(entry) }
                     let group: UInt8
                     if case .synthetic = sample.bytes { group = sample.isLeadIn ? 0 : 2 } else { group = 1 }
                     if var chunk = current, chunk.description == sample.description, chunk.group == group,
@@ -105,8 +105,8 @@ struct StitchLayoutBuilder {
             }
         }
         for track in tracks.indices {
-            if let entry = try entries[track].finish() { layout.counts[track].add(entry) }
-            layout.counts[track].finish()
+            if let entry = try entries[track].finish() { layout.tables[track].add(entry) }
+            layout.tables[track].finish()
         }
         return layout
     }
@@ -141,14 +141,14 @@ struct StitchLayoutBuilder {
             $0.write(box: MovieHeaderBox(timescale: UInt32(movieTimescale), duration: movieDuration, nextTrackID: UInt32(tracks.count + 1)))
         }
         let moov: [Part] = [.bytes(movieHeader)] + tracks.indices.map { index in
-            trackPart(index, counts: layout.counts[index], chunks: layout.chunksOfTrack[index], wide: wide)
+            trackPart(index, counts: layout.tables[index], chunks: layout.chunksOfTrack[index], wide: wide)
         }
         let parts: [Part] = [.bytes(Self.fileTypeBox()), .box("moov", moov),
                              .bytes(ByteWriter.bytes { $0.writeBoxHeader("mdat", payloadSize: layout.payloadSize) })]
-        return StitchHeader(tracks: tracks, chunksOfTrack: layout.chunksOfTrack, parts: parts, file: file)
+        return StitchHeader(kinds: tracks.map(\.kind), tables: layout.tables, chunksOfTrack: layout.chunksOfTrack, parts: parts, file: file)
     }
 
-    private func trackPart(_ index: Int, counts: SampleTableCounts, chunks: ChunkList, wide: Bool) -> StitchHeader.Part {
+    private func trackPart(_ index: Int, counts: SampleTables, chunks: ChunkList, wide: Bool) -> StitchHeader.Part {
         typealias Part = StitchHeader.Part
         let track = tracks[index]
         let isVideo = track.kind == .video
