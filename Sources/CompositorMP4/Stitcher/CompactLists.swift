@@ -103,36 +103,27 @@ struct CopySegmentList: Sequence, Sendable {
     func makeIterator() -> Iterator { Iterator(reader: LEB128Reader(bytes), last: last) }
 }
 
-private extension [UInt8] {
-    mutating func appendLEB128(_ value: UInt64) {
-        var value = value
-        while value >= 0x80 {
-            append(UInt8(truncatingIfNeeded: value) | 0x80)
-            value >>= 7
-        }
-        append(UInt8(value))
-    }
-}
-
 /// LEB128 numbers in pages that are never copied: a list grows a page at a time (each up to
 /// 64 KiB), so it holds at most a page more than it uses, where an array grown by doubling held up
-/// to twice what it used. A number never straddles two pages.
+/// to twice what it used. A number never straddles two pages. The page being filled is held apart
+/// from the full ones, so appending touches one array, not an array inside an array.
 struct LEB128Pages: Sendable {
-    fileprivate private(set) var pages: [[UInt8]] = []
+    fileprivate private(set) var full: [[UInt8]] = []
+    fileprivate private(set) var current: [UInt8] = []
     private var total = 0
     private static let largestPage = 1 << 16
     private static let longestNumber = 10
 
     mutating func append(_ value: UInt64) {
-        if pages.isEmpty || pages[pages.count - 1].count + Self.longestNumber > pages[pages.count - 1].capacity {
-            // Small lists stay small: pages grow with the list up to the largest.
-            var page: [UInt8] = []
-            page.reserveCapacity(min(Self.largestPage, max(256, total)))
-            pages.append(page)
+        if current.count + Self.longestNumber > current.capacity { startPage() }
+        var value = value
+        while value >= 0x80 {
+            current.append(UInt8(truncatingIfNeeded: value) | 0x80)
+            value >>= 7
+            total += 1
         }
-        let before = pages[pages.count - 1].count
-        pages[pages.count - 1].appendLEB128(value)
-        total += pages[pages.count - 1].count - before
+        current.append(UInt8(value))
+        total += 1
     }
 
     /// A difference of two unsigned values, taken as signed and zigzag coded (small either way).
@@ -140,27 +131,37 @@ struct LEB128Pages: Sendable {
         let signed = Int64(bitPattern: difference)
         append(UInt64(bitPattern: signed << 1 ^ signed >> 63))
     }
+
+    private mutating func startPage() {
+        if !current.isEmpty { full.append(current) }
+        // Small lists stay small: pages grow with the list up to the largest.
+        current = []
+        current.reserveCapacity(min(Self.largestPage, max(256, total)))
+    }
 }
 
 /// Reads what `LEB128Pages` holds: every number was written whole, so none is cut short.
 struct LEB128Reader {
-    let pages: [[UInt8]]
-    var page = 0
-    var offset = 0
+    private var pages: ArraySlice<[UInt8]>
+    private var page: [UInt8]
+    private var offset = 0
 
-    init(_ numbers: LEB128Pages) { pages = numbers.pages }
+    init(_ numbers: LEB128Pages) {
+        pages = (numbers.full + [numbers.current])[...]
+        page = pages.popFirst() ?? []
+    }
 
-    var isAtEnd: Bool { page == pages.count || page == pages.count - 1 && offset >= pages[page].count }
+    var isAtEnd: Bool { offset >= page.count && pages.isEmpty }
 
     mutating func number() -> UInt64 {
-        if offset >= pages[page].count {
-            page += 1
+        if offset >= page.count {
+            page = pages.popFirst() ?? []
             offset = 0
         }
         var value: UInt64 = 0
         var shift: UInt64 = 0
         while true {
-            let byte = pages[page][offset]
+            let byte = page[offset]
             offset += 1
             value |= UInt64(byte & 0x7F) << shift
             if byte < 0x80 { return value }
