@@ -105,25 +105,33 @@ struct CopySegmentList: Sequence, Sendable {
 
 /// LEB128 numbers in pages that are never copied: a list grows a page at a time (each up to
 /// 64 KiB), so it holds at most a page more than it uses, where an array grown by doubling held up
-/// to twice what it used. A number never straddles two pages. The page being filled is held apart
-/// from the full ones, so appending touches one array, not an array inside an array.
+/// to twice what it used. A number never straddles two pages. The page being filled is allocated
+/// whole and held apart from the full ones, so a number is written with one uniqueness check, not
+/// an array append (and its checks) per byte.
 struct LEB128Pages: Sendable {
     fileprivate private(set) var full: [[UInt8]] = []
     fileprivate private(set) var current: [UInt8] = []
+    /// Bytes of `current` written.
+    fileprivate private(set) var used = 0
     private var total = 0
     private static let largestPage = 1 << 16
     private static let longestNumber = 10
 
     mutating func append(_ value: UInt64) {
-        if current.count + Self.longestNumber > current.capacity { startPage() }
-        var value = value
-        while value >= 0x80 {
-            current.append(UInt8(truncatingIfNeeded: value) | 0x80)
-            value >>= 7
-            total += 1
+        if used + Self.longestNumber > current.count { startPage() }
+        let start = used
+        used = current.withUnsafeMutableBufferPointer { page in
+            var value = value
+            var end = start
+            while value >= 0x80 {
+                page[end] = UInt8(truncatingIfNeeded: value) | 0x80
+                value >>= 7
+                end += 1
+            }
+            page[end] = UInt8(value)
+            return end + 1
         }
-        current.append(UInt8(value))
-        total += 1
+        total += used - start
     }
 
     /// A difference of two unsigned values, taken as signed and zigzag coded (small either way).
@@ -133,10 +141,13 @@ struct LEB128Pages: Sendable {
     }
 
     private mutating func startPage() {
-        if !current.isEmpty { full.append(current) }
+        if used > 0 {
+            current.removeLast(current.count - used)
+            full.append(current)
+        }
         // Small lists stay small: pages grow with the list up to the largest.
-        current = []
-        current.reserveCapacity(min(Self.largestPage, max(256, total)))
+        current = Array(repeating: 0, count: min(Self.largestPage, max(256, total)))
+        used = 0
     }
 }
 
@@ -147,26 +158,32 @@ struct LEB128Reader {
     private var offset = 0
 
     init(_ numbers: LEB128Pages) {
-        pages = (numbers.full + [numbers.current])[...]
+        pages = (numbers.full + [Array(numbers.current[..<numbers.used])])[...]
         page = pages.popFirst() ?? []
     }
 
     var isAtEnd: Bool { offset >= page.count && pages.isEmpty }
 
+    @inline(__always)
     mutating func number() -> UInt64 {
         if offset >= page.count {
             page = pages.popFirst() ?? []
             offset = 0
         }
-        var value: UInt64 = 0
-        var shift: UInt64 = 0
-        while true {
-            let byte = page[offset]
-            offset += 1
-            value |= UInt64(byte & 0x7F) << shift
-            if byte < 0x80 { return value }
-            shift += 7
+        let (value, end) = page.withUnsafeBufferPointer { page in
+            var value: UInt64 = 0
+            var shift: UInt64 = 0
+            var at = offset
+            while true {
+                let byte = page[at]
+                at += 1
+                value |= UInt64(byte & 0x7F) &<< shift
+                if byte < 0x80 { return (value, at) }
+                shift += 7
+            }
         }
+        offset = end
+        return value
     }
 
     /// A zigzag-coded difference, to add (wrapping) to what it was taken from.

@@ -57,19 +57,21 @@ struct ByteReader: Sendable {
     }
 
     mutating func readUInt16() throws(MP4ParseFailure) -> UInt16 {
-        UInt16(try readInteger(2, "a 16-bit integer"))
+        try readBigEndian(UInt16.self, "a 16-bit integer")
     }
 
     mutating func readUInt24() throws(MP4ParseFailure) -> UInt32 {
-        UInt32(try readInteger(3, "a 24-bit integer"))
+        try require(3, "a 24-bit integer")
+        defer { readerIndex += 3 }
+        return UInt32(storage[readerIndex]) << 16 | UInt32(storage[readerIndex + 1]) << 8 | UInt32(storage[readerIndex + 2])
     }
 
     mutating func readUInt32() throws(MP4ParseFailure) -> UInt32 {
-        UInt32(try readInteger(4, "a 32-bit integer"))
+        try readBigEndian(UInt32.self, "a 32-bit integer")
     }
 
     mutating func readUInt64() throws(MP4ParseFailure) -> UInt64 {
-        try readInteger(8, "a 64-bit integer")
+        try readBigEndian(UInt64.self, "a 64-bit integer")
     }
 
     mutating func readInt16() throws(MP4ParseFailure) -> Int16 { Int16(bitPattern: try readUInt16()) }
@@ -77,7 +79,7 @@ struct ByteReader: Sendable {
     mutating func readInt64() throws(MP4ParseFailure) -> Int64 { Int64(bitPattern: try readUInt64()) }
 
     mutating func readFourCC() throws(MP4ParseFailure) -> FourCC {
-        FourCC(rawValue: UInt32(try readInteger(4, "a four-character code")))
+        FourCC(rawValue: try readBigEndian(UInt32.self, "a four-character code"))
     }
 
     mutating func readBytes(_ count: Int) throws(MP4ParseFailure) -> [UInt8] {
@@ -101,11 +103,11 @@ struct ByteReader: Sendable {
     /// The unread bytes, without moving.
     var remainingBytes: [UInt8] { Array(storage[readerIndex..<endIndex]) }
 
-    private mutating func readInteger(_ width: Int, _ what: String) throws(MP4ParseFailure) -> UInt64 {
-        try require(width, what)
-        var value: UInt64 = 0
-        for index in readerIndex..<readerIndex + width { value = value << 8 | UInt64(storage[index]) }
-        readerIndex += width
-        return value
+    /// One load, not a byte at a time: sample tables are read through here, an integer a sample.
+    private mutating func readBigEndian<Integer: FixedWidthInteger>(_: Integer.Type, _ what: @autoclosure () -> String) throws(MP4ParseFailure) -> Integer {
+        let width = MemoryLayout<Integer>.size
+        try require(width, what())
+        defer { readerIndex += width }
+        return Integer(bigEndian: storage.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: readerIndex, as: Integer.self) })
     }
 }
