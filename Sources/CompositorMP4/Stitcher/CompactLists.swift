@@ -177,6 +177,7 @@ struct LEB128Reader {
             while true {
                 let byte = page[at]
                 at += 1
+                // At most ten bytes a number: the shift stays under 64.
                 value |= UInt64(byte & 0x7F) &<< shift
                 if byte < 0x80 { return (value, at) }
                 shift += 7
