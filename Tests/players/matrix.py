@@ -623,6 +623,8 @@ def main():
     demo = built_demo()
     work = args.work or Path(tempfile.mkdtemp(prefix="player-matrix-"))
     work.mkdir(parents=True, exist_ok=True)
+    if os.geteuid() == 0:
+        os.chmod(work, 0o755)  # VLC runs as another user (play_vlc): it must reach the outputs
     sources = SourceFrames()
     rows, wrong = [], []
     for output in outputs:
