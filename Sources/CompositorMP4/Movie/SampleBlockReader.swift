@@ -1,16 +1,18 @@
 import CompositorCore
 import CompositorIO
 
-/// One track's samples read from its file in blocks of 1 MiB (a sample larger than that alone),
-/// so that the samples of a chunk cost one read between them, not one each.
+/// One track's samples read from its file in blocks (1 MiB unless told; a sample larger than
+/// that alone), so that the samples of a chunk cost one read between them, not one each.
 struct SampleBlockReader {
-    static let blockSize = 1 << 20
-
     let file: ReadableFile
+    private let blockSize: Int
     private var block: [UInt8] = []
     private var blockStart: UInt64 = 0
 
-    init(file: ReadableFile) { self.file = file }
+    init(file: ReadableFile, blockSize: Int = 1 << 20) {
+        self.file = file
+        self.blockSize = blockSize
+    }
 
     /// Calls `body` with the `size` bytes at `offset`.
     mutating func withSample<T>(
@@ -22,7 +24,7 @@ struct SampleBlockReader {
                 throw .malformed(file: file.path.description, boxPath: "", offset: offset,
                                  reason: "a sample of \(size) bytes runs past the end of the file (\(file.size) bytes)")
             }
-            let count = Int(min(UInt64(max(size, Self.blockSize)), file.size - offset))
+            let count = Int(min(UInt64(max(size, blockSize)), file.size - offset))
             try file.readBytes(at: offset, count: count, into: &block)
             blockStart = offset
         }

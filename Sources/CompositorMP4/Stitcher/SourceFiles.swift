@@ -93,35 +93,22 @@ protocol SampleStoreReader {
 
 /// An MP4 file's samples, at the offsets its sample tables give.
 private struct FileSampleReader: SampleStoreReader {
-    let file: ReadableFile
-    /// The file's bytes from `windowStart`, read ahead for small reads: a piece's lead-in is read
-    /// frame by frame (the audio between its frames is not copied), a system read a frame; the
-    /// window takes one for a run of them. A render of 10,000 breaks made 300,000 reads.
-    private var window: [UInt8] = []
-    private var windowStart: UInt64 = 0
-    private static let windowSize = 1 << 16
+    /// Small reads come from a 64 KiB block: a piece's lead-in is read frame by frame (the audio
+    /// between its frames is not copied), which made a system read a frame, 300,000 in a render
+    /// of 10,000 breaks. Larger blocks would read far past each short lead-in.
+    private var blocks: SampleBlockReader
 
-    init(file: ReadableFile) { self.file = file }
+    init(file: ReadableFile) { blocks = SampleBlockReader(file: file, blockSize: 1 << 16) }
 
     func copy(offset: UInt64, length: UInt64, to output: AtomicOutputFile, buffer: UnsafeMutableRawBufferPointer) throws(MP4Error) {
-        try mp4Errors { () throws(FileError) in try output.append(from: file, offset: offset, length: length, buffer: buffer) }
+        try mp4Errors { () throws(FileError) in try output.append(from: blocks.file, offset: offset, length: length, buffer: buffer) }
     }
 
     mutating func read(offset: UInt64, count: Int) throws(MP4Error) -> [UInt8] {
-        if offset >= windowStart, offset - windowStart <= UInt64(window.count), UInt64(count) <= UInt64(window.count) - (offset - windowStart) {
-            let start = Int(offset - windowStart)
-            return Array(window[start..<start + count])
-        }
-        // Past the end, or larger than a window: read as asked, so a short file is an error.
-        guard count < Self.windowSize, offset < file.size, UInt64(count) <= file.size - offset else {
-            return try file.readBytes(at: offset, count: count)
-        }
-        try mp4Errors { () throws(FileError) in try file.read(at: offset, count: Int(min(UInt64(Self.windowSize), file.size - offset)), into: &window) }
-        windowStart = offset
-        return Array(window[0..<count])
+        try blocks.withSample(at: offset, size: count) { Array($0) }
     }
 
-    func checkUnchanged() throws(MP4Error) { try mp4Errors { () throws(FileError) in try file.checkUnchanged() } }
+    func checkUnchanged() throws(MP4Error) { try mp4Errors { () throws(FileError) in try blocks.file.checkUnchanged() } }
 }
 
 /// The samples of an HLS variant's video and of its audio rendition (`MP4SampleStore.demuxed`).

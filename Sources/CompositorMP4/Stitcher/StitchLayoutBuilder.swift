@@ -141,14 +141,14 @@ struct StitchLayoutBuilder {
             $0.write(box: MovieHeaderBox(timescale: UInt32(movieTimescale), duration: movieDuration, nextTrackID: UInt32(tracks.count + 1)))
         }
         let moov: [Part] = [.bytes(movieHeader)] + tracks.indices.map { index in
-            trackPart(index, counts: layout.tables[index], chunks: layout.chunksOfTrack[index], wide: wide)
+            trackPart(index, sampleTables: layout.tables[index], chunks: layout.chunksOfTrack[index], wide: wide)
         }
         let parts: [Part] = [.bytes(Self.fileTypeBox()), .box("moov", moov),
                              .bytes(ByteWriter.bytes { $0.writeBoxHeader("mdat", payloadSize: layout.payloadSize) })]
         return StitchHeader(kinds: tracks.map(\.kind), tables: layout.tables, chunksOfTrack: layout.chunksOfTrack, parts: parts, file: file)
     }
 
-    private func trackPart(_ index: Int, counts: SampleTables, chunks: ChunkList, wide: Bool) -> StitchHeader.Part {
+    private func trackPart(_ index: Int, sampleTables counts: SampleTables, chunks: ChunkList, wide: Bool) -> StitchHeader.Part {
         typealias Part = StitchHeader.Part
         let track = tracks[index]
         let isVideo = track.kind == .video
