@@ -1,0 +1,105 @@
+#!/usr/bin/env python3
+"""What GStreamer and VLC do at an EXT-X-DISCONTINUITY in MPEG-TS HLS made by another packager.
+
+    python3 Tests/players/reference_discontinuity.py [--players gstreamer,vlc] [--work DIR]
+
+The player matrix finds, on the stitched TS playlists with every piece packaged, that GStreamer
+shows a piece's first pictures late after a marked switch and that VLC drops the last pictures of
+a piece before one. To tell what the players do from what the stitcher writes, this script leaves
+the stitcher out: ffmpeg's own HLS muxer segments the fixture clips (`ffmpeg -c copy -f hls`), a
+playlist joins them with an EXT-X-DISCONTINUITY before each clip after the first (every clip
+restarts its timestamps at 1.4 s, as ffmpeg writes them), and each player plays it. Pictures are
+identified by MD5 against every frame ffmpeg decodes from the clips (matrix.py does the playing).
+
+For each clip it prints the pictures shown of those it has, which are missing, and (GStreamer, whose
+pictures carry running times) how late its first picture is against the clip's start in the
+playlist, next to the first picture's PTS - DTS in its segment: its reorder delay.
+"""
+
+import argparse
+import re
+import sys
+import tempfile
+from fractions import Fraction
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import matrix  # noqa: E402
+
+CLIPS = ["ad1", "content", "ad1", "content2", "ad2"]
+
+
+def segment(clip, folder):
+    """The clip segmented by ffmpeg into folder: [(EXTINF seconds, segment path)]."""
+    folder.mkdir(parents=True, exist_ok=True)
+    matrix.run("ffmpeg", "-v", "error", "-y", "-i", matrix.ROOT / f"Fixtures/{clip}.mp4", "-c", "copy",
+               "-f", "hls", "-hls_time", "2", "-hls_playlist_type", "vod",
+               "-hls_segment_filename", folder / "s%d.ts", folder / "index.m3u8")
+    text = (folder / "index.m3u8").read_text()
+    return [(Fraction(duration), folder / name) for duration, name in re.findall(r"#EXTINF:([0-9.]+),\n(\S+)", text)]
+
+
+def reorder_delay(path):
+    """PTS - DTS of the first video packet of a segment, in seconds."""
+    line = matrix.run("ffprobe", "-v", "error", "-select_streams", "v", "-show_packets", "-read_intervals", "%+#1",
+                      "-show_entries", "packet=pts_time,dts_time", "-of", "csv=p=0", path).splitlines()[0]
+    pts, dts = (Fraction(field) for field in line.split(",")[:2])
+    return pts - dts
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--players", default="gstreamer,vlc")
+    parser.add_argument("--work", type=Path, help="keep the segments here (default: a temporary folder)")
+    arguments = parser.parse_args()
+    work = arguments.work or Path(tempfile.mkdtemp())
+    work.mkdir(parents=True, exist_ok=True)
+
+    segments = {clip: segment(clip, work / clip) for clip in sorted(set(CLIPS))}
+    lines = ["#EXTM3U", "#EXT-X-VERSION:3", "#EXT-X-TARGETDURATION:2", "#EXT-X-PLAYLIST-TYPE:VOD"]
+    starts, start = [], Fraction(0)
+    for index, clip in enumerate(CLIPS):
+        if index:
+            lines.append("#EXT-X-DISCONTINUITY")
+        starts.append(start)
+        for duration, path in segments[clip]:
+            lines += [f"#EXTINF:{float(duration):.6f},", str(path.relative_to(work))]
+            start += duration
+    playlist = work / "joined.m3u8"
+    playlist.write_text("\n".join(lines + ["#EXT-X-ENDLIST", ""]))
+
+    frames = {clip: [digest for _, digest in matrix.framemd5(matrix.ROOT / f"Fixtures/{clip}.mp4")] for clip in segments}
+    frame_of = {digest: (clip, number) for clip, digests in frames.items() for number, digest in enumerate(digests)}
+    print(f"{playlist}: {' | '.join(CLIPS)}, each segmented by ffmpeg, a discontinuity before each but the first")
+    players = {"gstreamer": matrix.play_gstreamer, "vlc": matrix.play_vlc}
+    for player in arguments.players.split(","):
+        scratch = Path(tempfile.mkdtemp(dir=work))
+        shown, error = players[player](playlist, scratch)
+        # The shown pictures in stretches of one clip each, in order (a clip's stretch ends where
+        # a picture of another clip, or its own first one again, shows).
+        stretches = []
+        for picture in shown:
+            clip, number = frame_of.get(picture.digest, ("garbage", None))
+            if not stretches or stretches[-1][0] != clip or number == 0:
+                stretches.append((clip, []))
+            stretches[-1][1].append((number, picture.time))
+        offset = shown[0].time if shown and shown[0].time is not None else None
+        print(f"\n{player}: {len(shown)} pictures" + (f", {error}" if error else "")
+              + (f", the first at {float(offset):.3f} s (its start offset)" if offset is not None else ""))
+        for index, (clip, pictures) in enumerate(stretches):
+            numbers = [number for number, _ in pictures]
+            if clip == "garbage":
+                print(f"  {len(pictures)} pictures of no clip")
+                continue
+            missing = sorted(set(range(len(frames[clip]))) - set(numbers))
+            ranges = [f"{m}" for m in missing[:1]] + ([f"...{missing[-1]}"] if len(missing) > 1 else [])
+            line = f"  {clip:9} {len(set(numbers))}/{len(frames[clip])} shown" + (f", missing {''.join(ranges)}" if missing else "")
+            if offset is not None and index < len(starts) and pictures[0][0] == 0:
+                late = pictures[0][1] - offset - starts[index]
+                delay = reorder_delay(segments[clip][0][1])
+                line += f"; first picture {float(late):+.3f} s against the playlist (its PTS - DTS: {float(delay):.3f} s)"
+            print(line)
+
+
+if __name__ == "__main__":
+    main()
