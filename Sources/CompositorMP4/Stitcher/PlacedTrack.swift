@@ -72,9 +72,12 @@ struct PlacedTrack: Sendable {
 
     /// The largest amount by which a sample decodes after it presents (0 without any).
     func largestDecodeLead() throws(MediaTimeError) -> Int64 {
-        var cursor = samples()
         var lead: Int64 = 0
-        while let sample = try cursor.next() { lead = max(lead, sample.decode - sample.composition) }
+        for run in runs {
+            for span in run.spans {
+                if let spanLead = try span.largestDecodeLead() { lead = max(lead, spanLead - compositionShift) }
+            }
+        }
         return lead
     }
 }

@@ -152,6 +152,31 @@ struct RunSpan: Sendable {
         maxComposition = delay.apply(maxComposition - shift) + shift
     }
 
+    /// The largest amount by which one of the span's samples decodes after it presents (`nil` for
+    /// none). A shift moves decode and composition alike, so it does not change a lead. A source
+    /// span kept in its own timescale with no delays leads by its composition base less its
+    /// decode base, less each sample's composition offset: found from the offsets alone.
+    func largestDecodeLead() throws(MediaTimeError) -> Int64? {
+        guard count > 0 else { return nil }
+        if case .source(let source) = samples, delays.isEmpty, !source.presentsAtDecodeTime,
+           source.convert.from == source.convert.to {
+            let offsets = source.table.compositionOffsets
+            let smallest = offsets.isEmpty ? 0 : Int64(offsets[source.range].min()!)
+            return (source.compositionBase &- source.decodeBase) &- smallest
+        }
+        var lead = Int64.min
+        var block: [TrackSample] = []
+        var position = 0
+        while position < count {
+            let end = min(count, position + 1024)
+            block.removeAll(keepingCapacity: true)
+            try samples(position..<end, into: &block)
+            for sample in block { lead = max(lead, sample.decode - sample.composition) }
+            position = end
+        }
+        return lead
+    }
+
     /// The `position`-th sample of the span.
     func sample(at position: Int) throws(MediaTimeError) -> TrackSample {
         var one: [TrackSample] = []

@@ -53,6 +53,36 @@ struct MP4WriterLayoutTests {
         #expect(offsets == [base, base + UInt64(size), base + 2 * UInt64(size)])
     }
 
+    /// A span's largest decode lead (how far the composition must move for `ctts` version 0) is
+    /// found from the composition offsets alone when the span keeps its source's timescale and has
+    /// no delays; otherwise from its samples. Either way it is what its samples say:
+    ///
+    ///     content.mp4 video, B-frames:  I P B B P B B ...   decode 0 1 2 3 ...
+    ///     a span of samples 10..<200, its bases moved as a cut moves them
+    @Test("a span's decode lead, found from its offsets, is its samples' largest")
+    func largestDecodeLead() throws {
+        let track = try #require(MP4Reader.read(path: FilePath(MP4Fixtures.content)).videoTrack)
+        let table = track.samples, timescale = track.timescale
+        #expect(!table.compositionOffsets.isEmpty)
+        let source = RunSpan.SourceTrack(table: table, file: 0, descriptions: [0], inBand: [])
+        func fromSamples(_ span: RunSpan) throws -> Int64 {
+            var samples: [TrackSample] = []
+            try span.samples(0..<span.count, into: &samples)
+            return samples.map { $0.decode - $0.composition }.max()!
+        }
+        for (from, to) in [(timescale, timescale), (timescale, 1000)] {
+            for (decodeBase, compositionBase) in [(Int64(0), Int64(0)), (5120, 6144), (6144, 5120)] {
+                var span = try RunSpan.source(RunSpan.SourceSamples(
+                    source: source, range: 10..<200, convert: TickConverter(from: from, to: to),
+                    decodeBase: decodeBase, compositionBase: compositionBase, sync: .flagged))
+                span.shift(by: 777)
+                #expect(try span.largestDecodeLead() == fromSamples(span))
+                span.delayComposition(from: span.minComposition + 100, by: 512)
+                #expect(try span.largestDecodeLead() == fromSamples(span))
+            }
+        }
+    }
+
     @Test("progress rises to the file's size; the output appears only when complete")
     func progress() throws {
         let folder = try MP4Fixtures.makeScratchFolder("progress")
