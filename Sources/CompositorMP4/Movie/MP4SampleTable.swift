@@ -263,6 +263,13 @@ package struct SampleDecodeTimes: RandomAccessCollection, Sendable, Equatable {
         self.count = count
     }
 
+    /// Consecutive samples of one duration, in order: each run's duration and sample count.
+    package var durationRuns: [(duration: UInt32, count: Int)] {
+        runs.indices.map { index in
+            (runs[index].duration, (index + 1 < runs.count ? runs[index + 1].first : count) - runs[index].first)
+        }
+    }
+
     fileprivate func run(covering index: Int) -> Run {
         runs.count == 1 ? runs[0] : CompositorMP4.run(runs, covering: index, first: \.first)
     }

@@ -68,10 +68,17 @@ public enum MP4StitchDiagnostic: Hashable, Sendable, CustomStringConvertible {
 
     /// Frames per second by the most common sample duration; `nil` for fewer than two samples.
     private static func commonFrameRate(of track: MP4Track) -> MediaTime? {
-        let durations = track.samples.durations
-        guard durations.count > 1 else { return nil }
+        let decodeTimes = track.samples.decodeTimes
+        guard decodeTimes.count > 1 else { return nil }
+        // Counted by runs of one duration (a regular track has a handful), the last sample left
+        // out: its duration is often cut short.
         var counts: [UInt32: Int] = [:]
-        for duration in durations.dropLast() where duration > 0 { counts[duration, default: 0] += 1 }
+        var remaining = decodeTimes.count - 1
+        for run in decodeTimes.durationRuns where remaining > 0 {
+            let counted = min(run.count, remaining)
+            remaining -= counted
+            if run.duration > 0 { counts[run.duration, default: 0] += counted }
+        }
         // The most frequent, the shortest of equals.
         let most = counts.max { $0.value < $1.value || ($0.value == $1.value && $0.key > $1.key) }
         guard let common = most?.key, common <= UInt32(Int32.max) else { return nil }
