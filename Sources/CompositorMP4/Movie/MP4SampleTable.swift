@@ -94,6 +94,9 @@ package struct MP4SampleTable: Sendable {
                                         syncSamples: syncSamples))
     }
 
+    /// The sync samples' indices, ascending: every sample's when all are sync.
+    package var syncSampleIndices: [Int] { syncSamples.map { $0.map(Int.init) } ?? Array(0..<count) }
+
     package func isSync(_ index: Int) -> Bool {
         guard let syncSamples else { return true }
         let position = syncSamples.partitioningIndex { Int($0) >= index }

@@ -65,7 +65,7 @@ struct KeyframeReader {
     mutating func flaggedSync(in timeline: SourceTrackTimeline, source: Int) -> [Int] {
         let key = TrackKey(source: source, track: timeline.track.trackID)
         if let found = flagged[key] { return found }
-        let found = (0..<timeline.samples.count).filter(timeline.samples.isSync)
+        let found = timeline.samples.syncSampleIndices
         flagged[key] = found
         return found
     }
