@@ -92,8 +92,9 @@ def main():
                 print(f"  {len(pictures)} pictures of no clip")
                 continue
             missing = sorted(set(range(len(frames[clip]))) - set(numbers))
-            ranges = [f"{m}" for m in missing[:1]] + ([f"...{missing[-1]}"] if len(missing) > 1 else [])
-            line = f"  {clip:9} {len(set(numbers))}/{len(frames[clip])} shown" + (f", missing {''.join(ranges)}" if missing else "")
+            line = f"  {clip:9} {len(set(numbers))}/{len(frames[clip])} shown"
+            if missing:
+                line += f", missing {missing[0]}" + (f"...{missing[-1]}" if len(missing) > 1 else "")
             if offset is not None and index < len(starts) and pictures[0][0] == 0:
                 late = pictures[0][1] - offset - starts[index]
                 delay = reorder_delay(segments[clip][0][1])

@@ -95,7 +95,7 @@ package struct MP4SampleTable: Sendable {
     }
 
     /// The sync samples' indices, ascending: every sample's when all are sync.
-    package var syncSampleIndices: [Int] { syncSamples.map { $0.map(Int.init) } ?? Array(0..<count) }
+    var syncSampleIndices: [Int] { syncSamples.map { $0.map(Int.init) } ?? Array(0..<count) }
 
     package func isSync(_ index: Int) -> Bool {
         guard let syncSamples else { return true }
@@ -267,7 +267,7 @@ package struct SampleDecodeTimes: RandomAccessCollection, Sendable, Equatable {
     }
 
     /// Consecutive samples of one duration, in order: each run's duration and sample count.
-    package var durationRuns: [(duration: UInt32, count: Int)] {
+    var durationRuns: [(duration: UInt32, count: Int)] {
         runs.indices.map { index in
             (runs[index].duration, (index + 1 < runs.count ? runs[index + 1].first : count) - runs[index].first)
         }

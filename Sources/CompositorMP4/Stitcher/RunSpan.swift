@@ -168,7 +168,7 @@ struct RunSpan: Sendable {
         var block: [TrackSample] = []
         var position = 0
         while position < count {
-            let end = min(count, position + 1024)
+            let end = min(count, position + Self.samplesPerBlock)
             block.removeAll(keepingCapacity: true)
             try samples(position..<end, into: &block)
             for sample in block { lead = max(lead, sample.decode - sample.composition) }
@@ -176,6 +176,10 @@ struct RunSpan: Sendable {
         }
         return lead
     }
+
+    /// How many samples are made at a time where a span's are all looked at: enough that its
+    /// rule is looked at rarely, few enough that they take little memory.
+    static let samplesPerBlock = 1024
 
     /// The `position`-th sample of the span.
     func sample(at position: Int) throws(MediaTimeError) -> TrackSample {
@@ -267,12 +271,11 @@ struct SampleCursor {
     private var position = 0
     private var block: [TrackSample] = []
     private var inBlock = 0
-    private static let blockSize = 1024
 
     init(_ runs: [PlacedRun], compositionShift: Int64) {
         self.runs = runs
         self.compositionShift = compositionShift
-        block.reserveCapacity(Self.blockSize)
+        block.reserveCapacity(RunSpan.samplesPerBlock)
     }
 
     /// The piece of the sample `next` returned last.
@@ -291,7 +294,7 @@ struct SampleCursor {
             }
             guard run < runs.count else { return nil }
             let spans = runs[run].spans
-            let end = min(spans[span].count, position + Self.blockSize)
+            let end = min(spans[span].count, position + RunSpan.samplesPerBlock)
             block.removeAll(keepingCapacity: true)
             let start = runs[run].start
             try spans[span].samples(position..<end, into: &block, shift: (start, start + compositionShift))
