@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
-"""What GStreamer and VLC do at an EXT-X-DISCONTINUITY in MPEG-TS HLS made by another packager.
+"""What GStreamer, VLC and Chromium do at a switch of clips in MPEG-TS HLS made by another packager.
 
-    python3 Tests/players/reference_discontinuity.py [--players gstreamer,vlc] [--work DIR]
+    python3 Tests/players/reference_discontinuity.py [--players gstreamer,vlc,chromium] [--unmarked] [--work DIR]
 
 The player matrix finds, on the stitched TS playlists with every piece packaged, that GStreamer
 shows a piece's first pictures late after a marked switch and that VLC drops the last pictures of
@@ -14,6 +14,12 @@ identified by MD5 against every frame ffmpeg decodes from the clips (matrix.py d
 For each clip it prints the pictures shown of those it has, which are missing, and (GStreamer, whose
 pictures carry running times) how late its first picture is against the clip's start in the
 playlist, next to the first picture's PTS - DTS in its segment: its reorder delay.
+
+With --unmarked the clips are joined as the stitcher's --unmarked-encoding-changes joins its
+pieces: no tag, timestamps continuous (each clip segmented with `-output_ts_offset` at its start in
+the playlist), so the only change at a switch is the clip's parameter sets. Chromium hands back
+thumbnails, not decoded pictures, so for it the script prints how playback ended and how many
+pictures it showed.
 """
 
 import argparse
@@ -29,10 +35,12 @@ import matrix  # noqa: E402
 CLIPS = ["ad1", "content", "ad1", "content2", "ad2"]
 
 
-def segment(clip, folder):
-    """The clip segmented by ffmpeg into folder: [(EXTINF seconds, segment path)]."""
+def segment(clip, folder, offset=None):
+    """The clip segmented by ffmpeg into folder, its timestamps moved by offset seconds if given:
+    [(EXTINF seconds, segment path)]."""
     folder.mkdir(parents=True, exist_ok=True)
-    matrix.run("ffmpeg", "-v", "error", "-y", "-i", matrix.ROOT / f"Fixtures/{clip}.mp4", "-c", "copy",
+    moved = ["-output_ts_offset", str(float(offset))] if offset is not None else []
+    matrix.run("ffmpeg", "-v", "error", "-y", "-i", matrix.ROOT / f"Fixtures/{clip}.mp4", "-c", "copy", *moved,
                "-f", "hls", "-hls_time", "2", "-hls_playlist_type", "vod",
                "-hls_segment_filename", folder / "s%d.ts", folder / "index.m3u8")
     text = (folder / "index.m3u8").read_text()
@@ -50,19 +58,25 @@ def reorder_delay(path):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--players", default="gstreamer,vlc")
+    parser.add_argument("--unmarked", action="store_true",
+                        help="no EXT-X-DISCONTINUITY: timestamps continue from clip to clip")
     parser.add_argument("--work", type=Path, help="keep the segments here (default: a temporary folder)")
     arguments = parser.parse_args()
     work = arguments.work or Path(tempfile.mkdtemp())
     work.mkdir(parents=True, exist_ok=True)
 
-    segments = {clip: segment(clip, work / clip) for clip in sorted(set(CLIPS))}
     lines = ["#EXTM3U", "#EXT-X-VERSION:3", "#EXT-X-TARGETDURATION:2", "#EXT-X-PLAYLIST-TYPE:VOD"]
-    starts, start = [], Fraction(0)
+    starts, start, segments = [], Fraction(0), {}
     for index, clip in enumerate(CLIPS):
-        if index:
-            lines.append("#EXT-X-DISCONTINUITY")
+        if arguments.unmarked:
+            # Each place in the playlist its own segments, their timestamps starting where it starts.
+            pieces = segments[clip] = segment(clip, work / f"{index}-{clip}", offset=start)
+        else:
+            pieces = segments[clip] = segments.get(clip) or segment(clip, work / clip)
+            if index:
+                lines.append("#EXT-X-DISCONTINUITY")
         starts.append(start)
-        for duration, path in segments[clip]:
+        for duration, path in pieces:
             lines += [f"#EXTINF:{float(duration):.6f},", str(path.relative_to(work))]
             start += duration
     playlist = work / "joined.m3u8"
@@ -70,11 +84,16 @@ def main():
 
     frames = {clip: [digest for _, digest in matrix.framemd5(matrix.ROOT / f"Fixtures/{clip}.mp4")] for clip in segments}
     frame_of = {digest: (clip, number) for clip, digests in frames.items() for number, digest in enumerate(digests)}
-    print(f"{playlist}: {' | '.join(CLIPS)}, each segmented by ffmpeg, a discontinuity before each but the first")
-    players = {"gstreamer": matrix.play_gstreamer, "vlc": matrix.play_vlc}
+    joins = "timestamps continuous, no tag" if arguments.unmarked else "a discontinuity before each but the first"
+    print(f"{playlist}: {' | '.join(CLIPS)}, each segmented by ffmpeg, {joins}")
+    players = {"gstreamer": matrix.play_gstreamer, "vlc": matrix.play_vlc,
+               "chromium": lambda path, scratch: matrix.play_in_browser("chromium", path, scratch)}
     for player in arguments.players.split(","):
         scratch = Path(tempfile.mkdtemp(dir=work))
-        shown, error = players[player](playlist, scratch)
+        shown, error = players[player](playlist, scratch)[:2]
+        if player == "chromium":
+            print(f"\nchromium: {len(shown)} pictures, " + (error or "played to the end"))
+            continue
         # The shown pictures in stretches of one clip each, in order (a clip's stretch ends where
         # a picture of another clip, or its own first one again, shows).
         stretches = []
