@@ -14,6 +14,10 @@ each player, which hands back every picture it shows, with the time it shows it 
     mpv        mpv --vo=image --untimed, times from its time-pos at each drawn frame (a Lua script).
     vlc        VLC's yuv video output, in real time, no times (order and identity only). VLC will
                not run as root; as root the script runs it as $VLC_USER (default: nobody).
+    chromium   headless, on a page served on 127.0.0.1 (player.html): every frame it presents
+    firefox    (requestVideoFrameCallback) as a thumbnail with its media time, at half speed.
+               Headless Firefox hands back a sample of the frames (SAMPLING), judged with its own
+               count of them.
 
 A shown picture is identified by its MD5 against every decoded frame of the output's sources
 (H.264 decoding is bit-exact, and ffmpeg, GStreamer's avdec and VLC all decode with libavcodec).
@@ -472,6 +476,26 @@ BROWSERS = {
 
 
 BROWSER_RATE = 0.5
+# Players that hand back a sample of the pictures they present, not every one: headless Firefox
+# calls requestVideoFrameCallback on a 40 ms step of media time, whatever the playback rate or
+# layout.frame_rate (the control row: 150 of Fixtures/web-ad.mp4's 180 frames at 30 fps, while its
+# own count says 180 presented, none dropped). Their cells are judged by sampled_pairs and the
+# player's own count.
+SAMPLING = {"firefox"}
+# The most frames in a row a sample may miss: a step comes late now and then (two 24 fps frames
+# unseen), while a picture decoded wrong would stay wrong to the next keyframe, a second or more
+# into every fixture clip, so it cannot hide between samples.
+SAMPLING_GAP = 3
+
+
+class Counted:
+    """A browser's own count of a playback (getVideoPlaybackQuality)."""
+
+    def __init__(self, frames, dropped, corrupt):
+        self.frames, self.dropped, self.corrupt = frames, dropped, corrupt
+
+    def __str__(self):
+        return f"its count: {self.frames} frames, {self.dropped} dropped, {self.corrupt} corrupt"
 
 
 def play_in_browser(browser, path, scratch):
@@ -507,6 +531,8 @@ def play_in_browser(browser, path, scratch):
         server.shutdown()
     frames = [shown for _, shown in sorted(server.session["frames"], key=lambda f: f[0])]
     outcome = server.session["outcome"]
+    if m := re.match(r"ended at [\d.]+; frames (\d+), dropped (\d+), corrupt (\d+)", outcome):
+        return frames, None, Counted(*map(int, m.groups()))
     if outcome.startswith("ended"):
         return frames, None
     # "error at 4.877964: 3 PipelineStatus::PIPELINE_ERROR_DECODE: ...": the MediaError code.
@@ -539,12 +565,29 @@ def matched_frames(expected, found):
     return [(block.a + k, block.b + k) for block in matcher.get_matching_blocks() for k in range(block.size)]
 
 
-def judge(expected, shown, found):
-    """(right, cell): what a player showed against what the composition says."""
+def sampled_pairs(expected, found):
+    """[(a, b)]: picture b is expected frame a, taken in order, each picture within a few frames
+    past the last one matched (a sampling player skips some; judge counts how many), so that a
+    source shown twice (the same ad in two breaks) cannot pair out of place."""
+    pairs, next_a = [], 0
+    window = 4 * SAMPLING_GAP
+    for b, who in enumerate(found):
+        a = next((a for a in range(next_a, min(next_a + window, len(expected))) if expected[a][:2] == who), None)
+        if a is not None:
+            pairs.append((a, b))
+            next_a = a + 1
+    return pairs
+
+
+def judge(expected, shown, found, counted=None):
+    """(right, cell): what a player showed against what the composition says. With the player's
+    own count (`counted`, from a SAMPLING player), every picture handed back must be right and
+    on time, no more than SAMPLING_GAP frames in a row unseen, and the count must be every
+    expected frame, none dropped or corrupt."""
     if not shown:
         return False, "nothing shown"
     optional = {(url, index) for url, index, _, extra in expected if extra}
-    pairs = matched_frames(expected, found)
+    pairs = sampled_pairs(expected, found) if counted else matched_frames(expected, found)
     required = sum(1 for e in expected if not e[3])
     matched = sum(1 for a, _ in pairs if not expected[a][3])
     garbage = found.count(None)
@@ -557,18 +600,47 @@ def judge(expected, shown, found):
         problems.append(f"{garbage} garbage")
     if extra:
         problems.append(f"{extra} not scheduled")
-    late = [(shown[b].time - expected[a][2], a) for a, b in pairs if shown[b].time is not None]
+    timed = [(a, b) for a, b in pairs if shown[b].time is not None]
+    misreported = 0
+    if counted:
+        # A sampling browser now and then reports a sample's time past the next one's (its
+        # pictures in order, their times not): such a time is its own slip, not the file's.
+        kept = [(a, b) for k, (a, b) in enumerate(timed)
+                if k + 1 == len(timed) or shown[b].time <= shown[timed[k + 1][1]].time]
+        misreported, timed = len(timed) - len(kept), kept
+    late = [(shown[b].time - expected[a][2], a) for a, b in timed]
     on_time = True
     if late:
-        offset = late[0][0]
+        # The start offset: the first picture's, or for a sampler (whose first report may slip
+        # too) the middle one of all.
+        offset = sorted(x for x, _ in late)[len(late) // 2] if counted else late[0][0]
         worst, where = max(late, key=lambda x: abs(x[0] - offset))
         # One frame of the slowest source (24 fps), plus mpv's millisecond clock.
         if abs(worst - offset) > Fraction(1, 24) + Fraction(1, 500):
             on_time = False
             problems.append(f"off by up to {float(worst - offset):+.3f} s "
                             f"(at {float(expected[where][2]):.2f} s)")
-        if offset:
+        if round(offset, 3):
             problems.append(f"starts at {float(offset):+.3f} s")
+    if counted:
+        # The longest stretch of required frames no sample shows, and where it starts.
+        longest, run, where = 0, 0, None
+        for a, e in enumerate(expected):
+            if e[3]:
+                continue
+            run = 0 if a in shown_expected else run + 1
+            if run > longest:
+                longest, where = run, expected[a - run + 1][2]
+        if longest > SAMPLING_GAP:
+            problems.append(f"{longest} frames in a row unseen at {float(where):.2f} s")
+        miscounted = counted.dropped or counted.corrupt or not required <= counted.frames <= len(expected)
+        if miscounted:
+            problems.append(str(counted))
+        right = longest <= SAMPLING_GAP and not miscounted and not garbage and not extra and on_time
+        slips = f"; {misreported} sample times out of order, not judged" if misreported else ""
+        summary = (f"{counted.frames}/{required} by its count ({matched} sampled, every one right, "
+                   f"at most {longest} in a row unseen{slips})") if right else f"{matched}/{required} sampled{slips}"
+        return right, summary + ("; " + ", ".join(problems) if problems else "")
     if matched < required:
         first = next(e for a, e in enumerate(expected) if not e[3] and a not in shown_expected)
         problems.append(f"first missing at {float(first[2]):.2f} s")
@@ -635,13 +707,15 @@ def main():
         row = [output.label]
         for name in players:
             scratch = Path(tempfile.mkdtemp(prefix=f"{name}-", dir=work))
-            shown, stopped = PLAYERS[name][2](output.played(made), scratch)
+            played = PLAYERS[name][2](output.played(made), scratch)
+            shown, stopped = played[:2]
+            counted = played[2] if name in SAMPLING and len(played) > 2 else None
             found = sources.identify(shown, urls)
             # A picture reported twice in a row (a browser's compositor presenting it again) is
             # one shown frame.
             kept = [i for i in range(len(found)) if i == 0 or found[i] is None or found[i] != found[i - 1]]
             shown, found = [shown[i] for i in kept], [found[i] for i in kept]
-            right, cell = judge(expected, shown, found)
+            right, cell = judge(expected, shown, found, counted)
             if stopped:
                 right, cell = False, f"{cell}; {stopped}"
             row.append(cell if right else f"**x** {cell}")
