@@ -100,6 +100,8 @@ class Output:
 
 OUTPUTS = [
     Output("control", "control: Fixtures/web-ad.mp4 as it is", "Fixtures/web-ad.mp4", "file"),
+    Output("control-hls", "control: Fixtures/hls/fmp4/content/index.m3u8 as it is",
+           "Fixtures/hls/fmp4/content/index.m3u8", "file"),
     Output("mp4-web", "MP4, web-safe (`--cut web`)", "Fixtures/demo-web.json", "mp4", ("--cut", "web")),
     Output("mp4-sample", "MP4, sample-accurate cuts (the default)", "Fixtures/demo.json", "mp4",
            ("--cut", "sample")),
