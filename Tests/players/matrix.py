@@ -626,15 +626,15 @@ def judge(expected, shown, found, counted=None):
             problems.append(f"starts at {float(offset):+.3f} s")
     if counted:
         # The longest stretch of required frames no sample shows, and where it starts.
-        longest, run, where = 0, 0, None
+        longest, run, longest_from = 0, 0, None
         for a, e in enumerate(expected):
             if e[3]:
                 continue
             run = 0 if a in shown_expected else run + 1
             if run > longest:
-                longest, where = run, expected[a - run + 1][2]
+                longest, longest_from = run, expected[a - run + 1][2]
         if longest > SAMPLING_GAP:
-            problems.append(f"{longest} frames in a row unseen at {float(where):.2f} s")
+            problems.append(f"{longest} frames in a row unseen at {float(longest_from):.2f} s")
         miscounted = counted.dropped or counted.corrupt or not required <= counted.frames <= len(expected)
         if miscounted:
             problems.append(str(counted))
