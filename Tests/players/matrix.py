@@ -568,9 +568,9 @@ def matched_frames(expected, found):
 
 
 def sampled_pairs(expected, found):
-    """[(a, b)]: picture b is expected frame a, taken in order, each picture within a few frames
-    past the last one matched (a sampling player skips some; judge counts how many), so that a
-    source shown twice (the same ad in two breaks) cannot pair out of place."""
+    """[(a, b)]: picture b is expected frame a, taken in order, each within a few frames past the
+    last one matched (a sampling player skips some; judge counts them), so that one picture out of
+    place is one not scheduled, not a jump that leaves the rest of the playback behind."""
     pairs, next_a = [], 0
     window = 4 * SAMPLING_GAP
     for b, who in enumerate(found):
