@@ -502,7 +502,9 @@ class Counted:
 
 def play_in_browser(browser, path, scratch):
     """Plays path in a headless browser, slowed (BROWSER_RATE) so that its compositor, without a
-    GPU, presents every frame."""
+    GPU, presents every frame (Chromium does; Firefox samples: SAMPLING). Returns the frames, how
+    playback stopped (None when it ended), and the browser's own Counted frames (None if not
+    ended)."""
     import functools
     import threading
     # The whole file system, by absolute path (on 127.0.0.1 only): a stitched playlist refers to
@@ -535,15 +537,13 @@ def play_in_browser(browser, path, scratch):
     outcome = server.session["outcome"]
     if m := re.match(r"ended at [\d.]+; frames (\d+), dropped (\d+), corrupt (\d+)", outcome):
         return frames, None, Counted(*map(int, m.groups()))
-    if outcome.startswith("ended"):
-        return frames, None
     # "error at 4.877964: 3 PipelineStatus::PIPELINE_ERROR_DECODE: ...": the MediaError code.
     if m := re.match(r"error at ([\d.]+): (\d)", outcome):
         kind = {"1": "aborted", "2": "network error", "3": "decode error", "4": "not supported"}
-        return frames, f"{kind.get(m.group(2), 'error')} at {float(m.group(1)):.2f} s"
+        return frames, f"{kind.get(m.group(2), 'error')} at {float(m.group(1)):.2f} s", None
     if outcome.startswith("play() refused: NotSupportedError"):
-        return frames, "not supported"
-    return frames, outcome[:80]
+        return frames, "not supported", None
+    return frames, outcome[:80], None
 
 
 PLAYERS = {
@@ -581,6 +581,26 @@ def sampled_pairs(expected, found):
     return pairs
 
 
+def times_in_order(timed, shown):
+    """The pairs of timed whose reported time is not past the next one's. A sampling browser now
+    and then reports a sample's time past the next one's (its pictures in order, their times
+    not): such a time is its own slip, not the file's."""
+    return [(a, b) for k, (a, b) in enumerate(timed)
+            if k + 1 == len(timed) or shown[b].time <= shown[timed[k + 1][1]].time]
+
+
+def longest_unseen(expected, seen):
+    """(length, start time): the longest stretch of required expected frames not in seen."""
+    longest, run, longest_from = 0, 0, None
+    for a, e in enumerate(expected):
+        if e[3]:
+            continue
+        run = 0 if a in seen else run + 1
+        if run > longest:
+            longest, longest_from = run, expected[a - run + 1][2]
+    return longest, longest_from
+
+
 def judge(expected, shown, found, counted=None):
     """(right, cell): what a player showed against what the composition says. With the player's
     own count (`counted`, from a SAMPLING player), every picture handed back must be right and
@@ -605,10 +625,7 @@ def judge(expected, shown, found, counted=None):
     timed = [(a, b) for a, b in pairs if shown[b].time is not None]
     misreported = 0
     if counted:
-        # A sampling browser now and then reports a sample's time past the next one's (its
-        # pictures in order, their times not): such a time is its own slip, not the file's.
-        kept = [(a, b) for k, (a, b) in enumerate(timed)
-                if k + 1 == len(timed) or shown[b].time <= shown[timed[k + 1][1]].time]
+        kept = times_in_order(timed, shown)
         misreported, timed = len(timed) - len(kept), kept
     late = [(shown[b].time - expected[a][2], a) for a, b in timed]
     on_time = True
@@ -625,14 +642,7 @@ def judge(expected, shown, found, counted=None):
         if round(offset, 3):
             problems.append(f"starts at {float(offset):+.3f} s")
     if counted:
-        # The longest stretch of required frames no sample shows, and where it starts.
-        longest, run, longest_from = 0, 0, None
-        for a, e in enumerate(expected):
-            if e[3]:
-                continue
-            run = 0 if a in shown_expected else run + 1
-            if run > longest:
-                longest, longest_from = run, expected[a - run + 1][2]
+        longest, longest_from = longest_unseen(expected, shown_expected)
         if longest > SAMPLING_GAP:
             problems.append(f"{longest} frames in a row unseen at {float(longest_from):.2f} s")
         miscounted = counted.dropped or counted.corrupt or not required <= counted.frames <= len(expected)
@@ -709,9 +719,9 @@ def main():
         row = [output.label]
         for name in players:
             scratch = Path(tempfile.mkdtemp(prefix=f"{name}-", dir=work))
-            played = PLAYERS[name][2](output.played(made), scratch)
-            shown, stopped = played[:2]
-            counted = played[2] if name in SAMPLING and len(played) > 2 else None
+            # A browser also gives its own count of frames, which judges a sampling one.
+            shown, stopped, *count = PLAYERS[name][2](output.played(made), scratch)
+            counted = count[0] if name in SAMPLING else None
             found = sources.identify(shown, urls)
             # A picture reported twice in a row (a browser's compositor presenting it again) is
             # one shown frame.

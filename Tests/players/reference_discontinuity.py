@@ -86,11 +86,9 @@ def main():
     frame_of = {digest: (clip, number) for clip, digests in frames.items() for number, digest in enumerate(digests)}
     joins = "timestamps continuous, no tag" if arguments.unmarked else "a discontinuity before each but the first"
     print(f"{playlist}: {' | '.join(CLIPS)}, each segmented by ffmpeg, {joins}")
-    players = {"gstreamer": matrix.play_gstreamer, "vlc": matrix.play_vlc,
-               "chromium": lambda path, scratch: matrix.play_in_browser("chromium", path, scratch)}
     for player in arguments.players.split(","):
         scratch = Path(tempfile.mkdtemp(dir=work))
-        shown, error = players[player](playlist, scratch)[:2]
+        shown, error = matrix.PLAYERS[player][2](playlist, scratch)[:2]
         if player == "chromium":
             print(f"\nchromium: {len(shown)} pictures, " + (error or "played to the end"))
             continue
