@@ -33,7 +33,9 @@ package final class AtomicOutputFile {
     private var written: Int64 = 0
     private var writebackStarted: Int64 = 0
     /// Writeback is started in steps of this size, so `commit`'s `fsync` finds little left to do.
-    private static let writebackStep: Int64 = 32 << 20
+    private static let writebackStep: Int64 = 8 << 20
+    /// What Linux moves in one step of `copy_file_range` between files: a pipe's 16 pages.
+    private static let spliceStep: UInt64 = 64 << 10
     /// Whether the temporary file has a name in the folder that `discard()` must remove.
     private var isNamed: Bool
 
@@ -86,9 +88,15 @@ package final class AtomicOutputFile {
         var done: UInt64 = 0
         #if os(Linux)
         if let copyFileRange = LinuxCalls.copyFileRange {
+            // Linux copies 16 pages a step. When the source and the output are at the same page
+            // phase (the stitcher's layout sees to it), a first call ending on a multiple of
+            // 64 KiB of the output makes every later step fill 64 KiB of it whole: with the
+            // phase, copying takes about 0.7 times as long (`Benchmarks/render`).
+            let toBoundary = Self.spliceStep - UInt64(written) % Self.spliceStep
+            var count = length > Self.spliceStep && toBoundary < Self.spliceStep ? toBoundary : min(length, 1 << 30)
             while done < length {
                 var inputOffset = Int64(offset + done)
-                let n = copyFileRange(source.descriptor, &inputOffset, descriptor, nil, Int(min(length - done, 1 << 30)), 0)
+                let n = copyFileRange(source.descriptor, &inputOffset, descriptor, nil, Int(count), 0)
                 if n < 0 {
                     if errno == EINTR { continue }
                     // Not possible between these files (other file systems on old kernels...): copy below.
@@ -98,6 +106,7 @@ package final class AtomicOutputFile {
                 if n == 0 { throw Self.sourceEnded(source, at: offset + done) }
                 done += UInt64(n)
                 advance(by: Int64(n))
+                count = min(length - done, 1 << 30)
             }
         }
         #endif

@@ -25,6 +25,18 @@ struct BufferedOutput {
         }
     }
 
+    /// Appends `count` zero bytes (padding no sample refers to).
+    mutating func appendZeros(_ count: Int) throws(MP4Error) {
+        var left = count
+        while left > 0 {
+            if filled == buffer.count { try flush() }
+            let part = min(left, buffer.count - filled)
+            UnsafeMutableRawBufferPointer(rebasing: buffer[filled..<(filled + part)]).initializeMemory(as: UInt8.self, repeating: 0)
+            filled += part
+            left -= part
+        }
+    }
+
     /// Appends a big-endian value: tables are written a value at a time.
     @inline(__always)
     private mutating func appendBigEndian<Value: FixedWidthInteger>(_ value: Value) throws(MP4Error) {

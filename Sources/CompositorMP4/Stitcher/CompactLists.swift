@@ -42,9 +42,9 @@ struct ChunkList: Sequence, Sendable {
 /// The mdat payload's copy list, a few bytes a copy: a render of 10,000 breaks, whose pieces each
 /// copy their hidden lead-in frame by frame (the audio between them is not copied), makes
 /// hundreds of thousands. Each copy is its kind (0: a synthetic payload, then its index and
-/// repeat count; n + 1: source file n, then the offset as its change from the last source copy's
-/// end, zigzag, and the length), in LEB128 numbers. The last copy stays unencoded, so the next
-/// can join it.
+/// repeat count; 1: padding, then its length; n + 2: source file n, then the offset as its change
+/// from the last source copy's end, zigzag, and the length), in LEB128 numbers. The last copy
+/// stays unencoded, so the next can join it.
 struct CopySegmentList: Sequence, Sendable {
     private var bytes = LEB128Pages()
     private var lastEnd: UInt64 = 0
@@ -68,7 +68,7 @@ struct CopySegmentList: Sequence, Sendable {
     private mutating func encode(_ segment: CopySegment) {
         switch segment {
         case .source(let file, let offset, let length):
-            bytes.append(UInt64(file) + 1)
+            bytes.append(UInt64(file) + 2)
             bytes.append(zigzag: offset &- lastEnd)
             bytes.append(length)
             lastEnd = offset + length
@@ -76,6 +76,9 @@ struct CopySegmentList: Sequence, Sendable {
             bytes.append(0)
             bytes.append(UInt64(payload))
             bytes.append(UInt64(repeatCount))
+        case .padding(let length):
+            bytes.append(1)
+            bytes.append(length)
         }
     }
 
@@ -90,13 +93,15 @@ struct CopySegmentList: Sequence, Sendable {
                 return last
             }
             let kind = reader.number()
-            if kind == 0 {
-                return .synthetic(payload: Int(truncatingIfNeeded: reader.number()), repeatCount: Int(truncatingIfNeeded: reader.number()))
+            switch kind {
+            case 0: return .synthetic(payload: Int(truncatingIfNeeded: reader.number()), repeatCount: Int(truncatingIfNeeded: reader.number()))
+            case 1: return .padding(length: reader.number())
+            default:
+                let offset = lastEnd &+ reader.zigzag()
+                let length = reader.number()
+                lastEnd = offset &+ length
+                return .source(file: Int(truncatingIfNeeded: kind - 2), offset: offset, length: length)
             }
-            let offset = lastEnd &+ reader.zigzag()
-            let length = reader.number()
-            lastEnd = offset &+ length
-            return .source(file: Int(truncatingIfNeeded: kind - 1), offset: offset, length: length)
         }
     }
 

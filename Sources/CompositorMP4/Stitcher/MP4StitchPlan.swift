@@ -53,8 +53,11 @@ struct StitchLayout: Sendable {
     var fileSize: UInt64 { header.size + mdatPayloadSize }
 }
 
-/// A run of mdat bytes: copied from a source, or a synthetic payload repeated.
+/// A run of mdat bytes: copied from a source, a synthetic payload repeated, or zeros no sample
+/// refers to (they put the copy after them at its source's page phase, see
+/// `StitchLayoutBuilder.pageSize`).
 enum CopySegment: Sendable, Equatable {
     case source(file: Int, offset: UInt64, length: UInt64)
     case synthetic(payload: Int, repeatCount: Int)
+    case padding(length: UInt64)
 }

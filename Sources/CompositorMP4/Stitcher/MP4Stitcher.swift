@@ -117,6 +117,9 @@ package struct MP4Stitcher: Sendable {
                     Result { () throws(MP4Error) in for _ in 0..<repeatCount { try out.append(raw) } }
                 }.get()
                 written += UInt64(bytes.count * repeatCount)
+            case .padding(let length):
+                try out.appendZeros(Int(length))
+                written += length
             }
             // What the buffer has written out, in steps like a long copy's.
             let flushed = written - UInt64(out.pending)

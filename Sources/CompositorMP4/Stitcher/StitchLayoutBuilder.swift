@@ -13,6 +13,13 @@ struct StitchLayoutBuilder {
     /// A chunk stays under this size, so tracks interleave finely enough for streaming players.
     static let chunkSizeLimit: UInt64 = 1 << 20
 
+    /// A copy the kernel makes (`MP4Stitcher.smallCopy` and longer) from an MP4 file is placed at
+    /// the same offset modulo this as in its source, after up to `pageSize - 1` zeros, and the
+    /// payload then starts on a multiple of it (a `free` box ends the header): Linux then copies
+    /// whole pages (see `AtomicOutputFile.append`), in about 0.7 times the time. 4 KiB whatever
+    /// the machine's page size, so a plan's bytes do not depend on the machine.
+    static let pageSize: UInt64 = 4096
+
     /// A run of consecutive samples of one track whose bytes are consecutive, while its piece is
     /// laid out (see `layOut`).
     struct Chunk {
@@ -33,6 +40,10 @@ struct StitchLayoutBuilder {
         var tables: [SampleTables]
         var segments = CopySegmentList()
         var payloadSize: UInt64 = 0
+        /// Whether a copy was placed at its page phase, which takes the payload to start on a page.
+        var startsOnPage = false
+        /// Whether each source's positions are a file's offsets, whose page phase a copy can keep.
+        let pageAlignedSources: [Bool]
     }
 
     func build() throws(MP4Error) -> StitchLayout {
@@ -54,7 +65,8 @@ struct StitchLayoutBuilder {
     /// runs), then its synthetic tail. Only one piece's chunks are held whole at a time.
     private func layOut(file: String) throws(MP4Error) -> Layout {
         var layout = Layout(chunksOfTrack: Array(repeating: ChunkList(), count: tracks.count),
-                            tables: Array(repeating: SampleTables(), count: tracks.count))
+                            tables: Array(repeating: SampleTables(), count: tracks.count),
+                            pageAlignedSources: sources.map { if case .file = $0.store { true } else { false } })
         var entries = tracks.map { SampleTableEntryMaker($0, file: file) }
         var cursors = tracks.map { $0.samples() }
         var pending: [(sample: TrackSample, piece: Int)?] = []
@@ -92,8 +104,13 @@ struct StitchLayoutBuilder {
                 return (x.track, x.firstSample) < (y.track, y.firstSample)
             }
             var positions = Array(repeating: UInt64(0), count: pieceChunks.count)
-            for index in order {
+            for (step, index) in order.enumerated() {
                 let chunk = pieceChunks[index]
+                if let padding = pagePadding(before: order[step...], of: pieceChunks, in: layout) {
+                    layout.startsOnPage = true
+                    if padding > 0 { layout.segments.append(.padding(length: padding)) }
+                    layout.payloadSize += padding
+                }
                 positions[index] = layout.payloadSize
                 layout.payloadSize += chunk.byteCount
                 layout.append(chunk, payloads: syntheticPayloads)
@@ -109,6 +126,30 @@ struct StitchLayoutBuilder {
             layout.tables[track].finish()
         }
         return layout
+    }
+
+    /// The zeros that put the copy starting with chunk `order.first` at its source's page phase,
+    /// or `nil` where that copy is not aligned: it is short, from a store that lays files back to
+    /// back (HLS segments), or it goes on from the copy before.
+    private func pagePadding(before order: ArraySlice<Int>, of chunks: [Chunk], in layout: Layout) -> UInt64? {
+        guard let first = order.first else { return nil }
+        let lead: UInt64
+        let file: Int, start: UInt64
+        switch chunks[first].bytes {
+        case .source(let source, let offset): (lead, file, start) = (0, source, offset)
+        case .prefixed(let payload, let source, let offset): (lead, file, start) = (UInt64(syntheticPayloads[payload].count), source, offset)
+        case .synthetic: return nil
+        }
+        guard layout.pageAlignedSources[file] else { return nil }
+        if lead == 0, case .source(file, let offset, let length)? = layout.segments.last, offset + length == start { return nil }
+        var end = start + chunks[first].byteCount - lead
+        for index in order.dropFirst() {
+            guard end - start < MP4Stitcher.smallCopy, case .source(file, end) = chunks[index].bytes else { break }
+            end += chunks[index].byteCount
+        }
+        guard end - start >= MP4Stitcher.smallCopy else { return nil }
+        // Page-size arithmetic modulo 2^64 is exact: the page size divides it.
+        return (start &- layout.payloadSize &- lead) % Self.pageSize
     }
 
     /// The next sample of track `index` and its piece.
@@ -143,8 +184,17 @@ struct StitchLayoutBuilder {
         let moov: [Part] = [.bytes(movieHeader)] + tracks.indices.map { index in
             trackPart(index, sampleTables: layout.tables[index], chunks: layout.chunksOfTrack[index], wide: wide)
         }
-        let parts: [Part] = [.bytes(Self.fileTypeBox()), .box("moov", moov),
-                             .bytes(ByteWriter.bytes { $0.writeBoxHeader("mdat", payloadSize: layout.payloadSize) })]
+        let mdat = Part.bytes(ByteWriter.bytes { $0.writeBoxHeader("mdat", payloadSize: layout.payloadSize) })
+        var parts: [Part] = [.bytes(Self.fileTypeBox()), .box("moov", moov), mdat]
+        if layout.startsOnPage {
+            let size = StitchHeader.size(of: parts)
+            // A free box is 8 bytes at least.
+            var padding = (Self.pageSize - size % Self.pageSize) % Self.pageSize
+            if padding > 0, padding < 8 { padding += Self.pageSize }
+            if padding > 0 {
+                parts.insert(.bytes(ByteWriter.bytes { $0.writeBox("free") { $0.write(Array(repeating: 0, count: Int(padding - 8))) } }), at: 2)
+            }
+        }
         return StitchHeader(kinds: tracks.map(\.kind), tables: layout.tables, chunksOfTrack: layout.chunksOfTrack, parts: parts, file: file)
     }
 
