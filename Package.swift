@@ -46,7 +46,7 @@ let package = Package(
         .target(name: "BenchmarkSupport", dependencies: ["Compositor"], path: "Benchmarks/Sources/BenchmarkSupport"),
         .executableTarget(name: "MappingBenchmark", dependencies: ["Compositor", "BenchmarkSupport"], path: "Benchmarks/Sources/MappingBenchmark"),
         .executableTarget(name: "HLSParseBenchmark", dependencies: ["Compositor"], path: "Benchmarks/Sources/HLSParseBenchmark"),
-        .executableTarget(name: "RenderBenchmark", dependencies: ["Compositor"], path: "Benchmarks/Sources/RenderBenchmark"),
+        .executableTarget(name: "RenderBenchmark", dependencies: ["Compositor", "CompositorIO"], path: "Benchmarks/Sources/RenderBenchmark"),
         .executableTarget(name: "SessionBenchmark", dependencies: ["Compositor", "BenchmarkSupport"], path: "Benchmarks/Sources/SessionBenchmark"),
         .testTarget(
             name: "CompositorTests",

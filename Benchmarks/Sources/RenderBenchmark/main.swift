@@ -12,17 +12,21 @@ import Darwin
 #endif
 import Compositor
 import CompositorHLS
+import CompositorIO
 import CompositorMP4
-import Foundation
+// No Foundation: loading it made start-up 5 ms longer (8.7 ms against 3.6, 50 runs without
+// arguments), a fifteenth of a sample-heavy render.
 
 func fail(_ message: String) -> Never {
-    FileHandle.standardError.write(Data("error: \(message)\n".utf8))
+    var text = "error: \(message)\n"
+    text.withUTF8 { _ = write(2, $0.baseAddress, $0.count) }
     exit(1)
 }
 
 let arguments = CommandLine.arguments
 guard arguments.count >= 3 else { fail("usage: render-bench PLAN OUTPUT [sample|keyframe]") }
-guard let planText = try? String(contentsOfFile: arguments[1], encoding: .utf8) else { fail("cannot read \(arguments[1])") }
+guard let planBytes = try? ReadableFile(path: FilePath(arguments[1])).readAll(limit: 1 << 24) else { fail("cannot read \(arguments[1])") }
+let planText = String(decoding: planBytes, as: UTF8.self)
 var pieces: [MP4StitchPiece] = []
 for line in planText.split(separator: "\n") where !line.isEmpty {
     let fields = line.split(separator: " ")
