@@ -217,7 +217,9 @@ struct MP4WriterLayoutTests {
     }
 
     /// A free box is 8 bytes at least: a header 1 to 7 bytes short of a page gets one of a page
-    /// and those bytes. Headers of growing tables reach every remainder; each ends on a page.
+    /// and those bytes. Each short sample more adds 8 bytes of tables (its `stsz` and `stco`
+    /// entries), so the headers step through the remainders to one 1 to 7 bytes short (the test
+    /// fails if none is); each ends on a page.
     @Test("the free box that ends the header on a page is never under 8 bytes")
     func shortFreeBox() throws {
         var remainders = Set<UInt64>()
