@@ -150,7 +150,8 @@ package func percentEncodedPath(_ bytes: [UInt8]) -> String {
     for byte in bytes {
         switch byte {
         case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-             UInt8(ascii: "0")...UInt8(ascii: "9"), _ where pathPunctuation.contains(byte):
+             UInt8(ascii: "0")...UInt8(ascii: "9"),
+             _ where pathPunctuation.contains(byte):
             out.append(byte)
         default:
             out += [UInt8(ascii: "%"), hexDigits[Int(byte >> 4)], hexDigits[Int(byte & 15)]]
