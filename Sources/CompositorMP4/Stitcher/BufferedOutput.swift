@@ -16,12 +16,9 @@ struct BufferedOutput {
     mutating func append(_ bytes: UnsafeRawBufferPointer) throws(MP4Error) {
         var copied = 0
         while copied < bytes.count {
-            if filled == buffer.count { try flush() }
-            let count = min(bytes.count - copied, buffer.count - filled)
-            UnsafeMutableRawBufferPointer(rebasing: buffer[filled..<(filled + count)])
-                .copyMemory(from: UnsafeRawBufferPointer(rebasing: bytes[copied..<(copied + count)]))
-            copied += count
-            filled += count
+            let space = try nextSpace(upTo: bytes.count - copied)
+            space.copyMemory(from: UnsafeRawBufferPointer(rebasing: bytes[copied..<(copied + space.count)]))
+            copied += space.count
         }
     }
 
@@ -29,12 +26,19 @@ struct BufferedOutput {
     mutating func appendZeros(_ count: Int) throws(MP4Error) {
         var left = count
         while left > 0 {
-            if filled == buffer.count { try flush() }
-            let part = min(left, buffer.count - filled)
-            UnsafeMutableRawBufferPointer(rebasing: buffer[filled..<(filled + part)]).initializeMemory(as: UInt8.self, repeating: 0)
-            filled += part
-            left -= part
+            let space = try nextSpace(upTo: left)
+            space.initializeMemory(as: UInt8.self, repeating: 0)
+            left -= space.count
         }
+    }
+
+    /// The next free part of the buffer, at most `count` bytes (flushing it first when full),
+    /// counted as filled.
+    private mutating func nextSpace(upTo count: Int) throws(MP4Error) -> UnsafeMutableRawBufferPointer {
+        if filled == buffer.count { try flush() }
+        let part = min(count, buffer.count - filled)
+        defer { filled += part }
+        return UnsafeMutableRawBufferPointer(rebasing: buffer[filled..<(filled + part)])
     }
 
     /// Appends a big-endian value: tables are written a value at a time.
