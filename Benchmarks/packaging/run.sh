@@ -8,7 +8,7 @@
 # and `cat` of the same input bytes into one file. Compositor fsyncs what it writes (its folder and
 # file appear atomically); ffmpeg and cat are measured with an fsync of their output (`sync`) too.
 #
-#   Benchmarks/packaging/run.sh [WORKDIR]
+#   Benchmarks/packaging/run.sh [WORKDIR]      DEMO=/path/to/CompositorDemo to measure another build
 #
 # Generates its input with ffmpeg (not committed; about 2.5 GB in WORKDIR at the peak, default a new
 # temporary folder, removed at the end unless WORKDIR was given): 25 s of 720p H.264 (B-frames, a
@@ -23,7 +23,7 @@ REPS=${REPS:-3}
 bench_setup packaging "$@"
 
 echo "== building CompositorDemo (release)"
-DEMO=$(release_binary CompositorDemo)
+DEMO=${DEMO:-$(release_binary CompositorDemo)}
 
 echo "== generating the input in $WORK"
 if [ ! -f "$WORK/src.mp4" ]; then

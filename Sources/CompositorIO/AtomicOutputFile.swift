@@ -76,6 +76,11 @@ package final class AtomicOutputFile {
 
     deinit { discard() }
 
+    /// Sets aside `count` bytes of disk for what is to be written (see `reserveSpace`).
+    package func reserve(_ count: UInt64) throws(FileError) {
+        try reserveSpace(count, for: descriptor, path: path)
+    }
+
     /// Appends all of `bytes`.
     package func write(_ bytes: UnsafeRawBufferPointer) throws(FileError) {
         try writeAll(bytes, to: descriptor, path: path)

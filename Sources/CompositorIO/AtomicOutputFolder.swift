@@ -256,6 +256,7 @@ package enum AtomicOutputFolder {
         let fd = try path.withCPath { open($0, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o666) }
         guard fd >= 0 else { throw .system(path, "create") }
         defer { close(fd) }
+        try reserveSpace(UInt64(bytes.count), for: fd, path: path)
         let result = bytes.withUnsafeBytes { buffer in Result { () throws(FileError) in try writeAll(buffer, to: fd, path: path) } }
         try result.get()
         if flush {

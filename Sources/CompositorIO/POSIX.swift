@@ -47,6 +47,22 @@ package func writeAll(_ bytes: UnsafeRawBufferPointer, to fd: Int32, path: FileP
     }
 }
 
+/// Sets aside `count` bytes of disk from the start of the file open at `fd`, its size unchanged,
+/// where the system can (Linux's `fallocate`; elsewhere, or on file systems without it, nothing
+/// happens). Throws when the disk has not that much space: a write that cannot fit fails before
+/// it starts. On ext4 writing into blocks set aside costs the kernel about a quarter less than
+/// allocating them as it goes (`Benchmarks/render`, the byte-heavy programmes).
+package func reserveSpace(_ count: UInt64, for fd: Int32, path: FilePath) throws(FileError) {
+    #if os(Linux)
+    guard let fallocate = LinuxCalls.fallocate, count > 0, let length = Int64(exactly: count) else { return }
+    while fallocate(fd, LinuxCalls.keepSize, 0, length) != 0 {
+        if errno == EINTR { continue }
+        if errno == ENOSPC || errno == EDQUOT || errno == EFBIG { throw .system(path, "set aside \(count) bytes on disk") }
+        return
+    }
+    #endif
+}
+
 @inline(__always)
 package func systemWrite(_ fd: Int32, _ buffer: UnsafeRawPointer, _ count: Int) -> Int {
     #if canImport(Darwin)

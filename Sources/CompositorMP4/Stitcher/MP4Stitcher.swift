@@ -85,6 +85,7 @@ package struct MP4Stitcher: Sendable {
         defer { output.discard() }
 
         let total = layout.fileSize
+        try mp4Errors { () throws(FileError) in try output.reserve(total) }
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: Self.copyBufferSize, alignment: 16)
         defer { buffer.deallocate() }
         // Small copies (an ad's few chunks, a piece between close breaks) are gathered in the

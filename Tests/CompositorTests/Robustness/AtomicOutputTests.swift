@@ -233,6 +233,36 @@ struct AtomicOutputTests {
     }
     #endif
 
+    /// The stitcher sets aside its output's planned size before writing: on Linux the blocks are
+    /// the file's at once (its size still counts only what was written), and an output that
+    /// cannot fit fails before its first byte.
+    @Test("space set aside before writing: the size counts what was written; what cannot fit fails at once")
+    func reservedSpace() throws {
+        let folder = try MP4Fixtures.makeScratchFolder("reserve")
+        defer { MP4Fixtures.remove(folder) }
+        let output = folder + "/out.mp4"
+        let file = try AtomicOutputFile(path: FilePath(output), unnamedIfPossible: false)
+        try file.reserve(1 << 20)
+        var status = stat()
+        #expect(stat(file.temporaryPath.description, &status) == 0)
+        #expect(status.st_size == 0)
+        #if os(Linux)
+        #expect(Int(status.st_blocks) * 512 >= 1 << 20)
+        #endif
+        try file.write([1, 2, 3])
+        try file.commit()
+        #expect(try MP4Fixtures.bytes(output) == [1, 2, 3])
+
+        #if os(Linux)
+        let tooLarge = try AtomicOutputFile(path: FilePath(output))
+        let error = #expect(throws: FileError.self) { try tooLarge.reserve(1 << 62) }
+        #expect(error?.description.hasPrefix("\(output): cannot set aside 4611686018427387904 bytes on disk: ") == true,
+                "\(String(describing: error))")
+        tooLarge.discard()
+        #expect(try MP4Fixtures.bytes(output) == [1, 2, 3])
+        #endif
+    }
+
     @Test("temporary names stay in the destination's folder")
     func temporaryPrefix() {
         #expect(AtomicOutputFile.temporaryPrefix(for: "out.mp4") == ".out.mp4.partial-")
