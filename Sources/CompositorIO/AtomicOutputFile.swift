@@ -1,4 +1,5 @@
 import CompositorCore
+import Dispatch
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -22,7 +23,11 @@ import Darwin
 /// A named temporary file is held under an exclusive `flock` by its writer, and each new
 /// `AtomicOutputFile` for a destination deletes that destination's named temporaries whose lock
 /// nobody holds: those of writers that died. Live writers (concurrent renders) are never touched.
-package final class AtomicOutputFile {
+///
+/// One write may run on a thread of its own (`startWrite`) while the caller makes the next bytes;
+/// every other call waits for it first, so the file's state is only ever touched by one thread
+/// at a time (hence `@unchecked Sendable`).
+package final class AtomicOutputFile: @unchecked Sendable {
     package let path: FilePath
     /// Where the bytes are until `commit()`: the named temporary file, or, for an unnamed one,
     /// the `/proc/self/fd` path that names it.
@@ -38,6 +43,9 @@ package final class AtomicOutputFile {
     private static let spliceStep: UInt64 = 64 << 10
     /// Whether the temporary file has a name in the folder that `discard()` must remove.
     private var isNamed: Bool
+    /// The write `startWrite` began, if it has not been waited for.
+    private var backgroundWrite: BackgroundWrite?
+    private lazy var writingQueue = DispatchQueue(label: "Compositor.AtomicOutputFile")
 
     /// Refuses a `path` that is not a new name or a regular file, or that is one of `inputs`
     /// (`OutputDestination`). `unnamedIfPossible: false` forces the named temporary file (for
@@ -83,13 +91,49 @@ package final class AtomicOutputFile {
 
     /// Appends all of `bytes`.
     package func write(_ bytes: UnsafeRawBufferPointer) throws(FileError) {
+        try waitForWrite()
         try writeAll(bytes, to: descriptor, path: path)
         advance(by: Int64(bytes.count))
+    }
+
+    /// Starts appending `bytes` on another thread and returns; the next call on this file waits
+    /// until they are written (and throws if they could not be). `bytes` must stay as they are
+    /// until then. The kernel's copy into the file then runs beside the making of the next bytes
+    /// (a transport stream source's demuxing, in a render).
+    package func startWrite(_ bytes: UnsafeRawBufferPointer) throws(FileError) {
+        try waitForWrite()
+        let write = BackgroundWrite()
+        backgroundWrite = write
+        let address = UInt(bitPattern: bytes.baseAddress), count = bytes.count
+        writingQueue.async { [self] in
+            do throws(FileError) {
+                try writeAll(UnsafeRawBufferPointer(start: UnsafeRawPointer(bitPattern: address), count: count), to: descriptor, path: path)
+                advance(by: Int64(count))
+            } catch {
+                write.failure = error
+            }
+            write.done.signal()
+        }
+    }
+
+    /// Waits for the write `startWrite` began; throws its error.
+    package func waitForWrite() throws(FileError) {
+        guard let write = backgroundWrite else { return }
+        backgroundWrite = nil
+        write.done.wait()
+        if let failure = write.failure { throw failure }
+    }
+
+    /// A write on the writing thread: its error is set before `done` is signalled, and read after.
+    private final class BackgroundWrite: @unchecked Sendable {
+        let done = DispatchSemaphore(value: 0)
+        var failure: FileError?
     }
 
     /// Appends `length` bytes of `source` from `offset`: in the kernel where it can
     /// (`copy_file_range` on Linux), otherwise through `buffer`.
     package func append(from source: ReadableFile, offset: UInt64, length: UInt64, buffer: UnsafeMutableRawBufferPointer) throws(FileError) {
+        try waitForWrite()
         var done: UInt64 = 0
         #if os(Linux)
         if let copyFileRange = LinuxCalls.copyFileRange {
@@ -149,6 +193,7 @@ package final class AtomicOutputFile {
 
     /// Flushes the data to disk and renames the temporary file to `path`, replacing what was there.
     package func commit() throws(FileError) {
+        try waitForWrite()
         guard fsync(descriptor) == 0 else {
             throw .system(path, "flush to disk")
         }
@@ -173,6 +218,7 @@ package final class AtomicOutputFile {
 
     /// Closes and deletes the temporary file, unless it was committed.
     package func discard() {
+        try? waitForWrite()
         if !committed, isNamed { _ = try? temporaryPath.withCPath { unlink($0) } }
         if descriptor >= 0 { close(descriptor); descriptor = -1 }
         committed = true

@@ -34,10 +34,10 @@ struct FragmentedSegmentReader: SampleStoreReader {
 
     init(_ files: FragmentedSegmentFiles) { self.files = files }
 
-    /// Appends the layout's bytes `[offset, offset + length)` to `output`.
-    mutating func copy(offset: UInt64, length: UInt64, to output: AtomicOutputFile, buffer: UnsafeMutableRawBufferPointer) throws(MP4Error) {
+    /// Appends the layout's bytes `[offset, offset + length)` to `out`.
+    mutating func copy(offset: UInt64, length: UInt64, to out: inout BufferedOutput) throws(MP4Error) {
         try forEachPart(offset: offset, length: length) { (file, fileOffset, count) throws(MP4Error) in
-            try mp4Errors { () throws(FileError) in try output.append(from: file, offset: fileOffset, length: count, buffer: buffer) }
+            try out.append(from: file, offset: fileOffset, length: count)
         }
     }
 

@@ -1,16 +1,34 @@
 import CompositorIO
 
-/// Bytes gathered into a buffer and written to an output when it fills (and at `flush`): many
-/// small pieces (demuxed samples, repeated silent frames) cost one write per buffer, and a piece
-/// larger than the buffer is written in buffer-sized parts.
+/// A render's output: bytes gathered into a buffer and written when it fills (and at `flush`),
+/// so that many small pieces (demuxed samples, repeated silent frames) cost one write per buffer
+/// and a piece larger than the buffer is written in buffer-sized parts; long copies go from file
+/// to file (`append(from:)`), in order with the rest.
+///
+/// The buffer given is used as two halves: one is written on another thread
+/// (`AtomicOutputFile.startWrite`) while the other fills, so the kernel's copy into the file runs
+/// beside the making of the next bytes (a transport stream source's demuxing).
 struct BufferedOutput {
     let output: AtomicOutputFile
-    let buffer: UnsafeMutableRawBufferPointer
+    /// The half being filled, and the other.
+    private var buffer: UnsafeMutableRawBufferPointer
+    private var otherBuffer: UnsafeMutableRawBufferPointer
     private var filled = 0
 
+    /// `buffer` must stay allocated, and untouched by others, until the output is committed or discarded.
     init(_ output: AtomicOutputFile, buffer: UnsafeMutableRawBufferPointer) {
         self.output = output
-        self.buffer = buffer
+        let half = buffer.count / 2
+        self.buffer = UnsafeMutableRawBufferPointer(rebasing: buffer[0..<half])
+        otherBuffer = UnsafeMutableRawBufferPointer(rebasing: buffer[half...])
+    }
+
+    /// Appends `length` bytes of `file` from `offset`, in the kernel where it can (see
+    /// `AtomicOutputFile.append`), after what was appended before.
+    mutating func append(from file: ReadableFile, offset: UInt64, length: UInt64) throws(MP4Error) {
+        try flush()
+        // The half just written is free again once the file has waited for its write.
+        try mp4Errors { () throws(FileError) in try output.append(from: file, offset: offset, length: length, buffer: buffer) }
     }
 
     mutating func append(_ bytes: UnsafeRawBufferPointer) throws(MP4Error) {
@@ -53,11 +71,14 @@ struct BufferedOutput {
     /// Bytes appended but not yet written.
     var pending: Int { filled }
 
-    /// Writes what the buffer holds.
+    /// Starts writing what the buffer holds, and goes on in the other half (whose write, if
+    /// any, has ended: the file waits for it first).
     mutating func flush() throws(MP4Error) {
+        guard filled > 0 else { return }
         let count = filled
         filled = 0
-        try mp4Errors { () throws(FileError) in try output.write(UnsafeRawBufferPointer(rebasing: buffer[0..<count])) }
+        try mp4Errors { () throws(FileError) in try output.startWrite(UnsafeRawBufferPointer(rebasing: buffer[0..<count])) }
+        swap(&buffer, &otherBuffer)
     }
 }
 

@@ -87,7 +87,8 @@ package struct MP4Stitcher: Sendable {
         let total = layout.fileSize
         try mp4Errors { () throws(FileError) in try output.reserve(total) }
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: Self.copyBufferSize, alignment: 16)
-        defer { buffer.deallocate() }
+        // A write of the buffer may still run on a failure.
+        defer { try? output.waitForWrite(); buffer.deallocate() }
         // Small copies (an ad's few chunks, a piece between close breaks) are gathered in the
         // buffer and written together: a system copy per segment costs more than its bytes.
         var out = BufferedOutput(output, buffer: buffer)
@@ -101,12 +102,11 @@ package struct MP4Stitcher: Sendable {
                 try bytes.withUnsafeBytes { raw in Result { () throws(MP4Error) in try out.append(raw) } }.get()
                 written += length
             case .source(let fileIndex, let offset, let length):
-                try out.flush()
                 // In steps, so progress is reported as the copy goes.
                 var done: UInt64 = 0
                 while done < length {
                     let count = min(UInt64(Self.progressStep), length - done)
-                    try files.copy(from: fileIndex, offset: offset + done, length: count, to: output, buffer: buffer)
+                    try files.copy(from: fileIndex, offset: offset + done, length: count, to: &out)
                     done += count
                     written += count
                     progress(MP4StitchProgress(bytesWritten: written, totalBytes: total))

@@ -21,14 +21,13 @@ struct SourceFiles {
     }
 
     /// Appends `length` bytes of source `index`'s samples, from `offset` (as its sample table
-    /// counts), to `output`.
-    mutating func copy(from index: Int, offset: UInt64, length: UInt64, to output: AtomicOutputFile,
-                       buffer: UnsafeMutableRawBufferPointer) throws(MP4Error) {
+    /// counts), to `out`.
+    mutating func copy(from index: Int, offset: UInt64, length: UInt64, to out: inout BufferedOutput) throws(MP4Error) {
         var reader = try source(index)
         // The reader is a value with caches: take it out while it works, so it is not copied.
         open[index] = nil
         defer { open[index] = reader }
-        try reader.copy(offset: offset, length: length, to: output, buffer: buffer)
+        try reader.copy(offset: offset, length: length, to: &out)
     }
 
     /// `count` bytes of source `index`'s samples, from `offset` (as its sample table counts).
@@ -83,8 +82,8 @@ struct SourceFiles {
 /// its store places in the segments laid back to back, keeping the segment it reads open (and
 /// checked against the version planned) between copies.
 protocol SampleStoreReader {
-    /// Appends the store's bytes `[offset, offset + length)` to `output`.
-    mutating func copy(offset: UInt64, length: UInt64, to output: AtomicOutputFile, buffer: UnsafeMutableRawBufferPointer) throws(MP4Error)
+    /// Appends the store's bytes `[offset, offset + length)` to `out`.
+    mutating func copy(offset: UInt64, length: UInt64, to out: inout BufferedOutput) throws(MP4Error)
     /// The store's bytes `[offset, offset + count)`.
     mutating func read(offset: UInt64, count: Int) throws(MP4Error) -> [UInt8]
     /// Checks the open file is as it was planned.
@@ -100,8 +99,8 @@ private struct FileSampleReader: SampleStoreReader {
 
     init(file: ReadableFile) { blocks = SampleBlockReader(file: file, blockSize: 1 << 16) }
 
-    func copy(offset: UInt64, length: UInt64, to output: AtomicOutputFile, buffer: UnsafeMutableRawBufferPointer) throws(MP4Error) {
-        try mp4Errors { () throws(FileError) in try output.append(from: blocks.file, offset: offset, length: length, buffer: buffer) }
+    func copy(offset: UInt64, length: UInt64, to out: inout BufferedOutput) throws(MP4Error) {
+        try out.append(from: blocks.file, offset: offset, length: length)
     }
 
     mutating func read(offset: UInt64, count: Int) throws(MP4Error) -> [UInt8] {
@@ -119,10 +118,10 @@ private struct DemuxedSampleReader: SampleStoreReader {
     var audio: any SampleStoreReader
     let audioStart: UInt64
 
-    mutating func copy(offset: UInt64, length: UInt64, to output: AtomicOutputFile, buffer: UnsafeMutableRawBufferPointer) throws(MP4Error) {
+    mutating func copy(offset: UInt64, length: UInt64, to out: inout BufferedOutput) throws(MP4Error) {
         let (videoPart, audioPart) = parts(offset: offset, length: length)
-        if let videoPart { try video.copy(offset: videoPart.lowerBound, length: UInt64(videoPart.count), to: output, buffer: buffer) }
-        if let audioPart { try audio.copy(offset: audioPart.lowerBound, length: UInt64(audioPart.count), to: output, buffer: buffer) }
+        if let videoPart { try video.copy(offset: videoPart.lowerBound, length: UInt64(videoPart.count), to: &out) }
+        if let audioPart { try audio.copy(offset: audioPart.lowerBound, length: UInt64(audioPart.count), to: &out) }
     }
 
     mutating func read(offset: UInt64, count: Int) throws(MP4Error) -> [UInt8] {

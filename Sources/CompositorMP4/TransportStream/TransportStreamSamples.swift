@@ -73,11 +73,9 @@ struct TransportStreamSampleReader: SampleStoreReader {
 
     init(_ samples: TransportStreamSamples) { self.samples = samples }
 
-    /// Appends the demuxed bytes `[offset, offset + length)` to `output`.
-    mutating func copy(offset: UInt64, length: UInt64, to output: AtomicOutputFile, buffer: UnsafeMutableRawBufferPointer) throws(MP4Error) {
-        var out = BufferedOutput(output, buffer: buffer)
+    /// Appends the demuxed bytes `[offset, offset + length)` to `out`.
+    mutating func copy(offset: UInt64, length: UInt64, to out: inout BufferedOutput) throws(MP4Error) {
         try forEachPart(offset: offset, length: length) { (bytes) throws(MP4Error) in try out.append(bytes) }
-        try out.flush()
     }
 
     /// The demuxed bytes `[offset, offset + count)`.

@@ -135,8 +135,15 @@ struct AtomicOutputTests {
         #expect(MP4Fixtures.listing(folder) == ["big.json", "out.mp4", "small.json"])
     }
 
-    /// `ulimit -f` makes writes past the limit fail with EFBIG (SIGXFSZ is ignored, as a shell
-    /// that traps it would): what a full disk does to the writer.
+    /// Runs `render SCHEDULE --output OUTPUT` with writes limited to `kilobytes`: `ulimit -f` makes
+    /// writes past the limit fail with EFBIG (SIGXFSZ is ignored, as a shell that traps it would),
+    /// what a full disk does to the writer.
+    static func renderWithFileSizeLimit(_ schedule: String, output: String, kilobytes: Int) async throws -> ChildProcess.Output {
+        let command = #"trap "" XFSZ; ulimit -f \#(kilobytes); exec "$0" render "$1" --output "$2""#
+        return try await ChildProcess.run(URL(fileURLWithPath: "/bin/bash"),
+                                          ["-c", command, DemoProcess.executable.path, schedule, output], in: packageRoot)
+    }
+
     @Test("a full disk is an error exit, the older output stays and nothing partial is left")
     func fullDisk() async throws {
         let folder = try MP4Fixtures.makeScratchFolder("full")
@@ -145,13 +152,7 @@ struct AtomicOutputTests {
         let big = try Self.writeSchedule("big.json", clips: 10, in: folder)
         let output = folder + "/out.mp4"
 
-        func renderWithFileSizeLimit(_ schedule: String, kilobytes: Int) async throws -> ChildProcess.Output {
-            let command = #"trap "" XFSZ; ulimit -f \#(kilobytes); exec "$0" render "$1" --output "$2""#
-            return try await ChildProcess.run(URL(fileURLWithPath: "/bin/bash"),
-                                              ["-c", command, DemoProcess.executable.path, schedule, output], in: packageRoot)
-        }
-
-        let nothingYet = try await renderWithFileSizeLimit(big, kilobytes: 1024)
+        let nothingYet = try await Self.renderWithFileSizeLimit(big, output: output, kilobytes: 1024)
         #expect(nothingYet.status == 1)
         // "cannot write", or on Linux "cannot copy from SOURCE" (samples are copied by copy_file_range).
         #expect(nothingYet.stderr.hasPrefix("error: \(big): \(output): cannot "), "\(nothingYet.stderr)")
@@ -161,11 +162,52 @@ struct AtomicOutputTests {
         let first = try await DemoProcess.run(["render", small, "--output", output])
         #expect(first.status == 0, "\(first.stderr)")
         let older = try MP4Fixtures.bytes(output)
-        let failed = try await renderWithFileSizeLimit(big, kilobytes: 1024)
+        let failed = try await Self.renderWithFileSizeLimit(big, output: output, kilobytes: 1024)
         #expect(failed.status == 1)
         #expect(failed.stderr.hasPrefix("error: "))
         #expect(try MP4Fixtures.bytes(output) == older)
         #expect(MP4Fixtures.listing(folder) == ["big.json", "out.mp4", "small.json"])
+    }
+
+    /// A transport stream source's samples are demuxed into a buffer written on another thread
+    /// (`AtomicOutputFile.startWrite`): its failure still ends the render, with the same message.
+    @Test("a full disk while demuxed samples are written in the background is an error exit, nothing left")
+    func fullDiskInBackgroundWrite() async throws {
+        let folder = try MP4Fixtures.makeScratchFolder("full-ts")
+        defer { MP4Fixtures.remove(folder) }
+        let playlist = packageRoot.appendingPathComponent("Fixtures/hls/ts/content/index.m3u8").path
+        let schedule = folder + "/ts.json"
+        try MP4Fixtures.write(Array(#"{"content": [{"id": "c", "url": "\#(playlist)"}]}"#.utf8), to: schedule)
+        let output = folder + "/out.mp4"
+        let whole = try await DemoProcess.run(["render", schedule, "--output", output])
+        #expect(whole.status == 0, "\(whole.stderr)")
+        let size = try MP4Fixtures.bytes(output).count
+        MP4Fixtures.remove(output)
+
+        let failed = try await Self.renderWithFileSizeLimit(schedule, output: output, kilobytes: size / 2048)
+        #expect(failed.status == 1)
+        #expect(failed.stderr.hasPrefix("error: \(schedule): \(output): cannot write: File too large"), "\(failed.stderr)")
+        #expect(MP4Fixtures.listing(folder) == ["ts.json"])
+    }
+
+    @Test("a write started in the background lands in order with the writes and copies after it")
+    func backgroundWriteOrder() throws {
+        let folder = try MP4Fixtures.makeScratchFolder("order")
+        defer { MP4Fixtures.remove(folder) }
+        let sourcePath = folder + "/source.bin"
+        try MP4Fixtures.write((0..<100).map { UInt8($0) }, to: sourcePath)
+        let source = try ReadableFile(path: FilePath(sourcePath))
+        let output = folder + "/out.bin"
+        let file = try AtomicOutputFile(path: FilePath(output))
+        let first: [UInt8] = Array(repeating: 0xA1, count: 3 << 20), scratch = UnsafeMutableRawBufferPointer.allocate(byteCount: 16, alignment: 16)
+        defer { scratch.deallocate() }
+        try first.withUnsafeBytes { try file.startWrite($0) }
+        try file.append(from: source, offset: 10, length: 5, buffer: scratch)
+        try first.withUnsafeBytes { try file.startWrite(UnsafeRawBufferPointer(rebasing: $0[0..<2])) }
+        try file.write([0xB2])
+        try first.withUnsafeBytes { try file.startWrite(UnsafeRawBufferPointer(rebasing: $0[0..<1])) }
+        try file.commit()
+        #expect(try MP4Fixtures.bytes(output) == first + [10, 11, 12, 13, 14, 0xA1, 0xA1, 0xB2, 0xA1])
     }
 
     @Test("stale temporary files of dead writers are removed by the next output; live writers' are kept")
