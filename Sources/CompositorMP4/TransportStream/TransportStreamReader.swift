@@ -30,11 +30,22 @@ package enum TransportStreamReader {
         0x03: "MPEG-1 audio (MP3)", 0x04: "MPEG-2 audio (MP3)", 0x11: "AAC in LATM", 0x81: "AC-3 audio", 0x87: "E-AC-3 audio",
     ]
     static let clock = PESHeader.clockRate
+    /// Segments read side by side before the index takes them.
+    static let scanBatch = 8
 
     /// The movie, and the timestamp its time 0 is (to line up a variant and its renditions).
     static func read(_ source: HLSSegmentSource, budget: inout MP4SampleBudget) throws(MP4Error) -> (MP4Movie, TimestampOrigin) {
         var index = Index(source: source)
-        for segment in source.segments.indices { try index.add(segment: segment) }
+        // Segments are read side by side a few at a time (more would hold more facts at once),
+        // then taken in order.
+        var start = 0
+        while start < source.segments.count {
+            let end = min(start + scanBatch, source.segments.count)
+            for (segment, scan) in zip(start..<end, TransportStreamSegmentScan.scans(of: source, start..<end)) {
+                try index.add(scan.get(), segment: segment)
+            }
+            start = end
+        }
         let movie = try index.movie(budget: &budget)
         // `movie` has checked that there are samples, so there is a time 0.
         return (movie, .transportStream(index.zero ?? 0))
@@ -91,41 +102,32 @@ extension TransportStreamReader {
 
         init(source: HLSSegmentSource) { self.source = source }
 
-        mutating func add(segment index: Int) throws(MP4Error) {
+        /// Puts segment `index`'s packets after the segments before it.
+        mutating func add(_ scan: TransportStreamSegmentScan, segment index: Int) throws(MP4Error) {
             let segment = source.segments[index]
             let path = segment.path
-            var packets = try SegmentPackets(segment.file)
             if segment.discontinuity { videoClock = TimestampUnwrapper(); audioClock = TimestampUnwrapper() }
             let videoStart = video.count, audioStart = audio.count
-            var demuxer = ProgramDemuxer(streamTypes: [VideoCodingFormat.h264.streamType, VideoCodingFormat.hevc.streamType,
-                                                       ElementaryStreamEntry.adtsAAC])
-            var pids: (video: UInt16?, audio: UInt16?)?
-            /// The PIDs read, chosen once the PMT has been read (PES packets come only after it).
-            func chosenPIDs() throws(MP4Error) -> (video: UInt16?, audio: UInt16?)? {
-                if pids == nil, let map = demuxer.programMap { pids = try choose(map.streams, segment: index, file: path, offset: map.offset) }
-                return pids
+            if let format = scan.program?.format, let program = scan.program {
+                if let videoFormat, videoFormat != format {
+                    throw .unsupportedStream(file: path.description, offset: program.offset,
+                                             reason: "segment \(index + 1)'s video is \(format), the segments' before it \(videoFormat); one track has one format")
+                }
+                videoFormat = format
             }
-            func handle(_ packet: PESPacket, _ index: Int) throws(MP4Error) {
-                let pids = try chosenPIDs()
-                if packet.pid == pids?.video, let videoFormat {
-                    try addVideo(packet, format: videoFormat, segment: index, file: path)
-                } else if packet.pid == pids?.audio {
-                    try addAudio(packet, segment: index, file: path)
+            for packet in scan.packets {
+                switch packet {
+                case .video(let packet): try addVideo(packet, segment: index, file: path)
+                case .audio(let packet): try addAudio(packet, segment: index, file: path)
                 }
             }
-            try packets.walk(from: packets.range.lowerBound) { (bytes, offset) throws(MP4Error) -> Bool in
-                if let packet = try streamErrors(path, { () throws(TSParseFailure) in try demuxer.add(bytes, at: offset) }) {
-                    try handle(packet, index)
-                }
-                return true
-            }
-            for packet in try streamErrors(path, { () throws(TSParseFailure) in try demuxer.finish() }) { try handle(packet, index) }
-            guard let chosen = try chosenPIDs() else {
-                throw .malformedStream(file: path.description, offset: packets.range.lowerBound,
+            if let failure = scan.failure { throw failure }
+            guard let program = scan.program else {
+                throw .malformedStream(file: path.description, offset: scan.range.lowerBound,
                                        reason: "no program map table (PAT and PMT): not a transport stream segment HLS can play")
             }
-            files.append(.init(path: path, version: packets.file.version, byteRange: segment.byteRange,
-                               videoPID: chosen.video, audioPID: chosen.audio))
+            files.append(.init(path: path, version: scan.version, byteRange: segment.byteRange,
+                               videoPID: program.video, audioPID: program.audio))
 
             // Where this segment's timestamps land.
             let earliest = video[videoStart...].map(\.pts).min() ?? audio[audioStart...].map(\.pts).min()
@@ -153,56 +155,14 @@ extension TransportStreamReader {
             playlistTime = sum
         }
 
-        /// The video and audio PIDs this source reads from segment `segment`'s PMT streams; the
-        /// video's format is the source's.
-        mutating func choose(_ streams: [ElementaryStreamEntry], segment: Int, file: FilePath, offset: UInt64) throws(MP4Error) -> (video: UInt16?, audio: UInt16?) {
-            let video = streams.first { VideoCodingFormat(streamType: $0.streamType) != nil }
-            let audio = streams.first { $0.streamType == ElementaryStreamEntry.adtsAAC }
-            func named(_ names: [UInt8: String]) -> String? {
-                streams.lazy.compactMap { stream in names[stream.streamType].map { "\($0) (stream type 0x\(String(stream.streamType, radix: 16)))" } }.first
-            }
-            if video == nil, let other = named(unsupportedVideo) {
-                throw .unsupportedStream(file: file.description, offset: offset, reason: "\(other); transport stream sources are read with H.264 or HEVC video")
-            }
-            if audio == nil, let other = named(unsupportedAudio) {
-                throw .unsupportedStream(file: file.description, offset: offset, reason: "\(other); transport stream sources are read with AAC (ADTS) audio")
-            }
-            guard video != nil || audio != nil else {
-                throw .unsupportedStream(file: file.description, offset: offset,
-                                         reason: "the program has no H.264 or HEVC video and no AAC audio (stream types "
-                                         + streams.map { "0x" + String($0.streamType, radix: 16) }.joined(separator: ", ") + ")")
-            }
-            if let format = video.flatMap({ VideoCodingFormat(streamType: $0.streamType) }) {
-                if let videoFormat, videoFormat != format {
-                    throw .unsupportedStream(file: file.description, offset: offset,
-                                             reason: "segment \(segment + 1)'s video is \(format), the segments' before it \(videoFormat); one track has one format")
-                }
-                videoFormat = format
-            }
-            return (video?.pid, audio?.pid)
-        }
-
-        mutating func addVideo(_ packet: PESPacket, format: VideoCodingFormat, segment: Int, file: FilePath) throws(MP4Error) {
-            guard let pts = packet.header.pts, let dts = packet.header.dts else {
-                throw .unsupportedStream(file: file.description, offset: packet.offset,
-                                         reason: "a video PES packet without a PTS (an access unit split over PES packets)")
-            }
-            let payload = packet.payload
-            let unit = try streamErrors(file, parsing: payload) { (raw) throws(TSParseFailure) in
-                try VideoAccessUnit(payload: raw, format: format, at: packet.offset)
-            }
+        mutating func addVideo(_ packet: TransportStreamSegmentScan.Video, segment: Int, file: FilePath) throws(MP4Error) {
+            guard let format = videoFormat else { return }
             // Encoders repeat the parameter sets at every keyframe: the description is made again
             // only when one of them changes.
             var changed = false
-            for set in unit.parameterSets {
-                let id = try streamErrors(file) { () throws(TSParseFailure) in
-                    try format.parameterSetID(payload[set.range], type: set.type, at: packet.offset)
-                }
-                let bytes = Array(payload[set.range])
-                if parameterSets[set.type]?[id] != bytes {
-                    parameterSets[set.type, default: [:]][id] = bytes
-                    changed = true
-                }
+            for set in packet.parameterSets where parameterSets[set.type]?[set.id] != set.bytes {
+                parameterSets[set.type, default: [:]][set.id] = set.bytes
+                changed = true
             }
             guard format.parameterSetTypes.allSatisfy({ parameterSets[$0]?.isEmpty == false }) else {
                 throw .malformedStream(file: file.description, offset: packet.offset,
@@ -216,12 +176,12 @@ extension TransportStreamReader {
                 description = try videoDescriptions.index(of: sampleEntry(format, file: file, offset: packet.offset), file: file, offset: packet.offset)
                 videoDescription = description
             }
-            video.append(VideoSample(dts: videoClock.unwrap(dts), pts: 0, size: UInt32(unit.sampleSize), isSync: unit.isRandomAccess,
+            video.append(VideoSample(dts: videoClock.unwrap(packet.dts), pts: 0, size: UInt32(packet.sampleSize), isSync: packet.isRandomAccess,
                                      description: description, segment: UInt32(segment), packetOffset: packet.offset))
-            videoUnits.append(unit.sampleUnits)
+            videoUnits.append(packet.units)
             // PTS is unwrapped next to its DTS, which it follows by less than the wrap's half.
             let last = video.count - 1
-            video[last].pts = video[last].dts + (Int64(pts) - Int64(dts) + TimestampUnwrapper.range * 3 / 2) % TimestampUnwrapper.range
+            video[last].pts = video[last].dts + (Int64(packet.pts) - Int64(packet.dts) + TimestampUnwrapper.range * 3 / 2) % TimestampUnwrapper.range
                 - TimestampUnwrapper.range / 2
         }
 
@@ -246,14 +206,9 @@ extension TransportStreamReader {
             }
         }
 
-        mutating func addAudio(_ packet: PESPacket, segment: Int, file: FilePath) throws(MP4Error) {
-            guard let pts = packet.header.pts else {
-                throw .unsupportedStream(file: file.description, offset: packet.offset, reason: "an audio PES packet without a PTS")
-            }
-            let frames = try streamErrors(file, parsing: packet.payload) { (raw) throws(TSParseFailure) in
-                try ADTSFrames.split(raw, at: packet.offset)
-            }
-            let unwrapped = audioClock.unwrap(pts)
+        mutating func addAudio(_ packet: TransportStreamSegmentScan.Audio, segment: Int, file: FilePath) throws(MP4Error) {
+            let frames = packet.frames
+            let unwrapped = audioClock.unwrap(packet.pts)
             let mayOverlap = source.segments[segment].discontinuity
             for (position, frame) in frames.enumerated() {
                 let rate = frame.header.sampleRate

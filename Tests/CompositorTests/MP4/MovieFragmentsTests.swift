@@ -96,7 +96,7 @@ struct MovieFragmentsTests {
         let first = try #require(Self.find(testCase.box, in: bytes))
         let at = first + 8 + testCase.field
         bytes.replaceSubrange(at..<(at + 4), with: [24, 16, 8, 0].map { UInt8(truncatingIfNeeded: testCase.value >> $0) })
-        try Robust.withFile(bytes) { path in
+        _ = try Robust.withFile(bytes) { path in
             #expect { try MP4Reader.read(path: FilePath(path)) } throws: { error in
                 guard case .malformed(let file, let boxPath, _, let reason) = error as? MP4Error else { return false }
                 return file == path && boxPath.hasPrefix("moof/traf[0]/\(testCase.box)") && reason.contains(testCase.reason)

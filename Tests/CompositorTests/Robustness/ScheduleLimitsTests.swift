@@ -67,8 +67,8 @@ struct ScheduleLimitsTests {
         let depth = JSONValue.maximumDepth + 1
         let text = #"{"content": "# + String(repeating: "[", count: depth) + String(repeating: "]", count: depth) + "}"
         #expect { try ScheduleDocument.decode(Array(text.utf8)) } throws: { error in
-            guard case .syntax(let syntax) = error as? ScheduleDocumentError else { return false }
-            return syntax.reason == "nested deeper than \(JSONValue.maximumDepth) levels" && syntax.line == 1
+            guard case .syntax(let line, _, let reason) = error as? ScheduleDocumentError else { return false }
+            return reason == "nested deeper than \(JSONValue.maximumDepth) levels" && line == 1
         }
     }
 

@@ -152,6 +152,41 @@ struct TransportStreamSourceTests {
                                             + "transport stream sources are read with H.264 or HEVC video") == true)
     }
 
+    /// Segments are read a batch at a time side by side (`TransportStreamReader.scanBatch`) and
+    /// taken in order, so the error is the first a reading of one segment after another meets.
+    ///
+    /// ```
+    /// segments   0  1  2  3  4  5  6  7 | 8  9      two batches of the content's 10
+    /// broken           x           x        x       seg2, then seg6, then seg9 is named
+    /// ```
+    @Test("of several broken segments, read side by side, the first in the playlist is named")
+    func firstBrokenSegmentNamed() throws {
+        #expect(TransportStreamReader.scanBatch < 10)
+        let folder = try MP4Fixtures.makeScratchFolder("ts-first-broken")
+        defer { MP4Fixtures.remove(folder) }
+        let content = Self.fixtures + "/hls/ts/content"
+        for name in MP4Fixtures.listing(content) { try MP4Fixtures.write(try MP4Fixtures.bytes(content + "/" + name), to: folder + "/" + name) }
+        let index = folder + "/index.m3u8"
+        func lostSync(_ segment: Int) throws {
+            var bytes = try MP4Fixtures.bytes(content + "/seg\(segment).ts")
+            bytes[564] = 0x00
+            try MP4Fixtures.write(bytes, to: folder + "/seg\(segment).ts")
+        }
+        func repair(_ segment: Int) throws {
+            try MP4Fixtures.write(try MP4Fixtures.bytes(content + "/seg\(segment).ts"), to: folder + "/seg\(segment).ts")
+        }
+        func named(_ segment: Int) -> String {
+            "\(folder)/seg\(segment).ts: malformed MPEG-TS at byte 564 (packet 4): no sync byte (0x47) at the start of a packet (found 0x0)"
+        }
+        #expect(try Self.read(index).tracks.count == 2)
+        for segment in [2, 6, 9] { try lostSync(segment) }
+        #expect(try renderError(schedule(index))?.description == named(2))
+        try repair(2)
+        #expect(try renderError(schedule(index))?.description == named(6))
+        try repair(6)
+        #expect(try renderError(schedule(index))?.description == named(9))
+    }
+
     @Test("a playlist or a transport stream given where an MP4 is read says what it is")
     func notMP4() throws {
         #expect(throws: MP4Error.notMP4(file: Self.fixtures + "/hls/ts/ad1/index.m3u8", reason:
