@@ -2,14 +2,16 @@ import CompositorCore
 import CompositorIO
 import CompositorTS
 
-/// A segment's 188-byte packets, read from its file in blocks (never a read per packet), with the
-/// block last read kept: the samples of one chunk are usually in it.
+/// A segment's 188-byte packets, read from its file in blocks (never a read per packet) on a grid
+/// from the segment's start, with the two blocks last read kept: a sample's PES packet may run
+/// into the next block, and a render's layout takes a block's video and then its audio
+/// (`TransportStreamReader.Index.movie`), so each block is read once.
 struct SegmentPackets {
     let file: ReadableFile
     /// The segment's bytes in the file.
     let range: Range<UInt64>
-    private var block: [UInt8] = []
-    private var blockStart: UInt64 = 0
+    private var block: (start: UInt64, bytes: [UInt8]) = (0, [])
+    private var previous: (start: UInt64, bytes: [UInt8]) = (0, [])
 
     static let blockSize = TSPacket.size * 2048
 
@@ -25,20 +27,28 @@ struct SegmentPackets {
         self.range = range
     }
 
+    /// The block of the grid `offset` is in, into `block` (the one before kept as `previous`).
+    private mutating func load(_ offset: UInt64) throws(MP4Error) {
+        if (previous.start..<(previous.start + UInt64(previous.bytes.count))).contains(offset) {
+            swap(&block, &previous)
+            return
+        }
+        swap(&block, &previous)
+        let start = range.lowerBound + (offset - range.lowerBound) / UInt64(Self.blockSize) * UInt64(Self.blockSize)
+        try file.readBytes(at: start, count: Int(min(UInt64(Self.blockSize), range.upperBound - start)), into: &block.bytes)
+        block.start = start
+    }
+
     /// Calls `body` with each packet and its offset in the file, from `start` to the segment's end
     /// or until `body` returns false.
     mutating func walk(from start: UInt64, _ body: (UnsafeRawBufferPointer, UInt64) throws(MP4Error) -> Bool) throws(MP4Error) {
         var offset = start
         while offset < range.upperBound {
-            if !(blockStart..<(blockStart + UInt64(block.count))).contains(offset) {
-                let count = Int(min(UInt64(Self.blockSize), range.upperBound - offset))
-                try file.readBytes(at: offset, count: count, into: &block)
-                blockStart = offset
-            }
-            let index = Int(offset - blockStart)
-            let more = try block.withUnsafeBytes { raw in
+            if !(block.start..<(block.start + UInt64(block.bytes.count))).contains(offset) { try load(offset) }
+            let blockStart = block.start
+            let more = try block.bytes.withUnsafeBytes { raw in
                 Result { () throws(MP4Error) -> Bool in
-                    var index = index
+                    var index = Int(offset - blockStart)
                     while index + TSPacket.size <= raw.count {
                         guard try body(UnsafeRawBufferPointer(rebasing: raw[index..<(index + TSPacket.size)]),
                                        blockStart + UInt64(index)) else { return false }
@@ -48,7 +58,7 @@ struct SegmentPackets {
                 }
             }.get()
             guard more else { return }
-            offset = blockStart + UInt64(block.count)
+            offset = blockStart + UInt64(block.bytes.count)
         }
     }
 }

@@ -13,7 +13,7 @@ extension TransportStreamReader.Index {
         try budget.charge(video.count + audio.count, file: playlist.description)
         let clock = TransportStreamReader.clock
         var tracks: [MP4Track] = []
-        var layout = Layout()
+        let layout = Layout(video: video, audio: audio, files: files)
 
         if let first = video.first {
             var decodeTimes: [Int64] = [], durations: [UInt32] = [], offsets: [Int32] = []
@@ -42,7 +42,7 @@ extension TransportStreamReader.Index {
                 throw decodeOrder(first, "the video does not start with the playlist's first segment")
             }
             let table = MP4SampleTable(
-                offsets: layout.place(video.map(\.size)), sizes: video.map(\.size), decodeTimes: decodeTimes, durations: durations,
+                offsets: layout.videoPositions, sizes: video.map(\.size), decodeTimes: decodeTimes, durations: durations,
                 compositionOffsetPerSample: offsets, descriptionIndices: video.map(\.description), syncPerSample: video.map(\.isSync))
             tracks.append(try track(id: 1, kind: .video, timescale: Int32(clock), table: table, descriptions: videoDescriptions,
                                     edits: [MP4EditListEntry(segmentDuration: UInt64(end - zero), mediaTime: start)]))
@@ -65,18 +65,12 @@ extension TransportStreamReader.Index {
                          MP4EditListEntry(segmentDuration: UInt64(end - first.pts), mediaTime: 0)]
             }
             let table = MP4SampleTable(
-                offsets: layout.place(audio.map(\.size)), sizes: audio.map(\.size), decodeTimes: decodeTimes, durations: durations,
+                offsets: layout.audioPositions, sizes: audio.map(\.size), decodeTimes: decodeTimes, durations: durations,
                 compositionOffsets: [], descriptionIndices: audio.map(\.description), syncFlags: nil)
             tracks.append(try track(id: 2, kind: .audio, timescale: Int32(rate), table: table, descriptions: audioDescriptions, edits: edits))
         }
 
-        let samples = TransportStreamSamples(
-            segmentFiles: files,
-            segmentIndices: video.map(\.segment) + audio.map(\.segment),
-            packetOffsets: video.map(\.packetOffset) + audio.map(\.packetOffset),
-            dataOffsets: [UInt32](repeating: 0, count: video.count) + audio.map(\.dataOffset),
-            positions: layout.positions, sizes: video.map(\.size) + audio.map(\.size), videoSampleCount: video.count,
-            videoUnits: videoUnits)
+        let samples = TransportStreamSamples(segmentFiles: files, video: video, audio: audio, layout: layout, videoUnits: videoUnits)
         let duration = tracks.map(\.presentationDuration).max() ?? .zero
         return MP4Movie(path: playlist, store: .transportStream(samples), timescale: Int32(clock), duration: duration,
                         tracks: tracks, gaplessInfo: nil)
@@ -111,18 +105,34 @@ extension TransportStreamReader.Index {
         return (kept, times)
     }
 
-    /// The samples' bytes laid back to back, video then audio.
-    private struct Layout {
-        var positions: [UInt64] = []
-        private var next: UInt64 = 0
+    /// Where each sample's bytes go in the demuxed layout: block by block of the segments (see
+    /// `SegmentPackets`), the video samples whose PES packet starts in a block, then its audio
+    /// frames. A render copying the layout reads each block once, and its output interleaves the
+    /// tracks about as the segments did.
+    struct Layout {
+        var videoPositions: [UInt64] = [], audioPositions: [UInt64] = []
+        /// The samples in layout order.
+        var order: [TransportStreamSamples.Sample] = []
 
-        mutating func place(_ sizes: [UInt32]) -> [UInt64] {
-            let start = positions.count
-            for size in sizes {
-                positions.append(next)
-                next += UInt64(size)
+        init(video: [VideoSample], audio: [AudioFrame], files: [TransportStreamSamples.SegmentFile]) {
+            videoPositions.reserveCapacity(video.count); audioPositions.reserveCapacity(audio.count)
+            order.reserveCapacity(video.count + audio.count)
+            func block(_ segment: UInt32, _ offset: UInt64) -> (segment: UInt32, block: UInt64) {
+                let start = files[Int(segment)].byteRange?.lowerBound ?? 0
+                return (segment, (offset - start) / UInt64(SegmentPackets.blockSize))
             }
-            return Array(positions[start...])
+            var next: UInt64 = 0, v = 0, a = 0
+            while v < video.count || a < audio.count {
+                let videoBlock = v < video.count ? block(video[v].segment, video[v].packetOffset) : nil
+                let audioBlock = a < audio.count ? block(audio[a].segment, audio[a].packetOffset) : nil
+                guard let here = [videoBlock, audioBlock].compactMap({ $0 }).min(by: { $0 < $1 }) else { break }
+                while v < video.count, block(video[v].segment, video[v].packetOffset) == here {
+                    videoPositions.append(next); next += UInt64(video[v].size); order.append(.video(Int32(v))); v += 1
+                }
+                while a < audio.count, block(audio[a].segment, audio[a].packetOffset) == here {
+                    audioPositions.append(next); next += UInt64(audio[a].size); order.append(.audio(Int32(a))); a += 1
+                }
+            }
         }
     }
 

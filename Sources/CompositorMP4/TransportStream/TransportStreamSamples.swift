@@ -4,8 +4,8 @@ import CompositorTS
 
 /// Where each sample of a transport stream source is, for writing: the PES packet that carries
 /// it, and where the sample's bytes begin in it. A sample table's offsets for such a source count
-/// in the demuxed samples laid back to back (video first, then audio), so the stitcher's
-/// planning treats it like any MP4; the bytes are demuxed again when written.
+/// in the demuxed samples laid back to back (`TransportStreamReader.Index.Layout`), so the
+/// stitcher's planning treats it like any MP4; the bytes are demuxed again when written.
 package struct TransportStreamSamples: Sendable {
     struct SegmentFile: Sendable {
         let path: FilePath
@@ -14,19 +14,51 @@ package struct TransportStreamSamples: Sendable {
         let videoPID: UInt16?
         let audioPID: UInt16?
     }
+    /// A video sample or an audio frame, by its index in its track.
+    enum Sample: Sendable {
+        case video(Int32)
+        case audio(Int32)
+    }
 
     let segmentFiles: [SegmentFile]
-    /// Per sample, video samples then audio samples, in the order of the demuxed layout.
+    /// Per sample, in the order of the demuxed layout.
+    let samples: [Sample]
     let segmentIndices: [UInt32]
     let packetOffsets: [UInt64]
     /// Audio: where the frame's raw data starts in the PES payload (after its ADTS header).
     let dataOffsets: [UInt32]
     let positions: [UInt64]
     let sizes: [UInt32]
-    let videoSampleCount: Int
     let videoUnits: VideoSampleUnits
 
     var count: Int { sizes.count }
+
+    init(segmentFiles: [SegmentFile], video: [TransportStreamReader.Index.VideoSample], audio: [TransportStreamReader.Index.AudioFrame],
+         layout: TransportStreamReader.Index.Layout, videoUnits: VideoSampleUnits) {
+        self.segmentFiles = segmentFiles
+        samples = layout.order
+        var segmentIndices: [UInt32] = [], packetOffsets: [UInt64] = [], dataOffsets: [UInt32] = [], positions: [UInt64] = [], sizes: [UInt32] = []
+        segmentIndices.reserveCapacity(samples.count); packetOffsets.reserveCapacity(samples.count)
+        dataOffsets.reserveCapacity(samples.count); positions.reserveCapacity(samples.count); sizes.reserveCapacity(samples.count)
+        for sample in samples {
+            switch sample {
+            case .video(let index):
+                let sample = video[Int(index)]
+                segmentIndices.append(sample.segment); packetOffsets.append(sample.packetOffset); dataOffsets.append(0)
+                positions.append(layout.videoPositions[Int(index)]); sizes.append(sample.size)
+            case .audio(let index):
+                let frame = audio[Int(index)]
+                segmentIndices.append(frame.segment); packetOffsets.append(frame.packetOffset); dataOffsets.append(frame.dataOffset)
+                positions.append(layout.audioPositions[Int(index)]); sizes.append(frame.size)
+            }
+        }
+        self.segmentIndices = segmentIndices
+        self.packetOffsets = packetOffsets
+        self.dataOffsets = dataOffsets
+        self.positions = positions
+        self.sizes = sizes
+        self.videoUnits = videoUnits
+    }
 }
 
 /// Where each video sample's NAL units lie in its PES payload, found when the source is read, so
@@ -113,14 +145,19 @@ struct TransportStreamSampleReader: SampleStoreReader {
     private mutating func withSample(_ index: Int, _ body: (UnsafeRawBufferPointer) throws(MP4Error) -> Void) throws(MP4Error) {
         let segmentIndex = Int(samples.segmentIndices[index])
         let file = samples.segmentFiles[segmentIndex]
-        let isVideo = index < samples.videoSampleCount
-        guard let pid = isVideo ? file.videoPID : file.audioPID else { throw noSample(at: samples.positions[index]) }
+        let sample = samples.samples[index]
+        let pid: UInt16?
+        switch sample {
+        case .video: pid = file.videoPID
+        case .audio: pid = file.audioPID
+        }
+        guard let pid else { throw noSample(at: samples.positions[index]) }
         let payload = try pesPayload(segment: segmentIndex, offset: samples.packetOffsets[index], pid: pid)
         let size = Int(samples.sizes[index])
         let changed = MP4Error.io(file: file.path.description, operation: "copy samples",
                                   reason: "the segment no longer holds the sample planned at byte \(samples.packetOffsets[index])")
-        if isVideo {
-            guard let units = samples.videoUnits.units(ofSample: index, payloadSize: payload.count, size: size) else { throw changed }
+        if case .video(let videoIndex) = sample {
+            guard let units = samples.videoUnits.units(ofSample: Int(videoIndex), payloadSize: payload.count, size: size) else { throw changed }
             if scratch.count < size { scratch = [UInt8](repeating: 0, count: size) }
             payload.withUnsafeBytes { raw in
                 scratch.withUnsafeMutableBytes { VideoAccessUnit.writeSample(units: units, from: raw, into: $0) }

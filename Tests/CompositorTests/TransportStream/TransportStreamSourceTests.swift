@@ -152,6 +152,34 @@ struct TransportStreamSourceTests {
                                             + "transport stream sources are read with H.264 or HEVC video") == true)
     }
 
+    /// The demuxed layout a render copies goes block by block through the segments (each of the
+    /// content's segments is one block), a block's video samples then its audio frames, back to
+    /// back: a render reads each block once, and its `mdat` interleaves the tracks.
+    ///
+    /// ```
+    /// segments  |seg0 ..........|seg1 ..........|...
+    /// layout    |v v v v v|a a a|v v v v v|a a a|...
+    /// ```
+    @Test("the demuxed layout takes the segments in order, each one's video then its audio")
+    func interleavedLayout() throws {
+        let movie = try Self.read(Self.fixtures + "/hls/ts/content/index.m3u8")
+        guard case .transportStream(let samples) = movie.store else { Issue.record("not a transport stream store"); return }
+        #expect(samples.positions.first == 0)
+        #expect(zip(samples.positions, samples.positions.dropFirst()).enumerated().allSatisfy { $1.0 + UInt64(samples.sizes[$0]) == $1.1 })
+        #expect(samples.segmentIndices == samples.segmentIndices.sorted())
+        var kinds: [UInt32: String] = [:]
+        for (segment, sample) in zip(samples.segmentIndices, samples.samples) {
+            if case .video = sample { kinds[segment, default: ""] += "v" } else { kinds[segment, default: ""] += "a" }
+        }
+        #expect(kinds.count == 10)
+        for (segment, kinds) in kinds {
+            #expect(kinds.contains("v") && kinds.contains("a") && !kinds.contains("av"), "segment \(segment): \(kinds)")
+        }
+        // The tracks' sample tables point there: the first audio frame before the second segment's video.
+        let video = try #require(movie.videoTrack?.samples), audio = try #require(movie.audioTrack?.samples)
+        #expect(audio.offsets[0] < video.offsets[video.count - 1])
+    }
+
     /// Segments are read a batch at a time side by side (`TransportStreamReader.scanBatch`) and
     /// taken in order, so the error is the first a reading of one segment after another meets.
     ///
