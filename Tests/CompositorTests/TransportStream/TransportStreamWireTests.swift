@@ -146,6 +146,44 @@ struct TransportStreamWireTests {
         }
     }
 
+    /// Start codes are looked for eight bytes at a time, in words that overlap by one byte: the
+    /// table puts them at each place in and across a word, and the random cases check the scan
+    /// against a byte-by-byte one.
+    ///
+    /// ```
+    /// word 0   |0 1 2 3 4 5 6 7|          word 1 starts at 7: |7 8 9 ... 14|
+    /// cases     00 00 01 at 0, 5 (01 in the next word), 6 and 7 (zeros split), 13; 00 00 03 never
+    /// ```
+    @Test("start codes are found wherever they fall in the eight-byte words the scan reads", arguments: [
+        (0, [0, 0, 1] + [UInt8](repeating: 0xAA, count: 20), Int?.some(0)),
+        (0, [UInt8](repeating: 0xAA, count: 5) + [0, 0, 1] + [UInt8](repeating: 0xAA, count: 12), 5),
+        (0, [UInt8](repeating: 0xAA, count: 6) + [0, 0, 1] + [UInt8](repeating: 0xAA, count: 12), 6),
+        (0, [UInt8](repeating: 0xAA, count: 7) + [0, 0, 1] + [UInt8](repeating: 0xAA, count: 12), 7),
+        (0, [UInt8](repeating: 0xAA, count: 13) + [0, 0, 1] + [UInt8](repeating: 0xAA, count: 12), 13),
+        (0, [UInt8](repeating: 0xAA, count: 4) + [0, 0, 0, 1, 0xAA], 5),   // 00 00 00 01: the code is its last three
+        (0, [0xAA, 0, 0, 3, 0, 0, 3, 1, 0, 0x01, 0, 0] + [UInt8](repeating: 0, count: 2), nil),
+        (0, [0xAA, 0xAA, 0, 0], nil),
+        (0, [0xAA, 0, 0, 1], 1),                                             // in the tail, past the last word
+        (2, [0, 0, 1, 0xAA, 0, 0, 1, 0xAA, 0xAA, 0xAA, 0xAA], 4),           // from a later start
+    ] as [(Int, [UInt8], Int?)])
+    func startCodes(_ start: Int, _ bytes: [UInt8], _ expected: Int?) {
+        #expect(bytes.withUnsafeBytes { AnnexB.startCode(in: $0, from: start) } == expected)
+    }
+
+    @Test("the word-at-a-time start code scan agrees with a byte-by-byte one on random streams")
+    func startCodesAgainstReference() {
+        var random = SeededGenerator(seed: 27)
+        for round in 0..<2_000 {
+            // Few distinct values, so zeros, pairs and start codes are common.
+            let bytes = (0..<Int.random(in: 0..<64, using: &random)).map { _ in [0, 0, 0, 1, 3, 0xAA][Int.random(in: 0..<6, using: &random)] as UInt8 }
+            let start = Int.random(in: 0...max(0, bytes.count), using: &random)
+            let reference = (start..<max(start, bytes.count - 2)).first { bytes[$0] == 0 && bytes[$0 + 1] == 0 && bytes[$0 + 2] == 1 }
+            let found = bytes.withUnsafeBytes { AnnexB.startCode(in: $0, from: start) }
+            #expect(found == reference, "round \(round): \(bytes) from \(start)")
+            if found != reference { return }
+        }
+    }
+
     @Test("emulation prevention bytes are removed before a parameter set is parsed")
     func emulationPrevention() {
         #expect(AnnexB.rbsp([0x67, 0x00, 0x00, 0x03, 0x01, 0x00, 0x00, 0x03]) == [0x67, 0x00, 0x00, 0x01, 0x00, 0x00])
