@@ -92,6 +92,11 @@ package final class AtomicOutputFile: @unchecked Sendable {
     /// Appends all of `bytes`.
     package func write(_ bytes: UnsafeRawBufferPointer) throws(FileError) {
         try waitForWrite()
+        try writeNow(bytes)
+    }
+
+    /// Writes `bytes` at the end, on the calling thread (see `startWrite`).
+    private func writeNow(_ bytes: UnsafeRawBufferPointer) throws(FileError) {
         try writeAll(bytes, to: descriptor, path: path)
         advance(by: Int64(bytes.count))
     }
@@ -107,8 +112,7 @@ package final class AtomicOutputFile: @unchecked Sendable {
         let address = UInt(bitPattern: bytes.baseAddress), count = bytes.count
         writingQueue.async { [self] in
             do throws(FileError) {
-                try writeAll(UnsafeRawBufferPointer(start: UnsafeRawPointer(bitPattern: address), count: count), to: descriptor, path: path)
-                advance(by: Int64(count))
+                try writeNow(UnsafeRawBufferPointer(start: UnsafeRawPointer(bitPattern: address), count: count))
             } catch {
                 write.failure = error
             }
@@ -117,7 +121,7 @@ package final class AtomicOutputFile: @unchecked Sendable {
     }
 
     /// Waits for the write `startWrite` began; throws its error.
-    package func waitForWrite() throws(FileError) {
+    private func waitForWrite() throws(FileError) {
         guard let write = backgroundWrite else { return }
         backgroundWrite = nil
         write.done.wait()

@@ -81,14 +81,15 @@ package struct MP4Stitcher: Sendable {
     package func write(_ plan: MP4StitchPlan, to outputPath: FilePath, progress: (MP4StitchProgress) -> Void = { _ in }) throws(MP4Error) {
         let layout = plan.layout
         var files = SourceFiles(layout.sources.map(\.store))
+        // Made before the output, so freed after it: discarding the output waits for a write of
+        // the buffer still running.
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: Self.copyBufferSize, alignment: 16)
+        defer { buffer.deallocate() }
         let output = try mp4Errors { () throws(FileError) in try AtomicOutputFile(path: outputPath, inputs: layout.sources.flatMap(\.store.files)) }
         defer { output.discard() }
 
         let total = layout.fileSize
         try mp4Errors { () throws(FileError) in try output.reserve(total) }
-        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: Self.copyBufferSize, alignment: 16)
-        // A write of the buffer may still run on a failure.
-        defer { try? output.waitForWrite(); buffer.deallocate() }
         // Small copies (an ad's few chunks, a piece between close breaks) are gathered in the
         // buffer and written together: a system copy per segment costs more than its bytes.
         var out = BufferedOutput(output, buffer: buffer)

@@ -5,7 +5,7 @@ import CompositorTS
 /// A segment's 188-byte packets, read from its file in blocks (never a read per packet) on a grid
 /// from the segment's start, with the two blocks last read kept: a sample's PES packet may run
 /// into the next block, and a render's layout takes a block's video and then its audio
-/// (`TransportStreamReader.Index.movie`), so each block is read once.
+/// (`TransportStreamReader.Index.Layout`), so each block is read once.
 struct SegmentPackets {
     let file: ReadableFile
     /// The segment's bytes in the file.
@@ -14,6 +14,9 @@ struct SegmentPackets {
     private var previous: (start: UInt64, bytes: [UInt8]) = (0, [])
 
     static let blockSize = TSPacket.size * 2048
+
+    /// The block of the grid the byte at `offset` is in, for a segment starting at `segmentStart`.
+    static func block(of offset: UInt64, segmentStart: UInt64) -> UInt64 { (offset - segmentStart) / UInt64(blockSize) }
 
     /// Opens the segment's file, checking it is the version expected when one is given.
     init(_ segment: HLSSegmentSource.FileBytes, expecting version: FileVersion? = nil) throws(MP4Error) {
@@ -34,7 +37,7 @@ struct SegmentPackets {
             return
         }
         swap(&block, &previous)
-        let start = range.lowerBound + (offset - range.lowerBound) / UInt64(Self.blockSize) * UInt64(Self.blockSize)
+        let start = range.lowerBound + Self.block(of: offset, segmentStart: range.lowerBound) * UInt64(Self.blockSize)
         try file.readBytes(at: start, count: Int(min(UInt64(Self.blockSize), range.upperBound - start)), into: &block.bytes)
         block.start = start
     }

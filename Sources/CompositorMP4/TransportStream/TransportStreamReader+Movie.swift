@@ -70,7 +70,7 @@ extension TransportStreamReader.Index {
             tracks.append(try track(id: 2, kind: .audio, timescale: Int32(rate), table: table, descriptions: audioDescriptions, edits: edits))
         }
 
-        let samples = TransportStreamSamples(segmentFiles: files, video: video, audio: audio, layout: layout, videoUnits: videoUnits)
+        let samples = TransportStreamSamples(segmentFiles: files, layout: layout, videoUnits: videoUnits)
         let duration = tracks.map(\.presentationDuration).max() ?? .zero
         return MP4Movie(path: playlist, store: .transportStream(samples), timescale: Int32(clock), duration: duration,
                         tracks: tracks, gaplessInfo: nil)
@@ -108,31 +108,46 @@ extension TransportStreamReader.Index {
     /// Where each sample's bytes go in the demuxed layout: block by block of the segments (see
     /// `SegmentPackets`), the video samples whose PES packet starts in a block, then its audio
     /// frames. A render copying the layout reads each block once, and its output interleaves the
-    /// tracks about as the segments did.
+    /// tracks about as the segments did. Made in one pass: each track's positions (its sample
+    /// table's offsets) and, in layout order, what `TransportStreamSamples` keeps of each sample.
     struct Layout {
         var videoPositions: [UInt64] = [], audioPositions: [UInt64] = []
-        /// The samples in layout order.
-        var order: [TransportStreamSamples.Sample] = []
+        var samples: [TransportStreamSamples.Sample] = []
+        var segmentIndices: [UInt32] = [], packetOffsets: [UInt64] = [], dataOffsets: [UInt32] = []
+        var positions: [UInt64] = [], sizes: [UInt32] = []
 
         init(video: [VideoSample], audio: [AudioFrame], files: [TransportStreamSamples.SegmentFile]) {
             videoPositions.reserveCapacity(video.count); audioPositions.reserveCapacity(audio.count)
-            order.reserveCapacity(video.count + audio.count)
             func block(_ segment: UInt32, _ offset: UInt64) -> (segment: UInt32, block: UInt64) {
-                let start = files[Int(segment)].byteRange?.lowerBound ?? 0
-                return (segment, (offset - start) / UInt64(SegmentPackets.blockSize))
+                (segment, SegmentPackets.block(of: offset, segmentStart: files[Int(segment)].byteRange?.lowerBound ?? 0))
             }
-            var next: UInt64 = 0, v = 0, a = 0
+            var v = 0, a = 0
             while v < video.count || a < audio.count {
                 let videoBlock = v < video.count ? block(video[v].segment, video[v].packetOffset) : nil
                 let audioBlock = a < audio.count ? block(audio[a].segment, audio[a].packetOffset) : nil
                 guard let here = [videoBlock, audioBlock].compactMap({ $0 }).min(by: { $0 < $1 }) else { break }
                 while v < video.count, block(video[v].segment, video[v].packetOffset) == here {
-                    videoPositions.append(next); next += UInt64(video[v].size); order.append(.video(Int32(v))); v += 1
+                    let sample = video[v]
+                    videoPositions.append(place(.video(Int32(v)), segment: sample.segment, packetOffset: sample.packetOffset,
+                                                dataOffset: 0, size: sample.size))
+                    v += 1
                 }
                 while a < audio.count, block(audio[a].segment, audio[a].packetOffset) == here {
-                    audioPositions.append(next); next += UInt64(audio[a].size); order.append(.audio(Int32(a))); a += 1
+                    let frame = audio[a]
+                    audioPositions.append(place(.audio(Int32(a)), segment: frame.segment, packetOffset: frame.packetOffset,
+                                                dataOffset: frame.dataOffset, size: frame.size))
+                    a += 1
                 }
             }
+        }
+
+        /// Puts `sample` after those placed so far; returns its position.
+        private mutating func place(_ sample: TransportStreamSamples.Sample, segment: UInt32, packetOffset: UInt64,
+                                    dataOffset: UInt32, size: UInt32) -> UInt64 {
+            let position = (positions.last ?? 0) + UInt64(sizes.last ?? 0)
+            samples.append(sample); segmentIndices.append(segment); packetOffsets.append(packetOffset)
+            dataOffsets.append(dataOffset); positions.append(position); sizes.append(size)
+            return position
         }
     }
 

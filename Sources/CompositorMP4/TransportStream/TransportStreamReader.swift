@@ -108,7 +108,7 @@ extension TransportStreamReader {
             let path = segment.path
             if segment.discontinuity { videoClock = TimestampUnwrapper(); audioClock = TimestampUnwrapper() }
             let videoStart = video.count, audioStart = audio.count
-            if let format = scan.program?.format, let program = scan.program {
+            if let program = scan.program, let format = program.format {
                 if let videoFormat, videoFormat != format {
                     throw .unsupportedStream(file: path.description, offset: program.offset,
                                              reason: "segment \(index + 1)'s video is \(format), the segments' before it \(videoFormat); one track has one format")

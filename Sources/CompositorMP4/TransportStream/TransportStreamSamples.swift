@@ -33,30 +33,14 @@ package struct TransportStreamSamples: Sendable {
 
     var count: Int { sizes.count }
 
-    init(segmentFiles: [SegmentFile], video: [TransportStreamReader.Index.VideoSample], audio: [TransportStreamReader.Index.AudioFrame],
-         layout: TransportStreamReader.Index.Layout, videoUnits: VideoSampleUnits) {
+    init(segmentFiles: [SegmentFile], layout: TransportStreamReader.Index.Layout, videoUnits: VideoSampleUnits) {
         self.segmentFiles = segmentFiles
-        samples = layout.order
-        var segmentIndices: [UInt32] = [], packetOffsets: [UInt64] = [], dataOffsets: [UInt32] = [], positions: [UInt64] = [], sizes: [UInt32] = []
-        segmentIndices.reserveCapacity(samples.count); packetOffsets.reserveCapacity(samples.count)
-        dataOffsets.reserveCapacity(samples.count); positions.reserveCapacity(samples.count); sizes.reserveCapacity(samples.count)
-        for sample in samples {
-            switch sample {
-            case .video(let index):
-                let sample = video[Int(index)]
-                segmentIndices.append(sample.segment); packetOffsets.append(sample.packetOffset); dataOffsets.append(0)
-                positions.append(layout.videoPositions[Int(index)]); sizes.append(sample.size)
-            case .audio(let index):
-                let frame = audio[Int(index)]
-                segmentIndices.append(frame.segment); packetOffsets.append(frame.packetOffset); dataOffsets.append(frame.dataOffset)
-                positions.append(layout.audioPositions[Int(index)]); sizes.append(frame.size)
-            }
-        }
-        self.segmentIndices = segmentIndices
-        self.packetOffsets = packetOffsets
-        self.dataOffsets = dataOffsets
-        self.positions = positions
-        self.sizes = sizes
+        samples = layout.samples
+        segmentIndices = layout.segmentIndices
+        packetOffsets = layout.packetOffsets
+        dataOffsets = layout.dataOffsets
+        positions = layout.positions
+        sizes = layout.sizes
         self.videoUnits = videoUnits
     }
 }

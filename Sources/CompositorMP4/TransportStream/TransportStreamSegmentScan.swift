@@ -27,8 +27,10 @@ struct TransportStreamSegmentScan: Sendable {
     }
 
     /// The video and audio streams read, from the segment's PMT: PIDs, the video's format, and
-    /// where the PMT is. `nil` when no PMT came before the end (or before `failure`).
-    var program: (video: UInt16?, audio: UInt16?, format: VideoCodingFormat?, offset: UInt64)?
+    /// where the PMT is.
+    typealias Program = (video: UInt16?, audio: UInt16?, format: VideoCodingFormat?, offset: UInt64)
+    /// `nil` when no PMT came before the end (or before `failure`).
+    var program: Program?
     /// The PES packets read, in stream order.
     var packets: [Packet] = []
     /// What ended the reading early, after `packets`: the index reports it once it has taken
@@ -56,9 +58,13 @@ struct TransportStreamSegmentScan: Sendable {
         let path = path
         var demuxer = ProgramDemuxer(streamTypes: [VideoCodingFormat.h264.streamType, VideoCodingFormat.hevc.streamType,
                                                    ElementaryStreamEntry.adtsAAC])
-        func handle(_ packet: PESPacket) throws(MP4Error) {
+        /// The program, chosen once its PMT has been read (PES packets come only after it).
+        func chosenProgram() throws(MP4Error) -> Program? {
             if program == nil, let map = demuxer.programMap { program = try Self.choose(map.streams, file: path, offset: map.offset) }
-            guard let program else { return }
+            return program
+        }
+        func handle(_ packet: PESPacket) throws(MP4Error) {
+            guard let program = try chosenProgram() else { return }
             if packet.pid == program.video, let format = program.format {
                 self.packets.append(.video(try Self.video(packet, format: format, file: path)))
             } else if packet.pid == program.audio {
@@ -72,13 +78,12 @@ struct TransportStreamSegmentScan: Sendable {
             return true
         }
         for packet in try streamErrors(path, { () throws(TSParseFailure) in try demuxer.finish() }) { try handle(packet) }
-        if program == nil, let map = demuxer.programMap { program = try Self.choose(map.streams, file: path, offset: map.offset) }
+        _ = try chosenProgram()
     }
 
     /// The first H.264 or HEVC stream and the first AAC one of a PMT; refuses a program with
     /// neither, naming what it has instead.
-    private static func choose(_ streams: [ElementaryStreamEntry], file: FilePath, offset: UInt64) throws(MP4Error)
-        -> (video: UInt16?, audio: UInt16?, format: VideoCodingFormat?, offset: UInt64) {
+    private static func choose(_ streams: [ElementaryStreamEntry], file: FilePath, offset: UInt64) throws(MP4Error) -> Program {
         let video = streams.first { VideoCodingFormat(streamType: $0.streamType) != nil }
         let audio = streams.first { $0.streamType == ElementaryStreamEntry.adtsAAC }
         func named(_ names: [UInt8: String]) -> String? {
