@@ -38,22 +38,12 @@ package struct VideoAccessUnit: Sendable {
         isRandomAccess = randomAccess
     }
 
-    /// Writes the MP4 sample (`sampleSize` bytes) from `payload` into `output`, which must have room.
+    /// Writes the MP4 sample (`sampleSize` bytes: each unit after its 4-byte length) from
+    /// `payload` into `output`, which must have room.
     package func writeSample(from payload: UnsafeRawBufferPointer, into output: UnsafeMutableRawBufferPointer) {
-        Self.writeSample(units: sampleUnits, from: payload, into: output)
-    }
-
-    /// Writes the MP4 sample made of `units` (ranges of `payload`, each prefixed by its 4-byte
-    /// length) into `output`, which must have room.
-    package static func writeSample(units: some Sequence<Range<Int>>, from payload: UnsafeRawBufferPointer,
-                                    into output: UnsafeMutableRawBufferPointer) {
         var position = 0
-        for unit in units {
-            let length = UInt32(unit.count)
-            output[position] = UInt8(length >> 24)
-            output[position + 1] = UInt8((length >> 16) & 0xFF)
-            output[position + 2] = UInt8((length >> 8) & 0xFF)
-            output[position + 3] = UInt8(length & 0xFF)
+        for unit in sampleUnits {
+            output.storeBytes(of: UInt32(unit.count).bigEndian, toByteOffset: position, as: UInt32.self)
             UnsafeMutableRawBufferPointer(rebasing: output[(position + 4)..<(position + 4 + unit.count)])
                 .copyMemory(from: UnsafeRawBufferPointer(rebasing: payload[unit]))
             position += 4 + unit.count

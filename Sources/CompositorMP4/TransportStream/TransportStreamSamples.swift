@@ -45,11 +45,11 @@ package struct TransportStreamSamples: Sendable {
     }
 }
 
-/// Where each video sample's NAL units lie in its PES payload, found when the source is read, so
-/// that writing copies them without scanning the payload for start codes a second time (the scan
-/// was a seventh of a TS render's time). A few bytes a unit.
+/// Where each video sample's NAL units lie in its PES packet, found when the source is read, so
+/// that writing copies them without scanning for start codes a second time (the scan was a
+/// seventh of a TS render's time). A few bytes a unit.
 struct VideoSampleUnits: Sendable {
-    /// Start and end of each unit, samples one after another.
+    /// Start and end of each unit, counted from the PES packet's first byte, samples one after another.
     private var bounds: [UInt32] = []
     /// Index in `bounds` of each sample's first unit's start, and of the end of the last.
     private var firsts: [Int] = [0]
@@ -62,30 +62,28 @@ struct VideoSampleUnits: Sendable {
         firsts.append(bounds.count)
     }
 
-    /// Sample `index`'s units; `nil` when they do not lie in a payload of `payloadSize` bytes or
-    /// do not make a sample of `size` bytes (the segment changed since it was read).
-    func units(ofSample index: Int, payloadSize: Int, size: Int) -> [Range<Int>]? {
+    /// Sample `index`'s units, start and end in turn, ascending; `nil` when they do not make a
+    /// sample of `size` bytes.
+    func units(ofSample index: Int, size: Int) -> ArraySlice<UInt32>? {
         guard index + 1 < firsts.count else { return nil }
-        var units: [Range<Int>] = []
-        var total = 0
-        for position in stride(from: firsts[index], to: firsts[index + 1], by: 2) {
-            let start = Int(bounds[position]), end = Int(bounds[position + 1])
-            guard start <= end, end <= payloadSize else { return nil }
-            units.append(start..<end)
-            total += 4 + end - start
+        let units = bounds[firsts[index]..<firsts[index + 1]]
+        var total = 0, previousEnd: UInt32 = 0
+        for position in stride(from: units.startIndex, to: units.endIndex, by: 2) {
+            guard previousEnd <= units[position], units[position] <= units[position + 1] else { return nil }
+            previousEnd = units[position + 1]
+            total += 4 + Int(units[position + 1] - units[position])
         }
         return total == size ? units : nil
     }
 }
 
 /// Demuxes a transport stream source's samples again, as `TransportStreamSamples` places them,
-/// into an output file. Holds one segment open, its last block read, and the last PES packet.
+/// into an output file. Holds one segment open, its last blocks read, and the last audio PES
+/// packet put together (it carries several frames).
 struct TransportStreamSampleReader: SampleStoreReader {
     private let samples: TransportStreamSamples
     private var segment: (index: Int, packets: SegmentPackets)?
     private var packet: (segment: Int, offset: UInt64, pid: UInt16, payload: [UInt8])?
-    /// One sample's bytes (an H.264 access unit, length-prefixed).
-    private var scratch: [UInt8] = []
 
     init(_ samples: TransportStreamSamples) { self.samples = samples }
 
@@ -114,7 +112,7 @@ struct TransportStreamSampleReader: SampleStoreReader {
             guard index < samples.count else { throw noSample(at: position) }
             let start = samples.positions[index], size = UInt64(samples.sizes[index])
             let within = Int(position - start), take = Int(min(end, start + size) - position)
-            try withSample(index) { (bytes) throws(MP4Error) in try body(UnsafeRawBufferPointer(rebasing: bytes[within..<(within + take)])) }
+            try copySample(index, within..<(within + take), body)
             position += UInt64(take)
             index += 1
         }
@@ -125,54 +123,91 @@ struct TransportStreamSampleReader: SampleStoreReader {
         if let segment { try mp4Errors { () throws(FileError) in try segment.packets.file.checkUnchanged() } }
     }
 
-    /// Calls `body` with sample `index`'s bytes.
-    private mutating func withSample(_ index: Int, _ body: (UnsafeRawBufferPointer) throws(MP4Error) -> Void) throws(MP4Error) {
+    /// Calls `body` with `window` of sample `index`'s bytes, in parts.
+    private mutating func copySample(_ index: Int, _ window: Range<Int>, _ body: (UnsafeRawBufferPointer) throws(MP4Error) -> Void) throws(MP4Error) {
         let segmentIndex = Int(samples.segmentIndices[index])
         let file = samples.segmentFiles[segmentIndex]
-        let sample = samples.samples[index]
-        let pid: UInt16?
-        switch sample {
-        case .video: pid = file.videoPID
-        case .audio: pid = file.audioPID
-        }
-        guard let pid else { throw noSample(at: samples.positions[index]) }
-        let payload = try pesPayload(segment: segmentIndex, offset: samples.packetOffsets[index], pid: pid)
-        let size = Int(samples.sizes[index])
+        let offset = samples.packetOffsets[index], size = Int(samples.sizes[index])
         let changed = MP4Error.io(file: file.path.description, operation: "copy samples",
-                                  reason: "the segment no longer holds the sample planned at byte \(samples.packetOffsets[index])")
-        if case .video(let videoIndex) = sample {
-            guard let units = samples.videoUnits.units(ofSample: Int(videoIndex), payloadSize: payload.count, size: size) else { throw changed }
-            if scratch.count < size { scratch = [UInt8](repeating: 0, count: size) }
-            payload.withUnsafeBytes { raw in
-                scratch.withUnsafeMutableBytes { VideoAccessUnit.writeSample(units: units, from: raw, into: $0) }
-            }
-            try scratch.withUnsafeBytes { raw in
-                Result { () throws(MP4Error) in try body(UnsafeRawBufferPointer(rebasing: raw[0..<size])) }
-            }.get()
-        } else {
+                                  reason: "the segment no longer holds the sample planned at byte \(offset)")
+        switch samples.samples[index] {
+        case .video(let videoIndex):
+            guard let pid = file.videoPID else { throw noSample(at: samples.positions[index]) }
+            guard let units = samples.videoUnits.units(ofSample: Int(videoIndex), size: size) else { throw changed }
+            try copyVideoSample(units: units, window: window, segment: segmentIndex, offset: offset, pid: pid, changed: changed, body)
+        case .audio:
+            guard let pid = file.audioPID else { throw noSample(at: samples.positions[index]) }
+            let payload = try pesPayload(segment: segmentIndex, offset: offset, pid: pid)
             let start = Int(samples.dataOffsets[index])
             guard start + size <= payload.count else { throw changed }
             try payload.withUnsafeBytes { raw in
-                Result { () throws(MP4Error) in try body(UnsafeRawBufferPointer(rebasing: raw[start..<(start + size)])) }
+                Result { () throws(MP4Error) in
+                    try body(UnsafeRawBufferPointer(rebasing: raw[(start + window.lowerBound)..<(start + window.upperBound)]))
+                }
             }.get()
         }
+    }
+
+    /// Calls `body` with `window` of a video sample's bytes (each of `units` after its 4-byte
+    /// length) taken straight from the payloads of the transport stream packets that carry its
+    /// PES packet, the one on `pid` starting at `offset`: a render's video is most of its bytes,
+    /// and putting each PES packet together first copied them twice more.
+    private mutating func copyVideoSample(units: ArraySlice<UInt32>, window: Range<Int>, segment index: Int, offset: UInt64, pid: UInt16,
+                                          changed: MP4Error, _ body: (UnsafeRawBufferPointer) throws(MP4Error) -> Void) throws(MP4Error) {
+        var packets = try openSegment(index)
+        defer { segment = (index, packets) }
+        let path = samples.segmentFiles[index].path
+        /// The PES packet's bytes before the payload being read; the sample's bytes passed (or
+        /// skipped, before `window`) so far.
+        var packetPosition = 0, samplePosition = 0
+        /// Where the unit being copied begins in `units`, and whether its length is written.
+        var unit = units.startIndex, lengthWritten = false
+        var continuity: UInt8?
+        func pass(_ bytes: UnsafeRawBufferPointer) throws(MP4Error) {
+            let from = max(window.lowerBound - samplePosition, 0), to = min(window.upperBound - samplePosition, bytes.count)
+            if from < to { try body(UnsafeRawBufferPointer(rebasing: bytes[from..<to])) }
+            samplePosition += bytes.count
+        }
+        try packets.walk(from: offset) { (bytes, at) throws(MP4Error) -> Bool in
+            let packet = try streamErrors(path) { () throws(TSParseFailure) in try TSPacket(bytes, at: at) }
+            guard packet.pid == pid, packet.hasPayload else { return true }
+            if let last = continuity {
+                // The next PES packet has begun before the sample's units ended.
+                guard !packet.payloadUnitStart else { throw changed }
+                // A repeated packet (2.4.3.3) carries nothing new.
+                if packet.continuityCounter == last { return true }
+                guard packet.continuityCounter == (last + 1) & 0x0F else { throw changed }
+            } else if !packet.payloadUnitStart || at != offset {
+                throw changed
+            }
+            continuity = packet.continuityCounter
+            let payload = UnsafeRawBufferPointer(rebasing: bytes[packet.payloadStart...])
+            let payloadEnd = packetPosition + payload.count
+            while unit < units.endIndex {
+                let start = Int(units[unit]), end = Int(units[unit + 1])
+                guard start < payloadEnd else { break }
+                if !lengthWritten {
+                    try withUnsafeBytes(of: UInt32(end - start).bigEndian) { raw in Result { () throws(MP4Error) in try pass(raw) } }.get()
+                    lengthWritten = true
+                }
+                try pass(UnsafeRawBufferPointer(rebasing: payload[(max(start, packetPosition) - packetPosition)..<(min(end, payloadEnd) - packetPosition)]))
+                guard end <= payloadEnd else { break }
+                unit += 2
+                lengthWritten = false
+            }
+            packetPosition = payloadEnd
+            return unit < units.endIndex && samplePosition < window.upperBound
+        }
+        guard unit == units.endIndex || samplePosition >= window.upperBound else { throw changed }
     }
 
     /// The payload of the PES packet on `pid` that starts with the packet at `offset`.
     private mutating func pesPayload(segment index: Int, offset: UInt64, pid: UInt16) throws(MP4Error) -> [UInt8] {
         if let packet, packet.segment == index, packet.offset == offset, packet.pid == pid { return packet.payload }
-        let file = samples.segmentFiles[index]
-        var packets: SegmentPackets
-        if segment?.index == index, let open = segment.take() {
-            // Taken out, so the walk reads new blocks into the one block array.
-            packets = open.packets
-        } else {
-            try checkUnchanged()
-            packets = try SegmentPackets(.init(path: file.path, byteRange: file.byteRange), expecting: file.version)
-        }
+        var packets = try openSegment(index)
         // Kept, with the block it reads, for the next sample.
         defer { segment = (index, packets) }
-        let path = file.path
+        let path = samples.segmentFiles[index].path
         var assembler = PESAssembler(pids: [pid])
         var found: PESPacket?
         try packets.walk(from: offset) { (bytes, at) throws(MP4Error) -> Bool in
@@ -187,6 +222,16 @@ struct TransportStreamSampleReader: SampleStoreReader {
         }
         packet = (index, offset, pid, found.payload)
         return found.payload
+    }
+
+    /// Segment `index`'s packets: the open segment's, taken out (so a walk reads new blocks into
+    /// its one block array; the caller puts it back), or the segment opened, once the one open
+    /// before is checked unchanged.
+    private mutating func openSegment(_ index: Int) throws(MP4Error) -> SegmentPackets {
+        if segment?.index == index, let open = segment.take() { return open.packets }
+        try checkUnchanged()
+        let file = samples.segmentFiles[index]
+        return try SegmentPackets(.init(path: file.path, byteRange: file.byteRange), expecting: file.version)
     }
 
     private func noSample(at position: UInt64) -> MP4Error {

@@ -13,6 +13,8 @@ struct TransportStreamSegmentScan: Sendable {
     struct Video: Sendable {
         let pts: UInt64, dts: UInt64, offset: UInt64
         let sampleSize: Int, isRandomAccess: Bool
+        /// Where the sample's NAL units are, counted from the PES packet's first byte (its
+        /// header's), so writing can take them from the transport stream packets as they come.
         let units: [Range<Int>]
         /// Its parameter sets: NAL unit type, id, and bytes.
         let parameterSets: [(type: UInt8, id: UInt32, bytes: [UInt8])]
@@ -55,30 +57,52 @@ struct TransportStreamSegmentScan: Sendable {
     }
 
     private mutating func read(_ packets: inout SegmentPackets) throws(MP4Error) {
-        let path = path
+        var reader = Reader(path: path)
+        // `reader` keeps what it has read when it throws.
+        defer { (program, self.packets) = (reader.program, reader.packets) }
+        try packets.walk(from: packets.range.lowerBound) { (bytes, offset) throws(MP4Error) -> Bool in
+            try reader.add(bytes, at: offset)
+            return true
+        }
+        try reader.finish()
+    }
+
+    /// The segment's packets read in order: a value of its own rather than closures over the
+    /// scan's properties, which Swift checks for exclusive access at every packet.
+    private struct Reader {
+        let path: FilePath
         var demuxer = ProgramDemuxer(streamTypes: [VideoCodingFormat.h264.streamType, VideoCodingFormat.hevc.streamType,
                                                    ElementaryStreamEntry.adtsAAC])
-        /// The program, chosen once its PMT has been read (PES packets come only after it).
-        func chosenProgram() throws(MP4Error) -> Program? {
-            if program == nil, let map = demuxer.programMap { program = try Self.choose(map.streams, file: path, offset: map.offset) }
-            return program
-        }
-        func handle(_ packet: PESPacket) throws(MP4Error) {
-            guard let program = try chosenProgram() else { return }
-            if packet.pid == program.video, let format = program.format {
-                self.packets.append(.video(try Self.video(packet, format: format, file: path)))
-            } else if packet.pid == program.audio {
-                self.packets.append(.audio(try Self.audio(packet, file: path)))
-            }
-        }
-        try packets.walk(from: packets.range.lowerBound) { (bytes, offset) throws(MP4Error) -> Bool in
+        var program: Program?
+        var packets: [Packet] = []
+
+        init(path: FilePath) { self.path = path }
+
+        mutating func add(_ bytes: UnsafeRawBufferPointer, at offset: UInt64) throws(MP4Error) {
             if let packet = try streamErrors(path, { () throws(TSParseFailure) in try demuxer.add(bytes, at: offset) }) {
                 try handle(packet)
             }
-            return true
         }
-        for packet in try streamErrors(path, { () throws(TSParseFailure) in try demuxer.finish() }) { try handle(packet) }
-        _ = try chosenProgram()
+
+        mutating func finish() throws(MP4Error) {
+            for packet in try streamErrors(path, { () throws(TSParseFailure) in try demuxer.finish() }) { try handle(packet) }
+            _ = try chosenProgram()
+        }
+
+        /// The program, chosen once its PMT has been read (PES packets come only after it).
+        private mutating func chosenProgram() throws(MP4Error) -> Program? {
+            if program == nil, let map = demuxer.programMap { program = try TransportStreamSegmentScan.choose(map.streams, file: path, offset: map.offset) }
+            return program
+        }
+
+        private mutating func handle(_ packet: PESPacket) throws(MP4Error) {
+            guard let program = try chosenProgram() else { return }
+            if packet.pid == program.video, let format = program.format {
+                packets.append(.video(try TransportStreamSegmentScan.video(packet, format: format, file: path)))
+            } else if packet.pid == program.audio {
+                packets.append(.audio(try TransportStreamSegmentScan.audio(packet, file: path)))
+            }
+        }
     }
 
     /// The first H.264 or HEVC stream and the first AAC one of a PMT; refuses a program with
@@ -119,8 +143,9 @@ struct TransportStreamSegmentScan: Sendable {
             }
             parameterSets.append((set.type, id, Array(payload[set.range])))
         }
+        let header = packet.header.headerLength
         return Video(pts: pts, dts: dts, offset: packet.offset, sampleSize: unit.sampleSize, isRandomAccess: unit.isRandomAccess,
-                     units: unit.sampleUnits, parameterSets: parameterSets)
+                     units: unit.sampleUnits.map { ($0.lowerBound + header)..<($0.upperBound + header) }, parameterSets: parameterSets)
     }
 
     private static func audio(_ packet: PESPacket, file: FilePath) throws(MP4Error) -> Audio {

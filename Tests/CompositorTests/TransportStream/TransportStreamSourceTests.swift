@@ -4,6 +4,7 @@ import Testing
 @testable import CompositorCore
 @testable import CompositorIO
 @testable import CompositorMP4
+@testable import CompositorTS
 
 /// An HLS playlist of MPEG-TS segments read into the MP4 source model, and every way it can be
 /// refused, by name.
@@ -255,6 +256,120 @@ struct TransportStreamSourceTests {
         }
         // Single bit flips in slice data still render; damage to headers is caught.
         #expect(outcomes["rendered", default: 0] > 0 && outcomes["malformed", default: 0] > 0, "\(outcomes)")
+    }
+
+    /// The bytes a render writes for each sample, made the way the reader made them before it
+    /// took video straight from the packets: each PES packet put together, then its NAL units
+    /// (video) or its raw frames (audio) copied out.
+    static func assembledSamples(_ segments: HLSSegmentSource) throws -> [UInt8] {
+        var videoSamples: [[UInt8]] = [], audioFrames: [[UInt8]] = []
+        var layout: [(isVideo: Bool, index: Int)] = []
+        for segment in segments.segments {
+            let bytes = try MP4Fixtures.bytes(segment.path.description)
+            var demuxer = ProgramDemuxer(streamTypes: [0x1B, 0x0F])
+            var packets: [PESPacket] = []
+            try bytes.withUnsafeBytes { raw in
+                for start in stride(from: 0, to: raw.count, by: 188) {
+                    if let packet = try demuxer.add(UnsafeRawBufferPointer(rebasing: raw[start..<(start + 188)]), at: UInt64(start)) {
+                        packets.append(packet)
+                    }
+                }
+            }
+            packets += try demuxer.finish()
+            let streams = try #require(demuxer.programMap?.streams)
+            let videoPID = streams.first { $0.streamType == 0x1B }?.pid
+            var segmentVideo: [(Bool, Int)] = [], segmentAudio: [(Bool, Int)] = []
+            for packet in packets {
+                try packet.payload.withUnsafeBytes { raw in
+                    if packet.pid == videoPID {
+                        let unit = try VideoAccessUnit(payload: raw, format: .h264, at: packet.offset)
+                        var sample = [UInt8](repeating: 0, count: unit.sampleSize)
+                        sample.withUnsafeMutableBytes { unit.writeSample(from: raw, into: $0) }
+                        segmentVideo.append((true, videoSamples.count))
+                        videoSamples.append(sample)
+                    } else {
+                        for frame in try ADTSFrames.split(raw, at: packet.offset) {
+                            segmentAudio.append((false, audioFrames.count))
+                            audioFrames.append(Array(raw[frame.data]))
+                        }
+                    }
+                }
+            }
+            // The fixture's segments are smaller than a block of the layout: one block each.
+            layout += segmentVideo + segmentAudio
+        }
+        return layout.flatMap { $0.isVideo ? videoSamples[$0.index] : audioFrames[$0.index] }
+    }
+
+    /// A render copies any part of the demuxed bytes: the stitcher asks for chunks, and a cut
+    /// may start or end one inside a sample.
+    ///
+    /// ```
+    /// demuxed   |len|NAL unit ....|len|NAL unit ..|frame|frame|...
+    /// windows        [-----)            [------------------)       any start, any length
+    /// ```
+    @Test("video is copied straight from the packets: the bytes of PES packets put together, in any window")
+    func demuxedWindows() throws {
+        let playlist = Self.fixtures + "/hls/ts/content/index.m3u8"
+        let movie = try Self.read(playlist)
+        guard case .transportStream(let samples) = movie.store else { Issue.record("not a transport stream store"); return }
+        let expected = try Self.assembledSamples(try Self.segments(playlist))
+        var reader = TransportStreamSampleReader(samples)
+        #expect(try reader.read(offset: 0, count: expected.count) == expected)
+        var random = SeededGenerator(seed: 17)
+        for _ in 0..<400 {
+            let start = Int.random(in: 0..<expected.count, using: &random)
+            let count = Int.random(in: 1...min(60_000, expected.count - start), using: &random)
+            #expect(try reader.read(offset: UInt64(start), count: count) == Array(expected[start..<(start + count)]), "\(count) at \(start)")
+        }
+        // Each sample on its own, its first and its last byte.
+        for (position, size) in zip(samples.positions, samples.sizes) {
+            let end = Int(position) + Int(size)
+            #expect(try reader.read(offset: position, count: 1) == [expected[Int(position)]])
+            #expect(try reader.read(offset: UInt64(end - 1), count: 1) == [expected[end - 1]])
+        }
+    }
+
+    /// ISO/IEC 13818-1 2.4.3.3 lets a packet come twice (same continuity counter): its payload
+    /// counts once, when the index reads it and when the render copies it.
+    @Test("a video packet sent twice is read and copied once")
+    func repeatedPacket() throws {
+        let folder = try MP4Fixtures.makeScratchFolder("ts-repeated")
+        defer { MP4Fixtures.remove(folder) }
+        let source = Self.fixtures + "/hls/ts/content"
+        try FileManager.default.createDirectory(atPath: folder + "/original", withIntermediateDirectories: true)
+        var lines = ["#EXTM3U", "#EXT-X-TARGETDURATION:2"]
+        var repeated = 0
+        for segment in 0..<3 {
+            var packets = try MP4Fixtures.bytes(source + "/seg\(segment).ts")
+            try MP4Fixtures.write(packets, to: folder + "/original/seg\(segment).ts")
+            // Every 5th packet of video that continues a PES packet, sent again right after it.
+            var at = 0, seen = 0
+            while at + 188 <= packets.count {
+                let pid = UInt16(packets[at + 1] & 0x1F) << 8 | UInt16(packets[at + 2])
+                if pid == 0x100, packets[at + 1] & 0x40 == 0 {
+                    seen += 1
+                    if seen % 5 == 0 {
+                        packets.insert(contentsOf: packets[at..<(at + 188)], at: at + 188)
+                        repeated += 1
+                        at += 188
+                    }
+                }
+                at += 188
+            }
+            try MP4Fixtures.write(packets, to: folder + "/seg\(segment).ts")
+            lines += ["#EXTINF:1.2,", "seg\(segment).ts"]
+        }
+        #expect(repeated > 10)
+        let changed = try Self.read(try playlist(folder, lines + ["#EXT-X-ENDLIST"]))
+        let original = try Self.read(try playlist(folder + "/original", lines + ["#EXT-X-ENDLIST"]))
+        #expect(changed.videoTrack?.samples.sizes == original.videoTrack?.samples.sizes)
+        guard case .transportStream(let changedSamples) = changed.store, case .transportStream(let originalSamples) = original.store else {
+            Issue.record("not a transport stream store"); return
+        }
+        let total = Int(originalSamples.positions.last!) + Int(originalSamples.sizes.last!)
+        var changedReader = TransportStreamSampleReader(changedSamples), originalReader = TransportStreamSampleReader(originalSamples)
+        #expect(try changedReader.read(offset: 0, count: total) == originalReader.read(offset: 0, count: total))
     }
 
     @Test("a segment changed between planning and writing fails the render and leaves nothing")
