@@ -16,10 +16,25 @@ package struct PESAssembler: Sendable {
     private struct Pending: Sendable {
         let pid: UInt16
         let offset: UInt64
+        /// The PES packet's bytes until its header is whole, then only its payload: the header is
+        /// taken off while it is a few bytes, so the payload is handed over as it is, not copied.
         var bytes: [UInt8]
+        var header: PESHeader?
+        /// Bytes received, header included.
+        var received: Int
         /// The whole PES packet's size, when its header states it.
         var expected: Int?
         var continuity: UInt8
+
+        /// Parses the header once `bytes` hold it all, and drops it from them.
+        mutating func takeHeader() throws(TSParseFailure) {
+            guard header == nil, bytes.count >= 9, bytes.count >= 9 + Int(bytes[8]) else { return }
+            let parsed = try bytes.withUnsafeBytes { raw in
+                Result { () throws(TSParseFailure) in try PESHeader(UnsafeRawBufferPointer(rebasing: raw[0..<(9 + Int(raw[8]))]), at: offset) }
+            }.get()
+            bytes.removeFirst(parsed.headerLength)
+            header = parsed
+        }
     }
 
     /// The PIDs assembled: a program's few streams, so a list, searched in order.
@@ -27,6 +42,9 @@ package struct PESAssembler: Sendable {
     /// The packets being put together, one per PID at most, in the order they started. Their
     /// bytes grow in place: a packet taken out to be appended to would be copied whole each time.
     private var pending: [Pending] = []
+    /// Each PID's last unbounded PES packet's size: room set aside for the next, so its bytes are
+    /// not copied again and again as they grow.
+    private var lastSizes: [(pid: UInt16, size: Int)] = []
     /// The largest PES packet put together: far above any access unit HLS carries (a 4K intra
     /// frame is a few MB), so hostile input cannot make one take the whole segment into memory.
     package static let maximumPacketSize = 64 << 20
@@ -41,15 +59,18 @@ package struct PESAssembler: Sendable {
         let open = pending.firstIndex { $0.pid == packet.pid }
         if packet.payloadUnitStart {
             var completed: PESPacket?
-            if let open { completed = try Self.finished(pending.remove(at: open)) }
-            var started = Pending(pid: packet.pid, offset: offset, bytes: [], expected: nil, continuity: packet.continuityCounter)
-            started.bytes.reserveCapacity(4096)
-            started.bytes.append(contentsOf: payload)
-            if started.bytes.count >= 6 {
-                let length = Int(started.bytes[4]) << 8 | Int(started.bytes[5])
+            if let open { completed = try finished(pending.remove(at: open)) }
+            var started = Pending(pid: packet.pid, offset: offset, bytes: [], header: nil, received: payload.count, expected: nil,
+                                  continuity: packet.continuityCounter)
+            if payload.count >= 6 {
+                let length = Int(payload[4]) << 8 | Int(payload[5])
                 if length > 0 { started.expected = 6 + length }
             }
+            let last = lastSizes.first { $0.pid == packet.pid }?.size ?? 0
+            started.bytes.reserveCapacity(min(max(started.expected ?? last + last / 8, 4096), Self.maximumPacketSize))
+            started.bytes.append(contentsOf: payload)
             pending.append(started)
+            try pending[pending.count - 1].takeHeader()
             if let completed { return completed }
             return try completeIfFull(pending.count - 1)
         }
@@ -62,38 +83,50 @@ package struct PESAssembler: Sendable {
                              + "(a packet is missing)", at: offset + 3)
         }
         pending[open].continuity = next
-        guard pending[open].bytes.count + payload.count <= Self.maximumPacketSize else {
+        guard pending[open].received + payload.count <= Self.maximumPacketSize else {
             throw .unsupported("PID 0x\(hex(packet.pid)): a PES packet over \(Self.maximumPacketSize >> 20) MiB", at: pending[open].offset)
         }
+        pending[open].received += payload.count
         pending[open].bytes.append(contentsOf: payload)
+        try pending[open].takeHeader()
         return try completeIfFull(open)
     }
 
     /// The PES packets still open at the end of the segment, in the order they started.
     package mutating func finish() throws(TSParseFailure) -> [PESPacket] {
-        defer { pending = [] }
+        let open = pending
+        pending = []
         var packets: [PESPacket] = []
-        for open in pending { packets.append(try Self.finished(open)) }
+        for packet in open { packets.append(try finished(packet)) }
         return packets
     }
 
     /// Pending packet `index`, taken out and finished when it holds all the bytes its header states.
     private mutating func completeIfFull(_ index: Int) throws(TSParseFailure) -> PESPacket? {
-        guard let expected = pending[index].expected, pending[index].bytes.count >= expected else { return nil }
-        return try Self.finished(pending.remove(at: index))
+        guard let expected = pending[index].expected, pending[index].received >= expected else { return nil }
+        return try finished(pending.remove(at: index))
     }
 
-    private static func finished(_ pending: Pending) throws(TSParseFailure) -> PESPacket {
-        if let expected = pending.expected, pending.bytes.count < expected {
-            throw .malformed("PID 0x\(hex(pending.pid)): a PES packet of \(expected) bytes ends after \(pending.bytes.count)", at: pending.offset)
+    private mutating func finished(_ pending: Pending) throws(TSParseFailure) -> PESPacket {
+        if let expected = pending.expected, pending.received < expected {
+            throw .malformed("PID 0x\(hex(pending.pid)): a PES packet of \(expected) bytes ends after \(pending.received)", at: pending.offset)
         }
-        let end = min(pending.bytes.count, pending.expected ?? .max)
-        return try pending.bytes.withUnsafeBytes { raw in
-            Result { () throws(TSParseFailure) in
-                let header = try PESHeader(UnsafeRawBufferPointer(rebasing: raw[0..<end]), at: pending.offset)
-                return PESPacket(pid: pending.pid, offset: pending.offset, header: header,
-                                 payload: Array(raw[header.headerLength..<end]))
+        var pending = pending
+        guard let header = pending.header else {
+            // Cut short before its header ended: the header's parse says how.
+            _ = try pending.bytes.withUnsafeBytes { raw in Result { () throws(TSParseFailure) in try PESHeader(raw, at: pending.offset) } }.get()
+            throw .malformed("a PES header cut short (\(pending.received) bytes)", at: pending.offset)
+        }
+        if let expected = pending.expected {
+            guard header.headerLength <= expected else {
+                throw .malformed("a PES header of \(header.headerLength) bytes runs past its packet", at: pending.offset)
             }
-        }.get()
+            pending.bytes.removeLast(pending.received - expected)
+        } else if let known = lastSizes.firstIndex(where: { $0.pid == pending.pid }) {
+            lastSizes[known].size = pending.bytes.count
+        } else {
+            lastSizes.append((pending.pid, pending.bytes.count))
+        }
+        return PESPacket(pid: pending.pid, offset: pending.offset, header: header, payload: pending.bytes)
     }
 }

@@ -230,7 +230,54 @@ struct TransportStreamWireTests {
             _ = try add(lost, at: 564)
         }
     }
+    /// The assembler takes a PES header off as soon as it is whole; one cut by a packet boundary
+    /// waits for the rest.
+    ///
+    /// ```
+    /// packet 1   [adaptation field, 180 bytes][00 00 01 E0]       4 bytes of the header
+    /// packet 2   [.. header, 10 more ..][payload ...]             header whole here
+    /// ```
+    @Test("a PES header cut by a packet boundary, and one longer than its packet's stated length")
+    func headerAcrossPackets() throws {
+        func packet(pid: UInt16 = 0x100, start: Bool, counter: UInt8, _ payload: [UInt8]) -> [UInt8] {
+            let stuffing = 184 - payload.count
+            var bytes: [UInt8] = [0x47, (start ? 0x40 : 0) | UInt8(pid >> 8), UInt8(pid & 0xFF)]
+            if stuffing == 0 { return bytes + [0x10 | counter] + payload }
+            bytes.append(0x30 | counter)
+            bytes.append(UInt8(stuffing - 1))
+            if stuffing > 1 { bytes += [0x00] + [UInt8](repeating: 0xFF, count: stuffing - 2) }
+            return bytes + payload
+        }
+        var assembler = PESAssembler(pids: [0x100])
+        func add(_ bytes: [UInt8], at offset: UInt64) throws -> PESPacket? {
+            try bytes.withUnsafeBytes { raw in
+                Result { () throws(TSParseFailure) in try assembler.add(TSPacket(raw, at: offset), bytes: raw, at: offset) }
+            }.get()
+        }
+        // Unbounded video PES, PTS + DTS (a header of 19 bytes).
+        let header: [UInt8] = [0, 0, 1, 0xE0, 0, 0, 0x80, 0xC0, 10, 0x31, 0, 0x01, 0, 0x05, 0x11, 0, 0x01, 0, 0x03]
+        let payload = (0..<300).map { UInt8($0 & 0xFF) }
+        #expect(try add(packet(start: true, counter: 0, Array(header.prefix(4))), at: 0) == nil)
+        #expect(try add(packet(start: false, counter: 1, Array(header.dropFirst(4)) + payload.prefix(169)), at: 188) == nil)
+        #expect(try add(packet(start: false, counter: 2, Array(payload.dropFirst(169))), at: 376) == nil)
+        let packets = try assembler.finish()
+        #expect(packets.count == 1)
+        #expect(packets.first?.header.pts == 2 && packets.first?.header.dts == 1)
+        #expect(packets.first?.payload == payload)
+
+        // A header cut short by the segment's end.
+        _ = try add(packet(start: true, counter: 3, Array(header.prefix(12))), at: 564)
+        #expect(throws: TSParseFailure.malformed("a PES header of 19 bytes runs past its packet", at: 564)) { try assembler.finish() }
+
+        // A stated length (3 bytes after the length field) that ends inside the header.
+        var short = header
+        short[5] = 3
+        #expect(throws: TSParseFailure.malformed("a PES header of 19 bytes runs past its packet", at: 752)) {
+            try add(packet(start: true, counter: 4, short + payload.prefix(20)), at: 752)
+        }
+    }
 }
+
 
 extension PESPacket: Equatable {
     public static func == (a: PESPacket, b: PESPacket) -> Bool {
