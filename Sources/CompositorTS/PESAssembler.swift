@@ -69,27 +69,36 @@ package struct PESAssembler: Sendable {
             let last = lastSizes.first { $0.pid == packet.pid }?.size ?? 0
             started.bytes.reserveCapacity(min(max(started.expected ?? last + last / 8, 4096), Self.maximumPacketSize))
             started.bytes.append(contentsOf: payload)
+            try started.takeHeader()
+            // One packet may hold a whole (short) PES packet; the one it completed comes first.
+            if completed == nil, let expected = started.expected, started.received >= expected { return try finished(started) }
             pending.append(started)
-            try pending[pending.count - 1].takeHeader()
-            if let completed { return completed }
-            return try completeIfFull(pending.count - 1)
+            return completed
         }
-        guard let open else { return nil }
-        let next = (pending[open].continuity + 1) & 0x0F
-        guard packet.continuityCounter == next else {
+        guard let open, try Self.append(payload, counter: packet.continuityCounter, to: &pending[open], at: offset) else { return nil }
+        return try finished(pending.remove(at: open))
+    }
+
+    /// Adds a continuing packet's payload to `pending` (one access to it per packet: this runs for
+    /// each of a segment's packets); whether it now holds all the bytes its header states.
+    private static func append(_ payload: UnsafeRawBufferPointer, counter: UInt8, to pending: inout Pending,
+                               at offset: UInt64) throws(TSParseFailure) -> Bool {
+        let next = (pending.continuity + 1) & 0x0F
+        guard counter == next else {
             // A repeated packet (same counter) is allowed once by 2.4.3.3; anything else lost data.
-            if packet.continuityCounter == pending[open].continuity { return nil }
-            throw .malformed("PID 0x\(hex(packet.pid)): continuity counter \(packet.continuityCounter) after \(pending[open].continuity) "
-                             + "(a packet is missing)", at: offset + 3)
+            if counter == pending.continuity { return false }
+            throw .malformed("PID 0x\(hex(pending.pid)): continuity counter \(counter) after \(pending.continuity) (a packet is missing)",
+                             at: offset + 3)
         }
-        pending[open].continuity = next
-        guard pending[open].received + payload.count <= Self.maximumPacketSize else {
-            throw .unsupported("PID 0x\(hex(packet.pid)): a PES packet over \(Self.maximumPacketSize >> 20) MiB", at: pending[open].offset)
+        pending.continuity = next
+        guard pending.received + payload.count <= maximumPacketSize else {
+            throw .unsupported("PID 0x\(hex(pending.pid)): a PES packet over \(maximumPacketSize >> 20) MiB", at: pending.offset)
         }
-        pending[open].received += payload.count
-        pending[open].bytes.append(contentsOf: payload)
-        try pending[open].takeHeader()
-        return try completeIfFull(open)
+        pending.received += payload.count
+        pending.bytes.append(contentsOf: payload)
+        if pending.header == nil { try pending.takeHeader() }
+        guard let expected = pending.expected else { return false }
+        return pending.received >= expected
     }
 
     /// The PES packets still open at the end of the segment, in the order they started.
@@ -99,12 +108,6 @@ package struct PESAssembler: Sendable {
         var packets: [PESPacket] = []
         for packet in open { packets.append(try finished(packet)) }
         return packets
-    }
-
-    /// Pending packet `index`, taken out and finished when it holds all the bytes its header states.
-    private mutating func completeIfFull(_ index: Int) throws(TSParseFailure) -> PESPacket? {
-        guard let expected = pending[index].expected, pending[index].received >= expected else { return nil }
-        return try finished(pending.remove(at: index))
     }
 
     private mutating func finished(_ pending: Pending) throws(TSParseFailure) -> PESPacket {
