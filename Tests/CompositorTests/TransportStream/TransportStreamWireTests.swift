@@ -182,6 +182,20 @@ struct TransportStreamWireTests {
             #expect(found == reference, "round \(round): \(bytes) from \(start)")
             if found != reference { return }
         }
+        // Long runs without a zero byte, as slice data has, with a few zeros, pairs and start codes
+        // at any place in and across the words.
+        for round in 0..<2_000 {
+            var bytes = (0..<Int.random(in: 0..<400, using: &random)).map { _ in UInt8.random(in: 1...255, using: &random) }
+            for _ in 0..<Int.random(in: 0...3, using: &random) where !bytes.isEmpty {
+                let insert: [[UInt8]] = [[0], [0, 0], [0, 0, 1], [0, 0, 0, 1], [0, 0, 3]]
+                bytes.insert(contentsOf: insert[Int.random(in: 0..<insert.count, using: &random)], at: Int.random(in: 0..<bytes.count, using: &random))
+            }
+            let start = Int.random(in: 0...max(0, bytes.count), using: &random)
+            let reference = (start..<max(start, bytes.count - 2)).first { bytes[$0] == 0 && bytes[$0 + 1] == 0 && bytes[$0 + 2] == 1 }
+            let found = bytes.withUnsafeBytes { AnnexB.startCode(in: $0, from: start) }
+            #expect(found == reference, "sparse round \(round): \(bytes) from \(start)")
+            if found != reference { return }
+        }
     }
 
     @Test("emulation prevention bytes are removed before a parameter set is parsed")
