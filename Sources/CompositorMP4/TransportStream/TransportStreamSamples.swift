@@ -128,18 +128,16 @@ struct TransportStreamSampleReader: SampleStoreReader {
         let segmentIndex = Int(samples.segmentIndices[index])
         let file = samples.segmentFiles[segmentIndex]
         let offset = samples.packetOffsets[index], size = Int(samples.sizes[index])
-        let changed = MP4Error.io(file: file.path.description, operation: "copy samples",
-                                  reason: "the segment no longer holds the sample planned at byte \(offset)")
         switch samples.samples[index] {
         case .video(let videoIndex):
             guard let pid = file.videoPID else { throw noSample(at: samples.positions[index]) }
-            guard let units = samples.videoUnits.units(ofSample: Int(videoIndex), size: size) else { throw changed }
-            try copyVideoSample(units: units, window: window, segment: segmentIndex, offset: offset, pid: pid, changed: changed, body)
+            guard let units = samples.videoUnits.units(ofSample: Int(videoIndex), size: size) else { throw changed(segmentIndex, offset) }
+            try copyVideoSample(units: units, window: window, segment: segmentIndex, offset: offset, pid: pid, body)
         case .audio:
             guard let pid = file.audioPID else { throw noSample(at: samples.positions[index]) }
             let payload = try pesPayload(segment: segmentIndex, offset: offset, pid: pid)
             let start = Int(samples.dataOffsets[index])
-            guard start + size <= payload.count else { throw changed }
+            guard start + size <= payload.count else { throw changed(segmentIndex, offset) }
             try payload.withUnsafeBytes { raw in
                 Result { () throws(MP4Error) in
                     try body(UnsafeRawBufferPointer(rebasing: raw[(start + window.lowerBound)..<(start + window.upperBound)]))
@@ -148,12 +146,19 @@ struct TransportStreamSampleReader: SampleStoreReader {
         }
     }
 
+    /// The error for a sample planned in segment `index`'s PES packet at `offset` that is no
+    /// longer there.
+    private func changed(_ index: Int, _ offset: UInt64) -> MP4Error {
+        .io(file: samples.segmentFiles[index].path.description, operation: "copy samples",
+            reason: "the segment no longer holds the sample planned at byte \(offset)")
+    }
+
     /// Calls `body` with `window` of a video sample's bytes (each of `units` after its 4-byte
     /// length) taken straight from the payloads of the transport stream packets that carry its
     /// PES packet, the one on `pid` starting at `offset`: a render's video is most of its bytes,
     /// and putting each PES packet together first copied them twice more.
     private mutating func copyVideoSample(units: ArraySlice<UInt32>, window: Range<Int>, segment index: Int, offset: UInt64, pid: UInt16,
-                                          changed: MP4Error, _ body: (UnsafeRawBufferPointer) throws(MP4Error) -> Void) throws(MP4Error) {
+                                          _ body: (UnsafeRawBufferPointer) throws(MP4Error) -> Void) throws(MP4Error) {
         var packets = try openSegment(index)
         defer { segment = (index, packets) }
         let path = samples.segmentFiles[index].path
@@ -173,12 +178,12 @@ struct TransportStreamSampleReader: SampleStoreReader {
             guard packet.pid == pid, packet.hasPayload else { return true }
             if let last = continuity {
                 // The next PES packet has begun before the sample's units ended.
-                guard !packet.payloadUnitStart else { throw changed }
+                guard !packet.payloadUnitStart else { throw changed(index, offset) }
                 // A repeated packet (2.4.3.3) carries nothing new.
                 if packet.continuityCounter == last { return true }
-                guard packet.continuityCounter == (last + 1) & 0x0F else { throw changed }
+                guard packet.continuityCounter == (last + 1) & 0x0F else { throw changed(index, offset) }
             } else if !packet.payloadUnitStart || at != offset {
-                throw changed
+                throw changed(index, offset)
             }
             continuity = packet.continuityCounter
             let payload = UnsafeRawBufferPointer(rebasing: bytes[packet.payloadStart...])
@@ -198,7 +203,7 @@ struct TransportStreamSampleReader: SampleStoreReader {
             packetPosition = payloadEnd
             return unit < units.endIndex && samplePosition < window.upperBound
         }
-        guard unit == units.endIndex || samplePosition >= window.upperBound else { throw changed }
+        guard unit == units.endIndex || samplePosition >= window.upperBound else { throw changed(index, offset) }
     }
 
     /// The payload of the PES packet on `pid` that starts with the packet at `offset`.
