@@ -37,16 +37,4 @@ package struct VideoAccessUnit: Sendable {
         self.parameterSets = parameterSets
         isRandomAccess = randomAccess
     }
-
-    /// Writes the MP4 sample (`sampleSize` bytes: each unit after its 4-byte length) from
-    /// `payload` into `output`, which must have room.
-    package func writeSample(from payload: UnsafeRawBufferPointer, into output: UnsafeMutableRawBufferPointer) {
-        var position = 0
-        for unit in sampleUnits {
-            output.storeBytes(of: UInt32(unit.count).bigEndian, toByteOffset: position, as: UInt32.self)
-            UnsafeMutableRawBufferPointer(rebasing: output[(position + 4)..<(position + 4 + unit.count)])
-                .copyMemory(from: UnsafeRawBufferPointer(rebasing: payload[unit]))
-            position += 4 + unit.count
-        }
-    }
 }

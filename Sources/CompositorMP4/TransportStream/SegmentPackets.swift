@@ -32,11 +32,8 @@ struct SegmentPackets {
 
     /// The block of the grid `offset` is in, into `block` (the one before kept as `previous`).
     private mutating func load(_ offset: UInt64) throws(MP4Error) {
-        if (previous.start..<(previous.start + UInt64(previous.bytes.count))).contains(offset) {
-            swap(&block, &previous)
-            return
-        }
         swap(&block, &previous)
+        if (block.start..<(block.start + UInt64(block.bytes.count))).contains(offset) { return }
         let start = range.lowerBound + Self.block(of: offset, segmentStart: range.lowerBound) * UInt64(Self.blockSize)
         try file.readBytes(at: start, count: Int(min(UInt64(Self.blockSize), range.upperBound - start)), into: &block.bytes)
         block.start = start

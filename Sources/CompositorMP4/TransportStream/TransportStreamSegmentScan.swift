@@ -12,12 +12,15 @@ import Dispatch
 struct TransportStreamSegmentScan: Sendable {
     struct Video: Sendable {
         let pts: UInt64, dts: UInt64, offset: UInt64
-        let sampleSize: Int, isRandomAccess: Bool
+        let isRandomAccess: Bool
         /// Where the sample's NAL units are, counted from the PES packet's first byte (its
         /// header's), so writing can take them from the transport stream packets as they come.
         let units: [Range<Int>]
         /// Its parameter sets: NAL unit type, id, and bytes.
         let parameterSets: [(type: UInt8, id: UInt32, bytes: [UInt8])]
+
+        /// The MP4 sample's size: each unit after its 4-byte length.
+        var sampleSize: Int { units.reduce(0) { $0 + 4 + $1.count } }
     }
     struct Audio: Sendable {
         let pts: UInt64, offset: UInt64
@@ -144,7 +147,7 @@ struct TransportStreamSegmentScan: Sendable {
             parameterSets.append((set.type, id, Array(payload[set.range])))
         }
         let header = packet.header.headerLength
-        return Video(pts: pts, dts: dts, offset: packet.offset, sampleSize: unit.sampleSize, isRandomAccess: unit.isRandomAccess,
+        return Video(pts: pts, dts: dts, offset: packet.offset, isRandomAccess: unit.isRandomAccess,
                      units: unit.sampleUnits.map { ($0.lowerBound + header)..<($0.upperBound + header) }, parameterSets: parameterSets)
     }
 

@@ -283,10 +283,8 @@ struct TransportStreamSourceTests {
                 try packet.payload.withUnsafeBytes { raw in
                     if packet.pid == videoPID {
                         let unit = try VideoAccessUnit(payload: raw, format: .h264, at: packet.offset)
-                        var sample = [UInt8](repeating: 0, count: unit.sampleSize)
-                        sample.withUnsafeMutableBytes { unit.writeSample(from: raw, into: $0) }
                         segmentVideo.append((true, videoSamples.count))
-                        videoSamples.append(sample)
+                        videoSamples.append(unit.sample(from: raw))
                     } else {
                         for frame in try ADTSFrames.split(raw, at: packet.offset) {
                             segmentAudio.append((false, audioFrames.count))

@@ -130,9 +130,7 @@ struct TransportStreamWireTests {
             #expect(unit.sampleSize == 4 + 3)
             #expect(unit.parameterSets.map(\.type) == [7, 8])
             #expect(unit.parameterSets.map { Array(stream[$0.range]) } == [Self.sps, Self.pps])
-            var sample = [UInt8](repeating: 0, count: unit.sampleSize)
-            sample.withUnsafeMutableBytes { unit.writeSample(from: raw, into: $0) }
-            #expect(sample == [0, 0, 0, 3] + slice)
+            #expect(unit.sample(from: raw) == [0, 0, 0, 3] + slice)
         }
         #expect(throws: TSParseFailure.malformed("2 bytes before the first start code of an access unit", at: 40)) {
             try ([0xAB, 0xCD, 0, 0, 1] + slice).withUnsafeBytes { raw in
@@ -292,6 +290,14 @@ struct TransportStreamWireTests {
     }
 }
 
+
+extension VideoAccessUnit {
+    /// The MP4 sample the access unit in `payload` becomes, made here as the tests' reference:
+    /// each unit after its 4-byte big-endian length.
+    func sample(from payload: UnsafeRawBufferPointer) -> [UInt8] {
+        sampleUnits.flatMap { unit in withUnsafeBytes(of: UInt32(unit.count).bigEndian, Array.init) + Array(payload[unit]) }
+    }
+}
 
 extension PESPacket: Equatable {
     public static func == (a: PESPacket, b: PESPacket) -> Bool {
