@@ -65,7 +65,10 @@ package enum AtomicOutputFolder {
             // The manifest first: whoever finds this folder, after a kill at any point, knows what
             // in it is ours to delete.
             do {
-                try writeFile(Array((names.map { $0 + "\n" }.joined()).utf8), to: folder.appending(manifestName))
+                let manifest = Array((names.map { $0 + "\n" }.joined()).utf8)
+                try manifest.withUnsafeBytes { bytes in
+                    Result { () throws(FileError) in try writeFile(bytes, to: folder.appending(manifestName)) }
+                }.get()
             } catch {
                 removeOwnedFolder(folder)
                 close(lock)
@@ -89,6 +92,14 @@ package enum AtomicOutputFolder {
         /// each file as it is written would leave the disk idle while the next one is made and
         /// the writer idle while the disk works (a packaging writes hundreds of segments).
         package func write(_ bytes: [UInt8], name: String) throws(FileError) {
+            try bytes.withUnsafeBytes { buffer in Result { () throws(FileError) in try write(buffer, name: name) } }.get()
+        }
+
+        package func write(_ bytes: OutputBytes, name: String) throws(FileError) {
+            try bytes.withUnsafeBytes { buffer in Result { () throws(FileError) in try write(buffer, name: name) } }.get()
+        }
+
+        private func write(_ bytes: UnsafeRawBufferPointer, name: String) throws(FileError) {
             let path = path(of: name)
             try writeFile(bytes, to: path, flush: false)
             unflushed.append(path)
@@ -252,13 +263,12 @@ package enum AtomicOutputFolder {
 
     /// Creates `path` with `bytes`, flushed to disk, or (`flush: false`) with their writing to
     /// disk started, for `flush(_:)` to wait for.
-    private static func writeFile(_ bytes: [UInt8], to path: FilePath, flush: Bool = true) throws(FileError) {
+    private static func writeFile(_ bytes: UnsafeRawBufferPointer, to path: FilePath, flush: Bool = true) throws(FileError) {
         let fd = try path.withCPath { open($0, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o666) }
         guard fd >= 0 else { throw .system(path, "create") }
         defer { close(fd) }
         try reserveSpace(UInt64(bytes.count), for: fd, path: path)
-        let result = bytes.withUnsafeBytes { buffer in Result { () throws(FileError) in try writeAll(buffer, to: fd, path: path) } }
-        try result.get()
+        try writeAll(bytes, to: fd, path: path)
         if flush {
             guard fsync(fd) == 0 else { throw .system(path, "flush to disk") }
         } else {

@@ -54,12 +54,10 @@ package enum VideoCodingFormat: Sendable, Equatable, CustomStringConvertible {
         }
     }
 
-    /// An access unit delimiter NAL unit behind a 4-byte start code, for any picture type
-    /// (H.264 `primary_pic_type` 7, HEVC `pic_type` 2): Apple's HLS authoring rules want one at
-    /// the start of every access unit.
-    var accessUnitDelimiter: [UInt8] {
-        self == .h264 ? [0x00, 0x00, 0x00, 0x01, 0x09, 0xF0] : [0x00, 0x00, 0x00, 0x01, 0x46, 0x01, 0x50]
-    }
+    /// An access unit delimiter NAL unit for any picture type (H.264 `primary_pic_type` 7, HEVC
+    /// `pic_type` 2 and `nuh_temporal_id_plus1` 1): Apple's HLS authoring rules want one at the
+    /// start of every access unit.
+    var accessUnitDelimiter: [UInt8] { self == .h264 ? [0x09, 0xF0] : [0x46, 0x01, 0x50] }
 
     /// The id a parameter set of NAL unit type `type` is known by among those of its type: H.264
     /// `seq_parameter_set_id` (after profile and level) or `pic_parameter_set_id`; HEVC

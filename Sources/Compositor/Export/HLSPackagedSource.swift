@@ -141,7 +141,7 @@ package struct HLSPackagedSource: Sendable, Equatable {
                       into draft: AtomicOutputFolder.Draft) throws(HLSCompositionStitchError) {
         var writers: [Int: any MP4SegmentWriter] = [:]
         var stream = PackagedStream()
-        var bytes: [UInt8] = []
+        var bytes = OutputBytes()
         for segment in placed {
             let source = sources[segment.source]
             do {
@@ -168,7 +168,7 @@ package struct HLSPackagedSource: Sendable, Equatable {
         do {
             var writer = try packaging.segmentWriter()
             if let initSegmentName, let bytes = writer.initSegment() { try write(bytes, name: initSegmentName, into: draft) }
-            var bytes: [UInt8] = []
+            var bytes = OutputBytes()
             for index in usedSegments {
                 try writer.segment(index, into: &bytes)
                 try write(bytes, name: playlist.segments[index].uri, into: draft)
@@ -180,6 +180,10 @@ package struct HLSPackagedSource: Sendable, Equatable {
     }
 
     private func write(_ bytes: [UInt8], name: String, into draft: AtomicOutputFolder.Draft) throws(MP4Error) {
+        do { try draft.write(bytes, name: name) } catch { throw MP4Error(error) }
+    }
+
+    private func write(_ bytes: OutputBytes, name: String, into draft: AtomicOutputFolder.Draft) throws(MP4Error) {
         do { try draft.write(bytes, name: name) } catch { throw MP4Error(error) }
     }
 }

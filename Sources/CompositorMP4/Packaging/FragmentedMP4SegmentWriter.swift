@@ -107,7 +107,7 @@ struct FragmentedMP4SegmentWriter: MP4SegmentWriter {
     }
 
     /// Segment `index` on the source's clock: `moof` (sequence number `index + 1`) and `mdat`.
-    mutating func segment(_ index: Int, into out: inout [UInt8]) throws(MP4Error) {
+    mutating func segment(_ index: Int, into out: inout OutputBytes) throws(MP4Error) {
         let segment = packaging.segments[index]
         let runs = tracks.map { track in track.timeline.track.kind == .video ? segment.video : segment.audio }
         try write(index, runs: runs, shifts: tracks.map(\.shift), sequenceNumber: UInt32(truncatingIfNeeded: index + 1), into: &out)
@@ -116,7 +116,7 @@ struct FragmentedMP4SegmentWriter: MP4SegmentWriter {
     /// Segment `index` on the composition's clock, numbered after the stream's segments before it;
     /// the audio frames `placement`'s piece holds.
     mutating func segment(_ index: Int, placedAt placement: SegmentPlacement, continuing stream: inout PackagedStream,
-                          into out: inout [UInt8]) throws(MP4Error) {
+                          into out: inout OutputBytes) throws(MP4Error) {
         let segment = packaging.segments[index]
         let name = packaging.path.description
         var runs: [Range<Int>] = []
@@ -138,7 +138,7 @@ struct FragmentedMP4SegmentWriter: MP4SegmentWriter {
     }
 
     /// `moof` and `mdat` of each track's samples `runs`, `shifts` added to their decode times.
-    private mutating func write(_ index: Int, runs: [Range<Int>], shifts: [Int64], sequenceNumber: UInt32, into out: inout [UInt8]) throws(MP4Error) {
+    private mutating func write(_ index: Int, runs: [Range<Int>], shifts: [Int64], sequenceNumber: UInt32, into out: inout OutputBytes) throws(MP4Error) {
         func moof(dataStart: Int) throws(MP4Error) -> [UInt8] {
             var writer = ByteWriter()
             var dataOffset = dataStart
@@ -174,10 +174,9 @@ struct FragmentedMP4SegmentWriter: MP4SegmentWriter {
         let fragment = try moof(dataStart: measured + mdatHeaderSize)
         var header = ByteWriter()
         header.writeBoxHeader("mdat", payloadSize: UInt64(payload))
-        out.removeAll(keepingCapacity: true)
-        out.reserveCapacity(fragment.count + header.bytes.count + payload)
-        out += fragment
-        out += header.bytes
+        out.removeAll()
+        out.append(contentsOf: fragment)
+        out.append(contentsOf: header.bytes)
         for (position, run) in runs.enumerated() {
             let samples = tracks[position].timeline.samples
             for sample in run {

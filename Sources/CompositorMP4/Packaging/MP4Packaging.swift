@@ -258,11 +258,11 @@ package protocol MP4SegmentWriter {
     /// Segment `index`'s bytes on the source's clock (see the writers), in place of what `bytes`
     /// held. One buffer kept for every segment keeps its storage: a new one per segment would
     /// cost fresh pages for every byte written.
-    mutating func segment(_ index: Int, into bytes: inout [UInt8]) throws(MP4Error)
+    mutating func segment(_ index: Int, into bytes: inout OutputBytes) throws(MP4Error)
     /// Segment `index`'s bytes on the composition's clock, where `placement` puts it, continuing
     /// `stream` (the segments written before it, from any packaging).
     mutating func segment(_ index: Int, placedAt placement: SegmentPlacement, continuing stream: inout PackagedStream,
-                          into bytes: inout [UInt8]) throws(MP4Error)
+                          into bytes: inout OutputBytes) throws(MP4Error)
     /// Throws when the source changed while it was being read.
     func checkUnchanged() throws(MP4Error)
 }

@@ -47,9 +47,10 @@ struct TransportStreamSegmentWriter: MP4SegmentWriter {
     /// 90 kHz ticks added to presentation times on the source's clock.
     private let sourceBase: Int64
     /// The video's format (one per track: `MP4Packaging` checks) and, per video sample
-    /// description, its NAL length size and parameter sets (SPS then PPS; VPS, SPS, PPS for HEVC).
+    /// description, what Annex B adds to its samples (with its parameter sets: SPS then PPS; VPS,
+    /// SPS, PPS for HEVC).
     private let videoFormat: VideoCodingFormat?
-    private let videoDescriptions: [(lengthSize: Int, parameterSets: [[UInt8]])]
+    private let framings: [AnnexBFraming]
     private let adts: [ADTSParameters]
     private var muxer: TransportStreamMuxer
     private var lastSegment: Int?
@@ -61,7 +62,9 @@ struct TransportStreamSegmentWriter: MP4SegmentWriter {
         let descriptions = packaging.video?.track.sampleDescriptions ?? []
         videoFormat = descriptions.first?.codec.videoCodingFormat
         // Other codecs are not packaged (MP4Packaging refuses them).
-        videoDescriptions = descriptions.map { ($0.codec.nalLengthSize ?? 4, $0.codec.parameterSetUnits) }
+        framings = videoFormat.map { format in
+            descriptions.map { AnnexBFraming(format: format, lengthSize: $0.codec.nalLengthSize ?? 4, parameterSets: $0.codec.parameterSetUnits) }
+        } ?? []
         adts = packaging.audio?.track.sampleDescriptions.compactMap { description in
             guard case .aac(let config) = description.codec else { return nil }
             return ADTSParameters(config)
@@ -97,7 +100,7 @@ struct TransportStreamSegmentWriter: MP4SegmentWriter {
     func checkUnchanged() throws(MP4Error) { try sampleBytes.checkUnchanged() }
 
     /// Segment `index` as transport stream packets, on the source's clock.
-    mutating func segment(_ index: Int, into out: inout [UInt8]) throws(MP4Error) {
+    mutating func segment(_ index: Int, into out: inout OutputBytes) throws(MP4Error) {
         if lastSegment.map({ $0 + 1 }) != index {
             muxer = TransportStreamMuxer(video: videoFormat, hasAudio: packaging.audio != nil)
         }
@@ -107,7 +110,7 @@ struct TransportStreamSegmentWriter: MP4SegmentWriter {
 
     /// Segment `index` as transport stream packets, on the composition's clock.
     mutating func segment(_ index: Int, placedAt placement: SegmentPlacement, continuing stream: inout PackagedStream,
-                          into out: inout [UInt8]) throws(MP4Error) {
+                          into out: inout OutputBytes) throws(MP4Error) {
         let name = packaging.path.description
         let base: Int64
         do {
@@ -122,33 +125,36 @@ struct TransportStreamSegmentWriter: MP4SegmentWriter {
     }
 
     /// Segment `index`'s video and the audio frames `audioFrames`, `base` added to every presentation time.
-    private mutating func write(_ index: Int, base: Int64, audio audioFrames: Range<Int>, into out: inout [UInt8]) throws(MP4Error) {
+    private mutating func write(_ index: Int, base: Int64, audio audioFrames: Range<Int>, into out: inout OutputBytes) throws(MP4Error) {
         let segment = packaging.segments[index]
         let name = packaging.path.description
-        out.removeAll(keepingCapacity: true)
+        // Local, so that the muxer writes while the sample reader lends its bytes.
+        var muxer = self.muxer
+        defer { self.muxer = muxer }
+        out.removeAll()
         muxer.writeTables(into: &out)
         var v = segment.video.lowerBound, a = audioFrames.lowerBound
         var nextAudio = try audioTime(a, base: base, file: name)
         var nextVideo = try videoTimes(v, base: base, file: name)
-        var accessUnit: [UInt8] = []
+        // A PES packet's payload, where its bytes are: in the sample read, or in a framing.
+        var pieces: [UnsafeRawBufferPointer] = []
         while v < segment.video.upperBound || a < audioFrames.upperBound {
             if v < segment.video.upperBound, let (pts, dts) = nextVideo,
-               a >= audioFrames.upperBound || nextAudio.map({ dts <= $0 }) ?? true, let video = packaging.video, let videoFormat {
+               a >= audioFrames.upperBound || nextAudio.map({ dts <= $0 }) ?? true, let video = packaging.video {
                 let samples = video.samples
-                let description = videoDescriptions[Int(samples.descriptionIndices[v])]
+                let framing = framings[Int(samples.descriptionIndices[v])]
                 let keyframe = samples.isSync(v)
-                accessUnit.removeAll(keepingCapacity: true)
-                try sampleBytes.withSample(at: samples.offsets[v], size: Int(samples.sizes[v])) { (bytes) throws(MP4Error) in
+                let offset = samples.offsets[v]
+                try sampleBytes.withSample(at: offset, size: Int(samples.sizes[v])) { (bytes) throws(MP4Error) in
+                    pieces.removeAll(keepingCapacity: true)
                     do throws(TSParseFailure) {
-                        try AnnexB.appendLengthPrefixed(
-                            bytes, format: videoFormat, lengthSize: description.lengthSize, parameterSets: keyframe ? description.parameterSets : [],
-                            to: &accessUnit, at: samples.offsets[v])
+                        try framing.appendPieces(of: bytes, withParameterSets: keyframe, to: &pieces, at: offset)
                     } catch {
                         throw .malformed(file: name, boxPath: video.track.boxPath, offset: error.offset,
                                          reason: "video sample \(v + 1): \(error.reason)")
                     }
+                    muxer.writeVideo(pieces, pts: UInt64(pts), dts: UInt64(dts), isKeyframe: keyframe, into: &out)
                 }
-                accessUnit.withUnsafeBytes { muxer.writeVideo($0, pts: UInt64(pts), dts: UInt64(dts), isKeyframe: keyframe, into: &out) }
                 v += 1
                 nextVideo = try videoTimes(v, base: base, file: name)
             } else if let pts = nextAudio, let audio = packaging.audio {
@@ -161,9 +167,13 @@ struct TransportStreamSegmentWriter: MP4SegmentWriter {
                     throw .unsupported(file: name, boxPath: audio.track.boxPath, offset: samples.offsets[a],
                                        reason: "audio sample \(a + 1) of \(size) bytes is longer than an ADTS frame can hold")
                 }
-                var frame = header
-                try sampleBytes.withSample(at: samples.offsets[a], size: size) { (bytes) throws(MP4Error) in frame.append(contentsOf: bytes) }
-                frame.withUnsafeBytes { muxer.writeAudio($0, pts: UInt64(pts), into: &out) }
+                try sampleBytes.withSample(at: samples.offsets[a], size: size) { (bytes) throws(MP4Error) in
+                    header.withUnsafeBytes { header in
+                        pieces.removeAll(keepingCapacity: true)
+                        pieces += [header, bytes]
+                        muxer.writeAudio(pieces, pts: UInt64(pts), into: &out)
+                    }
+                }
                 a += 1
                 nextAudio = try audioTime(a, base: base, file: name)
             } else {

@@ -18,11 +18,11 @@ struct MovieFragmentsTests {
         var bytes = try #require(writer.initSegment())
         let initSection = 0..<UInt64(bytes.count)
         var segments: [Range<UInt64>] = []
-        var segment: [UInt8] = []
+        var segment = OutputBytes()
         for index in packaging.segments.indices {
             let start = UInt64(bytes.count)
             try writer.segment(index, into: &segment)
-            bytes += segment
+            segment.withUnsafeBytes { bytes += $0 }
             segments.append(start..<UInt64(bytes.count))
         }
         return (bytes, initSection, segments)

@@ -1,0 +1,49 @@
+/// Bytes written front to back into storage kept from one use to the next, such as each segment
+/// of a packaging in turn.
+///
+/// Room made at the end (`append(room:_:)`) is handed out as the storage holds it, not cleared:
+/// whoever asks for room writes every byte of it. A `[UInt8]` must be given its new bytes
+/// (`append(contentsOf: repeatElement(0xFF, ...))`) before they can be written in place, which
+/// writes a segment twice. `removeAll()` keeps the storage, so growing it is paid once.
+///
+/// ```
+/// var bytes = OutputBytes()
+/// bytes.append(room: 188) { packet in packet.copyBytes(from: header); ... }  // all 188 bytes written
+/// bytes.withUnsafeBytes { ... }                                             // the bytes written so far
+/// ```
+package struct OutputBytes: Sendable {
+    /// Never shorter than `count`; what lies past `count` is left from earlier uses.
+    private var storage: [UInt8] = []
+    package private(set) var count = 0
+
+    package init() {}
+
+    /// Forgets the bytes written; the storage stays for the next ones.
+    package mutating func removeAll() { count = 0 }
+
+    /// Makes `size` more bytes at the end and hands them to `body`, which must write them all.
+    package mutating func append<Result>(room size: Int, _ body: (UnsafeMutableRawBufferPointer) -> Result) -> Result {
+        let start = count
+        let end = start + size
+        if end > storage.count {
+            // Doubling, so that a segment larger than any before costs its growth once.
+            storage.append(contentsOf: repeatElement(0, count: max(end, 2 * storage.count) - storage.count))
+        }
+        count = end
+        return storage.withUnsafeMutableBytes { body(UnsafeMutableRawBufferPointer(rebasing: $0[start..<end])) }
+    }
+
+    package mutating func append(contentsOf bytes: UnsafeRawBufferPointer) {
+        guard !bytes.isEmpty else { return }
+        append(room: bytes.count) { $0.copyMemory(from: bytes) }
+    }
+
+    package mutating func append(contentsOf bytes: [UInt8]) {
+        bytes.withUnsafeBytes { append(contentsOf: $0) }
+    }
+
+    /// The bytes written since the last `removeAll()`.
+    package func withUnsafeBytes<Result>(_ body: (UnsafeRawBufferPointer) -> Result) -> Result {
+        storage.withUnsafeBytes { body(UnsafeRawBufferPointer(rebasing: $0[..<count])) }
+    }
+}
