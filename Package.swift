@@ -32,7 +32,7 @@ let package = Package(
     targets: [
         .target(name: "CompositorCore"),
         .target(name: "CompositorIO", dependencies: ["CompositorCore"]),
-        .target(name: "CompositorTS", dependencies: ["CompositorIO"]),
+        .target(name: "CompositorTS", dependencies: ["CompositorCore"]),
         .target(name: "CompositorMP4", dependencies: ["CompositorCore", "CompositorIO", "CompositorTS"]),
         .target(name: "CompositorHLS", dependencies: ["CompositorCore"]),
         .target(name: "Compositor", dependencies: ["CompositorCore", "CompositorIO", "CompositorMP4", "CompositorHLS"]),

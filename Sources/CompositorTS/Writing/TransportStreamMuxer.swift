@@ -1,4 +1,4 @@
-import CompositorIO
+import CompositorCore
 
 /// Writes one program of H.264 or HEVC video and AAC audio as 188-byte transport stream packets
 /// (ISO/IEC 13818-1), the way HLS segments carry them: PAT and PMT first, one PES per access unit

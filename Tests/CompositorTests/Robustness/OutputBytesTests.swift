@@ -1,5 +1,5 @@
 import Testing
-import CompositorIO
+import CompositorCore
 
 /// A buffer kept from segment to segment: what was written is what it holds, whatever the
 /// storage held before.

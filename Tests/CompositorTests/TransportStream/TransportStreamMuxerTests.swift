@@ -1,5 +1,5 @@
 import Testing
-import CompositorIO
+import CompositorCore
 @testable import CompositorTS
 
 /// The transport stream writer, byte by byte, and read back by this library's own demuxer.
