@@ -2,14 +2,16 @@
 /// of a packaging in turn.
 ///
 /// Room made at the end (`append(room:_:)`) is handed out as the storage holds it, not cleared:
-/// whoever asks for room writes every byte of it. A `[UInt8]` must be given its new bytes
-/// (`append(contentsOf: repeatElement(0xFF, ...))`) before they can be written in place, which
-/// writes a segment twice. `removeAll()` keeps the storage, so growing it is paid once.
+/// whoever asks for room writes every byte of it. A `[UInt8]` must be given its new bytes first
+/// (`append(contentsOf: repeatElement(0xFF, count: n))`) and they are then written again in place;
+/// for a transport stream segment that was every byte twice. `removeAll()` keeps the storage, so
+/// growing it is paid once.
 ///
 /// ```
-/// var bytes = OutputBytes()
-/// bytes.append(room: 188) { packet in packet.copyBytes(from: header); ... }  // all 188 bytes written
-/// bytes.withUnsafeBytes { ... }                                             // the bytes written so far
+/// var segment = OutputBytes()
+/// segment.append(room: 188) { packet in ... }   // writes all 188 bytes of `packet`
+/// segment.withUnsafeBytes { bytes in ... }      // what was written since `removeAll()`
+/// segment.removeAll()                            // the next segment, in the same storage
 /// ```
 package struct OutputBytes: Sendable {
     /// Never shorter than `count`; what lies past `count` is left from earlier uses.
@@ -22,7 +24,7 @@ package struct OutputBytes: Sendable {
     package mutating func removeAll() { count = 0 }
 
     /// Makes `size` more bytes at the end and hands them to `body`, which must write them all.
-    package mutating func append<Result>(room size: Int, _ body: (UnsafeMutableRawBufferPointer) -> Result) -> Result {
+    package mutating func append<T>(room size: Int, _ body: (UnsafeMutableRawBufferPointer) -> T) -> T {
         let start = count
         let end = start + size
         if end > storage.count {
@@ -43,7 +45,7 @@ package struct OutputBytes: Sendable {
     }
 
     /// The bytes written since the last `removeAll()`.
-    package func withUnsafeBytes<Result>(_ body: (UnsafeRawBufferPointer) -> Result) -> Result {
+    package func withUnsafeBytes<T>(_ body: (UnsafeRawBufferPointer) -> T) -> T {
         storage.withUnsafeBytes { body(UnsafeRawBufferPointer(rebasing: $0[..<count])) }
     }
 }

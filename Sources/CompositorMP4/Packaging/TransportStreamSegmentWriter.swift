@@ -140,7 +140,7 @@ struct TransportStreamSegmentWriter: MP4SegmentWriter {
         var pieces: [UnsafeRawBufferPointer] = []
         while v < segment.video.upperBound || a < audioFrames.upperBound {
             if v < segment.video.upperBound, let (pts, dts) = nextVideo,
-               a >= audioFrames.upperBound || nextAudio.map({ dts <= $0 }) ?? true, let video = packaging.video {
+               a >= audioFrames.upperBound || nextAudio.map({ dts <= $0 }) ?? true, let video = packaging.video, videoFormat != nil {
                 let samples = video.samples
                 let framing = framings[Int(samples.descriptionIndices[v])]
                 let keyframe = samples.isSync(v)

@@ -50,7 +50,7 @@ package struct TransportStreamMuxer: Sendable {
     }
 
     /// One video access unit as one PES packet: Annex B bytes (access unit delimiter first), in
-    /// `pieces` one after another (see `AnnexB.appendPieces`). `pts` and `dts` are 90 kHz ticks
+    /// `pieces` one after another (see `AnnexBFraming.appendPieces`). `pts` and `dts` are 90 kHz ticks
     /// (kept to 33 bits on the wire).
     package mutating func writeVideo(
         _ pieces: [UnsafeRawBufferPointer], pts: UInt64, dts: UInt64, isKeyframe: Bool, into out: inout OutputBytes
@@ -85,19 +85,19 @@ package struct TransportStreamMuxer: Sendable {
             let fixed: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) =
                 (0x00, 0x00, 0x01, streamID, UInt8(length >> 8), UInt8(length & 0xFF), 0x84, withDTS ? 0xC0 : 0x80, UInt8(optional))
             withUnsafeBytes(of: fixed) { bytes.copyMemory(from: $0.baseAddress!, byteCount: 9) }
-            TransportStreamMuxer.writeTimestamp(pts, prefix: withDTS ? 0x3 : 0x2, to: bytes + 9)
-            if withDTS { TransportStreamMuxer.writeTimestamp(dts, prefix: 0x1, to: bytes + 14) }
+            Self.writeTimestamp(pts, prefix: withDTS ? 0x3 : 0x2, to: bytes + 9)
+            if withDTS { Self.writeTimestamp(dts, prefix: 0x1, to: bytes + 14) }
         }
-    }
 
-    /// A 33-bit timestamp in its 5-byte form: prefix, bits 32-30, marker, 29-15, marker, 14-0, marker.
-    static func writeTimestamp(_ value: UInt64, prefix: UInt8, to bytes: UnsafeMutableRawPointer) {
-        let t = value & 0x1_FFFF_FFFF
-        bytes.storeBytes(of: prefix << 4 | UInt8((t >> 29) & 0x0E) | 1, as: UInt8.self)
-        (bytes + 1).storeBytes(of: UInt8((t >> 22) & 0xFF), as: UInt8.self)
-        (bytes + 2).storeBytes(of: UInt8((t >> 14) & 0xFE) | 1, as: UInt8.self)
-        (bytes + 3).storeBytes(of: UInt8((t >> 7) & 0xFF), as: UInt8.self)
-        (bytes + 4).storeBytes(of: UInt8((t << 1) & 0xFE) | 1, as: UInt8.self)
+        /// A 33-bit timestamp in its 5-byte form: prefix, bits 32-30, marker, 29-15, marker, 14-0, marker.
+        private static func writeTimestamp(_ value: UInt64, prefix: UInt8, to bytes: UnsafeMutableRawPointer) {
+            let t = value & 0x1_FFFF_FFFF
+            bytes.storeBytes(of: prefix << 4 | UInt8((t >> 29) & 0x0E) | 1, as: UInt8.self)
+            (bytes + 1).storeBytes(of: UInt8((t >> 22) & 0xFF), as: UInt8.self)
+            (bytes + 2).storeBytes(of: UInt8((t >> 14) & 0xFE) | 1, as: UInt8.self)
+            (bytes + 3).storeBytes(of: UInt8((t >> 7) & 0xFF), as: UInt8.self)
+            (bytes + 4).storeBytes(of: UInt8((t << 1) & 0xFE) | 1, as: UInt8.self)
+        }
     }
 
     /// A PES packet cut into transport packets; the first carries the PCR and the random access
