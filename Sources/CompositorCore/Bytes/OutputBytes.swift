@@ -23,16 +23,21 @@ package struct OutputBytes: Sendable {
     /// Forgets the bytes written; the storage stays for the next ones.
     package mutating func removeAll() { count = 0 }
 
-    /// Makes `size` more bytes at the end and hands them to `body`, which must write them all.
-    package mutating func append<T>(room size: Int, _ body: (UnsafeMutableRawBufferPointer) -> T) -> T {
+    /// Makes `size` more bytes at the end and hands them to `body`, which must write them all;
+    /// when it throws, the room is taken back.
+    package mutating func append<T, E: Error>(room size: Int, _ body: (UnsafeMutableRawBufferPointer) throws(E) -> T) throws(E) -> T {
         let start = count
         let end = start + size
         if end > storage.count {
             // Doubling, so that a segment larger than any before costs its growth once.
             storage.append(contentsOf: repeatElement(0, count: max(end, 2 * storage.count) - storage.count))
         }
+        let result = storage.withUnsafeMutableBytes { bytes in
+            Result { () throws(E) -> T in try body(UnsafeMutableRawBufferPointer(rebasing: bytes[start..<end])) }
+        }
+        let value = try result.get()
         count = end
-        return storage.withUnsafeMutableBytes { body(UnsafeMutableRawBufferPointer(rebasing: $0[start..<end])) }
+        return value
     }
 
     package mutating func append(contentsOf bytes: UnsafeRawBufferPointer) {

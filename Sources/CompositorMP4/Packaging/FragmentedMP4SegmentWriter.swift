@@ -47,7 +47,7 @@ struct FragmentedMP4SegmentWriter: MP4SegmentWriter {
             }
         }
         let base = -earliest.wholeSeconds(rounding: .down)
-        // One source opened: each track's reader keeps its own block, or its own segment open.
+        // One source opened: each track's reader keeps its own segment of an HLS source open.
         let reader = try packaging.sampleReader()
         var tracks: [Track] = []
         for (index, (timeline, zero)) in zip(timelines, starts).enumerated() {
@@ -137,6 +137,9 @@ struct FragmentedMP4SegmentWriter: MP4SegmentWriter {
         stream.nextSequenceNumber &+= 1
     }
 
+    /// The most bytes of consecutive samples read in one call: 16 MiB.
+    private static let longestRead = 16 << 20
+
     /// `moof` and `mdat` of each track's samples `runs`, `shifts` added to their decode times.
     private mutating func write(_ index: Int, runs: [Range<Int>], shifts: [Int64], sequenceNumber: UInt32, into out: inout OutputBytes) throws(MP4Error) {
         func moof(dataStart: Int) throws(MP4Error) -> [UInt8] {
@@ -177,12 +180,19 @@ struct FragmentedMP4SegmentWriter: MP4SegmentWriter {
         out.removeAll()
         out.append(contentsOf: fragment)
         out.append(contentsOf: header.bytes)
+        // Samples that follow each other in the source are read as one run, straight into the segment.
         for (position, run) in runs.enumerated() {
             let samples = tracks[position].timeline.samples
-            for sample in run {
-                try tracks[position].reader.withSample(at: samples.offsets[sample], size: Int(samples.sizes[sample])) { (bytes) throws(MP4Error) in
-                    out.append(contentsOf: bytes)
+            var sample = run.lowerBound
+            while sample < run.upperBound {
+                let start = samples.offsets[sample]
+                var count = Int(samples.sizes[sample])
+                sample += 1
+                while sample < run.upperBound, count < Self.longestRead, samples.offsets[sample] == start &+ UInt64(count) {
+                    count += Int(samples.sizes[sample])
+                    sample += 1
                 }
+                try tracks[position].reader.append(at: start, count: count, to: &out)
             }
         }
     }

@@ -1,4 +1,9 @@
 import Testing
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 @testable import CompositorCore
 @testable import CompositorIO
 @testable import CompositorMP4
@@ -78,6 +83,26 @@ struct MP4PackagingTests {
         }
         #expect(throws: MP4Error.self) {
             try MP4Packaging(path: FilePath(MP4Fixtures.folder + "/hls/ts/content/seg0.ts"), container: .mpegTS, targetDuration: s(6))
+        }
+    }
+
+    /// The file shrinks after its sample tables were read: the segment that needs the bytes gone
+    /// is refused, naming the file, in either container (TS reads a sample at a time, fMP4 a run
+    /// of them straight into the segment).
+    @Test("a source cut short while it is packaged is an error naming it", arguments: [MP4Packaging.Container.mpegTS, .fragmentedMP4])
+    func sourceCutShort(_ container: MP4Packaging.Container) throws {
+        let bytes = try ReadableFile.contents(of: FilePath(MP4Fixtures.content), limit: 1 << 24)
+        try Robust.withFile(bytes) { path in
+            let packaging = try MP4Packaging(path: FilePath(path), container: container, targetDuration: s(6))
+            var writer = try packaging.segmentWriter()
+            // content.mp4 keeps its moov last: cut into the mdat, a third of the way.
+            #expect(truncate(path, off_t(bytes.count / 3)) == 0)
+            var segment = OutputBytes()
+            #expect {
+                for index in packaging.segments.indices { try writer.segment(index, into: &segment) }
+            } throws: { error in
+                "\(error)".contains(path)
+            }
         }
     }
 }

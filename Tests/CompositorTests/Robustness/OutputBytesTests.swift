@@ -22,4 +22,19 @@ struct OutputBytesTests {
         bytes.append(contentsOf: [])
         #expect(bytes.array == [9])
     }
+
+    struct Refused: Error {}
+
+    @Test("room whose writer throws is taken back")
+    func thrownRoom() {
+        var bytes = OutputBytes()
+        bytes.append(contentsOf: [1, 2])
+        #expect(throws: Refused.self) {
+            try bytes.append(room: 100) { (room) throws(Refused) in
+                room.initializeMemory(as: UInt8.self, repeating: 7)
+                throw Refused()
+            }
+        }
+        #expect(bytes.array == [1, 2])
+    }
 }
