@@ -6,6 +6,9 @@
 #                           set) and a `sync` (no run pays for another's writeback); leaves the
 #                           fastest run's "elapsed maxrss_kib user sys" in $WORK/best (elapsed to
 #                           the millisecond)
+#   take_turns TOOL...      REPS rounds, each running every TOOL once (the function run_TOOL, which
+#                           calls `REPS=1 measure ...`), each round starting one further along the
+#                           list; the fastest run of each in $WORK/t-TOOL
 #   seconds FILE, rss_mib FILE, cpu_seconds FILE (user + system)   fields of such a file
 #   release_binary PRODUCT  builds PRODUCT of the package at $ROOT in release (output on stderr)
 #                           and prints the binary's path
@@ -44,4 +47,24 @@ measure() {
         fi
     done
     mv "$WORK/best.tmp" "$WORK/best"
+}
+
+# The tools of one comparison take turns, a run each per round, rather than each running its
+# repetitions in a row: this machine's speed drifts in stretches of seconds (seven runs in a row
+# of one build took 1.69 s, the same binary 0.36 s a minute later), and a tool whose runs all fall
+# in a slow stretch would be compared with others that had none. The order turns too, so that no
+# tool always runs right after the same other one (a run after another tool's gigabyte was written
+# and deleted can take twice as long).
+take_turns() {
+    local tools=("$@") round i tool
+    for tool in "${tools[@]}"; do rm -f "$WORK/t-$tool"; done
+    for round in $(seq 0 $((REPS - 1))); do
+        for i in "${!tools[@]}"; do
+            tool=${tools[$(((round + i) % ${#tools[@]}))]}
+            "run_$tool"
+            if [ ! -f "$WORK/t-$tool" ] || awk -v a="$(seconds "$WORK/best")" -v b="$(seconds "$WORK/t-$tool")" 'BEGIN{exit !(a<b)}'; then
+                cp "$WORK/best" "$WORK/t-$tool"
+            fi
+        done
+    done
 }

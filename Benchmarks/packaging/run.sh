@@ -10,12 +10,14 @@
 #
 #   Benchmarks/packaging/run.sh [WORKDIR]      DEMO=/path/to/CompositorDemo to measure another build
 #
-# Generates its input with ffmpeg (not committed; about 2.5 GB in WORKDIR at the peak, default a new
+# Generates its input with ffmpeg (not committed; about 3.5 GB in WORKDIR at the peak, default a new
 # temporary folder, removed at the end unless WORKDIR was given): 25 s of 720p H.264 (B-frames, a
-# keyframe every 2 s, about 8 Mbit/s) and AAC, looped by stream copy to 1,000 s (about 1 GB). Runs each
-# tool REPS times (default 3, after a `sync`), keeping the fastest; prints wall time, MB/s, peak RSS
-# (GNU time), CPU time (user + system: the part of the wall time the tool's own work explains; this
-# machine's disk makes single wall times vary several-fold) and the ratios. Targets: >= 3x faster than ffmpeg, <= 1.5x cat + fsync, flat memory.
+# keyframe every 2 s, about 8 Mbit/s) and AAC, looped by stream copy to 1,000 s (about 1 GB). Runs
+# each tool REPS times (default 3, after a `sync`; the tools take turns, a run each per round),
+# keeping the fastest; prints wall time, MB/s, peak RSS (GNU time), CPU time (user + system: the
+# part of the wall time the tool's own work explains; this machine's disk makes single wall times
+# vary several-fold) and the ratios. Targets: >= 3x faster than ffmpeg, <= 1.5x cat + fsync, flat
+# memory.
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 REPS=${REPS:-3}
@@ -53,24 +55,30 @@ report() {  # NAME INPUT_BYTES
 }
 
 cat "$WORK/src.mp4" >/dev/null  # warm the page cache
-OUT="$WORK/cat.out"; measure sh -c 'cat "$1" > "$0" && sync "$0"' "$OUT" "$WORK/src.mp4"; cp "$WORK/best" "$WORK/t-cat"
 
+# 1 and 2. Compositor, ffmpeg and cat take turns (see take_turns).
 for kind in ts fmp4; do
-    OUT="$WORK/out-$kind"
-    measure "$DEMO" hls "$WORK/mp4.json" --output "$OUT" --segments "$kind"; cp "$WORK/best" "$WORK/t-compositor"
     type=mpegts; [ "$kind" = fmp4 ] && type=fmp4
-    OUT="$WORK/ffmpeg-$kind"
-    measure sh -c 'mkdir -p "$0" && ffmpeg -v error -y -i "$1" -map 0 -c copy -f hls -hls_time 6 -hls_playlist_type vod -hls_segment_type "$2" -hls_segment_filename "$0/s%d.$3" "$0/index.m3u8" && sync "$0"/*' \
-        "$OUT" "$WORK/src.mp4" "$type" "$([ "$kind" = fmp4 ] && echo m4s || echo ts)"; cp "$WORK/best" "$WORK/t-ffmpeg"
+    run_compositor() { OUT="$WORK/out-$kind" REPS=1 measure "$DEMO" hls "$WORK/mp4.json" --output "$WORK/out-$kind" --segments "$kind"; }
+    run_ffmpeg() {
+        OUT="$WORK/ffmpeg-$kind" REPS=1 measure sh -c 'mkdir -p "$0" && ffmpeg -v error -y -i "$1" -map 0 -c copy -f hls -hls_time 6 -hls_playlist_type vod -hls_segment_type "$2" -hls_segment_filename "$0/s%d.$3" "$0/index.m3u8" && sync "$0"/*' \
+            "$WORK/ffmpeg-$kind" "$WORK/src.mp4" "$type" "$([ "$kind" = fmp4 ] && echo m4s || echo ts)"
+    }
+    run_cat() { OUT="$WORK/cat.out" REPS=1 measure sh -c 'cat "$1" > "$0" && sync "$0"' "$WORK/cat.out" "$WORK/src.mp4"; }
+    take_turns compositor ffmpeg cat
     report "MP4 -> $kind segments" "$SIZE"
 done
 
 # 3. The packaged TS playlist (kept from the last ts run) read into one MP4.
-OUT="$WORK/ts-in"; rm -rf "$OUT"; "$DEMO" hls "$WORK/mp4.json" --output "$OUT" --segments ts >/dev/null
+rm -rf "$WORK/ts-in"; "$DEMO" hls "$WORK/mp4.json" --output "$WORK/ts-in" --segments ts >/dev/null
 echo '{ "content": [ { "id": "src", "url": "ts-in/stitched.m3u8" } ], "breaks": [] }' >"$WORK/ts.json"
 TS_SIZE=$(cat "$WORK"/ts-in/*.ts | wc -c)
 cat "$WORK"/ts-in/*.ts >/dev/null
-OUT="$WORK/cat.out"; measure sh -c 'cat "$@" > "$0" && sync "$0"' "$OUT" "$WORK"/ts-in/*.ts; cp "$WORK/best" "$WORK/t-cat"
-OUT="$WORK/render.mp4"; measure "$DEMO" render "$WORK/ts.json" --output "$OUT"; cp "$WORK/best" "$WORK/t-compositor"
-OUT="$WORK/ffmpeg.mp4"; measure sh -c 'ffmpeg -v error -y -i "$1" -map 0 -c copy -movflags +faststart "$0" && sync "$0"' "$OUT" "$WORK/ts-in/stitched.m3u8"; cp "$WORK/best" "$WORK/t-ffmpeg"
+run_compositor() { OUT="$WORK/render.mp4" REPS=1 measure "$DEMO" render "$WORK/ts.json" --output "$WORK/render.mp4"; }
+run_ffmpeg() {
+    OUT="$WORK/ffmpeg.mp4" REPS=1 measure sh -c 'ffmpeg -v error -y -i "$1" -map 0 -c copy -movflags +faststart "$0" && sync "$0"' \
+        "$WORK/ffmpeg.mp4" "$WORK/ts-in/stitched.m3u8"
+}
+run_cat() { OUT="$WORK/cat.out" REPS=1 measure sh -c 'cat "$@" > "$0" && sync "$0"' "$WORK/cat.out" "$WORK"/ts-in/*.ts; }
+take_turns compositor ffmpeg cat
 report "TS playlist -> MP4" "$TS_SIZE"

@@ -10,9 +10,10 @@
 #   Benchmarks/render/run.sh [WORKDIR]          CASES="samples two-hour" to run some of them,
 #                                               BENCH=/path/to/RenderBenchmark to measure another build
 #
-# Generates its inputs with ffmpeg (not committed; about 1.4 GB in WORKDIR, default a new temporary
-# folder, removed at the end unless WORKDIR was given), builds the driver (release), warms the page
-# cache, and runs each tool REPS times (default 5, after a `sync`), keeping the fastest. The stitcher
+# Generates its inputs with ffmpeg (not committed; about 1.4 GB in WORKDIR, and three outputs of up
+# to 1 GB while it runs; default a new temporary folder, removed at the end unless WORKDIR was
+# given), builds the driver (release), warms the page cache, and runs each tool REPS times (default
+# 5, after a `sync`; the tools take turns, a run each per round), keeping the fastest. The stitcher
 # fsyncs its output (it must, to be atomic); ffmpeg and cat are followed by `sync FILE` so all do
 # the same durable work. Prints wall time, samples/s, MB/s, peak RSS (GNU time) and the ratios.
 # Targets: stitcher <= 1.3x cat + fsync, >= 5x faster than ffmpeg + fsync; peak RSS <= 48 MiB on the
@@ -94,14 +95,17 @@ run_case() {  # NAME
     esac
     local bytes; bytes=$(cat "${CAT_FILES[@]}" | wc -c)  # also warms the page cache
 
-    OUT="$WORK/out.mp4"
-    measure "$BENCH" "$PLAN" "$OUT"; cp "$WORK/best" "$WORK/t-stitcher"
-    "$BENCH" "$PLAN" "$OUT" >/dev/null
+    # The stitcher, ffmpeg and cat take turns (see take_turns), each into a file of its own.
+    run_stitcher() { OUT="$WORK/out-stitcher.mp4" REPS=1 measure "$BENCH" "$PLAN" "$WORK/out-stitcher.mp4"; }
+    run_ffmpeg() {
+        OUT="$WORK/out-ffmpeg.mp4" REPS=1 measure sh -c 'ffmpeg -v error -y -f concat -safe 0 -i "$1" -map 0 -c copy -movflags +faststart "$0" && sync "$0"' \
+            "$WORK/out-ffmpeg.mp4" "$LIST"
+    }
+    run_cat() { OUT="$WORK/out-cat.mp4" REPS=1 measure sh -c 'cat "$@" > "$0" && sync "$0"' "$WORK/out-cat.mp4" "${CAT_FILES[@]}"; }
+    take_turns stitcher ffmpeg cat
     local samples output_bytes
-    samples=$(output_samples "$OUT"); output_bytes=$(wc -c <"$OUT")
-    measure sh -c 'ffmpeg -v error -y -f concat -safe 0 -i "$1" -map 0 -c copy -movflags +faststart "$0" && sync "$0"' "$OUT" "$LIST"; cp "$WORK/best" "$WORK/t-ffmpeg"
-    measure sh -c 'cat "$@" > "$0" && sync "$0"' "$OUT" "${CAT_FILES[@]}"; cp "$WORK/best" "$WORK/t-cat"
-    rm -f "$OUT"
+    samples=$(output_samples "$WORK/out-stitcher.mp4"); output_bytes=$(wc -c <"$WORK/out-stitcher.mp4")
+    rm -f "$WORK"/out-*.mp4
 
     local ts tf tc
     ts=$(seconds "$WORK/t-stitcher"); tf=$(seconds "$WORK/t-ffmpeg"); tc=$(seconds "$WORK/t-cat")
