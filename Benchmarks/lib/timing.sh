@@ -7,8 +7,11 @@
 #                           fastest run's "elapsed maxrss_kib user sys" in $WORK/best (elapsed to
 #                           the millisecond)
 #   take_turns TOOL...      REPS rounds, each running every TOOL once (the function run_TOOL, which
-#                           calls `REPS=1 measure ...`), each round starting one further along the
-#                           list; the fastest run of each in $WORK/t-TOOL
+#                           calls `REPS=1 measure ...`), in an order that changes from round to
+#                           round; the fastest run of each in $WORK/t-TOOL
+#   durable_copy_binary     builds Benchmarks/render/durable_copy.c into $WORK and prints its path
+#                           (nothing without a C compiler: the scripts then leave the floor out)
+#   report_floor TOOL       prints the floor's row and TOOL / floor, ffmpeg / floor (after take_turns)
 #   seconds FILE, rss_mib FILE, cpu_seconds FILE (user + system)   fields of such a file
 #   release_binary PRODUCT  builds PRODUCT of the package at $ROOT in release (output on stderr)
 #                           and prints the binary's path
@@ -25,6 +28,22 @@ bench_setup() {
 release_binary() {
     swift build --package-path "$ROOT" -c release --product "$1" >&2
     echo "$(swift build --package-path "$ROOT" -c release --show-bin-path)/$1"
+}
+
+# The floor: the fastest durable copy of the same input bytes (`copy_file_range` into a file set
+# aside with `fallocate`, writeback started every 8 MiB, `fsync`), no media work at all. Its time
+# moves with the machine's disk from run to run, and ffmpeg / floor is the most any tool's ratio
+# against ffmpeg could be in that run.
+durable_copy_binary() {
+    command -v cc >/dev/null || return 0
+    cc -O2 -o "$WORK/durable_copy" "$ROOT/Benchmarks/render/durable_copy.c" && echo "$WORK/durable_copy"
+}
+
+report_floor() {  # TOOL
+    [ -f "$WORK/t-floor" ] || return 0
+    printf "  %-16s %6s s  (durable_copy.c: the same bytes copied durably, nothing else)\n" "floor" "$(seconds "$WORK/t-floor")"
+    awk -v t="$(seconds "$WORK/t-$1")" -v f="$(seconds "$WORK/t-ffmpeg")" -v k="$(seconds "$WORK/t-floor")" -v name="$1" 'BEGIN {
+        printf "  %s / floor = %.2fx   ffmpeg / floor = %.2fx (the most any tool could be faster than ffmpeg in this run)\n", name, t / k, f / k }'
 }
 
 seconds() { awk '{print $1}' "$1"; }
@@ -52,15 +71,16 @@ measure() {
 # The tools of one comparison take turns, a run each per round, rather than each running its
 # repetitions in a row: this machine's speed drifts in stretches of seconds (seven runs in a row
 # of one build took 1.69 s, the same binary 0.36 s a minute later), and a tool whose runs all fall
-# in a slow stretch would be compared with others that had none. The order turns too, so that no
-# tool always runs right after the same other one (a run after another tool's gigabyte was written
-# and deleted can take twice as long).
+# in a slow stretch would be compared with others that had none. The order changes too (turned
+# by one each round, and backwards every other round), so that no tool always runs right after the
+# same other one: a run right after another tool wrote or deleted a gigabyte can take twice as long.
 take_turns() {
-    local tools=("$@") round i tool
+    local tools=("$@") round i tool n=$#
     for tool in "${tools[@]}"; do rm -f "$WORK/t-$tool"; done
     for round in $(seq 0 $((REPS - 1))); do
         for i in "${!tools[@]}"; do
-            tool=${tools[$(((round + i) % ${#tools[@]}))]}
+            [ $((round % 2)) = 1 ] && i=$((n - 1 - i))
+            tool=${tools[$(((round / 2 + i) % n))]}
             "run_$tool"
             if [ ! -f "$WORK/t-$tool" ] || awk -v a="$(seconds "$WORK/best")" -v b="$(seconds "$WORK/t-$tool")" 'BEGIN{exit !(a<b)}'; then
                 cp "$WORK/best" "$WORK/t-$tool"

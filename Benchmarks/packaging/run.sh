@@ -52,9 +52,11 @@ report() {  # NAME INPUT_BYTES
     done
     awk -v c="$tc" -v f="$tf" -v k="$tk" 'BEGIN {
         printf "  ffmpeg / compositor = %.2fx (target >= 3)   compositor / (cat + fsync) = %.2fx (target <= 1.5)\n", f / c, c / k }'
+    report_floor compositor
 }
 
 cat "$WORK/src.mp4" >/dev/null  # warm the page cache
+FLOOR=$(durable_copy_binary)
 
 # 1 and 2. Compositor, ffmpeg and cat take turns (see take_turns).
 for kind in ts fmp4; do
@@ -65,7 +67,8 @@ for kind in ts fmp4; do
             "$WORK/ffmpeg-$kind" "$WORK/src.mp4" "$type" "$([ "$kind" = fmp4 ] && echo m4s || echo ts)"
     }
     run_cat() { OUT="$WORK/cat.out" REPS=1 measure sh -c 'cat "$1" > "$0" && sync "$0"' "$WORK/cat.out" "$WORK/src.mp4"; }
-    take_turns compositor ffmpeg cat
+    run_floor() { OUT="$WORK/floor.out" REPS=1 measure "$FLOOR" "$WORK/src.mp4" "$WORK/floor.out" 1; }
+    take_turns compositor ffmpeg cat ${FLOOR:+floor}
     report "MP4 -> $kind segments" "$SIZE"
 done
 
@@ -80,5 +83,9 @@ run_ffmpeg() {
         "$WORK/ffmpeg.mp4" "$WORK/ts-in/stitched.m3u8"
 }
 run_cat() { OUT="$WORK/cat.out" REPS=1 measure sh -c 'cat "$@" > "$0" && sync "$0"' "$WORK/cat.out" "$WORK"/ts-in/*.ts; }
-take_turns compositor ffmpeg cat
+run_floor() {
+    local segments=("$WORK"/ts-in/*.ts)
+    OUT="$WORK/floor.out" REPS=1 measure "$FLOOR" "${segments[0]}" "$WORK/floor.out" 1 "${segments[@]:1}"
+}
+take_turns compositor ffmpeg cat ${FLOOR:+floor}
 report "TS playlist -> MP4" "$TS_SIZE"

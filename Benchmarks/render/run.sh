@@ -27,6 +27,7 @@ bench_setup render "$@"
 
 echo "== building the driver (release)"
 BENCH=${BENCH:-$(release_binary RenderBenchmark)}
+FLOOR=$(durable_copy_binary)
 
 # encode NAME SECONDS LOOPS SIZE FPS VIDEO_BITRATE AUDIO_BITRATE SEED: SECONDS of H.264 (B-frames,
 # a keyframe every 2 s; grain keeps x264 from compressing it away) + AAC 48 kHz stereo, then looped
@@ -102,7 +103,8 @@ run_case() {  # NAME
             "$WORK/out-ffmpeg.mp4" "$LIST"
     }
     run_cat() { OUT="$WORK/out-cat.mp4" REPS=1 measure sh -c 'cat "$@" > "$0" && sync "$0"' "$WORK/out-cat.mp4" "${CAT_FILES[@]}"; }
-    take_turns stitcher ffmpeg cat
+    run_floor() { OUT="$WORK/out-floor.mp4" REPS=1 measure "$FLOOR" "${CAT_FILES[0]}" "$WORK/out-floor.mp4" 1 "${CAT_FILES[@]:1}"; }
+    take_turns stitcher ffmpeg cat ${FLOOR:+floor}
     local samples output_bytes
     samples=$(output_samples "$WORK/out-stitcher.mp4"); output_bytes=$(wc -c <"$WORK/out-stitcher.mp4")
     rm -f "$WORK"/out-*.mp4
@@ -121,6 +123,7 @@ run_case() {  # NAME
     done
     awk -v s="$ts" -v f="$tf" -v c="$tc" 'BEGIN {
         printf "  ffmpeg / stitcher = %.2fx (target >= 5)   stitcher / cat = %.2fx (target <= 1.3)\n", f / s, s / c }'
+    report_floor stitcher
     echo "$name $samples $(awk '{print $2}' "$WORK/t-stitcher")" >>"$SUMMARY"
 }
 
