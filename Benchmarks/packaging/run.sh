@@ -89,3 +89,4 @@ run_floor() {
 }
 take_turns compositor ffmpeg cat ${FLOOR:+floor}
 report "TS playlist -> MP4" "$TS_SIZE"
+rm -f "$WORK/cat.out" "$WORK/floor.out"
