@@ -6,11 +6,14 @@
 #                           set) and a `sync` (no run pays for another's writeback); leaves the
 #                           fastest run's "elapsed maxrss_kib user sys" in $WORK/best (elapsed to
 #                           the millisecond)
-#   take_turns TOOL...      REPS rounds, each running every TOOL once (the function run_TOOL, which
-#                           calls `REPS=1 measure ...`), in an order that changes from round to
-#                           round; the fastest run of each in $WORK/t-TOOL
+#   take_turns TOOL...      REPS rounds, each running every TOOL once (the function run_TOOL, called
+#                           with REPS=1 and OUT=$WORK/out-TOOL: it measures a command writing $OUT),
+#                           in an order that changes from round to round; the fastest run of each
+#                           in $WORK/t-TOOL
+#   measure_cat FILE...     measures `cat FILE... > $OUT` + fsync
 #   durable_copy_binary     builds Benchmarks/render/durable_copy.c into $WORK and prints its path
 #                           (nothing without a C compiler: the scripts then leave the floor out)
+#   measure_floor FILE...   measures the floor of FILE... into $OUT ($FLOOR: durable_copy_binary's)
 #   report_floor TOOL       prints the floor's row and TOOL / floor, ffmpeg / floor (after take_turns)
 #   seconds FILE, rss_mib FILE, cpu_seconds FILE (user + system)   fields of such a file
 #   release_binary PRODUCT  builds PRODUCT of the package at $ROOT in release (output on stderr)
@@ -39,6 +42,8 @@ durable_copy_binary() {
     cc -O2 -o "$WORK/durable_copy" "$ROOT/Benchmarks/render/durable_copy.c" && echo "$WORK/durable_copy"
 }
 
+measure_floor() { measure "$FLOOR" "$1" "$OUT" 1 "${@:2}"; }
+
 report_floor() {  # TOOL
     [ -f "$WORK/t-floor" ] || return 0
     printf "  %-16s %6s s  (durable_copy.c: the same bytes copied durably, nothing else)\n" "floor" "$(seconds "$WORK/t-floor")"
@@ -49,6 +54,8 @@ report_floor() {  # TOOL
 seconds() { awk '{print $1}' "$1"; }
 rss_mib() { awk '{printf "%.1f", $2 / 1024}' "$1"; }
 cpu_seconds() { awk '{printf "%.2f", $3 + $4}' "$1"; }
+
+measure_cat() { measure sh -c 'cat "$@" > "$0" && sync "$0"' "$OUT" "$@"; }
 
 measure() {
     local best=""
@@ -81,7 +88,7 @@ take_turns() {
         for i in "${!tools[@]}"; do
             [ $((round % 2)) = 1 ] && i=$((n - 1 - i))
             tool=${tools[$(((round / 2 + i) % n))]}
-            "run_$tool"
+            OUT="$WORK/out-$tool" REPS=1 "run_$tool"
             if [ ! -f "$WORK/t-$tool" ] || awk -v a="$(seconds "$WORK/best")" -v b="$(seconds "$WORK/t-$tool")" 'BEGIN{exit !(a<b)}'; then
                 cp "$WORK/best" "$WORK/t-$tool"
             fi

@@ -58,16 +58,16 @@ report() {  # NAME INPUT_BYTES
 cat "$WORK/src.mp4" >/dev/null  # warm the page cache
 FLOOR=$(durable_copy_binary)
 
-# 1 and 2. Compositor, ffmpeg and cat take turns (see take_turns).
+# 1 and 2. Compositor, ffmpeg, cat and the floor take turns (see take_turns).
 for kind in ts fmp4; do
     type=mpegts; [ "$kind" = fmp4 ] && type=fmp4
-    run_compositor() { OUT="$WORK/out-$kind" REPS=1 measure "$DEMO" hls "$WORK/mp4.json" --output "$WORK/out-$kind" --segments "$kind"; }
+    run_compositor() { measure "$DEMO" hls "$WORK/mp4.json" --output "$OUT" --segments "$kind"; }
     run_ffmpeg() {
-        OUT="$WORK/ffmpeg-$kind" REPS=1 measure sh -c 'mkdir -p "$0" && ffmpeg -v error -y -i "$1" -map 0 -c copy -f hls -hls_time 6 -hls_playlist_type vod -hls_segment_type "$2" -hls_segment_filename "$0/s%d.$3" "$0/index.m3u8" && sync "$0"/*' \
-            "$WORK/ffmpeg-$kind" "$WORK/src.mp4" "$type" "$([ "$kind" = fmp4 ] && echo m4s || echo ts)"
+        measure sh -c 'mkdir -p "$0" && ffmpeg -v error -y -i "$1" -map 0 -c copy -f hls -hls_time 6 -hls_playlist_type vod -hls_segment_type "$2" -hls_segment_filename "$0/s%d.$3" "$0/index.m3u8" && sync "$0"/*' \
+            "$OUT" "$WORK/src.mp4" "$type" "$([ "$kind" = fmp4 ] && echo m4s || echo ts)"
     }
-    run_cat() { OUT="$WORK/cat.out" REPS=1 measure sh -c 'cat "$1" > "$0" && sync "$0"' "$WORK/cat.out" "$WORK/src.mp4"; }
-    run_floor() { OUT="$WORK/floor.out" REPS=1 measure "$FLOOR" "$WORK/src.mp4" "$WORK/floor.out" 1; }
+    run_cat() { measure_cat "$WORK/src.mp4"; }
+    run_floor() { measure_floor "$WORK/src.mp4"; }
     take_turns compositor ffmpeg cat ${FLOOR:+floor}
     report "MP4 -> $kind segments" "$SIZE"
 done
@@ -77,16 +77,12 @@ rm -rf "$WORK/ts-in"; "$DEMO" hls "$WORK/mp4.json" --output "$WORK/ts-in" --segm
 echo '{ "content": [ { "id": "src", "url": "ts-in/stitched.m3u8" } ], "breaks": [] }' >"$WORK/ts.json"
 TS_SIZE=$(cat "$WORK"/ts-in/*.ts | wc -c)
 cat "$WORK"/ts-in/*.ts >/dev/null
-run_compositor() { OUT="$WORK/render.mp4" REPS=1 measure "$DEMO" render "$WORK/ts.json" --output "$WORK/render.mp4"; }
+run_compositor() { measure "$DEMO" render "$WORK/ts.json" --output "$OUT"; }
 run_ffmpeg() {
-    OUT="$WORK/ffmpeg.mp4" REPS=1 measure sh -c 'ffmpeg -v error -y -i "$1" -map 0 -c copy -movflags +faststart "$0" && sync "$0"' \
-        "$WORK/ffmpeg.mp4" "$WORK/ts-in/stitched.m3u8"
+    measure sh -c 'ffmpeg -v error -y -i "$1" -map 0 -c copy -movflags +faststart -f mp4 "$0" && sync "$0"' "$OUT" "$WORK/ts-in/stitched.m3u8"
 }
-run_cat() { OUT="$WORK/cat.out" REPS=1 measure sh -c 'cat "$@" > "$0" && sync "$0"' "$WORK/cat.out" "$WORK"/ts-in/*.ts; }
-run_floor() {
-    local segments=("$WORK"/ts-in/*.ts)
-    OUT="$WORK/floor.out" REPS=1 measure "$FLOOR" "${segments[0]}" "$WORK/floor.out" 1 "${segments[@]:1}"
-}
+run_cat() { measure_cat "$WORK"/ts-in/*.ts; }
+run_floor() { measure_floor "$WORK"/ts-in/*.ts; }
 take_turns compositor ffmpeg cat ${FLOOR:+floor}
 report "TS playlist -> MP4" "$TS_SIZE"
-rm -f "$WORK/cat.out" "$WORK/floor.out"
+rm -rf "$WORK"/out-*

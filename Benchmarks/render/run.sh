@@ -10,7 +10,7 @@
 #   Benchmarks/render/run.sh [WORKDIR]          CASES="samples two-hour" to run some of them,
 #                                               BENCH=/path/to/RenderBenchmark to measure another build
 #
-# Generates its inputs with ffmpeg (not committed; about 1.4 GB in WORKDIR, and three outputs of up
+# Generates its inputs with ffmpeg (not committed; about 1.4 GB in WORKDIR, and an output per tool of up
 # to 1 GB while it runs; default a new temporary folder, removed at the end unless WORKDIR was
 # given), builds the driver (release), warms the page cache, and runs each tool REPS times (default
 # 5, after a `sync`; the tools take turns, a run each per round), keeping the fastest. The stitcher
@@ -96,18 +96,17 @@ run_case() {  # NAME
     esac
     local bytes; bytes=$(cat "${CAT_FILES[@]}" | wc -c)  # also warms the page cache
 
-    # The stitcher, ffmpeg and cat take turns (see take_turns), each into a file of its own.
-    run_stitcher() { OUT="$WORK/out-stitcher.mp4" REPS=1 measure "$BENCH" "$PLAN" "$WORK/out-stitcher.mp4"; }
+    # The stitcher, ffmpeg, cat and the floor take turns (see take_turns), each into a file of its own.
+    run_stitcher() { measure "$BENCH" "$PLAN" "$OUT"; }
     run_ffmpeg() {
-        OUT="$WORK/out-ffmpeg.mp4" REPS=1 measure sh -c 'ffmpeg -v error -y -f concat -safe 0 -i "$1" -map 0 -c copy -movflags +faststart "$0" && sync "$0"' \
-            "$WORK/out-ffmpeg.mp4" "$LIST"
+        measure sh -c 'ffmpeg -v error -y -f concat -safe 0 -i "$1" -map 0 -c copy -movflags +faststart -f mp4 "$0" && sync "$0"' "$OUT" "$LIST"
     }
-    run_cat() { OUT="$WORK/out-cat.mp4" REPS=1 measure sh -c 'cat "$@" > "$0" && sync "$0"' "$WORK/out-cat.mp4" "${CAT_FILES[@]}"; }
-    run_floor() { OUT="$WORK/out-floor.mp4" REPS=1 measure "$FLOOR" "${CAT_FILES[0]}" "$WORK/out-floor.mp4" 1 "${CAT_FILES[@]:1}"; }
+    run_cat() { measure_cat "${CAT_FILES[@]}"; }
+    run_floor() { measure_floor "${CAT_FILES[@]}"; }
     take_turns stitcher ffmpeg cat ${FLOOR:+floor}
     local samples output_bytes
-    samples=$(output_samples "$WORK/out-stitcher.mp4"); output_bytes=$(wc -c <"$WORK/out-stitcher.mp4")
-    rm -f "$WORK"/out-*.mp4
+    samples=$(output_samples "$WORK/out-stitcher"); output_bytes=$(wc -c <"$WORK/out-stitcher")
+    rm -f "$WORK"/out-*
 
     local ts tf tc
     ts=$(seconds "$WORK/t-stitcher"); tf=$(seconds "$WORK/t-ffmpeg"); tc=$(seconds "$WORK/t-cat")

@@ -74,15 +74,16 @@ package final class ReadableFile {
             bytes.append(contentsOf: repeatElement(0, count: count))
         }
         let result = bytes.withUnsafeMutableBytes { buffer in
-            Result { () throws(FileError) -> Int in try read(into: buffer, at: offset) }
+            Result { () throws(FileError) in try read(exactly: buffer, at: offset) }
         }
         // After a failure `bytes` is empty, so no reader mistakes it for the block it asked for.
-        let got: Int
-        do { got = try result.get() } catch { bytes.removeAll(keepingCapacity: true); throw error }
-        guard got == count else {
-            bytes.removeAll(keepingCapacity: true)
-            throw FileError(path, .truncated(needed: count, got: got, offset: offset))
-        }
+        do { try result.get() } catch { bytes.removeAll(keepingCapacity: true); throw error }
+    }
+
+    /// Fills all of `buffer` from `offset`; a short read means the file is shorter than claimed.
+    package func read(exactly buffer: UnsafeMutableRawBufferPointer, at offset: UInt64) throws(FileError) {
+        let got = try read(into: buffer, at: offset)
+        guard got == buffer.count else { throw FileError(path, .truncated(needed: buffer.count, got: got, offset: offset)) }
     }
 
     /// Fills as much of `buffer` as the file holds from `offset`; returns the count read.

@@ -12,7 +12,10 @@ package struct VideoAccessUnit: Sendable {
     package let isRandomAccess: Bool
 
     /// The MP4 sample's size in bytes.
-    package var sampleSize: Int { sampleUnits.reduce(0) { $0 + 4 + $1.count } }
+    package var sampleSize: Int { Self.sampleSize(of: sampleUnits) }
+
+    /// The size of the MP4 sample made of `units`: each after its 4-byte length.
+    package static func sampleSize(of units: some Sequence<Range<Int>>) -> Int { units.reduce(0) { $0 + 4 + $1.count } }
 
     /// Splits `payload` (one PES packet's elementary stream bytes), found `offset` bytes into the segment.
     package init(payload: UnsafeRawBufferPointer, format: VideoCodingFormat, at offset: UInt64) throws(TSParseFailure) {

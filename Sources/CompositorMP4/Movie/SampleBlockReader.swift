@@ -20,10 +20,7 @@ struct SampleBlockReader {
     ) throws(MP4Error) -> T {
         let blockEnd = blockStart + UInt64(block.count)
         if offset < blockStart || offset > blockEnd || UInt64(size) > blockEnd - offset {
-            guard offset <= file.size, UInt64(size) <= file.size - offset else {
-                throw .malformed(file: file.path.description, boxPath: "", offset: offset,
-                                 reason: "a sample of \(size) bytes runs past the end of the file (\(file.size) bytes)")
-            }
+            try checkInFile(offset, size, "a sample of \(size) bytes runs")
             let count = Int(min(UInt64(max(size, blockSize)), file.size - offset))
             try file.readBytes(at: offset, count: count, into: &block)
             blockStart = offset
@@ -32,5 +29,22 @@ struct SampleBlockReader {
         return try block.withUnsafeBytes { raw in
             Result { () throws(MP4Error) in try body(UnsafeRawBufferPointer(rebasing: raw[start..<(start + size)])) }
         }.get()
+    }
+
+    /// Appends the `count` bytes at `offset` (samples one after another) to `out`, read straight
+    /// into it: no block, no copy out of one.
+    func append(at offset: UInt64, count: Int, to out: inout OutputBytes) throws(MP4Error) {
+        try checkInFile(offset, count, "samples of \(count) bytes run")
+        try out.append(room: count) { (room) throws(MP4Error) in
+            try mp4Errors { () throws(FileError) in try file.read(exactly: room, at: offset) }
+        }
+    }
+
+    /// Throws, saying `what` runs past the end, unless the file holds `size` bytes at `offset`.
+    private func checkInFile(_ offset: UInt64, _ size: Int, _ what: @autoclosure () -> String) throws(MP4Error) {
+        guard offset <= file.size, UInt64(size) <= file.size - offset else {
+            throw .malformed(file: file.path.description, boxPath: "", offset: offset,
+                             reason: "\(what()) past the end of the file (\(file.size) bytes)")
+        }
     }
 }

@@ -334,17 +334,7 @@ enum PackagingSampleReader {
     mutating func append(at offset: UInt64, count: Int, to out: inout OutputBytes) throws(MP4Error) {
         switch self {
         case .file(let reader):
-            let file = reader.file
-            guard offset <= file.size, UInt64(count) <= file.size - offset else {
-                throw .malformed(file: file.path.description, boxPath: "", offset: offset,
-                                 reason: "samples of \(count) bytes run past the end of the file (\(file.size) bytes)")
-            }
-            try out.append(room: count) { (room) throws(MP4Error) in
-                let got = try mp4Errors { () throws(FileError) in try file.read(into: room, at: offset) }
-                guard got == count else {
-                    throw MP4Error(FileError(file.path, .truncated(needed: count, got: got, offset: offset)))
-                }
-            }
+            try reader.append(at: offset, count: count, to: &out)
         case .store(var reader):
             defer { self = .store(reader) }
             out.append(contentsOf: try reader.read(offset: offset, count: count))

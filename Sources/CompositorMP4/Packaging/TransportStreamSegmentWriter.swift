@@ -170,7 +170,8 @@ struct TransportStreamSegmentWriter: MP4SegmentWriter {
                 try sampleBytes.withSample(at: samples.offsets[a], size: size) { (bytes) throws(MP4Error) in
                     header.withUnsafeBytes { header in
                         pieces.removeAll(keepingCapacity: true)
-                        pieces += [header, bytes]
+                        pieces.append(header)
+                        pieces.append(bytes)
                         muxer.writeAudio(pieces, pts: UInt64(pts), into: &out)
                     }
                 }

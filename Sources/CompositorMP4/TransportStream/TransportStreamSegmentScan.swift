@@ -19,8 +19,7 @@ struct TransportStreamSegmentScan: Sendable {
         /// Its parameter sets: NAL unit type, id, and bytes.
         let parameterSets: [(type: UInt8, id: UInt32, bytes: [UInt8])]
 
-        /// The MP4 sample's size: each unit after its 4-byte length.
-        var sampleSize: Int { units.reduce(0) { $0 + 4 + $1.count } }
+        var sampleSize: Int { VideoAccessUnit.sampleSize(of: units) }
     }
     struct Audio: Sendable {
         let pts: UInt64, offset: UInt64
