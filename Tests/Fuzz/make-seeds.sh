@@ -5,7 +5,7 @@
 # file, which the reader must report), and a 2.4 MB audio clip whose stsd holds the most sample
 # descriptions a track may have (65,536; its chunk uses the last), so that inputs of megabytes and
 # description counts past the limit are a mutation away. HLS and schedule seeds are hand-written
-# text files.
+# text files. The segments seeds come last.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 dir=Tests/Fuzz/seeds/mp4
@@ -63,4 +63,49 @@ def moov(chunk_offset):
 head = ftyp + moov(0)
 data = ftyp + moov(len(head) + 8) + box(b'mdat', bytes(range(samples * size)))
 open(sys.argv[1], 'wb').write(data)
+PY
+
+# Segments seeds (the `segments` target, see SegmentsFuzzHarness): five header bytes (flags, cut 1,
+# cut 2), then the media, cut where ffmpeg's HLS muxer cut it. MPEG-TS with H.264 (B-frames) and
+# AAC, with HEVC, video only, audio only, and two encodes after a discontinuity; fragmented MP4 with
+# its init section.
+dir=Tests/Fuzz/seeds/segments
+mkdir -p "$dir"
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+hls() {  # NAME SEGMENT_TYPE INPUT_AND_CODEC_ARGUMENTS...
+  local name=$1 type=$2; shift 2
+  mkdir -p "$work/$name"
+  $F "$@" -f hls -hls_time 0.4 -hls_playlist_type vod -hls_segment_type "$type" \
+    -hls_fmp4_init_filename init.mp4 -hls_segment_filename "$work/$name/s%d.seg" "$work/$name/index.m3u8"
+}
+video=(-f lavfi -i testsrc=size=64x64:rate=10)
+audio=(-f lavfi -i sine=frequency=440:sample_rate=8000)
+h264=(-c:v libx264 -preset ultrafast -bf 2 -x264-params keyint=4:min-keyint=4:scenecut=0)
+hls ts-h264-aac mpegts "${video[@]}" "${audio[@]}" -t 0.8 "${h264[@]}" -c:a aac -b:a 8k -ac 1
+hls ts-hevc-aac mpegts "${video[@]}" "${audio[@]}" -t 0.8 -c:v libx265 -preset ultrafast \
+  -x265-params keyint=4:min-keyint=4:scenecut=0:log-level=error -c:a aac -b:a 8k -ac 1
+hls ts-video-only mpegts "${video[@]}" -t 0.4 "${h264[@]}"
+hls ts-audio-only mpegts "${audio[@]}" -t 0.4 -c:a aac -b:a 8k -ac 1
+hls ts-second-encode mpegts -f lavfi -i testsrc2=size=64x64:rate=10 "${audio[@]}" -t 0.4 "${h264[@]}" -c:a aac -b:a 8k -ac 1
+hls fmp4-h264-aac fmp4 "${video[@]}" "${audio[@]}" -t 0.8 "${h264[@]}" -c:a aac -b:a 8k -ac 1
+python3 - "$work" "$dir" <<'PY'
+import os, struct, sys
+work, out = sys.argv[1], sys.argv[2]
+def read(name, file): return open(os.path.join(work, name, file), 'rb').read()
+def seed(name, flags, parts):
+    media = b''.join(parts)
+    cuts = [0, 0]
+    if flags & 1:   # init, segment 1, segment 2
+        cuts = [len(parts[0]), len(parts[0]) + len(parts[1])] if len(parts) > 2 else [len(parts[0]), 0]
+    elif len(parts) > 1:
+        cuts = [len(parts[0]), 0]
+    assert len(media) <= 65536 and all(c < 65536 for c in cuts), (name, len(media), cuts)
+    open(os.path.join(out, name + '.bin'), 'wb').write(struct.pack('>BHH', flags, *cuts) + media)
+seed('ts-h264-aac', 0, [read('ts-h264-aac', 's0.seg'), read('ts-h264-aac', 's1.seg')])
+seed('ts-hevc-aac', 0, [read('ts-hevc-aac', 's0.seg'), read('ts-hevc-aac', 's1.seg')])
+seed('ts-video-only', 0, [read('ts-video-only', 's0.seg')])
+seed('ts-audio-only', 0, [read('ts-audio-only', 's0.seg')])
+seed('ts-discontinuity', 2, [read('ts-h264-aac', 's0.seg'), read('ts-second-encode', 's0.seg')])
+seed('fmp4-h264-aac', 1, [read('fmp4-h264-aac', 'init.mp4'), read('fmp4-h264-aac', 's0.seg'), read('fmp4-h264-aac', 's1.seg')])
 PY

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds and runs the libFuzzer targets against the library sources.
 #
-#   Tests/Fuzz/run.sh [mp4|hls|schedule|mapping|all] [EXECUTIONS]     (default: all 100000)
+#   Tests/Fuzz/run.sh [mp4|hls|segments|schedule|mapping|all] [EXECUTIONS]     (default: all 100000)
 #   Tests/Fuzz/run.sh mp4 1000000
 #   Tests/Fuzz/run.sh hls 0 INPUT...        # replay files (a crash to reproduce), no fuzzing
 #
@@ -34,9 +34,10 @@ source_of() {
   case $1 in
     mp4) echo Tests/Fuzz/MP4ReaderFuzz.swift ;;
     hls) echo Tests/Fuzz/HLSParserFuzz.swift ;;
+    segments) echo Tests/Fuzz/SegmentsFuzz.swift ;;
     schedule) echo Tests/Fuzz/ScheduleFuzz.swift ;;
     mapping) echo Tests/Fuzz/MappingFuzz.swift ;;
-    *) echo "unknown target '$1' (mp4, hls, schedule, mapping or all)" >&2; exit 64 ;;
+    *) echo "unknown target '$1' (mp4, hls, segments, schedule, mapping or all)" >&2; exit 64 ;;
   esac
 }
 max_len_of() {
@@ -45,6 +46,7 @@ max_len_of() {
     # a file of tiny boxes 8 MB); at 64 KiB the fuzzer could not reach them.
     mp4) echo 4194304 ;;
     hls) echo 16384 ;;
+    segments) echo 65541 ;;  # five header bytes, then media its 16-bit cuts can reach
     schedule) echo 8192 ;;
     mapping) echo 8192 ;;    # a schedule, then queries and scripts
   esac
@@ -52,7 +54,7 @@ max_len_of() {
 
 # The library's modules, in dependency order, instrumented once for all targets (coverage +
 # AddressSanitizer). `-package-name` lets the targets use `package` API as the tests do.
-modules=(CompositorCore CompositorIO CompositorMP4 CompositorHLS Compositor CompositorTesting)
+modules=(CompositorCore CompositorIO CompositorTS CompositorMP4 CompositorHLS Compositor CompositorTesting)
 build_library() {
   local stamp=$out/lib/built
   if [[ -f $stamp ]] && [[ -z $(find Sources -name '*.swift' -newer "$stamp" | head -1) ]]; then
@@ -114,7 +116,7 @@ run() {
 }
 
 if [[ $target == all ]]; then
-  for name in mp4 hls schedule mapping; do run "$name"; done
+  for name in mp4 hls segments schedule mapping; do run "$name"; done
 else
   run "$target"
 fi

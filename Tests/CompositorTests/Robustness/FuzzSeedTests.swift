@@ -40,6 +40,29 @@ struct FuzzSeedTests {
         }
     }
 
+    /// The `segments` target's seeds: HLS media segments ffmpeg cut (TS with H.264 and with HEVC,
+    /// video or audio only, a discontinuity; fragmented MP4) read, plan and render in both cut
+    /// modes, each render reading back; its regressions replay without a broken invariant.
+    @Test("segments seeds read, render in both cut modes and read back; segments regressions replay clean")
+    func segments() throws {
+        let scratch = try MP4Fixtures.makeScratchFolder("segments-fuzz")
+        defer { MP4Fixtures.remove(scratch) }
+        let seeds = Self.seeds("segments")
+        #expect(seeds.count >= 6)
+        for path in seeds {
+            let outcome = SegmentsFuzzHarness.run(try MP4Fixtures.bytes(path), scratch: FilePath(scratch))
+            #expect(outcome.readError == nil, "\(path): \(String(describing: outcome.readError))")
+            #expect(outcome.steps.count == MP4CutMode.allCases.count && outcome.steps.allSatisfy { $0.contains(": rendered ") },
+                    "\(path): \(outcome.steps)")
+            #expect(outcome.broken == [], "\(path)")
+        }
+        let folder = Robust.fuzzFolder + "/regressions/segments"
+        for name in MP4Fixtures.listing(folder) where !name.hasPrefix(".") {
+            let outcome = SegmentsFuzzHarness.run(try MP4Fixtures.bytes(folder + "/" + name), scratch: FilePath(scratch))
+            #expect(outcome.broken == [], "\(name)")
+        }
+    }
+
     @Test("schedule seeds decode")
     func schedules() throws {
         let seeds = Self.seeds("schedule")
