@@ -45,12 +45,8 @@ package enum SegmentsFuzzHarness {
         guard input.count > headerSize else { return outcome }
         let media = scratch.appending("media"), output = scratch.appending("render.mp4")
         let bytes = Array(input[headerSize...])
-        do {
-            let file = try AtomicOutputFile(path: media)
-            try file.write(bytes)
-            try file.commit()
-        } catch {
-            outcome.broken.append("could not write the input to \(media): \(error)")
+        if let failure = FuzzScratch.write(bytes, to: media) {
+            outcome.broken.append(failure)
             return outcome
         }
         let source = self.source(in: media, flags: input[0], cut1: cut(input[1], input[2]), cut2: cut(input[3], input[4]),

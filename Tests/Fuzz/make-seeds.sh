@@ -109,3 +109,11 @@ seed('ts-audio-only', 0, [read('ts-audio-only', 's0.seg')])
 seed('ts-discontinuity', 2, [read('ts-h264-aac', 's0.seg'), read('ts-second-encode', 's0.seg')])
 seed('fmp4-h264-aac', 1, [read('fmp4-h264-aac', 'init.mp4'), read('fmp4-h264-aac', 's0.seg'), read('fmp4-h264-aac', 's1.seg')])
 PY
+
+# Packaging seeds (the `packaging` target: an MP4 file packaged into segments): the MP4 seeds with
+# video or audio to package, and a clip of HEVC with AAC.
+dir=Tests/Fuzz/seeds/packaging
+mkdir -p "$dir"
+cp Tests/Fuzz/seeds/mp4/{av-bframes,av-noeditlist,video-only,audio-only}.mp4 "$dir/"
+$F "${video[@]}" "${audio[@]}" -t 0.8 -c:v libx265 -preset ultrafast -x265-params keyint=4:min-keyint=4:scenecut=0:log-level=error \
+  -tag:v hvc1 -c:a aac -b:a 8k -ac 1 -movflags +faststart "$dir/hevc-aac.mp4"

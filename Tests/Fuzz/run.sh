@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds and runs the libFuzzer targets against the library sources.
 #
-#   Tests/Fuzz/run.sh [mp4|hls|segments|schedule|mapping|all] [EXECUTIONS]     (default: all 100000)
+#   Tests/Fuzz/run.sh [mp4|hls|segments|packaging|schedule|mapping|all] [EXECUTIONS]     (default: all 100000)
 #   Tests/Fuzz/run.sh mp4 1000000
 #   Tests/Fuzz/run.sh hls 0 INPUT...        # replay files (a crash to reproduce), no fuzzing
 #
@@ -35,9 +35,10 @@ source_of() {
     mp4) echo Tests/Fuzz/MP4ReaderFuzz.swift ;;
     hls) echo Tests/Fuzz/HLSParserFuzz.swift ;;
     segments) echo Tests/Fuzz/SegmentsFuzz.swift ;;
+    packaging) echo Tests/Fuzz/PackagingFuzz.swift ;;
     schedule) echo Tests/Fuzz/ScheduleFuzz.swift ;;
     mapping) echo Tests/Fuzz/MappingFuzz.swift ;;
-    *) echo "unknown target '$1' (mp4, hls, segments, schedule, mapping or all)" >&2; exit 64 ;;
+    *) echo "unknown target '$1' (mp4, hls, segments, packaging, schedule, mapping or all)" >&2; exit 64 ;;
   esac
 }
 max_len_of() {
@@ -47,6 +48,7 @@ max_len_of() {
     mp4) echo 4194304 ;;
     hls) echo 16384 ;;
     segments) echo 65541 ;;  # five header bytes, then media its 16-bit cuts can reach
+    packaging) echo 65536 ;;
     schedule) echo 8192 ;;
     mapping) echo 8192 ;;    # a schedule, then queries and scripts
   esac
@@ -101,7 +103,7 @@ run() {
     -use_value_profile=1
     -print_final_stats=1
     -artifact_prefix="$artifacts"
-    -dict=Tests/Fuzz/dict/$name.dict
+    -dict=Tests/Fuzz/dict/"${name/packaging/mp4}".dict   # packaging reads MP4 files too
   )
   if (( ${#replay[@]} > 0 )); then
     "$binary" "${flags[@]}" ${FUZZ_FLAGS:-} "${replay[@]}"
@@ -116,7 +118,7 @@ run() {
 }
 
 if [[ $target == all ]]; then
-  for name in mp4 hls segments schedule mapping; do run "$name"; done
+  for name in mp4 hls segments packaging schedule mapping; do run "$name"; done
 else
   run "$target"
 fi

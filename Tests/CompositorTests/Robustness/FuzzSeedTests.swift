@@ -63,6 +63,26 @@ struct FuzzSeedTests {
         }
     }
 
+    /// The `packaging` target's seeds: MP4 files of H.264 (with and without B-frames and an edit
+    /// list), of HEVC, video or audio only, packaged into both containers, the segments reading
+    /// back; its regressions replay without a broken invariant.
+    @Test("packaging seeds package into both containers and read back; packaging regressions replay clean")
+    func packaging() throws {
+        let scratch = try MP4Fixtures.makeScratchFolder("packaging-fuzz")
+        defer { MP4Fixtures.remove(scratch) }
+        let seeds = Self.seeds("packaging")
+        #expect(seeds.count >= 5)
+        for path in seeds {
+            let outcome = PackagingFuzzHarness.run(try MP4Fixtures.bytes(path), scratch: FilePath(scratch))
+            #expect(outcome.steps.count == 2 && outcome.steps.allSatisfy { $0.contains(" segments, ") }, "\(path): \(outcome.steps)")
+            #expect(outcome.broken == [], "\(path)")
+        }
+        let folder = Robust.fuzzFolder + "/regressions/packaging"
+        for name in MP4Fixtures.listing(folder) where !name.hasPrefix(".") {
+            #expect(PackagingFuzzHarness.run(try MP4Fixtures.bytes(folder + "/" + name), scratch: FilePath(scratch)).broken == [], "\(name)")
+        }
+    }
+
     @Test("schedule seeds decode")
     func schedules() throws {
         let seeds = Self.seeds("schedule")

@@ -1,0 +1,75 @@
+import CompositorCore
+import CompositorMP4
+
+/// The work of the `packaging` fuzz target (Tests/Fuzz/PackagingFuzz.swift), shared with the tests
+/// that replay its seeds and regressions: an MP4 file packaged into HLS segments of both
+/// containers (MPEG-TS: Annex B with in-band parameter sets from the `avcC` or `hvcC`, ADTS from
+/// the AudioSpecificConfig; fragmented MP4: an init segment, `moof`s and `mdat`s) of 0.2 s (a GOP
+/// of the seeds, so most inputs make several), and the segments read back as an HLS source, as a
+/// render of them would.
+///
+/// Input: the MP4 file. Whatever its bytes, packaging either succeeds or throws its typed error;
+/// a crash, a hang, or segments that do not read back (the packager wrote what its own reader
+/// refuses) is a bug.
+package enum PackagingFuzzHarness {
+    /// What became of one input.
+    package struct Outcome: Sendable {
+        /// A line per container: "CONTAINER: N segments, M bytes", or the error that stopped it.
+        package var steps: [String] = []
+        /// Invariants broken: packaged segments that do not read back. Empty unless there is a bug.
+        package var broken: [String] = []
+    }
+
+    /// Runs `input` with `scratch`, an existing folder, for its files (`source.mp4` and
+    /// `packaged` in it are replaced).
+    package static func run(_ input: [UInt8], scratch: FilePath) -> Outcome {
+        var outcome = Outcome()
+        let source = scratch.appending("source.mp4"), packaged = scratch.appending("packaged")
+        if let failure = FuzzScratch.write(input, to: source) {
+            outcome.broken.append(failure)
+            return outcome
+        }
+        for container in [MP4Packaging.Container.mpegTS, .fragmentedMP4] {
+            let bytes: [UInt8], segments: HLSSegmentSource
+            do {
+                (bytes, segments) = try package(source, into: container, named: packaged)
+            } catch {
+                outcome.steps.append("\(container.rawValue): \(error)")
+                continue
+            }
+            outcome.steps.append("\(container.rawValue): \(segments.segments.count) segments, \(bytes.count) bytes")
+            if let failure = FuzzScratch.write(bytes, to: packaged) {
+                outcome.broken.append(failure)
+                continue
+            }
+            do {
+                var budget = MP4SampleBudget.render()
+                _ = try MP4Reader.read(segments, budget: &budget)
+            } catch {
+                outcome.broken.append("\(container.rawValue): the segments do not read back: \(error)")
+            }
+        }
+        return outcome
+    }
+
+    /// The init segment and the segments, one after another, and the source that reads them from
+    /// a file of those bytes at `path`.
+    private static func package(_ source: FilePath, into container: MP4Packaging.Container,
+                                named path: FilePath) throws(MP4Error) -> ([UInt8], HLSSegmentSource) {
+        let packaging = try MP4Packaging(path: source, container: container, targetDuration: MediaTime(value: 1, timescale: 5))
+        var writer = try packaging.segmentWriter()
+        var bytes = writer.initSegment() ?? []
+        let initSection = bytes.isEmpty ? nil : HLSSegmentSource.FileBytes(path: path, byteRange: 0..<UInt64(bytes.count))
+        var segments: [HLSSegmentSource.Segment] = []
+        var segment = OutputBytes()
+        for (index, planned) in packaging.segments.enumerated() {
+            try writer.segment(index, into: &segment)
+            let start = UInt64(bytes.count)
+            segment.withUnsafeBytes { bytes.append(contentsOf: $0) }
+            segments.append(.init(path: path, byteRange: start..<UInt64(bytes.count), duration: planned.range.duration))
+        }
+        try writer.checkUnchanged()
+        let container: HLSSegmentSource.Container = initSection.map { .fragmentedMP4(initSection: $0) } ?? .transportStream
+        return (bytes, HLSSegmentSource(playlist: path, container: container, segments: segments))
+    }
+}

@@ -1,0 +1,27 @@
+// libFuzzer target: an MP4 file packaged into HLS segments, MPEG-TS (Annex B with in-band
+// parameter sets, ADTS) and fragmented MP4 (init segment, moof, mdat), and the segments read back.
+//
+// Built by `Tests/Fuzz/run.sh packaging` against the instrumented library. An input is the MP4
+// file: see `PackagingFuzzHarness`, which the tests share to replay seeds and regressions. Its
+// files live in a folder in /dev/shm (memory, no disk I/O), removed at exit. A crash, a hang
+// (`-timeout`), an allocation over `-malloc_limit_mb`, or segments that do not read back
+// (reported by the harness, turned into a crash here) is a bug.
+import CompositorCore
+import CompositorTesting
+import Glibc
+
+nonisolated(unsafe) private var scratch: String?
+
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
+    if scratch == nil {
+        var template = Array("/dev/shm/packaging-fuzz-XXXXXX".utf8CString)
+        let made = template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }
+        precondition(made != nil, "mkdtemp in /dev/shm failed")
+        scratch = String(cString: made!)
+        atexit { if let folder = scratch { _ = system("rm -rf '\(folder)'") } }
+    }
+    let outcome = PackagingFuzzHarness.run(Array(UnsafeBufferPointer(start: data, count: size)), scratch: FilePath(scratch!))
+    if let first = outcome.broken.first { fatalError("packaging invariant broken: \(first)") }
+    return 0
+}
