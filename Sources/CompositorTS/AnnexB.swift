@@ -78,4 +78,12 @@ package enum AnnexB {
         }
         return out
     }
+
+    /// Whether an Annex B stream carries `unit` whole behind its start code: no `00 00 01` inside
+    /// it (emulation prevention keeps them out), and no zero byte at its end, which a reader
+    /// takes for padding before the next start code.
+    package static func canCarry(_ unit: some Collection<UInt8>) -> Bool {
+        let bytes = Array(unit)
+        return bytes.last != 0 && !bytes.indices.dropLast(2).contains { bytes[$0] == 0 && bytes[$0 + 1] == 0 && bytes[$0 + 2] == 1 }
+    }
 }

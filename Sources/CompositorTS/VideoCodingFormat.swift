@@ -59,14 +59,19 @@ package enum VideoCodingFormat: Sendable, Equatable, CustomStringConvertible {
     /// start of every access unit.
     var accessUnitDelimiter: [UInt8] { self == .h264 ? [0x09, 0xF0] : [0x46, 0x01, 0x50] }
 
+    /// "VPS", "SPS" or "PPS": what a parameter set of NAL unit type `type` is called.
+    func parameterSetName(_ type: UInt8) -> String {
+        type == sequenceParameterSetType ? "SPS" : (self, type) == (.hevc, 32) ? "VPS" : "PPS"
+    }
+
     /// The id a parameter set of NAL unit type `type` is known by among those of its type: H.264
     /// `seq_parameter_set_id` (after profile and level) or `pic_parameter_set_id`; HEVC
     /// `vps_video_parameter_set_id` (4 bits), `sps_seq_parameter_set_id` (after the profile, tier
     /// and level) or `pps_pic_parameter_set_id`.
     package func parameterSetID(_ unit: some Collection<UInt8>, type: UInt8, at offset: UInt64) throws(TSParseFailure) -> UInt32 {
         func tooShort() -> TSParseFailure {
-            let name = type == sequenceParameterSetType ? "SPS" : (self, type) == (.hevc, 32) ? "VPS" : "PPS"
-            return .malformed("a \(name) too short for its id", at: offset)
+            let name = parameterSetName(type)
+            return .malformed("\(name == "SPS" ? "an" : "a") \(name) too short for its id", at: offset)
         }
         switch (self, type) {
         case (.hevc, 33):

@@ -1,5 +1,6 @@
 import CompositorCore
 import CompositorMP4
+import CompositorTS
 
 /// The work of the `packaging` fuzz target (Tests/Fuzz/PackagingFuzz.swift), shared with the tests
 /// that replay its seeds and regressions: an MP4 file packaged into HLS segments of both
@@ -10,7 +11,10 @@ import CompositorMP4
 ///
 /// Input: the MP4 file. Whatever its bytes, packaging either succeeds or throws its typed error;
 /// a crash, a hang, or segments that do not read back (the packager wrote what its own reader
-/// refuses) is a bug.
+/// refuses) is a bug. One exception: TS segments of a source whose video samples hold a NAL unit
+/// Annex B cannot carry (a `00 00 01` inside it, or a zero byte at its end: emulation prevention
+/// missing) need not read back. Packaging copies samples as they are, as ffmpeg does, rather than
+/// look at every byte of them; a reader of the stream splits such a unit where the start code is.
 package enum PackagingFuzzHarness {
     /// What became of one input.
     package struct Outcome: Sendable {
@@ -46,7 +50,11 @@ package enum PackagingFuzzHarness {
                 var budget = MP4SampleBudget.render()
                 _ = try MP4Reader.read(segments, budget: &budget)
             } catch {
-                outcome.broken.append("\(container.rawValue): the segments do not read back: \(error)")
+                if container == .mpegTS, let sample = firstSampleAnnexBCannotCarry(in: input, at: source) {
+                    outcome.steps.append("MPEG-TS segments do not read back: video sample \(sample + 1) has a NAL unit Annex B cannot carry")
+                } else {
+                    outcome.broken.append("\(container.rawValue): the segments do not read back: \(error)")
+                }
             }
         }
         return outcome
@@ -71,5 +79,29 @@ package enum PackagingFuzzHarness {
         try writer.checkUnchanged()
         let container: HLSSegmentSource.Container = initSection.map { .fragmentedMP4(initSection: $0) } ?? .transportStream
         return (bytes, HLSSegmentSource(playlist: path, container: container, segments: segments))
+    }
+
+    /// The first video sample of the MP4 file `bytes` (at `path`) with a NAL unit that has a
+    /// `00 00 01` inside it or ends in a zero byte; `nil` when there is none, or no such sample
+    /// can be told (the file does not read, a length runs past its sample).
+    private static func firstSampleAnnexBCannotCarry(in bytes: [UInt8], at path: FilePath) -> Int? {
+        guard let movie = try? MP4Reader.read(path: path), let video = movie.videoTrack else { return nil }
+        let samples = video.samples
+        for index in 0..<samples.count {
+            let lengthSize = video.sampleDescriptions[Int(samples.descriptionIndices[index])].codec.nalLengthSize ?? 4
+            guard let start = Int(exactly: samples.offsets[index]), start <= bytes.count,
+                  Int(samples.sizes[index]) <= bytes.count - start else { return nil }
+            let end = start + Int(samples.sizes[index])
+            var unit = start
+            while unit + lengthSize <= end {
+                var length = 0
+                for byte in bytes[unit..<(unit + lengthSize)] { length = length << 8 | Int(byte) }
+                unit += lengthSize
+                guard length <= end - unit else { break }
+                if !AnnexB.canCarry(bytes[unit..<(unit + length)]) { return index }
+                unit += length
+            }
+        }
+        return nil
     }
 }

@@ -149,12 +149,16 @@ package struct MP4Packaging: Sendable {
                                    reason: "video shown \(track.displayMatrix), which MPEG-TS segments cannot say (it would play turned); "
                                        + "package as fragmented MP4")
             }
-            for description in track.sampleDescriptions {
+            for (index, description) in track.sampleDescriptions.enumerated() {
                 switch description.codec {
                 case .avc where track.kind == .video, .hevc where track.kind == .video:
-                    guard description.codec.videoCodingFormat == track.sampleDescriptions[0].codec.videoCodingFormat else {
+                    guard let format = description.codec.videoCodingFormat, format == track.sampleDescriptions[0].codec.videoCodingFormat else {
                         throw .unsupported(file: file, boxPath: path, offset: track.boxOffset,
                                            reason: "H.264 and HEVC sample descriptions in one track; an MPEG-TS stream carries one video format")
+                    }
+                    do throws(TSParseFailure) { try AnnexBFraming.checkInBand(description.codec.parameterSetUnits, format: format) } catch {
+                        throw .malformed(file: file, boxPath: path, offset: track.boxOffset,
+                                         reason: "the \(format == .h264 ? "avcC" : "hvcC") of sample description \(index + 1): \(error.reason)")
                     }
                 case .aac(let config) where track.kind == .audio:
                     guard (1...7).contains(config.channelConfiguration), (1...4).contains(config.coreObjectType),

@@ -61,7 +61,8 @@ struct TransportStreamSegmentWriter: MP4SegmentWriter {
         self.packaging = packaging
         let descriptions = packaging.video?.track.sampleDescriptions ?? []
         videoFormat = descriptions.first?.codec.videoCodingFormat
-        // Other codecs are not packaged (MP4Packaging refuses them).
+        // Other codecs are not packaged, nor parameter sets a reader of the stream would refuse
+        // (MP4Packaging checks).
         framings = videoFormat.map { format in
             descriptions.map { AnnexBFraming(format: format, lengthSize: $0.codec.nalLengthSize ?? 4, parameterSets: $0.codec.parameterSetUnits) }
         } ?? []

@@ -11,7 +11,7 @@ extension MP4CodecParameters {
     }
 
     /// Bytes in each NAL unit's length prefix, for `avcC` and `hvcC`.
-    var nalLengthSize: Int? {
+    package var nalLengthSize: Int? {
         switch self {
         case .avc(let configuration): configuration.nalLengthSize
         case .hevc(let configuration): configuration.nalLengthSize

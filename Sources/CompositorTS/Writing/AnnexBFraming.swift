@@ -19,6 +19,7 @@ package final class AnnexBFraming {
     private let delimiter: UnsafeRawBufferPointer
     private let parameterSets: UnsafeRawBufferPointer
 
+    /// Writes `sets` as they are: check them first with `checkInBand`.
     package init(format: VideoCodingFormat, lengthSize: Int, parameterSets sets: [[UInt8]]) {
         self.format = format
         self.lengthSize = lengthSize
@@ -34,6 +35,40 @@ package final class AnnexBFraming {
     }
 
     deinit { storage.deallocate() }
+
+    /// Throws unless `sets` are what a reader of the stream needs of the parameter sets written
+    /// before keyframes, so that no stream is written that such a reader would refuse: each a
+    /// NAL unit of a parameter set type, whole behind its start code (no `00 00 01` inside it, no
+    /// zero byte at its end, which Annex B takes for padding), its id readable and, for an SPS,
+    /// its picture size; and, unless there are none (the samples then carry their own), one of
+    /// each type: H.264's SPS and PPS, HEVC's VPS, SPS and PPS. Failures name the parameter set
+    /// by its place among `sets` (offset 0).
+    package static func checkInBand(_ sets: [[UInt8]], format: VideoCodingFormat) throws(TSParseFailure) {
+        guard !sets.isEmpty else { return }
+        for (index, set) in sets.enumerated() {
+            let name = "parameter set \(index + 1)"
+            guard set.count >= format.headerSize else {
+                throw .malformed("\(name) is \(set.count) byte, shorter than its \(format) header", at: 0)
+            }
+            let type = format.unitType(set[0])
+            guard format.parameterSetTypes.contains(type) else { throw .malformed("\(name) is a NAL unit of type \(type)", at: 0) }
+            guard AnnexB.canCarry(set) else {
+                throw .malformed("\(name) holds a start code (00 00 01) or ends in a zero byte: emulation prevention is "
+                                 + "missing, and an Annex B stream cannot carry it", at: 0)
+            }
+            do throws(TSParseFailure) {
+                _ = try format.parameterSetID(set, type: type, at: 0)
+                if format == .h264, type == format.sequenceParameterSetType { _ = try H264SequenceParameterSet(unit: set, at: 0) }
+            } catch {
+                throw .malformed("\(name): \(error.reason)", at: 0)
+            }
+        }
+        let missing = format.parameterSetTypes.filter { type in !sets.contains { format.unitType($0[0]) == type } }
+        guard missing.isEmpty else {
+            throw .malformed("no \(missing.map(format.parameterSetName).joined(separator: " or ")) among the parameter sets, "
+                             + "which a decoder needs beside the others", at: 0)
+        }
+    }
 
     /// Appends to `pieces` the access unit in `sample` as Annex B: the delimiter first (the
     /// sample's own, or this framing's), then the parameter sets when `withParameterSets` and the

@@ -146,4 +146,23 @@ struct FuzzRegressionTests {
                                   + "(590392426 s), the most one track may span"), "\(plan)")
         }
     }
+
+    /// An HEVC clip one of whose samples holds `00 00 01` inside a NAL unit (emulation
+    /// prevention missing). Packaging copies samples as they are (as ffmpeg does), so its TS
+    /// segments carry a start code where none was meant, and reading them back splits the unit
+    /// there: a typed error naming the segment file and byte, not a crash. The fuzz target takes
+    /// such sources out of its round-trip check; fragmented MP4 segments, which carry lengths,
+    /// read back.
+    @Test("a sample holding an unescaped start code packages, and its TS segments are refused on reading, naming where")
+    func unescapedStartCodeInSample() throws {
+        let scratch = try MP4Fixtures.makeScratchFolder("packaging-regression")
+        defer { MP4Fixtures.remove(scratch) }
+        let outcome = PackagingFuzzHarness.run(try Robust.regression("packaging", "unescaped-start-code-in-sample-a2482ce1"),
+                                               scratch: FilePath(scratch))
+        #expect(outcome.broken == [])
+        #expect(outcome.steps.contains { $0.hasPrefix("MPEG-TS: ") && $0.contains(" segments, ") }, "\(outcome.steps)")
+        #expect(outcome.steps.contains { $0.hasPrefix("MPEG-TS segments do not read back: video sample ") && $0.hasSuffix(" has a NAL unit Annex B cannot carry") },
+                "\(outcome.steps)")
+        #expect(outcome.steps.contains { $0.hasPrefix("fragmented MP4: ") && $0.contains(" segments, ") }, "\(outcome.steps)")
+    }
 }

@@ -160,6 +160,47 @@ struct TransportStreamMuxerTests {
         #expect(annexB == test.annexB)
     }
 
+    /// An SPS and PPS of a 32x32 x264 clip (Tests/Fuzz/seeds/mp4/video-only.mp4's `avcC`).
+    static let sps: [UInt8] = [0x67, 0xF4, 0x00, 0x0A, 0x91, 0x96, 0x89, 0x6C, 0x04, 0x40, 0x00, 0x00, 0x03, 0x00, 0x40, 0x00,
+                               0x00, 0x05, 0x03, 0xC4, 0x89, 0xA8]
+    static let pps: [UInt8] = [0x68, 0xCE, 0x0F, 0x19, 0x20]
+
+    struct InBandCase: Sendable, CustomStringConvertible {
+        let name: String
+        let sets: [[UInt8]]
+        var format: VideoCodingFormat = .h264
+        /// The refusal's reason; `nil` when the sets can be carried.
+        let refusal: String?
+        var description: String { name }
+    }
+
+    @Test("parameter sets a reader of the stream would refuse are refused before anything is written", arguments: [
+        InBandCase(name: "an SPS and a PPS", sets: [sps, pps], refusal: nil),
+        InBandCase(name: "none: the samples carry their own", sets: [], refusal: nil),
+        InBandCase(name: "an empty unit", sets: [sps, [], pps], refusal: "parameter set 2 is 0 byte, shorter than its H.264 header"),
+        InBandCase(name: "an HEVC unit of one byte", sets: [[0x40]], format: .hevc,
+                   refusal: "parameter set 1 is 1 byte, shorter than its HEVC header"),
+        InBandCase(name: "a slice among them", sets: [sps, pps, [0x65, 0x88]], refusal: "parameter set 3 is a NAL unit of type 5"),
+        InBandCase(name: "a start code inside", sets: [sps, [0x68, 0x00, 0x00, 0x01, 0x20]],
+                   refusal: "parameter set 2 holds a start code (00 00 01) or ends in a zero byte: emulation prevention is missing, and an Annex B stream cannot carry it"),
+        InBandCase(name: "a zero byte at the end", sets: [sps, [0x68, 0xCE, 0x00]],
+                   refusal: "parameter set 2 holds a start code (00 00 01) or ends in a zero byte: emulation prevention is missing, and an Annex B stream cannot carry it"),
+        InBandCase(name: "an SPS too short to read", sets: [[0x67, 0x42], pps],
+                   refusal: "parameter set 1: an SPS too short for its id"),
+        InBandCase(name: "no PPS", sets: [sps], refusal: "no PPS among the parameter sets, which a decoder needs beside the others"),
+        InBandCase(name: "HEVC without a VPS or SPS", sets: [[0x44, 0x01, 0xC1]], format: .hevc,
+                   refusal: "no VPS or SPS among the parameter sets, which a decoder needs beside the others"),
+    ])
+    func inBandParameterSets(_ test: InBandCase) {
+        let result = Result { () throws(TSParseFailure) in try AnnexBFraming.checkInBand(test.sets, format: test.format) }
+        switch (result, test.refusal) {
+        case (.success, nil): break
+        case (.failure(let failure), let refusal?): #expect(failure == .malformed(refusal, at: 0))
+        case (.success, let refusal?): Issue.record("carried, but should be refused: \(refusal)")
+        case (.failure(let failure), nil): Issue.record("refused: \(failure.reason)")
+        }
+    }
+
     @Test("a NAL length past the sample's end is malformed, with the sample's offset")
     func brokenSample() {
         let framing = AnnexBFraming(format: .h264, lengthSize: 4, parameterSets: [])
