@@ -73,8 +73,9 @@ package struct MP4Packaging: Sendable {
         guard video != nil || audio != nil else {
             throw .unsupported(file: file, boxPath: "moov", offset: 0, reason: "no video or audio track with samples to package")
         }
-        for track in [video?.track, audio?.track].compactMap({ $0 }) {
-            try Self.checkPackageable(track, in: container, file: file)
+        for timeline in [video, audio].compactMap({ $0 }) {
+            try Self.checkPackageable(timeline.track, in: container, file: file)
+            try Self.checkPresentsSamples(timeline, file: file)
         }
         self.path = movie.path
         self.container = container
@@ -135,6 +136,20 @@ package struct MP4Packaging: Sendable {
     }
 
     /// Refuses what the container cannot carry, before anything is written.
+    /// A track whose edit starts where its samples have ended presents none of them: its frames
+    /// would all go before the first segment, where a player drops them (and a reader of the
+    /// segments refuses a stream whose audio ends before it starts).
+    private static func checkPresentsSamples(_ timeline: SourceTrackTimeline, file: String) throws(MP4Error) {
+        let samples = timeline.samples
+        let mediaEnd = samples.decodeEnd + max(0, Int64(samples.compositionOffsets.max() ?? 0))
+        guard timeline.mediaStart >= mediaEnd else { return }
+        let track = timeline.track
+        throw .unsupported(file: file, boxPath: track.boxPath + "/edts/elst", offset: track.editListOffset ?? track.boxOffset,
+                           reason: "its edit starts at media time \(timeline.mediaStart) (1/\(timeline.timescale) s), where the track's "
+                               + "\(samples.count) samples have ended (\(mediaEnd)): it presents none of them, so there is nothing "
+                               + "of it to package; remove the edit list, or the track")
+    }
+
     private static func checkPackageable(_ track: MP4Track, in container: Container, file: String) throws(MP4Error) {
         let path = track.boxPath + "/mdia/minf/stbl/stsd"
         switch container {

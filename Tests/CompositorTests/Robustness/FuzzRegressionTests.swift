@@ -165,4 +165,23 @@ struct FuzzRegressionTests {
                 "\(outcome.steps)")
         #expect(outcome.steps.contains { $0.hasPrefix("fragmented MP4: ") && $0.contains(" segments, ") }, "\(outcome.steps)")
     }
+
+    /// An HEVC clip whose audio edit starts at media time 66,560 (8.3 s at 8 kHz), after its
+    /// 0.8 s of samples. Packaging put every frame before the first segment's start, as priming,
+    /// and reading the TS segments back refused audio that ends before the playlist starts. Such
+    /// a track presents nothing: both containers refuse it now, naming its `elst`.
+    @Test("a track whose edit starts after its samples end is refused for packaging, naming its edit list")
+    func audioEditPastItsSamples() throws {
+        let scratch = try MP4Fixtures.makeScratchFolder("packaging-regression")
+        defer { MP4Fixtures.remove(scratch) }
+        let outcome = PackagingFuzzHarness.run(try Robust.regression("packaging", "audio-edit-past-its-samples-e8428de7"),
+                                               scratch: FilePath(scratch))
+        #expect(outcome.broken == [])
+        #expect(outcome.steps.count == 2)
+        for step in outcome.steps {
+            #expect(step.contains("unsupported MP4 at moov/trak[1]/edts/elst (byte 3422): its edit starts at media time 66560 (1/8000 s)"), "\(step)")
+            #expect(step.hasSuffix("where the track's 8 samples have ended (7424): it presents none of them, so there is nothing of it "
+                                   + "to package; remove the edit list, or the track"), "\(step)")
+        }
+    }
 }
