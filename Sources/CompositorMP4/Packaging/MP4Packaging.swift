@@ -76,6 +76,7 @@ package struct MP4Packaging: Sendable {
         for timeline in [video, audio].compactMap({ $0 }) {
             try Self.checkPackageable(timeline.track, in: container, file: file)
             try Self.checkPresentsSamples(timeline, file: file)
+            if container == .fragmentedMP4 { try Self.checkPresentsAfterFirstDecode(timeline.track, file: file) }
         }
         self.path = movie.path
         self.container = container
@@ -148,6 +149,18 @@ package struct MP4Packaging: Sendable {
                            reason: "its edit starts at media time \(timeline.mediaStart) (1/\(timeline.timescale) s), where the track's "
                                + "\(samples.count) samples have ended (\(mediaEnd)): it presents none of them, so there is nothing "
                                + "of it to package; remove the edit list, or the track")
+    }
+
+    /// Fragments carry a track's composition offsets as they are, and reading fragmented MP4 here
+    /// wants no sample presented before the track's first decode time (`MovieFragments`): a
+    /// source that has one is refused before anything is written, naming its `ctts`.
+    private static func checkPresentsAfterFirstDecode(_ track: MP4Track, file: String) throws(MP4Error) {
+        let samples = track.samples
+        guard samples.smallestCompositionOffset < 0, let first = samples.decodeTimes.first else { return }
+        guard let early = samples.firstSample(where: { samples.compositionTime($0) < first }) else { return }
+        throw .unsupported(file: file, boxPath: track.boxPath + "/mdia/minf/stbl/ctts", offset: track.boxOffset,
+                           reason: "sample \(early + 1) is presented at \(samples.compositionTime(early)) (1/\(track.timescale) s), before "
+                               + "the track's first decode time (\(first)); fragmented MP4 segments of it would not read back here")
     }
 
     private static func checkPackageable(_ track: MP4Track, in container: Container, file: String) throws(MP4Error) {

@@ -184,4 +184,22 @@ struct FuzzRegressionTests {
                                    + "to package; remove the edit list, or the track"), "\(step)")
         }
     }
+
+    /// A clip whose `ctts` gives its fourth video sample an offset of -1,174,405,120 ticks: it is
+    /// presented long before the track's first decode. Fragments carry the offsets as they are,
+    /// and reading them back refused the sample. Fragmented MP4 packaging refuses such a source
+    /// now, naming its `ctts`; TS segments (whose timestamps the packager sets) still package.
+    @Test("fMP4 packaging refuses a sample presented before the track's first decode, naming the ctts")
+    func presentedBeforeFirstDecode() throws {
+        let scratch = try MP4Fixtures.makeScratchFolder("packaging-regression")
+        defer { MP4Fixtures.remove(scratch) }
+        let outcome = PackagingFuzzHarness.run(try Robust.regression("packaging", "presented-before-first-decode-0d7ee633"),
+                                               scratch: FilePath(scratch))
+        #expect(outcome.broken == [])
+        #expect(outcome.steps.count == 2)
+        #expect(outcome.steps.last?.hasPrefix("fragmented MP4: ") == true, "\(outcome.steps)")
+        #expect(outcome.steps.last?.contains("/mdia/minf/stbl/ctts") == true, "\(outcome.steps)")
+        #expect(outcome.steps.last?.hasSuffix("before the track's first decode time (0); fragmented MP4 segments of it would not read back here") == true,
+                "\(outcome.steps)")
+    }
 }
