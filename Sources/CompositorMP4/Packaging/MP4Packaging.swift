@@ -215,14 +215,17 @@ package struct MP4Packaging: Sendable {
             throw .unsupported(file: file, boxPath: "moov", offset: 0, reason: "nothing presents: every track's presentation is empty")
         }
         // Where a segment may start: each keyframe where decoding can start (see `DecodeStart`;
-        // each audio frame without video), by its presentation time, increasing and inside (0, end).
+        // each audio frame without video), by its presentation time, increasing and inside (0, end),
+        // after the first: the first segment holds that one, even when it presents after 0 (video
+        // that starts after the audio), so that no segment is without a picture to start from.
         var candidates: [(time: MediaTime, sample: Int)] = []
         guard let splitting = video ?? audio else { return [] }
+        var firstDecodable: Int?
         for index in 0..<splitting.samples.count where splitting.samples.isSync(index) {
             let start = try time { () throws(MediaTimeError) in try splitting.presentationTime(ofMedia: splitting.compositionTime(index)) }
-            guard start > (candidates.last?.time ?? .zero), start < end,
+            guard firstDecodable == nil || (start > (candidates.last?.time ?? .zero) && start < end),
                   try keyframes.decodeStart(index, of: splitting, source: 0) != .none else { continue }
-            candidates.append((start, index))
+            if firstDecodable == nil { firstDecodable = index } else { candidates.append((start, index)) }
         }
         // The keyframes next to each cut must start segments (the one at it, when there is one).
         let candidateTimes = candidates.map(\.time)

@@ -202,4 +202,23 @@ struct FuzzRegressionTests {
         #expect(outcome.steps.last?.hasSuffix("before the track's first decode time (0); fragmented MP4 segments of it would not read back here") == true,
                 "\(outcome.steps)")
     }
+
+    /// An HEVC clip without a video edit list (its `edts` renamed), so its video presents from
+    /// 0.2 s, the first frame's composition offset, while its audio starts at 0. Its first
+    /// keyframe was taken for a segment start, leaving the first segment ([0, 0.2 s) at a target
+    /// of 0.2 s) with audio and no video, and reading the TS segments back refused video that
+    /// does not start with the first segment. The first segment now holds the first keyframe.
+    @Test("video that starts after the audio is in the first segment, not after an audio-only one")
+    func videoStartsAfterAudio() throws {
+        let scratch = try MP4Fixtures.makeScratchFolder("packaging-regression")
+        defer { MP4Fixtures.remove(scratch) }
+        let outcome = PackagingFuzzHarness.run(try Robust.regression("packaging", "video-starts-after-audio-8f091064"),
+                                               scratch: FilePath(scratch))
+        #expect(outcome.broken == [])
+        #expect(outcome.steps.count == 2 && outcome.steps.allSatisfy { $0.contains(" segments, ") }, "\(outcome.steps)")
+        let packaging = try MP4Packaging(path: FilePath(scratch + "/source.mp4"), container: .mpegTS,
+                                         targetDuration: MediaTime(value: 1, timescale: 5))
+        #expect(packaging.segments.first?.range == MediaTimeRange(start: .zero, end: MediaTime(value: 6144, timescale: 10240)))
+        #expect(packaging.segments.first?.video == 0..<1)
+    }
 }
