@@ -199,6 +199,15 @@ package struct MP4Packaging: Sendable {
                                        reason: "\(description.format) \(track.kind.map { "\($0)" } ?? "media"); MPEG-TS segments are packaged from H.264 or HEVC video and AAC audio (package as fragmented MP4)")
                 }
             }
+            // A 90 kHz tick is the finest step of MPEG-TS timestamps: samples closer than that
+            // would share one, and a reader takes them for one another's repeats.
+            let tick = (Int64(track.timescale) + 89_999) / 90_000
+            let durations = track.samples.durations
+            if let close = (0..<max(0, track.samples.count - 1)).first(where: { Int64(durations[$0]) < tick }) {
+                throw .unsupported(file: file, boxPath: track.boxPath + "/mdia/minf/stbl/stts", offset: track.boxOffset,
+                                   reason: "samples \(close + 1) and \(close + 2) decode \(durations[close]) ticks of 1/\(track.timescale) s apart, "
+                                       + "less than MPEG-TS timestamps' 1/90000 s; package as fragmented MP4")
+            }
         }
     }
 

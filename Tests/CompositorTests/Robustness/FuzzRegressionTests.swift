@@ -221,4 +221,22 @@ struct FuzzRegressionTests {
         #expect(packaging.segments.first?.range == MediaTimeRange(start: .zero, end: MediaTime(value: 6144, timescale: 10240)))
         #expect(packaging.segments.first?.video == 0..<1)
     }
+
+    /// An HEVC clip whose audio `mdhd` says 878,780,224 ticks a second: its AAC frames of 1,024
+    /// ticks are less than a microsecond apart, and on MPEG-TS's 90 kHz clock they shared
+    /// timestamps, which reading the segments back refused. TS packaging refuses samples closer
+    /// than a 90 kHz tick now, naming the `stts`; fragmented MP4 keeps the track's timescale.
+    @Test("TS packaging refuses samples closer than a 90 kHz tick, naming the stts; fMP4 packages them")
+    func audioFramesCloserThanATick() throws {
+        let scratch = try MP4Fixtures.makeScratchFolder("packaging-regression")
+        defer { MP4Fixtures.remove(scratch) }
+        let outcome = PackagingFuzzHarness.run(try Robust.regression("packaging", "audio-frames-closer-than-a-tick-7d629d7e"),
+                                               scratch: FilePath(scratch))
+        #expect(outcome.broken == [])
+        #expect(outcome.steps.count == 2)
+        #expect(outcome.steps.first?.contains("unsupported MP4 at moov/trak[1]/mdia/minf/stbl/stts") == true, "\(outcome.steps)")
+        #expect(outcome.steps.first?.hasSuffix("samples 1 and 2 decode 1024 ticks of 1/878780224 s apart, less than MPEG-TS timestamps' "
+                                               + "1/90000 s; package as fragmented MP4") == true, "\(outcome.steps)")
+        #expect(outcome.steps.last?.hasPrefix("fragmented MP4: ") == true && outcome.steps.last?.contains(" segments, ") == true, "\(outcome.steps)")
+    }
 }
