@@ -148,13 +148,16 @@ struct TransportStreamSegmentWriter: MP4SegmentWriter {
                 let offset = samples.offsets[v]
                 try sampleBytes.withSample(at: offset, size: Int(samples.sizes[v])) { (bytes) throws(MP4Error) in
                     pieces.removeAll(keepingCapacity: true)
+                    let holdsPicture: Bool
                     do throws(TSParseFailure) {
-                        try framing.appendPieces(of: bytes, withParameterSets: keyframe, to: &pieces, at: offset)
+                        holdsPicture = try framing.appendPieces(of: bytes, withParameterSets: keyframe, to: &pieces, at: offset)
                     } catch {
                         throw .malformed(file: name, boxPath: video.track.boxPath, offset: error.offset,
                                          reason: "video sample \(v + 1): \(error.reason)")
                     }
-                    muxer.writeVideo(pieces, pts: UInt64(pts), dts: UInt64(dts), isKeyframe: keyframe, into: &out)
+                    // A sample without a picture (empty, say) shows nothing new: left out, the
+                    // picture before it stays up, as it would have.
+                    if holdsPicture { muxer.writeVideo(pieces, pts: UInt64(pts), dts: UInt64(dts), isKeyframe: keyframe, into: &out) }
                 }
                 v += 1
                 nextVideo = try videoTimes(v, base: base, file: name)

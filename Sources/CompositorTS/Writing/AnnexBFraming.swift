@@ -13,6 +13,8 @@ package final class AnnexBFraming {
     package let format: VideoCodingFormat
     /// Bytes in each NAL unit's length (1, 2 or 4).
     package let lengthSize: Int
+    /// The NAL unit types of parameter sets (held: `format` makes a new array each time).
+    private let parameterSetTypes: [UInt8]
     /// A start code, the delimiter's unit, then each parameter set behind a start code.
     private let storage: UnsafeMutableRawBufferPointer
     private let startCode: UnsafeRawBufferPointer
@@ -22,6 +24,7 @@ package final class AnnexBFraming {
     /// Writes `sets` as they are: check them first with `checkInBand`.
     package init(format: VideoCodingFormat, lengthSize: Int, parameterSets sets: [[UInt8]]) {
         self.format = format
+        parameterSetTypes = format.parameterSetTypes
         self.lengthSize = lengthSize
         let startCode: [UInt8] = [0x00, 0x00, 0x00, 0x01]
         let delimiter = format.accessUnitDelimiter
@@ -73,12 +76,15 @@ package final class AnnexBFraming {
     /// Appends to `pieces` the access unit in `sample` as Annex B: the delimiter first (the
     /// sample's own, or this framing's), then the parameter sets when `withParameterSets` and the
     /// sample has no SPS, then each NAL unit behind `00 00 00 01` (units of length 0 are left out).
-    /// `offset` is where the sample is in its file, for the error.
+    /// `offset` is where the sample is in its file, for the error. Returns whether the sample holds
+    /// anything but delimiters and parameter sets: an access unit without it is no picture, and a
+    /// reader of the stream refuses it.
+    @discardableResult
     package func appendPieces(
         of sample: UnsafeRawBufferPointer, withParameterSets: Bool, to pieces: inout [UnsafeRawBufferPointer], at offset: UInt64
-    ) throws(TSParseFailure) {
+    ) throws(TSParseFailure) -> Bool {
         let first = pieces.count
-        var hasSequenceParameterSet = false
+        var hasSequenceParameterSet = false, holdsPicture = false
         var index = 0
         while index < sample.count {
             guard index + lengthSize <= sample.count else {
@@ -94,7 +100,9 @@ package final class AnnexBFraming {
                 guard length >= format.headerSize else {
                     throw .malformed("a NAL unit of \(length) byte at byte \(index), shorter than its \(format) header", at: offset)
                 }
-                hasSequenceParameterSet = hasSequenceParameterSet || format.unitType(sample[start]) == format.sequenceParameterSetType
+                let type = format.unitType(sample[start])
+                hasSequenceParameterSet = hasSequenceParameterSet || type == format.sequenceParameterSetType
+                holdsPicture = holdsPicture || (type != format.accessUnitDelimiterType && !parameterSetTypes.contains(type))
                 pieces.append(startCode)
                 pieces.append(UnsafeRawBufferPointer(rebasing: sample[start..<(start + length)]))
             }
@@ -110,5 +118,6 @@ package final class AnnexBFraming {
         if withParameterSets, !hasSequenceParameterSet, !parameterSets.isEmpty {
             pieces.insert(parameterSets, at: afterDelimiter)
         }
+        return holdsPicture
     }
 }

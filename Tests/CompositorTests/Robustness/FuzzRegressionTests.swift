@@ -239,4 +239,18 @@ struct FuzzRegressionTests {
                                                + "1/90000 s; package as fragmented MP4") == true, "\(outcome.steps)")
         #expect(outcome.steps.last?.hasPrefix("fragmented MP4: ") == true && outcome.steps.last?.contains(" segments, ") == true, "\(outcome.steps)")
     }
+
+    /// An HEVC clip one of whose video samples holds no picture, only a delimiter or parameter
+    /// sets (a mutated NAL header). Packaging wrote it as a PES packet of its own, and reading the
+    /// TS back refused a video PES packet without a picture. Such a sample is left out of TS
+    /// segments now: it shows nothing new, so the picture before it stays up, as it would have.
+    @Test("a video sample without a picture is left out of TS segments, which read back")
+    func videoSampleWithoutAPicture() throws {
+        let scratch = try MP4Fixtures.makeScratchFolder("packaging-regression")
+        defer { MP4Fixtures.remove(scratch) }
+        let outcome = PackagingFuzzHarness.run(try Robust.regression("packaging", "video-sample-without-a-picture-a4d6012b"),
+                                               scratch: FilePath(scratch))
+        #expect(outcome.broken == [])
+        #expect(outcome.steps.count == 2 && outcome.steps.allSatisfy { $0.contains(" segments, ") }, "\(outcome.steps)")
+    }
 }

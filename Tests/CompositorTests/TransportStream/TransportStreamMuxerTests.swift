@@ -118,10 +118,12 @@ struct TransportStreamMuxerTests {
         let annexB: [UInt8]
         var format: VideoCodingFormat = .h264
         var keyframe = true
+        /// Anything but delimiters and parameter sets: a picture the muxer writes.
+        var holdsPicture = true
         var description: String { name }
     }
 
-    @Test("length-prefixed access units to Annex B", arguments: [
+    @Test("length-prefixed access units to Annex B, and whether they hold a picture", arguments: [
         AccessUnitCase(name: "keyframe: AUD, SPS, PPS, slice", sample: [0, 0, 0, 2, 0x65, 0x88], lengthSize: 4,
                        parameterSets: [[0x67, 1], [0x68, 2]],
                        annexB: [0, 0, 0, 1, 0x09, 0xF0, 0, 0, 0, 1, 0x67, 1, 0, 0, 0, 1, 0x68, 2, 0, 0, 0, 1, 0x65, 0x88]),
@@ -137,8 +139,10 @@ struct TransportStreamMuxerTests {
                        annexB: [0, 0, 0, 1, 0x09, 0xF0, 0, 0, 0, 1, 0x41, 0, 0, 0, 1, 0x01, 0x02]),
         AccessUnitCase(name: "a unit of length 0 left out", sample: [0, 0, 0, 0, 0, 0, 0, 1, 0x41], lengthSize: 4, parameterSets: [],
                        annexB: [0, 0, 0, 1, 0x09, 0xF0, 0, 0, 0, 1, 0x41]),
-        AccessUnitCase(name: "an empty sample: the delimiter alone", sample: [], lengthSize: 4, parameterSets: [[0x67, 1]],
-                       annexB: [0, 0, 0, 1, 0x09, 0xF0, 0, 0, 0, 1, 0x67, 1]),
+        AccessUnitCase(name: "an empty sample: the delimiter alone, no picture", sample: [], lengthSize: 4, parameterSets: [[0x67, 1]],
+                       annexB: [0, 0, 0, 1, 0x09, 0xF0, 0, 0, 0, 1, 0x67, 1], holdsPicture: false),
+        AccessUnitCase(name: "a delimiter and an SPS: no picture", sample: [0, 2, 0x09, 0xF0, 0, 2, 0x67, 9], lengthSize: 2,
+                       parameterSets: [], annexB: [0, 0, 0, 1, 0x09, 0xF0, 0, 0, 0, 1, 0x67, 9], holdsPicture: false),
         // HEVC: 2-byte headers, type in bits 1-6 (IDR_W_RADL 19 = 0x26 0x01), AUD 35 with pic_type 2.
         AccessUnitCase(name: "HEVC keyframe: AUD, VPS, SPS, PPS, IDR", sample: [0, 0, 0, 3, 0x26, 0x01, 0xAF], lengthSize: 4,
                        parameterSets: [[0x40, 0x01, 1], [0x42, 0x01, 2], [0x44, 0x01, 3]],
@@ -150,14 +154,15 @@ struct TransportStreamMuxerTests {
     ])
     func accessUnits(_ test: AccessUnitCase) throws {
         let framing = AnnexBFraming(format: test.format, lengthSize: test.lengthSize, parameterSets: test.parameterSets)
-        let annexB = try test.sample.withUnsafeBytes { raw in
+        let (annexB, holdsPicture) = try test.sample.withUnsafeBytes { raw in
             try Result { () throws(TSParseFailure) in
                 var pieces: [UnsafeRawBufferPointer] = []
-                try framing.appendPieces(of: raw, withParameterSets: test.keyframe, to: &pieces, at: 0)
-                return pieces.flatMap { Array($0) }
+                let holdsPicture = try framing.appendPieces(of: raw, withParameterSets: test.keyframe, to: &pieces, at: 0)
+                return (pieces.flatMap { Array($0) }, holdsPicture)
             }.get()
         }
         #expect(annexB == test.annexB)
+        #expect(holdsPicture == test.holdsPicture)
     }
 
     /// An SPS and PPS of a 32x32 x264 clip (Tests/Fuzz/seeds/mp4/video-only.mp4's `avcC`).
