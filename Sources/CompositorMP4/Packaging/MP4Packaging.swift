@@ -87,6 +87,36 @@ package struct MP4Packaging: Sendable {
         self.segments = try Self.segments(video: video, audio: audio, targetDuration: targetDuration, cuts: cuts, file: file,
                                           keyframes: &keyframes)
         try keyframes.close()
+        if container == .mpegTS, let video, let audio { try Self.checkSoundReachesPicture(video: video, audio: audio, segments: segments, file: file) }
+    }
+
+    /// A reader of TS segments starts the playlist's time at the first segment's earliest picture,
+    /// and an ADTS frame lasts 1,024 samples whatever the source's `stts` said: audio that ends
+    /// before that picture would all play before the playlist starts, so such a source is refused.
+    private static func checkSoundReachesPicture(video: SourceTrackTimeline, audio: SourceTrackTimeline, segments: [Segment],
+                                                 file: String) throws(MP4Error) {
+        guard case .aac(let config)? = audio.track.sampleDescriptions.first?.codec, config.sampleRate > 0,
+              let first = segments.first, let lastFrame = segments.map(\.audio.upperBound).max().map({ $0 - 1 }), lastFrame >= 0 else { return }
+        func time(_ body: () throws(MediaTimeError) -> MediaTime) throws(MP4Error) -> MediaTime {
+            do { return try body() } catch {
+                throw .timeOverflow(file: file, reason: "\(audio.track.boxPath) against \(video.track.boxPath): \(error)")
+            }
+        }
+        var picture: MediaTime?
+        for index in first.video {
+            let start = try time { () throws(MediaTimeError) in try video.presentationTime(ofMedia: video.compositionTime(index)) }
+            picture = picture.map { MediaTime.min($0, start) } ?? start
+        }
+        let frameStart = MediaTime(value: audio.samples.decodeTimes[lastFrame], timescale: audio.timescale)
+        let soundEnd = try time { () throws(MediaTimeError) in
+            try audio.presentationTime(ofMedia: frameStart)
+                .adding(MediaTime(value: Int64(ADTSHeader.samplesPerFrame), timescale: Int32(clamping: config.sampleRate)))
+        }
+        guard let picture, soundEnd <= picture else { return }
+        throw .unsupported(file: file, boxPath: audio.track.boxPath, offset: audio.track.boxOffset,
+                           reason: "its audio, as ADTS frames of 1,024 samples, ends at \(soundEnd.formatted(.milliseconds)), before the "
+                               + "video's first picture at \(picture.formatted(.milliseconds)), where MPEG-TS segments start: none of it "
+                               + "would play; package as fragmented MP4")
     }
 
     /// A writer of the segments in `container`, reading the source (checked to be the version

@@ -253,4 +253,23 @@ struct FuzzRegressionTests {
         #expect(outcome.broken == [])
         #expect(outcome.steps.count == 2 && outcome.steps.allSatisfy { $0.contains(" segments, ") }, "\(outcome.steps)")
     }
+
+    /// An HEVC clip whose audio `stts` gives its first frame 394,240 ticks (49 s at 8 kHz): only
+    /// that frame starts inside the presentation, and as an ADTS frame it lasts 1,024 samples,
+    /// ending at 0 s, where the video's first picture is. A reader of TS segments starts the
+    /// playlist there, and refused audio that ends before it starts. TS packaging refuses such
+    /// audio now; fragmented MP4, whose frames keep their durations, packages it.
+    @Test("TS packaging refuses audio that ends before the video's first picture; fMP4 packages it")
+    func audioEndsBeforeTheVideo() throws {
+        let scratch = try MP4Fixtures.makeScratchFolder("packaging-regression")
+        defer { MP4Fixtures.remove(scratch) }
+        let outcome = PackagingFuzzHarness.run(try Robust.regression("packaging", "audio-ends-before-the-video-2c41f59a"),
+                                               scratch: FilePath(scratch))
+        #expect(outcome.broken == [])
+        #expect(outcome.steps.count == 2)
+        #expect(outcome.steps.first?.hasSuffix("unsupported MP4 at moov/trak[1] (byte 3314): its audio, as ADTS frames of 1,024 samples, "
+                                               + "ends at 00:00.000, before the video's first picture at 00:00.000, where MPEG-TS segments "
+                                               + "start: none of it would play; package as fragmented MP4") == true, "\(outcome.steps)")
+        #expect(outcome.steps.last?.hasPrefix("fragmented MP4: ") == true && outcome.steps.last?.contains(" segments, ") == true, "\(outcome.steps)")
+    }
 }
