@@ -139,6 +139,10 @@ struct TransportStreamSegmentWriter: MP4SegmentWriter {
         var nextVideo = try videoTimes(v, base: base, file: name)
         // A PES packet's payload, where its bytes are: in the sample read, or in a framing.
         var pieces: [UnsafeRawBufferPointer] = []
+        // The segment's first picture gets the parameter sets even when its sample is not marked
+        // a keyframe (the first segment takes the samples before the first keyframe): a reader
+        // cannot decode a picture before them.
+        var pictureWritten = false
         while v < segment.video.upperBound || a < audioFrames.upperBound {
             if v < segment.video.upperBound, let (pts, dts) = nextVideo,
                a >= audioFrames.upperBound || nextAudio.map({ dts <= $0 }) ?? true, let video = packaging.video, videoFormat != nil {
@@ -150,14 +154,17 @@ struct TransportStreamSegmentWriter: MP4SegmentWriter {
                     pieces.removeAll(keepingCapacity: true)
                     let holdsPicture: Bool
                     do throws(TSParseFailure) {
-                        holdsPicture = try framing.appendPieces(of: bytes, withParameterSets: keyframe, to: &pieces, at: offset)
+                        holdsPicture = try framing.appendPieces(of: bytes, withParameterSets: keyframe || !pictureWritten, to: &pieces, at: offset)
                     } catch {
                         throw .malformed(file: name, boxPath: video.track.boxPath, offset: error.offset,
                                          reason: "video sample \(v + 1): \(error.reason)")
                     }
                     // A sample without a picture (empty, say) shows nothing new: left out, the
                     // picture before it stays up, as it would have.
-                    if holdsPicture { muxer.writeVideo(pieces, pts: UInt64(pts), dts: UInt64(dts), isKeyframe: keyframe, into: &out) }
+                    if holdsPicture {
+                        muxer.writeVideo(pieces, pts: UInt64(pts), dts: UInt64(dts), isKeyframe: keyframe, into: &out)
+                        pictureWritten = true
+                    }
                 }
                 v += 1
                 nextVideo = try videoTimes(v, base: base, file: name)

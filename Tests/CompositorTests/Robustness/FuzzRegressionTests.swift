@@ -272,4 +272,18 @@ struct FuzzRegressionTests {
                                                + "start: none of it would play; package as fragmented MP4") == true, "\(outcome.steps)")
         #expect(outcome.steps.last?.hasPrefix("fragmented MP4: ") == true && outcome.steps.last?.contains(" segments, ") == true, "\(outcome.steps)")
     }
+
+    /// An H.264 clip whose `stss` no longer names its first sample: the first segment began with
+    /// a picture that TS packaging, giving parameter sets to keyframes only, wrote without its
+    /// SPS and PPS, and reading the segments back refused a picture before any. Each segment's
+    /// first picture gets them now.
+    @Test("the first picture of a TS segment gets the parameter sets, keyframe or not")
+    func firstSampleNotAKeyframe() throws {
+        let scratch = try MP4Fixtures.makeScratchFolder("packaging-regression")
+        defer { MP4Fixtures.remove(scratch) }
+        let outcome = PackagingFuzzHarness.run(try Robust.regression("packaging", "first-sample-not-a-keyframe-2c6c59d5"),
+                                               scratch: FilePath(scratch))
+        #expect(outcome.broken == [])
+        #expect(outcome.steps.count == 2 && outcome.steps.allSatisfy { $0.contains(" segments, ") }, "\(outcome.steps)")
+    }
 }
