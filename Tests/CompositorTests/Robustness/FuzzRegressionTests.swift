@@ -225,7 +225,8 @@ struct FuzzRegressionTests {
     /// An HEVC clip whose audio `mdhd` says 878,780,224 ticks a second: its AAC frames of 1,024
     /// ticks are less than a microsecond apart, and on MPEG-TS's 90 kHz clock they shared
     /// timestamps, which reading the segments back refused. TS packaging refuses samples closer
-    /// than a 90 kHz tick now, naming the `stts`; fragmented MP4 keeps the track's timescale.
+    /// than a 90 kHz tick (and audio closer than a sample, below) now, naming the `stts`;
+    /// fragmented MP4 keeps the track's timescale.
     @Test("TS packaging refuses samples closer than a 90 kHz tick, naming the stts; fMP4 packages them")
     func audioFramesCloserThanATick() throws {
         let scratch = try MP4Fixtures.makeScratchFolder("packaging-regression")
@@ -235,8 +236,9 @@ struct FuzzRegressionTests {
         #expect(outcome.broken == [])
         #expect(outcome.steps.count == 2)
         #expect(outcome.steps.first?.contains("unsupported MP4 at moov/trak[1]/mdia/minf/stbl/stts") == true, "\(outcome.steps)")
-        #expect(outcome.steps.first?.hasSuffix("samples 1 and 2 decode 1024 ticks of 1/878780224 s apart, less than MPEG-TS timestamps' "
-                                               + "1/90000 s; package as fragmented MP4") == true, "\(outcome.steps)")
+        #expect(outcome.steps.first?.hasSuffix("samples 1 and 2 decode 1024 ticks of 1/878780224 s apart, less than a sample at 8000 Hz "
+                                               + "and a 90 kHz tick, which MPEG-TS timestamps need between them; package as fragmented MP4") == true,
+                "\(outcome.steps)")
         #expect(outcome.steps.last?.hasPrefix("fragmented MP4: ") == true && outcome.steps.last?.contains(" segments, ") == true, "\(outcome.steps)")
     }
 
@@ -285,5 +287,21 @@ struct FuzzRegressionTests {
                                                scratch: FilePath(scratch))
         #expect(outcome.broken == [])
         #expect(outcome.steps.count == 2 && outcome.steps.allSatisfy { $0.contains(" segments, ") }, "\(outcome.steps)")
+    }
+
+    /// A clip whose audio `mdhd` says 14,775,907 ticks a second: its AAC frames of 1,024 ticks are
+    /// 69 µs apart, more than a 90 kHz tick (11 µs) but less than a sample at its 8 kHz (125 µs).
+    /// A reader of TS segments counts audio in samples, found two frames at one time, and refused
+    /// the second. TS packaging refuses audio closer than a sample and a tick
+    /// now, naming the `stts`.
+    @Test("TS packaging refuses audio frames closer than a sample at their rate, naming the stts")
+    func audioFramesCloserThanASample() throws {
+        let scratch = try MP4Fixtures.makeScratchFolder("packaging-regression")
+        defer { MP4Fixtures.remove(scratch) }
+        let outcome = PackagingFuzzHarness.run(try Robust.regression("packaging", "audio-frames-closer-than-a-sample-775a8070"),
+                                               scratch: FilePath(scratch))
+        #expect(outcome.broken == [])
+        #expect(outcome.steps.first?.contains("/mdia/minf/stbl/stts") == true, "\(outcome.steps)")
+        #expect(outcome.steps.first?.hasSuffix("which MPEG-TS timestamps need between them; package as fragmented MP4") == true, "\(outcome.steps)")
     }
 }
