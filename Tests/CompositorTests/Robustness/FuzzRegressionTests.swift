@@ -304,4 +304,19 @@ struct FuzzRegressionTests {
         #expect(outcome.steps.first?.contains("/mdia/minf/stbl/stts") == true, "\(outcome.steps)")
         #expect(outcome.steps.first?.hasSuffix("which MPEG-TS timestamps need between them; package as fragmented MP4") == true, "\(outcome.steps)")
     }
+
+    /// A clip whose AAC frames decode 512 samples apart, each lasting 1,024: they overlap. TS
+    /// packaging passes them through (as ffmpeg does), and reading the segments back refuses the
+    /// frame that cannot be placed after the one before: a typed error naming the segment and
+    /// byte. The fuzz target takes such sources out of its round-trip check.
+    @Test("overlapping AAC frames package, and their TS segments are refused on reading, naming where")
+    func overlappingAudioFrames() throws {
+        let scratch = try MP4Fixtures.makeScratchFolder("packaging-regression")
+        defer { MP4Fixtures.remove(scratch) }
+        let outcome = PackagingFuzzHarness.run(try Robust.regression("packaging", "overlapping-audio-frames-e9bd03aa"),
+                                               scratch: FilePath(scratch))
+        #expect(outcome.broken == [])
+        #expect(outcome.steps.contains("MPEG-TS segments do not read back: audio frames 1 and 2 overlap the ones before"), "\(outcome.steps)")
+        #expect(outcome.steps.contains { $0.hasPrefix("fragmented MP4: ") && $0.contains(" segments, ") }, "\(outcome.steps)")
+    }
 }
