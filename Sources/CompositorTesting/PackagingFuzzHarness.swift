@@ -11,13 +11,10 @@ import CompositorTS
 ///
 /// Input: the MP4 file. Whatever its bytes, packaging either succeeds or throws its typed error;
 /// a crash, a hang, or segments that do not read back (the packager wrote what its own reader
-/// refuses) is a bug. Two exceptions, where TS segments need not read back, because packaging
-/// passes the source through as it is (as ffmpeg does) and a reader of the stream cannot take it:
-/// - a video sample holding a NAL unit Annex B cannot carry (a `00 00 01` inside it, or a zero
-///   byte at its end: emulation prevention missing), which a reader splits where the start code is
-///   (packaging does not look at every byte of the samples);
-/// - AAC frames that overlap, two in a row decoding less than 1,024 samples after the frame before
-///   (an ADTS frame lasts 1,024 samples; a reader places one cut short, not a run of them).
+/// refuses) is a bug. One exception: TS segments of a source whose video samples hold a NAL unit
+/// Annex B cannot carry (a `00 00 01` inside it, or a zero byte at its end: emulation prevention
+/// missing) need not read back. Packaging copies samples as they are, as ffmpeg does, rather than
+/// look at every byte of them; a reader of the stream splits such a unit where the start code is.
 package enum PackagingFuzzHarness {
     /// What became of one input.
     package struct Outcome: Sendable {
@@ -55,8 +52,6 @@ package enum PackagingFuzzHarness {
             } catch {
                 if container == .mpegTS, let sample = firstSampleAnnexBCannotCarry(in: input, at: source) {
                     outcome.steps.append("MPEG-TS segments do not read back: video sample \(sample + 1) has a NAL unit Annex B cannot carry")
-                } else if container == .mpegTS, let frame = firstOverlappingAudioFrame(at: source) {
-                    outcome.steps.append("MPEG-TS segments do not read back: audio frames \(frame + 1) and \(frame + 2) overlap the ones before")
                 } else {
                     outcome.broken.append("\(container.rawValue): the segments do not read back: \(error)")
                 }
@@ -108,18 +103,5 @@ package enum PackagingFuzzHarness {
             }
         }
         return nil
-    }
-
-    /// The first of two audio frames in a row of the MP4 file at `path` that each decode less than
-    /// 1,024 samples (at the AAC rate) after the frame before; `nil` when there are none.
-    private static func firstOverlappingAudioFrame(at path: FilePath) -> Int? {
-        guard let movie = try? MP4Reader.read(path: path), let audio = movie.audioTrack,
-              case .aac(let config)? = audio.sampleDescriptions.first?.codec, config.sampleRate > 0 else { return nil }
-        let samples = audio.samples
-        // delta / timescale < 1024 / rate
-        func short(_ index: Int) -> Bool {
-            Int64(samples.durations[index]).multipliedFullWidth(by: Int64(config.sampleRate)) < Int64(audio.timescale).multipliedFullWidth(by: 1024)
-        }
-        return (0..<max(0, samples.count - 2)).first { short($0) && short($0 + 1) }
     }
 }

@@ -229,22 +229,13 @@ package struct MP4Packaging: Sendable {
                                        reason: "\(description.format) \(track.kind.map { "\($0)" } ?? "media"); MPEG-TS segments are packaged from H.264 or HEVC video and AAC audio (package as fragmented MP4)")
                 }
             }
-            // The finest step between samples that MPEG-TS keeps: a 90 kHz tick, and for audio,
-            // whose frames a reader counts in samples at the AAC rate, a sample more (either way
-            // closer samples would share a time, and a reader takes them for repeats).
-            let rate: UInt64? = if case .aac(let config)? = track.sampleDescriptions.first?.codec { UInt64(max(1, config.sampleRate)) } else { nil }
-            let (numerator, denominator) = rate.map { ($0 + 90_000, 90_000 * $0) } ?? (1, 90_000)
-            // delta / timescale < numerator / denominator, without overflow.
-            let limit = UInt64(track.timescale) * numerator
+            // A 90 kHz tick is the finest step of MPEG-TS timestamps: samples closer than that
+            // would share one, and a reader takes them for one another's repeats.
             let durations = track.samples.durations
-            if let close = (0..<max(0, track.samples.count - 1)).first(where: { index in
-                let (high, low) = UInt64(durations[index]).multipliedFullWidth(by: denominator)
-                return high == 0 && low < limit
-            }) {
-                let step = rate.map { "a sample at \($0) Hz and a 90 kHz tick" } ?? "a 90 kHz tick"
+            if let close = (0..<max(0, track.samples.count - 1)).first(where: { Int64(durations[$0]) * 90_000 < Int64(track.timescale) }) {
                 throw .unsupported(file: file, boxPath: track.boxPath + "/mdia/minf/stbl/stts", offset: track.boxOffset,
                                    reason: "samples \(close + 1) and \(close + 2) decode \(durations[close]) ticks of 1/\(track.timescale) s apart, "
-                                       + "less than \(step), which MPEG-TS timestamps need between them; package as fragmented MP4")
+                                       + "less than a 90 kHz tick, which MPEG-TS timestamps need between them; package as fragmented MP4")
             }
         }
     }

@@ -90,11 +90,17 @@ extension TransportStreamReader.Index {
             if let previous = times.last {
                 let expected = previous + perFrame
                 if actual < expected - perFrame / 2, frame.mayOverlap { continue }
-                let time = abs(actual - expected) <= perFrame / 2 ? expected : actual
+                var time = abs(actual - expected) <= perFrame / 2 ? expected : actual
                 // Earlier than the grid: the frame before was cut short (as an MP4 whose last frame
                 // of a loop or clip lasts less than 1,024 samples packages); it lasts until this one.
-                guard time > previous else {
-                    throw decodeOrder(frame, "an audio frame at \(frame.pts) (90 kHz) does not start after the one before")
+                if time <= previous, let before = kept.last {
+                    // A frame stamped after the one before can still land on it once both are
+                    // rounded to samples (the one before lasted less than a sample and a tick):
+                    // it starts a sample later. Stamped at or before it, the stream is broken.
+                    guard (frame.pts, frame.frameInPacket) > (before.pts, before.frameInPacket) else {
+                        throw decodeOrder(frame, "an audio frame at \(frame.pts) (90 kHz) does not start after the one before")
+                    }
+                    time = previous + 1
                 }
                 times.append(time)
             } else {
