@@ -178,12 +178,16 @@ struct TransportStreamSegmentWriter: MP4SegmentWriter {
                     throw .unsupported(file: name, boxPath: audio.track.boxPath, offset: samples.offsets[a],
                                        reason: "audio sample \(a + 1) of \(size) bytes is longer than an ADTS frame can hold")
                 }
-                try sampleBytes.withSample(at: samples.offsets[a], size: size) { (bytes) throws(MP4Error) in
-                    header.withUnsafeBytes { header in
-                        pieces.removeAll(keepingCapacity: true)
-                        pieces.append(header)
-                        pieces.append(bytes)
-                        muxer.writeAudio(pieces, pts: UInt64(pts), into: &out)
+                // An empty sample is no AAC frame (a reader refuses an ADTS header alone): left out,
+                // a gap of its length.
+                if size > 0 {
+                    try sampleBytes.withSample(at: samples.offsets[a], size: size) { (bytes) throws(MP4Error) in
+                        header.withUnsafeBytes { header in
+                            pieces.removeAll(keepingCapacity: true)
+                            pieces.append(header)
+                            pieces.append(bytes)
+                            muxer.writeAudio(pieces, pts: UInt64(pts), into: &out)
+                        }
                     }
                 }
                 a += 1

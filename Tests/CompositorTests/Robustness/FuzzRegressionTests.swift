@@ -315,4 +315,16 @@ struct FuzzRegressionTests {
         #expect(outcome.broken == [])
         #expect(outcome.steps.count == 2 && outcome.steps.allSatisfy { $0.contains(" segments, ") }, "\(outcome.steps)")
     }
+
+    /// A clip with an audio sample of 0 bytes: TS packaging wrote an ADTS header with nothing
+    /// after it, and reading the segments back refused a frame no longer than its header. An empty
+    /// sample is no AAC frame; it is left out of TS segments now (a gap of its length).
+    @Test("an empty audio sample is left out of TS segments, which read back")
+    func emptyAudioSample() throws {
+        let scratch = try MP4Fixtures.makeScratchFolder("packaging-regression")
+        defer { MP4Fixtures.remove(scratch) }
+        let outcome = PackagingFuzzHarness.run(try Robust.regression("packaging", "empty-audio-sample-da443c36"), scratch: FilePath(scratch))
+        #expect(outcome.broken == [])
+        #expect(outcome.steps.count == 2 && outcome.steps.allSatisfy { $0.contains(" segments, ") }, "\(outcome.steps)")
+    }
 }
