@@ -11,10 +11,14 @@ import CompositorTS
 ///
 /// Input: the MP4 file. Whatever its bytes, packaging either succeeds or throws its typed error;
 /// a crash, a hang, or segments that do not read back (the packager wrote what its own reader
-/// refuses) is a bug. One exception: TS segments of a source whose video samples hold a NAL unit
-/// Annex B cannot carry (a `00 00 01` inside it, or a zero byte at its end: emulation prevention
-/// missing) need not read back. Packaging copies samples as they are, as ffmpeg does, rather than
-/// look at every byte of them; a reader of the stream splits such a unit where the start code is.
+/// refuses) is a bug. Two exceptions need not read back:
+/// - TS segments of a source whose video samples hold a NAL unit Annex B cannot carry (a
+///   `00 00 01` inside it, or a zero byte at its end: emulation prevention missing). Packaging
+///   copies samples as they are, as ffmpeg does, rather than look at every byte of them; a reader
+///   of the stream splits such a unit where the start code is.
+/// - Fragmented MP4 segments of tracks whose timescales share no common one within 32 bits: the
+///   init segment keeps the source's, and reading them refuses the arithmetic as the time rules
+///   say (a `timeOverflow` naming the two times), as any stitch of such a source would.
 package enum PackagingFuzzHarness {
     /// What became of one input.
     package struct Outcome: Sendable {
@@ -52,6 +56,8 @@ package enum PackagingFuzzHarness {
             } catch {
                 if container == .mpegTS, let sample = firstSampleAnnexBCannotCarry(in: input, at: source) {
                     outcome.steps.append("MPEG-TS segments do not read back: video sample \(sample + 1) has a NAL unit Annex B cannot carry")
+                } else if container == .fragmentedMP4, case .timeOverflow(_, let reason) = error, reason.contains("no common timescale") {
+                    outcome.steps.append("fragmented MP4 segments do not read back: \(reason)")
                 } else {
                     outcome.broken.append("\(container.rawValue): the segments do not read back: \(error)")
                 }

@@ -327,4 +327,19 @@ struct FuzzRegressionTests {
         #expect(outcome.broken == [])
         #expect(outcome.steps.count == 2 && outcome.steps.allSatisfy { $0.contains(" segments, ") }, "\(outcome.steps)")
     }
+
+    /// A clip whose tracks' timescales (26,738,813 and 942,725 ticks a second, both mutated) share
+    /// no common timescale within 32 bits. Fragmented MP4 segments keep them, and reading the
+    /// segments back refuses to mix their times with a typed time overflow, as the time rules say.
+    /// The fuzz target takes such segments out of its round-trip check; this shows the refusal.
+    @Test("fMP4 segments of tracks without a common timescale are refused on reading with a time overflow, not a trap")
+    func timescalesWithoutACommonOne() throws {
+        let scratch = try MP4Fixtures.makeScratchFolder("packaging-regression")
+        defer { MP4Fixtures.remove(scratch) }
+        let outcome = PackagingFuzzHarness.run(try Robust.regression("packaging", "timescales-without-a-common-one-fb6a9bb1"),
+                                               scratch: FilePath(scratch))
+        #expect(outcome.broken == [])
+        #expect(outcome.steps.contains { $0.hasPrefix("fragmented MP4 segments do not read back: ") && $0.contains("no common timescale") },
+                "\(outcome.steps)")
+    }
 }
