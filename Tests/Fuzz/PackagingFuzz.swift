@@ -8,20 +8,12 @@
 // (reported by the harness, turned into a crash here) is a bug.
 import CompositorCore
 import CompositorTesting
-import Glibc
 
-nonisolated(unsafe) private var scratch: String?
+private let scratch = FuzzScratch.makeFolder(named: "packaging-fuzz")
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
-    if scratch == nil {
-        var template = Array("/dev/shm/packaging-fuzz-XXXXXX".utf8CString)
-        let made = template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }
-        precondition(made != nil, "mkdtemp in /dev/shm failed")
-        scratch = String(cString: made!)
-        atexit { if let folder = scratch { _ = system("rm -rf '\(folder)'") } }
-    }
-    let outcome = PackagingFuzzHarness.run(Array(UnsafeBufferPointer(start: data, count: size)), scratch: FilePath(scratch!))
+    let outcome = PackagingFuzzHarness.run(Array(UnsafeBufferPointer(start: data, count: size)), scratch: scratch)
     if let first = outcome.broken.first { fatalError("packaging invariant broken: \(first)") }
     return 0
 }

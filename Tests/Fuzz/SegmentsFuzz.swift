@@ -10,20 +10,12 @@
 // crash here) is a bug.
 import CompositorCore
 import CompositorTesting
-import Glibc
 
-nonisolated(unsafe) private var scratch: String?
+private let scratch = FuzzScratch.makeFolder(named: "segments-fuzz")
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
-    if scratch == nil {
-        var template = Array("/dev/shm/segments-fuzz-XXXXXX".utf8CString)
-        let made = template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }
-        precondition(made != nil, "mkdtemp in /dev/shm failed")
-        scratch = String(cString: made!)
-        atexit { if let folder = scratch { _ = system("rm -rf '\(folder)'") } }
-    }
-    let outcome = SegmentsFuzzHarness.run(Array(UnsafeBufferPointer(start: data, count: size)), scratch: FilePath(scratch!))
+    let outcome = SegmentsFuzzHarness.run(Array(UnsafeBufferPointer(start: data, count: size)), scratch: scratch)
     if let first = outcome.broken.first { fatalError("segments invariant broken: \(first)") }
     return 0
 }

@@ -23,6 +23,16 @@ struct FuzzRegressionTests {
         }
     }
 
+    /// The packaging regression `name` run as the fuzz target runs it (`PackagingFuzzHarness`, in a
+    /// scratch folder removed after): no invariant may break. Returns its outcome.
+    private func packagingOutcome(_ name: String) throws -> PackagingFuzzHarness.Outcome {
+        let scratch = try MP4Fixtures.makeScratchFolder("packaging-regression")
+        defer { MP4Fixtures.remove(scratch) }
+        let outcome = PackagingFuzzHarness.run(try Robust.regression("packaging", name), scratch: FilePath(scratch))
+        #expect(outcome.broken == [], "\(name)")
+        return outcome
+    }
+
     /// A movie whose audio track presents nowhere inside the piece's range (its presentation
     /// ends before the range starts). Keyframe-aligned planning crashed looking for another piece's audio
     /// description to make silence with; the piece's own audio description serves.
@@ -155,11 +165,7 @@ struct FuzzRegressionTests {
     /// read back.
     @Test("a sample holding an unescaped start code packages, and its TS segments are refused on reading, naming where")
     func unescapedStartCodeInSample() throws {
-        let scratch = try MP4Fixtures.makeScratchFolder("packaging-regression")
-        defer { MP4Fixtures.remove(scratch) }
-        let outcome = PackagingFuzzHarness.run(try Robust.regression("packaging", "unescaped-start-code-in-sample-a2482ce1"),
-                                               scratch: FilePath(scratch))
-        #expect(outcome.broken == [])
+        let outcome = try packagingOutcome("unescaped-start-code-in-sample-a2482ce1")
         #expect(outcome.steps.contains { $0.hasPrefix("MPEG-TS: ") && $0.contains(" segments, ") }, "\(outcome.steps)")
         #expect(outcome.steps.contains { $0.hasPrefix("MPEG-TS segments do not read back: video sample ") && $0.hasSuffix(" has a NAL unit Annex B cannot carry") },
                 "\(outcome.steps)")
@@ -172,11 +178,7 @@ struct FuzzRegressionTests {
     /// a track presents nothing: both containers refuse it now, naming its `elst`.
     @Test("a track whose edit starts after its samples end is refused for packaging, naming its edit list")
     func audioEditPastItsSamples() throws {
-        let scratch = try MP4Fixtures.makeScratchFolder("packaging-regression")
-        defer { MP4Fixtures.remove(scratch) }
-        let outcome = PackagingFuzzHarness.run(try Robust.regression("packaging", "audio-edit-past-its-samples-e8428de7"),
-                                               scratch: FilePath(scratch))
-        #expect(outcome.broken == [])
+        let outcome = try packagingOutcome("audio-edit-past-its-samples-e8428de7")
         #expect(outcome.steps.count == 2)
         for step in outcome.steps {
             #expect(step.contains("unsupported MP4 at moov/trak[1]/edts/elst (byte 3422): its edit starts at media time 66560 (1/8000 s)"), "\(step)")
@@ -191,11 +193,7 @@ struct FuzzRegressionTests {
     /// now, naming its `ctts`; TS segments (whose timestamps the packager sets) still package.
     @Test("fMP4 packaging refuses a sample presented before the track's first decode, naming the ctts")
     func presentedBeforeFirstDecode() throws {
-        let scratch = try MP4Fixtures.makeScratchFolder("packaging-regression")
-        defer { MP4Fixtures.remove(scratch) }
-        let outcome = PackagingFuzzHarness.run(try Robust.regression("packaging", "presented-before-first-decode-0d7ee633"),
-                                               scratch: FilePath(scratch))
-        #expect(outcome.broken == [])
+        let outcome = try packagingOutcome("presented-before-first-decode-0d7ee633")
         #expect(outcome.steps.count == 2)
         #expect(outcome.steps.last?.hasPrefix("fragmented MP4: ") == true, "\(outcome.steps)")
         #expect(outcome.steps.last?.contains("/mdia/minf/stbl/ctts") == true, "\(outcome.steps)")
@@ -210,14 +208,11 @@ struct FuzzRegressionTests {
     /// does not start with the first segment. The first segment now holds the first keyframe.
     @Test("video that starts after the audio is in the first segment, not after an audio-only one")
     func videoStartsAfterAudio() throws {
-        let scratch = try MP4Fixtures.makeScratchFolder("packaging-regression")
-        defer { MP4Fixtures.remove(scratch) }
-        let outcome = PackagingFuzzHarness.run(try Robust.regression("packaging", "video-starts-after-audio-8f091064"),
-                                               scratch: FilePath(scratch))
-        #expect(outcome.broken == [])
+        let outcome = try packagingOutcome("video-starts-after-audio-8f091064")
         #expect(outcome.steps.count == 2 && outcome.steps.allSatisfy { $0.contains(" segments, ") }, "\(outcome.steps)")
-        let packaging = try MP4Packaging(path: FilePath(scratch + "/source.mp4"), container: .mpegTS,
-                                         targetDuration: MediaTime(value: 1, timescale: 5))
+        let packaging = try Robust.withFile(try Robust.regression("packaging", "video-starts-after-audio-8f091064")) { path in
+            try MP4Packaging(path: FilePath(path), container: .mpegTS, targetDuration: MediaTime(value: 1, timescale: 5))
+        }
         #expect(packaging.segments.first?.range == MediaTimeRange(start: .zero, end: MediaTime(value: 6144, timescale: 10240)))
         #expect(packaging.segments.first?.video == 0..<1)
     }
@@ -228,11 +223,7 @@ struct FuzzRegressionTests {
     /// than a 90 kHz tick now, naming the `stts`; fragmented MP4 keeps the track's timescale.
     @Test("TS packaging refuses samples closer than a 90 kHz tick, naming the stts; fMP4 packages them")
     func audioFramesCloserThanATick() throws {
-        let scratch = try MP4Fixtures.makeScratchFolder("packaging-regression")
-        defer { MP4Fixtures.remove(scratch) }
-        let outcome = PackagingFuzzHarness.run(try Robust.regression("packaging", "audio-frames-closer-than-a-tick-7d629d7e"),
-                                               scratch: FilePath(scratch))
-        #expect(outcome.broken == [])
+        let outcome = try packagingOutcome("audio-frames-closer-than-a-tick-7d629d7e")
         #expect(outcome.steps.count == 2)
         #expect(outcome.steps.first?.contains("unsupported MP4 at moov/trak[1]/mdia/minf/stbl/stts") == true, "\(outcome.steps)")
         #expect(outcome.steps.first?.hasSuffix("samples 1 and 2 decode 1024 ticks of 1/878780224 s apart, less than a 90 kHz tick, "
@@ -246,11 +237,7 @@ struct FuzzRegressionTests {
     /// segments now: it shows nothing new, so the picture before it stays up, as it would have.
     @Test("a video sample without a picture is left out of TS segments, which read back")
     func videoSampleWithoutAPicture() throws {
-        let scratch = try MP4Fixtures.makeScratchFolder("packaging-regression")
-        defer { MP4Fixtures.remove(scratch) }
-        let outcome = PackagingFuzzHarness.run(try Robust.regression("packaging", "video-sample-without-a-picture-a4d6012b"),
-                                               scratch: FilePath(scratch))
-        #expect(outcome.broken == [])
+        let outcome = try packagingOutcome("video-sample-without-a-picture-a4d6012b")
         #expect(outcome.steps.count == 2 && outcome.steps.allSatisfy { $0.contains(" segments, ") }, "\(outcome.steps)")
     }
 
@@ -261,11 +248,7 @@ struct FuzzRegressionTests {
     /// audio now; fragmented MP4, whose frames keep their durations, packages it.
     @Test("TS packaging refuses audio that ends before the video's first picture; fMP4 packages it")
     func audioEndsBeforeTheVideo() throws {
-        let scratch = try MP4Fixtures.makeScratchFolder("packaging-regression")
-        defer { MP4Fixtures.remove(scratch) }
-        let outcome = PackagingFuzzHarness.run(try Robust.regression("packaging", "audio-ends-before-the-video-2c41f59a"),
-                                               scratch: FilePath(scratch))
-        #expect(outcome.broken == [])
+        let outcome = try packagingOutcome("audio-ends-before-the-video-2c41f59a")
         #expect(outcome.steps.count == 2)
         #expect(outcome.steps.first?.hasSuffix("unsupported MP4 at moov/trak[1] (byte 3314): its audio, as ADTS frames of 1,024 samples, "
                                                + "ends at 00:00.000, before the video's first picture at 00:00.000, where MPEG-TS segments "
@@ -279,11 +262,7 @@ struct FuzzRegressionTests {
     /// first picture gets them now.
     @Test("the first picture of a TS segment gets the parameter sets, keyframe or not")
     func firstSampleNotAKeyframe() throws {
-        let scratch = try MP4Fixtures.makeScratchFolder("packaging-regression")
-        defer { MP4Fixtures.remove(scratch) }
-        let outcome = PackagingFuzzHarness.run(try Robust.regression("packaging", "first-sample-not-a-keyframe-2c6c59d5"),
-                                               scratch: FilePath(scratch))
-        #expect(outcome.broken == [])
+        let outcome = try packagingOutcome("first-sample-not-a-keyframe-2c6c59d5")
         #expect(outcome.steps.count == 2 && outcome.steps.allSatisfy { $0.contains(" segments, ") }, "\(outcome.steps)")
     }
 
@@ -294,11 +273,7 @@ struct FuzzRegressionTests {
     /// last frame of a sample needs), so the segments read back.
     @Test("audio frames closer than a sample but stamped apart package into TS segments that read back")
     func audioFramesCloserThanASample() throws {
-        let scratch = try MP4Fixtures.makeScratchFolder("packaging-regression")
-        defer { MP4Fixtures.remove(scratch) }
-        let outcome = PackagingFuzzHarness.run(try Robust.regression("packaging", "audio-frames-closer-than-a-sample-775a8070"),
-                                               scratch: FilePath(scratch))
-        #expect(outcome.broken == [])
+        let outcome = try packagingOutcome("audio-frames-closer-than-a-sample-775a8070")
         #expect(outcome.steps.count == 2 && outcome.steps.allSatisfy { $0.contains(" segments, ") }, "\(outcome.steps)")
     }
 
@@ -308,11 +283,7 @@ struct FuzzRegressionTests {
     /// it, so they read back (fragmented MP4 keeps the durations as they are).
     @Test("overlapping AAC frames package into TS segments that read back")
     func overlappingAudioFrames() throws {
-        let scratch = try MP4Fixtures.makeScratchFolder("packaging-regression")
-        defer { MP4Fixtures.remove(scratch) }
-        let outcome = PackagingFuzzHarness.run(try Robust.regression("packaging", "overlapping-audio-frames-e9bd03aa"),
-                                               scratch: FilePath(scratch))
-        #expect(outcome.broken == [])
+        let outcome = try packagingOutcome("overlapping-audio-frames-e9bd03aa")
         #expect(outcome.steps.count == 2 && outcome.steps.allSatisfy { $0.contains(" segments, ") }, "\(outcome.steps)")
     }
 
@@ -321,10 +292,7 @@ struct FuzzRegressionTests {
     /// sample is no AAC frame; it is left out of TS segments now (a gap of its length).
     @Test("an empty audio sample is left out of TS segments, which read back")
     func emptyAudioSample() throws {
-        let scratch = try MP4Fixtures.makeScratchFolder("packaging-regression")
-        defer { MP4Fixtures.remove(scratch) }
-        let outcome = PackagingFuzzHarness.run(try Robust.regression("packaging", "empty-audio-sample-da443c36"), scratch: FilePath(scratch))
-        #expect(outcome.broken == [])
+        let outcome = try packagingOutcome("empty-audio-sample-da443c36")
         #expect(outcome.steps.count == 2 && outcome.steps.allSatisfy { $0.contains(" segments, ") }, "\(outcome.steps)")
     }
 
@@ -334,11 +302,7 @@ struct FuzzRegressionTests {
     /// The fuzz target takes such segments out of its round-trip check; this shows the refusal.
     @Test("fMP4 segments of tracks without a common timescale are refused on reading with a time overflow, not a trap")
     func timescalesWithoutACommonOne() throws {
-        let scratch = try MP4Fixtures.makeScratchFolder("packaging-regression")
-        defer { MP4Fixtures.remove(scratch) }
-        let outcome = PackagingFuzzHarness.run(try Robust.regression("packaging", "timescales-without-a-common-one-fb6a9bb1"),
-                                               scratch: FilePath(scratch))
-        #expect(outcome.broken == [])
+        let outcome = try packagingOutcome("timescales-without-a-common-one-fb6a9bb1")
         #expect(outcome.steps.contains { $0.hasPrefix("fragmented MP4 segments do not read back: ") && $0.contains("no common timescale") },
                 "\(outcome.steps)")
     }
