@@ -229,6 +229,16 @@ package struct MP4Packaging: Sendable {
                                        reason: "\(description.format) \(track.kind.map { "\($0)" } ?? "media"); MPEG-TS segments are packaged from H.264 or HEVC video and AAC audio (package as fragmented MP4)")
                 }
             }
+            // A picture's presentation goes after its decode by the offset less the most negative
+            // one (`TransportStreamSegmentWriter`): a reader wants that within 2^31 ticks.
+            let offsets = track.samples.compositionOffsets
+            let span = Int64(offsets.max() ?? 0) - Int64(min(offsets.min() ?? 0, 0))
+            if span.multipliedFullWidth(by: 90_000) >= Int64(track.timescale).multipliedFullWidth(by: 1 << 31) {
+                throw .unsupported(file: file, boxPath: track.boxPath + "/mdia/minf/stbl/ctts", offset: track.boxOffset,
+                                   reason: "composition offsets that span \(span) ticks of 1/\(track.timescale) s, more than MPEG-TS timestamps "
+                                       + "can put between a picture's decode and its presentation (2^31 ticks of 90 kHz, about 6.6 hours); "
+                                       + "package as fragmented MP4")
+            }
             // A 90 kHz tick is the finest step of MPEG-TS timestamps: samples closer than that
             // would share one, and a reader takes them for one another's repeats.
             let durations = track.samples.durations

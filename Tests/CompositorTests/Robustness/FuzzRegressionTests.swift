@@ -306,4 +306,15 @@ struct FuzzRegressionTests {
         #expect(outcome.steps.contains { $0.hasPrefix("fragmented MP4 segments do not read back: ") && $0.contains("no common timescale") },
                 "\(outcome.steps)")
     }
+
+    /// A clip whose `ctts` offsets span more than 2^31 ticks of 90 kHz (over 6.6 hours): TS
+    /// packaging wrote a picture's PTS that far from its DTS, past what a reader unwraps, and
+    /// reading the segments back refused it. TS packaging refuses such offsets now, naming the
+    /// `ctts`; fragmented MP4 carries them.
+    @Test("TS packaging refuses composition offsets that span hours, naming the ctts")
+    func compositionOffsetsSpanHours() throws {
+        let outcome = try packagingOutcome("composition-offsets-span-hours-357e5cf1")
+        #expect(outcome.steps.first?.contains("/mdia/minf/stbl/ctts") == true, "\(outcome.steps)")
+        #expect(outcome.steps.first?.hasSuffix("(2^31 ticks of 90 kHz, about 6.6 hours); package as fragmented MP4") == true, "\(outcome.steps)")
+    }
 }
