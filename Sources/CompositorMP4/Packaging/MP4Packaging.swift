@@ -166,7 +166,6 @@ package struct MP4Packaging: Sendable {
         return .store(try SourceFiles.reader(store))
     }
 
-    /// Refuses what the container cannot carry, before anything is written.
     /// A track whose edit starts where its samples have ended presents none of them: its frames
     /// would all go before the first segment, where a player drops them (and a reader of the
     /// segments refuses a stream whose audio ends before it starts).
@@ -193,6 +192,7 @@ package struct MP4Packaging: Sendable {
                                + "the track's first decode time (\(first)); fragmented MP4 segments of it would not read back here")
     }
 
+    /// Refuses what the container cannot carry, before anything is written.
     private static func checkPackageable(_ track: MP4Track, in container: Container, file: String) throws(MP4Error) {
         let path = track.boxPath + "/mdia/minf/stbl/stsd"
         switch container {
