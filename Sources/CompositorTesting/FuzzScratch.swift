@@ -8,12 +8,12 @@ import Glibc
 package enum FuzzScratch {
     #if os(Linux)
     /// A new folder `/dev/shm/NAME-XXXXXX` (memory: no disk I/O per input) for a fuzz target's
-    /// files; removed when the process exits. (The fuzz targets run on Linux.)
-    package static func makeFolder(named name: String) -> FilePath {
+    /// files, removed when the process exits; `nil` when none can be made there. (The fuzz targets
+    /// run on Linux.)
+    package static func makeFolder(named name: String) -> FilePath? {
         var template = Array("/dev/shm/\(name)-XXXXXX".utf8CString)
-        let made = template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }
-        precondition(made != nil, "mkdtemp in /dev/shm failed")
-        let folder = String(cString: made!)
+        guard let made = template.withUnsafeMutableBufferPointer({ $0.baseAddress.flatMap { mkdtemp($0) } }) else { return nil }
+        let folder = String(cString: made)
         folders.append(folder)
         if folders.count == 1 { atexit { for folder in FuzzScratch.folders { _ = system("rm -rf '\(folder)'") } } }
         return FilePath(folder)

@@ -9,7 +9,8 @@
 import CompositorCore
 import CompositorTesting
 
-private let scratch = FuzzScratch.makeFolder(named: "packaging-fuzz")
+// The fuzz target's own: without a folder to work in there is nothing to run.
+private let scratch = FuzzScratch.makeFolder(named: "packaging-fuzz") ?? { fatalError("no folder in /dev/shm for packaging-fuzz") }()
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {

@@ -11,7 +11,8 @@
 import CompositorCore
 import CompositorTesting
 
-private let scratch = FuzzScratch.makeFolder(named: "segments-fuzz")
+// The fuzz target's own: without a folder to work in there is nothing to run.
+private let scratch = FuzzScratch.makeFolder(named: "segments-fuzz") ?? { fatalError("no folder in /dev/shm for segments-fuzz") }()
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {

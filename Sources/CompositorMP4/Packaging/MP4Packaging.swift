@@ -96,7 +96,7 @@ package struct MP4Packaging: Sendable {
     private static func checkSoundReachesPicture(video: SourceTrackTimeline, audio: SourceTrackTimeline, segments: [Segment],
                                                  file: String) throws(MP4Error) {
         guard case .aac(let config)? = audio.track.sampleDescriptions.first?.codec, config.sampleRate > 0,
-              let first = segments.first, let lastFrame = segments.map(\.audio.upperBound).max().map({ $0 - 1 }), lastFrame >= 0 else { return }
+              let first = segments.first, let lastFrame = segments.last.map({ $0.audio.upperBound - 1 }), lastFrame >= 0 else { return }
         func time(_ body: () throws(MediaTimeError) -> MediaTime) throws(MP4Error) -> MediaTime {
             do { return try body() } catch {
                 throw .timeOverflow(file: file, reason: "\(audio.track.boxPath) against \(video.track.boxPath): \(error)")
@@ -231,8 +231,8 @@ package struct MP4Packaging: Sendable {
             }
             // A picture's presentation goes after its decode by the offset less the most negative
             // one (`TransportStreamSegmentWriter`): a reader wants that within 2^31 ticks.
-            let offsets = track.samples.compositionOffsets
-            let span = Int64(offsets.max() ?? 0) - Int64(min(offsets.min() ?? 0, 0))
+            let samples = track.samples
+            let span = Int64(samples.compositionOffsets.max() ?? 0) - min(samples.smallestCompositionOffset, 0)
             if span.multipliedFullWidth(by: 90_000) >= Int64(track.timescale).multipliedFullWidth(by: 1 << 31) {
                 throw .unsupported(file: file, boxPath: track.boxPath + "/mdia/minf/stbl/ctts", offset: track.boxOffset,
                                    reason: "composition offsets that span \(span) ticks of 1/\(track.timescale) s, more than MPEG-TS timestamps "
@@ -241,8 +241,8 @@ package struct MP4Packaging: Sendable {
             }
             // A 90 kHz tick is the finest step of MPEG-TS timestamps: samples closer than that
             // would share one, and a reader takes them for one another's repeats.
-            let durations = track.samples.durations
-            if let close = (0..<max(0, track.samples.count - 1)).first(where: { Int64(durations[$0]) * 90_000 < Int64(track.timescale) }) {
+            let durations = samples.durations
+            if let close = (0..<max(0, samples.count - 1)).first(where: { Int64(durations[$0]) * 90_000 < Int64(track.timescale) }) {
                 throw .unsupported(file: file, boxPath: track.boxPath + "/mdia/minf/stbl/stts", offset: track.boxOffset,
                                    reason: "samples \(close + 1) and \(close + 2) decode \(durations[close]) ticks of 1/\(track.timescale) s apart, "
                                        + "less than a 90 kHz tick, which MPEG-TS timestamps need between them; package as fragmented MP4")
