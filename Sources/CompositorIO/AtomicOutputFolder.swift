@@ -51,8 +51,7 @@ package enum AtomicOutputFolder {
         private var finished = false
 
         package init(_ target: FilePath, names: [String], swapIfPossible: Bool = true) throws(FileError) {
-            for name in names where name.isEmpty || name == "." || name == ".." || name == manifestName
-                || name.utf8.contains(where: { $0 == UInt8(ascii: "/") || $0 == 0 || $0 == UInt8(ascii: "\n") }) {
+            for name in names where !isPlainName(Array(name.utf8)) {
                 throw FileError(target, .invalidPath("'\(escapedForDisplay(name))' cannot name a file inside the folder"))
             }
             let parent = target.parent
@@ -134,6 +133,11 @@ package enum AtomicOutputFolder {
         }
         let entries = folderEntries(target)
         let listed = Set(manifest(of: target))
+        // A manifest is ours only if every entry names a file inside its folder: a folder handed
+        // over with `../victim.txt` in its manifest must not make the next write delete that file.
+        if let foreign = listed.first(where: { !isPlainName($0) }) {
+            throw FileError(target, .foreignManifest(escapedForDisplay(foreign)))
+        }
         let manifestBytes = Array(manifestName.utf8)
         let others = entries.filter { name in
             !((name == manifestBytes || listed.contains(name)) && isRegularFile(FilePath(bytes: target.bytes + [UInt8(ascii: "/")] + name)))
@@ -148,6 +152,13 @@ package enum AtomicOutputFolder {
     private static func manifest(of folder: FilePath) -> [[UInt8]] {
         guard let bytes = try? ReadableFile.contents(of: folder.appending(manifestName), limit: 1 << 20) else { return [] }
         return bytes.split(separator: UInt8(ascii: "\n")).map(Array.init)
+    }
+
+    /// Whether `name` names a file directly inside a folder, other than the manifest: not empty,
+    /// `.` or `..`, and without `/`, NUL or a line break (the manifest's separator).
+    private static func isPlainName(_ name: [UInt8]) -> Bool {
+        !(name.isEmpty || name == [UInt8(ascii: ".")] || name == Array("..".utf8) || name == Array(manifestName.utf8)
+            || name.contains(where: { $0 == UInt8(ascii: "/") || $0 == 0 || $0 == UInt8(ascii: "\n") }))
     }
 
     private static func isRegularFile(_ path: FilePath) -> Bool {
@@ -286,10 +297,11 @@ package enum AtomicOutputFolder {
         guard fsync(fd) == 0 else { throw .system(path, "flush to disk") }
     }
 
-    /// Deletes a folder a write made: the regular files its manifest lists, the manifest, then the
-    /// folder itself if that emptied it. Anything else in it stays.
+    /// Deletes a folder a write made: the regular files its manifest lists (plain names only:
+    /// never a path out of the folder), the manifest, then the folder itself if that emptied it.
+    /// Anything else in it stays.
     private static func removeOwnedFolder(_ folder: FilePath) {
-        for name in manifest(of: folder) + [Array(manifestName.utf8)] {
+        for name in manifest(of: folder).filter(isPlainName) + [Array(manifestName.utf8)] {
             let path = FilePath(bytes: folder.bytes + [UInt8(ascii: "/")] + name)
             if isRegularFile(path) { _ = try? path.withCPath { unlink($0) } }
         }

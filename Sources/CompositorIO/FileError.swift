@@ -34,6 +34,9 @@ package struct FileError: Error, Hashable, Sendable, CustomStringConvertible {
         case cannotReplace(String)
         /// An output path that names one of the run's inputs (that input's path, as given).
         case isAnInput(FilePath)
+        /// An output folder whose manifest lists an entry that is not a plain name inside it
+        /// (`../x`, `a/b`): no writer made it, so nothing of it is taken for an output.
+        case foreignManifest(String)
     }
 
     package let path: FilePath
@@ -72,6 +75,8 @@ package struct FileError: Error, Hashable, Sendable, CustomStringConvertible {
         case .invalidPath(let why): return why
         case .changed(let how): return "changed since it was read (\(how)); run again on a file nobody is writing"
         case .cannotReplace(let kind): return "exists and is \(kind); an output may only replace a regular file"
+        case .foreignManifest(let entry):
+            return "its manifest lists '\(entry)', which is not a file inside the folder: no output wrote it, so the folder is not replaced"
         case .isAnInput(let input):
             return input == path ? "is an input of this run; an output never replaces its inputs"
                 : "is the same file as the input \(input); an output never replaces its inputs"

@@ -124,7 +124,8 @@ extension MP4Error {
         switch error.reason {
         case .notFound: self = .fileNotFound(file: error.path.description)
         case .missingParentFolder(let parent): self = .missingOutputFolder(path: parent.description)
-        case .notFolder, .holdsOtherFiles: self = .io(file: error.path.description, operation: "write", reason: error.reasonText)
+        case .notFolder, .holdsOtherFiles, .foreignManifest:
+            self = .io(file: error.path.description, operation: "write", reason: error.reasonText)
         case .notRegularFile(let kind): self = .io(file: error.path.description, operation: "read", reason: "\(kind), not a regular file")
         case .truncated(let needed, let got, let offset):
             self = .malformed(file: error.path.description, boxPath: "", offset: offset,

@@ -101,6 +101,47 @@ struct AtomicOutputFolderTests {
         if kind == "listed subfolder" { #expect(try MP4Fixtures.bytes(out + "/stitched.m3u8/keep.ts") == [7]) }
     }
 
+    /// Issue 50: a "previous output" handed to the user, its manifest naming files outside it.
+    ///
+    /// ```
+    /// victim.txt                 <- must survive
+    /// out/.compositor-output     "../victim.txt"   (or "sub/x", "/abs")
+    /// ```
+    @Test("a manifest that lists a path out of its folder is refused, and nothing outside is deleted",
+          arguments: ["../victim.txt", "sub/../../victim.txt", "VICTIM_ABSOLUTE"])
+    func refusesForeignManifest(entry: String) throws {
+        let scratch = try MP4Fixtures.makeScratchFolder("folder-foreign")
+        defer { MP4Fixtures.remove(scratch) }
+        let out = scratch + "/out", victim = scratch + "/victim.txt"
+        try MP4Fixtures.write(Array("the user's".utf8), to: victim)
+        try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: false)
+        let listed = entry == "VICTIM_ABSOLUTE" ? victim : entry
+        try MP4Fixtures.write(Array((listed + "\n").utf8), to: out + "/" + Self.manifest)
+
+        #expect {
+            try AtomicOutputFolder.write([("a.txt", [1])], to: FilePath(out))
+        } throws: { error in
+            guard let error = error as? FileError, case .foreignManifest(let named) = error.reason else { return false }
+            return named == listed && error.description.contains("not a file inside the folder")
+        }
+        #expect(try MP4Fixtures.bytes(victim) == Array("the user's".utf8))
+        #expect(MP4Fixtures.listing(out) == [Self.manifest])
+    }
+
+    @Test("a killed writer's hidden folder whose manifest lists a path out of it deletes nothing outside")
+    func hiddenFolderWithForeignManifest() throws {
+        let scratch = try MP4Fixtures.makeScratchFolder("folder-foreign-hidden")
+        defer { MP4Fixtures.remove(scratch) }
+        let victim = scratch + "/victim.txt", hidden = scratch + "/.out.out-Ab12Cd"
+        try MP4Fixtures.write(Array("the user's".utf8), to: victim)
+        try FileManager.default.createDirectory(atPath: hidden, withIntermediateDirectories: false)
+        try MP4Fixtures.write(Array("../victim.txt\n".utf8), to: hidden + "/" + Self.manifest)
+
+        try AtomicOutputFolder.write([("a.txt", [1])], to: FilePath(scratch + "/out"))
+        #expect(try MP4Fixtures.bytes(victim) == Array("the user's".utf8))
+        #expect(MP4Fixtures.listing(scratch + "/out") == [Self.manifest, "a.txt"])
+    }
+
     /// W3: what a writer killed at each step leaves, and what the next write makes of it.
     @Test("a killed writer's hidden folders are removed by the next write; a previous output it moved aside comes back")
     func recoversFromKilledWriter() throws {
