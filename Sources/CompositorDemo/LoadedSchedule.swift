@@ -11,8 +11,9 @@ struct LoadedSchedule {
 
     init(path: FilePath) throws(DemoError) {
         self.path = path
+        var readDiagnostics: [ScheduleDocumentDiagnostic] = []
         do {
-            schedule = try ScheduleDocument.read(path: path)
+            schedule = try ScheduleDocument.read(path: path, diagnostics: &readDiagnostics)
         } catch {
             if case .unreadable = error { throw .failure("\(error)") }
             throw .failure("\(path): \(error)")
@@ -28,6 +29,7 @@ struct LoadedSchedule {
             }
             throw .failure(message)
         }
+        for diagnostic in readDiagnostics { Output.err("warning: \(path): \(diagnostic)") }
         for diagnostic in composition.diagnostics { Output.err("warning: \(path): \(diagnostic)") }
         // A local source that cannot be read still places (its clips give their ends) but will
         // not render or play: say so now rather than at render time.

@@ -17,7 +17,7 @@ import CompositorHLS
 enum MarkedBreaks {
     static func expand(
         id: String, ads: [Ad], policy: BreakPolicy, restrictions: BreakRestrictions, clipID: String?,
-        content: [ContentClip], path: String
+        content: [ContentClip], path: String, diagnostics: inout [ScheduleDocumentDiagnostic]
     ) throws(ScheduleDocumentError) -> [AdBreak] {
         guard let index = clipID.map({ name in content.firstIndex { $0.id == name } }) ?? content.indices.first else {
             throw .invalid(path: path + ".clip", reason: "no content clip \(quoted(clipID ?? ""))")
@@ -39,8 +39,11 @@ enum MarkedBreaks {
             }
         }
 
-        let spans: [HLSMarkedSpan]
-        do { spans = try markedSpans(of: clip.source) } catch { throw fail(error.description) }
+        let (spans, ignored, playlist) : ([HLSMarkedSpan], [HLSIgnoredMarker], String)
+        do { (spans, ignored, playlist) = try markers(of: clip.source) } catch {
+            throw fail("markers are read from the HLS playlist of clip \(quoted(clip.id)): \(error)")
+        }
+        diagnostics += ignored.map { .markerIgnored(path: path + ".at", playlist: playlist, reason: $0.description) }
         var breaks: [AdBreak] = []
         for span in spans where span.range.start >= clip.start && clip.end.map({ span.range.start < $0 }) ?? true {
             let number = breaks.count + 1
@@ -60,8 +63,11 @@ enum MarkedBreaks {
         return breaks
     }
 
-    /// The spans the playlist at `source` marks (its named variant's, or its first variant's, when multivariant).
-    private static func markedSpans(of source: MediaLocation) throws(HLSProbeError) -> [HLSMarkedSpan] {
+    /// The spans the playlist at `source` marks (its named variant's, or its first variant's, when
+    /// multivariant), the markers that mark none, and the media playlist's URL.
+    private static func markers(
+        of source: MediaLocation
+    ) throws(HLSProbeError) -> (spans: [HLSMarkedSpan], ignored: [HLSIgnoredMarker], playlist: String) {
         let url = hlsURL(source)
         var playlist = try HLSProbe.load(url)
         if let name = source.variant {
@@ -77,6 +83,11 @@ enum MarkedBreaks {
             throw .invalidPlaylist(url: source.description, HLSParseError(
                 line: nil, lineText: nil, problem: .wrongPlaylistKind(expected: "media", found: "multivariant")))
         }
-        do { return try media.markedSpans } catch { throw .durationOverflow(url: media.url, error) }
+        do {
+            let markers = try media.markers
+            return (markers.spans, markers.ignored, media.url)
+        } catch {
+            throw .durationOverflow(url: media.url, error)
+        }
     }
 }

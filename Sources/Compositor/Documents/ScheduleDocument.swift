@@ -32,21 +32,61 @@ public enum ScheduleDocument {
 
     /// Reads the schedule file at `path`; its relative URLs are resolved against the file's folder.
     /// Only a regular file is read, and one larger than `maximumBytes` is refused before reading.
-    public static func read(path: FilePath) throws(ScheduleDocumentError) -> Schedule {
+    ///
+    /// - Parameters:
+    ///   - path: The schedule file.
+    ///   - diagnostics: Gets what was read but places nothing (a cue marker that marks no span).
+    /// - Returns: The schedule.
+    public static func read(path: FilePath, diagnostics: inout [ScheduleDocumentDiagnostic]) throws(ScheduleDocumentError) -> Schedule {
         let bytes: [UInt8]
         do { bytes = try ReadableFile.contents(of: path, limit: maximumBytes) } catch {
             throw .unreadable(path: path, reason: error.reasonText)
         }
-        return try decode(bytes, baseFolder: path.parent)
+        return try decode(bytes, baseFolder: path.parent, diagnostics: &diagnostics)
+    }
+
+    /// `read(path:diagnostics:)`, its diagnostics left unheard.
+    public static func read(path: FilePath) throws(ScheduleDocumentError) -> Schedule {
+        var diagnostics: [ScheduleDocumentDiagnostic] = []
+        return try read(path: path, diagnostics: &diagnostics)
     }
 
     /// Reads a schedule from JSON bytes; relative URLs are resolved against `baseFolder`.
-    public static func decode(_ bytes: some Collection<UInt8>, baseFolder: FilePath? = nil) throws(ScheduleDocumentError) -> Schedule {
+    ///
+    /// - Parameters:
+    ///   - bytes: The JSON text.
+    ///   - baseFolder: What relative URLs are resolved against.
+    ///   - diagnostics: Gets what was read but places nothing (a cue marker that marks no span).
+    /// - Returns: The schedule.
+    public static func decode(
+        _ bytes: some Collection<UInt8>, baseFolder: FilePath? = nil, diagnostics: inout [ScheduleDocumentDiagnostic]
+    ) throws(ScheduleDocumentError) -> Schedule {
         guard bytes.count <= maximumBytes else { throw .tooLarge(bytes: bytes.count, limit: maximumBytes) }
         let root: JSONValue
         do { root = try JSONValue(parsing: bytes) } catch { throw .syntax(line: error.line, column: error.column, reason: error.reason) }
         var reader = Reader(baseFolder: baseFolder)
+        defer { diagnostics += reader.diagnostics }
         return try reader.schedule(root)
+    }
+
+    /// `decode(_:baseFolder:diagnostics:)`, its diagnostics left unheard.
+    public static func decode(_ bytes: some Collection<UInt8>, baseFolder: FilePath? = nil) throws(ScheduleDocumentError) -> Schedule {
+        var diagnostics: [ScheduleDocumentDiagnostic] = []
+        return try decode(bytes, baseFolder: baseFolder, diagnostics: &diagnostics)
+    }
+}
+
+/// Something a schedule file says that was read, but places nothing: the schedule is still good.
+public enum ScheduleDocumentDiagnostic: Hashable, Sendable, CustomStringConvertible {
+    /// A cue marker in the playlist of a break at `"markers"` that marks no span (it ends before it
+    /// starts, lies outside the playlist, has no end, overlaps an earlier one): `path` is the
+    /// break's `at`, `playlist` the media playlist's URL, `reason` the marker and why.
+    case markerIgnored(path: String, playlist: String, reason: String)
+
+    public var description: String {
+        switch self {
+        case .markerIgnored(let path, let playlist, let reason): "\(path): \(playlist): \(reason)"
+        }
     }
 }
 
@@ -80,6 +120,8 @@ extension ScheduleDocument {
         let baseFolder: FilePath?
         /// The location each `url` text resolved to: a schedule names few sources many times.
         private var locations: [String: MediaLocation] = [:]
+        /// What was read but places nothing.
+        private(set) var diagnostics: [ScheduleDocumentDiagnostic] = []
 
         init(baseFolder: FilePath?) { self.baseFolder = baseFolder }
 
@@ -152,7 +194,8 @@ extension ScheduleDocument {
                 }
                 let pod = try self.pod(object, id: id, path: path())
                 return try MarkedBreaks.expand(
-                    id: id, ads: pod.ads, policy: pod.policy, restrictions: pod.restrictions, clipID: clipID, content: content, path: path())
+                    id: id, ads: pod.ads, policy: pod.policy, restrictions: pod.restrictions, clipID: clipID, content: content, path: path(),
+                    diagnostics: &diagnostics)
             default: placement = .midroll(at: try timeValue(at, path: path() + ".at", expected: "\"preroll\", \"postroll\", \"markers\" or a time"))
             }
             if clipID != nil { throw .invalid(path: path() + ".clip", reason: "\"clip\" names the clip whose markers place a break at \"markers\"") }

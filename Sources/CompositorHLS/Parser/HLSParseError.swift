@@ -37,6 +37,8 @@ package struct HLSParseError: Error, Equatable, Sendable, CustomStringConvertibl
         // Malformed
         /// The first line is not `#EXTM3U` (an empty input included).
         case missingHeader
+        /// Binary data, not text: what it looks like ("an MP4 file", "an MPEG-TS file", "binary data").
+        case notText(looksLike: String)
         /// A UTF-8 byte order mark, which RFC 8216 forbids.
         case byteOrderMark
         /// A line that is not valid UTF-8.
@@ -93,6 +95,7 @@ package struct HLSParseError: Error, Equatable, Sendable, CustomStringConvertibl
             case .playlistTooLarge(let bytes, let limit): return "playlist is \(bytes) bytes, more than the limit of \(limit)"
             case .lineTooLong(let bytes, let limit): return "line is \(bytes) bytes, more than the limit of \(limit)"
             case .missingHeader: return "a playlist must start with #EXTM3U"
+            case .notText(let kind): return "not a playlist but \(kind) (a playlist is text starting with #EXTM3U)"
             case .byteOrderMark: return "playlists must not start with a byte order mark"
             case .invalidUTF8: return "line is not valid UTF-8"
             case .malformedAttributeList(let tag, let reason): return "malformed attribute list in \(tag): \(reason)"

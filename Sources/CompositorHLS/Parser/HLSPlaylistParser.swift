@@ -79,6 +79,8 @@ package struct HLSPlaylistParser: Sendable {
             throw HLSParseError(line: 1, lineText: "", problem: .missingHeader)
         }
         guard first.line.equals(first.line.start, first.line.end, "#EXTM3U") else {
+            // A media file given where a playlist belongs: say what it is, not a kilobyte of escapes.
+            if let kind = Self.binaryKind(of: buffer) { throw HLSParseError(line: nil, lineText: nil, problem: .notText(looksLike: kind)) }
             throw reader.error(.missingHeader, first)
         }
         let bodyReader = reader
@@ -90,6 +92,17 @@ package struct HLSPlaylistParser: Sendable {
             var parser = MediaPlaylistParser(reader: bodyReader, resolver: resolver)
             return .media(try parser.parse())
         }
+    }
+
+    /// What binary input looks like, or `nil` when its first bytes could be text (no NUL or other
+    /// control byte but tab, CR and LF).
+    static func binaryKind(of bytes: UnsafeBufferPointer<UInt8>) -> String? {
+        let head = bytes.prefix(64)
+        guard head.contains(where: { $0 < 0x20 && $0 != 0x09 && $0 != 0x0A && $0 != 0x0D }) else { return nil }
+        let mp4Boxes: [[UInt8]] = ["ftyp", "styp", "moov", "moof", "mdat", "free", "skip", "sidx", "wide"].map { Array($0.utf8) }
+        if bytes.count >= 8, mp4Boxes.contains(where: { $0.elementsEqual(bytes[4..<8]) }) { return "an MP4 file" }
+        if bytes.count >= 189, bytes[0] == 0x47, bytes[188] == 0x47 { return "an MPEG-TS file" }
+        return "binary data"
     }
 
     /// The first tag that belongs to one kind of playlist only decides the kind; a playlist with none

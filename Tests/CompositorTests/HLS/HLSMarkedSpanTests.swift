@@ -29,6 +29,8 @@ struct HLSMarkedSpanTests {
         ("CUE-IN ends it, whatever the duration says", [1: "#EXT-X-CUE-OUT:30", 2: "#EXT-X-CUE-IN"], ["4-8 cue@1"]),
         ("no CUE-IN: the duration, clamped to the playlist", [2: "#EXT-X-CUE-OUT:30"], ["8-20 cue@2"]),
         ("no CUE-IN, no duration: to the end", [3: "#EXT-X-CUE-OUT"], ["12-20 cue@3"]),
+        ("no CUE-IN: a CUE-OUT after the duration passed starts another", [1: "#EXT-X-CUE-OUT:4", 3: "#EXT-X-CUE-OUT:DURATION=4"],
+         ["4-8 cue@1", "12-16 cue@3"]),
         ("CUE-OUT-CONT inside, and a stray CUE-IN", [0: "#EXT-X-CUE-IN", 1: "#EXT-X-CUE-OUT:4\n#EXT-X-CUE-OUT-CONT:0/4", 2: "#EXT-X-CUE-IN"],
          ["4-8 cue@1"]),
         ("SCTE35-OUT with DURATION, on the date-time clock", [0: #"#EXT-X-DATERANGE:ID="a",START-DATE="2026-01-01T00:00:06Z",DURATION=5,"# + scte],
@@ -55,6 +57,98 @@ struct HLSMarkedSpanTests {
             return "\(span.range.start)-\(span.range.end) \(marker)"
         }
         #expect(shown == expected, "\(label)")
+    }
+
+    /// Issue 50: markers that clamp to nothing were a `precondition` in `MediaTimeRange` (SIGILL in
+    /// every command). Each is now ignored, with why.
+    ///
+    /// ```
+    /// segments  0   4   8   12  16  20
+    /// ```
+    @Test("a marker that marks nothing is ignored with its reason, and the others still count", arguments: [
+        ("CUE-OUT with a negative DURATION", [1: "#EXT-X-CUE-OUT:DURATION=-5"], "EXT-X-CUE-OUT on segment 1 (from 0) marks no break: it ends (-1 s) before it starts (4 s)"),
+        ("CUE-OUT with a negative plain duration", [1: "#EXT-X-CUE-OUT:-5"], "EXT-X-CUE-OUT on segment 1 (from 0) marks no break: it ends (-1 s) before it starts (4 s)"),
+        ("END-DATE before START-DATE", [0: #"#EXT-X-DATERANGE:ID="a",START-DATE="2026-01-01T00:00:08Z",END-DATE="2026-01-01T00:00:02Z","# + scte],
+         "the SCTE35-OUT date range 'a' marks no break: it ends (2 s) before it starts (8 s)"),
+        ("after the playlist's end (year 9999)", [0: #"#EXT-X-DATERANGE:ID="a",START-DATE="9999-12-31T23:59:59Z",DURATION=5,"# + scte],
+         "the SCTE35-OUT date range 'a' marks no break: it spans 251635075199 s to 251635075204 s, outside the playlist's 0 to 20 s"),
+        ("before the playlist's start (year 0001)", [0: #"#EXT-X-DATERANGE:ID="a",START-DATE="0001-01-01T00:00:00Z",DURATION=5,"# + scte],
+         "the SCTE35-OUT date range 'a' marks no break: it spans -63902822400 s to -63902822395 s, outside the playlist's 0 to 20 s"),
+        ("no end at all", [1: #"#EXT-X-DATERANGE:ID="a",START-DATE="2026-01-01T00:00:04Z","# + scte],
+         "the SCTE35-OUT date range 'a' marks no break: it has no DURATION, PLANNED-DURATION, END-DATE or SCTE35-IN"),
+    ])
+    func ignoredMarkers(_ label: String, tags: [Int: String], reason: String) throws {
+        var withGood = tags
+        withGood[3, default: ""] += (withGood[3] == nil ? "" : "\n") + "#EXT-X-CUE-OUT:DURATION=4"
+        let markers = try HLSTest.media(Self.playlist(withGood)).markers
+        #expect(markers.spans.map(\.range) == [MediaTimeRange(start: s(12), end: s(16))], "\(label)")
+        #expect(markers.ignored.map(\.description) == [reason], "\(label)")
+    }
+
+    @Test("a span that overlaps an earlier one is reported; the same span marked both ways is not")
+    func overlapReported() throws {
+        let markers = try HLSTest.media(Self.playlist([
+            1: "#EXT-X-CUE-OUT:DURATION=8\n" + #"#EXT-X-DATERANGE:ID="a",START-DATE="2026-01-01T00:00:04Z",DURATION=8,"# + Self.scte,
+            2: #"#EXT-X-DATERANGE:ID="b",START-DATE="2026-01-01T00:00:10Z",DURATION=1,"# + Self.scte, 3: "#EXT-X-CUE-IN",
+        ])).markers
+        #expect(markers.spans.map(\.marker) == [.cueOut(segment: 1)])
+        #expect(markers.ignored.map(\.description) == [
+            "the SCTE35-OUT date range 'b' marks no break: it starts inside the span EXT-X-CUE-OUT on segment 1 (from 0) marks",
+        ])
+    }
+
+    /// The same markers through a schedule and every command that reads one: a warning naming the
+    /// break, the playlist and the marker; the good span still places its break.
+    @Test("\"at\": \"markers\" with a marker that marks nothing: timeline, render and hls warn and go on", arguments: [
+        "#EXT-X-CUE-OUT:DURATION=-5", "#EXT-X-CUE-OUT:-5",
+        #"#EXT-X-DATERANGE:ID="x",START-DATE="2026-01-01T00:00:03Z",END-DATE="2026-01-01T00:00:01Z","# + scte,
+        #"#EXT-X-DATERANGE:ID="x",START-DATE="9999-01-01T00:00:00Z",DURATION=2,"# + scte,
+        #"#EXT-X-DATERANGE:ID="x",START-DATE="0001-01-01T00:00:00Z",DURATION=2,"# + scte,
+    ])
+    func commandsWarnAndGoOn(marker: String) async throws {
+        let folder = try MP4Fixtures.makeScratchFolder("marked-bad")
+        defer { MP4Fixtures.remove(folder) }
+        let source = HLSJoin.fixtures + "/hls/ts/content/"
+        // The fixture's first four segments (1.5, 0.75, 1.75, 1.125 s), the bad marker on the
+        // second, a good 1.75 s span on the third.
+        let playlist = """
+            #EXTM3U
+            #EXT-X-TARGETDURATION:2
+            #EXT-X-PLAYLIST-TYPE:VOD
+            #EXT-X-PROGRAM-DATE-TIME:2026-01-01T00:00:00Z
+            #EXTINF:1.5,
+            \(source)seg0.ts
+            \(marker)
+            #EXTINF:0.75,
+            \(source)seg1.ts
+            #EXT-X-CUE-OUT:DURATION=1.75
+            #EXTINF:1.75,
+            \(source)seg2.ts
+            #EXTINF:1.125,
+            \(source)seg3.ts
+            #EXT-X-ENDLIST
+
+            """
+        try playlist.write(toFile: folder + "/show.m3u8", atomically: true, encoding: .utf8)
+        let json = """
+            { "content": [ { "id": "show", "url": "show.m3u8" } ],
+              "breaks": [ { "id": "ssai", "at": "markers", "ads": [ { "id": "x", "url": "\(HLSJoin.fixtures)/hls/ts/ad1/index.m3u8", "end": 1 } ] } ] }
+            """
+        try json.write(toFile: folder + "/schedule.json", atomically: true, encoding: .utf8)
+
+        var diagnostics: [ScheduleDocumentDiagnostic] = []
+        let schedule = try ScheduleDocument.read(path: FilePath(folder + "/schedule.json"), diagnostics: &diagnostics)
+        #expect(schedule.breaks.map(\.placement) == [.midroll(at: MediaTime(value: 225, timescale: 100))])
+        #expect(diagnostics.count == 1)
+        #expect(diagnostics.first.map { "\($0)".hasPrefix("breaks[0].at: \(folder)/show.m3u8: ") && "\($0)".contains("marks no break") } == true)
+
+        let url = URL(fileURLWithPath: folder)
+        for arguments in [["timeline", "schedule.json"], ["render", "schedule.json", "--output", "out.mp4"],
+                          ["hls", "schedule.json", "--output", "out-hls"]] {
+            let run = try await DemoProcess.run(arguments, in: url)
+            #expect(run.status == 0, "\(arguments): \(run.stderr)")
+            #expect(run.stderr.contains("warning: schedule.json: breaks[0].at: ") && run.stderr.contains("marks no break"), "\(arguments): \(run.stderr)")
+        }
     }
 
     /// What `--cue-tags` and `--scte35` write, read back: the spans are where the breaks play.
