@@ -23,6 +23,29 @@ struct MediaLocationTests {
         #expect(try MediaLocation(parsing: text, relativeTo: folder).kind == expected)
     }
 
+    /// Issue 50: a URI inside a playlist, resolved against a local playlist's path, is a URI: its
+    /// escapes are decoded and its query and fragment name no part of the file.
+    @Test("a URI a playlist wrote, resolved: escapes decoded, query and fragment dropped", arguments: [
+        ("/hls/seg%203.ts", MediaLocation.Kind.file(FilePath("/hls/seg 3.ts"))),
+        ("/hls/seg.ts?token=abc", .file(FilePath("/hls/seg.ts"))),
+        ("/hls/seg.ts#t=1", .file(FilePath("/hls/seg.ts"))),
+        ("/hls/caf%C3%A9.ts?x", .file(FilePath("/hls/café.ts"))),
+        ("file:///hls/seg%203.ts?token=abc", .file(FilePath("/hls/seg 3.ts"))),
+        ("https://cdn.example/seg.ts?token=abc", .remote(url: "https://cdn.example/seg.ts?token=abc")),
+    ] as [(String, MediaLocation.Kind)])
+    func resolvedURIs(text: String, expected: MediaLocation.Kind) throws {
+        #expect(try MediaLocation(resolvedURI: text).kind == expected)
+    }
+
+    @Test("a resolved URI that names no file is refused, named", arguments: [
+        ("/hls/seg%2.ts", MediaLocationError.invalid("/hls/seg%2.ts", reason: "a '%' that is not followed by two hexadecimal digits")),
+        ("/hls/a%00b.ts", .invalid("/hls/a%00b.ts", reason: "it decodes to a NUL byte")),
+        ("?only=query", .invalid("?only=query", reason: "it names no file")),
+    ] as [(String, MediaLocationError)])
+    func resolvedURIRefusals(text: String, expected: MediaLocationError) {
+        #expect(throws: expected) { try MediaLocation(resolvedURI: text) }
+    }
+
     @Test("refusals name the text and the reason", arguments: [
         ("", MediaLocationError.empty),
         ("file://nas/m.mp4", .remoteFileHost("file://nas/m.mp4", host: "nas")),

@@ -106,7 +106,7 @@ struct HLSRenderSources {
     /// The local file (and bytes of it) a playlist's `uri` names; `name` says what it is.
     private func localFile(_ uri: String, byteRange: HLSByteRange?, name: String, in playlist: String) throws(HLSCompositionStitchError) -> HLSSegmentSource.FileBytes {
         let location: MediaLocation
-        do { location = try MediaLocation(parsing: uri) } catch {
+        do { location = try MediaLocation(resolvedURI: uri) } catch {
             throw .malformed(url: playlist, reason: "\(name): \(error)")
         }
         guard let path = location.filePath else {

@@ -22,8 +22,8 @@ public struct HLSPlaylistLoader: Sendable {
         self.load = load
     }
 
-    /// Reads local files: plain paths and `file:` URLs, through `MediaLocation` (so escapes are
-    /// decoded there and only there). A file larger than the playlist limit is refused before it is read.
+    /// Reads local files: URI references without a scheme and `file:` URLs, through
+    /// `MediaLocation(resolvedURI:)` (so escapes are decoded there and only there). A file larger than the playlist limit is refused before it is read.
     public static let fileSystem = fileSystem(limits: .default)
 
     package static func fileSystem(limits: HLSParseLimits) -> HLSPlaylistLoader {
@@ -40,7 +40,7 @@ public struct HLSPlaylistLoader: Sendable {
 
     static func readPlaylistFile(_ url: String, limit: Int) throws -> [UInt8] {
         let location: MediaLocation
-        do { location = try MediaLocation(parsing: url) } catch { throw HLSLoadError(path: url, reason: error.description) }
+        do { location = try MediaLocation(resolvedURI: url) } catch { throw HLSLoadError(path: url, reason: error.description) }
         guard let path = location.filePath else {
             throw HLSLoadError(path: url, reason: "only local files can be read without a custom loader")
         }

@@ -77,6 +77,30 @@ public struct MediaLocation: Hashable, Sendable, ExpressibleByStringLiteral, Cus
         kind = .file(FilePath(bytes: bytes))
     }
 
+    /// Reads a URI a playlist wrote, resolved against the playlist's URL (RFC 3986): unlike a
+    /// schedule's plain path, a reference without a scheme is a URI too, so its `%XX` escapes are
+    /// decoded (`seg%203.ts` is `seg 3.ts`) and a query or fragment is no part of the file name
+    /// (`seg.ts?token=1` is `seg.ts`). `file:` URLs likewise; other schemes are remote, as written.
+    package init(resolvedURI text: String) throws(MediaLocationError) {
+        guard !text.isEmpty else { throw .empty }
+        var reference = URIReference(parsing: text)
+        switch reference.scheme?.lowercased() {
+        case nil:
+            guard let bytes = percentDecoded(reference.path) else {
+                throw .invalid(text, reason: "a '%' that is not followed by two hexadecimal digits")
+            }
+            guard !bytes.isEmpty, !bytes.contains(0) else {
+                throw .invalid(text, reason: bytes.isEmpty ? "it names no file" : "it decodes to a NUL byte")
+            }
+            self.init(FilePath(bytes: bytes))
+        case "file"?:
+            (reference.query, reference.fragment) = (nil, nil)
+            try self.init(parsing: reference.description)
+        default:
+            try self.init(parsing: text)
+        }
+    }
+
     /// The local file, if the location is one.
     public var filePath: FilePath? {
         if case .file(let path) = kind { return path }

@@ -10,6 +10,7 @@ extension TransportStreamReader.Index {
         guard let zero, !video.isEmpty || !audio.isEmpty else {
             throw .unsupportedStream(file: playlist.description, offset: 0, reason: "the segments hold no H.264, HEVC or AAC samples")
         }
+        try TransportStreamReader.checkNoHoles(segmentHolds, source: source)
         try budget.charge(video.count + audio.count, file: playlist.description)
         let clock = TransportStreamReader.clock
         var tracks: [MP4Track] = []

@@ -99,6 +99,8 @@ extension TransportStreamReader {
         var zero: Int64?
         /// The playlist time a segment starts at, in 90 kHz ticks.
         var playlistTime: Int64 = 0
+        /// Whether each segment read so far holds video samples, and audio frames.
+        var segmentHolds: [(video: Bool, audio: Bool)] = []
 
         init(source: HLSSegmentSource) { self.source = source }
 
@@ -128,6 +130,7 @@ extension TransportStreamReader {
             }
             files.append(.init(path: path, version: scan.version, byteRange: segment.byteRange,
                                videoPID: program.video, audioPID: program.audio))
+            segmentHolds.append((video.count > videoStart, audio.count > audioStart))
 
             // Where this segment's timestamps land.
             let earliest = video[videoStart...].map(\.pts).min() ?? audio[audioStart...].map(\.pts).min()
@@ -231,6 +234,26 @@ extension TransportStreamReader {
                                         dataOffset: UInt32(frame.data.lowerBound), description: description,
                                         segment: UInt32(segment), packetOffset: packet.offset))
             }
+        }
+    }
+
+    /// Refuses a segment that leaves a hole in a track: one with no samples at all (only program
+    /// tables), or without video (audio) between segments with video (audio). Played, such a
+    /// segment is a frozen picture or silence for its whole duration, which the playlist does not
+    /// say (as `EXT-X-GAP` would, which is refused as well). A track may start late or end early:
+    /// segments before its first or after its last are not holes.
+    static func checkNoHoles(_ holds: [(video: Bool, audio: Bool)], source: HLSSegmentSource) throws(MP4Error) {
+        func hole(_ index: Int, _ what: String) -> MP4Error {
+            let segment = source.segments[index]
+            return .unsupportedStream(
+                file: segment.path.description, offset: segment.byteRange?.lowerBound ?? 0,
+                reason: "segment \(index + 1) of \(source.playlist) holds \(what): its \(segment.duration) s would play as a "
+                    + "frozen picture or silence that the playlist does not mark; give the segment its media")
+        }
+        if let empty = holds.firstIndex(where: { !$0.video && !$0.audio }) { throw hole(empty, "no video or audio, only program tables") }
+        for (track, has) in [("video", { (h: (video: Bool, audio: Bool)) in h.video }), ("audio", { $0.audio })] {
+            guard let first = holds.firstIndex(where: has), let last = holds.lastIndex(where: has) else { continue }
+            if let missing = holds[first...last].firstIndex(where: { !has($0) }) { throw hole(missing, "no \(track)") }
         }
     }
 

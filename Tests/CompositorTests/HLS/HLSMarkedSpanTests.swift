@@ -218,7 +218,7 @@ struct HLSMarkedSpanTests {
         }
         let mp4 = #"{ "content": [ { "id": "c", "url": "content.mp4" } ], "breaks": [ { "at": "markers", "ads": [ { "url": "ad1.mp4" } ] } ] }"#
         #expect { try ScheduleDocument.decode(Array(mp4.utf8), baseFolder: FilePath(HLSJoin.fixtures)) } throws: { error in
-            "\(error)".hasPrefix("breaks[0].at: ") && "\(error)".contains("content.mp4")
+            "\(error)".hasPrefix("breaks[0].at: ") && "\(error)".contains("content.mp4: not a playlist but an MP4 file")
         }
     }
 }

@@ -126,6 +126,72 @@ struct TransportStreamSourceTests {
             "(https://example.com/seg0.ts) is remote; only local segments can be packaged: download them first") == true)
     }
 
+    /// Issue 50: a segment of program tables only, or without one track in the middle of it,
+    /// rendered as a frozen picture and silence with exit 0. The rule: a segment may not leave a
+    /// hole in a track; a track may start late or end early.
+    ///
+    /// ```
+    /// segments   1    2    3    4    5
+    /// video      ■    ■    ■    ·    ■     -> refused: segment 4 holds no video
+    /// audio      ■    ■    ■    ■    ·     -> allowed: the audio ends early
+    /// ```
+    @Test("a segment that leaves a hole in a track is refused, named; a track that ends early is not", arguments: [
+        ("tables only", 3, [0, 17, 4096] as Set<Int>, "segment 4 of INDEX holds no video or audio, only program tables"),
+        ("no video", 3, [0, 17, 4096, 257], "segment 4 of INDEX holds no video"),
+        ("no audio", 3, [0, 17, 4096, 256], "segment 4 of INDEX holds no audio"),
+        ("no audio in the last segment", 4, [0, 17, 4096, 256], nil),
+    ] as [(String, Int, Set<Int>, String?)])
+    func segmentHoles(_ label: String, segment hollow: Int, keptPIDs: Set<Int>, expected: String?) throws {
+        let folder = try MP4Fixtures.makeScratchFolder("ts-holes")
+        defer { MP4Fixtures.remove(folder) }
+        let source = Self.fixtures + "/hls/ts/content/"
+        let durations = ["1.5", "0.75", "1.75", "1.125", "1.375"]
+        var lines = ["#EXTM3U", "#EXT-X-TARGETDURATION:2", "#EXT-X-PLAYLIST-TYPE:VOD"]
+        for index in 0..<5 {
+            var uri = source + "seg\(index).ts"
+            if index == hollow {
+                // The fixture's segment with only the packets of `keptPIDs` (PAT 0, SDT 17, PMT
+                // 4096, video 256, audio 257).
+                let bytes = try MP4Fixtures.bytes(uri)
+                let kept = stride(from: 0, to: bytes.count, by: 188).filter { keptPIDs.contains(Int(bytes[$0 + 1] & 0x1F) << 8 | Int(bytes[$0 + 2])) }
+                uri = folder + "/hollow.ts"
+                try MP4Fixtures.write(kept.flatMap { bytes[$0..<$0 + 188] }, to: uri)
+            }
+            lines += ["#EXTINF:\(durations[index]),", uri]
+        }
+        let index = try playlist(folder, lines + ["#EXT-X-ENDLIST"])
+        if let expected {
+            #expect(throws: (any Error).self, "\(label)") { try Self.read(index) }
+            do { _ = try Self.read(index) } catch {
+                #expect("\(error)".contains(expected.replacingOccurrences(of: "INDEX", with: index)), "\(label): \(error)")
+                #expect("\(error)".hasPrefix(folder + "/hollow.ts"), "\(label): \(error)")
+            }
+        } else {
+            let movie = try Self.read(index)
+            #expect(movie.videoTrack?.samples.count ?? 0 > 0 && movie.audioTrack?.samples.count ?? 0 > 0, "\(label)")
+        }
+    }
+
+    /// Issue 50: `seg%203.ts` in a playlist names `seg 3.ts`; `?token=…` is no part of a file name.
+    @Test("segment URIs of a local playlist are URIs: escapes decoded, query and fragment dropped")
+    func escapedSegmentURIs() throws {
+        let folder = try MP4Fixtures.makeScratchFolder("ts-escapes")
+        defer { MP4Fixtures.remove(folder) }
+        let source = Self.fixtures + "/hls/ts/content/"
+        try MP4Fixtures.write(try MP4Fixtures.bytes(source + "seg0.ts"), to: folder + "/seg 0.ts")
+        try MP4Fixtures.write(try MP4Fixtures.bytes(source + "seg1.ts"), to: folder + "/seg1.ts")
+        let escaped = try playlist(folder, ["#EXTM3U", "#EXT-X-TARGETDURATION:2", "#EXT-X-PLAYLIST-TYPE:VOD",
+                                            "#EXTINF:1.5,", "seg%200.ts", "#EXTINF:0.75,", "seg1.ts?token=abc#t", "#EXT-X-ENDLIST"])
+        let movie = try Self.read(escaped)
+        try FileManager.default.createDirectory(atPath: folder + "/plain", withIntermediateDirectories: false)
+        let plain = try Self.read(try playlist(folder + "/plain", ["#EXTM3U", "#EXT-X-TARGETDURATION:2", "#EXT-X-PLAYLIST-TYPE:VOD",
+                                                               "#EXTINF:1.5,", source + "seg0.ts", "#EXTINF:0.75,", source + "seg1.ts",
+                                                               "#EXT-X-ENDLIST"]))
+        #expect(movie.videoTrack?.samples.count == plain.videoTrack?.samples.count)
+        #expect(movie.audioTrack?.samples.count == plain.audioTrack?.samples.count)
+        #expect((movie.videoTrack?.samples.count ?? 0) > 0)
+    }
+
     @Test("broken segments are named with the byte and packet where they break")
     func brokenSegments() throws {
         let folder = try MP4Fixtures.makeScratchFolder("ts-broken")
