@@ -138,8 +138,9 @@ extension String {
 }
 
 /// `bytes` decoded as UTF-8 for a message or a terminal: invalid bytes become `\xNN`, control
-/// characters (a newline, an escape sequence) `\n`, `\t`, `\u{1B}`, and a backslash `\\`, so the
-/// text is one line that shows what the bytes are.
+/// characters (a newline, an escape sequence) `\n`, `\t`, `\u{1B}`, bidirectional controls
+/// (U+202E reverses what follows on a terminal) `\u{202E}`, and a backslash `\\`, so the text is
+/// one line that shows what the bytes are, in the order they are.
 package func escapedForDisplay(_ bytes: some Collection<UInt8>) -> String {
     var text = ""
     var rest = Array(bytes)[...]
@@ -178,10 +179,16 @@ private func escapedScalar(_ scalar: Unicode.Scalar) -> String {
     case "\t": return "\\t"
     case "\\": return "\\\\"
     case _ where scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value)
-        || scalar.value == 0x2028 || scalar.value == 0x2029:
+        || scalar.value == 0x2028 || scalar.value == 0x2029 || isBidirectionalControl(scalar.value):
         return "\\u{" + String(scalar.value, radix: 16, uppercase: true) + "}"
     default: return String(scalar)
     }
+}
+
+/// The Unicode bidirectional formatting characters (UAX #9): marks, embeddings, overrides and
+/// isolates, which reorder the text around them where a terminal honours them.
+private func isBidirectionalControl(_ value: UInt32) -> Bool {
+    value == 0x061C || value == 0x200E || value == 0x200F || (0x202A...0x202E).contains(value) || (0x2066...0x2069).contains(value)
 }
 
 extension String {

@@ -26,14 +26,17 @@ struct HonestOutputTests {
         let schedule = folder + "/s.json"
         try MP4Fixtures.write(Array(#"""
             {"content": [{"id": "c\nwarning: forged\u001b[31m", "url": "\#(MP4Fixtures.content)", "end": 20}],
-             "breaks": [{"id": "b\u0007", "at": 1, "ads": [{"id": "a\r", "url": "https://ads.example/\u001b[2Ja.mp4", "end": 2}]}]}
+             "breaks": [{"id": "b\u0007", "at": 1, "ads": [{"id": "a\r", "url": "https://ads.example/\u001b[2Ja.mp4", "end": 2},
+                                                      {"id": "rtl\u202Efdp.exe\u2066", "url": "https://ads.example/b.mp4", "end": 2}]}]}
             """#.utf8), to: schedule)
 
         let timeline = try await DemoProcess.run(["timeline", schedule])
         #expect(timeline.status == 0, "\(timeline.stderr)")
-        let controls: Set<Character> = ["\u{1B}", "\r", "\u{7}"]
-        let raw = timeline.stdout.filter { controls.contains($0) }
+        let controls: Set<Unicode.Scalar> = ["\u{1B}", "\r", "\u{7}", "\u{202E}", "\u{2066}"]
+        let raw = timeline.stdout.unicodeScalars.filter { controls.contains($0) }
         #expect(raw.isEmpty)
+        // Issue 50: a right-to-left override reordered the table on a terminal.
+        #expect(timeline.stdout.contains(#"rtl\u{202E}fdp.exe\u{2066}"#), "\(timeline.stdout)")
         let lines = timeline.stdout.split(separator: "\n")
         let forged = lines.filter { $0.hasPrefix("warning: forged") }
         #expect(forged.isEmpty)
@@ -42,7 +45,7 @@ struct HonestOutputTests {
 
         let map = try await DemoProcess.run(["map", schedule, "--composition-time", "2"])
         #expect(map.status == 0, "\(map.stderr)")
-        #expect(map.stdout.contains(#"ad 'a\r' (1 of 1) of break 'b\u{7}'"#), "\(map.stdout)")
+        #expect(map.stdout.contains(#"ad 'a\r' (1 of 2) of break 'b\u{7}'"#), "\(map.stdout)")
 
         // An error about such an item is one line.
         try MP4Fixtures.write(Array(#"{"content": [{"id": "x\nwarning: forged", "url": "a.mp4", "start": 5, "end": 1}]}"#.utf8), to: schedule)
