@@ -226,7 +226,7 @@ package struct MP4Packaging: Sendable {
                     }
                 default:
                     throw .unsupported(file: file, boxPath: path, offset: track.boxOffset,
-                                       reason: "\(description.format) \(track.kind.map { "\($0)" } ?? "media"); MPEG-TS segments are packaged from H.264 or HEVC video and AAC audio (package as fragmented MP4)")
+                                       reason: "\(description.codecIdentity) \(track.kind.map { "\($0)" } ?? "media"); MPEG-TS segments are packaged from H.264 or HEVC video and AAC audio (package as fragmented MP4)")
                 }
             }
             // A picture's presentation goes after its decode by the offset less the most negative

@@ -180,7 +180,7 @@ struct HLSJoinTests {
             #expect(item == "a")
             #expect(file == HLSJoin.fixtures + "/mpeg4-part2.mp4")
             #expect(boxPath.hasSuffix("/stsd"))
-            #expect(reason.contains("mp4v video; MPEG-TS segments are packaged from H.264 or HEVC video and AAC audio"))
+            #expect(reason.contains("MPEG-4 Part 2 (mp4v, object type 0x20) video; MPEG-TS segments are packaged from H.264 or HEVC video and AAC audio"))
             #expect(error.description.hasPrefix("'a': cannot package it into segments: "))
         }
         var stitcher = HLSCompositionStitcher(outputURL: "/tmp/out/stitched.m3u8")

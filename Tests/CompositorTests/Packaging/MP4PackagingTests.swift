@@ -79,7 +79,15 @@ struct MP4PackagingTests {
             try MP4Packaging(path: FilePath(MP4Fixtures.mpeg4Video), container: .mpegTS, targetDuration: s(6))
         } throws: { error in
             guard case .unsupported(_, let boxPath, _, let reason) = error as? MP4Error else { return false }
-            return boxPath == "moov/trak[0]/mdia/minf/stbl/stsd" && reason.hasPrefix("mp4v video; MPEG-TS segments are packaged from H.264")
+            return boxPath == "moov/trak[0]/mdia/minf/stbl/stsd"
+                && reason.hasPrefix("MPEG-4 Part 2 (mp4v, object type 0x20) video; MPEG-TS segments are packaged from H.264")
+        }
+        // Issue 50: MP3 travels as mp4a, as AAC does; the refusal says MP3.
+        #expect {
+            try MP4Packaging(path: FilePath(MP4Fixtures.folder + "/muxers/gst-mp4mux-x264-mp3.mp4"), container: .mpegTS, targetDuration: s(6))
+        } throws: { error in
+            guard case .unsupported(_, _, _, let reason) = error as? MP4Error else { return false }
+            return reason.hasPrefix("MP3 (mp4a, object type 0x6B) audio; MPEG-TS segments are packaged from H.264 or HEVC video and AAC audio")
         }
         #expect(throws: MP4Error.self) {
             try MP4Packaging(path: FilePath(MP4Fixtures.folder + "/hls/ts/content/seg0.ts"), container: .mpegTS, targetDuration: s(6))
