@@ -42,6 +42,48 @@ struct ActualRangesTests {
         #expect(reported.duration == t("23.1"))
     }
 
+    /// Issue 50: a pre-roll replacing a clip's start dropped the replaced content from content
+    /// time (content [0, 10.5) of a 12 s clip), and `hls --interstitials` refused the break.
+    ///
+    /// ```
+    /// asked     |pre ad 0-4|C 1.5-12|      a pre-roll with resumeOffset 1.5
+    /// content   @0          [1.5, 12)      content duration 12: the replaced 1.5 s is still content
+    /// actual    |ad 0-4|C 1.4-12|          the resume cut snapped to 1.4 -> content [1.4, 12)
+    /// ```
+    @Test("content a break replaces at a clip's start or at the content's end stays content time")
+    func replacedAtEdges() throws {
+        let preroll = try Composition(schedule: Schedule(
+            content: [ContentClip(id: "C", source: "c.m3u8", end: s(12))],
+            breaks: [AdBreak(id: "pre", placement: .preroll, ads: [Ad(id: "ad", source: "ad.m3u8", end: s(4))], resumeOffset: t("1.5"))]))
+        let same = try preroll.replacingSourceRanges(preroll.segments.map(\.sourceRange))
+        #expect(same.contentDuration == s(12))
+        #expect(same.segments.map(\.contentRange) == [range(s(0), s(0)), range(t("1.5"), s(12))])
+        let snapped = try preroll.replacingSourceRanges([range(s(0), s(4)), range(t("1.4"), s(12))])
+        #expect(snapped.segments.map(\.contentRange) == [range(s(0), s(0)), range(t("1.4"), s(12))])
+        #expect(snapped.breaks[0].resumeContentTime == t("1.4") && snapped.contentDuration == s(12))
+
+        // A second clip whose first 2 s a break at its edge replaces; a break near the end replacing the rest.
+        let edges = try Composition(schedule: Schedule(
+            content: [ContentClip(id: "A", source: "a.m3u8", end: s(10)), ContentClip(id: "B", source: "b.m3u8", start: s(5), end: s(15))],
+            breaks: [AdBreak(id: "edge", placement: .midroll(at: s(10)), ads: [Ad(id: "x", source: "ad.m3u8", end: s(3))], resumeOffset: s(2)),
+                     AdBreak(id: "end", placement: .midroll(at: s(18)), ads: [Ad(id: "y", source: "ad.m3u8", end: s(3))], resumeOffset: s(2))]))
+        let reported = try edges.replacingSourceRanges(edges.segments.map(\.sourceRange))
+        #expect(reported.contentDuration == s(20))
+        #expect(reported.segments.map(\.contentRange) == edges.segments.map(\.contentRange))
+        #expect(reported.breaks.map(\.resumeContentTime) == [s(12), s(20)])
+    }
+
+    @Test("the same ranges give the same content times, for 1,000 random schedules, breaks that replace content included")
+    func sameContentTimes() {
+        for seed in CompositionPropertyTests.seeds {
+            let c = CompositionPropertyTests.randomComposition(seed: seed)
+            guard let reported = try? c.replacingSourceRanges(c.segments.map(\.sourceRange)) else { continue }
+            #expect(reported.contentDuration == c.contentDuration, "seed \(seed)")
+            #expect(reported.segments.map(\.contentRange) == c.segments.map(\.contentRange), "seed \(seed)")
+            #expect(reported.breaks.map(\.position) == c.breaks.map(\.position), "seed \(seed)")
+        }
+    }
+
     @Test("unchanged ranges give the same composition, for 1,000 random schedules: as they are, and worked out again")
     func identity() {
         // The same times in twice the timescale are worked out afresh; as they are, they give the composition itself.

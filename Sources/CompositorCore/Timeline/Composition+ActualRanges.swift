@@ -24,12 +24,29 @@ extension Composition {
             return self
         }
         var diagnostics = self.diagnostics
+        // Where each clip keeps its anchor: a break replaced content before its first piece (a
+        // pre-roll's or a clip-edge break's `resumeOffset`). That content is still content time,
+        // so the clip's content time stays counted from the source time it was asked to start at.
+        var keptAnchors: [String: MediaTime] = [:], seenClips: Set<String> = []
+        var previousContentEnd = MediaTime(value: 0, timescale: timescale)
+        for segment in segments {
+            guard case .content(let clipID) = segment.role else { continue }
+            if seenClips.insert(clipID).inserted, segment.contentRange.start > previousContentEnd {
+                keptAnchors[clipID] = try Composition.subtract(
+                    segment.sourceRange.start, try Composition.subtract(segment.contentRange.start, previousContentEnd, item: clipID), item: clipID)
+            }
+            previousContentEnd = segment.contentRange.end
+        }
         var times: [MediaTime] = []
-        times.reserveCapacity(2 * requested.count)
+        times.reserveCapacity(2 * requested.count + keptAnchors.count + 2)
         for range in requested {
             times.append(range.start)
             times.append(range.end)
         }
+        times += keptAnchors.values
+        // Content replaced after the last piece (a break whose `resumeOffset` runs to the end).
+        let replacedAtEnd = try Composition.subtract(contentDuration, previousContentEnd, item: "content")
+        times.append(replacedAtEnd)
         let grid = TimeGrid(times)
         var actual: [MediaTimeRange] = []
         actual.reserveCapacity(requested.count)
@@ -39,14 +56,20 @@ extension Composition {
                 range, on: grid, item: segment.id, fields: ("actual start", "actual end"), diagnostics: &diagnostics))
         }
         let zero = MediaTime(value: 0, timescale: grid.timescale)
-        // Each clip's pieces as they now are: its first piece's start anchors its content time.
+        // Each clip's pieces as they now are: its first piece's start anchors its content time,
+        // or the anchor it keeps (above).
         var clipStart: [String: MediaTime] = [:], clipEnd: [String: MediaTime] = [:], clipOrder: [String] = []
         for (segment, range) in zip(segments, actual) {
             guard case .content(let clipID) = segment.role else { continue }
             if let end = clipEnd[clipID], range.start < end {
                 throw .overlappingPieces(item: clipID, end: end, nextStart: range.start)
             }
-            if clipStart[clipID] == nil { clipStart[clipID] = range.start; clipOrder.append(clipID) }
+            if clipStart[clipID] == nil {
+                clipStart[clipID] = try keptAnchors[clipID].map { (anchor) throws(ScheduleError) in
+                    try grid.place(anchor, item: clipID, field: "content anchor", diagnostics: &diagnostics)
+                } ?? range.start
+                clipOrder.append(clipID)
+            }
             clipEnd[clipID] = range.end
         }
         var clipContentStart: [String: MediaTime] = [:], contentDuration = zero
@@ -54,6 +77,8 @@ extension Composition {
             clipContentStart[clipID] = contentDuration
             contentDuration = try Composition.add(contentDuration, try Composition.subtract(clipEnd[clipID]!, clipStart[clipID]!, item: clipID), item: clipID)
         }
+        contentDuration = try Composition.add(
+            contentDuration, try grid.place(replacedAtEnd, item: "content", field: "replaced at the end", diagnostics: &diagnostics), item: "content")
 
         var postrollSegments = Set<Int>()
         for placed in breaks where placed.placement == .postroll { postrollSegments.formUnion(placed.segmentIndices) }

@@ -191,20 +191,38 @@ struct HLSInterstitialsTests {
         #expect(lengths[0] == lengths[1] && lengths[0] == stitched.composition.segments[0].compositionRange.duration)
     }
 
-    @Test("content replaced across a clip's edge is refused, naming the break; a bad schedule is a schedule error")
+    /// Content replaced at a clip's start (a pre-roll's `resumeOffset`, issue 50) or across a
+    /// clip's edge is content time in the timeline as in the content playlist, so the player
+    /// resumes where the timeline says.
+    ///
+    /// ```
+    /// content playlist  |feature 0-12 ................|extra 0-8 (at 12) ....|
+    /// pre-roll          ^ X-RESUME-OFFSET=1.5 -> resumes at feature 1.5
+    /// x at 10           ^ X-RESUME-OFFSET=4.6 -> resumes at 14.6: extra 2.6
+    /// ```
+    @Test("content replaced at a clip's start or across its edge resumes where the timeline says", arguments: [
+        (#"{ "id": "pre", "at": "preroll", "resumeOffset": 1.5, "ads": [ { "id": "a", "url": "hls/ts/ad1/index.m3u8" } ] }"#,
+         "1.5", ["0-0", "1.5-12", "12-20"]),
+        (#"{ "id": "x", "at": 10, "resumeOffset": 4.6, "ads": [ { "id": "a", "url": "hls/ts/ad1/index.m3u8" } ] }"#,
+         "4.6", ["0-10", "10-10", "14.6-20"]),
+    ])
+    func replacedAtClipEdges(breakJSON: String, resumeOffset: String, contentRanges: [String]) throws {
+        let folder = try MP4Fixtures.makeScratchFolder("hls-interstitials-edges")
+        defer { MP4Fixtures.remove(folder) }
+        let json = """
+            { "content": [ { "id": "feature", "url": "hls/ts/content/index.m3u8" }, { "id": "extra", "url": "hls/ts/content2/index.m3u8" } ],
+              "breaks": [ \(breakJSON) ] }
+            """
+        let stitched = try Self.stitch(json, folder: folder)
+        #expect(stitched.interstitialEvents.map(\.resumptionOffset) == [try MediaTime(parsing: resumeOffset)])
+        #expect(stitched.composition.segments.map { "\($0.contentRange.start)-\($0.contentRange.end)" } == contentRanges)
+        #expect(stitched.composition.contentDuration == s(20))
+    }
+
+    @Test("a bad schedule is a schedule error, and nothing is written")
     func refusals() throws {
         let folder = try MP4Fixtures.makeScratchFolder("hls-interstitials-refused")
         defer { MP4Fixtures.remove(folder) }
-        let across = """
-            { "content": [ { "id": "feature", "url": "hls/ts/content/index.m3u8" }, { "id": "extra", "url": "hls/ts/content2/index.m3u8" } ],
-              "breaks": [ { "id": "x", "at": 10, "resumeOffset": 4.6, "ads": [ { "id": "a", "url": "hls/ts/ad1/index.m3u8" } ] } ] }
-            """
-        #expect {
-            try Self.stitch(across, folder: folder)
-        } throws: { error in
-            guard case .stitch(item: "x", let reason) = error as? HLSCompositionStitchError else { return false }
-            return reason.contains("crosses a clip boundary")
-        }
         let (schedule, durations) = try Self.schedule(json: """
             { "content": [ { "id": "feature", "url": "hls/ts/content/index.m3u8" } ],
               "breaks": [ { "id": "late", "at": 13, "ads": [ { "id": "a", "url": "hls/ts/ad1/index.m3u8" } ] } ] }
