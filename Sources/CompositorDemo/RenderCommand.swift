@@ -17,7 +17,7 @@ enum RenderCommand {
         // The library guards the sources; the schedule is the demo's own input.
         do { try OutputDestination.check(output, inputs: [path]) } catch { throw .failure(error.description) }
         // The schedule itself is not kept: a schedule of 10,000 breaks is megabytes.
-        let composition = try LoadedSchedule(path: path).composition
+        let composition = try LoadedSchedule(path: path, readsEverySource: true).composition
         let rendered = try render(composition, to: output, cut: cut, scheduleFile: path)
         Output.out(summary(rendered, output: output, cut: cut))
     }
