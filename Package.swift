@@ -39,7 +39,7 @@ let package = Package(
         .target(name: "CoreMediaStandIn", path: "Sources/StandIns/CoreMedia"),
         .target(name: "AVFoundationStandIn", dependencies: ["CoreMediaStandIn"], path: "Sources/StandIns/AVFoundation"),
         .target(name: "CompositorAVFoundation", dependencies: ["Compositor", avFoundationStandIn]),
-        .target(name: "CompositorTesting", dependencies: ["Compositor", "CompositorCore", "CompositorIO", "CompositorMP4", "CompositorTS"]),
+        .target(name: "CompositorTesting", dependencies: ["Compositor", "CompositorCore", "CompositorIO", "CompositorMP4", "CompositorTS", "CompositorHLS"]),
         .executableTarget(name: "CompositorDemo", dependencies: ["Compositor", "CompositorIO", "CompositorTesting"]),
         // Benchmark harnesses (release builds, run by the scripts in Benchmarks/); they use `package`
         // API, so they live in this package, but no product names them: apps never build them.

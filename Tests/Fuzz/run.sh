@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds and runs the libFuzzer targets against the library sources.
 #
-#   Tests/Fuzz/run.sh [mp4|hls|segments|packaging|schedule|mapping|all] [EXECUTIONS]     (default: all 100000)
+#   Tests/Fuzz/run.sh [mp4|hls|segments|packaging|schedule|mapping|markers|manifest|all] [EXECUTIONS]     (default: all 100000)
 #   Tests/Fuzz/run.sh mp4 1000000
 #   Tests/Fuzz/run.sh hls 0 INPUT...        # replay files (a crash to reproduce), no fuzzing
 #
@@ -38,7 +38,9 @@ source_of() {
     packaging) echo Tests/Fuzz/PackagingFuzz.swift ;;
     schedule) echo Tests/Fuzz/ScheduleFuzz.swift ;;
     mapping) echo Tests/Fuzz/MappingFuzz.swift ;;
-    *) echo "unknown target '$1' (mp4, hls, segments, packaging, schedule, mapping or all)" >&2; exit 64 ;;
+    markers) echo Tests/Fuzz/MarkersFuzz.swift ;;
+    manifest) echo Tests/Fuzz/ManifestFuzz.swift ;;
+    *) echo "unknown target '$1' (mp4, hls, segments, packaging, schedule, mapping, markers, manifest or all)" >&2; exit 64 ;;
   esac
 }
 max_len_of() {
@@ -51,6 +53,16 @@ max_len_of() {
     packaging) echo 65536 ;;
     schedule) echo 8192 ;;
     mapping) echo 8192 ;;    # a schedule, then queries and scripts
+    markers) echo 16384 ;;
+    manifest) echo 4096 ;;
+  esac
+}
+
+# packaging reads MP4 files.
+dict_of() {
+  case $1 in
+    packaging) echo mp4 ;;
+    *) echo "$1" ;;
   esac
 }
 
@@ -103,7 +115,7 @@ run() {
     -use_value_profile=1
     -print_final_stats=1
     -artifact_prefix="$artifacts"
-    -dict=Tests/Fuzz/dict/"${name/packaging/mp4}".dict   # packaging reads MP4 files too
+    -dict=Tests/Fuzz/dict/"$(dict_of "$name")".dict
   )
   if (( ${#replay[@]} > 0 )); then
     "$binary" "${flags[@]}" ${FUZZ_FLAGS:-} "${replay[@]}"
@@ -118,7 +130,7 @@ run() {
 }
 
 if [[ $target == all ]]; then
-  for name in mp4 hls segments packaging schedule mapping; do run "$name"; done
+  for name in mp4 hls segments packaging schedule mapping markers manifest; do run "$name"; done
 else
   run "$target"
 fi

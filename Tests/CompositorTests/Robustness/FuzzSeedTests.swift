@@ -112,4 +112,46 @@ struct FuzzSeedTests {
             #expect(MappingFuzzHarness.run(try MP4Fixtures.bytes(folder + "/" + name)) == [], "\(name)")
         }
     }
+
+    /// The `markers` target's seeds: cue tags, SCTE-35 date ranges, and markers that clamp to
+    /// nothing (issue 50); each read without a broken rule, the spans placed as breaks.
+    @Test("markers seeds read into spans and breaks without a broken rule; markers regressions replay clean")
+    func markers() throws {
+        let outcomes = try Dictionary(uniqueKeysWithValues: Self.seeds("markers").map { path in
+            (String(path.split(separator: "/").last!), MarkersFuzzHarness.run(try MP4Fixtures.bytes(path)))
+        })
+        #expect(outcomes.count >= 3)
+        #expect(outcomes.values.allSatisfy { $0.broken.isEmpty }, "\(outcomes)")
+        #expect(outcomes["cue-tags.m3u8"]?.summary == "2 spans, 0 ignored")
+        #expect(outcomes["scte35-dateranges.m3u8"]?.summary == "2 spans, 0 ignored")
+        #expect(outcomes["clamps-to-nothing.m3u8"]?.summary == "0 spans, 3 ignored")
+        let folder = Robust.fuzzFolder + "/regressions/markers"
+        for name in MP4Fixtures.listing(folder) where !name.hasPrefix(".") {
+            #expect(MarkersFuzzHarness.run(try MP4Fixtures.bytes(folder + "/" + name)).broken == [], "\(name)")
+        }
+    }
+
+    /// The `manifest` target's seeds: a previous output's manifest of plain names (with and
+    /// without their files), and ones listing paths out of the folder, in the folder and in a
+    /// killed writer's hidden folder (issue 50): nothing outside is touched.
+    @Test("manifest seeds write or refuse without touching anything outside; manifest regressions replay clean")
+    func manifest() throws {
+        let scratch = try MP4Fixtures.makeScratchFolder("manifest-fuzz")
+        defer { MP4Fixtures.remove(scratch) }
+        var outcomes: [String: OutputManifestFuzzHarness.Outcome] = [:]
+        for path in Self.seeds("manifest") {
+            outcomes[String(path.split(separator: "/").last!)] = OutputManifestFuzzHarness.run(try MP4Fixtures.bytes(path), scratch: FilePath(scratch))
+        }
+        #expect(outcomes.count >= 4)
+        #expect(outcomes.values.allSatisfy { $0.broken.isEmpty }, "\(outcomes)")
+        #expect(outcomes["with-files.bin"]?.result == "written")
+        #expect(outcomes["hidden-escape.bin"]?.result == "written")
+        #expect(outcomes["escape.bin"]?.result.contains("its manifest lists '../victim.txt', which is not a file inside the folder") == true)
+        // a.txt and b.txt listed but absent: the folder holds what its manifest lists, and less.
+        #expect(outcomes["listed-names.bin"]?.result == "written")
+        let folder = Robust.fuzzFolder + "/regressions/manifest"
+        for name in MP4Fixtures.listing(folder) where !name.hasPrefix(".") {
+            #expect(OutputManifestFuzzHarness.run(try MP4Fixtures.bytes(folder + "/" + name), scratch: FilePath(scratch)).broken == [], "\(name)")
+        }
+    }
 }
