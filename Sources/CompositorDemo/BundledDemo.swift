@@ -18,7 +18,8 @@ enum BundledDemo {
                placeholders, and it is not rendered (parts 4 and 5 render real clips).
 
             """)
-        let composition = try LoadedSchedule(path: FilePath(path)).composition
+        // Its media are placeholders, as said above: no warning about each.
+        let composition = try LoadedSchedule(path: FilePath(path), warningOfUnreadableSources: false).composition
         TimelineReport.printText(composition, title: "reference-sample.json")
 
         Output.out("\n2. Mapping, both ways (content time <-> composition time):\n")
@@ -65,7 +66,7 @@ enum BundledDemo {
         }
         let output = folder + "/stitched.mp4"
         let rendered = try RenderCommand.render(loaded.composition, to: FilePath(output), cut: .sampleAccurate, scheduleFile: loaded.path)
-        Output.out("\n" + RenderCommand.summary(rendered, output: FilePath(output), cut: .sampleAccurate))
+        RenderCommand.report(rendered, output: FilePath(output), cut: .sampleAccurate, leadingBlankLine: true)
         Output.out("   play it: ffplay \(output)   (or QuickTime / AVFoundation, which honour its edit lists)")
 
         // The same shape with ads in the content's audio format, for browsers and other players.
@@ -73,7 +74,7 @@ enum BundledDemo {
         let webOutput = folder + "/web.mp4"
         let webRendered = try RenderCommand.render(web.composition, to: FilePath(webOutput), cut: .webSafe, scheduleFile: web.path)
         Output.out("\n   For browsers, VLC, GStreamer and mpv: \(fixtures)/demo-web.json, web-safe (README: which output for which player)")
-        Output.out(RenderCommand.summary(webRendered, output: FilePath(webOutput), cut: .webSafe))
+        RenderCommand.report(webRendered, output: FilePath(webOutput), cut: .webSafe)
     }
 
     /// Stitches `Fixtures/demo-hls.json` (MPEG-TS playlists) into `demo-output/hls/`.
@@ -111,7 +112,7 @@ enum BundledDemo {
         let output = FileManager.default.currentDirectoryPath + "/demo-output/seed.mp4"
         let rendered = try RenderCommand.render(loaded.composition, to: FilePath(output), cut: .sampleAccurate, scheduleFile: loaded.path)
         Output.out("\n   One MP4 (the HLS content demuxed from its transport stream segments):")
-        Output.out(RenderCommand.summary(rendered, output: FilePath(output), cut: .sampleAccurate))
+        RenderCommand.report(rendered, output: FilePath(output), cut: .sampleAccurate)
         let folder = "demo-output/seed-hls"
         let stitched = try HLSCommand.stitch(loaded, into: FilePath(folder))
         Output.out("\n   One stitched playlist (the MP4 ads packaged into MPEG-TS segments beside it):")

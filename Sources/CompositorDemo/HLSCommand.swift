@@ -85,7 +85,7 @@ enum HLSCommand {
         }
         let path = try arguments.positionalPath("SCHEDULE.json")
         try arguments.finish()
-        let loaded = try LoadedSchedule(path: path, readsEverySource: true)
+        let loaded = try LoadedSchedule(path: path, warningOfUnreadableSources: false)
         for id in breakSnapping.keys.sorted() where !loaded.schedule.breaks.contains(where: { $0.id == id }) {
             throw .usage("--snap-break: \(path) has no break \(quoted(id))")
         }

@@ -9,10 +9,11 @@ struct LoadedSchedule {
     let naturalDurations: [MediaLocation: MediaTime]
     let composition: Composition
 
-    /// Reads and compiles the schedule at `path`, saying on stderr what it changed and which local
-    /// sources cannot be read. `readsEverySource`: the command reads every source itself (a
-    /// render, a stitch) and names one it cannot read in its own error, so that is said once.
-    init(path: FilePath, readsEverySource: Bool = false) throws(DemoError) {
+    /// Reads and compiles the schedule at `path`, saying on stderr what it changed and, with
+    /// `warningOfUnreadableSources`, which local sources cannot be read. A command that reads every
+    /// source itself (a render, a stitch) names one it cannot read in its own error, so it passes
+    /// `false` and that is said once.
+    init(path: FilePath, warningOfUnreadableSources: Bool = true) throws(DemoError) {
         self.path = path
         var readDiagnostics: [ScheduleDocumentDiagnostic] = []
         do {
@@ -36,7 +37,7 @@ struct LoadedSchedule {
         for diagnostic in composition.diagnostics { Output.err("warning: \(path): \(diagnostic)") }
         // A local source that cannot be read still places (its clips give their ends) but will
         // not render or play: say so now rather than at render time.
-        for (_, failure) in durations.failures.sorted(by: { $0.key.description < $1.key.description }) where !readsEverySource {
+        for (_, failure) in durations.failures.sorted(by: { $0.key.description < $1.key.description }) where warningOfUnreadableSources {
             if case .remote = failure { continue }
             Output.err("warning: \(path): \(failure) (its clips are placed by the times the schedule gives)")
         }

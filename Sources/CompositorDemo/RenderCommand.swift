@@ -17,9 +17,9 @@ enum RenderCommand {
         // The library guards the sources; the schedule is the demo's own input.
         do { try OutputDestination.check(output, inputs: [path]) } catch { throw .failure(error.description) }
         // The schedule itself is not kept: a schedule of 10,000 breaks is megabytes.
-        let composition = try LoadedSchedule(path: path, readsEverySource: true).composition
+        let composition = try LoadedSchedule(path: path, warningOfUnreadableSources: false).composition
         let rendered = try render(composition, to: output, cut: cut, scheduleFile: path)
-        Output.out(summary(rendered, output: output, cut: cut))
+        report(rendered, output: output, cut: cut)
     }
 
     /// The cut mode a `--cut` value names (`sample`, `keyframe`, `web`); `nil` when none was given.
@@ -52,8 +52,13 @@ enum RenderCommand {
         for piece in moved {
             lines.append("  \(piece.path): \(piece.requestedRange) snapped to \(piece.sourceRange)")
         }
-        lines += rendered.diagnostics.map { "note: \($0)" }
         return lines.joined(separator: "\n")
+    }
+
+    /// Says what was written on stdout (`summary`), and what the render changed on stderr.
+    static func report(_ rendered: CompositionRenderer.Rendered, output: FilePath, cut: MP4CutMode, leadingBlankLine: Bool = false) {
+        Output.out((leadingBlankLine ? "\n" : "") + summary(rendered, output: output, cut: cut))
+        for diagnostic in rendered.diagnostics { Output.err("note: \(diagnostic)") }
     }
 
     private static func describe(_ cut: MP4CutMode) -> String {

@@ -259,6 +259,39 @@ struct DemoCommandTests {
         #expect(result.stderr == "error: \(file.path): break 'late' at 12 s is outside the content (0...10 s)\n")
     }
 
+    /// Issue 53: the conventions of a command-line tool.
+    @Test("--version prints the version; COMMAND --help prints that command's usage and exits 0",
+          arguments: ["timeline", "map", "render", "hls", "simulate", "preview"])
+    func helpPerCommand(command: String) async throws {
+        let help = try await DemoProcess.run([command, "--help"])
+        #expect(help.status == 0 && help.stderr.isEmpty)
+        #expect(help.stdout.hasPrefix("usage: CompositorDemo \(command) "), "\(help.stdout)")
+        let others = ["timeline", "map", "render", "hls", "simulate", "preview"].filter { $0 != command }
+        #expect(others.allSatisfy { !help.stdout.contains("CompositorDemo \($0) ") }, "\(help.stdout)")
+        let version = try await DemoProcess.run(["--version"])
+        #expect(version.status == 0 && version.stdout == "CompositorDemo \(DemoVersion.expected)\n")
+    }
+
+    @Test("a usage error shows that command's usage only; an unknown command shows them all")
+    func usageOfTheCommand() async throws {
+        let render = try await DemoProcess.run(["render", "Fixtures/demo.json"])
+        #expect(render.status == 64)
+        #expect(render.stderr.hasPrefix("error: render needs --output OUT.mp4\nusage: CompositorDemo render "), "\(render.stderr)")
+        #expect(!render.stderr.contains("CompositorDemo hls"))
+        let unknown = try await DemoProcess.run(["frobnicate"])
+        #expect(unknown.status == 64 && unknown.stderr.contains("CompositorDemo hls") && unknown.stderr.contains("CompositorDemo render"))
+    }
+
+    @Test("diagnostics go to stderr and data to stdout: a render's notes are on stderr")
+    func notesOnStandardError() async throws {
+        let folder = try MP4Fixtures.makeScratchFolder("notes-stderr")
+        defer { MP4Fixtures.remove(folder) }
+        let render = try await DemoProcess.run(["render", "Fixtures/demo.json", "--output", folder + "/out.mp4"])
+        #expect(render.status == 0)
+        #expect(render.stderr.contains("note: the sources differ in frame rate"), "\(render.stderr)")
+        #expect(!render.stdout.contains("note:") && render.stdout.hasPrefix("wrote "), "\(render.stdout)")
+    }
+
     @Test("exit 64 on a usage error", arguments: [
         ["frobnicate"], ["timeline"], ["map", "Fixtures/reference-sample.json"],
         ["map", "Fixtures/reference-sample.json", "--content-time", "1", "--composition-time", "2"],
@@ -279,4 +312,13 @@ struct DemoCommandTests {
 struct DemoTestError: Error, CustomStringConvertible {
     let description: String
     init(_ description: String) { self.description = description }
+}
+
+/// The version the demo prints, as CHANGELOG.md's latest entry names it.
+enum DemoVersion {
+    static var expected: String {
+        let changelog = (try? String(contentsOfFile: packageRoot.appendingPathComponent("CHANGELOG.md").path, encoding: .utf8)) ?? ""
+        let line = changelog.split(separator: "\n").first { $0.hasPrefix("## ") } ?? ""
+        return String(line.dropFirst(3).prefix { $0 != " " })
+    }
 }
