@@ -34,7 +34,7 @@ struct RenderTests {
         let folder = try MP4Fixtures.makeScratchFolder("render")
         defer { MP4Fixtures.remove(folder) }
         let output = folder + "/out.mp4"
-        let rendered = try CompositionRenderer.render(composition, to: FilePath(output), cut: cut)
+        let rendered = try await CompositionRenderer.render(composition, to: FilePath(output), cut: cut)
         let reported = rendered.composition
         if cut == .sampleAccurate { #expect(reported == composition) }
 

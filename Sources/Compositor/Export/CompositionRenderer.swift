@@ -104,10 +104,62 @@ public enum CompositionRenderer {
     /// `outputPath` must be a new name or a regular file that is none of the sources (through any
     /// link); anything else is refused before any work. A source that changes while it is read
     /// (replaced, resized or modified) fails the render.
+    ///
+    /// - Parameters:
+    ///   - composition: What to render.
+    ///   - outputPath: Where the MP4 goes.
+    ///   - cut: Where pieces may start and end (`.sampleAccurate` keeps every cut as scheduled).
+    ///   - progress: Called as the bytes are written, on the calling thread.
+    /// - Returns: The plan written and the composition of the output.
+    /// - Throws: `RenderError`, naming the item, file and box or byte.
     @discardableResult
     public static func render(
         _ composition: Composition, to outputPath: FilePath, cut: MP4CutMode = .sampleAccurate,
         progress: (MP4StitchProgress) -> Void = { _ in }
+    ) throws(RenderError) -> Rendered {
+        try render(composition, to: outputPath, cut: cut, progress: progress, isCancelled: { false })
+    }
+
+    /// `render(_:to:cut:progress:)` off the caller's thread, stopping when its task is cancelled.
+    ///
+    /// ```swift
+    /// let task = Task { try await CompositionRenderer.render(composition, to: "show.mp4") { print($0.fraction) } }
+    /// task.cancel()   // the write stops within a few MiB; nothing is left at show.mp4
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - composition: What to render.
+    ///   - outputPath: Where the MP4 goes.
+    ///   - cut: Where pieces may start and end.
+    ///   - progress: Called as the bytes are written, on the rendering thread.
+    /// - Returns: The plan written and the composition of the output.
+    /// - Throws: `CancellationError` when the task was cancelled (the output is not written), else
+    ///   a `RenderError`.
+    @discardableResult
+    public static func render(
+        _ composition: Composition, to outputPath: FilePath, cut: MP4CutMode = .sampleAccurate,
+        progress: @escaping @Sendable (MP4StitchProgress) -> Void = { _ in }
+    ) async throws -> Rendered {
+        let cancelled = CancellationFlag()
+        let result: Result<Rendered, RenderError> = await withTaskCancellationHandler {
+            await runOffCooperativePool {
+                Result { () throws(RenderError) in
+                    try render(composition, to: outputPath, cut: cut, progress: progress, isCancelled: { cancelled.isSet })
+                }
+            }
+        } onCancel: {
+            cancelled.set()
+        }
+        switch result {
+        case .success(let rendered): return rendered
+        case .failure(.mp4(.cancelled)): throw CancellationError()
+        case .failure(let error): throw error
+        }
+    }
+
+    private static func render(
+        _ composition: Composition, to outputPath: FilePath, cut: MP4CutMode,
+        progress: (MP4StitchProgress) -> Void, isCancelled: () -> Bool
     ) throws(RenderError) -> Rendered {
         let (pieces, inputs) = try pieces(of: composition)
         // Before any work: an output that is a source, a device or a folder is refused now, not
@@ -116,7 +168,7 @@ public enum CompositionRenderer {
         let stitcher = MP4Stitcher(pieces: pieces, cutMode: cut)
         let rendered = try plan(composition, with: stitcher)
         do {
-            try stitcher.write(rendered.plan, to: outputPath, progress: progress)
+            try stitcher.write(rendered.plan, to: outputPath, progress: progress, isCancelled: isCancelled)
         } catch {
             throw .mp4(error)
         }

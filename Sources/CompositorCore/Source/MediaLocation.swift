@@ -34,6 +34,11 @@ public struct MediaLocation: Hashable, Sendable, ExpressibleByStringLiteral, Cus
     public init(_ path: FilePath) { kind = .file(path) }
     /// A local file, by its path (never parsed as a URL).
     public init(stringLiteral path: String) { kind = .file(FilePath(path)) }
+    /// A local file, by its path (never parsed as a URL: `a%20b.mp4` names that file). For text
+    /// that may be a URL, `init(parsing:relativeTo:)`.
+    ///
+    /// - Parameter path: An absolute path, or one relative to the working folder.
+    public init(path: String) { kind = .file(FilePath(path)) }
 
     /// A remote URL (`https://…`). Use `init(parsing:)` for text that may be either.
     public init(remoteURL: String) { kind = .remote(url: remoteURL) }

@@ -40,6 +40,8 @@ public enum MP4Error: Error, Sendable, Equatable, CustomStringConvertible {
     /// An HLS variant's audio rendition (`file`, a playlist) that cannot play with the variant's
     /// video: it holds no audio, or is not on the video's clock.
     case rendition(file: String, variant: String, reason: String)
+    /// The write to `file` was cancelled (its task was); nothing was left at the path.
+    case cancelled(file: String)
 
     public var description: String {
         switch self {
@@ -75,6 +77,8 @@ public enum MP4Error: Error, Sendable, Equatable, CustomStringConvertible {
             return "\(file): time overflow: \(reason)"
         case .rendition(let file, let variant, let reason):
             return "\(file): the audio rendition of \(variant): \(reason)"
+        case .cancelled(let file):
+            return "\(file): cancelled; nothing was written"
         }
     }
 
@@ -85,7 +89,7 @@ public enum MP4Error: Error, Sendable, Equatable, CustomStringConvertible {
         case .fileNotFound(let file), .io(let file, _, _), .notMP4(let file, _),
              .malformed(let file, _, _, _), .unsupported(let file, _, _, _),
              .malformedStream(let file, _, _), .unsupportedStream(let file, _, _),
-             .invalidPiece(_, let file, _), .timeOverflow(let file, _), .rendition(let file, _, _):
+             .invalidPiece(_, let file, _), .timeOverflow(let file, _), .rendition(let file, _, _), .cancelled(let file):
             return file
         case .codecMismatch(_, _, _, _, let otherFile), .formatMismatch(_, _, _, _, let otherFile),
              .displayMismatch(_, _, let otherFile, _): return otherFile

@@ -77,8 +77,12 @@ package struct MP4Stitcher: Sendable {
     }
 
     /// Writes `plan` to `outputPath`. On any failure nothing is left at `outputPath` that was not
-    /// there before, and no temporary file remains.
-    package func write(_ plan: MP4StitchPlan, to outputPath: FilePath, progress: (MP4StitchProgress) -> Void = { _ in }) throws(MP4Error) {
+    /// there before, and no temporary file remains. `isCancelled` is asked before each segment
+    /// and each step of a long copy; `true` ends the write with `MP4Error.cancelled`.
+    package func write(
+        _ plan: MP4StitchPlan, to outputPath: FilePath, progress: (MP4StitchProgress) -> Void = { _ in },
+        isCancelled: () -> Bool = { false }
+    ) throws(MP4Error) {
         let layout = plan.layout
         var files = SourceFiles(layout.sources.map(\.store))
         // Made before the output, so freed after it: discarding the output waits for a write of
@@ -97,6 +101,7 @@ package struct MP4Stitcher: Sendable {
         var written = layout.header.size
         var reported: UInt64 = 0
         for segment in layout.segments {
+            if isCancelled() { throw .cancelled(file: outputPath.description) }
             switch segment {
             case .source(let fileIndex, let offset, let length) where length < Self.smallCopy:
                 let bytes = try files.read(from: fileIndex, offset: offset, count: Int(length))
@@ -106,6 +111,7 @@ package struct MP4Stitcher: Sendable {
                 // In steps, so progress is reported as the copy goes.
                 var done: UInt64 = 0
                 while done < length {
+                    if isCancelled() { throw .cancelled(file: outputPath.description) }
                     let count = min(UInt64(Self.progressStep), length - done)
                     try files.copy(from: fileIndex, offset: offset + done, length: count, to: &out)
                     done += count

@@ -66,7 +66,7 @@ struct FragmentedSourceTests {
             { "content": [ { "id": "feature", "url": "\(source)" } ], "breaks": [] }
             """.utf8))
         let output = folder + "/out.mp4"
-        try CompositionRenderer.render(composition, to: FilePath(output))
+        try await CompositionRenderer.render(composition, to: FilePath(output))
         #expect(try await ffmpeg.videoFrames(output).map(\.hash) == ffmpeg.videoFrames(source).map(\.hash))
         #expect(try await ffmpeg.audioDecodeErrors(output).isEmpty)
     }
@@ -151,7 +151,7 @@ struct FragmentedSourceTests {
             }
             return
         }
-        try CompositionRenderer.render(composition, to: FilePath(output))
+        try await CompositionRenderer.render(composition, to: FilePath(output))
         let expected = try await ffmpeg.playlistFrames(folder + "/ad.m3u8").map(\.hash)
             + ffmpeg.playlistFrames(content + "index.m3u8").map(\.hash)
         #expect(try await ffmpeg.videoFrames(output).map(\.hash) == expected)

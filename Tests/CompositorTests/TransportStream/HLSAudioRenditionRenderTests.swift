@@ -32,7 +32,7 @@ struct HLSAudioRenditionRenderTests {
         for (name, playlist) in [("demuxed", demuxed), ("muxed", muxed)] {
             let composition = try HLSJoin.composition(json: Array(#"{ "content": [ { "id": "c", "url": "\#(playlist)" } ] }"#.utf8))
             let output = "\(folder)/\(name).mp4"
-            try CompositionRenderer.render(composition, to: FilePath(output), cut: cut)
+            try await CompositionRenderer.render(composition, to: FilePath(output), cut: cut)
             outputs.append(output)
         }
         #expect(try await ffmpeg.videoFrames(outputs[0]) == ffmpeg.videoFrames(outputs[1]))

@@ -61,7 +61,7 @@ struct TransportStreamRenderTests {
             { "content": [ { "id": "ad", "url": "hls/multivariant/ad1/master.m3u8" } ], "breaks": [] }
             """.utf8))
         let output = folder + "/out.mp4"
-        try CompositionRenderer.render(composition, to: FilePath(output))
+        try await CompositionRenderer.render(composition, to: FilePath(output))
         // ad1's master lists lo (160x90) first, hi (320x180, the higher BANDWIDTH) second.
         let hi = try await ffmpeg.playlistFrames(HLSJoin.fixtures + "/hls/multivariant/ad1/hi/index.m3u8").map(\.hash)
         #expect(try await ffmpeg.videoFrames(output).map(\.hash) == hi)
@@ -94,7 +94,7 @@ struct TransportStreamRenderTests {
             { "content": [ { "id": "lo", "url": "\(master)", "variant": "\(name)" } ], "breaks": [] }
             """.utf8))
         let output = folder + "/out.mp4"
-        try CompositionRenderer.render(composition, to: FilePath(output))
+        try await CompositionRenderer.render(composition, to: FilePath(output))
         let lo = try await ffmpeg.playlistFrames(variants + "lo/index.m3u8").map(\.hash)
         #expect(try await ffmpeg.videoFrames(output).map(\.hash) == lo)
         #expect(try MP4Reader.read(path: FilePath(output)).videoTrack?.sampleDescriptions.map(\.width) == [160])
@@ -160,7 +160,7 @@ struct TransportStreamRenderTests {
             """.utf8))
         #expect(composition.duration == MediaTime(seconds: 16), sourceLocation: sourceLocation)
         let output = folder + "/out.mp4"
-        let rendered = try CompositionRenderer.render(composition, to: FilePath(output))
+        let rendered = try await CompositionRenderer.render(composition, to: FilePath(output))
         #expect(rendered.plan.duration == MediaTime(seconds: 16), sourceLocation: sourceLocation)
 
         let expected = try await ffmpeg.playlistFrames(HLSJoin.fixtures + "/hls/\(fixtures)/ad1/index.m3u8").map(\.hash)

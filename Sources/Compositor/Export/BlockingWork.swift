@@ -1,0 +1,43 @@
+import Dispatch
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Runs `work` (blocking file I/O: a render or a stitch writes gigabytes) on a Dispatch thread, so
+/// it never holds one of Swift concurrency's few cooperative threads, and resumes with its result.
+func runOffCooperativePool<T: Sendable>(_ work: @escaping @Sendable () -> T) async -> T {
+    await withCheckedContinuation { continuation in
+        DispatchQueue.global(qos: .userInitiated).async { continuation.resume(returning: work()) }
+    }
+}
+
+/// A flag one thread sets (a task's cancellation handler) and another reads (the writer, between
+/// steps). A mutex rather than an atomic: `Synchronization.Atomic` needs iOS 18.
+final class CancellationFlag: @unchecked Sendable {
+    /// On the heap: a mutex must not move, and a stored property's address is not fixed.
+    private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
+    private var value = false
+
+    init() { pthread_mutex_init(mutex, nil) }
+
+    deinit {
+        pthread_mutex_destroy(mutex)
+        mutex.deallocate()
+    }
+
+    var isSet: Bool {
+        pthread_mutex_lock(mutex)
+        defer { pthread_mutex_unlock(mutex) }
+        return value
+    }
+
+    func set() {
+        pthread_mutex_lock(mutex)
+        value = true
+        pthread_mutex_unlock(mutex)
+    }
+}

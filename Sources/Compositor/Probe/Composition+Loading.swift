@@ -1,0 +1,49 @@
+import CompositorCore
+
+extension Composition {
+    /// Probes every source of `schedule` (once each) for its natural duration, then compiles it:
+    /// the one call from a schedule to a composition.
+    ///
+    /// ```swift
+    /// let schedule = try ScheduleDocument.read(path: "show.json")
+    /// let composition = try Composition.loading(schedule)
+    /// composition.compositionTime(forContentTime: MediaTime(seconds: 23))
+    /// ```
+    ///
+    /// A source that cannot be probed is fine while every clip of it gives its `end`; one that a
+    /// clip needs the duration of is an error naming the item, the source and why it could not
+    /// be read.
+    ///
+    /// - Parameters:
+    ///   - schedule: The clips and breaks.
+    ///   - excludedBreakIDs: Breaks to leave out, as `init(schedule:naturalDurations:excludingBreaks:)`.
+    /// - Returns: The composition, its `diagnostics` saying what was clamped or rounded.
+    /// - Throws: `CompositionLoadError`: a schedule rule broken, or a duration that could not be probed.
+    public static func loading(_ schedule: Schedule, excludingBreaks excludedBreakIDs: Set<String> = []) throws(CompositionLoadError) -> Composition {
+        let (reports, failures) = SourceProbe.probeAll(schedule)
+        do {
+            return try Composition(schedule: schedule, naturalDurations: reports.mapValues(\.naturalDuration), excludingBreaks: excludedBreakIDs)
+        } catch {
+            if case .unknownDuration(let item, let source) = error, let why = failures[source] {
+                throw .unreadableSource(item: item, source: source, why)
+            }
+            throw .schedule(error)
+        }
+    }
+}
+
+/// Why `Composition.loading(_:)` made no composition.
+public enum CompositionLoadError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// The schedule breaks a rule (see `ScheduleError`).
+    case schedule(ScheduleError)
+    /// A clip without `end` whose source could not be probed for its duration, and why.
+    case unreadableSource(item: String, source: MediaLocation, SourceProbeError)
+
+    public var description: String {
+        switch self {
+        case .schedule(let error): return error.description
+        case .unreadableSource(let item, let source, let why):
+            return "\(quoted(item)) needs the duration of \(source), which could not be probed: \(why)"
+        }
+    }
+}
