@@ -44,9 +44,14 @@ struct KeyframeReader {
         guard samples.isSync(index) else { return .none }
         let key = SampleKey(track: TrackKey(source: source, track: timeline.track.trackID), sample: index)
         if let start = known[key] { return start }
-        guard let syntax = syntax(of: index, in: timeline) else { return .closed }
         let offset = samples.offsets[index]
         let size = Int(samples.sizes[index])
+        if isMPEG4Visual(index, in: timeline) {
+            let start = try mpeg4VisualDecodeStart(offset: offset, size: size, source: source)
+            known[key] = start
+            return start
+        }
+        guard let syntax = syntax(of: index, in: timeline) else { return .closed }
         // The headers of a keyframe's first NAL units (delimiter, SEI, parameter sets, first
         // slice) are usually in its first few hundred bytes: read once, more only when not.
         var window = (start: 0, bytes: [UInt8]())
@@ -117,6 +122,29 @@ struct KeyframeReader {
 
     /// Checks and closes the files read.
     mutating func close() throws(MP4Error) { try files.closeAll() }
+
+    /// Whether sample `index` is MPEG-4 Part 2 (Visual, `mp4v` of object type 0x20).
+    private func isMPEG4Visual(_ index: Int, in timeline: SourceTrackTimeline) -> Bool {
+        let descriptions = timeline.track.sampleDescriptions
+        let description = Int(timeline.samples.descriptionIndices[index])
+        guard descriptions.indices.contains(description) else { return false }
+        return descriptions[description].format == "mp4v" && descriptions[description].objectTypeIndication == 0x20
+    }
+
+    /// An MPEG-4 Part 2 sample is a start when its first VOP is intra-coded (an I-VOP): the
+    /// sync flags of files remuxed from AVI are not (the N-VOP placeholder after a packed I+B
+    /// sample is flagged a keyframe, and `mpeg4_unpack_bframes` moves the B-VOP into it). The
+    /// headers before the VOP (VOS, VO, VOL, GOV, user data) are short: the first kilobyte is
+    /// read, the whole sample only when the VOP start is not in it.
+    private mutating func mpeg4VisualDecodeStart(offset: UInt64, size: Int, source: Int) throws(MP4Error) -> DecodeStart {
+        var bytes = try files.read(from: source, offset: offset, count: min(size, Self.readAhead))
+        var coding = MPEG4VisualPictureOrder.codings(in: bytes).first
+        if coding == nil, size > bytes.count {
+            bytes = try files.read(from: source, offset: offset, count: size)
+            coding = MPEG4VisualPictureOrder.codings(in: bytes).first
+        }
+        return coding == .intra ? .closed : .none
+    }
 
     private func syntax(of index: Int, in timeline: SourceTrackTimeline) -> NALUnitSyntax? {
         let descriptions = timeline.track.sampleDescriptions

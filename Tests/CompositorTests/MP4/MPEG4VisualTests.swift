@@ -101,6 +101,37 @@ struct MPEG4VisualTests {
         }
     }
 
+    /// Xvid's AVI: packed B-frames, each packed sample followed by a 6-byte N-VOP placeholder,
+    /// which the AVI index may flag a keyframe; `mpeg4_unpack_bframes` (the command the reader's
+    /// refusal gives) moves the B-VOP into that placeholder, flags and all. A B-VOP flagged sync
+    /// is no decode start: the stitcher reads each keyframe's VOP type, as it reads H.264's and
+    /// HEVC's NAL unit types. Before, a piece starting after such a flag decoded from the B-VOP
+    /// (every frame of it wrong).
+    /// ```
+    /// spliced with itself   |clip 1.5-3|clip 0.2-1.5|
+    /// among its own         |clip 2-3|clip 0-3|clip 0-1|
+    /// ```
+    @Test("Xvid unpacked: a B-VOP flagged sync is no decode start")
+    func unpackedXvidSyncFlags() async throws {
+        let tools = try FFmpeg.require()
+        let folder = try MP4Fixtures.makeScratchFolder("mpeg4-xvid")
+        defer { MP4Fixtures.remove(folder) }
+        let avi = folder + "/xvid.avi", clip = folder + "/xvid.mp4"
+        try await tools.make(["-f", "lavfi", "-i", "testsrc2=size=160x120:rate=24:duration=3",
+                              "-f", "lavfi", "-i", "sine=frequency=440:sample_rate=48000:duration=3",
+                              "-c:v", "libxvid", "-bf", "2", "-g", "24", "-c:a", "aac", "-f", "avi", avi])
+        try await tools.make(["-i", avi, "-c", "copy", "-bsf:v", "mpeg4_unpack_bframes", clip])
+        let samples = try #require(try MP4Reader.read(path: FilePath(clip)).videoTrack?.samples)
+        let bytes = try MP4Fixtures.bytes(clip)
+        let flaggedB = samples.syncSampleIndices.filter { index in
+            let start = Int(samples.offsets[index])
+            return MPEG4VisualPictureOrder.codings(in: bytes[start..<start + Int(samples.sizes[index])]).first == .bidirectional
+        }
+        #expect(!flaggedB.isEmpty, "the clip has a B-VOP flagged sync (sync samples \(samples.syncSampleIndices))")
+        _ = try await stitchAndJudge([piece(clip, "1.5", "3"), piece(clip, "0.2", "1.5")])
+        _ = try await stitchAndJudge([piece(clip, "2", "3"), piece(clip, "0", "3"), piece(clip, "0", "1")])
+    }
+
     /// 3 s of 160x120 at 24 fps, a keyframe every second, two B-frames, by default closed GOPs
     /// (so that keyframe-aligned cuts can end at a keyframe); AAC.
     static func remuxedFromAVI(in folder: String, closedGOPs: Bool = true) async throws -> String {
