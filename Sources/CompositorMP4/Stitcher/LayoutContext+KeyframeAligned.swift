@@ -57,9 +57,18 @@ extension LayoutContext {
         // With the composition within `maximumTrackTicks`, so is every target, and no sum overflows.
         let composition = try exact(pieces[pieces.count - 1].path) { () throws(MediaTimeError) in try boundaries[pieces.count].ticks(in: timescale) }
         guard composition <= Self.maximumTrackTicks else { throw tooLong(track, piece: pieces.count - 1) }
+        // An Opus decoder discards its `PreSkip` samples at the start of the stream: the first
+        // frame's first `PreSkip` samples present before time 0, hidden by the edit (as in the
+        // source), and every boundary is that much later in the media.
+        let hidden = try audioDescriptions.descriptions.first?.opusPreSkip.map { (preSkip) throws(MP4Error) in
+            try exact(pieces[0].path) { () throws(MediaTimeError) in
+                try MediaTime(value: Int64(preSkip), timescale: 48000).ticks(in: timescale, rounding: .toNearestOrAwayFromZero)
+            }
+        } ?? 0
+        track.hiddenLead = hidden
         var end: Int64 = 0
         for (index, piece) in pieces.enumerated() {
-            let target = try exact(piece.path) { () throws(MediaTimeError) in try boundaries[index + 1].ticks(in: timescale) } - end
+            let target = try exact(piece.path) { () throws(MediaTimeError) in try boundaries[index + 1].ticks(in: timescale) } + hidden - end
             var run = TrackRun(spans: [], decodeEnd: 0, windowStart: 0, windowLength: 0)
             // The length of a frame of the piece's own audio: gaps shorter than half of it need no silence.
             var frameLength: Int64?
@@ -69,8 +78,11 @@ extension LayoutContext {
                 let ts = timeline.timescale
                 let convert = TickConverter(from: ts, to: timescale)
                 let (start, endCeiling, lead) = try exact(piece.path) { () throws(MediaTimeError) in
-                    (try timeline.mediaTime(at: window.start), try timeline.mediaTime(at: window.end).ticks(in: ts, rounding: .up),
-                     try window.leadingGap.ticks(in: timescale))
+                    // The first piece's first frame starts its hidden lead before the piece does.
+                    let hiddenHere = MediaTime(value: end == 0 ? hidden : 0, timescale: timescale)
+                    return (try timeline.mediaTime(at: window.start).subtracting(hiddenHere),
+                            try timeline.mediaTime(at: window.end).ticks(in: ts, rounding: .up),
+                            try window.leadingGap.ticks(in: timescale))
                 }
                 // The first frame whose middle is at or after the start (in ticks, twice over: a
                 // frame's middle may fall between two).
@@ -122,7 +134,7 @@ extension LayoutContext {
             track.append(run, at: end, piece: index)
             end += run.decodeEnd
         }
-        track.mediaEnd = max(end, composition)
+        track.mediaEnd = max(end, composition + hidden)
         return track
     }
 
@@ -167,7 +179,7 @@ extension LayoutContext {
         if lead > 0 { edits.append(MP4EditListEntry(segmentDuration: lead, mediaTime: nil)) }
         // The delay ends at the first sample, which starts no later than the last boundary, and
         // both are rounded alike: `lead <= total`. The subtraction is checked all the same.
-        edits.append(MP4EditListEntry(segmentDuration: total - min(lead, total), mediaTime: firstComposition))
+        edits.append(MP4EditListEntry(segmentDuration: total - min(lead, total), mediaTime: firstComposition + track.hiddenLead))
         return edits
     }
 }

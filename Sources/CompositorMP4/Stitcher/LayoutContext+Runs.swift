@@ -109,9 +109,14 @@ extension LayoutContext {
         }
     }
 
-    /// Audio: the frames that overlap the window, plus one frame of pre-roll before them for AAC
-    /// (its decoder needs the previous frame to rebuild the first), hidden by the edit. Silence
-    /// for a track that ends before the window does is added by `fillWithSilence`.
+    /// Audio: the frames that overlap the window, plus pre-roll before them, hidden by the edit:
+    /// one frame for AAC (its decoder needs the previous frame to rebuild the first); for Opus,
+    /// frames covering at least 80 ms and its `PreSkip` (a decoder converges within 80 ms, RFC 7845
+    /// 4.6, and discards `PreSkip` samples at the start of the stream whatever the edit hides).
+    /// Silence for a track that ends before the window does is added by `fillWithSilence`.
+    /// Samples at 48 kHz an Opus decoder needs to converge after a random access (80 ms).
+    static let opusPreroll: Int64 = 3840
+
     mutating func audioRun(_ piece: ResolvedPiece, _ timeline: SourceTrackTimeline, window: TrackWindow,
                            windowLength: Int64, timescale: Int32) throws(MP4Error) -> TrackRun {
         let samples = timeline.samples
@@ -130,8 +135,14 @@ extension LayoutContext {
         }
         let firstDescription = audioDescriptions.descriptions[
             audioDescriptions.outputIndex(source: piece.source, description: Int(samples.descriptionIndices[firstOverlap]))]
-        let preroll = if case .aac = firstDescription.codec { 1 } else { 0 }
-        let first = max(0, firstOverlap - preroll)
+        var first = firstOverlap
+        if case .aac = firstDescription.codec { first = max(0, firstOverlap - 1) }
+        if let preSkip = firstDescription.opusPreSkip {
+            let needed = try exact(piece.path) { () throws(MediaTimeError) in
+                try MediaTime(value: max(Int64(preSkip), Self.opusPreroll), timescale: 48000).ticks(in: ts, rounding: .up)
+            }
+            while first > 0, startFloor - samples.compositionTime(first) < needed { first -= 1 }
+        }
 
         let convert = TickConverter(from: ts, to: timescale)
         let track = spanSource(.audio, of: piece, table: samples)

@@ -20,6 +20,9 @@ struct PlacedTrack: Sendable {
     /// Presentation before the media starts, in track ticks (keyframe-aligned video that starts
     /// after the first piece); shown as an empty edit.
     var presentationDelay: Int64 = 0
+    /// Media before the first sample's presentation that the edit hides, in track ticks
+    /// (keyframe-aligned Opus: its `PreSkip`, which its decoder discards).
+    var hiddenLead: Int64 = 0
     /// How the pictures are shown: the sources' (which are all alike).
     var displayMatrix: DisplayMatrix = .identity
 

@@ -164,6 +164,51 @@ struct MP4AudioPlacementTests {
     /// object type 5, the core's rate, the extension rate twice it, then the LC core. The `moov`
     /// must follow the media (ffmpeg's default), so no chunk offset moves; every box around the
     /// `esds` grows by the change.
+    /// Opus: its decoder discards `PreSkip` samples (312 from libopus) at the start of the stream,
+    /// whatever the edit list hides, so the output's first audio edit must hide at least that
+    /// much, as the source's does. Judged by where the tone's onset (at 0.5 s in the source)
+    /// decodes, to the sample. Before, keyframe mode showed the first frame from 0 (the tone
+    /// 312 samples late, the audio 312 short) and a sample-accurate cut within 312 samples of a
+    /// frame start hid less than the decoder discarded (the same). Sample-accurate pieces also
+    /// decode 80 ms before their cut (RFC 7845's pre-roll), hidden.
+    /// ```
+    /// keyframe         opus [0,3)                 onset at 0.5 s
+    /// sample-accurate  opus [27/2000,3)           onset at 0.5 - 0.0135 s (a cut 648 samples
+    ///                                             into the source, 312 before a frame start)
+    /// ```
+    @Test("Opus: the decoder's pre-skip is hidden by the first edit", arguments: [
+        (MP4CutMode.keyframeAligned, "0"), (MP4CutMode.sampleAccurate, "27/2000"), (MP4CutMode.sampleAccurate, "0.2"),
+    ])
+    func opusPreSkip(mode: MP4CutMode, start: String) async throws {
+        let tools = try FFmpeg.require()
+        let folder = try MP4Fixtures.makeScratchFolder("opus")
+        defer { MP4Fixtures.remove(folder) }
+        let clip = folder + "/opus.mp4"
+        try await tools.make(["-f", "lavfi", "-i", "testsrc2=size=160x120:rate=24:duration=3",
+                              "-f", "lavfi", "-i", "aevalsrc=if(gte(t\\,0.5)\\,0.5*sin(2*PI*440*t)\\,0):s=48000:d=3",
+                              "-c:v", "libx264", "-g", "24", "-pix_fmt", "yuv420p", "-c:a", "libopus", clip])
+        let audio = try #require(try MP4Reader.read(path: FilePath(clip)).audioTrack)
+        #expect(audio.sampleDescriptions.first?.opusPreSkip == 312)
+        #expect(audio.editList?.first?.mediaTime == 312)
+
+        let cut = try MediaTime(parsing: start)
+        let plan = try #require(try await stitchAndJudge(cutMode: mode, [piece(clip, start, "3")]))
+        let output = folder + "/out.mp4"
+        try MP4Stitcher(pieces: [piece(clip, start, "3")], cutMode: mode).stitch(to: FilePath(output))
+        func onset(_ sound: [Float]) -> Int? { sound.firstIndex { abs($0) > 0.05 } }
+        let sourceOnset = try #require(onset(try await tools.placedSound(clip)))
+        let sound = try await tools.placedSound(output)
+        let shift = try cut.ticks(in: 48000)
+        #expect(onset(sound).map { $0 + Int(shift) } == sourceOnset, "the tone starts at sample \(onset(sound) ?? -1), the source's at \(sourceOnset) - \(shift)")
+        // Audio from 0 (the first decoded sample plays at 0, none discarded unhidden) to the
+        // composition's end (ffmpeg does not cut the last frame at the edit).
+        let frames = try await ChildProcess.run(tools.ffprobe, ["-v", "error", "-select_streams", "a:0", "-show_entries", "frame=pts",
+                                                                "-of", "csv=p=0", output])
+        #expect(frames.stdout.split(separator: "\n").first == "0", "the first audio decoded plays at \(frames.stdout) (1/48000 s)")
+        let samples = try plan.duration.ticks(in: 48000)
+        #expect(sound.count >= Int(samples) && sound.count < Int(samples) + 960, "\(sound.count) samples decoded for \(samples)")
+    }
+
     static func signallingHEAAC(_ path: String, to output: String) throws -> String {
         var bytes = try MP4Fixtures.bytes(path)
         let boxes = MP4BadInputTests.boxes(in: bytes)

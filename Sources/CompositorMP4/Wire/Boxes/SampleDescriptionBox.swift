@@ -62,6 +62,12 @@ package struct MP4SampleDescription: Sendable, Equatable {
     /// which codec it really carries (0x40 AAC, 0x6B MP3, 0x20 MPEG-4 Part 2, 0x6C JPEG, ...).
     package let objectTypeIndication: UInt8?
 
+    /// For an Opus entry (`Opus` with a `dOps`), its `PreSkip`: how many samples (at 48 kHz) a
+    /// decoder discards at the start of the stream, whatever the edit list says (RFC 7845 4.2;
+    /// the Opus in ISOBMFF encapsulation, 4.3). An output whose first audio sample is Opus
+    /// must hide at least that much of it by its edit.
+    package let opusPreSkip: UInt16?
+
     /// The codec by its real identity: two descriptions may share a track only when these agree.
     package var codecIdentity: MP4CodecIdentity {
         MP4CodecIdentity(format: format, objectTypeIndication: objectTypeIndication)
@@ -114,7 +120,22 @@ package struct MP4SampleDescription: Sendable, Equatable {
             width = nil; height = nil; sampleRate = nil; channelCount = nil
             childBoxes = ByteReader([])
         }
+        let children = childBoxes
         (codec, objectTypeIndication) = try MP4CodecParameters.read(format: format, childBoxes: &childBoxes)
+        opusPreSkip = format == "Opus" ? try Self.opusPreSkip(in: children) : nil
+    }
+
+    /// `PreSkip` of the `dOps` among `children` (after its Version and OutputChannelCount bytes).
+    private static func opusPreSkip(in children: ByteReader) throws(MP4ParseFailure) -> UInt16? {
+        var reader = children
+        while reader.remaining >= 8 {
+            let (header, box) = try MP4BoxHeader.readBox(from: &reader)
+            guard header.type == "dOps" else { continue }
+            var payload = box
+            try payload.skip(2)
+            return try payload.readUInt16()
+        }
+        return nil
     }
 }
 
