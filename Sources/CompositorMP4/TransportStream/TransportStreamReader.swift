@@ -30,6 +30,11 @@ package enum TransportStreamReader {
         0x03: "MPEG-1 audio (MP3)", 0x04: "MPEG-2 audio (MP3)", 0x11: "AAC in LATM", 0x81: "AC-3 audio", 0x87: "E-AC-3 audio",
     ]
     static let clock = PESHeader.clockRate
+    /// The most 90 kHz ticks the segments' `EXTINF`s may add up to: 2^61, about 800,000 years.
+    /// A discontinuity's segments are placed at the playlist time they start at, added to the
+    /// stream's own timestamps (unwrapped, so past 2^33), and those sums and their differences
+    /// must stay inside 64 bits; a playlist that lies about its durations is refused instead.
+    static let maximumPlaylistTicks: Int64 = 1 << 61
     /// Segments read side by side before the index takes them.
     static let scanBatch = 8
 
@@ -152,8 +157,9 @@ extension TransportStreamReader {
             for frame in audioStart..<audio.count { audio[frame].pts += shift }
             guard let ticks = try? MediaTime.divide(segment.duration.value, times: TransportStreamReader.clock,
                                                    by: Int64(segment.duration.timescale), rounding: .toNearestOrAwayFromZero),
-                  case (let sum, false) = playlistTime.addingReportingOverflow(ticks) else {
-                throw .timeOverflow(file: source.playlist.description, reason: "the segments' durations add up past what 90 kHz ticks hold")
+                  case (let sum, false) = playlistTime.addingReportingOverflow(ticks), sum <= TransportStreamReader.maximumPlaylistTicks else {
+                throw .timeOverflow(file: source.playlist.description, reason: "the segments' durations add up past 2^61 ticks of 90 kHz "
+                                    + "(about 800,000 years), more than the streams' timestamps can be placed after")
             }
             playlistTime = sum
         }
