@@ -10,12 +10,59 @@ import Darwin
 /// A small HTTP/1.1 server on 127.0.0.1 for the preview page: one request per connection
 /// (`Connection: close`), each connection on its own thread, so a video download the browser reads
 /// slowly never holds up the page's ticks.
+///
+/// It is a sample-page server on loopback, but any web page the viewer opens can reach loopback, so
+/// it must not be the easy way in:
+/// - a connection is cut when it sends nothing, sends its head too slowly, or stops reading what it
+///   is sent (`Limits`), and at most `Limits.connections` are open at once, the rest answered 503 at
+///   once: idle sockets cannot pile up until the demo is out of descriptors or threads.
 final class HTTPServer: Sendable {
     let port: UInt16
+    let limits: Limits
     private let listener: Int32
+    private let state = State()
+
+    /// How long a connection may take and how many may be open. Every number is far above what the
+    /// preview page needs (its requests are one line and a few headers, sent at once, on loopback)
+    /// and far below what lets a peer that holds connections open wear the demo down.
+    struct Limits: Sendable {
+        /// Open connections at most; the page needs a few (a request at a time and the video's
+        /// ranges; a browser opens at most 6 per host). Over it a connection is answered 503 at once.
+        var connections = 32
+        /// Seconds a connection may stay open without sending a byte (a browser's unused
+        /// preconnection is closed and, when wanted, opened again by the browser).
+        var idle: Double = 5
+        /// Seconds from the accept to the end of the request's head: a slowloris sending a byte a
+        /// second is cut then, however steadily it sends.
+        var head: Double = 10
+        /// Seconds one send may wait for the peer to read: a peer that stops reading a video is cut
+        /// (a browser that paused a download asks for the rest by a new range request).
+        var send: Double = 30
+
+        static let preview = Limits()
+    }
+
+    /// The open connections and whether `stop()` was called.
+    private final class State: @unchecked Sendable {
+        private let lock = NSLock()
+        private var open = 0
+        private var stopped = false
+
+        func admit(_ limit: Int) -> Bool {
+            lock.withLock {
+                guard open < limit else { return false }
+                open += 1
+                return true
+            }
+        }
+        func release() { lock.withLock { open -= 1 } }
+        var openConnections: Int { lock.withLock { open } }
+        func stop() { lock.withLock { stopped = true } }
+        var isStopped: Bool { lock.withLock { stopped } }
+    }
 
     /// Listens on 127.0.0.1:`port`; port 0 lets the system choose one (see `port`).
-    init(port: UInt16) throws(DemoError) {
+    init(port: UInt16, limits: Limits = .preview) throws(DemoError) {
         #if canImport(Glibc)
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         #else
@@ -45,29 +92,77 @@ final class HTTPServer: Sendable {
         }
         self.listener = fd
         self.port = UInt16(bigEndian: address.sin_port)
+        self.limits = limits
     }
 
-    /// Accepts connections for ever, answering each request with `handler` on a thread of its own.
-    func serve(_ handler: @escaping @Sendable (HTTPRequest) -> HTTPResponse) -> Never {
+    /// Accepts connections until `stop()`, answering each request with `handler` on a thread of its
+    /// own.
+    func serve(_ handler: @escaping @Sendable (HTTPRequest) -> HTTPResponse) {
         // A browser that closes a connection mid-download must not end the demo.
         signal(SIGPIPE, SIG_IGN)
-        while true {
+        defer { close(listener) }
+        while !state.isStopped {
+            // Waits in poll, not accept, so that `stop()` is seen within a quarter of a second.
+            var waiting = pollfd(fd: listener, events: Int16(POLLIN), revents: 0)
+            guard poll(&waiting, 1, 250) > 0 else { continue }
             let connection = accept(listener, nil, nil)
             guard connection >= 0 else {
-                // Out of descriptors (or an aborted connection): wait rather than spin.
-                if errno != EINTR { usleep(10_000) }
+                // Out of descriptors (or an aborted connection): the connection stays queued and
+                // poll says so at once; wait rather than spin, and try again.
+                if errno != EINTR { usleep(50_000) }
                 continue
             }
-            Thread.detachNewThread {
-                defer { close(connection) }
-                let response: HTTPResponse
-                switch HTTPRequest.read(from: connection) {
-                case .success(let request): response = handler(request)
-                case .failure(let error): response = .text(error.status, error.reason)
+            guard state.admit(limits.connections) else {
+                Self.refuseAtOnce(connection)
+                continue
+            }
+            var timeout = timeval(seconds: limits.send)
+            setsockopt(connection, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+            Thread.detachNewThread { [self] in
+                defer {
+                    close(connection)
+                    state.release()
                 }
-                response.write(to: connection)
+                answer(connection, handler)
             }
         }
+    }
+
+    /// Ends `serve` (within a quarter of a second); connections under way finish on their own.
+    func stop() { state.stop() }
+
+    /// Connections being read or answered now.
+    var openConnections: Int { state.openConnections }
+
+    private func answer(_ connection: Int32, _ handler: (HTTPRequest) -> HTTPResponse) {
+        let response: HTTPResponse
+        switch HTTPRequest.read(from: connection, limits: limits) {
+        case .none: return
+        case .success(let request)?: response = handler(request)
+        case .failure(let error)?: response = .text(error.status, error.reason)
+        }
+        response.write(to: connection)
+    }
+
+    /// A connection over `Limits.connections`: a 503 sent without waiting (a peer that does not
+    /// read gets nothing), what it sent so far read without waiting (closing on unread bytes would
+    /// reset the connection before the peer read the 503), and closed.
+    private static func refuseAtOnce(_ connection: Int32) {
+        let text = "the preview server has too many connections open; try again\n"
+        let reply = Array("HTTP/1.1 503 Service Unavailable\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: \(text.utf8.count)\r\nConnection: close\r\nRetry-After: 1\r\n\r\n\(text)".utf8)
+        _ = reply.withUnsafeBytes { send(connection, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) }
+        var scratch = [UInt8](repeating: 0, count: 4096)
+        for _ in 0..<4 {
+            guard scratch.withUnsafeMutableBytes({ recv(connection, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) }) > 0 else { break }
+        }
+        close(connection)
+    }
+}
+
+fileprivate extension timeval {
+    init(seconds: Double) {
+        let whole = seconds.rounded(.down)
+        self.init(tv_sec: .init(whole), tv_usec: .init((seconds - whole) * 1_000_000))
     }
 }
 
@@ -88,25 +183,63 @@ struct HTTPRequest: Sendable {
     /// Requests are a line and a few headers; anything longer is not the preview page's.
     static let maximumHeadSize = 16 * 1024
 
-    static func read(from connection: Int32) -> Result<HTTPRequest, Failure> {
+    /// Reads a request's head within `limits`: `nil` when there is nothing to answer (the peer sent
+    /// nothing before it closed or before `Limits.idle`), a failure to answer when the head is not
+    /// one (too slow, too long, cut short, malformed).
+    static func read(from connection: Int32, limits: HTTPServer.Limits) -> Result<HTTPRequest, Failure>? {
+        let start = ContinuousClock.now
         var head: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 4096)
-        let terminator: [UInt8] = Array("\r\n\r\n".utf8)
         while true {
-            let count = buffer.withUnsafeMutableBytes { recv(connection, $0.baseAddress, $0.count, 0) }
-            if count < 0, errno == EINTR { continue }
-            guard count > 0 else { return .failure(Failure(status: 400, reason: "the request ended before its headers did")) }
+            // Before the first byte the idle limit applies; after it, the whole head's.
+            let limit = head.isEmpty ? min(limits.idle, limits.head) : limits.head
+            let left = start.advanced(by: .milliseconds(Int(limit * 1000))) - .now
+            guard left > .zero else {
+                if head.isEmpty { return nil }
+                return .failure(Failure(status: 408, reason: "the request's head took over \(String(format: "%g", limit)) s"))
+            }
+            var waiting = pollfd(fd: connection, events: Int16(POLLIN), revents: 0)
+            let milliseconds = left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000 + 1
+            let ready = poll(&waiting, 1, Int32(clamping: milliseconds))
+            if ready < 0, errno != EINTR { return nil }
+            guard ready > 0 else { continue }
+            let count = buffer.withUnsafeMutableBytes { recv(connection, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) }
+            if count < 0, errno == EINTR || errno == EAGAIN || errno == EWOULDBLOCK { continue }
+            guard count > 0 else {
+                if head.isEmpty { return nil }
+                return .failure(Failure(status: 400, reason: "the request ended before its headers did"))
+            }
+            let scanned = max(head.count - 2, 0)
             head += buffer[..<count]
-            if let end = head.firstRange(of: terminator) { return parse(head[..<end.lowerBound]) }
+            if let end = headEnd(head, from: scanned) { return parse(head[..<end]) }
             guard head.count <= maximumHeadSize else { return .failure(Failure(status: 431, reason: "request headers over 16 KiB")) }
         }
     }
 
-    /// Parses `GET /path?a=1 HTTP/1.1` and `Name: value` lines.
+    /// Where the head in `bytes` ends: at the line feed of its last line, the one before an empty
+    /// line. Lines end in CRLF or, as RFC 9112 2.2 lets a server accept, in a bare LF (so
+    /// "\n\n" ends a head as "\r\n\r\n" does). The search starts at `from`.
+    static func headEnd(_ bytes: [UInt8], from: Int = 0) -> Int? {
+        var index = from
+        while let feed = bytes[index...].firstIndex(of: UInt8(ascii: "\n")) {
+            var next = feed + 1
+            if next < bytes.count, bytes[next] == UInt8(ascii: "\r") { next += 1 }
+            if next < bytes.count, bytes[next] == UInt8(ascii: "\n") { return feed }
+            index = feed + 1
+        }
+        return nil
+    }
+
+    /// Parses `GET /path?a=1 HTTP/1.1` and `Name: value` lines (ending in CRLF or LF). A line with
+    /// a bare CR, a header line without a name, and a second `Host` are refused (400), as RFC 9112
+    /// says: they are how one request is read as another by a proxy in between.
     static func parse(_ head: ArraySlice<UInt8>) -> Result<HTTPRequest, Failure> {
-        let lines = String(decoding: head, as: UTF8.self).split(separator: "\r\n", omittingEmptySubsequences: false)
+        // Split as bytes: a String takes "\r\n" for one character, which no "\n" matches.
+        let lines = head.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).map { line in
+            String(decoding: line.last == UInt8(ascii: "\r") ? line.dropLast() : line, as: UTF8.self)
+        }
         let parts = lines.first?.split(separator: " ") ?? []
-        guard parts.count == 3, parts[2].hasPrefix("HTTP/1.") else {
+        guard parts.count == 3, parts[2] == "HTTP/1.1" || parts[2] == "HTTP/1.0" else {
             return .failure(Failure(status: 400, reason: "not an HTTP/1.x request line: \(quoted(String(lines.first ?? "")))"))
         }
         let target = parts[1].split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)
@@ -120,9 +253,14 @@ struct HTTPRequest: Sendable {
         }
         var headers: [String: String] = [:]
         for line in lines.dropFirst() {
-            guard let colon = line.firstIndex(of: ":") else { continue }
-            headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+            guard let colon = line.firstIndex(of: ":"), !line.utf8.contains(UInt8(ascii: "\r")),
+                  case let name = line[..<colon].lowercased(), !name.isEmpty, !name.contains(where: \.isWhitespace) else {
+                return .failure(Failure(status: 400, reason: "not a header line: \(quoted(String(line)))"))
+            }
+            guard name != "host" || headers["host"] == nil else { return .failure(Failure(status: 400, reason: "two Host headers")) }
+            headers[name] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
         }
+        guard headers["host"] != nil else { return .failure(Failure(status: 400, reason: "a request needs a Host header")) }
         return .success(HTTPRequest(method: String(parts[0]), path: String(target[0]), query: query, headers: headers))
     }
 }
@@ -190,6 +328,7 @@ struct HTTPResponse: Sendable {
         case 400: "Bad Request"
         case 404: "Not Found"
         case 405: "Method Not Allowed"
+        case 408: "Request Timeout"
         case 416: "Range Not Satisfiable"
         case 431: "Request Header Fields Too Large"
         default: "Error"
