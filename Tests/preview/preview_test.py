@@ -19,7 +19,8 @@ sample app against the library's PlaybackSession with a real video clock:
  5. "Schedule now" at content ~4: a new break plays at once, then content resumes where it stopped;
  6. seek to content 31, play into the post-roll, "Skip ad": the break ends skipped, playback ends.
 
-Also checks the server's byte ranges and refusals. `--screenshot FILE` saves the page during mid1.
+Also checks the server's byte ranges and refusals, and its Host and Origin checks (the timeouts
+and the bound on connections: Tests/CompositorTests/Robustness/PreviewServerTests.swift). `--screenshot FILE` saves the page during mid1.
 
 Usage: python3 Tests/preview/preview_test.py [--demo PATH] [--chromium PATH] [--screenshot FILE]
 (about 20 s; needs Debian's `chromium`; `.ci/run` installs it and runs this).
@@ -148,7 +149,12 @@ def shown(browser, element):
 
 
 def http(url, method="GET", headers=None):
-    request = urllib.request.Request(url, method=method, headers=headers or {})
+    """`url`'s reply; a request other than a GET carries the page's own Origin, as a browser's does
+    (the demo refuses a POST without it)."""
+    headers = dict(headers or {})
+    if method != "GET":
+        headers.setdefault("Origin", re.match(r"http://[^/]+", url).group(0))
+    request = urllib.request.Request(url, method=method, headers=headers)
     try:
         with urllib.request.urlopen(request, timeout=10) as response:
             return response.status, dict(response.headers), response.read()
@@ -172,6 +178,14 @@ def server_checks(base):
     _, _, body = http(base + "seek", method="POST")
     check("refused" in json.loads(body), "a seek without a time is refused, with a reason")
     check(http(base + "nothing", method="DELETE")[0] == 405, "another method is 405")
+    # A page that rebound its own name to 127.0.0.1 (DNS rebinding), and another site's POST.
+    port = base.rstrip("/").rsplit(":", 1)[1]
+    status, _, body = http(base + "state", headers={"Host": "evil.example:" + port})
+    check(status == 421 and b"evil.example" in body, f"a Host other than this server's is refused (got {status}, {body!r})")
+    check(http(base + "skip-ad", method="POST", headers={"Origin": "http://evil.example"})[0] == 403,
+          "another site's POST is refused")
+    status = http(base + "state", headers={"Host": "localhost:" + port})[0]
+    check(status == 200, f"localhost:PORT is this server too (got {status})")
 
 
 def main():

@@ -15,7 +15,11 @@ import Darwin
 /// it must not be the easy way in:
 /// - a connection is cut when it sends nothing, sends its head too slowly, or stops reading what it
 ///   is sent (`Limits`), and at most `Limits.connections` are open at once, the rest answered 503 at
-///   once: idle sockets cannot pile up until the demo is out of descriptors or threads.
+///   once: idle sockets cannot pile up until the demo is out of descriptors or threads;
+/// - `Host` must name this server (`127.0.0.1:PORT` or `localhost:PORT`): a page that rebinds its own
+///   name to 127.0.0.1 (DNS rebinding) sends its name, and is refused (421);
+/// - a request that may change the session (any method but GET and HEAD) must carry this server's
+///   own `Origin`: a form or fetch of another site is refused (403).
 final class HTTPServer: Sendable {
     let port: UInt16
     let limits: Limits
@@ -96,7 +100,7 @@ final class HTTPServer: Sendable {
     }
 
     /// Accepts connections until `stop()`, answering each request with `handler` on a thread of its
-    /// own.
+    /// own, after `refusal(of:)`.
     func serve(_ handler: @escaping @Sendable (HTTPRequest) -> HTTPResponse) {
         // A browser that closes a connection mid-download must not end the demo.
         signal(SIGPIPE, SIG_IGN)
@@ -138,7 +142,7 @@ final class HTTPServer: Sendable {
         let response: HTTPResponse
         switch HTTPRequest.read(from: connection, limits: limits) {
         case .none: return
-        case .success(let request)?: response = handler(request)
+        case .success(let request)?: response = refusal(of: request) ?? handler(request)
         case .failure(let error)?: response = .text(error.status, error.reason)
         }
         response.write(to: connection)
@@ -156,6 +160,25 @@ final class HTTPServer: Sendable {
             guard scratch.withUnsafeMutableBytes({ recv(connection, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) }) > 0 else { break }
         }
         close(connection)
+    }
+
+    /// Why `request` is not answered, if it is not: a `Host` that is not this server's (421), or a
+    /// request that may change the session without this server's own `Origin` (403).
+    ///
+    /// Every action of the page that changes the session is a POST (`/start`, `/tick`, `/seek`,
+    /// `/skip-ad`, `/skip-break`, `/schedule-now`) and its GETs only read, so the rule is by method,
+    /// not by path: an action added later is covered without being listed. Browsers send `Origin`
+    /// with every POST, the same origin's too; one missing is a client that is not the page (a
+    /// script can add the header; a web page cannot forge it).
+    func refusal(of request: HTTPRequest) -> HTTPResponse? {
+        let names = port == 80 ? ["127.0.0.1", "localhost"] : ["127.0.0.1:\(port)", "localhost:\(port)"]
+        guard let host = request.headers["host"].map({ $0.lowercased() }), names.contains(host) else {
+            return .text(421, "this server answers for \(names.joined(separator: " and ")) only, not Host \(quoted(request.headers["host"] ?? ""))")
+        }
+        guard request.method == "GET" || request.method == "HEAD" || request.headers["origin"]?.lowercased() == "http://" + host else {
+            return .text(403, "\(request.method) needs this page's Origin, http://\(host), not \(request.headers["origin"].map(quoted) ?? "none")")
+        }
+        return nil
     }
 }
 
@@ -326,10 +349,12 @@ struct HTTPResponse: Sendable {
         case 200: "OK"
         case 206: "Partial Content"
         case 400: "Bad Request"
+        case 403: "Forbidden"
         case 404: "Not Found"
         case 405: "Method Not Allowed"
         case 408: "Request Timeout"
         case 416: "Range Not Satisfiable"
+        case 421: "Misdirected Request"
         case 431: "Request Header Fields Too Large"
         default: "Error"
         }
