@@ -51,7 +51,7 @@ let package = Package(
         .testTarget(
             name: "CompositorTests",
             dependencies: ["Compositor", "CompositorCore", "CompositorIO", "CompositorMP4", "CompositorHLS", "CompositorTS",
-                           "CompositorAVFoundation", "CompositorTesting", avFoundationStandIn]
+                           "CompositorAVFoundation", "CompositorTesting", "CompositorDemo", avFoundationStandIn]
         ),
     ],
     swiftLanguageModes: [.v6]
