@@ -31,6 +31,13 @@ public final class PlaybackSessionController {
         get { pipeline.onEvents }
         set { pipeline.onEvents = newValue }
     }
+    /// The session's events from now on, in order (the same `onEvents` gets), as a stream that
+    /// ends at `stop()`. Each read of it is a new stream, so any number of readers may follow.
+    ///
+    /// ```swift
+    /// Task { for await event in controller.events { overlay.show(event) } }
+    /// ```
+    public var events: AsyncStream<PlaybackEvent> { pipeline.eventStream() }
     /// Receives failures of work the player's progress started (a new item after a `once` break);
     /// the methods below throw their own.
     public var onError: (any Error) -> Void {
@@ -77,6 +84,7 @@ public final class PlaybackSessionController {
     public func stop() {
         observers.removeAll()
         player.pause()
+        pipeline.finishEvents()
     }
 
     public func seek(toContentTime time: MediaTime) async throws { try await pipeline.perform(session.seek(toContentTime: time)) }

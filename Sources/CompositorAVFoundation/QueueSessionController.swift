@@ -26,6 +26,9 @@ public final class QueueSessionController {
         get { pipeline.onError }
         set { pipeline.onError = newValue }
     }
+    /// The session's events from now on, in order (the same `onEvents` gets), as a stream that
+    /// ends at `stop()`. Each read of it is a new stream, so any number of readers may follow.
+    public var events: AsyncStream<PlaybackEvent> { pipeline.eventStream() }
 
     private let pipeline = ReactionPipeline()
     private let observers: TimeObservers
@@ -57,6 +60,7 @@ public final class QueueSessionController {
         playing = false
         observers.removeAll()
         player.pause()
+        pipeline.finishEvents()
     }
 
     public func seek(toContentTime time: MediaTime) async throws { try await pipeline.perform(session.seek(toContentTime: time)) }

@@ -194,6 +194,22 @@ struct AppleAdapterTests {
         #expect(StandInWorld.ruleBreaks.isEmpty)
     }
 
+    /// Issue 53: events as an `AsyncStream` beside the closure, ended by `stop()`.
+    @Test("the events stream gets what onEvents gets, in order, and ends at stop()")
+    func eventStream() async throws {
+        let (player, controller, log) = try await startedController()
+        let stream = controller.events, second = controller.events
+        let reader = Task { @MainActor in var seen: [PlaybackEvent] = []; for await event in stream { seen.append(event) }; return seen }
+        let secondReader = Task { @MainActor in var count = 0; for await _ in second { count += 1 }; return count }
+        let before = log.events.count
+        await play(player, seconds: 60)
+        controller.stop()
+        let streamed = await reader.value
+        #expect(streamed == Array(log.events[before...]))
+        #expect(streamed.contains { if case .breakStarted = $0.kind { true } else { false } })
+        #expect(await secondReader.value == streamed.count)
+    }
+
     /// ```
     /// content     0        23        43   50
     /// composition 0  5     28   62   82   107  114
