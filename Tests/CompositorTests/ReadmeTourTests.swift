@@ -1,10 +1,30 @@
 import Testing
 import Compositor   // exactly what the README's reader writes: nothing package-level, nothing testable
 
-/// The README's tour, verbatim in spirit: if this stops compiling or its answers change, fix the README.
+/// The README's quick start and the tour of the time spaces article
+/// (Sources/Compositor/Compositor.docc/TimeSpaces.md), verbatim in spirit: if this stops compiling
+/// or its answers change, fix the README and the article.
 @Suite("README tour")
 struct ReadmeTourTests {
-    @Test("the tour's calls and the answers its comments give")
+    @Test("the README's quick start: probe, compose, query, render Fixtures/demo.json")
+    func quickStart() throws {
+        let schedule = try ScheduleDocument.read(path: FilePath(packageRoot.path + "/Fixtures/demo.json"))
+        let probed = SourceProbe.probeAll(schedule)
+        #expect(probed.failures.isEmpty)
+        let durations = probed.results.mapValues(\.naturalDuration)
+        let composition = try Composition(schedule: schedule, naturalDurations: durations)
+        #expect(composition.duration == s(60))
+        #expect(composition.compositionTime(forContentTime: MediaTime(seconds: 10)) == s(28))
+        #expect(composition.contentTime(forCompositionTime: MediaTime(seconds: 15)) == t("8.5"))
+        let ad = try #require(composition.locate(MediaTime(seconds: 15))?.ad)
+        #expect("ad \(ad.position.podPosition) of \(ad.position.podSize), \(ad.timeInAd) s in" == "ad 1 of 2, 1.5 s in")
+        let folder = try MP4Fixtures.makeScratchFolder("readme")
+        defer { MP4Fixtures.remove(folder) }
+        let rendered = try CompositionRenderer.render(composition, to: FilePath(folder + "/out.mp4"), cut: .keyframeAligned)
+        #expect(rendered.composition.compositionTime(forContentTime: MediaTime(seconds: 10)) == t("28.003"))
+    }
+
+    @Test("the time spaces article's tour: its calls and the answers its comments give")
     func tour() throws {
         var schedule = Schedule()
         try schedule.appendContentClip(ContentClip(id: "A", source: "movie.mp4", end: MediaTime(seconds: 90)))

@@ -204,7 +204,7 @@ class SourceFrames:
             return
         frames = framemd5(ROOT / url)
         zero = min(t for t, _ in frames) if url.endswith(".m3u8") and frames else 0
-        # A playlist's time zero is its earliest video frame (README, HLS sources).
+        # A playlist's time zero is its earliest video frame (Compositor.docc/MP4Output.md, HLS sources in a render).
         self.times[url] = [t - zero for t, _ in frames]
         self.digests[url] = [d for _, d in frames]
 

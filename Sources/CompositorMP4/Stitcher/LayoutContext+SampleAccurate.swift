@@ -136,8 +136,8 @@ extension LayoutContext {
     /// `edits` with each edit that shows the media right after the previous one's joined to it:
     /// where a cut falls on a keyframe and nothing is hidden on either side, the two pieces'
     /// samples follow each other in the media as they do in the composition, and one edit shows
-    /// both. Players that honour only the first edit, or none (REFERENCE.md; the README's player
-    /// matrix), then play such joins right. Joined only when the first edit's duration is a whole
+    /// both. Players that honour only the first edit, or none (REFERENCE.md; the player
+    /// matrix in Compositor.docc/Players.md), then play such joins right. Joined only when the first edit's duration is a whole
     /// number of media ticks, so the joined edit shows exactly what the two did.
     ///
     /// ```
