@@ -85,6 +85,11 @@ extension MediaTime: CustomStringConvertible {
     /// `alwaysShowHours`), and `".mmm"` with `.milliseconds`. Negative times get a leading `-`.
     ///
     /// `MediaTime(seconds: 3723).formatted()` is `"1:02:03"`; `MediaTime(seconds: 23).formatted()` is `"00:23"`.
+    ///
+    /// - Parameters:
+    ///   - style: Whole seconds (the default) or milliseconds, both rounded down.
+    ///   - alwaysShowHours: Whether to write the hours under an hour too (`"0:00:23"`).
+    /// - Returns: The clock reading.
     public func formatted(_ style: ClockStyle = .seconds, alwaysShowHours: Bool = false) -> String {
         // Whole seconds and the remainder's milliseconds separately, so no product can overflow.
         let negative = value < 0

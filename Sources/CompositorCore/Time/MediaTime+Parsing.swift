@@ -5,6 +5,9 @@ extension MediaTime {
     /// `"1.5e-3"`), kept in lowest terms over a timescale of 2^a * 5^b, or a rational
     /// `"value/timescale"` (`"1001/30000"`), kept as written. A decimal that needs a timescale past
     /// `Int32.max` throws `.tooPrecise`; anything else that is not such a number throws `.malformed`.
+    ///
+    /// - Parameter text: A decimal number of seconds, or `"value/timescale"`.
+    /// - Throws: `MediaTimeError.tooPrecise` or `MediaTimeError.malformed`, as above.
     public init(parsing text: some StringProtocol) throws(MediaTimeError) {
         let utf8 = Array(text.utf8)
         if let slash = utf8.firstIndex(of: UInt8(ascii: "/")) {

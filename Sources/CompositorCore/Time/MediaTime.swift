@@ -22,6 +22,10 @@ public struct MediaTime: Sendable {
     public let timescale: Int32
 
     /// Creates `value / timescale` seconds. `timescale` must be greater than zero.
+    ///
+    /// - Parameters:
+    ///   - value: The number of ticks.
+    ///   - timescale: Ticks per second, greater than zero.
     public init(value: Int64, timescale: Int32) {
         precondition(timescale > 0, "MediaTime timescale must be > 0, got \(timescale)")
         self.value = value
@@ -29,11 +33,19 @@ public struct MediaTime: Sendable {
     }
 
     /// Creates a whole number of seconds.
+    ///
+    /// - Parameter seconds: The number of seconds.
     public init(seconds: Int64) {
         self.init(value: seconds, timescale: 1)
     }
 
     /// Creates `value / timescale` seconds, or throws `.invalidTimescale` when `timescale <= 0`.
+    ///
+    /// - Parameters:
+    ///   - value: The number of ticks.
+    ///   - timescale: Ticks per second, in `1...Int32.max`.
+    /// - Returns: `value / timescale` seconds.
+    /// - Throws: `MediaTimeError.invalidTimescale` when `timescale` is outside `1...Int32.max`.
     public static func checked(value: Int64, timescale: Int64) throws(MediaTimeError) -> MediaTime {
         guard timescale > 0, timescale <= Int64(Int32.max) else { throw .invalidTimescale(timescale) }
         return MediaTime(value: value, timescale: Int32(timescale))
@@ -111,6 +123,10 @@ extension MediaTime: Comparable, Hashable {
 
 extension MediaTime {
     /// `self + other`, exactly, in the least common timescale of the two.
+    ///
+    /// - Parameter other: The time to add.
+    /// - Returns: The exact sum.
+    /// - Throws: `MediaTimeError.overflow` when the common timescale or the sum does not fit.
     public func adding(_ other: MediaTime) throws(MediaTimeError) -> MediaTime {
         let (a, b) = try MediaTime.commonTimescale(self, other)
         let (sum, overflow) = a.value.addingReportingOverflow(b.value)
@@ -119,6 +135,10 @@ extension MediaTime {
     }
 
     /// `self - other`, exactly, in the least common timescale of the two.
+    ///
+    /// - Parameter other: The time to subtract.
+    /// - Returns: The exact difference.
+    /// - Throws: `MediaTimeError.overflow` when the common timescale or the difference does not fit.
     public func subtracting(_ other: MediaTime) throws(MediaTimeError) -> MediaTime {
         let (a, b) = try MediaTime.commonTimescale(self, other)
         let (difference, overflow) = a.value.subtractingReportingOverflow(b.value)
@@ -127,6 +147,10 @@ extension MediaTime {
     }
 
     /// `self * factor`, exactly.
+    ///
+    /// - Parameter factor: The multiplier.
+    /// - Returns: The exact product, in this time's timescale.
+    /// - Throws: `MediaTimeError.overflow` when the product does not fit an `Int64` value.
     public func multiplied(by factor: Int64) throws(MediaTimeError) -> MediaTime {
         let (product, overflow) = value.multipliedReportingOverflow(by: factor)
         guard !overflow else { throw .overflow("\(self) * \(factor)") }
@@ -226,7 +250,19 @@ extension MediaTime {
         return (MediaTime(value: va, timescale: scale), MediaTime(value: vb, timescale: scale))
     }
 
+    /// The earlier of two times.
+    ///
+    /// - Parameters:
+    ///   - a: A time.
+    ///   - b: Another time.
+    /// - Returns: `a` or `b`, whichever is earlier (`a` when they are equal).
     public static func min(_ a: MediaTime, _ b: MediaTime) -> MediaTime { b < a ? b : a }
+    /// The later of two times.
+    ///
+    /// - Parameters:
+    ///   - a: A time.
+    ///   - b: Another time.
+    /// - Returns: `a` or `b`, whichever is later (`a` when they are equal).
     public static func max(_ a: MediaTime, _ b: MediaTime) -> MediaTime { a < b ? b : a }
 }
 
@@ -237,6 +273,12 @@ extension MediaTime {
     ///
     /// `MediaTime(value: 1001, timescale: 30000).converted(to: 1000, rounding: .down)` is `33/1000`.
     public func converted(
+        /// - Parameters:
+        ///   - newTimescale: Ticks per second of the result, greater than zero.
+        ///   - rule: How a time between two ticks is rounded.
+        /// - Returns: The time in `newTimescale` ticks.
+        /// - Throws: `MediaTimeError.invalidTimescale` when `newTimescale` is not positive,
+        ///   `MediaTimeError.overflow` when the result does not fit an `Int64` value.
         to newTimescale: Int32, rounding rule: FloatingPointRoundingRule
     ) throws(MediaTimeError) -> MediaTime {
         guard newTimescale > 0 else { throw .invalidTimescale(Int64(newTimescale)) }
@@ -283,6 +325,9 @@ extension MediaTime {
     }
 
     /// Whole seconds, rounded by `rule`.
+    ///
+    /// - Parameter rule: How a time between two seconds is rounded (toward zero by default).
+    /// - Returns: The number of whole seconds.
     public func wholeSeconds(rounding rule: FloatingPointRoundingRule = .towardZero) -> Int64 {
         // Cannot overflow: dividing by a timescale >= 1 only shrinks the magnitude.
         (try? MediaTime.divide(value, times: 1, by: Int64(timescale), rounding: rule)) ?? 0
