@@ -6,6 +6,13 @@ public struct Ad: Hashable, Sendable {
     public let start: MediaTime
     public let end: MediaTime?
 
+    /// Creates an ad; the schedule checks it when it is added.
+    ///
+    /// - Parameters:
+    ///   - id: Its ID, unique in the schedule.
+    ///   - source: Its media.
+    ///   - start: Where in the source it starts (0 by default).
+    ///   - end: Where in the source it ends; `nil` (the default) for the source's natural duration.
     public init(id: String, source: MediaLocation, start: MediaTime = .zero, end: MediaTime? = nil) {
         self.id = id
         self.source = source

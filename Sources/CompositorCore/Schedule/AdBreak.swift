@@ -11,6 +11,15 @@ public struct AdBreak: Hashable, Sendable {
     public var resumeOffset: MediaTime
     public var restrictions: BreakRestrictions
 
+    /// Creates a break; the schedule checks it when it is added.
+    ///
+    /// - Parameters:
+    ///   - id: Its ID, unique in the schedule.
+    ///   - placement: Where it plays: before, inside or after the content.
+    ///   - ads: The pod, in play order; not empty.
+    ///   - policy: Whether it stays on the timeline once played (`.sticky` by default).
+    ///   - resumeOffset: The content it replaces after its position (zero by default: inserted).
+    ///   - restrictions: Skipping and seeking within its ads (none by default).
     public init(
         id: String, placement: Placement, ads: [Ad], policy: BreakPolicy = .sticky,
         resumeOffset: MediaTime = .zero, restrictions: BreakRestrictions = .none

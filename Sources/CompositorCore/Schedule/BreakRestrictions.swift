@@ -15,6 +15,11 @@ public struct BreakRestrictions: Hashable, Sendable {
     /// When an ad of this break may be skipped.
     public var skipping: Skipping
 
+    /// Creates restrictions; the defaults restrict nothing.
+    ///
+    /// - Parameters:
+    ///   - allowsSeekingWithinAd: Whether the viewer may seek within an ad (`true` by default).
+    ///   - skipping: When an ad may be skipped (`.anytime` by default).
     public init(allowsSeekingWithinAd: Bool = true, skipping: Skipping = .anytime) {
         self.allowsSeekingWithinAd = allowsSeekingWithinAd
         self.skipping = skipping

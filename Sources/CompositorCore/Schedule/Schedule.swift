@@ -20,6 +20,11 @@ public struct Schedule: Hashable, Sendable {
     public init() {}
 
     /// Builds a schedule from clips and breaks, checking each as the `append` methods do.
+    ///
+    /// - Parameters:
+    ///   - content: The content clips, in play order.
+    ///   - breaks: The breaks, in scheduling order.
+    /// - Throws: `ScheduleError` for the first clip or break that an `append` method would refuse.
     public init(content: [ContentClip], breaks: [AdBreak]) throws(ScheduleError) {
         for clip in content { try appendContentClip(clip) }
         for adBreak in breaks { try appendBreak(adBreak) }
@@ -28,6 +33,10 @@ public struct Schedule: Hashable, Sendable {
     // MARK: Content
 
     /// Appends a clip to the end of the content timeline.
+    ///
+    /// - Parameter clip: The clip; its ID must be new to the schedule.
+    /// - Throws: `ScheduleError.emptyID`, `.negativeTime` or `.emptyRange` for a bad clip,
+    ///   `.duplicateID` when its ID is taken.
     public mutating func appendContentClip(_ clip: ContentClip) throws(ScheduleError) {
         try Schedule.checkRange(item: clip.id, kind: "content clip", start: clip.start, end: clip.end)
         try claim(clip.id)
@@ -35,6 +44,9 @@ public struct Schedule: Hashable, Sendable {
     }
 
     /// Removes a content clip; the content after it moves up.
+    ///
+    /// - Parameter id: The clip's ID.
+    /// - Throws: `ScheduleError.unknownID` when no content clip has that ID.
     public mutating func removeContentClip(id: String) throws(ScheduleError) {
         guard let index = content.firstIndex(where: { $0.id == id }) else { throw .unknownID(id) }
         content.remove(at: index)
@@ -43,7 +55,6 @@ public struct Schedule: Hashable, Sendable {
 
     // MARK: Breaks
 
-    /// Appends a break; among breaks at the same place it plays last.
     /// Makes room for `breaks` more breaks holding `ids` more IDs (breaks' and ads'), so that a
     /// reader of a large document does not grow the tables step by step.
     package mutating func reserveCapacity(breaks count: Int, ids idCount: Int) {
@@ -51,6 +62,11 @@ public struct Schedule: Hashable, Sendable {
         ids.reserveCapacity(ids.count + idCount)
     }
 
+    /// Appends a break; among breaks at the same place it plays last.
+    ///
+    /// - Parameter adBreak: The break; its ID and its ads' IDs must be new to the schedule.
+    /// - Throws: `ScheduleError.emptyID`, `.emptyPod`, `.negativeTime` or `.emptyRange` for a bad break
+    ///   or ad, `.duplicateID` when an ID is taken; the schedule is then unchanged.
     public mutating func appendBreak(_ adBreak: AdBreak) throws(ScheduleError) {
         try Schedule.checkBreak(adBreak)
         try claim(adBreak.id)
@@ -66,6 +82,9 @@ public struct Schedule: Hashable, Sendable {
     }
 
     /// Removes a break and its ads.
+    ///
+    /// - Parameter id: The break's ID.
+    /// - Throws: `ScheduleError.unknownID` when no break has that ID.
     public mutating func removeBreak(id: String) throws(ScheduleError) {
         guard let index = breaks.firstIndex(where: { $0.id == id }) else { throw .unknownID(id) }
         let removed = breaks.remove(at: index)
@@ -74,16 +93,31 @@ public struct Schedule: Hashable, Sendable {
     }
 
     /// Changes a break's policy.
+    ///
+    /// - Parameters:
+    ///   - policy: The new policy.
+    ///   - id: The break's ID.
+    /// - Throws: `ScheduleError.unknownID` when no break has that ID.
     public mutating func setPolicy(_ policy: BreakPolicy, forBreak id: String) throws(ScheduleError) {
         guard let index = breaks.firstIndex(where: { $0.id == id }) else { throw .unknownID(id) }
         breaks[index].policy = policy
     }
 
+    /// The break with an ID.
+    ///
+    /// - Parameter id: The break's ID.
+    /// - Returns: The break, or `nil` when there is none with that ID.
     public func adBreak(id: String) -> AdBreak? { breaks.first { $0.id == id } }
 
     // MARK: Ads
 
     /// Puts `ad` right after the ad `previousAdID`, in that ad's pod.
+    ///
+    /// - Parameters:
+    ///   - ad: The ad; its ID must be new to the schedule.
+    ///   - previousAdID: The ad it follows.
+    /// - Throws: `ScheduleError.unknownID` when no ad has `previousAdID`; `.emptyID`, `.negativeTime`,
+    ///   `.emptyRange` or `.duplicateID` for a bad ad.
     public mutating func appendAd(_ ad: Ad, after previousAdID: String) throws(ScheduleError) {
         guard let (b, a) = locateAd(previousAdID) else { throw .unknownID(previousAdID) }
         try Schedule.checkRange(item: ad.id, kind: "ad", start: ad.start, end: ad.end)
@@ -92,6 +126,12 @@ public struct Schedule: Hashable, Sendable {
     }
 
     /// Appends `ad` at the end of the pod of break `breakID`.
+    ///
+    /// - Parameters:
+    ///   - ad: The ad; its ID must be new to the schedule.
+    ///   - breakID: The break whose pod it joins.
+    /// - Throws: `ScheduleError.unknownID` when no break has `breakID`; `.emptyID`, `.negativeTime`,
+    ///   `.emptyRange` or `.duplicateID` for a bad ad.
     public mutating func appendAd(_ ad: Ad, toBreak breakID: String) throws(ScheduleError) {
         guard let b = breaks.firstIndex(where: { $0.id == breakID }) else { throw .unknownID(breakID) }
         try Schedule.checkRange(item: ad.id, kind: "ad", start: ad.start, end: ad.end)
@@ -100,6 +140,9 @@ public struct Schedule: Hashable, Sendable {
     }
 
     /// Removes one ad from its pod; removing the last ad of a pod removes the break.
+    ///
+    /// - Parameter id: The ad's ID.
+    /// - Throws: `ScheduleError.unknownID` when no ad has that ID.
     public mutating func removeAd(id: String) throws(ScheduleError) {
         guard let (b, a) = locateAd(id) else { throw .unknownID(id) }
         if breaks[b].ads.count == 1 {
