@@ -20,10 +20,16 @@ public struct FilePath: Hashable, Sendable, ExpressibleByStringLiteral, CustomSt
 
     private let storage: Storage
 
+    /// A path of the bytes the system uses.
+    ///
+    /// - Parameter bytes: The path's bytes, UTF-8 or not.
     public init(bytes: [UInt8]) {
         storage = String(validatingUTF8Bytes: bytes).map(Storage.text) ?? .bytes(bytes)
     }
 
+    /// A path written as text.
+    ///
+    /// - Parameter string: The path; its UTF-8 bytes name the file.
     public init(_ string: String) { storage = .text(string) }
     public init(stringLiteral string: String) { self.init(string) }
 
@@ -71,6 +77,9 @@ public struct FilePath: Hashable, Sendable, ExpressibleByStringLiteral, CustomSt
     }
 
     /// This path read from `folder` when it is relative (`./` prefixes dropped); an absolute path as it is.
+    ///
+    /// - Parameter folder: The folder a relative path is read from.
+    /// - Returns: `folder`'s path joined with this one, or this path when it is absolute.
     public func resolved(against folder: FilePath) -> FilePath {
         let folderBytes = folder.bytes
         guard !isAbsolute, !folderBytes.isEmpty else { return self }
@@ -102,6 +111,9 @@ public struct FilePath: Hashable, Sendable, ExpressibleByStringLiteral, CustomSt
     }
 
     /// `name` inside this folder.
+    ///
+    /// - Parameter name: A name or relative path; an absolute one is returned as it is.
+    /// - Returns: The path of `name` in this folder.
     public func appending(_ name: String) -> FilePath {
         FilePath(name).resolved(against: self)
     }

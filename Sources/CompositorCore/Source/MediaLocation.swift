@@ -31,6 +31,8 @@ public struct MediaLocation: Hashable, Sendable, ExpressibleByStringLiteral, Cus
     public private(set) var variant: String?
 
     /// A local file.
+    ///
+    /// - Parameter path: The file's path.
     public init(_ path: FilePath) { kind = .file(path) }
     /// A local file, by its path (never parsed as a URL).
     public init(stringLiteral path: String) { kind = .file(FilePath(path)) }
@@ -41,9 +43,15 @@ public struct MediaLocation: Hashable, Sendable, ExpressibleByStringLiteral, Cus
     public init(path: String) { kind = .file(FilePath(path)) }
 
     /// A remote URL (`https://…`). Use `init(parsing:)` for text that may be either.
+    ///
+    /// - Parameter remoteURL: The URL, kept as written.
     public init(remoteURL: String) { kind = .remote(url: remoteURL) }
 
     /// The same playlist, playing the variant `name` (see `variant`), or the default one for `nil`.
+    ///
+    /// - Parameter name: The variant's URI as the playlist writes it, or its `STABLE-VARIANT-ID`;
+    ///   `nil` for the highest `BANDWIDTH`.
+    /// - Returns: This location with `variant` set to `name`.
     public func selectingVariant(_ name: String?) -> MediaLocation {
         var location = self
         location.variant = name
@@ -52,6 +60,12 @@ public struct MediaLocation: Hashable, Sendable, ExpressibleByStringLiteral, Cus
 
     /// Reads a schedule's `url`: a plain path (resolved against `folder` when relative), a `file:`
     /// URL (percent-escapes decoded, so any byte of a path can be named), or another URL (remote).
+    ///
+    /// - Parameters:
+    ///   - text: The `url` as the schedule writes it.
+    ///   - folder: The folder a relative path is read from (the schedule's); `nil` leaves it relative.
+    /// - Throws: `MediaLocationError.empty` for empty text, `.remoteFileHost` for a `file:` URL of
+    ///   another host, `.invalid` for a NUL character or a `file:` URL that names no local file.
     public init(parsing text: String, relativeTo folder: FilePath? = nil) throws(MediaLocationError) {
         guard !text.isEmpty else { throw .empty }
         guard !text.utf8.contains(0) else { throw .invalid(text, reason: "it contains a NUL character") }
