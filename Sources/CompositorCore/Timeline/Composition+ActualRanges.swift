@@ -17,6 +17,13 @@ extension Composition {
     /// reported, only when they share no timescale within `Int32`). Ranges all as they were, where
     /// no break replaces content, give the composition itself, timescale and all (a sample-accurate
     /// render moves nothing, and a composition of 10,000 breaks is megabytes).
+    ///
+    /// - Parameter requested: The source range each segment really plays (`actual` above): one per
+    ///   segment, in order.
+    /// - Returns: The composition of those ranges.
+    /// - Throws: `ScheduleError.sourceRangeCount` for another count of ranges, `.overlappingPieces`
+    ///   for pieces that overlap or run backwards, or another `ScheduleError` for a range that cannot
+    ///   be placed (empty, or overflowing).
     public func replacingSourceRanges(_ requested: [MediaTimeRange]) throws(ScheduleError) -> Composition {
         guard requested.count == segments.count else { throw .sourceRangeCount(given: requested.count, segments: segments.count) }
         if breaks.allSatisfy({ $0.resumeContentTime == $0.position }),

@@ -19,6 +19,11 @@ extension Composition {
     ///
     /// Inverse: `contentTime(forCompositionTime:)`, exactly, for every content time on the grid that
     /// is shown.
+    ///
+    /// - Parameters:
+    ///   - contentTime: A content time.
+    ///   - bias: Which side of the breaks at that position to answer (after them by default).
+    /// - Returns: The composition time, on the composition's grid.
     public func compositionTime(forContentTime contentTime: MediaTime, bias: BreakBias = .afterBreaks) -> MediaTime {
         let t = onGrid(contentTime, clampedTo: contentDuration)
         if bias == .beforeBreaks, let start = startOfBreaks(at: t) { return start }
@@ -52,6 +57,9 @@ extension Composition {
     /// ```
     /// timescale 300000000: composition 12345678901/1000000000 is taken as 3703703670/300000000
     /// ```
+    ///
+    /// - Parameter compositionTime: A composition time, such as a player's position.
+    /// - Returns: The content time, on the composition's grid.
     public func contentTime(forCompositionTime compositionTime: MediaTime) -> MediaTime {
         guard compositionTime < duration else { return contentDuration }
         let c = onGrid(compositionTime, clampedTo: duration)
@@ -60,6 +68,9 @@ extension Composition {
     }
 
     /// The index of the segment playing at `compositionTime`, or `nil` outside `[0, duration)`. O(log n).
+    ///
+    /// - Parameter compositionTime: A composition time.
+    /// - Returns: An index into `segments`, or `nil`.
     public func segmentIndex(at compositionTime: MediaTime) -> Int? {
         guard compositionTime >= .zero, compositionTime < duration else { return nil }
         return segmentStartIndex.firstIndex(after: compositionTime) - 1
@@ -71,6 +82,9 @@ extension Composition {
     ///
     /// A time between two ticks of `timescale` is taken at the tick before it (the instant on
     /// screen): `Location.compositionTime` is that tick, and every offset is exact from it.
+    ///
+    /// - Parameter time: A composition time.
+    /// - Returns: What plays there, or `nil` outside the composition.
     public func locate(_ time: MediaTime) -> Location? {
         guard time >= .zero, time < duration else { return nil }
         let compositionTime = onGrid(time, clampedTo: duration)

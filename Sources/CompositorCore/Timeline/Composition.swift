@@ -72,10 +72,14 @@ public struct Composition: Hashable, Sendable {
     /// Compiles `schedule`.
     ///
     /// - Parameters:
+    ///   - schedule: the clips and breaks to lay out.
     ///   - naturalDurations: the natural duration of each source, needed for clips without `end`
     ///     and used to clamp an `end` past it (reported in `diagnostics`).
     ///   - excludedBreakIDs: breaks to leave out, such as `once` breaks that have played. They are
     ///     still checked.
+    /// - Throws: `ScheduleError` when the schedule cannot be laid out: no content, a clip without
+    ///   `end` whose source's duration is not known, a mid-roll past the content, times that
+    ///   overflow.
     public init(
         schedule: Schedule,
         naturalDurations: [MediaLocation: MediaTime] = [:],
@@ -145,6 +149,10 @@ public struct Composition: Hashable, Sendable {
     }
 
     /// The composition's break with this ID.
+    ///
+    /// - Parameter id: The break's ID.
+    /// - Returns: The break as placed, or `nil` when the composition has none with that ID (an
+    ///   excluded break, or one the schedule does not have).
     public func placedBreak(id: String) -> PlacedBreak? { breakIndexByID[id].map { breaks[$0] } }
 
     /// The grid the composition's times are on.

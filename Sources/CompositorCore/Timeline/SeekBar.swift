@@ -69,6 +69,11 @@ extension Composition {
     /// The seek bars at `compositionTime`; `playedBreakIDs` marks breaks as played. `compositionTime`
     /// is taken at the tick of `timescale` at or before it, as `locate(_:)` takes it: a player's
     /// clock in any timescale is fine (`seekBar(at: MediaTime(value: 12345678901, timescale: 1000000000))`).
+    ///
+    /// - Parameters:
+    ///   - compositionTime: The playhead, in composition time.
+    ///   - playedBreakIDs: The breaks whose markers show as played (none by default).
+    /// - Returns: The main bar (content time only, with a marker per break) and, inside an ad, the ad's bar.
     public func seekBar(at compositionTime: MediaTime, playedBreakIDs: Set<String> = []) -> SeekBarState {
         let main = SeekBarState.MainBar(
             duration: contentDuration,
@@ -81,6 +86,9 @@ extension Composition {
     }
 
     /// One marker per break, in play order.
+    ///
+    /// - Parameter playedBreakIDs: The breaks whose markers show as played (none by default).
+    /// - Returns: Each break's ID, content position and whether it has played.
     public func breakMarkers(playedBreakIDs: Set<String> = []) -> [SeekBarState.BreakMarker] {
         breaks.map { SeekBarState.BreakMarker(breakID: $0.id, position: $0.position, played: playedBreakIDs.contains($0.id)) }
     }
