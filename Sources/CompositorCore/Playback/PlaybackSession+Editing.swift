@@ -2,6 +2,15 @@ extension PlaybackSession {
     /// Inserts ads and plays them at once. During content, they form a new break at the current
     /// content time (`breakID`, or `inserted-N`); during a break, they join its pod right after the
     /// playing ad. Content resumes where it stopped. `naturalDurations` adds the new sources'.
+    ///
+    /// - Parameters:
+    ///   - ads: The ads, in play order; their IDs must be new to the schedule.
+    ///   - breakID: The new break's ID during content (`inserted-N` by default); unused during a break.
+    ///   - durations: The natural durations of the new ads' sources, for ads without `end`.
+    /// - Returns: The commands that load the new composition (at the new ads during content, where
+    ///   the playing ad is during a break), and the events.
+    /// - Throws: `PlaybackSessionError.schedule` when the ads cannot join the schedule (no ads, a
+    ///   taken ID, a duration not known).
     public mutating func insertNow(
         _ ads: [Ad], breakID: String? = nil, naturalDurations durations: [MediaLocation: MediaTime] = [:]
     ) throws(PlaybackSessionError) -> Reaction {
@@ -37,6 +46,10 @@ extension PlaybackSession {
     }
 
     /// Removes a break from the schedule. If it is playing, content resumes at its position.
+    ///
+    /// - Parameter id: The break's ID.
+    /// - Returns: The commands that load the composition without it (when it was in it), and the events.
+    /// - Throws: `PlaybackSessionError.schedule(.unknownID)` when the schedule has no such break.
     public mutating func cancelBreak(id: String) throws(PlaybackSessionError) -> Reaction {
         var reaction = Reaction()
         guard schedule.adBreak(id: id) != nil else { throw .schedule(.unknownID(id)) }
@@ -50,6 +63,12 @@ extension PlaybackSession {
     }
 
     /// Changes a break's policy; a played break that becomes `once` leaves the composition now.
+    ///
+    /// - Parameters:
+    ///   - policy: The new policy.
+    ///   - id: The break's ID.
+    /// - Returns: The commands that load the new composition, if it changed, and the events.
+    /// - Throws: `PlaybackSessionError.schedule(.unknownID)` when the schedule has no such break.
     public mutating func setPolicy(_ policy: BreakPolicy, forBreak id: String) throws(PlaybackSessionError) -> Reaction {
         var reaction = Reaction()
         let anchor = playheadAnchor

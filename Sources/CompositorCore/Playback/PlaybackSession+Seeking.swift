@@ -19,6 +19,11 @@ extension PlaybackSession {
     /// target plays, then content resumes at the target. From inside a break, the seek leaves it
     /// (skipping it), which its skip restriction must allow. `time` is taken at the tick of
     /// `composition.timescale` at or before it.
+    ///
+    /// - Parameter time: The content time to land on.
+    /// - Returns: The player's commands (the seek, or the first snapback break's start) and the events.
+    /// - Throws: `PlaybackSessionError.seekOutOfBreakNotAllowed` when the playing break may not be
+    ///   skipped yet.
     public mutating func seek(toContentTime time: MediaTime) throws(PlaybackSessionError) -> Reaction {
         var reaction = Reaction()
         let t = composition.onGrid(time, clampedTo: composition.contentDuration)
@@ -32,6 +37,11 @@ extension PlaybackSession {
     /// the break allows it; into another break, it lands on that break's start; into content, it
     /// lands exactly there, after any snapback. `time` is taken at the tick of
     /// `composition.timescale` at or before it.
+    ///
+    /// - Parameter time: The composition time to land on.
+    /// - Returns: The player's commands and the events.
+    /// - Throws: `PlaybackSessionError.seekWithinAdNotAllowed` for a seek within an ad its break
+    ///   forbids, `.seekOutOfBreakNotAllowed` for one out of a break that may not be skipped yet.
     public mutating func seek(toCompositionTime time: MediaTime) throws(PlaybackSessionError) -> Reaction {
         var reaction = Reaction()
         let c = composition.onGrid(time, clampedTo: composition.duration)
@@ -56,6 +66,10 @@ extension PlaybackSession {
     }
 
     /// Skips the playing ad, if its break allows it now: the next ad of the pod starts, or the break ends.
+    ///
+    /// - Returns: The seek past the ad and the events (the ad ended, skipped; the next ad or content).
+    /// - Throws: `PlaybackSessionError.noAdPlaying`, or `.skipNotAllowed` when its break forbids
+    ///   skipping (yet).
     public mutating func skipAd() throws(PlaybackSessionError) -> Reaction {
         var reaction = Reaction()
         let (location, ad) = try playingAd()
@@ -71,6 +85,10 @@ extension PlaybackSession {
     }
 
     /// Skips the rest of the playing break, if it allows skipping now.
+    ///
+    /// - Returns: The seek past the break and the events.
+    /// - Throws: `PlaybackSessionError.noAdPlaying`, or `.skipNotAllowed` when the break forbids
+    ///   skipping (yet).
     public mutating func skipBreak() throws(PlaybackSessionError) -> Reaction {
         var reaction = Reaction()
         let (_, ad) = try playingAd()

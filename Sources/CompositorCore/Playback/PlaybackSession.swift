@@ -46,6 +46,14 @@ public struct PlaybackSession: Sendable {
     }
 
     /// Starts a session at the beginning, or at `playedState`'s bookmark with its breaks played.
+    ///
+    /// - Parameters:
+    ///   - schedule: The clips and breaks to play.
+    ///   - naturalDurations: The natural duration of each source, for clips without `end`.
+    ///   - snapback: Which unplayed breaks a forward seek plays first (`.lastUnplayed` by default).
+    ///   - playedState: What an earlier session saved: its played breaks (a `once` break among them
+    ///     is left out) and its bookmark. `nil` (the default) starts afresh.
+    /// - Throws: `ScheduleError` when the schedule cannot be laid out, as `Composition.init` says.
     public init(
         schedule: Schedule,
         naturalDurations: [MediaLocation: MediaTime] = [:],
@@ -66,6 +74,9 @@ public struct PlaybackSession: Sendable {
 
     /// Begins playback: at composition time 0, or at the imported bookmark as a seek from the start
     /// (so the snapback policy applies to breaks before it).
+    ///
+    /// - Returns: The commands that put the player at the start (or the bookmark), and the events
+    ///   there (a pre-roll starting).
     public mutating func start() -> Reaction {
         var reaction = Reaction()
         position = composition.onGrid(.zero, clampedTo: composition.duration)
@@ -85,6 +96,9 @@ public struct PlaybackSession: Sendable {
     /// boundary, an ad quartile, the end), or `nil` at the end. A player can observe these instants
     /// (as `AVPlayer.addBoundaryTimeObserver` does) instead of polling. `time` may be in any
     /// timescale; the answer is on the composition's grid.
+    ///
+    /// - Parameter time: A composition time.
+    /// - Returns: The next instant to observe, or `nil` at or after the end.
     public func nextBoundary(after time: MediaTime) -> MediaTime? {
         guard time < composition.duration else { return nil }
         return boundary(after: time, inSegment: composition.segmentIndex(at: MediaTime.max(time, .zero)))
@@ -107,6 +121,10 @@ public struct PlaybackSession: Sendable {
     /// behind the playhead (the player jumped back on its own) is taken as a seek there.
     /// `newPosition` is clamped to the composition and taken at the tick of `composition.timescale`
     /// at or before it.
+    ///
+    /// - Parameter newPosition: The player's position, in composition time.
+    /// - Returns: The events of every boundary crossed, and any commands they bring (a snapback
+    ///   target's seek, a new composition once a `once` break has played).
     public mutating func update(position newPosition: MediaTime) -> Reaction {
         var reaction = Reaction()
         let target = composition.onGrid(newPosition, clampedTo: composition.duration)

@@ -11,6 +11,11 @@ public struct PlayedState: Hashable, Sendable {
     /// The content time to resume at.
     public var bookmark: MediaTime
 
+    /// Creates a played state, as `PlaybackSession.playedState` does.
+    ///
+    /// - Parameters:
+    ///   - playedBreakIDs: The breaks that have played or were skipped.
+    ///   - bookmark: The content time to resume at.
     public init(playedBreakIDs: Set<String>, bookmark: MediaTime) {
         self.playedBreakIDs = playedBreakIDs
         self.bookmark = bookmark

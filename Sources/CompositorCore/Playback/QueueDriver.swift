@@ -11,6 +11,12 @@ public final class QueueDriver<Player: QueuePlayer> {
     /// The plan index of the last item queued.
     private var lastQueued: Int?
 
+    /// Creates a driver; nothing is queued until `start(at:)`.
+    ///
+    /// - Parameters:
+    ///   - plan: The items to play.
+    ///   - player: The queue player to drive.
+    ///   - lookahead: How many items to keep queued after the current one, at least 1 (2 by default).
     public init(plan: QueuePlan, player: Player, lookahead: Int = 2) {
         precondition(lookahead >= 1, "a gapless queue needs at least the next item queued")
         self.plan = plan
@@ -31,6 +37,8 @@ public final class QueueDriver<Player: QueuePlayer> {
     }
 
     /// Fills the queue from the item at `compositionTime` and seeks into it.
+    ///
+    /// - Parameter compositionTime: Where to start; outside the plan, the queue is left empty.
     public func start(at compositionTime: MediaTime) {
         player.removeAllItems()
         entries.removeAll()
@@ -54,6 +62,8 @@ public final class QueueDriver<Player: QueuePlayer> {
     }
 
     /// Seeks to `compositionTime`: within the current item by a seek, elsewhere by refilling the queue.
+    ///
+    /// - Parameter compositionTime: Where to go.
     public func seek(to compositionTime: MediaTime) {
         if let current = currentIndex, plan.items[current].compositionRange.contains(compositionTime) {
             let entry = plan.items[current]
@@ -64,12 +74,18 @@ public final class QueueDriver<Player: QueuePlayer> {
     }
 
     /// Replaces the plan (the composition changed) and continues at `compositionTime`.
+    ///
+    /// - Parameters:
+    ///   - newPlan: The new composition's plan.
+    ///   - compositionTime: Where to continue in it.
     public func load(_ newPlan: QueuePlan, at compositionTime: MediaTime) {
         plan = newPlan
         start(at: compositionTime)
     }
 
     /// Carries out a `PlaybackSession` command.
+    ///
+    /// - Parameter command: A seek, or a new composition to load.
     public func apply(_ command: PlaybackSession.PlayerCommand) {
         switch command {
         case .seek(let time): seek(to: time)

@@ -12,6 +12,9 @@ public struct QueuePlan: Hashable, Sendable {
     public let duration: MediaTime
     private let starts: SortedTimes
 
+    /// Makes one item for each segment of `composition`.
+    ///
+    /// - Parameter composition: The composition to play.
     public init(composition: Composition) {
         items = composition.segments.enumerated().map { index, segment in
             QueuePlan.Item(
@@ -24,6 +27,9 @@ public struct QueuePlan: Hashable, Sendable {
     }
 
     /// The index of the item playing at `compositionTime`, or `nil` outside `[0, duration)`. O(log n).
+    ///
+    /// - Parameter compositionTime: A composition time.
+    /// - Returns: An index into `items`, or `nil`.
     public func itemIndex(at compositionTime: MediaTime) -> Int? {
         guard compositionTime >= .zero, compositionTime < duration else { return nil }
         return starts.firstIndex(after: compositionTime) - 1
@@ -47,6 +53,9 @@ extension QueuePlan {
         /// (an item may report a time outside it before its first seek). The player's clock and the
         /// item's times may share no timescale within `Int32` (a 10^9 clock against 29.97 fps cuts):
         /// the offset then rounds as `MediaTime.-` says, never trapping.
+        ///
+        /// - Parameter itemTime: The item's own (source) time, as its player reports it.
+        /// - Returns: The composition time, within the item's range.
         public func compositionTime(forItemTime itemTime: MediaTime) -> MediaTime {
             let offset = MediaTime.min(MediaTime.max(itemTime - startTime, .zero), compositionRange.duration)
             return MediaTime.min(compositionRange.start + offset, compositionRange.end)
@@ -61,16 +70,30 @@ public protocol QueuePlayer: AnyObject {
 
     /// Makes an item for `entry`: its source, ending at `forwardPlaybackEndTime`, started by a
     /// zero-tolerance seek to `startTime` when it becomes current.
+    ///
+    /// - Parameter entry: The plan's item.
+    /// - Returns: The player's item.
     func makeItem(for entry: QueuePlan.Item) -> Item
     /// The queued items, the current one first (`AVQueuePlayer.items()`).
+    ///
+    /// - Returns: The items in queue order.
     func items() -> [Item]
     var currentItem: Item? { get }
     /// `insert(_:after:)`; `nil` appends at the end.
+    ///
+    /// - Parameters:
+    ///   - item: The item to queue.
+    ///   - afterItem: The queued item it follows; `nil` to append it.
     func insert(_ item: Item, after afterItem: Item?)
     func advanceToNextItem()
+    /// Removes `item` from the queue.
+    ///
+    /// - Parameter item: A queued item.
     func remove(_ item: Item)
     func removeAllItems()
     /// Seeks the current item to `itemTime` (its own time), zero tolerance.
+    ///
+    /// - Parameter itemTime: The time in the current item's source.
     func seek(to itemTime: MediaTime)
     /// The current item's time.
     var currentTime: MediaTime { get }

@@ -272,13 +272,14 @@ extension MediaTime {
     /// The time in `newTimescale` ticks, rounded by `rule` when it is not a whole number of ticks.
     ///
     /// `MediaTime(value: 1001, timescale: 30000).converted(to: 1000, rounding: .down)` is `33/1000`.
+    ///
+    /// - Parameters:
+    ///   - newTimescale: Ticks per second of the result, greater than zero.
+    ///   - rule: How a time between two ticks is rounded.
+    /// - Returns: The time in `newTimescale` ticks.
+    /// - Throws: `MediaTimeError.invalidTimescale` when `newTimescale` is not positive,
+    ///   `MediaTimeError.overflow` when the result does not fit an `Int64` value.
     public func converted(
-        /// - Parameters:
-        ///   - newTimescale: Ticks per second of the result, greater than zero.
-        ///   - rule: How a time between two ticks is rounded.
-        /// - Returns: The time in `newTimescale` ticks.
-        /// - Throws: `MediaTimeError.invalidTimescale` when `newTimescale` is not positive,
-        ///   `MediaTimeError.overflow` when the result does not fit an `Int64` value.
         to newTimescale: Int32, rounding rule: FloatingPointRoundingRule
     ) throws(MediaTimeError) -> MediaTime {
         guard newTimescale > 0 else { throw .invalidTimescale(Int64(newTimescale)) }
