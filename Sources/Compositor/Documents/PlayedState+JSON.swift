@@ -9,6 +9,10 @@ extension PlayedState {
     /// ```swift
     /// let state = try PlayedState(jsonText: #"{"playedBreaks": ["pre"], "bookmark": 23.5}"#)
     /// ```
+    ///
+    /// - Parameter jsonText: The JSON text.
+    /// - Throws: `ScheduleDocumentError.syntax` for text that is not JSON, `.invalid` for JSON that is
+    ///   not a played state.
     public init(jsonText: String) throws(ScheduleDocumentError) {
         let value: JSONValue
         do { value = try JSONValue(parsing: Array(jsonText.utf8)) } catch {

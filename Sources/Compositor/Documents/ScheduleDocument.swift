@@ -46,6 +46,12 @@ public enum ScheduleDocument {
     }
 
     /// `read(path:diagnostics:)`, its diagnostics left unheard.
+    ///
+    /// - Parameter path: The schedule file.
+    /// - Returns: The schedule.
+    /// - Throws: `ScheduleDocumentError`: `.unreadable` (missing, not a regular file, too large),
+    ///   `.syntax` (with line and column), `.invalid` (with the key's path), or `.schedule` for a
+    ///   schedule the `Schedule` checks refuse.
     public static func read(path: FilePath) throws(ScheduleDocumentError) -> Schedule {
         var diagnostics: [ScheduleDocumentDiagnostic] = []
         return try read(path: path, diagnostics: &diagnostics)
@@ -70,6 +76,12 @@ public enum ScheduleDocument {
     }
 
     /// `decode(_:baseFolder:diagnostics:)`, its diagnostics left unheard.
+    ///
+    /// - Parameters:
+    ///   - bytes: The JSON text.
+    ///   - baseFolder: What relative URLs are resolved against; `nil` leaves them relative.
+    /// - Returns: The schedule.
+    /// - Throws: `ScheduleDocumentError`: `.tooLarge`, `.syntax`, `.invalid` or `.schedule`.
     public static func decode(_ bytes: some Collection<UInt8>, baseFolder: FilePath? = nil) throws(ScheduleDocumentError) -> Schedule {
         var diagnostics: [ScheduleDocumentDiagnostic] = []
         return try decode(bytes, baseFolder: baseFolder, diagnostics: &diagnostics)

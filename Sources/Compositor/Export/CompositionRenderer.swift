@@ -35,6 +35,9 @@ public enum CompositionRenderer {
         /// ```
         ///
         /// Inverse: `requestedTime(forPlayedTime:)`, for every time whose frame both show.
+        ///
+        /// - Parameter requestedTime: A time of `requested`.
+        /// - Returns: The time of `composition` (the output) that shows the same frame.
         public func playedTime(forRequestedTime requestedTime: MediaTime) -> MediaTime {
             requested.correspondingTime(requestedTime, in: composition)
         }
@@ -42,6 +45,9 @@ public enum CompositionRenderer {
         /// What a session on `requested` should be told when a player of the output is at
         /// `playedTime`: the same source frame, kept inside the same segment (a frame the requested
         /// cut leaves out maps to the nearest one it keeps). Inverse of `playedTime(forRequestedTime:)`.
+        ///
+        /// - Parameter playedTime: A time of `composition` (the output), such as its player's position.
+        /// - Returns: The time of `requested` that shows the same frame.
         public func requestedTime(forPlayedTime playedTime: MediaTime) -> MediaTime {
             composition.correspondingTime(playedTime, in: requested)
         }
@@ -83,6 +89,12 @@ public enum CompositionRenderer {
     }
 
     /// The plan and output composition, without writing anything.
+    ///
+    /// - Parameters:
+    ///   - composition: The composition to render.
+    ///   - cut: How cuts are made (sample-accurate by default).
+    /// - Returns: The plan, the composition as asked and the composition the output would play.
+    /// - Throws: `RenderError`: a source that cannot be read or stitched, a cut that snapping empties.
     public static func plan(_ composition: Composition, cut: MP4CutMode = .sampleAccurate) throws(RenderError) -> Rendered {
         try plan(composition, with: MP4Stitcher(pieces: try pieces(of: composition).pieces, cutMode: cut))
     }

@@ -97,6 +97,15 @@ public struct HLSCompositionStitcher: Sendable {
     /// used as they are: one source, one set of segment files, whichever playlist lists them.
     var packagedSources: [HLSPackagedSource]?
 
+    /// Creates a stitcher; the properties not given here (`breakSnapping`, `cueMarkers`,
+    /// `segmentContainer`, `packagesEveryPiece`, `marksEncodingChanges`) start at their defaults.
+    ///
+    /// - Parameters:
+    ///   - outputURL: Where the stitched playlist will live.
+    ///   - programDateTime: The ISO 8601 time of composition time 0 (`defaultProgramDateTime` by default).
+    ///   - markerClass: The `CLASS` of every break's `EXT-X-DATERANGE` (`defaultMarkerClass` by default).
+    ///   - snapping: How cuts move to segment boundaries (`.nearest` by default).
+    ///   - loader: Reads the source playlists (local files by default).
     public init(
         outputURL: String, programDateTime: String = defaultProgramDateTime, markerClass: String = defaultMarkerClass,
         snapping: HLSCutSnapping = .nearest, loader: HLSPlaylistLoader = .fileSystem
@@ -110,6 +119,13 @@ public struct HLSCompositionStitcher: Sendable {
 
     /// Loads every source playlist once, stitches one media playlist per output variant, and rebuilds
     /// the composition from the snapped cuts.
+    ///
+    /// - Parameter composition: The composition to stitch; its sources are HLS playlists or local MP4
+    ///   files.
+    /// - Returns: The playlists and segment files to write, and the composition that plays.
+    /// - Throws: `HLSCompositionStitchError`: a playlist that cannot be read or stitched, a cut that
+    ///   snapping empties or refuses, an MP4 source that cannot be packaged, or options that do not go
+    ///   together.
     public func stitch(_ composition: Composition) throws(HLSCompositionStitchError) -> HLSStitchedComposition {
         let output = HLSSourcePlaylists.absolute(outputURL)
         guard marksEncodingChanges || packagesEveryPiece else {

@@ -32,6 +32,16 @@ extension HLSCompositionStitcher {
     ///
     /// The ads' segments need not be in the content's format: each interstitial is its own item.
     /// `excludedBreakIDs` leaves breaks out, as `Composition(schedule:naturalDurations:excludingBreaks:)`.
+    ///
+    /// - Parameters:
+    ///   - schedule: The schedule; its content's sources are HLS playlists or local MP4 files.
+    ///   - naturalDurations: The natural duration of each source, for clips without `end`.
+    ///   - excludedBreakIDs: Breaks to leave out, such as `once` breaks that have played.
+    ///   - restrictingJumps: Whether sticky breaks get `X-RESTRICT="JUMP"` (off by default).
+    /// - Returns: The content playlists with a date range per break, each ad's playlists and asset
+    ///   lists, and the composition that plays.
+    /// - Throws: `HLSCompositionStitchError`: a schedule that cannot be laid out, a playlist that cannot
+    ///   be read or stitched, a cut that snapping refuses, or `packagesEveryPiece` set.
     public func stitchInterstitials(
         _ schedule: Schedule, naturalDurations: [MediaLocation: MediaTime] = [:],
         excludingBreaks excludedBreakIDs: Set<String> = [], restrictingJumps: Bool = false

@@ -50,6 +50,13 @@ public struct HLSStitchedComposition: Sendable, Equatable {
     ///
     /// The segments of packaged MP4 sources are written too, each read from its source now
     /// (sources that changed since the stitch are refused).
+    ///
+    /// - Parameters:
+    ///   - folder: The output folder: new, empty, or holding an earlier write.
+    ///   - extraFiles: More files to write beside the playlists (none by default), each under the
+    ///     last path component of its `url`.
+    /// - Throws: `HLSCompositionStitchError.cannotWrite` for a folder that cannot be written or holds
+    ///   other files, or the error of a packaged source that cannot be read or changed.
     public func write(into folder: FilePath, extraFiles: [File] = []) throws(HLSCompositionStitchError) {
         let all = files + extraFiles
         let draft: AtomicOutputFolder.Draft
@@ -93,6 +100,9 @@ public struct HLSStitchedComposition: Sendable, Equatable {
     /// ```
     ///
     /// Inverse: `requestedTime(forPlayedTime:)`, for every time whose frame both show.
+    ///
+    /// - Parameter requestedTime: A time of `requested`.
+    /// - Returns: The time of `composition` (the stitched playlists) that shows the same frame.
     public func playedTime(forRequestedTime requestedTime: MediaTime) -> MediaTime {
         requested.correspondingTime(requestedTime, in: composition)
     }
@@ -100,6 +110,10 @@ public struct HLSStitchedComposition: Sendable, Equatable {
     /// What a session on `requested` should be told when a player of the stitched playlists is at
     /// `playedTime`: the same source frame, kept inside the same segment (a frame the requested
     /// cut leaves out maps to the nearest one it keeps). Inverse of `playedTime(forRequestedTime:)`.
+    ///
+    /// - Parameter playedTime: A time of `composition` (the stitched playlists), such as its player's
+    ///   position.
+    /// - Returns: The time of `requested` that shows the same frame.
     public func requestedTime(forPlayedTime playedTime: MediaTime) -> MediaTime {
         composition.correspondingTime(playedTime, in: requested)
     }
@@ -132,6 +146,11 @@ extension HLSStitchedComposition {
         public let url: String
         public let text: String
 
+        /// Creates a file to write.
+        ///
+        /// - Parameters:
+        ///   - url: Where it lives; its last path component is its name in the output folder.
+        ///   - text: Its contents.
         public init(url: String, text: String) {
             self.url = url
             self.text = text

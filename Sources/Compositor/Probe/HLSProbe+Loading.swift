@@ -13,6 +13,7 @@ public struct HLSPlaylistLoader: Sendable {
     package let limits: HLSParseLimits
     public let load: @Sendable (String) throws -> [UInt8]
 
+    /// - Parameter load: Returns the bytes of the playlist at a URL, or throws.
     public init(load: @escaping @Sendable (String) throws -> [UInt8]) {
         self.init(limits: .default, load: load)
     }

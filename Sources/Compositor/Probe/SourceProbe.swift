@@ -47,6 +47,13 @@ public enum SourceProbeError: Error, Equatable, Sendable, CustomStringConvertibl
 /// result.naturalDuration    // 5 s
 /// ```
 public enum SourceProbe {
+    /// Reads what a schedule needs to know about one source.
+    ///
+    /// - Parameter source: A local MP4 file or HLS playlist (with the variant to read, for a
+    ///   multivariant one).
+    /// - Returns: Its format, natural duration and, for an MP4, each track's duration.
+    /// - Throws: `SourceProbeError.remote` for a remote URL, `.playlist` for a playlist that cannot be
+    ///   read, `.mp4` for an MP4 that cannot, `.variantOfMP4` for a variant named on an MP4 file.
     public static func probe(_ source: MediaLocation) throws(SourceProbeError) -> Report {
         guard let path = source.filePath else { throw .remote(source) }
         // A `.m3u8` that does not start like a playlist is a broken playlist, not a broken MP4.
@@ -71,6 +78,9 @@ public enum SourceProbe {
     }
 
     /// Probes every source of `schedule` once: what is known, and why the rest is not.
+    ///
+    /// - Parameter schedule: The schedule whose clips' and ads' sources to probe.
+    /// - Returns: The report of each source that could be probed, and the error of each that could not.
     public static func probeAll(
         _ schedule: Schedule
     ) -> (results: [MediaLocation: Report], failures: [MediaLocation: SourceProbeError]) {
