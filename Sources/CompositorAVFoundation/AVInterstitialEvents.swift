@@ -23,6 +23,12 @@ import AVFoundationStandIn
 /// for `SKIP`, `constrainsSeekingForwardInPrimaryContent` for `JUMP`, and from iOS 16.4 and macOS
 /// 13.3 `cue` (`joinCue` for a pre-roll, `leaveCue` for a post-roll) and `willPlayOnce`.
 public enum AVInterstitialEvents {
+    /// The interstitial events of a stitch made by `HLSCompositionStitcher.stitchInterstitials`.
+    ///
+    /// - Parameters:
+    ///   - stitched: The stitch; its date ranges give the events.
+    ///   - primaryItem: The item playing the stitch's content playlist.
+    /// - Returns: One event per break, for an `AVPlayerInterstitialEventController`.
     @MainActor
     public static func events(for stitched: HLSStitchedComposition, primaryItem: AVPlayerItem) -> [AVPlayerInterstitialEvent] {
         stitched.interstitialEvents.map { event in

@@ -55,6 +55,11 @@ public final class AVMutableCompositionAdapter: MutableCompositionPort {
     /// orientation, and an audio mix when a source's audio asks for a level other than full
     /// (`preferredVolume`, which a composition track does not take from its sources).
     /// `AVPlayerItem` is main-actor isolated, so this is too.
+    ///
+    /// - Parameter composition: A composition of local MP4 sources.
+    /// - Returns: The item, ready to give to an `AVPlayer`.
+    /// - Throws: `AVCompositionError` for a playlist source, a source without a video or audio
+    ///   track, or a track `AVMutableComposition` refuses; or what loading a source throws.
     @MainActor
     public static func makePlayerItem(for composition: Composition) async throws -> AVPlayerItem {
         let sources = try await AVSourceTracks.load(for: composition)

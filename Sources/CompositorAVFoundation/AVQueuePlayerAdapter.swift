@@ -18,6 +18,9 @@ public final class AVQueuePlayerAdapter: @preconcurrency QueuePlayer {
     /// Seeks asked for and not yet landed (their time is not to be trusted until then).
     private(set) var seeksInFlight = 0
 
+    /// Wraps `player`.
+    ///
+    /// - Parameter player: The queue player to drive (a new `AVQueuePlayer` by default).
     public init(player: AVQueuePlayer = AVQueuePlayer()) {
         self.player = player
     }

@@ -58,6 +58,13 @@ public final class PlaybackSessionController {
     /// The stitch the current item plays; `nil` when it plays the session's composition itself.
     private var stitched: HLSStitchedComposition?
 
+    /// Creates a controller; nothing plays until `start()`.
+    ///
+    /// - Parameters:
+    ///   - session: The session to drive the player by.
+    ///   - player: The player to drive (a new `AVPlayer` by default).
+    ///   - playback: What the composition plays as: an `AVMutableComposition` (the default), or
+    ///     stitched HLS playlists in a folder.
     public init(session: PlaybackSession, player: AVPlayer = AVPlayer(), playing playback: CompositionPlayback = .mutableComposition) {
         self.session = session
         self.player = player
@@ -87,12 +94,38 @@ public final class PlaybackSessionController {
         pipeline.finishEvents()
     }
 
+    /// Seeks the session to a content time and carries out its reaction (snapback applies).
+    ///
+    /// - Parameter time: The content time to land on.
+    /// - Throws: The session's `PlaybackSessionError` (a break that may not be left yet), or what
+    ///   carrying out its commands throws.
     public func seek(toContentTime time: MediaTime) async throws { try await pipeline.perform(session.seek(toContentTime: time)) }
+    /// Seeks the session to a composition time and carries out its reaction.
+    ///
+    /// - Parameter time: The composition time to land on.
+    /// - Throws: The session's `PlaybackSessionError` (a seek its break forbids), or what carrying out
+    ///   its commands throws.
     public func seek(toCompositionTime time: MediaTime) async throws { try await pipeline.perform(session.seek(toCompositionTime: time)) }
+    /// `seek(toContentTime:)` for a `CMTime`.
+    ///
+    /// - Parameter time: The content time to land on.
+    /// - Throws: `PlayerTimeError.notNumeric` for a time that is not numeric, or what the
+    ///   `MediaTime` form throws.
     public func seek(toContentTime time: CMTime) async throws { try await seek(toContentTime: MediaTime.numeric(time)) }
+    /// `seek(toCompositionTime:)` for a `CMTime`.
+    ///
+    /// - Parameter time: The composition time to land on.
+    /// - Throws: `PlayerTimeError.notNumeric` for a time that is not numeric, or what the
+    ///   `MediaTime` form throws.
     public func seek(toCompositionTime time: CMTime) async throws { try await seek(toCompositionTime: MediaTime.numeric(time)) }
+    /// Skips the playing ad, if its break allows it now.
     public func skipAd() async throws { try await pipeline.perform(session.skipAd()) }
+    /// Skips the rest of the playing break, if it allows skipping now.
     public func skipBreak() async throws { try await pipeline.perform(session.skipBreak()) }
+    /// Inserts ads and plays them at once (`PlaybackSession.insertNow(_:breakID:naturalDurations:)`).
+    ///
+    /// - Parameter ads: The ads, in play order; their IDs must be new to the schedule.
+    /// - Throws: The session's `PlaybackSessionError`, or what carrying out its commands throws.
     public func insertNow(_ ads: [Ad]) async throws { try await pipeline.perform(session.insertNow(ads)) }
 
     /// The seek bars for the playhead now.

@@ -36,6 +36,12 @@ public final class QueueSessionController {
     /// The plan index whose boundaries are observed.
     private var observedIndex: Int?
 
+    /// Creates a controller; nothing is queued until `start()`.
+    ///
+    /// - Parameters:
+    ///   - session: The session to drive the player by.
+    ///   - player: The queue player to drive (a new `AVQueuePlayer` by default).
+    ///   - lookahead: How many items to keep queued after the current one, at least 1 (2 by default).
     public init(session: PlaybackSession, player: AVQueuePlayer = AVQueuePlayer(), lookahead: Int = 2) {
         self.session = session
         self.adapter = AVQueuePlayerAdapter(player: player)
@@ -56,6 +62,7 @@ public final class QueueSessionController {
         player.play()
     }
 
+    /// Stops observing and pauses.
     public func stop() {
         playing = false
         observers.removeAll()
@@ -63,12 +70,38 @@ public final class QueueSessionController {
         pipeline.finishEvents()
     }
 
+    /// Seeks the session to a content time and carries out its reaction (snapback applies).
+    ///
+    /// - Parameter time: The content time to land on.
+    /// - Throws: The session's `PlaybackSessionError` (a break that may not be left yet), or what
+    ///   carrying out its commands throws.
     public func seek(toContentTime time: MediaTime) async throws { try await pipeline.perform(session.seek(toContentTime: time)) }
+    /// Seeks the session to a composition time and carries out its reaction.
+    ///
+    /// - Parameter time: The composition time to land on.
+    /// - Throws: The session's `PlaybackSessionError` (a seek its break forbids), or what carrying out
+    ///   its commands throws.
     public func seek(toCompositionTime time: MediaTime) async throws { try await pipeline.perform(session.seek(toCompositionTime: time)) }
+    /// `seek(toContentTime:)` for a `CMTime`.
+    ///
+    /// - Parameter time: The content time to land on.
+    /// - Throws: `PlayerTimeError.notNumeric` for a time that is not numeric, or what the
+    ///   `MediaTime` form throws.
     public func seek(toContentTime time: CMTime) async throws { try await seek(toContentTime: MediaTime.numeric(time)) }
+    /// `seek(toCompositionTime:)` for a `CMTime`.
+    ///
+    /// - Parameter time: The composition time to land on.
+    /// - Throws: `PlayerTimeError.notNumeric` for a time that is not numeric, or what the
+    ///   `MediaTime` form throws.
     public func seek(toCompositionTime time: CMTime) async throws { try await seek(toCompositionTime: MediaTime.numeric(time)) }
+    /// Skips the playing ad, if its break allows it now.
     public func skipAd() async throws { try await pipeline.perform(session.skipAd()) }
+    /// Skips the rest of the playing break, if it allows skipping now.
     public func skipBreak() async throws { try await pipeline.perform(session.skipBreak()) }
+    /// Inserts ads and plays them at once (`PlaybackSession.insertNow(_:breakID:naturalDurations:)`).
+    ///
+    /// - Parameter ads: The ads, in play order; their IDs must be new to the schedule.
+    /// - Throws: The session's `PlaybackSessionError`, or what carrying out its commands throws.
     public func insertNow(_ ads: [Ad]) async throws { try await pipeline.perform(session.insertNow(ads)) }
 
     public var seekBar: SeekBarState {

@@ -13,6 +13,8 @@ public struct HLSPlaylistLoader: Sendable {
     package let limits: HLSParseLimits
     public let load: @Sendable (String) throws -> [UInt8]
 
+    /// A loader that reads playlists by `load`.
+    ///
     /// - Parameter load: Returns the bytes of the playlist at a URL, or throws.
     public init(load: @escaping @Sendable (String) throws -> [UInt8]) {
         self.init(limits: .default, load: load)
