@@ -5,8 +5,12 @@ public protocol SimulatedPlayer {
     /// The playhead in composition time.
     var compositionTime: MediaTime { get }
     /// Plays on for `duration` (never past the end).
+    ///
+    /// - Parameter duration: How much virtual time passes.
     mutating func play(for duration: MediaTime)
     /// Carries out a session's command.
+    ///
+    /// - Parameter command: A seek, or a new composition to load.
     mutating func apply(_ command: PlaybackSession.PlayerCommand)
 }
 
@@ -15,6 +19,9 @@ public struct SingleItemPlayer: SimulatedPlayer {
     public private(set) var composition: Composition
     public private(set) var compositionTime: MediaTime = .zero
 
+    /// A player of `composition`, at its start.
+    ///
+    /// - Parameter composition: The composition to play.
     public init(composition: Composition) { self.composition = composition }
 
     public mutating func play(for duration: MediaTime) {
@@ -61,6 +68,11 @@ public enum PlaybackSimulation {
         public var description: String { "action \(actionNumber) \(quoted(text)): \(reason)" }
     }
 
+    /// Reads a script of actions (the syntax above).
+    ///
+    /// - Parameter script: The actions, separated by `;`.
+    /// - Returns: The actions, in order; empty ones are skipped.
+    /// - Throws: `ScriptError` naming the first action that cannot be read.
     public static func parse(_ script: String) throws(ScriptError) -> [Action] {
         var actions: [Action] = []
         for (i, piece) in script.split(separator: ";", omittingEmptySubsequences: false).enumerated() {
@@ -100,6 +112,15 @@ public enum PlaybackSimulation {
     /// The log keeps every event, and a `compositionChanged` event holds two whole compositions, so
     /// a long script of `insert now` makes it grow with the square of the insertions: use
     /// `run(_:session:player:resolveURL:naturalDuration:onEntry:)` to handle entries as they come.
+    ///
+    /// - Parameters:
+    ///   - actions: The actions, in order.
+    ///   - session: The session to run; left where the script ends.
+    ///   - player: The simulated player the session drives; left where the script ends.
+    ///   - resolveURL: Makes an inserted ad's source from its URL (`MediaLocation(parsing:)` by default).
+    ///   - naturalDuration: An inserted ad's natural duration, for one without `END` (none known by
+    ///     default).
+    /// - Returns: Every event, refused action and invalid URL, in order.
     public static func run(
         _ actions: [Action],
         session: inout PlaybackSession,
@@ -115,6 +136,15 @@ public enum PlaybackSimulation {
     /// Starts `session` and runs `actions` as `run(_:session:player:resolveURL:naturalDuration:)`
     /// does, handing each entry to `onEntry` as it happens and keeping none: memory stays that of
     /// the session and the player (one composition each), however long the script.
+    ///
+    /// - Parameters:
+    ///   - actions: The actions, in order.
+    ///   - session: The session to run; left where the script ends.
+    ///   - player: The simulated player the session drives; left where the script ends.
+    ///   - resolveURL: Makes an inserted ad's source from its URL (`MediaLocation(parsing:)` by default).
+    ///   - naturalDuration: An inserted ad's natural duration, for one without `END` (none known by
+    ///     default).
+    ///   - onEntry: Gets every event, refused action and invalid URL, in order.
     public static func run(
         _ actions: [Action],
         session: inout PlaybackSession,

@@ -66,6 +66,8 @@ public final class SimulatedQueuePlayer: QueuePlayer {
     }
 
     /// Plays for `duration` of virtual time, moving through items as each reaches its end.
+    ///
+    /// - Parameter duration: How much virtual time passes.
     public func play(for duration: MediaTime) {
         var remaining = duration
         while remaining > .zero, let item = currentItem {
@@ -90,6 +92,11 @@ public final class SimulatedQueuePlayer: QueuePlayer {
 public struct QueueBackendPlayer: SimulatedPlayer {
     public let driver: QueueDriver<SimulatedQueuePlayer>
 
+    /// A queue player of `composition`, started at its beginning.
+    ///
+    /// - Parameters:
+    ///   - composition: The composition to play.
+    ///   - lookahead: How many items to keep queued after the current one, at least 1 (2 by default).
     public init(composition: Composition, lookahead: Int = 2) {
         let player = SimulatedQueuePlayer()
         driver = QueueDriver(plan: QueuePlan(composition: composition), player: player, lookahead: lookahead)
