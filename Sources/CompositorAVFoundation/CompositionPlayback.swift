@@ -43,13 +43,16 @@ extension CompositionPlayback {
         }
     }
 
-    /// Stitches and writes off the main actor (a nonisolated async function runs on the global
-    /// executor): packaging MP4 sources reads and writes their samples.
+    /// Stitches off the main actor (a nonisolated async function runs on the global executor), and
+    /// writes on a thread of its own (packaging MP4 sources reads and writes their samples), which a
+    /// cancelled task stops, leaving nothing.
     private static func stitch(
         _ composition: Composition, with stitcher: HLSCompositionStitcher, into folder: FilePath
     ) async throws(HLSCompositionStitchError) -> HLSStitchedComposition {
         let stitched = try stitcher.stitch(composition)
-        try stitched.write(into: folder)
+        do { try await stitched.write(into: folder) } catch {
+            throw (error as? HLSCompositionStitchError) ?? .cancelled(folder: folder)
+        }
         return stitched
     }
 

@@ -72,6 +72,57 @@ struct AdoptionAPITests {
         await #expect(throws: CancellationError.self) { try await task.value }
         #expect(MP4Fixtures.listing(folder).isEmpty)
     }
+
+    /// `demo.json` stitched with every MP4 piece packaged: files written one by one.
+    static func stitchedDemo(into folder: String) throws -> HLSStitchedComposition {
+        let composition = try Composition.loading(try ScheduleDocument.read(path: FilePath(Self.fixtures + "/demo.json")))
+        var stitcher = HLSCompositionStitcher(outputURL: folder + "/stitched.m3u8")
+        stitcher.packagesEveryPiece = true
+        return try stitcher.stitch(composition)
+    }
+
+    @Test("the async HLS write writes what the blocking one does, reporting every file")
+    func asyncStitchWrite() async throws {
+        let scratch = try MP4Fixtures.makeScratchFolder("async-hls")
+        defer { MP4Fixtures.remove(scratch) }
+        let stitched = try Self.stitchedDemo(into: scratch + "/a")
+        let blocking = { () throws in try Self.stitchedDemo(into: scratch + "/b").write(into: FilePath(scratch + "/b")) }
+        try blocking()
+        let last = WriteProgressBox()
+        try await stitched.write(into: FilePath(scratch + "/a")) { last.set($0) }
+        let names = MP4Fixtures.listing(scratch + "/a")
+        #expect(names == MP4Fixtures.listing(scratch + "/b") && names.count > 10)
+        for name in names where name != "stitched.m3u8" {
+            #expect(try MP4Fixtures.bytes(scratch + "/a/" + name) == MP4Fixtures.bytes(scratch + "/b/" + name), "\(name)")
+        }
+        // The manifest is not counted: every file the folder lists is.
+        #expect(last.get().map { $0.filesWritten == $0.totalFiles && $0.totalFiles == names.count - 1 } == true, "\(String(describing: last.get()))")
+    }
+
+    @Test("a cancelled HLS write throws CancellationError; the previous output stays as it was, nothing else is left")
+    func cancelledStitchWrite() async throws {
+        let scratch = try MP4Fixtures.makeScratchFolder("cancelled-hls")
+        defer { MP4Fixtures.remove(scratch) }
+        try MP4Fixtures.write(Array("#EXTM3U\n".utf8), to: scratch + "/previous.m3u8")
+        let stitched = try Self.stitchedDemo(into: scratch + "/out")
+        let first = { () throws in try stitched.write(into: FilePath(scratch + "/out")) }
+        try first()
+        let before = try MP4Fixtures.listing(scratch + "/out").map { try MP4Fixtures.bytes(scratch + "/out/" + $0) }
+        let task = Task {
+            withUnsafeCurrentTask { $0?.cancel() }
+            try await stitched.write(into: FilePath(scratch + "/out"))
+        }
+        await #expect(throws: CancellationError.self) { try await task.value }
+        #expect(try MP4Fixtures.listing(scratch + "/out").map { try MP4Fixtures.bytes(scratch + "/out/" + $0) } == before)
+        #expect(MP4Fixtures.listing(scratch) == ["out", "previous.m3u8"])
+    }
+}
+
+private final class WriteProgressBox: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value: HLSWriteProgress?
+    func set(_ progress: HLSWriteProgress) { lock.lock(); value = progress; lock.unlock() }
+    func get() -> HLSWriteProgress? { lock.lock(); defer { lock.unlock() }; return value }
 }
 
 /// The last value a `@Sendable` closure saw.

@@ -47,6 +47,8 @@ public enum HLSCompositionStitchError: Error, Equatable, Sendable, CustomStringC
     case cannotWrite(folder: FilePath, reason: String)
     /// Any other refusal of the stitching engine, with the item it concerns when there is one.
     case stitch(item: String?, reason: String)
+    /// The write into `folder` was cancelled (its task was); nothing of it was left behind.
+    case cancelled(folder: FilePath)
 
     public var description: String {
         switch self {
@@ -73,6 +75,7 @@ public enum HLSCompositionStitchError: Error, Equatable, Sendable, CustomStringC
             return "the ID \(quoted(id)) cannot be written in an EXT-X-DATERANGE quoted string (no double quotes or line breaks)"
         case .stitch(let item?, let reason): return "\(quoted(item)): \(reason)"
         case .stitch(nil, let reason): return reason
+        case .cancelled(let folder): return "\(folder): cancelled; nothing was written"
         }
     }
 }

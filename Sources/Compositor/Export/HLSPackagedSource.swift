@@ -137,8 +137,8 @@ package struct HLSPackagedSource: Sendable, Equatable {
 
     /// Writes `placed` (segments of `sources`, in play order) into `draft`, one stream on the
     /// composition's clock, with the init segment of each source they play.
-    static func write(_ placed: [HLSPlacedSegment], of sources: [HLSPackagedSource],
-                      into draft: AtomicOutputFolder.Draft) throws(HLSCompositionStitchError) {
+    static func write(_ placed: [HLSPlacedSegment], of sources: [HLSPackagedSource], into draft: AtomicOutputFolder.Draft,
+                      afterEachFile: () throws(HLSCompositionStitchError) -> Void = {}) throws(HLSCompositionStitchError) {
         var writers: [Int: any MP4SegmentWriter] = [:]
         var stream = PackagedStream()
         var bytes = OutputBytes()
@@ -156,27 +156,37 @@ package struct HLSPackagedSource: Sendable, Equatable {
             } catch {
                 throw .packaging(item: source.item, error)
             }
+            try afterEachFile()
         }
         for (index, writer) in writers {
             do { try writer.checkUnchanged() } catch { throw .packaging(item: sources[index].item, error) }
         }
     }
 
-    /// Writes the init segment and the used segments into `draft`.
-    func write(into draft: AtomicOutputFolder.Draft) throws(HLSCompositionStitchError) {
+    /// Writes the init segment and the used segments into `draft`, calling `afterEachFile` after each.
+    func write(
+        into draft: AtomicOutputFolder.Draft, afterEachFile: () throws(HLSCompositionStitchError) -> Void = {}
+    ) throws(HLSCompositionStitchError) {
         guard !usedSegments.isEmpty else { return }
+        var writer: any MP4SegmentWriter
         do {
-            var writer = try packaging.segmentWriter()
+            writer = try packaging.segmentWriter()
             if let initSegmentName, let bytes = writer.initSegment() { try write(bytes, name: initSegmentName, into: draft) }
-            var bytes = OutputBytes()
-            for index in usedSegments {
-                try writer.segment(index, into: &bytes)
-                try write(bytes, name: playlist.segments[index].uri, into: draft)
-            }
-            try writer.checkUnchanged()
         } catch {
             throw .packaging(item: item, error)
         }
+        if initSegmentName != nil { try afterEachFile() }
+        var bytes = OutputBytes()
+        for index in usedSegments {
+            do {
+                try writer.segment(index, into: &bytes)
+                try write(bytes, name: playlist.segments[index].uri, into: draft)
+            } catch {
+                throw .packaging(item: item, error)
+            }
+            try afterEachFile()
+        }
+        do { try writer.checkUnchanged() } catch { throw .packaging(item: item, error) }
     }
 
     private func write(_ bytes: [UInt8], name: String, into draft: AtomicOutputFolder.Draft) throws(MP4Error) {

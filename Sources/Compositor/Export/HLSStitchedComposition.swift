@@ -55,21 +55,66 @@ public struct HLSStitchedComposition: Sendable, Equatable {
     ///   - folder: The output folder: new, empty, or holding an earlier write.
     ///   - extraFiles: More files to write beside the playlists (none by default), each under the
     ///     last path component of its `url`.
+    ///   - progress: Called after each file is written, on the calling thread.
     /// - Throws: `HLSCompositionStitchError.cannotWrite` for a folder that cannot be written or holds
     ///   other files, or the error of a packaged source that cannot be read or changed.
-    public func write(into folder: FilePath, extraFiles: [File] = []) throws(HLSCompositionStitchError) {
+    public func write(
+        into folder: FilePath, extraFiles: [File] = [], progress: (HLSWriteProgress) -> Void = { _ in }
+    ) throws(HLSCompositionStitchError) {
+        try write(into: folder, extraFiles: extraFiles, progress: progress, isCancelled: { false })
+    }
+
+    /// `write(into:extraFiles:progress:)` off the caller's thread, stopping when its task is
+    /// cancelled: then nothing of the new folder is left, and a previous one stays as it was.
+    ///
+    /// - Parameters:
+    ///   - folder: The output folder: new, empty, or holding an earlier write.
+    ///   - extraFiles: More files to write beside the playlists.
+    ///   - progress: Called after each file is written, on the writing thread.
+    /// - Throws: `CancellationError` when the task was cancelled, else an `HLSCompositionStitchError`.
+    public func write(
+        into folder: FilePath, extraFiles: [File] = [], progress: @escaping @Sendable (HLSWriteProgress) -> Void = { _ in }
+    ) async throws {
+        let cancelled = CancellationFlag()
+        let result: Result<Void, HLSCompositionStitchError> = await withTaskCancellationHandler {
+            await runOffCooperativePool {
+                Result { () throws(HLSCompositionStitchError) in
+                    try write(into: folder, extraFiles: extraFiles, progress: progress, isCancelled: { cancelled.isSet })
+                }
+            }
+        } onCancel: {
+            cancelled.set()
+        }
+        switch result {
+        case .success: return
+        case .failure(.cancelled): throw CancellationError()
+        case .failure(let error): throw error
+        }
+    }
+
+    private func write(
+        into folder: FilePath, extraFiles: [File], progress: (HLSWriteProgress) -> Void, isCancelled: () -> Bool
+    ) throws(HLSCompositionStitchError) {
         let all = files + extraFiles
         let draft: AtomicOutputFolder.Draft
+        let initSegments = Set(placedSegments.map(\.source)).sorted().compactMap { packagedSources[$0].initSegmentName }
+        let names = all.map(\.name) + packagedSources.flatMap(\.fileNames) + initSegments + placedSegments.map(\.name)
+        var written = 0
+        // Every file counts once; a draft not committed is removed when it goes away.
+        func step() throws(HLSCompositionStitchError) {
+            written += 1
+            progress(HLSWriteProgress(filesWritten: written, totalFiles: names.count))
+            if isCancelled() { throw .cancelled(folder: folder) }
+        }
         do {
-            let initSegments = Set(placedSegments.map(\.source)).sorted().compactMap { packagedSources[$0].initSegmentName }
-            draft = try AtomicOutputFolder.Draft(
-                folder, names: all.map(\.name) + packagedSources.flatMap(\.fileNames) + initSegments + placedSegments.map(\.name))
+            draft = try AtomicOutputFolder.Draft(folder, names: names)
             for file in all { try draft.write(Array(file.text.utf8), name: file.name) }
         } catch {
             throw Self.cannotWrite(folder, error)
         }
-        for source in packagedSources { try source.write(into: draft) }
-        try HLSPackagedSource.write(placedSegments, of: packagedSources, into: draft)
+        for _ in all.indices { try step() }
+        for source in packagedSources { try source.write(into: draft, afterEachFile: step) }
+        try HLSPackagedSource.write(placedSegments, of: packagedSources, into: draft, afterEachFile: step)
         do { try draft.commit() } catch { throw Self.cannotWrite(folder, error) }
     }
 
@@ -173,4 +218,14 @@ package struct HLSBreakPlacement: Sendable, Equatable {
 
     /// Whether snapping moved it.
     package var moved: Bool { requestedPosition != position || requestedCompositionRange != compositionRange }
+}
+
+/// How far writing a stitched folder has got, for a progress display.
+public struct HLSWriteProgress: Sendable, Equatable {
+    /// Files written so far (playlists, segments, init segments).
+    public let filesWritten: Int
+    /// Files the folder will hold.
+    public let totalFiles: Int
+    /// 0...1.
+    public var fraction: Double { totalFiles == 0 ? 1 : Double(filesWritten) / Double(totalFiles) }
 }

@@ -58,7 +58,7 @@ struct HLSPackagingFFmpegTests {
         let durations = SourceProbe.probeAll(schedule).results.mapValues(\.naturalDuration)
         let stitched = try HLSCompositionStitcher(outputURL: folder + "/out/stitched.m3u8")
             .stitchInterstitials(schedule, naturalDurations: durations)
-        try stitched.write(into: FilePath(folder + "/out"))
+        try await stitched.write(into: FilePath(folder + "/out"))
         let content = stitched.composition.segments.filter { !$0.isAd }
         var judge = HLSJoinJudge(ffmpeg: ffmpeg)
         let expected = try await judge.expectedFrames(
@@ -175,7 +175,7 @@ struct HLSPackagingFFmpegTests {
         stitcher.packagesEveryPiece = everyPiece
         stitcher.marksEncodingChanges = marksEncodingChanges
         let stitched = try stitcher.stitch(composition)
-        try stitched.write(into: FilePath(folder + "/out"))
+        try await stitched.write(into: FilePath(folder + "/out"))
         let variant = try #require(stitched.variants.first)
         try checkStitchedPlaylist(variant, composition: stitched.composition, packaged: stitched.packagedSources,
                                   discontinuityAtEveryPiece: !everyPiece, sourceLocation: sourceLocation)
