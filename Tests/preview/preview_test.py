@@ -212,6 +212,7 @@ def main():
     profile = tempfile.mkdtemp(prefix="compositor-preview-test-")
     browser = Browser(options.chromium, profile)
     try:
+        load_failure(browser, base)
         scenario(browser, base, options.screenshot)
         server_checks(base)
     finally:
@@ -220,6 +221,18 @@ def main():
         demo.wait()
         shutil.rmtree(profile, ignore_errors=True)
     return report()
+
+
+def load_failure(b, base):
+    """Issue 53: with the video blocked, the page still draws the timeline and says why it cannot play."""
+    b.page("Network.enable")
+    b.page("Network.setBlockedURLs", urls=["*/video/*"])
+    b.page("Page.navigate", url=base)
+    b.wait("document.getElementById('notice').textContent.includes('could not be loaded')", "a video that cannot load is said", timeout=15)
+    check(text(b, "mainLabel") == "00:00/00:33", f"load failure: the bars are drawn ({text(b, 'mainLabel')!r})")
+    check("/video/" in text(b, "notice"), f"load failure: the notice names the video ({text(b, 'notice')!r})")
+    b.page("Network.setBlockedURLs", urls=[])
+    b.page("Network.disable")
 
 
 def scenario(b, base, screenshot):

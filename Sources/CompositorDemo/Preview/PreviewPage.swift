@@ -74,7 +74,7 @@ enum PreviewPage {
         const query = new URLSearchParams(params).toString();
         const response = await fetch(path + (query ? "?" + query : ""), { method: "POST" });
         await apply(await response.json());
-      }).catch(error => notice(String(error))).finally(() => { inFlight -= 1; });
+      }).catch(error => notice(error instanceof Error ? error.message : String(error))).finally(() => { inFlight -= 1; });
       return queue;
     }
 
@@ -84,6 +84,8 @@ enum PreviewPage {
 
     async function apply(reply) {
       applying = true;
+      // The bars first: the timeline is known before the video has loaded (or if it never does).
+      draw(reply.bars);
       try {
         for (const command of reply.commands) {
           if ("load" in command) await load(command.load, command.at);
@@ -110,9 +112,20 @@ enum PreviewPage {
       await seeked;
     }
 
+    // What went wrong with the video, in words (MediaError codes 1-4).
+    function loadFailure(url) {
+      const error = video.error;
+      const kinds = { 1: "loading was aborted", 2: "a network error", 3: "it could not be decoded", 4: "the browser cannot play its format" };
+      const why = error ? (kinds[error.code] || "error " + error.code) + (error.message ? " (" + error.message + ")" : "") : "an unknown error";
+      return "the video " + url + " could not be loaded: " + why;
+    }
+
     async function load(url, at) {
       if (!video.src.endsWith(url)) {
-        const ready = once(video, "loadedmetadata");
+        const ready = Promise.race([
+          once(video, "loadedmetadata"),
+          once(video, "error").then(() => { throw new Error(loadFailure(url)); }),
+        ]);
         video.src = url;
         await ready;
         video.playbackRate = Number($("rate").value);
