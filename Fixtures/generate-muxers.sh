@@ -24,6 +24,7 @@
 #   ffmpeg-fragmented.mp4        ffmpeg, empty moov + a fragment per keyframe, no sidx
 #   ffmpeg-fragmented-sidx.mp4   the same with a global sidx
 #   ffmpeg-cmaf.mp4              ffmpeg's CMAF flavour (+cmaf: default-base-is-moof, tfdt, styp-less)
+#   ffmpeg-cmaf-global-sidx.mp4  the CMAF flavour with a global sidx (issue 50's wild-MP4 case)
 set -euo pipefail
 cd "$(dirname "$0")/muxers"
 command -v gst-launch-1.0 >/dev/null || { echo "error: gst-launch-1.0 not found (gstreamer1.0-tools)" >&2; exit 1; }
@@ -50,4 +51,5 @@ remux() { ffmpeg -v error -y -i gst-mp4mux-x264.mp4 -c copy -fflags +bitexact -m
 remux -movflags +frag_keyframe+empty_moov+default_base_moof ffmpeg-fragmented.mp4
 remux -movflags +frag_keyframe+empty_moov+default_base_moof+global_sidx ffmpeg-fragmented-sidx.mp4
 remux -movflags +cmaf+frag_keyframe+empty_moov+default_base_moof ffmpeg-cmaf.mp4
+remux -movflags +cmaf+global_sidx+frag_keyframe+empty_moov+default_base_moof ffmpeg-cmaf-global-sidx.mp4
 ls -l
