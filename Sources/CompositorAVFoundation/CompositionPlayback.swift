@@ -50,9 +50,7 @@ extension CompositionPlayback {
         _ composition: Composition, with stitcher: HLSCompositionStitcher, into folder: FilePath
     ) async throws(HLSCompositionStitchError) -> HLSStitchedComposition {
         let stitched = try stitcher.stitch(composition)
-        do { try await stitched.write(into: folder) } catch {
-            throw (error as? HLSCompositionStitchError) ?? .cancelled(folder: folder)
-        }
+        try await stitched.writeCancellably(into: folder).get()
         return stitched
     }
 

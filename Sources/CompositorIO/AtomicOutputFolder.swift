@@ -156,7 +156,7 @@ package enum AtomicOutputFolder {
 
     /// Whether `name` names a file directly inside a folder, other than the manifest: not empty,
     /// `.` or `..`, and without `/`, NUL or a line break (the manifest's separator).
-    private static func isPlainName(_ name: [UInt8]) -> Bool {
+    package static func isPlainName(_ name: [UInt8]) -> Bool {
         !(name.isEmpty || name == [UInt8(ascii: ".")] || name == Array("..".utf8) || name == Array(manifestName.utf8)
             || name.contains(where: { $0 == UInt8(ascii: "/") || $0 == 0 || $0 == UInt8(ascii: "\n") }))
     }

@@ -51,7 +51,7 @@ package enum OutputManifestFuzzHarness {
         }
         if let failure = FuzzScratch.write(manifest, to: holder.appending(AtomicOutputFolder.manifestName)) { outcome.broken.append(failure) }
         if flags & 2 != 0 {
-            for name in manifest.split(separator: UInt8(ascii: "\n")).prefix(16) where isPlainName(Array(name)) {
+            for name in manifest.split(separator: UInt8(ascii: "\n")).prefix(16) where AtomicOutputFolder.isPlainName(Array(name)) {
                 _ = FuzzScratch.write([7], to: FilePath(bytes: holder.bytes + [UInt8(ascii: "/")] + name))
             }
         }
@@ -72,12 +72,6 @@ package enum OutputManifestFuzzHarness {
             outcome.broken.append("\(path) was deleted or changed")
         }
         return outcome
-    }
-
-    /// What the writer may take for one of its files: a name inside the folder.
-    private static func isPlainName(_ name: [UInt8]) -> Bool {
-        !(name.isEmpty || name == Array(".".utf8) || name == Array("..".utf8) || name == Array(AtomicOutputFolder.manifestName.utf8)
-            || name.contains(where: { $0 == UInt8(ascii: "/") || $0 == 0 }))
     }
 
     private static func makeFolder(_ path: FilePath) -> Bool {

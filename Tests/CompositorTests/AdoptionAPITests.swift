@@ -52,7 +52,7 @@ struct AdoptionAPITests {
         // A synchronous closure calls the blocking overload (an async context prefers the async one).
         let blocking = { () throws in try CompositionRenderer.render(composition, to: FilePath(folder + "/blocking.mp4")) }
         try blocking()
-        let last = ProgressBox()
+        let last = ResultBox<MP4StitchProgress>()
         try await CompositionRenderer.render(composition, to: FilePath(folder + "/async.mp4")) { last.set($0) }
         #expect(try MP4Fixtures.bytes(folder + "/async.mp4") == MP4Fixtures.bytes(folder + "/blocking.mp4"))
         #expect(last.get().map { $0.bytesWritten == $0.totalBytes && $0.totalBytes > 0 } == true)
@@ -74,21 +74,23 @@ struct AdoptionAPITests {
     }
 
     /// `demo.json` stitched with every MP4 piece packaged: files written one by one.
-    static func stitchedDemo(into folder: String) throws -> HLSStitchedComposition {
+    static func stitchedDemo(into folder: String, segments: HLSSegmentContainer = .mpegTS) throws -> HLSStitchedComposition {
         let composition = try Composition.loading(try ScheduleDocument.read(path: FilePath(Self.fixtures + "/demo.json")))
         var stitcher = HLSCompositionStitcher(outputURL: folder + "/stitched.m3u8")
         stitcher.packagesEveryPiece = true
+        stitcher.segmentContainer = segments
         return try stitcher.stitch(composition)
     }
 
-    @Test("the async HLS write writes what the blocking one does, reporting every file")
-    func asyncStitchWrite() async throws {
+    @Test("the async HLS write writes what the blocking one does, reporting every file (init segments too)",
+          arguments: [HLSSegmentContainer.mpegTS, .fragmentedMP4])
+    func asyncStitchWrite(segments: HLSSegmentContainer) async throws {
         let scratch = try MP4Fixtures.makeScratchFolder("async-hls")
         defer { MP4Fixtures.remove(scratch) }
-        let stitched = try Self.stitchedDemo(into: scratch + "/a")
-        let blocking = { () throws in try Self.stitchedDemo(into: scratch + "/b").write(into: FilePath(scratch + "/b")) }
+        let stitched = try Self.stitchedDemo(into: scratch + "/a", segments: segments)
+        let blocking = { () throws in try Self.stitchedDemo(into: scratch + "/b", segments: segments).write(into: FilePath(scratch + "/b")) }
         try blocking()
-        let last = WriteProgressBox()
+        let last = ResultBox<HLSWriteProgress>()
         try await stitched.write(into: FilePath(scratch + "/a")) { last.set($0) }
         let names = MP4Fixtures.listing(scratch + "/a")
         #expect(names == MP4Fixtures.listing(scratch + "/b") && names.count > 10)
@@ -116,19 +118,4 @@ struct AdoptionAPITests {
         #expect(try MP4Fixtures.listing(scratch + "/out").map { try MP4Fixtures.bytes(scratch + "/out/" + $0) } == before)
         #expect(MP4Fixtures.listing(scratch) == ["out", "previous.m3u8"])
     }
-}
-
-private final class WriteProgressBox: @unchecked Sendable {
-    private let lock = NSLock()
-    private var value: HLSWriteProgress?
-    func set(_ progress: HLSWriteProgress) { lock.lock(); value = progress; lock.unlock() }
-    func get() -> HLSWriteProgress? { lock.lock(); defer { lock.unlock() }; return value }
-}
-
-/// The last value a `@Sendable` closure saw.
-private final class ProgressBox: @unchecked Sendable {
-    private let lock = NSLock()
-    private var value: MP4StitchProgress?
-    func set(_ progress: MP4StitchProgress) { lock.lock(); value = progress; lock.unlock() }
-    func get() -> MP4StitchProgress? { lock.lock(); defer { lock.unlock() }; return value }
 }

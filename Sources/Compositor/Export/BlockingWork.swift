@@ -15,6 +15,17 @@ func runOffCooperativePool<T: Sendable>(_ work: @escaping @Sendable () -> T) asy
     }
 }
 
+/// Runs `work` as `runOffCooperativePool` does, handing it a question it asks between steps:
+/// "has my task been cancelled?" (`true` once it has). `work` stops there with its own typed error.
+func runCancellable<T: Sendable, E: Error>(_ work: @escaping @Sendable (_ isCancelled: () -> Bool) throws(E) -> T) async -> Result<T, E> {
+    let cancelled = CancellationFlag()
+    return await withTaskCancellationHandler {
+        await runOffCooperativePool { Result { () throws(E) in try work { cancelled.isSet } } }
+    } onCancel: {
+        cancelled.set()
+    }
+}
+
 /// A flag one thread sets (a task's cancellation handler) and another reads (the writer, between
 /// steps). A mutex rather than an atomic: `Synchronization.Atomic` needs iOS 18.
 final class CancellationFlag: @unchecked Sendable {

@@ -152,15 +152,8 @@ public enum CompositionRenderer {
         _ composition: Composition, to outputPath: FilePath, cut: MP4CutMode = .sampleAccurate,
         progress: @escaping @Sendable (MP4StitchProgress) -> Void = { _ in }
     ) async throws -> Rendered {
-        let cancelled = CancellationFlag()
-        let result: Result<Rendered, RenderError> = await withTaskCancellationHandler {
-            await runOffCooperativePool {
-                Result { () throws(RenderError) in
-                    try render(composition, to: outputPath, cut: cut, progress: progress, isCancelled: { cancelled.isSet })
-                }
-            }
-        } onCancel: {
-            cancelled.set()
+        let result = await runCancellable { (isCancelled) throws(RenderError) in
+            try render(composition, to: outputPath, cut: cut, progress: progress, isCancelled: isCancelled)
         }
         switch result {
         case .success(let rendered): return rendered

@@ -144,11 +144,15 @@ package struct HLSPackagedSource: Sendable, Equatable {
         var bytes = OutputBytes()
         for segment in placed {
             let source = sources[segment.source]
+            var wroteInitSegment = false
             do {
                 var writer: any MP4SegmentWriter
                 if let open = writers[segment.source] { writer = open } else {
                     writer = try source.packaging.segmentWriter()
-                    if let name = source.initSegmentName, let initBytes = writer.initSegment() { try source.write(initBytes, name: name, into: draft) }
+                    if let name = source.initSegmentName, let initBytes = writer.initSegment() {
+                        try source.write(initBytes, name: name, into: draft)
+                        wroteInitSegment = true
+                    }
                 }
                 try writer.segment(segment.segment, placedAt: segment.placement, continuing: &stream, into: &bytes)
                 writers[segment.source] = writer
@@ -156,6 +160,7 @@ package struct HLSPackagedSource: Sendable, Equatable {
             } catch {
                 throw .packaging(item: source.item, error)
             }
+            if wroteInitSegment { try afterEachFile() }
             try afterEachFile()
         }
         for (index, writer) in writers {

@@ -75,20 +75,20 @@ public struct HLSStitchedComposition: Sendable, Equatable {
     public func write(
         into folder: FilePath, extraFiles: [File] = [], progress: @escaping @Sendable (HLSWriteProgress) -> Void = { _ in }
     ) async throws {
-        let cancelled = CancellationFlag()
-        let result: Result<Void, HLSCompositionStitchError> = await withTaskCancellationHandler {
-            await runOffCooperativePool {
-                Result { () throws(HLSCompositionStitchError) in
-                    try write(into: folder, extraFiles: extraFiles, progress: progress, isCancelled: { cancelled.isSet })
-                }
-            }
-        } onCancel: {
-            cancelled.set()
-        }
-        switch result {
+        switch await writeCancellably(into: folder, extraFiles: extraFiles, progress: progress) {
         case .success: return
         case .failure(.cancelled): throw CancellationError()
         case .failure(let error): throw error
+        }
+    }
+
+    /// The async write with its typed error (`.cancelled` when its task was), for callers that
+    /// keep `HLSCompositionStitchError`.
+    package func writeCancellably(
+        into folder: FilePath, extraFiles: [File] = [], progress: @escaping @Sendable (HLSWriteProgress) -> Void = { _ in }
+    ) async -> Result<Void, HLSCompositionStitchError> {
+        await runCancellable { (isCancelled) throws(HLSCompositionStitchError) in
+            try write(into: folder, extraFiles: extraFiles, progress: progress, isCancelled: isCancelled)
         }
     }
 

@@ -109,13 +109,14 @@ extension LayoutContext {
         }
     }
 
+    /// Samples at 48 kHz an Opus decoder needs to converge after a random access (80 ms).
+    static let opusPreroll: Int64 = 3840
+
     /// Audio: the frames that overlap the window, plus pre-roll before them, hidden by the edit:
     /// one frame for AAC (its decoder needs the previous frame to rebuild the first); for Opus,
     /// frames covering at least 80 ms and its `PreSkip` (a decoder converges within 80 ms, RFC 7845
     /// 4.6, and discards `PreSkip` samples at the start of the stream whatever the edit hides).
     /// Silence for a track that ends before the window does is added by `fillWithSilence`.
-    /// Samples at 48 kHz an Opus decoder needs to converge after a random access (80 ms).
-    static let opusPreroll: Int64 = 3840
 
     mutating func audioRun(_ piece: ResolvedPiece, _ timeline: SourceTrackTimeline, window: TrackWindow,
                            windowLength: Int64, timescale: Int32) throws(MP4Error) -> TrackRun {

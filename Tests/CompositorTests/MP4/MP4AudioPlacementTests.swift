@@ -160,10 +160,6 @@ struct MP4AudioPlacementTests {
         #expect(abs(spans[0].upperBound - 2) <= 0.1 && abs(spans[1].upperBound - 4) <= 0.1, "\(spans)")
     }
 
-    /// `path` with its audio's AudioSpecificConfig (AAC-LC) rewritten to explicit HE-AAC signalling:
-    /// object type 5, the core's rate, the extension rate twice it, then the LC core. The `moov`
-    /// must follow the media (ffmpeg's default), so no chunk offset moves; every box around the
-    /// `esds` grows by the change.
     /// Opus: its decoder discards `PreSkip` samples (312 from libopus) at the start of the stream,
     /// whatever the edit list hides, so the output's first audio edit must hide at least that
     /// much, as the source's does. Judged by where the tone's onset (at 0.5 s in the source)
@@ -209,6 +205,10 @@ struct MP4AudioPlacementTests {
         #expect(sound.count >= Int(samples) && sound.count < Int(samples) + 960, "\(sound.count) samples decoded for \(samples)")
     }
 
+    /// `path` with its audio's AudioSpecificConfig (AAC-LC) rewritten to explicit HE-AAC signalling:
+    /// object type 5, the core's rate, the extension rate twice it, then the LC core. The `moov`
+    /// must follow the media (ffmpeg's default), so no chunk offset moves; every box around the
+    /// `esds` grows by the change.
     static func signallingHEAAC(_ path: String, to output: String) throws -> String {
         var bytes = try MP4Fixtures.bytes(path)
         let boxes = MP4BadInputTests.boxes(in: bytes)
