@@ -1,10 +1,5 @@
 import Compositor
 import CompositorIO
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// `hls SCHEDULE.json --output DIR [--interstitials [--restrict-jumps] | --cue-tags --scte35] [--snap RULE] [--snap-break BREAK=RULE]... [--segments ts|fmp4] [--package-every-piece [--unmarked-encoding-changes]]`:
 /// the schedule's HLS sources stitched into `DIR/stitched.m3u8` (a multivariant playlist with
@@ -139,7 +134,7 @@ enum HLSCommand {
             HLSStitchedComposition.File(url: timelineName, text: TimelineReport.json(stitched.composition).serialized + "\n"),
         ]
         // A progress bar on stderr when it is a terminal, as render shows (packaging writes every segment).
-        let bar = ProgressBar(enabled: isatty(STDERR_FILENO) == 1)
+        let bar = ProgressBar()
         defer { bar.finish() }
         do { try stitched.write(into: target, extraFiles: extra) { bar.update($0.fraction) } } catch { throw .failure("\(error)") }
         return stitched

@@ -22,43 +22,22 @@ struct LoadedSchedule {
             if case .unreadable = error { throw .failure("\(error)") }
             throw .failure("\(path): \(error)")
         }
-        let durations = NaturalDurationProbe.durations(of: schedule)
-        naturalDurations = durations.known
-        do {
-            composition = try Composition(schedule: schedule, naturalDurations: durations.known)
-        } catch {
-            var message = "\(path): \(error)"
-            if case .unknownDuration(_, let source) = error, let why = durations.failures[source] {
-                message += " (\(why))"
-            }
-            throw .failure(message)
-        }
+        let probed = SourceProbe.probeAll(schedule)
+        naturalDurations = probed.results.mapValues(\.naturalDuration)
+        do { composition = try Composition.loading(schedule, probed: probed) } catch { throw .failure("\(path): \(error)") }
         for diagnostic in readDiagnostics { Output.err("warning: \(path): \(diagnostic)") }
         for diagnostic in composition.diagnostics { Output.err("warning: \(path): \(diagnostic)") }
         // A local source that cannot be read still places (its clips give their ends) but will
         // not render or play: say so now rather than at render time.
-        for (_, failure) in durations.failures.sorted(by: { $0.key.description < $1.key.description }) where warningOfUnreadableSources {
+        for (_, failure) in probed.failures.sorted(by: { $0.key.description < $1.key.description }) where warningOfUnreadableSources {
             if case .remote = failure { continue }
             Output.err("warning: \(path): \(failure) (its clips are placed by the times the schedule gives)")
         }
     }
 }
 
-/// Natural durations of a schedule's sources, from the files themselves where they can be read.
+/// A source's natural duration, from the file itself where it can be read.
 enum NaturalDurationProbe {
-    struct Durations {
-        var known: [MediaLocation: MediaTime] = [:]
-        /// Why a source's duration is not known.
-        var failures: [MediaLocation: SourceProbeError] = [:]
-    }
-
-    static func durations(of schedule: Schedule) -> Durations {
-        let (results, failures) = SourceProbe.probeAll(schedule)
-        return Durations(
-            known: results.mapValues(\.naturalDuration),
-            failures: failures)
-    }
-
     static func duration(of source: MediaLocation) -> MediaTime? {
         try? SourceProbe.probe(source).naturalDuration
     }

@@ -35,7 +35,7 @@ enum RenderCommand {
 
     /// Renders with a progress bar on stderr when it is a terminal.
     static func render(_ composition: Composition, to output: FilePath, cut: MP4CutMode, scheduleFile: FilePath) throws(DemoError) -> CompositionRenderer.Rendered {
-        let bar = ProgressBar(enabled: isatty(STDERR_FILENO) == 1)
+        let bar = ProgressBar()
         defer { bar.finish() }
         do {
             return try CompositionRenderer.render(composition, to: output, cut: cut) { bar.update($0.fraction) }
@@ -75,7 +75,8 @@ final class ProgressBar {
     private let enabled: Bool
     private var shown = -1
 
-    init(enabled: Bool) { self.enabled = enabled }
+    /// Shown only when stderr is a terminal (a log or a pipe gets no redrawn line).
+    init(enabled: Bool = isatty(STDERR_FILENO) == 1) { self.enabled = enabled }
 
     func update(_ fraction: Double) {
         guard enabled else { return }

@@ -10,7 +10,7 @@ import CompositorHLS
 /// breaks            ads-1 at content 4, resumeOffset 4     ads-2 at content 12, resumeOffset 3
 /// ```
 ///
-/// Spans are read with `HLSMediaPlaylist.markedSpans` (a multivariant source's named or first variant: its
+/// Spans are read with `HLSMediaPlaylist.markers` (a multivariant source's named or first variant: its
 /// variants mark the same spans). A span is kept when it starts inside the clip, and is cut at
 /// the clip's end; the clip's content time needs every earlier clip's duration, read from its
 /// source when the schedule gives no `end`.

@@ -20,7 +20,15 @@ extension Composition {
     /// - Returns: The composition, its `diagnostics` saying what was clamped or rounded.
     /// - Throws: `CompositionLoadError`: a schedule rule broken, or a duration that could not be probed.
     public static func loading(_ schedule: Schedule, excludingBreaks excludedBreakIDs: Set<String> = []) throws(CompositionLoadError) -> Composition {
-        let (reports, failures) = SourceProbe.probeAll(schedule)
+        try loading(schedule, probed: SourceProbe.probeAll(schedule), excludingBreaks: excludedBreakIDs)
+    }
+
+    /// `loading(_:excludingBreaks:)` from sources already probed (`SourceProbe.probeAll`).
+    package static func loading(
+        _ schedule: Schedule, probed: (results: [MediaLocation: SourceProbe.Report], failures: [MediaLocation: SourceProbeError]),
+        excludingBreaks excludedBreakIDs: Set<String> = []
+    ) throws(CompositionLoadError) -> Composition {
+        let (reports, failures) = probed
         do {
             return try Composition(schedule: schedule, naturalDurations: reports.mapValues(\.naturalDuration), excludingBreaks: excludedBreakIDs)
         } catch {

@@ -119,11 +119,10 @@ public enum SourceProbe {
     }
 }
 
-/// The URL the HLS layer reads a local playlist by: its path when that is text (so segment URIs
-/// relative to it stay plain paths), a `file:` URL with escapes otherwise (every byte survives).
+/// The URL the HLS layer reads a local playlist by: its path when that is text without `%`, `?` or
+/// `#` (so segment URIs relative to it stay plain paths), a `file:` URL with escapes otherwise
+/// (every byte survives).
 package func hlsURL(_ path: FilePath) -> String {
-    // The HLS layer reads a URL as a URI reference: a path with a character that means something
-    // there (`%`, `?`, `#`) goes as a `file:` URL, escaped.
     path.string.flatMap { $0.contains(where: { "%?#".contains($0) }) ? nil : $0 } ?? MediaLocation(path).url
 }
 

@@ -152,8 +152,10 @@ final class HTTPServer: Sendable {
     /// read gets nothing), what it sent so far read without waiting (closing on unread bytes would
     /// reset the connection before the peer read the 503), and closed.
     private static func refuseAtOnce(_ connection: Int32) {
-        let text = "the preview server has too many connections open; try again\n"
-        let reply = Array("HTTP/1.1 503 Service Unavailable\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: \(text.utf8.count)\r\nConnection: close\r\nRetry-After: 1\r\n\r\n\(text)".utf8)
+        var response = HTTPResponse.text(503, "the preview server has too many connections open; try again")
+        response.headers.append(("Retry-After", "1"))
+        guard case .bytes(let body) = response.body else { close(connection); return }
+        let reply = response.head + body
         _ = reply.withUnsafeBytes { send(connection, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) }
         var scratch = [UInt8](repeating: 0, count: 4096)
         for _ in 0..<4 {
@@ -356,12 +358,14 @@ struct HTTPResponse: Sendable {
         case 416: "Range Not Satisfiable"
         case 421: "Misdirected Request"
         case 431: "Request Header Fields Too Large"
+        case 503: "Service Unavailable"
         default: "Error"
         }
     }
 
     /// Writes the response; a peer that went away ends it quietly.
-    func write(to connection: Int32) {
+    /// The status line and headers, `Content-Length` and `Connection: close` among them.
+    var head: [UInt8] {
         let length: UInt64
         switch body {
         case .bytes(let bytes): length = UInt64(bytes.count)
@@ -369,8 +373,11 @@ struct HTTPResponse: Sendable {
         }
         var head = "HTTP/1.1 \(status) \(Self.reason(status))\r\n"
         for (name, value) in headers + [("Content-Length", "\(length)"), ("Connection", "close")] { head += "\(name): \(value)\r\n" }
-        head += "\r\n"
-        guard Self.send(Array(head.utf8), to: connection) else { return }
+        return Array((head + "\r\n").utf8)
+    }
+
+    func write(to connection: Int32) {
+        guard Self.send(head, to: connection) else { return }
         switch body {
         case .bytes(let bytes):
             _ = Self.send(bytes, to: connection)
