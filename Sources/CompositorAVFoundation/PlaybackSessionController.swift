@@ -37,7 +37,7 @@ public final class PlaybackSessionController {
     /// ```swift
     /// Task { for await event in controller.events { overlay.show(event) } }
     /// ```
-    public var events: AsyncStream<PlaybackEvent> { pipeline.eventStream() }
+    public var events: AsyncStream<PlaybackEvent> { pipeline.events.stream() }
     /// Receives failures of work the player's progress started (a new item after a `once` break);
     /// the methods below throw their own.
     public var onError: (any Error) -> Void {
@@ -70,6 +70,7 @@ public final class PlaybackSessionController {
         self.player = player
         self.playback = playback
         self.observers = TimeObservers(player: player)
+        pipeline.afterReaction = { [weak self] in self?.reportSeekBar() }
         pipeline.execute = { [weak self] command in try await self?.execute(command) }
     }
 
@@ -91,7 +92,8 @@ public final class PlaybackSessionController {
     public func stop() {
         observers.removeAll()
         player.pause()
-        pipeline.finishEvents()
+        pipeline.events.finish()
+        seekBarUpdates.finish()
     }
 
     /// Seeks the session to a content time and carries out its reaction (snapback applies).
@@ -133,12 +135,31 @@ public final class PlaybackSessionController {
         session.composition.seekBar(at: session.position, playedBreakIDs: session.playedBreakIDs)
     }
 
+    /// The seek bars as they change (at each tick of progress and after each reaction), from now
+    /// on, as a stream that ends at `stop()`: a view follows it instead of polling `seekBar`.
+    ///
+    /// ```swift
+    /// Task { for await bars in controller.seekBars { mainLabel = bars.main.label } }
+    /// ```
+    public var seekBars: AsyncStream<SeekBarState> { seekBarUpdates.stream() }
+
+    private let seekBarUpdates = Broadcast<SeekBarState>()
+    private var lastSeekBar: SeekBarState?
+
+    private func reportSeekBar() {
+        let bars = seekBar
+        guard bars != lastSeekBar else { return }
+        lastSeekBar = bars
+        seekBarUpdates.yield(bars)
+    }
+
     /// Whether the player's clock can be trusted: nothing in flight.
     var isSettled: Bool { pipeline.isSettled && seeksInFlight == 0 }
 
     private func playerMoved() {
         guard isSettled, let position = MediaTime(player.currentTime()) else { return }
         pipeline.submit(session.update(position: stitched?.requestedTime(forPlayedTime: position) ?? position))
+        reportSeekBar()
     }
 
     /// The item's time showing what the session's composition shows at `time`.

@@ -28,7 +28,7 @@ public final class QueueSessionController {
     }
     /// The session's events from now on, in order (the same `onEvents` gets), as a stream that
     /// ends at `stop()`. Each read of it is a new stream, so any number of readers may follow.
-    public var events: AsyncStream<PlaybackEvent> { pipeline.eventStream() }
+    public var events: AsyncStream<PlaybackEvent> { pipeline.events.stream() }
 
     private let pipeline = ReactionPipeline()
     private let observers: TimeObservers
@@ -47,6 +47,7 @@ public final class QueueSessionController {
         self.adapter = AVQueuePlayerAdapter(player: player)
         self.driver = QueueDriver(plan: QueuePlan(composition: session.composition), player: adapter, lookahead: lookahead)
         self.observers = TimeObservers(player: player)
+        pipeline.afterReaction = { [weak self] in self?.reportSeekBar() }
         pipeline.execute = { [weak self] command in self?.execute(command) }
     }
 
@@ -67,7 +68,8 @@ public final class QueueSessionController {
         playing = false
         observers.removeAll()
         player.pause()
-        pipeline.finishEvents()
+        pipeline.events.finish()
+        seekBarUpdates.finish()
     }
 
     /// Seeks the session to a content time and carries out its reaction (snapback applies).
@@ -108,6 +110,24 @@ public final class QueueSessionController {
         session.composition.seekBar(at: session.position, playedBreakIDs: session.playedBreakIDs)
     }
 
+    /// The seek bars as they change (at each tick of progress and after each reaction), from now
+    /// on, as a stream that ends at `stop()`: a view follows it instead of polling `seekBar`.
+    ///
+    /// ```swift
+    /// Task { for await bars in controller.seekBars { mainLabel = bars.main.label } }
+    /// ```
+    public var seekBars: AsyncStream<SeekBarState> { seekBarUpdates.stream() }
+
+    private let seekBarUpdates = Broadcast<SeekBarState>()
+    private var lastSeekBar: SeekBarState?
+
+    private func reportSeekBar() {
+        let bars = seekBar
+        guard bars != lastSeekBar else { return }
+        lastSeekBar = bars
+        seekBarUpdates.yield(bars)
+    }
+
     private func playerMoved() {
         guard pipeline.isSettled, adapter.seeksInFlight == 0 else { return }
         if driver.currentIndex != observedIndex {
@@ -116,6 +136,7 @@ public final class QueueSessionController {
             observeBoundaries()
         }
         pipeline.submit(session.update(position: driver.compositionTime))
+        reportSeekBar()
     }
 
     /// The session's boundaries inside the current item, in the item's own time.

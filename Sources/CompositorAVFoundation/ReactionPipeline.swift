@@ -19,27 +19,10 @@ final class ReactionPipeline {
     /// No reaction is waiting or being carried out.
     var isSettled: Bool { !running && waiting.isEmpty }
 
-    /// The streams `eventStream()` handed out and not yet ended, by number.
-    private var subscribers: [Int: AsyncStream<PlaybackEvent>.Continuation] = [:]
-    private var nextSubscriber = 0
-
-    /// A stream of the events from now on, in order, as `onEvents` gets them; it ends at
-    /// `finishEvents()` or when its reader stops reading. Each call makes a new stream.
-    func eventStream() -> AsyncStream<PlaybackEvent> {
-        let number = nextSubscriber
-        nextSubscriber += 1
-        return AsyncStream { continuation in
-            subscribers[number] = continuation
-            continuation.onTermination = { [weak self] _ in Task { @MainActor in self?.subscribers[number] = nil } }
-        }
-    }
-
-    /// Ends every event stream (the controller stopped).
-    func finishEvents() {
-        let ended = subscribers.values
-        subscribers = [:]
-        for continuation in ended { continuation.finish() }
-    }
+    /// The events, as `onEvents` gets them, for the controllers' `events` streams.
+    let events = Broadcast<PlaybackEvent>()
+    /// Called after each reaction was carried out (the controllers report their seek bars then).
+    var afterReaction: @MainActor () -> Void = {}
 
     /// Carries out `reaction` after those before it; returns when its commands were given, and
     /// throws the error of the first that failed.
@@ -64,13 +47,14 @@ final class ReactionPipeline {
             while !waiting.isEmpty {
                 let (reaction, done) = waiting.removeFirst()
                 onEvents(reaction.events)
-                for event in reaction.events { for continuation in subscribers.values { continuation.yield(event) } }
+                for event in reaction.events { events.yield(event) }
                 do {
                     for command in reaction.commands { try await execute(command) }
                     done?.resume()
                 } catch {
                     if let done { done.resume(throwing: error) } else { onError(error) }
                 }
+                afterReaction()
             }
             running = false
         }

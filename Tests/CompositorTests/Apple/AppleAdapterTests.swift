@@ -195,19 +195,26 @@ struct AppleAdapterTests {
     }
 
     /// Issue 53: events as an `AsyncStream` beside the closure, ended by `stop()`.
-    @Test("the events stream gets what onEvents gets, in order, and ends at stop()")
+    @Test("the events stream gets what onEvents gets, in order; the seek bars stream each change; both end at stop()")
     func eventStream() async throws {
         let (player, controller, log) = try await startedController()
-        let stream = controller.events, second = controller.events
+        let stream = controller.events, second = controller.events, bars = controller.seekBars
         let reader = Task { @MainActor in var seen: [PlaybackEvent] = []; for await event in stream { seen.append(event) }; return seen }
         let secondReader = Task { @MainActor in var count = 0; for await _ in second { count += 1 }; return count }
+        let barsReader = Task { @MainActor in var seen: [SeekBarState] = []; for await state in bars { seen.append(state) }; return seen }
         let before = log.events.count
         await play(player, seconds: 60)
+        let last = controller.seekBar
         controller.stop()
         let streamed = await reader.value
         #expect(streamed == Array(log.events[before...]))
         #expect(streamed.contains { if case .breakStarted = $0.kind { true } else { false } })
         #expect(await secondReader.value == streamed.count)
+        // The seek bars as playback moved: each a change, the last what the controller shows now.
+        let states = await barsReader.value
+        #expect(states.count > 20 && zip(states, states.dropFirst()).allSatisfy { $0 != $1 })
+        #expect(states.last == last)
+        #expect(states.contains { $0.ad != nil } && states.contains { $0.ad == nil })
     }
 
     /// ```
