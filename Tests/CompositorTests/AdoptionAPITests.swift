@@ -51,7 +51,7 @@ struct AdoptionAPITests {
         defer { MP4Fixtures.remove(folder) }
         // A synchronous closure calls the blocking overload (an async context prefers the async one).
         let blocking = { () throws in try CompositionRenderer.render(composition, to: FilePath(folder + "/blocking.mp4")) }
-        try blocking()
+        _ = try blocking()
         let last = ResultBox<MP4StitchProgress>()
         try await CompositionRenderer.render(composition, to: FilePath(folder + "/async.mp4")) { last.set($0) }
         #expect(try MP4Fixtures.bytes(folder + "/async.mp4") == MP4Fixtures.bytes(folder + "/blocking.mp4"))
