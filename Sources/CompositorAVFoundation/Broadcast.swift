@@ -5,6 +5,8 @@ final class Broadcast<Element: Sendable> {
     /// The streams handed out and not yet ended, by number.
     private var subscribers: [Int: AsyncStream<Element>.Continuation] = [:]
     private var nextSubscriber = 0
+    /// The last value `yieldChange` yielded.
+    fileprivate var last: Element?
 
     /// A new stream of the values from now on.
     func stream() -> AsyncStream<Element> {
@@ -25,5 +27,15 @@ final class Broadcast<Element: Sendable> {
         let ended = subscribers.values
         subscribers = [:]
         for continuation in ended { continuation.finish() }
+    }
+}
+
+extension Broadcast where Element: Equatable {
+    /// Yields `value` unless it equals the last value yielded this way (a seek bar that did not
+    /// move is not news).
+    func yieldChange(_ value: Element) {
+        guard value != last else { return }
+        last = value
+        yield(value)
     }
 }

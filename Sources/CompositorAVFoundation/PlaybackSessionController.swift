@@ -144,14 +144,8 @@ public final class PlaybackSessionController {
     public var seekBars: AsyncStream<SeekBarState> { seekBarUpdates.stream() }
 
     private let seekBarUpdates = Broadcast<SeekBarState>()
-    private var lastSeekBar: SeekBarState?
 
-    private func reportSeekBar() {
-        let bars = seekBar
-        guard bars != lastSeekBar else { return }
-        lastSeekBar = bars
-        seekBarUpdates.yield(bars)
-    }
+    private func reportSeekBar() { seekBarUpdates.yieldChange(seekBar) }
 
     /// Whether the player's clock can be trusted: nothing in flight.
     var isSettled: Bool { pipeline.isSettled && seeksInFlight == 0 }

@@ -119,14 +119,8 @@ public final class QueueSessionController {
     public var seekBars: AsyncStream<SeekBarState> { seekBarUpdates.stream() }
 
     private let seekBarUpdates = Broadcast<SeekBarState>()
-    private var lastSeekBar: SeekBarState?
 
-    private func reportSeekBar() {
-        let bars = seekBar
-        guard bars != lastSeekBar else { return }
-        lastSeekBar = bars
-        seekBarUpdates.yield(bars)
-    }
+    private func reportSeekBar() { seekBarUpdates.yieldChange(seekBar) }
 
     private func playerMoved() {
         guard pipeline.isSettled, adapter.seeksInFlight == 0 else { return }
