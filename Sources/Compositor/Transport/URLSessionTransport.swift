@@ -1,0 +1,152 @@
+#if canImport(FoundationNetworking)
+import Foundation
+import FoundationNetworking
+#elseif canImport(Foundation)
+import Foundation
+#endif
+
+#if canImport(FoundationNetworking) || canImport(Foundation)
+/// The default `HTTPTransport`: Foundation's `URLSession` (FoundationNetworking on Linux), one
+/// ephemeral session per request (no cache, no cookies, no credentials stored).
+///
+/// Redirects are not followed here (the library follows them under its own limits); the request's
+/// timeout bounds the whole request, body included, and a body over `maximumBodyBytes` is
+/// cancelled as soon as it is seen to be (by its `Content-Length` or as it arrives).
+///
+/// ```swift
+/// let report = try SourceProbe.probe(MediaLocation(remoteURL: "http://127.0.0.1:8080/show.m3u8"),
+///                                    transport: URLSessionTransport())
+/// ```
+public struct URLSessionTransport: HTTPTransport {
+    /// The default transport.
+    public init() {}
+
+    /// Performs one GET and waits for its whole response (see `HTTPTransport`).
+    ///
+    /// - Parameter request: The URL, byte range and limits.
+    /// - Returns: The status, headers and body.
+    /// - Throws: `HTTPTransportError`: `.timedOut`, `.tooLarge`, `.connectionFailed`, `.invalidURL`.
+    public func get(_ request: HTTPTransportRequest) throws(HTTPTransportError) -> HTTPTransportResponse {
+        guard HTTPFetch.isHTTP(request.url), let url = URL(string: request.url) else {
+            throw HTTPTransportError(url: request.url, problem: .invalidURL)
+        }
+        let seconds = max(0.001, Double(request.timeout.components.seconds) + Double(request.timeout.components.attoseconds) * 1e-18)
+        var urlRequest = URLRequest(url: url, cachePolicy: .reloadIgnoringLocalCacheData, timeoutInterval: seconds)
+        urlRequest.httpMethod = "GET"
+        if let range = request.byteRange {
+            urlRequest.setValue("bytes=\(range.lowerBound)-\(range.upperBound)", forHTTPHeaderField: "Range")
+        }
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.timeoutIntervalForRequest = seconds
+        configuration.timeoutIntervalForResource = seconds
+        configuration.urlCache = nil
+        configuration.httpCookieStorage = nil
+        configuration.urlCredentialStorage = nil
+        let collector = ResponseCollector(limit: request.maximumBodyBytes)
+        let queue = OperationQueue()
+        queue.maxConcurrentOperationCount = 1
+        let session = URLSession(configuration: configuration, delegate: collector, delegateQueue: queue)
+        let task = session.dataTask(with: urlRequest)
+        task.resume()
+        let finished = collector.done.wait(timeout: .now() + seconds)
+        guard finished == .success else {
+            session.invalidateAndCancel()
+            throw HTTPTransportError(url: request.url, problem: .timedOut(after: request.timeout))
+        }
+        session.finishTasksAndInvalidate()
+        switch collector.outcome() {
+        case .response(let response): return response
+        case .tooLarge: throw HTTPTransportError(url: request.url, problem: .tooLarge(limit: request.maximumBodyBytes))
+        case .timedOut: throw HTTPTransportError(url: request.url, problem: .timedOut(after: request.timeout))
+        case .failed(let why): throw HTTPTransportError(url: request.url, problem: .connectionFailed(why))
+        }
+    }
+}
+
+/// Gathers one task's response under the body limit, and signals when it is complete.
+///
+/// `@unchecked Sendable`: its state is only touched under `lock`.
+private final class ResponseCollector: NSObject, URLSessionDataDelegate, @unchecked Sendable {
+    enum Outcome { case response(HTTPTransportResponse), tooLarge, timedOut, failed(String) }
+
+    let done = DispatchSemaphore(value: 0)
+    private let limit: Int
+    private let lock = NSLock()
+    private var status = 0
+    private var headers: [String: String] = [:]
+    private var body: [UInt8] = []
+    private var overLimit = false
+    private var failure: URLError?
+    private var completed = false
+
+    init(limit: Int) { self.limit = limit }
+
+    func outcome() -> Outcome {
+        lock.withLock {
+            if overLimit { return .tooLarge }
+            if let failure {
+                if failure.code == .timedOut { return .timedOut }
+                return .failed(Self.describe(failure.code))
+            }
+            guard status > 0 else { return .failed("no response") }
+            return .response(HTTPTransportResponse(status: status, headers: headers, body: body))
+        }
+    }
+
+    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
+                    completionHandler: @escaping (URLSession.ResponseDisposition) -> Void) {
+        let tooLarge: Bool = lock.withLock {
+            if let http = response as? HTTPURLResponse {
+                status = http.statusCode
+                for (name, value) in http.allHeaderFields {
+                    if let name = name as? String, let value = value as? String { headers[name.lowercased()] = value }
+                }
+            }
+            if response.expectedContentLength > Int64(limit) { overLimit = true }
+            return overLimit
+        }
+        completionHandler(tooLarge ? .cancel : .allow)
+    }
+
+    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
+        let tooLarge: Bool = lock.withLock {
+            guard !overLimit else { return true }
+            if body.count + data.count > limit { overLimit = true; body = [] } else { body.append(contentsOf: data) }
+            return overLimit
+        }
+        if tooLarge { dataTask.cancel() }
+    }
+
+    func urlSession(_ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
+                    newRequest request: URLRequest, completionHandler: @escaping (URLRequest?) -> Void) {
+        // The library follows redirects itself, under its limits: the 3xx is the response.
+        completionHandler(nil)
+    }
+
+    func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: Error?) {
+        lock.withLock {
+            if let error = error as? URLError, error.code != .cancelled || !overLimit { failure = error }
+            else if let error, !overLimit { failure = URLError(.unknown, userInfo: [NSLocalizedDescriptionKey: "\(type(of: error))"]) }
+            completed = true
+        }
+        done.signal()
+    }
+
+    /// What went wrong, by the error's code only: `URLError`'s own text may quote the URL.
+    private static func describe(_ code: URLError.Code) -> String {
+        switch code {
+        case .cannotConnectToHost: return "cannot connect to the host (refused)"
+        case .cannotFindHost, .dnsLookupFailed: return "cannot find the host"
+        case .networkConnectionLost: return "the connection was lost"
+        case .notConnectedToInternet: return "no network"
+        case .secureConnectionFailed, .serverCertificateUntrusted, .serverCertificateHasBadDate,
+             .serverCertificateNotYetValid, .serverCertificateHasUnknownRoot, .clientCertificateRejected:
+            return "TLS failed"
+        case .badServerResponse: return "a malformed response"
+        case .httpTooManyRedirects: return "too many redirects"
+        case .unsupportedURL: return "an unsupported URL"
+        default: return "URL error \(code.rawValue)"
+        }
+    }
+}
+#endif
