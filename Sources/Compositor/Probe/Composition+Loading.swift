@@ -51,7 +51,7 @@ public enum CompositionLoadError: Error, Equatable, Sendable, CustomStringConver
         switch self {
         case .schedule(let error): return error.description
         case .unreadableSource(let item, let source, let why):
-            return "\(quoted(item)) needs the duration of \(source), which could not be probed: \(why)"
+            return "\(quoted(item)) needs the duration of \(source.displayDescription), which could not be probed: \(why)"
         }
     }
 }

@@ -12,6 +12,9 @@ public struct HLSPlaylistLoader: Sendable {
     /// The limits applied to what is loaded and parsed.
     package let limits: HLSParseLimits
     public let load: @Sendable (String) throws -> [UInt8]
+    /// The bytes of the playlist at a URL and the URL they came from in the end (after redirects):
+    /// what its relative URIs resolve against.
+    package let fetch: @Sendable (String) throws -> (bytes: [UInt8], url: String)
 
     /// A loader that reads playlists by `load`.
     ///
@@ -23,6 +26,27 @@ public struct HLSPlaylistLoader: Sendable {
     package init(limits: HLSParseLimits, load: @escaping @Sendable (String) throws -> [UInt8]) {
         self.limits = limits
         self.load = load
+        self.fetch = { url in (try load(url), url) }
+    }
+
+    /// A loader whose reads may end at another URL than asked for (a redirect).
+    package init(limits: HLSParseLimits, fetch: @escaping @Sendable (String) throws -> (bytes: [UInt8], url: String)) {
+        self.limits = limits
+        self.load = { url in try fetch(url).bytes }
+        self.fetch = fetch
+    }
+
+    /// Reads `http:` and `https:` URLs through `transport`, following redirects under `limits`
+    /// (the body limit is the smaller of `limits.maximumBodyBytes` and the playlist limit); any
+    /// other URL (`file:`, a path) is refused, so a remote document never reaches a local file.
+    package static func remote(transport: any HTTPTransport, limits: HTTPTransportLimits) -> HLSPlaylistLoader {
+        let parseLimits = HLSParseLimits.default
+        var transportLimits = limits
+        transportLimits.maximumBodyBytes = min(limits.maximumBodyBytes, parseLimits.maximumPlaylistBytes)
+        return HLSPlaylistLoader(limits: parseLimits) { [transportLimits] url in
+            let fetched = try HTTPFetch.get(url, transport: transport, limits: transportLimits)
+            return (fetched.response.body, fetched.url)
+        }
     }
 
     /// Reads local files: URI references without a scheme and `file:` URLs, through

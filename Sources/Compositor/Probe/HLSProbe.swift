@@ -51,6 +51,8 @@ package enum HLSProbeError: Error, Equatable, Sendable, CustomStringConvertible 
     /// A variant was named, but the playlist has none of that name (`known` lists its variants),
     /// or is a media playlist (`known` is empty).
     case noSuchVariant(url: String, name: String, known: String)
+    /// A remote playlist that could not be fetched (the error names the URL without secrets).
+    case transport(HTTPTransportError)
 
     /// The playlist the error is about.
     package var url: String {
@@ -58,6 +60,7 @@ package enum HLSProbeError: Error, Equatable, Sendable, CustomStringConvertible 
         case .notFinite(let url, _), .invalidPlaylist(let url, _), .unreadable(let url, _), .noVariants(let url),
              .durationOverflow(let url, _), .noSuchVariant(let url, _, _):
             return url
+        case .transport(let error): return error.url
         }
     }
 
@@ -72,6 +75,7 @@ package enum HLSProbeError: Error, Equatable, Sendable, CustomStringConvertible 
         case .noVariants: return "multivariant playlist without variants"
         case .durationOverflow(_, let error): return error.description
         case .noSuchVariant(_, let name, let known): return noSuchVariantReason(name: name, known: known)
+        case .transport(let error): return error.reason
         }
     }
 
@@ -162,12 +166,16 @@ package enum HLSProbe {
         }
     }
 
-    /// Loads and parses the playlist at `url`.
+    /// Loads and parses the playlist at `url`; its relative URIs resolve against the URL it was
+    /// read from in the end (after redirects).
     package static func load(_ url: String, loader: HLSPlaylistLoader = .fileSystem) throws(HLSProbeError) -> HLSPlaylist {
-        let bytes: [UInt8]
-        do { bytes = try loader.load(url) } catch { throw .unreadable(url: url, reason: "\(error)") }
-        do { return try HLSPlaylistParser(limits: loader.limits).parse(bytes, url: url) } catch {
-            throw .invalidPlaylist(url: url, error)
+        let fetched: (bytes: [UInt8], url: String)
+        do { fetched = try loader.fetch(url) } catch {
+            if let error = error as? HTTPTransportError { throw .transport(error) }
+            throw .unreadable(url: url, reason: "\(error)")
+        }
+        do { return try HLSPlaylistParser(limits: loader.limits).parse(fetched.bytes, url: fetched.url) } catch {
+            throw .invalidPlaylist(url: fetched.url, error)
         }
     }
 }
