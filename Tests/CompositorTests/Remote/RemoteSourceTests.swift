@@ -1,0 +1,254 @@
+import Foundation
+import Testing
+@testable import Compositor
+import CompositorCore
+
+/// A transport that answers from a script, recording each request: the redirect and scheme rules
+/// without a network.
+final class ScriptedTransport: HTTPTransport, @unchecked Sendable {
+    private let lock = NSLock()
+    private var requested: [String] = []
+    let answer: @Sendable (String) -> HTTPTransportResponse
+
+    init(_ answer: @escaping @Sendable (String) -> HTTPTransportResponse) { self.answer = answer }
+
+    var requests: [String] { lock.withLock { requested } }
+
+    func get(_ request: HTTPTransportRequest) throws(HTTPTransportError) -> HTTPTransportResponse {
+        lock.withLock { requested.append(request.url) }
+        return answer(request.url)
+    }
+}
+
+/// The default transport, recording every URL asked for (to check that none leaves 127.0.0.1).
+final class RecordingTransport: HTTPTransport, @unchecked Sendable {
+    private let lock = NSLock()
+    private var requested: [String] = []
+    private let inner = URLSessionTransport()
+
+    var requests: [String] { lock.withLock { requested } }
+
+    func get(_ request: HTTPTransportRequest) throws(HTTPTransportError) -> HTTPTransportResponse {
+        lock.withLock { requested.append(request.url) }
+        return try inner.get(request)
+    }
+}
+
+private let mediaPlaylist = "#EXTM3U\n#EXT-X-TARGETDURATION:2\n#EXT-X-PLAYLIST-TYPE:VOD\n#EXTINF:2.0,\ns0.ts\n#EXTINF:1.5,\ns1.ts\n#EXT-X-ENDLIST\n"
+
+@Suite("Remote sources: the transport's rules, without a network")
+struct RemoteTransportRuleTests {
+    @Test("URLs are printed without userinfo, query or fragment", arguments: [
+        ("https://me:s3cret@cdn.example/a/b.m3u8?token=abc#t=1", "https://cdn.example/a/b.m3u8?…"),
+        ("http://user@127.0.0.1:8080/x.m3u8", "http://127.0.0.1:8080/x.m3u8"),
+        ("http://127.0.0.1/x.m3u8", "http://127.0.0.1/x.m3u8"),
+        ("https://cdn.example/p@th/x.m3u8?sig=1", "https://cdn.example/p@th/x.m3u8?…"),
+        ("seg.ts?key=1", "seg.ts?…"),
+    ])
+    func redaction(url: String, shown: String) {
+        #expect(URIReference.redactedForDisplay(url) == shown)
+        let error = HTTPTransportError(url: url, problem: .status(403))
+        #expect(!error.description.contains("s3cret") && !error.description.contains("token") && !error.description.contains("sig="))
+        #expect(error.description == "\(shown): HTTP 403 (forbidden)")
+    }
+
+    @Test("a remote MP4's and a remote playlist's errors do not print secrets")
+    func sourceErrorsRedacted() {
+        let mp4 = MediaLocation(remoteURL: "https://me:pw@cdn.example/ad.mp4?token=abc")
+        #expect(throws: SourceProbeError.remote(mp4)) { try SourceProbe.probe(mp4, transport: ScriptedTransport { _ in .init(status: 500) }) }
+        let message = SourceProbeError.remote(mp4).description
+        #expect(message.hasPrefix("https://cdn.example/ad.mp4?…: ") && !message.contains("pw") && !message.contains("abc"))
+        let playlist = MediaLocation(remoteURL: "https://me:pw@cdn.example/x.m3u8?token=abc")
+        let failing = ScriptedTransport { _ in .init(status: 200, body: Array("not a playlist".utf8)) }
+        do {
+            _ = try SourceProbe.probe(playlist, transport: failing)
+            Issue.record("probed a broken playlist")
+        } catch {
+            #expect(!error.description.contains("pw") && !error.description.contains("abc"), "\(error)")
+        }
+    }
+
+    @Test("redirects: followed against the URL that gave them, the final URL resolves the variants")
+    func redirectsFollowed() throws {
+        let transport = ScriptedTransport { url in
+            switch url {
+            case "http://127.0.0.1:1/a/master.m3u8": return .init(status: 302, headers: ["Location": "../b/c/main.m3u8"])
+            case "http://127.0.0.1:1/b/c/main.m3u8":
+                return .init(status: 200, body: Array("#EXTM3U\n#EXT-X-STREAM-INF:BANDWIDTH=1000\nv/index.m3u8\n".utf8))
+            case "http://127.0.0.1:1/b/c/v/index.m3u8": return .init(status: 200, body: Array(mediaPlaylist.utf8))
+            default: return .init(status: 404)
+            }
+        }
+        let report = try SourceProbe.probe(MediaLocation(remoteURL: "http://127.0.0.1:1/a/master.m3u8"), transport: transport)
+        #expect(report.format == .hls && report.naturalDuration == MediaTime(value: 7, timescale: 2))
+        #expect(transport.requests == ["http://127.0.0.1:1/a/master.m3u8", "http://127.0.0.1:1/b/c/main.m3u8", "http://127.0.0.1:1/b/c/v/index.m3u8"])
+    }
+
+    @Test("a redirect loop, too many redirects, a redirect to file:, a 404: typed errors")
+    func redirectFaults() {
+        let loop = ScriptedTransport { url in .init(status: 302, headers: ["location": url.hasSuffix("a.m3u8") ? "b.m3u8" : "a.m3u8"]) }
+        #expect(throws: HTTPTransportError(url: "http://127.0.0.1:1/a.m3u8", problem: .redirectLoop)) {
+            try HTTPFetch.get("http://127.0.0.1:1/a.m3u8", transport: loop, limits: .default)
+        }
+        let chain = ScriptedTransport { url in .init(status: 301, headers: ["location": url + "x"]) }
+        #expect(throws: HTTPTransportError(url: "http://127.0.0.1:1/c", problem: .tooManyRedirects(limit: 10))) {
+            try HTTPFetch.get("http://127.0.0.1:1/c", transport: chain, limits: .default)
+        }
+        #expect(chain.requests.count == 11)
+        let toFile = ScriptedTransport { _ in .init(status: 302, headers: ["location": "file:///etc/passwd"]) }
+        #expect(throws: HTTPTransportError(url: "file:///etc/passwd", problem: .unsupportedScheme("file"))) {
+            try HTTPFetch.get("http://127.0.0.1:1/a.m3u8", transport: toFile, limits: .default)
+        }
+        #expect(toFile.requests.count == 1)
+        let noLocation = ScriptedTransport { _ in .init(status: 302) }
+        #expect(throws: HTTPTransportError(url: "http://127.0.0.1:1/a.m3u8", problem: .redirectWithoutLocation(status: 302))) {
+            try HTTPFetch.get("http://127.0.0.1:1/a.m3u8", transport: noLocation, limits: .default)
+        }
+        let missing = ScriptedTransport { _ in .init(status: 404) }
+        #expect(throws: SourceProbeError.transport(HTTPTransportError(url: "http://127.0.0.1:1/x.m3u8", problem: .status(404)))) {
+            try SourceProbe.probe(MediaLocation(remoteURL: "http://127.0.0.1:1/x.m3u8"), transport: missing)
+        }
+    }
+
+    @Test("a variant URI naming a local file is never read from a remote playlist")
+    func noFileFromHTTP() {
+        let transport = ScriptedTransport { _ in
+            .init(status: 200, body: Array("#EXTM3U\n#EXT-X-STREAM-INF:BANDWIDTH=1000\nfile:///etc/hostname\n".utf8))
+        }
+        #expect(throws: SourceProbeError.transport(HTTPTransportError(url: "file:///etc/hostname", problem: .unsupportedScheme("file")))) {
+            try SourceProbe.probe(MediaLocation(remoteURL: "http://127.0.0.1:1/m.m3u8"), transport: transport)
+        }
+    }
+}
+
+@Suite("Remote HLS sources served by nginx on 127.0.0.1", .needsNginx, .serialized)
+struct RemoteNginxTests {
+    /// `Fixtures/demo-hls.json` with every source at http://127.0.0.1:`port`/…, written to a file.
+    static func remoteSchedule(_ name: String, port: Int, in folder: URL) throws -> URL {
+        let text = try String(contentsOf: packageRoot.appendingPathComponent("Fixtures/\(name)"), encoding: .utf8)
+        let remote = text.replacingOccurrences(of: "\"url\": \"hls/", with: "\"url\": \"http://127.0.0.1:\(port)/hls/")
+        let url = folder.appendingPathComponent(name)
+        try remote.write(to: url, atomically: true, encoding: .utf8)
+        return url
+    }
+
+    @Test("every source of demo-hls as a URL probes to the local duration; no request leaves 127.0.0.1")
+    func probesMatchLocal() async throws {
+        try await LocalServers.withNginx { port in
+            let local = try ScheduleDocument.read(path: FilePath(packageRoot.appendingPathComponent("Fixtures/demo-hls.json").path))
+            let folder = FileManager.default.temporaryDirectory.appendingPathComponent("compositor-remote-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(at: folder) }
+            let remote = try ScheduleDocument.read(path: FilePath(try Self.remoteSchedule("demo-hls.json", port: port, in: folder).path))
+            let transport = RecordingTransport()
+            let probed = SourceProbe.probeAll(remote, transport: transport)
+            #expect(probed.failures.isEmpty, "\(probed.failures)")
+            let remoteDurations = probed.results.mapValues(\.naturalDuration)
+            #expect(remoteDurations.count == 4)
+            for (location, duration) in remoteDurations {
+                guard case .remote(let url) = location.kind else { Issue.record("\(location) is not remote"); continue }
+                let path = url.replacingOccurrences(of: "http://127.0.0.1:\(port)/", with: "Fixtures/")
+                let localReport = try SourceProbe.probe(MediaLocation(path: packageRoot.appendingPathComponent(path).path))
+                #expect(localReport.naturalDuration == duration, "\(url)")
+            }
+            let composition = try Composition.loading(remote, probed: probed)
+            #expect(composition.segments.count == (try Composition.loading(local)).segments.count)
+            #expect(transport.requests.count == 4)
+            #expect(transport.requests.allSatisfy { $0.hasPrefix("http://127.0.0.1:\(port)/") }, "\(transport.requests)")
+        }
+    }
+
+    @Test("a multivariant playlist behind a redirect: variants resolve against its final URL")
+    func multivariantBehindRedirect() async throws {
+        try await LocalServers.withNginx { port in
+            let transport = RecordingTransport()
+            let remote = try SourceProbe.probe(MediaLocation(remoteURL: "http://127.0.0.1:\(port)/moved/content.m3u8"), transport: transport)
+            let local = try SourceProbe.probe(MediaLocation(path: packageRoot.appendingPathComponent("Fixtures/hls/multivariant/content/master.m3u8").path))
+            #expect(remote == local)
+            #expect(transport.requests.first == "http://127.0.0.1:\(port)/moved/content.m3u8")
+            #expect(transport.requests.dropFirst().allSatisfy { $0.hasPrefix("http://127.0.0.1:\(port)/hls/multivariant/content/") }, "\(transport.requests)")
+            // A remote MP4 stays unprobed in this slice: the clear error, not a download.
+            let mp4 = MediaLocation(remoteURL: "http://127.0.0.1:\(port)/ad1.mp4")
+            #expect(throws: SourceProbeError.remote(mp4)) { try SourceProbe.probe(mp4, transport: transport) }
+            #expect(transport.requests.count == 4)
+        }
+    }
+
+    @Test("the demo's timeline, map and simulate of remote demo-hls print what the local one does; render is refused")
+    func demoCommandsMatchLocal() async throws {
+        try await LocalServers.withNginx { port in
+            let folder = FileManager.default.temporaryDirectory.appendingPathComponent("compositor-remote-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(at: folder) }
+            let remote = try Self.remoteSchedule("demo-hls.json", port: port, in: folder).path
+            let local = "Fixtures/demo-hls.json"
+            for command in [["timeline"], ["map", "--content-time", "10"], ["map", "--composition-time", "20"], ["simulate"]] {
+                let localRun = try await DemoProcess.run(command + [local])
+                let remoteRun = try await DemoProcess.run(command + [remote])
+                #expect(localRun.status == 0 && remoteRun.status == 0, "\(command): \(remoteRun.stderr)")
+                let normalized = remoteRun.stdout
+                    .replacingOccurrences(of: "http://127.0.0.1:\(port)/", with: "Fixtures/")
+                    .replacingOccurrences(of: remote, with: local)
+                #expect(normalized == localRun.stdout, "\(command)")
+                #expect(!localRun.stdout.isEmpty)
+            }
+            let output = folder.appendingPathComponent("out.mp4").path
+            let render = try await DemoProcess.run(["render", remote, "--output", output])
+            #expect(render.status != 0 && render.stderr.contains("only local files can be rendered"), "\(render.stderr)")
+            #expect(!FileManager.default.fileExists(atPath: output))
+        }
+    }
+}
+
+@Suite("Remote sources: faults from a misbehaving server on 127.0.0.1", .needsPython)
+struct RemoteFaultTests {
+    @Test("404, 403, 500, a redirect loop, 100 redirects, file:, stalls and huge bodies: typed errors in bounded time")
+    func faults() async throws {
+        try await LocalServers.withFaultServer { port in
+            let base = "http://127.0.0.1:\(port)"
+            let limits = HTTPTransportLimits(requestTimeout: .seconds(1), maximumRedirects: 10, maximumBodyBytes: 100_000)
+            let cases: [(String, HTTPTransportError)] = [
+                ("/status/404.m3u8?token=secret", HTTPTransportError(url: "\(base)/status/404.m3u8?x", problem: .status(404))),
+                ("/status/403.m3u8", HTTPTransportError(url: "\(base)/status/403.m3u8", problem: .status(403))),
+                ("/status/500.m3u8", HTTPTransportError(url: "\(base)/status/500.m3u8", problem: .status(500))),
+                ("/status/503.m3u8", HTTPTransportError(url: "\(base)/status/503.m3u8", problem: .status(503))),
+                ("/loop/a.m3u8", HTTPTransportError(url: "\(base)/loop/a.m3u8", problem: .redirectLoop)),
+                ("/chain/100.m3u8", HTTPTransportError(url: "\(base)/chain/100.m3u8", problem: .tooManyRedirects(limit: 10))),
+                ("/to-file.m3u8", HTTPTransportError(url: "file:///etc/passwd", problem: .unsupportedScheme("file"))),
+                ("/stall.m3u8", HTTPTransportError(url: "\(base)/stall.m3u8", problem: .timedOut(after: .seconds(1)))),
+                ("/slow-first-byte.m3u8", HTTPTransportError(url: "\(base)/slow-first-byte.m3u8", problem: .timedOut(after: .seconds(1)))),
+                ("/huge.m3u8", HTTPTransportError(url: "\(base)/huge.m3u8", problem: .tooLarge(limit: 100_000))),
+                ("/huge-unsized.m3u8", HTTPTransportError(url: "\(base)/huge-unsized.m3u8", problem: .tooLarge(limit: 100_000))),
+            ]
+            for (path, expected) in cases {
+                let clock = ContinuousClock()
+                let start = clock.now
+                let location = MediaLocation(remoteURL: base + path)
+                #expect(throws: SourceProbeError.transport(expected), "\(path)") {
+                    try SourceProbe.probe(location, limits: limits)
+                }
+                let elapsed = clock.now - start
+                #expect(elapsed < .seconds(3), "\(path) took \(elapsed)")
+                #expect(!expected.description.contains("secret"))
+            }
+            // Within the limits, the same server's playlist (and the end of a 5-redirect chain) is read.
+            let ok = try SourceProbe.probe(MediaLocation(remoteURL: base + "/chain/5.m3u8"), limits: limits)
+            #expect(ok.naturalDuration == MediaTime(seconds: 4))
+        }
+    }
+
+    @Test("nothing listening: a connection failure naming the URL, at once")
+    func refused() throws {
+        let port = try LocalServers.freePort()
+        let url = "http://127.0.0.1:\(port)/x.m3u8"
+        do {
+            _ = try SourceProbe.probe(MediaLocation(remoteURL: url), limits: HTTPTransportLimits(requestTimeout: .seconds(2)))
+            Issue.record("probed a port nobody listens on")
+        } catch {
+            guard case .transport(let transportError) = error, case .connectionFailed = transportError.problem else {
+                Issue.record("\(error)"); return
+            }
+            #expect(transportError.url == url)
+        }
+    }
+}

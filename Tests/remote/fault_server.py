@@ -1,0 +1,99 @@
+#!/usr/bin/env python3
+"""A misbehaving HTTP server for the remote-source tests, on 127.0.0.1 only.
+
+    python3 fault_server.py PORT
+
+Paths (all named .m3u8, so the library takes them for playlists):
+  /status/CODE.m3u8      answers CODE (404, 403, 500, ...)
+  /loop/a.m3u8           302 to /loop/b.m3u8, which 302s back: a redirect loop
+  /chain/N.m3u8          302 to /chain/N-1.m3u8; /chain/0.m3u8 is a playlist (N redirects)
+  /to-file.m3u8          302 to file:///etc/passwd
+  /no-location.m3u8      302 without Location
+  /stall.m3u8            200, Content-Length 1000, 100 bytes, then nothing for 60 s
+  /slow-first-byte.m3u8  nothing for 60 s
+  /huge.m3u8             200, Content-Length 2000000, the body
+  /huge-unsized.m3u8     200, no Content-Length (connection close), 2000000 bytes
+  /ok.m3u8               a 4 s VOD media playlist
+"""
+import http.server
+import sys
+import time
+
+PLAYLIST = b"#EXTM3U\n#EXT-X-VERSION:3\n#EXT-X-TARGETDURATION:2\n#EXT-X-PLAYLIST-TYPE:VOD\n" \
+           b"#EXTINF:2.0,\nseg0.ts\n#EXTINF:2.0,\nseg1.ts\n#EXT-X-ENDLIST\n"
+
+
+class Handler(http.server.BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, *args):
+        pass
+
+    def head(self, code, headers=(), length=None):
+        self.send_response(code)
+        for name, value in headers:
+            self.send_header(name, value)
+        if length is not None:
+            self.send_header("Content-Length", str(length))
+        self.end_headers()
+
+    def redirect(self, location):
+        self.head(302, [("Location", location)] if location else [], 0)
+
+    def do_GET(self):
+        path = self.path.split("?", 1)[0]
+        if path.startswith("/status/"):
+            code = int(path[len("/status/"):].split(".")[0])
+            self.head(code, length=0)
+        elif path == "/loop/a.m3u8":
+            self.redirect("/loop/b.m3u8")
+        elif path == "/loop/b.m3u8":
+            self.redirect("a.m3u8")
+        elif path.startswith("/chain/"):
+            n = int(path[len("/chain/"):].split(".")[0])
+            if n == 0:
+                self.head(200, [("Content-Type", "application/vnd.apple.mpegurl")], len(PLAYLIST))
+                self.wfile.write(PLAYLIST)
+            else:
+                self.redirect("/chain/%d.m3u8" % (n - 1))
+        elif path == "/to-file.m3u8":
+            self.redirect("file:///etc/passwd")
+        elif path == "/no-location.m3u8":
+            self.redirect(None)
+        elif path == "/stall.m3u8":
+            self.head(200, length=1000)
+            self.wfile.write(PLAYLIST[:100])
+            self.wfile.flush()
+            time.sleep(60)
+        elif path == "/slow-first-byte.m3u8":
+            time.sleep(60)
+        elif path == "/huge.m3u8":
+            self.head(200, length=2_000_000)
+            self.write_huge()
+        elif path == "/huge-unsized.m3u8":
+            self.send_response(200)
+            self.send_header("Connection", "close")
+            self.end_headers()
+            self.close_connection = True
+            self.write_huge()
+        elif path == "/ok.m3u8":
+            self.head(200, [("Content-Type", "application/vnd.apple.mpegurl")], len(PLAYLIST))
+            self.wfile.write(PLAYLIST)
+        else:
+            self.head(404, length=0)
+
+    def write_huge(self):
+        chunk = b"#" * 10_000
+        try:
+            for _ in range(200):
+                self.wfile.write(chunk)
+        except (BrokenPipeError, ConnectionResetError):
+            pass
+
+
+class Server(http.server.ThreadingHTTPServer):
+    daemon_threads = True
+
+
+if __name__ == "__main__":
+    Server(("127.0.0.1", int(sys.argv[1])), Handler).serve_forever()
