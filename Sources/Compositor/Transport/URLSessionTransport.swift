@@ -1,8 +1,10 @@
+// Internal imports: Foundation is how this transport works, not part of what importing
+// Compositor gives an app.
 #if canImport(FoundationNetworking)
-import Foundation
-import FoundationNetworking
+internal import Foundation
+internal import FoundationNetworking
 #elseif canImport(Foundation)
-import Foundation
+internal import Foundation
 #endif
 
 #if canImport(FoundationNetworking) || canImport(Foundation)
