@@ -1,10 +1,11 @@
-// Internal imports: Foundation is how this transport works, not part of what importing
-// Compositor gives an app.
+// Internal imports on Linux: Foundation is how this transport works, not part of what importing
+// Compositor gives an app. On Apple platforms `MediaLocation(_ url: URL)` (MediaLocation+Foundation)
+// imports Foundation for its public API, and one module imports a module at one access level.
 #if canImport(FoundationNetworking)
 internal import Foundation
 internal import FoundationNetworking
 #elseif canImport(Foundation)
-internal import Foundation
+import Foundation
 #endif
 
 #if canImport(FoundationNetworking) || canImport(Foundation)
