@@ -75,13 +75,7 @@ final class HTTPServer: Sendable {
         guard fd >= 0 else { throw .failure("preview: cannot open a socket: \(systemErrorMessage(errno))") }
         var yes: Int32 = 1
         setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
-        var address = sockaddr_in()
-        #if canImport(Darwin)
-        address.sin_len = UInt8(MemoryLayout<sockaddr_in>.size)
-        #endif
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = port.bigEndian
-        address.sin_addr.s_addr = UInt32(0x7f00_0001).bigEndian   // 127.0.0.1 only: the page drives a local demo
+        var address = Self.loopbackAddress(port: port)   // 127.0.0.1 only: the page drives a local demo
         let bound = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }
@@ -146,6 +140,18 @@ final class HTTPServer: Sendable {
         case .failure(let error)?: response = .text(error.status, error.reason)
         }
         response.write(to: connection)
+    }
+
+    /// 127.0.0.1:`port` as a socket address (the server binds it; the tests connect to it).
+    static func loopbackAddress(port: UInt16) -> sockaddr_in {
+        var address = sockaddr_in()
+        #if canImport(Darwin)
+        address.sin_len = UInt8(MemoryLayout<sockaddr_in>.size)
+        #endif
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = port.bigEndian
+        address.sin_addr.s_addr = UInt32(0x7f00_0001).bigEndian
+        return address
     }
 
     /// A connection over `Limits.connections`: a 503 sent without waiting (a peer that does not
