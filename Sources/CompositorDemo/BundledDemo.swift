@@ -65,14 +65,14 @@ enum BundledDemo {
             throw .failure("\(folder): cannot create: \(error.localizedDescription)")
         }
         let output = folder + "/stitched.mp4"
-        let rendered = try RenderCommand.render(loaded.composition, to: FilePath(output), cut: .sampleAccurate, scheduleFile: loaded.path)
+        let rendered = try RenderCommand.render(loaded.composition, catalog: loaded.catalog, to: FilePath(output), cut: .sampleAccurate, scheduleFile: loaded.path)
         RenderCommand.report(rendered, output: FilePath(output), cut: .sampleAccurate, leadingBlankLine: true)
         Output.out("   play it: ffplay \(output)   (or QuickTime / AVFoundation, which honour its edit lists)")
 
         // The same shape with ads in the content's audio format, for browsers and other players.
         let web = try LoadedSchedule(path: FilePath(fixtures + "/demo-web.json"))
         let webOutput = folder + "/web.mp4"
-        let webRendered = try RenderCommand.render(web.composition, to: FilePath(webOutput), cut: .webSafe, scheduleFile: web.path)
+        let webRendered = try RenderCommand.render(web.composition, catalog: web.catalog, to: FilePath(webOutput), cut: .webSafe, scheduleFile: web.path)
         Output.out("\n   For browsers, VLC, GStreamer and mpv: \(fixtures)/demo-web.json, web-safe (README: which output for which player)")
         RenderCommand.report(webRendered, output: FilePath(webOutput), cut: .webSafe)
     }
@@ -110,7 +110,7 @@ enum BundledDemo {
         let loaded = try LoadedSchedule(path: FilePath(schedule))
         TimelineReport.printText(loaded.composition, title: "seed-scenario.json")
         let output = FileManager.default.currentDirectoryPath + "/demo-output/seed.mp4"
-        let rendered = try RenderCommand.render(loaded.composition, to: FilePath(output), cut: .sampleAccurate, scheduleFile: loaded.path)
+        let rendered = try RenderCommand.render(loaded.composition, catalog: loaded.catalog, to: FilePath(output), cut: .sampleAccurate, scheduleFile: loaded.path)
         Output.out("\n   One MP4 (the HLS content demuxed from its transport stream segments):")
         RenderCommand.report(rendered, output: FilePath(output), cut: .sampleAccurate)
         let folder = "demo-output/seed-hls"

@@ -17,8 +17,8 @@ enum RenderCommand {
         // The library guards the sources; the schedule is the demo's own input.
         do { try OutputDestination.check(output, inputs: [path]) } catch { throw .failure(error.description) }
         // The schedule itself is not kept: a schedule of 10,000 breaks is megabytes.
-        let composition = try LoadedSchedule(path: path, warningOfUnreadableSources: false).composition
-        let rendered = try render(composition, to: output, cut: cut, scheduleFile: path)
+        let loaded = try LoadedSchedule(path: path, warningOfUnreadableSources: false)
+        let rendered = try render(loaded.composition, catalog: loaded.catalog, to: output, cut: cut, scheduleFile: path)
         report(rendered, output: output, cut: cut)
     }
 
@@ -34,14 +34,19 @@ enum RenderCommand {
     }
 
     /// Renders with a progress bar on stderr when it is a terminal.
-    static func render(_ composition: Composition, to output: FilePath, cut: MP4CutMode, scheduleFile: FilePath) throws(DemoError) -> CompositionRenderer.Rendered {
+    static func render(_ composition: Composition, catalog: SourceCatalog, to output: FilePath, cut: MP4CutMode,
+                       scheduleFile: FilePath) throws(DemoError) -> CompositionRenderer.Rendered {
         let bar = ProgressBar()
         defer { bar.finish() }
-        do {
-            return try CompositionRenderer.render(composition, to: output, cut: cut) { bar.update($0.fraction) }
-        } catch {
-            throw .failure("\(scheduleFile): \(error)")
+        // The main thread waits for the render's task; the bar is updated from the rendering
+        // thread alone.
+        nonisolated(unsafe) let updating = bar
+        let result = waitForTask { () -> Result<CompositionRenderer.Rendered, any Error> in
+            do {
+                return .success(try await CompositionRenderer.render(composition, catalog: catalog, to: output, cut: cut) { updating.update($0.fraction) })
+            } catch { return .failure(error) }
         }
+        do { return try result.get() } catch { throw .failure("\(scheduleFile): \(error)") }
     }
 
     static func summary(_ rendered: CompositionRenderer.Rendered, output: FilePath, cut: MP4CutMode) -> String {

@@ -138,6 +138,7 @@ package final class AtomicOutputFile: @unchecked Sendable {
     /// (`copy_file_range` on Linux), otherwise through `buffer`.
     package func append(from source: ReadableFile, offset: UInt64, length: UInt64, buffer: UnsafeMutableRawBufferPointer) throws(FileError) {
         try waitForWrite()
+        try source.prepare(offset: offset, length: length)
         var done: UInt64 = 0
         #if os(Linux)
         if let copyFileRange = LinuxCalls.copyFileRange {

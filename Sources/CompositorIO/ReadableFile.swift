@@ -16,9 +16,13 @@ package final class ReadableFile {
     /// The file as it was opened, to notice it being replaced or modified later.
     package let version: FileVersion
     package let descriptor: Int32
+    /// For a spool file (a remote source read through a local sparse copy), what fetches its
+    /// bytes before they are read; `nil` for a plain file.
+    private let spool: (any SpoolFiller)?
 
     package init(path: FilePath) throws(FileError) {
         self.path = path
+        self.spool = SpoolFiles.filler(for: path)
         // O_NONBLOCK: opening a FIFO (or a device) must not wait for a writer; anything but a
         // regular file is refused below. On a regular file the flag changes nothing.
         let fd = try path.withCPath { (cPath) throws(FileError) -> Int32 in
@@ -46,11 +50,14 @@ package final class ReadableFile {
     /// another one renamed into its place), with the same size and modification time.
     package convenience init(path: FilePath, expecting expected: FileVersion) throws(FileError) {
         try self.init(path: path)
-        try version.check(against: expected, path: path)
+        // A spool is written as its bytes arrive (its time changes); its filler checks the
+        // remote resource instead, on every fetch.
+        if spool == nil { try version.check(against: expected, path: path) }
     }
 
     /// Throws when the open file was modified since it was opened (its size or modification time).
     package func checkUnchanged() throws(FileError) {
+        guard spool == nil else { return }
         var status = stat()
         guard fstat(descriptor, &status) == 0 else { throw .system(path, "stat") }
         try FileVersion(status).check(against: version, path: path)
@@ -86,9 +93,17 @@ package final class ReadableFile {
         guard got == buffer.count else { throw FileError(path, .truncated(needed: buffer.count, got: got, offset: offset)) }
     }
 
+    /// Makes sure `length` bytes at `offset` (as far as the file holds) are there to read: for a
+    /// spool file, fetched. A plain file has them.
+    package func prepare(offset: UInt64, length: UInt64) throws(FileError) {
+        guard let spool, offset < size else { return }
+        try spool.fill(offset..<(offset + min(length, size - offset)))
+    }
+
     /// Fills as much of `buffer` as the file holds from `offset`; returns the count read.
     package func read(into buffer: UnsafeMutableRawBufferPointer, at offset: UInt64) throws(FileError) -> Int {
         guard let base = buffer.baseAddress else { return 0 }   // an empty buffer
+        try prepare(offset: offset, length: UInt64(buffer.count))
         var done = 0
         while done < buffer.count {
             let n = pread(descriptor, base + done, buffer.count - done, off_t(offset) + off_t(done))

@@ -61,8 +61,10 @@ public enum CompositionRenderer {
         case snapping(ScheduleError)
         /// The stitcher placed a piece elsewhere than the composition of its actual ranges does.
         case planDisagrees(piece: Int, item: String, plan: MediaTimeRange, composition: MediaTimeRange)
-        /// A source that is not a local file: a render reads every byte it copies.
+        /// A remote source rendered without a `SourceCatalog` that loaded it.
         case remoteSource(item: String, MediaLocation)
+        /// A remote source that could not be fetched while rendering.
+        case transport(HTTPTransportError)
         /// An HLS source whose playlist cannot be rendered: unreadable, malformed, or valid but
         /// unsupported (live, encrypted, a change of init section).
         case playlist(item: String, HLSCompositionStitchError)
@@ -81,7 +83,9 @@ public enum CompositionRenderer {
                 return "piece \(piece + 1) (\(quoted(item))) is at \(composition) s by its timeline, but the output can only place it "
                     + "at \(plan) s: \(why)"
             case .remoteSource(let item, let location):
-                return "\(quoted(item)) (\(location)): only local files can be rendered; download it first"
+                return "\(quoted(item)) (\(location.displayDescription)): a remote source is rendered from a SourceCatalog that loaded it "
+                    + "(render(_:catalog:to:))"
+            case .transport(let error): return error.description
             case .playlist(let item, let error):
                 return "\(quoted(item)): \(error)"
             }
@@ -162,34 +166,76 @@ public enum CompositionRenderer {
         }
     }
 
+    /// `render(_:to:cut:progress:)` of a composition whose sources `catalog` loaded: local files
+    /// and remote URLs alike. A remote MP4 is read by ranges (the samples the output copies,
+    /// fetched ahead, several requests at a time); a remote playlist's segments are fetched as
+    /// the render reads them. The output is byte for byte the one the same files on disk give.
+    ///
+    /// ```swift
+    /// let catalog = try await SourceCatalog.load(schedule)
+    /// let composition = try Composition.loading(schedule, catalog: catalog)
+    /// try await CompositionRenderer.render(composition, catalog: catalog, to: "show.mp4")
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - composition: What to render.
+    ///   - catalog: Its sources, loaded.
+    ///   - outputPath: Where the MP4 goes.
+    ///   - cut: Where pieces may start and end.
+    ///   - progress: Called as the bytes are written, on the rendering thread.
+    /// - Returns: The plan written and the composition of the output.
+    /// - Throws: `CancellationError` when the task was cancelled (the output is not written), else
+    ///   a `RenderError`: `.transport` for a remote source that could not be fetched (nothing is
+    ///   written then either).
+    @discardableResult
+    public static func render(
+        _ composition: Composition, catalog: SourceCatalog, to outputPath: FilePath, cut: MP4CutMode = .sampleAccurate,
+        progress: @escaping @Sendable (MP4StitchProgress) -> Void = { _ in }
+    ) async throws -> Rendered {
+        let result = await runCancellable { (isCancelled) throws(RenderError) in
+            try render(composition, catalog: catalog, to: outputPath, cut: cut, progress: progress, isCancelled: isCancelled)
+        }
+        switch result {
+        case .success(let rendered): return rendered
+        case .failure(.mp4(.cancelled)): throw CancellationError()
+        case .failure(let error): throw error
+        }
+    }
+
     private static func render(
-        _ composition: Composition, to outputPath: FilePath, cut: MP4CutMode,
+        _ composition: Composition, catalog: SourceCatalog? = nil, to outputPath: FilePath, cut: MP4CutMode,
         progress: (MP4StitchProgress) -> Void, isCancelled: () -> Bool
     ) throws(RenderError) -> Rendered {
-        let (pieces, inputs) = try pieces(of: composition)
-        // Before any work: an output that is a source, a device or a folder is refused now, not
-        // after the whole file is written.
-        do { try OutputDestination.check(outputPath, inputs: inputs) } catch { throw .mp4(MP4Error(error)) }
-        let stitcher = MP4Stitcher(pieces: pieces, cutMode: cut)
-        let rendered = try plan(composition, with: stitcher)
-        do {
-            try stitcher.write(rendered.plan, to: outputPath, progress: progress, isCancelled: isCancelled)
+        let reads = RemoteReads(catalog)
+        do throws(RenderError) {
+            let (pieces, inputs) = try pieces(of: composition, reads: reads)
+            // Before any work: an output that is a source, a device or a folder is refused now, not
+            // after the whole file is written.
+            do { try OutputDestination.check(outputPath, inputs: inputs) } catch { throw RenderError.mp4(MP4Error(error)) }
+            let stitcher = MP4Stitcher(pieces: pieces, cutMode: cut)
+            let rendered = try plan(composition, with: stitcher)
+            try reads.fetchAhead(rendered.plan.copiedFileRanges)
+            do {
+                try stitcher.write(rendered.plan, to: outputPath, progress: progress, isCancelled: isCancelled)
+            } catch {
+                throw RenderError.mp4(error)
+            }
+            return rendered
         } catch {
-            throw .mp4(error)
+            throw reads.inUserTerms(error)
         }
-        return rendered
     }
 
     /// The stitcher's pieces, and every file they read. Each source is probed (an MP4, or a
     /// playlist whose segments are resolved) once, however many pieces play it.
-    private static func pieces(of composition: Composition) throws(RenderError) -> (pieces: [MP4StitchPiece], inputs: [FilePath]) {
-        var playlists = HLSRenderSources()
+    private static func pieces(of composition: Composition, reads: RemoteReads = RemoteReads(nil)) throws(RenderError) -> (pieces: [MP4StitchPiece], inputs: [FilePath]) {
+        var playlists = HLSRenderSources(remote: reads)
         var sources: [MediaLocation: MP4StitchPiece.Source] = [:]
         var inputs: [FilePath] = []
         var pieces: [MP4StitchPiece] = []
         for segment in composition.segments {
             if sources[segment.source] == nil {
-                guard let path = segment.source.filePath else { throw .remoteSource(item: segment.id, segment.source) }
+                guard let path = reads.readPath(of: segment.source) else { throw .remoteSource(item: segment.id, segment.source) }
                 let source: MP4StitchPiece.Source
                 if SourceProbe.isPlaylist(segment.source) {
                     do throws(HLSCompositionStitchError) {

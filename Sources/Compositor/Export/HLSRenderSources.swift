@@ -28,20 +28,29 @@ struct HLSRenderSources {
 
     private var playlists: HLSSourcePlaylists
     private let purpose: Purpose
+    private let remote: RemoteReads
 
     /// Reads playlists through `playlists` (and its cache of those already read), for `purpose`.
     init(playlists: HLSSourcePlaylists = HLSSourcePlaylists(loader: .fileSystem), for purpose: Purpose = .render) {
         self.playlists = playlists
         self.purpose = purpose
+        self.remote = RemoteReads(nil)
+    }
+
+    /// Reads local playlists and segments, and remote ones through `remote`.
+    init(remote: RemoteReads, for purpose: Purpose = .render) {
+        self.playlists = HLSSourcePlaylists(loader: remote.playlistLoader)
+        self.purpose = purpose
+        self.remote = remote
     }
 
     /// The segments `location` plays: its media playlist's, or its variant's and, when the
     /// variant's audio is in playlists of its own, those of the rendition a player picks.
     mutating func source(_ location: MediaLocation) throws(HLSCompositionStitchError) -> MP4StitchPiece.Source {
-        guard let playlistPath = location.filePath else {
-            throw .unsupported(url: location.url, reason: "only local playlists can be \(purpose.done); download it and its segments first")
+        guard let playlistPath = remote.readPath(of: location) else {
+            throw .unsupported(url: location.url, reason: "a remote playlist is \(purpose.done) from a SourceCatalog that loaded it")
         }
-        let url = hlsURL(playlistPath)
+        let url = hlsURL(location)
         switch try playlists.playlist(at: url, variant: location.variant) {
         case .multivariant(let multivariant):
             // `max(by:)` keeps the last of equals; the first is wanted (a named variant is the only one).
@@ -109,8 +118,13 @@ struct HLSRenderSources {
         do { location = try MediaLocation(resolvedURI: uri) } catch {
             throw .malformed(url: playlist, reason: "\(name): \(error)")
         }
-        guard let path = location.filePath else {
-            throw .unsupported(url: playlist, reason: "\(name) is remote; only local segments can be \(purpose.done): download them first")
+        let path: FilePath
+        if let local = location.filePath {
+            path = local
+        } else {
+            do { path = try remote.spoolPath(uri) } catch {
+                throw .unsupported(url: playlist, reason: "\(name): \(error)")
+            }
         }
         guard let range = byteRange else { return HLSSegmentSource.FileBytes(path: path) }
         let (end, overflow) = range.offset.addingReportingOverflow(range.length)

@@ -23,14 +23,42 @@ extension Composition {
         try loading(schedule, probed: SourceProbe.probeAll(schedule), excludingBreaks: excludedBreakIDs)
     }
 
+    /// Compiles `schedule` with the durations of sources already loaded: the step after
+    /// `SourceCatalog.load`, and the way to a composition of remote sources.
+    ///
+    /// ```swift
+    /// let catalog = try await SourceCatalog.load(schedule)
+    /// let composition = try Composition.loading(schedule, catalog: catalog)
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - schedule: The clips and breaks.
+    ///   - catalog: Its sources, loaded.
+    ///   - excludedBreakIDs: Breaks to leave out, as `init(schedule:naturalDurations:excludingBreaks:)`.
+    /// - Returns: The composition.
+    /// - Throws: `CompositionLoadError`: a schedule rule broken, or a duration the catalog could
+    ///   not load (with why).
+    public static func loading(
+        _ schedule: Schedule, catalog: SourceCatalog, excludingBreaks excludedBreakIDs: Set<String> = []
+    ) throws(CompositionLoadError) -> Composition {
+        try loading(schedule, naturalDurations: catalog.naturalDurations, failures: catalog.failures, excludingBreaks: excludedBreakIDs)
+    }
+
     /// `loading(_:excludingBreaks:)` from sources already probed (`SourceProbe.probeAll`).
     package static func loading(
         _ schedule: Schedule, probed: (results: [MediaLocation: SourceProbe.Report], failures: [MediaLocation: SourceProbeError]),
         excludingBreaks excludedBreakIDs: Set<String> = []
     ) throws(CompositionLoadError) -> Composition {
-        let (reports, failures) = probed
+        try loading(schedule, naturalDurations: probed.results.mapValues(\.naturalDuration), failures: probed.failures,
+                    excludingBreaks: excludedBreakIDs)
+    }
+
+    private static func loading(
+        _ schedule: Schedule, naturalDurations: [MediaLocation: MediaTime], failures: [MediaLocation: SourceProbeError],
+        excludingBreaks excludedBreakIDs: Set<String>
+    ) throws(CompositionLoadError) -> Composition {
         do {
-            return try Composition(schedule: schedule, naturalDurations: reports.mapValues(\.naturalDuration), excludingBreaks: excludedBreakIDs)
+            return try Composition(schedule: schedule, naturalDurations: naturalDurations, excludingBreaks: excludedBreakIDs)
         } catch {
             if case .unknownDuration(let item, let source) = error, let why = failures[source] {
                 throw .unreadableSource(item: item, source: source, why)

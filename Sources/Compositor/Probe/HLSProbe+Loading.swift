@@ -44,8 +44,15 @@ public struct HLSPlaylistLoader: Sendable {
         var transportLimits = limits
         transportLimits.maximumBodyBytes = min(limits.maximumBodyBytes, parseLimits.maximumPlaylistBytes)
         return HLSPlaylistLoader(limits: parseLimits) { [transportLimits] url in
-            let fetched = try HTTPFetch.get(url, transport: transport, limits: transportLimits)
-            return (fetched.response.body, fetched.url)
+            // Playlist loading is synchronous (the parser asks for the next playlist as it reads);
+            // it runs on the library's blocking threads, so it may wait for the fetch.
+            let fetched = waitForTask { () -> Result<(url: String, response: HTTPTransportResponse), HTTPTransportError> in
+                do throws(HTTPTransportError) {
+                    return .success(try await HTTPFetch.get(url, transport: transport, limits: transportLimits))
+                } catch { return .failure(error) }
+            }
+            let got = try fetched.get()
+            return (got.response.body, got.url)
         }
     }
 

@@ -22,10 +22,11 @@ public enum SourceProbeError: Error, Equatable, Sendable, CustomStringConvertibl
     case mp4(MP4Error)
     /// An HLS playlist that could not be read, is malformed, or has no finite duration.
     case playlist(url: String, reason: String)
-    /// A remote source that is not an HLS playlist (a remote MP4): only local files and remote
-    /// playlists are probed.
+    /// A remote source given to `SourceProbe.probe`, which reads local files only: remote ones
+    /// are loaded with `SourceCatalog.load`.
     case remote(MediaLocation)
-    /// A remote playlist that could not be fetched: a status, a timeout, a redirect loop, …
+    /// A remote source that could not be fetched: a status, a timeout, a redirect loop, a
+    /// server that ignores byte ranges, a resource that changed while it was read, …
     case transport(HTTPTransportError)
     /// A variant named for an MP4 file: only a multivariant playlist has variants.
     case variantOfMP4(MediaLocation)
@@ -35,7 +36,7 @@ public enum SourceProbeError: Error, Equatable, Sendable, CustomStringConvertibl
         case .mp4(let error): return error.description
         case .playlist(let url, let reason): return "\(url): \(reason)"
         case .remote(let location):
-            return "\(location.displayDescription): only local files and remote HLS playlists (.m3u8) can be probed, not a remote MP4 yet"
+            return "\(location.displayDescription): a remote source is loaded with SourceCatalog.load (asynchronously), not probed on the calling thread"
         case .transport(let error): return error.description
         case .variantOfMP4(let location):
             return "\(location): an MP4 file, not a multivariant playlist: it has no variants to choose from"
@@ -52,74 +53,31 @@ public enum SourceProbeError: Error, Equatable, Sendable, CustomStringConvertibl
 /// result.naturalDuration    // 5 s
 /// ```
 public enum SourceProbe {
-    /// Reads what a schedule needs to know about one source.
+    /// Reads what a schedule needs to know about one local source, on the calling thread.
     ///
-    /// A remote HLS playlist (an `http:` or `https:` URL whose path ends in `.m3u8` or `.m3u`) is
-    /// read through `transport`, and so are its variants for a multivariant one, each resolved
-    /// against the URL its playlist was read from after redirects. Nothing else remote is read.
+    /// Remote sources (http and https URLs) are loaded with `SourceCatalog.load`, which is
+    /// asynchronous: this call refuses them with `SourceProbeError.remote`.
     ///
-    /// - Parameters:
-    ///   - source: A local MP4 file or HLS playlist, or a remote HLS playlist (with the variant to
-    ///     read, for a multivariant one).
-    ///   - transport: What remote playlists are fetched through; `URLSessionTransport` by default.
-    ///   - limits: The timeout, redirect and size limits of every remote read.
+    /// - Parameter source: A local MP4 file or HLS playlist (with the variant to read, for a
+    ///   multivariant one).
     /// - Returns: Its format, natural duration and, for an MP4, each track's duration.
-    /// - Throws: `SourceProbeError.remote` for a remote URL that is not a playlist, `.transport` for
-    ///   a remote playlist that could not be fetched, `.playlist` for a playlist that cannot be
-    ///   read, `.mp4` for an MP4 that cannot, `.variantOfMP4` for a variant named on an MP4 file.
-    public static func probe(
-        _ source: MediaLocation, transport: any HTTPTransport = URLSessionTransport(), limits: HTTPTransportLimits = .default
-    ) throws(SourceProbeError) -> Report {
-        guard let path = source.filePath else { return try probeRemote(source, transport: transport, limits: limits) }
-        // A `.m3u8` that does not start like a playlist is a broken playlist, not a broken MP4.
-        if isPlaylist(path) || hasPlaylistExtension(path) {
-            do {
-                let result = try HLSProbe.probe(url: hlsURL(path), variant: source.variant)
-                return Report(format: .hls, naturalDuration: result.duration, trackDurations: [:])
-            } catch {
-                throw .playlist(url: error.url, reason: error.reason)
-            }
-        }
-        if source.variant != nil { throw .variantOfMP4(source) }
-        do {
-            let movie = try MP4Reader.read(path: path)
-            var durations: [TrackKind: MediaTime] = [:]
-            if let video = movie.videoTrack { durations[.video] = video.presentationDuration }
-            if let audio = movie.audioTrack { durations[.audio] = audio.presentationDuration }
-            return Report(format: .mp4, naturalDuration: movie.naturalDuration, trackDurations: durations)
-        } catch {
-            throw .mp4(error)
-        }
+    /// - Throws: `SourceProbeError.remote` for a remote URL, `.playlist` for a playlist that cannot
+    ///   be read, `.mp4` for an MP4 that cannot, `.variantOfMP4` for a variant named on an MP4 file.
+    public static func probe(_ source: MediaLocation) throws(SourceProbeError) -> Report {
+        guard let path = source.filePath else { throw .remote(source) }
+        let entry = try SourceLoader.loadFile(source, path: path).get()
+        return Report(format: entry.kind == .mp4 ? .mp4 : .hls, naturalDuration: entry.naturalDuration, trackDurations: entry.trackDurations)
     }
 
-    /// A remote source: a playlist read through `transport`, anything else `.remote`.
-    private static func probeRemote(
-        _ source: MediaLocation, transport: any HTTPTransport, limits: HTTPTransportLimits
-    ) throws(SourceProbeError) -> Report {
-        guard case .remote(let url) = source.kind, isPlaylist(source) else { throw .remote(source) }
-        do {
-            let result = try HLSProbe.probe(url: url, variant: source.variant, loader: .remote(transport: transport, limits: limits))
-            return Report(format: .hls, naturalDuration: result.duration, trackDurations: [:])
-        } catch {
-            if case .transport(let error) = error { throw .transport(error) }
-            throw .playlist(url: URIReference.redactedForDisplay(error.url), reason: error.reason)
-        }
-    }
-
-    /// Probes every source of `schedule` once: what is known, and why the rest is not.
+    /// Probes every source of `schedule` once (a source used by several items is probed once).
     ///
-    /// - Parameters:
-    ///   - schedule: The schedule whose clips' and ads' sources to probe.
-    ///   - transport: What remote playlists are fetched through; `URLSessionTransport` by default.
-    ///   - limits: The timeout, redirect and size limits of every remote read.
-    /// - Returns: The report of each source that could be probed, and the error of each that could not.
-    public static func probeAll(
-        _ schedule: Schedule, transport: any HTTPTransport = URLSessionTransport(), limits: HTTPTransportLimits = .default
-    ) -> (results: [MediaLocation: Report], failures: [MediaLocation: SourceProbeError]) {
+    /// - Parameter schedule: The schedule whose content clips and ads to probe (local ones; see
+    ///   `SourceCatalog.load` for remote ones).
+    /// - Returns: The reports of the sources that could be probed, and why the others could not.
+    public static func probeAll(_ schedule: Schedule) -> (results: [MediaLocation: Report], failures: [MediaLocation: SourceProbeError]) {
         var results: [MediaLocation: Report] = [:], failures: [MediaLocation: SourceProbeError] = [:]
-        let sources = schedule.content.map(\.source) + schedule.breaks.flatMap { $0.ads.map(\.source) }
-        for source in sources where results[source] == nil && failures[source] == nil {
-            do { results[source] = try probe(source, transport: transport, limits: limits) } catch { failures[source] = error }
+        for source in schedule.sources where results[source] == nil && failures[source] == nil {
+            do { results[source] = try probe(source) } catch { failures[source] = error }
         }
         return (results, failures)
     }

@@ -56,15 +56,14 @@ public struct HTTPTransportResponse: Hashable, Sendable {
 /// limit and scheme rules to every transport alike. It enforces the request's `timeout` and
 /// `maximumBodyBytes`.
 ///
-/// The call blocks its thread until the response is complete (the probe path is synchronous, like
-/// the file reads beside it): call it where blocking is allowed, not on a cooperative-pool thread
-/// that must stay free.
+/// A call should return promptly when its task is cancelled (throwing `.cancelled`). The library
+/// retries, bounds the requests in flight and applies the whole-load timeout itself.
 ///
 /// ```swift
 /// struct MyTransport: HTTPTransport {
-///     func get(_ request: HTTPTransportRequest) throws(HTTPTransportError) -> HTTPTransportResponse { … }
+///     func get(_ request: HTTPTransportRequest) async throws(HTTPTransportError) -> HTTPTransportResponse { … }
 /// }
-/// let report = try SourceProbe.probe(MediaLocation(remoteURL: "https://cdn.example/show.m3u8"), transport: MyTransport())
+/// let catalog = await SourceCatalog.load(schedule, transport: MyTransport())
 /// ```
 public protocol HTTPTransport: Sendable {
     /// Performs one GET, without following redirects.
@@ -72,8 +71,8 @@ public protocol HTTPTransport: Sendable {
     /// - Parameter request: The URL, byte range and limits.
     /// - Returns: The status, headers and body, whatever the status.
     /// - Throws: `HTTPTransportError` when no complete response came: a timeout, a body over the
-    ///   limit, a connection that failed.
-    func get(_ request: HTTPTransportRequest) throws(HTTPTransportError) -> HTTPTransportResponse
+    ///   limit, a connection that failed, the task cancelled.
+    func get(_ request: HTTPTransportRequest) async throws(HTTPTransportError) -> HTTPTransportResponse
 }
 
 /// The limits every remote read is held to.
@@ -84,6 +83,18 @@ public struct HTTPTransportLimits: Hashable, Sendable {
     public var maximumRedirects: Int
     /// The most bytes a body may have: the playlist size limit (64 MiB by default).
     public var maximumBodyBytes: Int
+    /// How many times a failed GET is tried again (2 by default): after a connection that failed
+    /// or was reset, and after HTTP 408, 429, 500, 502, 503 and 504. A timeout is not retried.
+    public var maximumRetries: Int
+    /// The wait before the first retry (250 ms by default), doubled before each next one, unless
+    /// the server's `Retry-After` asks for longer.
+    public var retryDelay: Duration
+    /// The longest wait for a retry, `Retry-After` included (5 s by default): a server that asks
+    /// for longer gets its error reported instead.
+    public var maximumRetryDelay: Duration
+    /// How many requests one load keeps in flight at most (6 by default, a browser's per-host
+    /// number).
+    public var maximumConcurrentRequests: Int
 
     /// Limits.
     ///
@@ -91,14 +102,23 @@ public struct HTTPTransportLimits: Hashable, Sendable {
     ///   - requestTimeout: How long one request may take.
     ///   - maximumRedirects: How many redirects one read may follow.
     ///   - maximumBodyBytes: The most bytes a body may have.
+    ///   - maximumRetries: How many times a failed GET is tried again.
+    ///   - retryDelay: The wait before the first retry, doubled after each.
+    ///   - maximumRetryDelay: The longest wait for one retry.
+    ///   - maximumConcurrentRequests: How many requests one load keeps in flight at most.
     public init(requestTimeout: Duration = .seconds(10), maximumRedirects: Int = 10,
-                maximumBodyBytes: Int = 64 << 20) {
+                maximumBodyBytes: Int = 64 << 20, maximumRetries: Int = 2, retryDelay: Duration = .milliseconds(250),
+                maximumRetryDelay: Duration = .seconds(5), maximumConcurrentRequests: Int = 6) {
         self.requestTimeout = requestTimeout
         self.maximumRedirects = maximumRedirects
         self.maximumBodyBytes = maximumBodyBytes
+        self.maximumRetries = maximumRetries
+        self.retryDelay = retryDelay
+        self.maximumRetryDelay = maximumRetryDelay
+        self.maximumConcurrentRequests = maximumConcurrentRequests
     }
 
-    /// 10 s per request, 10 redirects, 64 MiB per body.
+    /// 10 s per request, 10 redirects, 64 MiB per body, 2 retries, 6 requests in flight.
     public static let `default` = HTTPTransportLimits()
 }
 
@@ -125,6 +145,16 @@ public struct HTTPTransportError: Error, Hashable, Sendable, CustomStringConvert
         case invalidURL
         /// The connection failed before a response (refused, reset, DNS, TLS): what the transport said.
         case connectionFailed(String)
+        /// The read's task was cancelled.
+        case cancelled
+        /// The whole load took longer than its limit.
+        case loadTimedOut(after: Duration)
+        /// A response that breaks the rules for what was asked: a ranged read answered with the
+        /// wrong bytes, a body shorter than its `Content-Length` or its range.
+        case badResponse(String)
+        /// The resource changed between two reads of it (its `ETag`, `Last-Modified` or length
+        /// differ), so bytes read before and after it do not belong together.
+        case changed(String)
     }
 
     /// The URL the error is about, as it may be printed (see `init(url:problem:)`).
@@ -156,6 +186,10 @@ public struct HTTPTransportError: Error, Hashable, Sendable, CustomStringConvert
             return "the scheme \(quoted(scheme)) is not fetched: only http and https are (a remote document never reaches local files)"
         case .invalidURL: return "not a URL that can be requested"
         case .connectionFailed(let why): return "connection failed: \(why)"
+        case .cancelled: return "cancelled"
+        case .loadTimedOut(let after): return "the load did not finish within \(Self.seconds(after)) s"
+        case .badResponse(let why): return "a response that cannot be used: \(why)"
+        case .changed(let how): return "changed on the server while it was being read (\(how))"
         }
     }
 
@@ -187,68 +221,5 @@ public struct HTTPTransportError: Error, Hashable, Sendable, CustomStringConvert
         var digits = String(fraction + 1000).dropFirst()
         while digits.hasSuffix("0") { digits = digits.dropLast() }
         return "\(whole).\(digits)"
-    }
-}
-
-/// Reads one URL through a transport, following redirects under the limits.
-package enum HTTPFetch {
-    /// GETs `url` (or `byteRange` of it) through `transport`, following up to
-    /// `limits.maximumRedirects` redirects, each resolved against the URL that gave it.
-    ///
-    /// - Returns: The final URL (after redirects) and its 2xx response.
-    /// - Throws: `HTTPTransportError`: a status other than 2xx, a redirect loop or too many, a
-    ///   scheme other than http(s), or what the transport threw.
-    package static func get(
-        _ url: String, byteRange: ClosedRange<UInt64>? = nil, transport: any HTTPTransport, limits: HTTPTransportLimits
-    ) throws(HTTPTransportError) -> (url: String, response: HTTPTransportResponse) {
-        var current = withoutFragment(url)
-        try requireHTTP(current)
-        var visited: Set<String> = [current]
-        var redirects = 0
-        while true {
-            let response = try transport.get(HTTPTransportRequest(
-                url: current, byteRange: byteRange, timeout: limits.requestTimeout, maximumBodyBytes: limits.maximumBodyBytes))
-            guard response.body.count <= limits.maximumBodyBytes else {
-                throw HTTPTransportError(url: current, problem: .tooLarge(limit: limits.maximumBodyBytes))
-            }
-            switch response.status {
-            case 200..<300:
-                return (current, response)
-            case 301, 302, 303, 307, 308:
-                guard let location = response.headers["location"], !location.isEmpty else {
-                    throw HTTPTransportError(url: current, problem: .redirectWithoutLocation(status: response.status))
-                }
-                let next = withoutFragment(URIReference.resolve(location, against: current))
-                try requireHTTP(next)
-                guard !visited.contains(next) else { throw HTTPTransportError(url: url, problem: .redirectLoop) }
-                redirects += 1
-                guard redirects <= limits.maximumRedirects else {
-                    throw HTTPTransportError(url: url, problem: .tooManyRedirects(limit: limits.maximumRedirects))
-                }
-                visited.insert(next)
-                current = next
-            default:
-                throw HTTPTransportError(url: current, problem: .status(response.status))
-            }
-        }
-    }
-
-    /// Whether `url` is an absolute `http:` or `https:` URL with a host.
-    package static func isHTTP(_ url: String) -> Bool {
-        let reference = URIReference(parsing: url)
-        guard let scheme = reference.scheme?.lowercased(), scheme == "http" || scheme == "https" else { return false }
-        return !(reference.authority ?? "").isEmpty
-    }
-
-    private static func requireHTTP(_ url: String) throws(HTTPTransportError) {
-        guard !isHTTP(url) else { return }
-        let scheme = URIReference(parsing: url).scheme
-        throw HTTPTransportError(url: url, problem: scheme.map { .unsupportedScheme($0.lowercased()) } ?? .invalidURL)
-    }
-
-    private static func withoutFragment(_ url: String) -> String {
-        var reference = URIReference(parsing: url)
-        reference.fragment = nil
-        return reference.description
     }
 }

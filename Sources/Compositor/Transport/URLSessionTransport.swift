@@ -24,12 +24,13 @@ public struct URLSessionTransport: HTTPTransport {
     /// The default transport.
     public init() {}
 
-    /// Performs one GET and waits for its whole response (see `HTTPTransport`).
+    /// Performs one GET and returns its whole response (see `HTTPTransport`).
     ///
     /// - Parameter request: The URL, byte range and limits.
     /// - Returns: The status, headers and body.
-    /// - Throws: `HTTPTransportError`: `.timedOut`, `.tooLarge`, `.connectionFailed`, `.invalidURL`.
-    public func get(_ request: HTTPTransportRequest) throws(HTTPTransportError) -> HTTPTransportResponse {
+    /// - Throws: `HTTPTransportError`: `.timedOut`, `.tooLarge`, `.connectionFailed`, `.invalidURL`,
+    ///   `.cancelled`.
+    public func get(_ request: HTTPTransportRequest) async throws(HTTPTransportError) -> HTTPTransportResponse {
         guard HTTPFetch.isHTTP(request.url), let url = URL(string: request.url) else {
             throw HTTPTransportError(url: request.url, problem: .invalidURL)
         }
@@ -50,50 +51,72 @@ public struct URLSessionTransport: HTTPTransport {
         queue.maxConcurrentOperationCount = 1
         let session = URLSession(configuration: configuration, delegate: collector, delegateQueue: queue)
         let task = session.dataTask(with: urlRequest)
-        task.resume()
-        let finished = collector.done.wait(timeout: .now() + seconds)
-        guard finished == .success else {
-            session.invalidateAndCancel()
-            throw HTTPTransportError(url: request.url, problem: .timedOut(after: request.timeout))
+        let outcome = await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<ResponseCollector.Outcome, Never>) in
+                collector.whenDone { continuation.resume(returning: $0) }
+                task.resume()
+                // The whole request, body included, is bounded here: URLSession's own timeouts
+                // count idle time, so a body trickling in would never end.
+                DispatchQueue.global().asyncAfter(deadline: .now() + seconds) {
+                    if collector.stop(.timedOut) { task.cancel() }
+                }
+            }
+        } onCancel: {
+            if collector.stop(.cancelled) { task.cancel() }
         }
-        session.finishTasksAndInvalidate()
-        switch collector.outcome() {
+        session.invalidateAndCancel()
+        switch outcome {
         case .response(let response): return response
         case .tooLarge: throw HTTPTransportError(url: request.url, problem: .tooLarge(limit: request.maximumBodyBytes))
         case .timedOut: throw HTTPTransportError(url: request.url, problem: .timedOut(after: request.timeout))
+        case .cancelled: throw HTTPTransportError(url: request.url, problem: .cancelled)
         case .failed(let why): throw HTTPTransportError(url: request.url, problem: .connectionFailed(why))
         }
     }
 }
 
-/// Gathers one task's response under the body limit, and signals when it is complete.
+/// Gathers one task's response under the body limit, and reports its outcome once: the response,
+/// or why there is none (the first of: completed, timed out, cancelled).
 ///
 /// `@unchecked Sendable`: its state is only touched under `lock`.
 private final class ResponseCollector: NSObject, URLSessionDataDelegate, @unchecked Sendable {
-    enum Outcome { case response(HTTPTransportResponse), tooLarge, timedOut, failed(String) }
+    enum Outcome: Sendable { case response(HTTPTransportResponse), tooLarge, timedOut, cancelled, failed(String) }
 
-    let done = DispatchSemaphore(value: 0)
     private let limit: Int
     private let lock = NSLock()
     private var status = 0
     private var headers: [String: String] = [:]
     private var body: [UInt8] = []
     private var overLimit = false
-    private var failure: URLError?
-    private var completed = false
+    /// Set once: by the task's completion, the timeout or the cancellation, whichever came first.
+    private var outcome: Outcome?
+    private var report: (@Sendable (Outcome) -> Void)?
 
     init(limit: Int) { self.limit = limit }
 
-    func outcome() -> Outcome {
-        lock.withLock {
-            if overLimit { return .tooLarge }
-            if let failure {
-                if failure.code == .timedOut { return .timedOut }
-                return .failed(Self.describe(failure.code))
-            }
-            guard status > 0 else { return .failed("no response") }
-            return .response(HTTPTransportResponse(status: status, headers: headers, body: body))
+    /// Calls `body` with the outcome once it is known (now, if it already is).
+    func whenDone(_ body: @escaping @Sendable (Outcome) -> Void) {
+        let known: Outcome? = lock.withLock {
+            if outcome == nil { report = body }
+            return outcome
         }
+        if let known { body(known) }
+    }
+
+    /// Ends the request with `reason` unless it has ended; returns whether this call ended it.
+    @discardableResult
+    func stop(_ reason: Outcome) -> Bool { finish(reason) }
+
+    @discardableResult
+    private func finish(_ result: Outcome) -> Bool {
+        let (first, report): (Bool, (@Sendable (Outcome) -> Void)?) = lock.withLock {
+            guard outcome == nil else { return (false, nil) }
+            outcome = result
+            defer { self.report = nil }
+            return (true, self.report)
+        }
+        if first { report?(result) }
+        return first
     }
 
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
@@ -106,6 +129,7 @@ private final class ResponseCollector: NSObject, URLSessionDataDelegate, @unchec
                 }
             }
             if response.expectedContentLength > Int64(limit) { overLimit = true }
+            if !overLimit, response.expectedContentLength > 0 { body.reserveCapacity(Int(response.expectedContentLength)) }
             return overLimit
         }
         completionHandler(tooLarge ? .cancel : .allow)
@@ -127,12 +151,16 @@ private final class ResponseCollector: NSObject, URLSessionDataDelegate, @unchec
     }
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: Error?) {
-        lock.withLock {
-            if let error = error as? URLError, error.code != .cancelled || !overLimit { failure = error }
-            else if let error, !overLimit { failure = URLError(.unknown, userInfo: [NSLocalizedDescriptionKey: "\(type(of: error))"]) }
-            completed = true
+        let result: Outcome = lock.withLock {
+            if overLimit { return .tooLarge }
+            if let error = error as? URLError {
+                return error.code == .timedOut ? .timedOut : .failed(Self.describe(error.code))
+            }
+            if let error { return .failed("\(type(of: error))") }
+            guard status > 0 else { return .failed("no response") }
+            return .response(HTTPTransportResponse(status: status, headers: headers, body: body))
         }
-        done.signal()
+        finish(result)
     }
 
     /// What went wrong, by the error's code only: `URLError`'s own text may quote the URL.

@@ -161,3 +161,34 @@ extension ReadableFile {
         try mp4Errors { () throws(FileError) in try read(at: offset, count: count, into: &bytes) }
     }
 }
+
+extension MP4Error {
+    /// The same error with each file name found in `names` replaced by what it maps to: a remote
+    /// source is read through a local spool file, and is named to the user by its URL.
+    package func renamingFiles(_ names: [String: String]) -> MP4Error {
+        guard !names.isEmpty else { return self }
+        func name(_ file: String) -> String { names[file] ?? file }
+        switch self {
+        case .fileNotFound(let file): return .fileNotFound(file: name(file))
+        case .io(let file, let operation, let reason): return .io(file: name(file), operation: operation, reason: reason)
+        case .notMP4(let file, let reason): return .notMP4(file: name(file), reason: reason)
+        case .malformed(let file, let boxPath, let offset, let reason):
+            return .malformed(file: name(file), boxPath: boxPath, offset: offset, reason: reason)
+        case .unsupported(let file, let boxPath, let offset, let reason):
+            return .unsupported(file: name(file), boxPath: boxPath, offset: offset, reason: reason)
+        case .malformedStream(let file, let offset, let reason): return .malformedStream(file: name(file), offset: offset, reason: reason)
+        case .unsupportedStream(let file, let offset, let reason): return .unsupportedStream(file: name(file), offset: offset, reason: reason)
+        case .codecMismatch(let track, let codec, let file, let otherCodec, let otherFile):
+            return .codecMismatch(track: track, codec: codec, file: name(file), otherCodec: otherCodec, otherFile: name(otherFile))
+        case .formatMismatch(let track, let format, let file, let otherFormat, let otherFile):
+            return .formatMismatch(track: track, format: format, file: name(file), otherFormat: otherFormat, otherFile: name(otherFile))
+        case .displayMismatch(let file, let display, let otherFile, let otherDisplay):
+            return .displayMismatch(file: name(file), display: display, otherFile: name(otherFile), otherDisplay: otherDisplay)
+        case .invalidPiece(let index, let file, let reason): return .invalidPiece(index: index, file: name(file), reason: reason)
+        case .missingOutputFolder: return self
+        case .timeOverflow(let file, let reason): return .timeOverflow(file: name(file), reason: reason)
+        case .rendition(let file, let variant, let reason): return .rendition(file: name(file), variant: variant, reason: reason)
+        case .cancelled(let file): return .cancelled(file: name(file))
+        }
+    }
+}

@@ -61,3 +61,17 @@ enum CopySegment: Sendable, Equatable {
     case synthetic(payload: Int, repeatCount: Int)
     case padding(length: UInt64)
 }
+
+extension MP4StitchPlan {
+    /// The bytes of each MP4 source file the write copies, in order: what to fetch ahead when a
+    /// source is remote (its spool's path).
+    package var copiedFileRanges: [FilePath: [Range<UInt64>]] {
+        var ranges: [FilePath: [Range<UInt64>]] = [:]
+        for segment in layout.segments {
+            guard case .source(let file, let offset, let length) = segment, layout.sources.indices.contains(file),
+                  case .file(let path, _) = layout.sources[file].store else { continue }
+            ranges[path, default: []].append(offset..<(offset + length))
+        }
+        return ranges
+    }
+}

@@ -14,7 +14,7 @@ final class ScriptedTransport: HTTPTransport, @unchecked Sendable {
 
     var requests: [String] { lock.withLock { requested } }
 
-    func get(_ request: HTTPTransportRequest) throws(HTTPTransportError) -> HTTPTransportResponse {
+    func get(_ request: HTTPTransportRequest) async throws(HTTPTransportError) -> HTTPTransportResponse {
         lock.withLock { requested.append(request.url) }
         return answer(request.url)
     }
@@ -28,10 +28,19 @@ final class RecordingTransport: HTTPTransport, @unchecked Sendable {
 
     var requests: [String] { lock.withLock { requested } }
 
-    func get(_ request: HTTPTransportRequest) throws(HTTPTransportError) -> HTTPTransportResponse {
+    func get(_ request: HTTPTransportRequest) async throws(HTTPTransportError) -> HTTPTransportResponse {
         lock.withLock { requested.append(request.url) }
-        return try inner.get(request)
+        return try await inner.get(request)
     }
+}
+
+/// One source loaded through a catalog: its report, or why it did not load.
+func probe(_ location: MediaLocation, transport: any HTTPTransport = URLSessionTransport(),
+           limits: HTTPTransportLimits = .default) async throws -> SourceProbe.Report {
+    let catalog = try await SourceCatalog.load([location], transport: transport, limits: limits)
+    if let failure = catalog.failures[location] { throw failure }
+    guard let report = catalog.report(for: location) else { throw SourceProbeError.remote(location) }
+    return report
 }
 
 private let mediaPlaylist = "#EXTM3U\n#EXT-X-TARGETDURATION:2\n#EXT-X-PLAYLIST-TYPE:VOD\n#EXTINF:2.0,\ns0.ts\n#EXTINF:1.5,\ns1.ts\n#EXT-X-ENDLIST\n"
@@ -53,23 +62,22 @@ struct RemoteTransportRuleTests {
     }
 
     @Test("a remote MP4's and a remote playlist's errors do not print secrets")
-    func sourceErrorsRedacted() {
+    func sourceErrorsRedacted() async throws {
         let mp4 = MediaLocation(remoteURL: "https://me:pw@cdn.example/ad.mp4?token=abc")
-        #expect(throws: SourceProbeError.remote(mp4)) { try SourceProbe.probe(mp4, transport: ScriptedTransport { _ in .init(status: 500) }) }
+        #expect(throws: SourceProbeError.remote(mp4)) { try SourceProbe.probe(mp4) }
         let message = SourceProbeError.remote(mp4).description
         #expect(message.hasPrefix("https://cdn.example/ad.mp4?…: ") && !message.contains("pw") && !message.contains("abc"))
         let playlist = MediaLocation(remoteURL: "https://me:pw@cdn.example/x.m3u8?token=abc")
         let failing = ScriptedTransport { _ in .init(status: 200, body: Array("not a playlist".utf8)) }
-        do {
-            _ = try SourceProbe.probe(playlist, transport: failing)
-            Issue.record("probed a broken playlist")
-        } catch {
-            #expect(!error.description.contains("pw") && !error.description.contains("abc"), "\(error)")
+        let catalog = try await SourceCatalog.load([playlist, mp4], transport: failing)
+        #expect(catalog.entries.isEmpty && catalog.failures.count == 2)
+        for failure in catalog.failures.values {
+            #expect(!failure.description.contains("pw") && !failure.description.contains("abc"), "\(failure)")
         }
     }
 
     @Test("redirects: followed against the URL that gave them, the final URL resolves the variants")
-    func redirectsFollowed() throws {
+    func redirectsFollowed() async throws {
         let transport = ScriptedTransport { url in
             switch url {
             case "http://127.0.0.1:1/a/master.m3u8": return .init(status: 302, headers: ["Location": "../b/c/main.m3u8"])
@@ -79,44 +87,44 @@ struct RemoteTransportRuleTests {
             default: return .init(status: 404)
             }
         }
-        let report = try SourceProbe.probe(MediaLocation(remoteURL: "http://127.0.0.1:1/a/master.m3u8"), transport: transport)
+        let report = try await probe(MediaLocation(remoteURL: "http://127.0.0.1:1/a/master.m3u8"), transport: transport)
         #expect(report.format == .hls && report.naturalDuration == MediaTime(value: 7, timescale: 2))
         #expect(transport.requests == ["http://127.0.0.1:1/a/master.m3u8", "http://127.0.0.1:1/b/c/main.m3u8", "http://127.0.0.1:1/b/c/v/index.m3u8"])
     }
 
     @Test("a redirect loop, too many redirects, a redirect to file:, a 404: typed errors")
-    func redirectFaults() {
+    func redirectFaults() async {
         let loop = ScriptedTransport { url in .init(status: 302, headers: ["location": url.hasSuffix("a.m3u8") ? "b.m3u8" : "a.m3u8"]) }
-        #expect(throws: HTTPTransportError(url: "http://127.0.0.1:1/a.m3u8", problem: .redirectLoop)) {
-            try HTTPFetch.get("http://127.0.0.1:1/a.m3u8", transport: loop, limits: .default)
+        await #expect(throws: HTTPTransportError(url: "http://127.0.0.1:1/a.m3u8", problem: .redirectLoop)) {
+            try await HTTPFetch.get("http://127.0.0.1:1/a.m3u8", transport: loop, limits: .default)
         }
         let chain = ScriptedTransport { url in .init(status: 301, headers: ["location": url + "x"]) }
-        #expect(throws: HTTPTransportError(url: "http://127.0.0.1:1/c", problem: .tooManyRedirects(limit: 10))) {
-            try HTTPFetch.get("http://127.0.0.1:1/c", transport: chain, limits: .default)
+        await #expect(throws: HTTPTransportError(url: "http://127.0.0.1:1/c", problem: .tooManyRedirects(limit: 10))) {
+            try await HTTPFetch.get("http://127.0.0.1:1/c", transport: chain, limits: .default)
         }
         #expect(chain.requests.count == 11)
         let toFile = ScriptedTransport { _ in .init(status: 302, headers: ["location": "file:///etc/passwd"]) }
-        #expect(throws: HTTPTransportError(url: "file:///etc/passwd", problem: .unsupportedScheme("file"))) {
-            try HTTPFetch.get("http://127.0.0.1:1/a.m3u8", transport: toFile, limits: .default)
+        await #expect(throws: HTTPTransportError(url: "file:///etc/passwd", problem: .unsupportedScheme("file"))) {
+            try await HTTPFetch.get("http://127.0.0.1:1/a.m3u8", transport: toFile, limits: .default)
         }
         #expect(toFile.requests.count == 1)
         let noLocation = ScriptedTransport { _ in .init(status: 302) }
-        #expect(throws: HTTPTransportError(url: "http://127.0.0.1:1/a.m3u8", problem: .redirectWithoutLocation(status: 302))) {
-            try HTTPFetch.get("http://127.0.0.1:1/a.m3u8", transport: noLocation, limits: .default)
+        await #expect(throws: HTTPTransportError(url: "http://127.0.0.1:1/a.m3u8", problem: .redirectWithoutLocation(status: 302))) {
+            try await HTTPFetch.get("http://127.0.0.1:1/a.m3u8", transport: noLocation, limits: .default)
         }
         let missing = ScriptedTransport { _ in .init(status: 404) }
-        #expect(throws: SourceProbeError.transport(HTTPTransportError(url: "http://127.0.0.1:1/x.m3u8", problem: .status(404)))) {
-            try SourceProbe.probe(MediaLocation(remoteURL: "http://127.0.0.1:1/x.m3u8"), transport: missing)
+        await #expect(throws: SourceProbeError.transport(HTTPTransportError(url: "http://127.0.0.1:1/x.m3u8", problem: .status(404)))) {
+            try await probe(MediaLocation(remoteURL: "http://127.0.0.1:1/x.m3u8"), transport: missing)
         }
     }
 
     @Test("a variant URI naming a local file is never read from a remote playlist")
-    func noFileFromHTTP() {
+    func noFileFromHTTP() async {
         let transport = ScriptedTransport { _ in
             .init(status: 200, body: Array("#EXTM3U\n#EXT-X-STREAM-INF:BANDWIDTH=1000\nfile:///etc/hostname\n".utf8))
         }
-        #expect(throws: SourceProbeError.transport(HTTPTransportError(url: "file:///etc/hostname", problem: .unsupportedScheme("file")))) {
-            try SourceProbe.probe(MediaLocation(remoteURL: "http://127.0.0.1:1/m.m3u8"), transport: transport)
+        await #expect(throws: SourceProbeError.transport(HTTPTransportError(url: "file:///etc/hostname", problem: .unsupportedScheme("file")))) {
+            try await probe(MediaLocation(remoteURL: "http://127.0.0.1:1/m.m3u8"), transport: transport)
         }
     }
 }
@@ -141,9 +149,9 @@ struct RemoteNginxTests {
             defer { try? FileManager.default.removeItem(at: folder) }
             let remote = try ScheduleDocument.read(path: FilePath(try Self.remoteSchedule("demo-hls.json", port: port, in: folder).path))
             let transport = RecordingTransport()
-            let probed = SourceProbe.probeAll(remote, transport: transport)
-            #expect(probed.failures.isEmpty, "\(probed.failures)")
-            let remoteDurations = probed.results.mapValues(\.naturalDuration)
+            let catalog = try await SourceCatalog.load(remote, transport: transport)
+            #expect(catalog.failures.isEmpty, "\(catalog.failures)")
+            let remoteDurations = catalog.naturalDurations
             #expect(remoteDurations.count == 4)
             for (location, duration) in remoteDurations {
                 guard case .remote(let url) = location.kind else { Issue.record("\(location) is not remote"); continue }
@@ -151,7 +159,7 @@ struct RemoteNginxTests {
                 let localReport = try SourceProbe.probe(MediaLocation(path: packageRoot.appendingPathComponent(path).path))
                 #expect(localReport.naturalDuration == duration, "\(url)")
             }
-            let composition = try Composition.loading(remote, probed: probed)
+            let composition = try Composition.loading(remote, catalog: catalog)
             #expect(composition.segments.count == (try Composition.loading(local)).segments.count)
             #expect(transport.requests.count == 4)
             #expect(transport.requests.allSatisfy { $0.hasPrefix("http://127.0.0.1:\(port)/") }, "\(transport.requests)")
@@ -162,19 +170,16 @@ struct RemoteNginxTests {
     func multivariantBehindRedirect() async throws {
         try await LocalServers.withNginx { port in
             let transport = RecordingTransport()
-            let remote = try SourceProbe.probe(MediaLocation(remoteURL: "http://127.0.0.1:\(port)/moved/content.m3u8"), transport: transport)
+            let remote = try await probe(MediaLocation(remoteURL: "http://127.0.0.1:\(port)/moved/content.m3u8"), transport: transport)
             let local = try SourceProbe.probe(MediaLocation(path: packageRoot.appendingPathComponent("Fixtures/hls/multivariant/content/master.m3u8").path))
             #expect(remote == local)
             #expect(transport.requests.first == "http://127.0.0.1:\(port)/moved/content.m3u8")
             #expect(transport.requests.dropFirst().allSatisfy { $0.hasPrefix("http://127.0.0.1:\(port)/hls/multivariant/content/") }, "\(transport.requests)")
-            // A remote MP4 stays unprobed in this slice: the clear error, not a download.
-            let mp4 = MediaLocation(remoteURL: "http://127.0.0.1:\(port)/ad1.mp4")
-            #expect(throws: SourceProbeError.remote(mp4)) { try SourceProbe.probe(mp4, transport: transport) }
             #expect(transport.requests.count == 4)
         }
     }
 
-    @Test("the demo's timeline, map and simulate of remote demo-hls print what the local one does; render is refused")
+    @Test("the demo's timeline, map and simulate of remote demo-hls print what the local one does; render writes the same bytes")
     func demoCommandsMatchLocal() async throws {
         try await LocalServers.withNginx { port in
             let folder = FileManager.default.temporaryDirectory.appendingPathComponent("compositor-remote-\(UUID().uuidString)")
@@ -192,10 +197,11 @@ struct RemoteNginxTests {
                 #expect(normalized == localRun.stdout, "\(command)")
                 #expect(!localRun.stdout.isEmpty)
             }
-            let output = folder.appendingPathComponent("out.mp4").path
+            let output = folder.appendingPathComponent("out.mp4").path, localOutput = folder.appendingPathComponent("local.mp4").path
             let render = try await DemoProcess.run(["render", remote, "--output", output])
-            #expect(render.status != 0 && render.stderr.contains("only local files can be rendered"), "\(render.stderr)")
-            #expect(!FileManager.default.fileExists(atPath: output))
+            let localRender = try await DemoProcess.run(["render", local, "--output", localOutput])
+            #expect(render.status == 0 && localRender.status == 0, "\(render.stderr)")
+            #expect(FileManager.default.contents(atPath: output) == FileManager.default.contents(atPath: localOutput))
         }
     }
 }
@@ -224,28 +230,28 @@ struct RemoteFaultTests {
                 let clock = ContinuousClock()
                 let start = clock.now
                 let location = MediaLocation(remoteURL: base + path)
-                #expect(throws: SourceProbeError.transport(expected), "\(path)") {
-                    try SourceProbe.probe(location, limits: limits)
+                await #expect(throws: SourceProbeError.transport(expected), "\(path)") {
+                    try await probe(location, limits: limits)
                 }
                 let elapsed = clock.now - start
                 #expect(elapsed < .seconds(3), "\(path) took \(elapsed)")
                 #expect(!expected.description.contains("secret"))
             }
             // Within the limits, the same server's playlist (and the end of a 5-redirect chain) is read.
-            let ok = try SourceProbe.probe(MediaLocation(remoteURL: base + "/chain/5.m3u8"), limits: limits)
+            let ok = try await probe(MediaLocation(remoteURL: base + "/chain/5.m3u8"), limits: limits)
             #expect(ok.naturalDuration == MediaTime(seconds: 4))
         }
     }
 
     @Test("nothing listening: a connection failure naming the URL, at once")
-    func refused() throws {
+    func refused() async throws {
         let port = try LocalServers.freePort()
         let url = "http://127.0.0.1:\(port)/x.m3u8"
         do {
-            _ = try SourceProbe.probe(MediaLocation(remoteURL: url), limits: HTTPTransportLimits(requestTimeout: .seconds(2)))
+            _ = try await probe(MediaLocation(remoteURL: url), limits: HTTPTransportLimits(requestTimeout: .seconds(2), retryDelay: .milliseconds(10)))
             Issue.record("probed a port nobody listens on")
         } catch {
-            guard case .transport(let transportError) = error, case .connectionFailed = transportError.problem else {
+            guard case .transport(let transportError)? = error as? SourceProbeError, case .connectionFailed = transportError.problem else {
                 Issue.record("\(error)"); return
             }
             #expect(transportError.url == url)

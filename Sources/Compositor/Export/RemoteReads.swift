@@ -1,0 +1,67 @@
+import CompositorCore
+import CompositorHLS
+import CompositorIO
+import CompositorMP4
+
+/// How an export reads the remote sources a `SourceCatalog` loaded: a remote MP4 through its
+/// spool, a remote playlist through the catalog's transport, its segments through spools made as
+/// they are needed. Without a catalog, only local files are read.
+///
+/// Its calls block while they fetch: exports run them on their own blocking threads.
+struct RemoteReads: Sendable {
+    let catalog: SourceCatalog?
+
+    init(_ catalog: SourceCatalog?) { self.catalog = catalog }
+
+    /// Where the media layers read `location`: the file, a remote MP4's spool, or (for a remote
+    /// playlist, whose segments are read one by one) its URL as a name; `nil` when it cannot be read.
+    func readPath(of location: MediaLocation) -> FilePath? {
+        if let path = location.filePath { return path }
+        guard let catalog else { return nil }
+        if let path = catalog.entries[location]?.readPath { return path }
+        return SourceProbe.isPlaylist(location) && catalog.spools != nil ? FilePath(location.displayDescription) : nil
+    }
+
+    /// Reads playlists from files, and from http(s) URLs through the catalog's transport.
+    var playlistLoader: HLSPlaylistLoader {
+        guard let catalog else { return .fileSystem }
+        let remote = HLSPlaylistLoader.remote(transport: catalog.transport, limits: catalog.limits)
+        let local = HLSPlaylistLoader.fileSystem
+        return HLSPlaylistLoader(limits: local.limits) { url in
+            HTTPFetch.isHTTP(url) ? try remote.fetch(url) : try local.fetch(url)
+        }
+    }
+
+    /// The spool a remote segment (or init section) is read through.
+    func spoolPath(_ url: String) throws(HTTPTransportError) -> FilePath {
+        guard let catalog, let spools = catalog.spools else { throw HTTPTransportError(url: url, problem: .invalidURL) }
+        let opened = waitForTask { () -> Result<RemoteSpool, HTTPTransportError> in
+            do throws(HTTPTransportError) {
+                return .success(try await spools.spool(for: url, transport: catalog.transport, limits: catalog.limits))
+            } catch { return .failure(error) }
+        }
+        return try opened.get().path
+    }
+
+    /// Fetches the bytes each spool-read file will be copied from, several requests at a time,
+    /// before the output is begun: a fetch that fails leaves nothing written.
+    func fetchAhead(_ ranges: [FilePath: [Range<UInt64>]]) throws(CompositionRenderer.RenderError) {
+        guard let spools = catalog?.spools?.all.values else { return }
+        for spool in spools {
+            guard let wanted = ranges[spool.path], !wanted.isEmpty else { continue }
+            let failure = waitForTask { () -> HTTPTransportError? in
+                do throws(HTTPTransportError) { try await spool.fetch(wanted); return nil } catch { return error }
+            }
+            if let failure { throw .transport(failure) }
+        }
+    }
+
+    /// `error` as the user should read it: a remote source's fetch failure as the transport
+    /// error it was, spool files named by their URLs.
+    func inUserTerms(_ error: CompositionRenderer.RenderError) -> CompositionRenderer.RenderError {
+        guard let spools = catalog?.spools?.all.values, !spools.isEmpty else { return error }
+        if let failure = spools.lazy.compactMap(\.failure).first { return .transport(failure) }
+        guard case .mp4(let mp4) = error else { return error }
+        return .mp4(mp4.renamingFiles(Dictionary(spools.map { ($0.path.description, $0.displayName) }, uniquingKeysWith: { a, _ in a })))
+    }
+}

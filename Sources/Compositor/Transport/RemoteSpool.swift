@@ -1,0 +1,379 @@
+import CompositorCore
+import CompositorIO
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A remote resource read through a spool: a sparse local file of the resource's length whose
+/// bytes are fetched by ranged GETs the first time they are needed, at the same offsets.
+///
+/// The media layers read the spool's path as they read any file (`SpoolFiles`); only what they
+/// read is fetched: an MP4's `moov` wherever it is (front, end, after a large `mdat`), the samples
+/// a render copies. Every response is checked against the first: the same length, `ETag` and
+/// `Last-Modified` (a resource that changes while it is read is an error, never a mix), a 206
+/// with exactly the bytes asked for (a server that ignores `Range`, a short body: errors).
+package final class RemoteSpool: SpoolFiller, @unchecked Sendable {
+    /// The URL reads go to: the one asked for, after the first read's redirects.
+    package let url: String
+    /// The URL as it may be printed (no userinfo, query or fragment).
+    package let displayName: String
+    /// The local file standing for the resource.
+    package let path: FilePath
+    /// What the server said the resource is, at the first read.
+    package let identity: RemoteIdentity
+    package var size: UInt64 { identity.length }
+
+    /// The smallest read: a probe's header walk reads a few bytes at a time.
+    static let minimumFetch: UInt64 = 256 << 10
+    /// The largest single request: big copies go as several, some at once.
+    static let maximumFetch: UInt64 = 8 << 20
+
+    private let transport: any HTTPTransport
+    private let limits: HTTPTransportLimits
+    private let descriptor: Int32
+    private let lock = SpoolLock()
+    /// The byte ranges the spool holds: sorted, apart, merged.
+    private var present: [Range<UInt64>] = []
+    /// The first transport error a synchronous fill met, kept for the caller's typed error.
+    private var firstFailure: HTTPTransportError?
+
+    private init(url: String, identity: RemoteIdentity, path: FilePath, descriptor: Int32,
+                 transport: any HTTPTransport, limits: HTTPTransportLimits) {
+        self.url = url
+        self.displayName = URIReference.redactedForDisplay(url)
+        self.identity = identity
+        self.path = path
+        self.descriptor = descriptor
+        self.transport = transport
+        self.limits = limits
+    }
+
+    deinit {
+        SpoolFiles.unregister(path)
+        close(descriptor)
+        _ = try? path.withCPath { unlink($0) }
+    }
+
+    /// Opens `url` with a first ranged read (its first `minimumFetch` bytes, which tell its length
+    /// and identity), and makes its spool in `folder`.
+    ///
+    /// - Throws: `HTTPTransportError`: the read failed, the server ignores ranges, or the spool
+    ///   file could not be made (as `.connectionFailed`, naming the local reason).
+    package static func open(_ url: String, in folder: SpoolFolder, name: String,
+                             transport: any HTTPTransport, limits: HTTPTransportLimits) async throws(HTTPTransportError) -> RemoteSpool {
+        var first = limits
+        first.maximumBodyBytes = Int(minimumFetch)
+        let fetched: (url: String, response: HTTPTransportResponse)
+        do {
+            fetched = try await HTTPFetch.get(url, byteRange: 0...(minimumFetch - 1), transport: transport, limits: first)
+        } catch {
+            if case .tooLarge = error.problem { throw HTTPTransportError(url: url, problem: .badResponse(ignoredRange)) }
+            throw error
+        }
+        let response = fetched.response
+        let length: UInt64
+        switch response.status {
+        case 206:
+            guard let range = ContentRange(response.headers["content-range"]), range.first == 0, let total = range.total,
+                  range.last == min(minimumFetch, total) - 1, UInt64(response.body.count) == range.last - range.first + 1 else {
+                throw HTTPTransportError(url: url, problem: .badResponse("HTTP 206 whose Content-Range (\(response.headers["content-range"] ?? "none")) "
+                                                                         + "does not match its \(response.body.count) bytes or bytes 0-\(minimumFetch - 1)"))
+            }
+            length = total
+        case 200:
+            // The whole resource in one answer: only when it is that small (a bigger one was cut off above).
+            length = UInt64(response.body.count)
+        default:
+            throw HTTPTransportError(url: url, problem: .badResponse("HTTP \(response.status) to a ranged GET"))
+        }
+        let identity = RemoteIdentity(url: fetched.url, response: response, length: length)
+        let path = folder.path.appending(name)
+        let made = try? path.withCPath { (cPath) -> Int32 in
+            let fd = createFile(cPath, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+            guard fd >= 0, ftruncate(fd, off_t(length)) == 0 else {
+                if fd >= 0 { close(fd) }
+                return -1
+            }
+            return fd
+        }
+        guard let descriptor = made, descriptor >= 0 else {
+            throw HTTPTransportError(url: url, problem: .connectionFailed("cannot make the local spool file \(path): \(String(cString: strerror(errno)))"))
+        }
+        let spool = RemoteSpool(url: fetched.url, identity: identity, path: path, descriptor: descriptor, transport: transport, limits: limits)
+        try spool.store(response.body, at: 0)
+        SpoolFiles.register(path, filler: spool)
+        return spool
+    }
+
+    private static let ignoredRange = "the server ignored the byte range (HTTP 200 with the whole body); remote MP4 sources are read by ranges"
+
+    /// The first transport error a read through the spool met, if any.
+    package var failure: HTTPTransportError? { lock.locked { firstFailure } }
+
+    /// Fetches what `bytes` lacks (blocking: called by the media layers' reads, on the library's
+    /// own blocking threads).
+    package func fill(_ bytes: Range<UInt64>) throws(FileError) {
+        guard lock.locked({ !missing(in: bytes).isEmpty }) else { return }
+        let result = waitForTask { [self] () -> HTTPTransportError? in
+            do throws(HTTPTransportError) { try await fetch([bytes]); return nil } catch { return error }
+        }
+        guard let error = result else { return }
+        lock.locked { if firstFailure == nil { firstFailure = error } }
+        throw FileError(FilePath(displayName), .system(operation: "fetch bytes \(bytes.lowerBound)-\(bytes.upperBound - 1)", message: error.reason))
+    }
+
+    /// Fetches what `ranges` lack: gaps closer than `minimumFetch` joined, each request at most
+    /// `maximumFetch` bytes, at most `limits.maximumConcurrentRequests` in flight.
+    package func fetch(_ ranges: [Range<UInt64>]) async throws(HTTPTransportError) {
+        let requests: [Range<UInt64>] = lock.locked {
+            var gaps: [Range<UInt64>] = []
+            for range in ranges.sorted(by: { $0.lowerBound < $1.lowerBound }) {
+                for gap in missing(in: range.clamped(to: 0..<size)) {
+                    // Widened to the smallest read, within what is missing.
+                    let end = min(max(gap.upperBound, gap.lowerBound + Self.minimumFetch), nextPresent(after: gap.lowerBound))
+                    if let last = gaps.last, gap.lowerBound <= last.upperBound + Self.minimumFetch {
+                        gaps[gaps.count - 1] = last.lowerBound..<max(last.upperBound, end)
+                    } else {
+                        gaps.append(gap.lowerBound..<end)
+                    }
+                }
+            }
+            return gaps.flatMap { gap in
+                stride(from: gap.lowerBound, to: gap.upperBound, by: Int(Self.maximumFetch)).map { $0..<min($0 + Self.maximumFetch, gap.upperBound) }
+            }
+        }
+        guard !requests.isEmpty else { return }
+        let width = max(1, limits.maximumConcurrentRequests)
+        let failure = await withTaskGroup(of: HTTPTransportError?.self) { group -> HTTPTransportError? in
+            var next = 0
+            var failure: HTTPTransportError?
+            while next < min(width, requests.count) {
+                let range = requests[next]
+                group.addTask { await self.fetchOne(range) }
+                next += 1
+            }
+            while let done = await group.next() {
+                if let done, failure == nil { failure = done; group.cancelAll() }
+                if failure == nil, next < requests.count {
+                    let range = requests[next]
+                    group.addTask { await self.fetchOne(range) }
+                    next += 1
+                }
+            }
+            return failure
+        }
+        if let failure { throw failure }
+    }
+
+    /// One ranged GET into the spool; the error, or `nil`.
+    private func fetchOne(_ range: Range<UInt64>) async -> HTTPTransportError? {
+        var ranged = limits
+        ranged.maximumBodyBytes = Int(range.count)
+        do {
+            let fetched = try await HTTPFetch.get(url, byteRange: range.lowerBound...(range.upperBound - 1), transport: transport, limits: ranged)
+            try check(fetched.response, for: range)
+            try store(fetched.response.body, at: range.lowerBound)
+            return nil
+        } catch {
+            if case .tooLarge = error.problem { return HTTPTransportError(url: url, problem: .badResponse(Self.ignoredRange)) }
+            return error
+        }
+    }
+
+    /// Throws unless `response` holds exactly `range` of the same resource.
+    private func check(_ response: HTTPTransportResponse, for range: Range<UInt64>) throws(HTTPTransportError) {
+        let now = RemoteIdentity(url: url, response: response, length: identity.length)
+        if let change = identity.change(to: now) { throw HTTPTransportError(url: url, problem: .changed(change)) }
+        switch response.status {
+        case 206:
+            guard let got = ContentRange(response.headers["content-range"]) else {
+                throw HTTPTransportError(url: url, problem: .badResponse("HTTP 206 without a Content-Range"))
+            }
+            if let total = got.total, total != size {
+                throw HTTPTransportError(url: url, problem: .changed("\(size) bytes then, \(total) now"))
+            }
+            guard got.first == range.lowerBound, got.last == range.upperBound - 1 else {
+                throw HTTPTransportError(url: url, problem: .badResponse(
+                    "asked for bytes \(range.lowerBound)-\(range.upperBound - 1), the server sent \(got.first)-\(got.last)"))
+            }
+            guard UInt64(response.body.count) == range.count else {
+                throw HTTPTransportError(url: url, problem: .badResponse(
+                    "bytes \(range.lowerBound)-\(range.upperBound - 1) came short: \(response.body.count) of \(range.count)"))
+            }
+        case 200 where range == 0..<size && UInt64(response.body.count) == size:
+            break
+        default:
+            throw HTTPTransportError(url: url, problem: .badResponse(response.status == 200 ? Self.ignoredRange : "HTTP \(response.status) to a ranged GET"))
+        }
+    }
+
+    /// Writes `bytes` at `offset` of the spool and counts them as present.
+    private func store(_ bytes: [UInt8], at offset: UInt64) throws(HTTPTransportError) {
+        var done = 0
+        while done < bytes.count {
+            let n = bytes.withUnsafeBytes { pwrite(descriptor, $0.baseAddress! + done, bytes.count - done, off_t(offset) + off_t(done)) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw HTTPTransportError(url: url, problem: .connectionFailed("cannot write the local spool file \(path): \(String(cString: strerror(errno)))"))
+            }
+            done += n
+        }
+        guard !bytes.isEmpty else { return }
+        lock.locked { insert(offset..<(offset + UInt64(bytes.count))) }
+    }
+
+    // MARK: The ranges held (under `lock`)
+
+    /// The parts of `range` the spool does not hold.
+    private func missing(in range: Range<UInt64>) -> [Range<UInt64>] {
+        var gaps: [Range<UInt64>] = []
+        var position = range.lowerBound
+        for held in present where held.upperBound > position && held.lowerBound < range.upperBound {
+            if held.lowerBound > position { gaps.append(position..<held.lowerBound) }
+            position = max(position, held.upperBound)
+        }
+        if position < range.upperBound { gaps.append(position..<range.upperBound) }
+        return gaps
+    }
+
+    /// Where the next held range after `offset` starts (the resource's end when none does).
+    private func nextPresent(after offset: UInt64) -> UInt64 {
+        present.first(where: { $0.lowerBound > offset })?.lowerBound ?? size
+    }
+
+    private func insert(_ range: Range<UInt64>) {
+        var merged = range
+        var kept: [Range<UInt64>] = []
+        for held in present {
+            if held.upperBound < merged.lowerBound || held.lowerBound > merged.upperBound {
+                kept.append(held)
+            } else {
+                merged = min(held.lowerBound, merged.lowerBound)..<max(held.upperBound, merged.upperBound)
+            }
+        }
+        kept.append(merged)
+        present = kept.sorted { $0.lowerBound < $1.lowerBound }
+    }
+}
+
+/// What a server says a resource is: where it was found, its validators and its length. Two reads
+/// of one resource belong together only when these agree.
+package struct RemoteIdentity: Hashable, Sendable {
+    package let url: String
+    package let entityTag: String?
+    package let lastModified: String?
+    package let length: UInt64
+
+    init(url: String, response: HTTPTransportResponse, length: UInt64) {
+        self.url = url
+        entityTag = response.headers["etag"]
+        lastModified = response.headers["last-modified"]
+        self.length = length
+    }
+
+    /// How `now` differs from this identity, or `nil` when it does not (a validator the server did
+    /// not send is not compared).
+    func change(to now: RemoteIdentity) -> String? {
+        if let was = entityTag, let is_ = now.entityTag, was != is_ { return "ETag \(was) then, \(is_) now" }
+        if let was = lastModified, let is_ = now.lastModified, was != is_ { return "Last-Modified \(was) then, \(is_) now" }
+        return nil
+    }
+}
+
+/// A `Content-Range: bytes first-last/total` header (RFC 9110 14.4); `total` is `nil` for `*`.
+struct ContentRange: Hashable {
+    let first: UInt64
+    let last: UInt64
+    let total: UInt64?
+
+    init?(_ header: String?) {
+        guard let header, header.hasPrefix("bytes ") else { return nil }
+        let parts = header.dropFirst(6).split(separator: "/", maxSplits: 1)
+        guard parts.count == 2 else { return nil }
+        let bounds = parts[0].split(separator: "-", maxSplits: 1)
+        guard bounds.count == 2, let first = UInt64(bounds[0]), let last = UInt64(bounds[1]), first <= last else { return nil }
+        self.first = first
+        self.last = last
+        if parts[1] == "*" { total = nil } else {
+            guard let total = UInt64(parts[1]), last < total else { return nil }
+            self.total = total
+        }
+    }
+}
+
+/// A temporary folder of spool files, deleted with them when the last reference to it goes.
+package final class SpoolFolder: @unchecked Sendable {
+    package let path: FilePath
+    private let lock = SpoolLock()
+    private var spools: [String: RemoteSpool] = [:]
+    private var count = 0
+
+    /// Makes a new folder in `$TMPDIR` (or `/tmp`).
+    package init() throws(HTTPTransportError) {
+        let base = getenv("TMPDIR").map { String(cString: $0) }.flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
+        var template = Array((base.hasSuffix("/") ? base : base + "/").utf8CString.dropLast()) + Array("compositor-remote-XXXXXX".utf8CString)
+        guard template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) != nil else {
+            throw HTTPTransportError(url: "", problem: .connectionFailed("cannot make a spool folder in \(base): \(String(cString: strerror(errno)))"))
+        }
+        path = FilePath(String(decoding: template.prefix(while: { $0 != 0 }).map { UInt8(bitPattern: $0) }, as: UTF8.self))
+    }
+
+    deinit {
+        spools = [:]   // each spool deletes its file
+        _ = try? path.withCPath { rmdir($0) }
+    }
+
+    /// The spool of `url`, opened once (the first call reads its first bytes).
+    package func spool(for url: String, transport: any HTTPTransport, limits: HTTPTransportLimits) async throws(HTTPTransportError) -> RemoteSpool {
+        if let open = lock.locked({ spools[url] }) { return open }
+        let name = lock.locked { () -> String in
+            count += 1
+            return "\(count)-" + Self.fileName(url)
+        }
+        let opened = try await RemoteSpool.open(url, in: self, name: name, transport: transport, limits: limits)
+        // Two loads of one URL at once keep the first spool made.
+        return lock.locked {
+            if let open = spools[url] { return open }
+            spools[url] = opened
+            return opened
+        }
+    }
+
+    /// Every spool, by the URL it was asked for.
+    package var all: [String: RemoteSpool] { lock.locked { spools } }
+
+    /// The last path segment of `url`, as safe file-name characters (the spool's name says what it holds).
+    private static func fileName(_ url: String) -> String {
+        let path = URIReference(parsing: url).path
+        let last = path.split(separator: "/").last.map(String.init) ?? "resource"
+        let safe = last.unicodeScalars.map { $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || "._-".unicodeScalars.contains($0)) ? Character($0) : "_" }
+        return String(String(safe).prefix(80))
+    }
+}
+
+/// A mutex for the spool's bookkeeping. (`Synchronization.Mutex` needs iOS 18.)
+final class SpoolLock: @unchecked Sendable {
+    private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
+
+    init() { pthread_mutex_init(mutex, nil) }
+
+    deinit {
+        pthread_mutex_destroy(mutex)
+        mutex.deallocate()
+    }
+
+    func locked<T>(_ body: () throws -> T) rethrows -> T {
+        pthread_mutex_lock(mutex)
+        defer { pthread_mutex_unlock(mutex) }
+        return try body()
+    }
+}
+
+/// `open(2)`, by a name `RemoteSpool.open` does not hide.
+private func createFile(_ path: UnsafePointer<CChar>, _ flags: Int32, _ mode: mode_t) -> Int32 {
+    open(path, flags, mode)
+}

@@ -1,0 +1,221 @@
+import Foundation
+import Testing
+@testable import Compositor
+import CompositorCore
+
+/// Serves files from memory as an HTTP server with byte ranges would (206 and `Content-Range`,
+/// an `ETag`), recording every request; faults on demand.
+final class FileServingTransport: HTTPTransport, @unchecked Sendable {
+    enum Fault: Sendable {
+        case none
+        /// Answers 200 with the whole body to ranged GETs.
+        case ignoresRange
+        /// A new ETag from the `n`th request on.
+        case changesETag(fromRequest: Int)
+        /// The body of the `n`th request on is a byte short.
+        case shortBody(fromRequest: Int)
+        /// The `n`th request on fails to connect `times` times, then succeeds.
+        case resets(fromRequest: Int, times: Int)
+    }
+
+    private let lock = NSLock()
+    private var log: [HTTPTransportRequest] = []
+    private var resetsLeft: Int
+    let files: [String: [UInt8]]
+    let fault: Fault
+
+    init(_ files: [String: [UInt8]], fault: Fault = .none) {
+        self.files = files
+        self.fault = fault
+        if case .resets(_, let times) = fault { resetsLeft = times } else { resetsLeft = 0 }
+    }
+
+    var requests: [HTTPTransportRequest] { lock.withLock { log } }
+    var bytesSent: Int { requests.reduce(0) { $0 + ($1.byteRange.map { Int($0.upperBound - $0.lowerBound + 1) } ?? 0) } }
+
+    func get(_ request: HTTPTransportRequest) async throws(HTTPTransportError) -> HTTPTransportResponse {
+        let (number, reset): (Int, Bool) = lock.withLock {
+            log.append(request)
+            if case .resets(let from, _) = fault, log.count >= from, resetsLeft > 0 {
+                resetsLeft -= 1
+                return (log.count, true)
+            }
+            return (log.count, false)
+        }
+        if reset { throw HTTPTransportError(url: request.url, problem: .connectionFailed("the connection was lost")) }
+        guard let path = request.url.split(separator: "/", maxSplits: 3).last, let file = files[String(path)] else {
+            return HTTPTransportResponse(status: 404)
+        }
+        var etag = "\"v1\""
+        if case .changesETag(let from) = fault, number >= from { etag = "\"v2\"" }
+        var ignoresRange = false
+        if case .ignoresRange = fault { ignoresRange = true }
+        guard let range = request.byteRange, !ignoresRange else {
+            return HTTPTransportResponse(status: 200, headers: ["ETag": etag], body: Array(file.prefix(request.maximumBodyBytes + 1)))
+        }
+        guard range.lowerBound < file.count else { return HTTPTransportResponse(status: 416) }
+        let last = min(Int(range.upperBound), file.count - 1)
+        var body = Array(file[Int(range.lowerBound)...last])
+        if case .shortBody(let from) = fault, number >= from { body.removeLast() }
+        return HTTPTransportResponse(status: 206, headers: ["ETag": etag, "Content-Range": "bytes \(range.lowerBound)-\(last)/\(file.count)"], body: body)
+    }
+}
+
+private func fixture(_ name: String) throws -> [UInt8] {
+    Array(try Data(contentsOf: packageRoot.appendingPathComponent("Fixtures/\(name)")))
+}
+
+/// `content.mp4` (ftyp, free, mdat, moov) with a `free` box of `padding` bytes put between its
+/// `mdat` and its `moov`: the `moov` after a large `mdat`, sample offsets unchanged.
+private func moovAfterLargeMdat(padding: Int) throws -> [UInt8] {
+    let file = try fixture("content.mp4")
+    var offset = 0, moovAt = 0
+    while offset + 8 <= file.count {
+        let size = Int(file[offset]) << 24 | Int(file[offset + 1]) << 16 | Int(file[offset + 2]) << 8 | Int(file[offset + 3])
+        if Array(file[(offset + 4)..<(offset + 8)]) == Array("moov".utf8) { moovAt = offset }
+        offset += size
+    }
+    let free = [UInt8(padding >> 24 & 0xFF), UInt8(padding >> 16 & 0xFF), UInt8(padding >> 8 & 0xFF), UInt8(padding & 0xFF)]
+        + Array("free".utf8) + [UInt8](repeating: 0, count: padding - 8)
+    return Array(file[..<moovAt]) + free + Array(file[moovAt...])
+}
+
+@Suite("Remote MP4 sources: read by ranges, checked at every read")
+struct RemoteMP4Tests {
+    /*
+     ad1.mp4       |ftyp|moov|free|mdat ......|          moov at the front: 1 request (the file is < 256 KiB)
+     content.mp4   |ftyp|free|mdat ..........|moov|      moov at the end: 2 requests
+     padded        |ftyp|free|mdat ...|free 50 MB ...|moov|   moov after 50 MB: 3 requests, under 1 MB read
+     */
+    @Test("a remote MP4 probes to its local report in at most 3 requests, never reading it whole")
+    func requestCounts() async throws {
+        let padded = try moovAfterLargeMdat(padding: 50 << 20)
+        let transport = FileServingTransport(["ad1.mp4": try fixture("ad1.mp4"), "content.mp4": try fixture("content.mp4"), "padded.mp4": padded])
+        for (name, local, most) in [("ad1.mp4", "Fixtures/ad1.mp4", 2), ("content.mp4", "Fixtures/content.mp4", 3), ("padded.mp4", "Fixtures/content.mp4", 3)] {
+            let before = transport.requests.count
+            let report = try await probe(MediaLocation(remoteURL: "http://127.0.0.1:1/\(name)"), transport: transport)
+            #expect(report == (try SourceProbe.probe(MediaLocation(path: packageRoot.appendingPathComponent(local).path))), "\(name)")
+            #expect(transport.requests.count - before <= most, "\(name): \(transport.requests.dropFirst(before).map(\.byteRange))")
+        }
+        #expect(transport.requests.allSatisfy { $0.byteRange != nil })
+        #expect(transport.bytesSent < 2 << 20, "\(transport.bytesSent) bytes for three probes, one of a 50 MB file")
+    }
+
+    @Test("the catalog says what each source is and which version of it was read")
+    func identities() async throws {
+        let transport = FileServingTransport(["ad1.mp4": try fixture("ad1.mp4")])
+        let remote = MediaLocation(remoteURL: "http://127.0.0.1:1/ad1.mp4")
+        let local = MediaLocation(path: packageRoot.appendingPathComponent("Fixtures/ad1.mp4").path)
+        let playlist = MediaLocation(path: packageRoot.appendingPathComponent("Fixtures/hls/ts/content/index.m3u8").path)
+        let catalog = try await SourceCatalog.load([remote, local, playlist, remote], transport: transport)
+        #expect(catalog.failures.isEmpty, "\(catalog.failures)")
+        #expect(catalog.entries[remote]?.identity == .remote(url: "http://127.0.0.1:1/ad1.mp4", entityTag: "\"v1\"", lastModified: nil, length: 101_885))
+        guard case .file(_, _, let size, _)? = catalog.entries[local]?.identity else { Issue.record("no file identity"); return }
+        #expect(size == 101_885)
+        #expect(catalog.entries[remote]?.kind == .mp4 && catalog.entries[playlist]?.kind == .mediaPlaylist)
+        #expect(catalog.entries[remote]?.naturalDuration == catalog.entries[local]?.naturalDuration)
+    }
+
+    @Test("faults: a server ignoring Range, an ETag changing between reads, a short body: typed errors")
+    func faults() async throws {
+        let content = try fixture("content.mp4")
+        let url = "http://127.0.0.1:1/content.mp4"
+        let location = MediaLocation(remoteURL: url)
+        let cases: [(FileServingTransport.Fault, HTTPTransportError.Problem)] = [
+            (.ignoresRange, .badResponse("the server ignored the byte range (HTTP 200 with the whole body); remote MP4 sources are read by ranges")),
+            (.changesETag(fromRequest: 2), .changed("ETag \"v1\" then, \"v2\" now")),
+            (.shortBody(fromRequest: 2), .badResponse("bytes 511597-526783 came short: 15186 of 15187")),
+        ]
+        for (fault, problem) in cases {
+            let transport = FileServingTransport(["content.mp4": content], fault: fault)
+            await #expect(throws: SourceProbeError.transport(HTTPTransportError(url: url, problem: problem)), "\(fault)") {
+                try await probe(location, transport: transport)
+            }
+        }
+    }
+
+    @Test("a reset connection is tried again, with backoff; too many resets are the error")
+    func retries() async throws {
+        let limits = HTTPTransportLimits(retryDelay: .milliseconds(5))
+        let twice = FileServingTransport(["ad1.mp4": try fixture("ad1.mp4")], fault: .resets(fromRequest: 1, times: 2))
+        let report = try await probe(MediaLocation(remoteURL: "http://127.0.0.1:1/ad1.mp4"), transport: twice, limits: limits)
+        #expect(report.format == .mp4 && twice.requests.count == 3)
+        let thrice = FileServingTransport(["ad1.mp4": try fixture("ad1.mp4")], fault: .resets(fromRequest: 1, times: 3))
+        await #expect(throws: SourceProbeError.transport(HTTPTransportError(url: "http://127.0.0.1:1/ad1.mp4", problem: .connectionFailed("the connection was lost")))) {
+            try await probe(MediaLocation(remoteURL: "http://127.0.0.1:1/ad1.mp4"), transport: thrice, limits: limits)
+        }
+        #expect(thrice.requests.count == 3)
+    }
+
+    @Test("Retry-After: honoured within the bound, reported beyond it")
+    func retryAfter() async throws {
+        let busy = ScriptedTransport { _ in HTTPTransportResponse(status: 503, headers: ["Retry-After": "60"]) }
+        await #expect(throws: HTTPTransportError(url: "http://127.0.0.1:1/x.m3u8", problem: .status(503))) {
+            try await HTTPFetch.get("http://127.0.0.1:1/x.m3u8", transport: busy, limits: .default)
+        }
+        #expect(busy.requests.count == 1)
+        #expect(HTTPFetch.retryAfter("2") == .seconds(2) && HTTPFetch.retryAfter(" 0 ") == .zero)
+        #expect(HTTPFetch.retryAfter("Wed, 21 Oct 2015 07:28:00 GMT") == nil && HTTPFetch.retryAfter("-1") == nil)
+    }
+
+    @Test("the whole load is bounded: sources not loaded in time fail with loadTimedOut")
+    func loadTimeout() async throws {
+        let slow = SlowTransport(delay: .seconds(5))
+        let clock = ContinuousClock(), start = clock.now
+        let location = MediaLocation(remoteURL: "http://127.0.0.1:1/slow.m3u8")
+        let catalog = try await SourceCatalog.load([location], transport: slow, timeout: .milliseconds(200))
+        #expect(clock.now - start < .seconds(3))
+        #expect(catalog.failures[location] == .transport(HTTPTransportError(url: location.url, problem: .loadTimedOut(after: .milliseconds(200)))))
+    }
+
+    @Test("a render of remote MP4s is byte for byte the render of the same files on disk")
+    func renderMatchesLocal() async throws {
+        let names = ["content.mp4", "ad1.mp4", "ad2.mp4"]
+        var files: [String: [UInt8]] = [:]
+        for name in names { files[name] = try fixture(name) }
+        let transport = FileServingTransport(files)
+        func schedule(_ base: String) throws -> Schedule {
+            try Schedule(
+                content: [ContentClip(id: "feature", source: MediaLocation(parsing: base + "content.mp4"))],
+                breaks: [AdBreak(id: "pre", placement: .preroll, ads: [Ad(id: "a1", source: try MediaLocation(parsing: base + "ad1.mp4"))]),
+                         AdBreak(id: "mid", placement: .midroll(at: MediaTime(seconds: 4)),
+                                 ads: [Ad(id: "a2", source: try MediaLocation(parsing: base + "ad2.mp4"))])])
+        }
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("compositor-remote-render-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let remote = try schedule("http://127.0.0.1:1/")
+        let catalog = try await SourceCatalog.load(remote, transport: transport)
+        let composition = try Composition.loading(remote, catalog: catalog)
+        try await CompositionRenderer.render(composition, catalog: catalog, to: FilePath(folder.appendingPathComponent("remote.mp4").path))
+        let local = try schedule(packageRoot.appendingPathComponent("Fixtures").path + "/")
+        let localComposition = try Composition.loading(local)
+        try await CompositionRenderer.render(localComposition, to: FilePath(folder.appendingPathComponent("local.mp4").path))
+        let remoteBytes = try Data(contentsOf: folder.appendingPathComponent("remote.mp4"))
+        #expect(remoteBytes == (try Data(contentsOf: folder.appendingPathComponent("local.mp4"))))
+        #expect(transport.requests.allSatisfy { $0.byteRange != nil })
+    }
+
+    @Test("a fetch that fails during a render writes nothing and says which URL and why")
+    func renderFaultWritesNothing() async throws {
+        let transport = FileServingTransport(["content.mp4": try fixture("content.mp4")], fault: .changesETag(fromRequest: 3))
+        let schedule = try Schedule(content: [ContentClip(id: "feature", source: MediaLocation(parsing: "http://127.0.0.1:1/content.mp4"))], breaks: [])
+        let catalog = try await SourceCatalog.load(schedule, transport: transport)
+        let composition = try Composition.loading(schedule, catalog: catalog)
+        let output = FileManager.default.temporaryDirectory.appendingPathComponent("compositor-remote-fault-\(UUID().uuidString).mp4")
+        await #expect(throws: CompositionRenderer.RenderError.transport(HTTPTransportError(url: "http://127.0.0.1:1/content.mp4", problem: .changed("ETag \"v1\" then, \"v2\" now")))) {
+            try await CompositionRenderer.render(composition, catalog: catalog, to: FilePath(output.path))
+        }
+        #expect(!FileManager.default.fileExists(atPath: output.path))
+    }
+}
+
+/// A transport whose every answer takes `delay` (or until its task is cancelled).
+struct SlowTransport: HTTPTransport {
+    let delay: Duration
+
+    func get(_ request: HTTPTransportRequest) async throws(HTTPTransportError) -> HTTPTransportResponse {
+        do { try await Task.sleep(for: delay) } catch { throw HTTPTransportError(url: request.url, problem: .cancelled) }
+        return HTTPTransportResponse(status: 404)
+    }
+}
