@@ -118,6 +118,8 @@ enum HLSCommand {
             stitcher.segmentContainer = container
             stitcher.packagesEveryPiece = packagingEveryPiece
             stitcher.marksEncodingChanges = marksEncodingChanges
+            // Remote sources are read through the catalog (the main thread may wait for them).
+            stitcher = stitcher.readingSources(from: loaded.catalog)
             switch layout {
             case .spliced:
                 stitched = try stitcher.stitch(loaded.composition)

@@ -96,6 +96,8 @@ public struct HLSCompositionStitcher: Sendable {
     /// MP4 sources already packaged (by the stitch that decided an interstitial layout's cuts),
     /// used as they are: one source, one set of segment files, whichever playlist lists them.
     var packagedSources: [HLSPackagedSource]?
+    /// How remote sources are read (`stitch(_:catalog:)`); local files only by default.
+    var remote = RemoteReads(nil)
 
     /// Creates a stitcher; the properties not given here (`breakSnapping`, `cueMarkers`,
     /// `segmentContainer`, `packagesEveryPiece`, `marksEncodingChanges`) start at their defaults.
@@ -126,6 +128,41 @@ public struct HLSCompositionStitcher: Sendable {
     /// - Throws: `HLSCompositionStitchError`: a playlist that cannot be read or stitched, a cut that
     ///   snapping empties or refuses, an MP4 source that cannot be packaged, or options that do not go
     ///   together.
+    /// `stitch(_:)` of a composition whose sources `catalog` loaded, off the caller's thread:
+    /// remote HLS sources are listed at their absolute segment URLs (nothing of them is fetched
+    /// but their playlists: the stitch rewrites manifests, as server-side ad insertion does), and
+    /// remote MP4 sources are packaged into segments of the output folder, read by ranges. The
+    /// playlists are read through the catalog's transport; `loader` is not used.
+    ///
+    /// ```swift
+    /// let catalog = try await SourceCatalog.load(schedule)
+    /// let composition = try Composition.loading(schedule, catalog: catalog)
+    /// let stitched = try await HLSCompositionStitcher(outputURL: "out/stitched.m3u8").stitch(composition, catalog: catalog)
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - composition: The composition to stitch.
+    ///   - catalog: Its sources, loaded.
+    /// - Returns: The playlists and segment files to write, and the composition that plays.
+    /// - Throws: `HLSCompositionStitchError`, as `stitch(_:)`; a remote playlist or segment that
+    ///   cannot be fetched is `.unreadable` or `.unsupported`, naming its URL.
+    public func stitch(_ composition: Composition, catalog: SourceCatalog) async throws(HLSCompositionStitchError) -> HLSStitchedComposition {
+        let stitcher = readingSources(from: catalog)
+        let result = await runOffCooperativePool { [stitcher] in
+            Result { () throws(HLSCompositionStitchError) in try stitcher.stitch(composition) }
+        }
+        return try result.get()
+    }
+
+    /// This stitcher reading its sources as `catalog` loaded them (remote ones through its
+    /// transport). Its stitches block while they fetch: run them where blocking is allowed.
+    package func readingSources(from catalog: SourceCatalog) -> HLSCompositionStitcher {
+        var stitcher = self
+        stitcher.remote = RemoteReads(catalog)
+        stitcher.loader = stitcher.remote.playlistLoader
+        return stitcher
+    }
+
     public func stitch(_ composition: Composition) throws(HLSCompositionStitchError) -> HLSStitchedComposition {
         let output = HLSSourcePlaylists.absolute(outputURL)
         guard marksEncodingChanges || packagesEveryPiece else {
@@ -264,7 +301,7 @@ public struct HLSCompositionStitcher: Sendable {
         var seen: Set<MediaLocation> = []
         // Each source is looked at (its first bytes read) once.
         for segment in composition.segments where seen.insert(segment.source).inserted {
-            let isPlaylist = segment.source.filePath == nil || SourceProbe.isPlaylist(segment.source)
+            let isPlaylist = remote.isPlaylist(segment.source)
             if isPlaylist { firstPlaylist = firstPlaylist ?? segment.source }
             if !isPlaylist || packagesEveryPiece { packagedLocations.append((segment.source, segment.id, isPlaylist)) }
         }
@@ -289,12 +326,12 @@ public struct HLSCompositionStitcher: Sendable {
         var stems: Set<String> = []
         var packaged: [HLSPackagedSource] = []
         // The HLS sources read as a render reads them, from the playlists already loaded.
-        var hlsSources = HLSRenderSources(playlists: playlists, for: .packaging)
+        var hlsSources = HLSRenderSources(playlists: playlists, for: .packaging, remote: remote)
         for (location, item, isPlaylist) in packagedLocations {
             let cuts = composition.segments.filter { $0.source == location }.flatMap { [$0.sourceRange.start, $0.sourceRange.end] }
             let stem = HLSPackagedSource.stem(for: location, taken: &stems)
             let packaging = try HLSPackagedSource.packaging(
-                of: location, item: item, playlist: isPlaylist ? try hlsSources.source(location) : nil,
+                of: location, readPath: remote.readPath(of: location), item: item, playlist: isPlaylist ? try hlsSources.source(location) : nil,
                 container: container ?? .mpegTS, targetDuration: targetDuration, cuts: cuts)
             packaged.append(try HLSPackagedSource(location, item: item, packaging: packaging, stem: stem, folderURL: folderURL))
         }

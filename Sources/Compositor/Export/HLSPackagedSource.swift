@@ -48,10 +48,12 @@ package struct HLSPackagedSource: Sendable, Equatable {
     /// Packages `location` (a local MP4 file, or the HLS source `playlist` read as `render` reads
     /// it) with the segment boundaries that `cuts` need.
     static func packaging(
-        of location: MediaLocation, item: String, playlist: MP4StitchPiece.Source?, container: HLSSegmentContainer,
+        of location: MediaLocation, readPath: FilePath?, item: String, playlist: MP4StitchPiece.Source?, container: HLSSegmentContainer,
         targetDuration: Int64, cuts: [MediaTime]
     ) throws(HLSCompositionStitchError) -> MP4Packaging {
-        guard let path = location.filePath else { throw .unsupported(url: location.url, reason: "only local sources can be packaged") }
+        guard let path = readPath else {
+            throw .unsupported(url: location.url, reason: "a remote source is packaged from a SourceCatalog that loaded it (stitch(_:catalog:))")
+        }
         do {
             let movie: MP4Movie
             if case .hls(let video, let audioRendition)? = playlist {
@@ -105,12 +107,18 @@ package struct HLSPackagedSource: Sendable, Equatable {
     /// `location`'s file name without its extension (a playlist's: its folder's name), in letters,
     /// digits, `-` and `_` (others become `_`), made unique among `taken` by a `-2`, `-3`, … suffix.
     static func stem(for location: MediaLocation, taken: inout Set<String>) -> String {
-        let name = location.filePath?.lastComponent.string ?? "source"
+        // The last two parts of its path (of a URL's path for a remote one).
+        let parts: [String]
+        switch location.kind {
+        case .file(let path): parts = [path.parent.lastComponent.string ?? "", path.lastComponent.string ?? "source"]
+        case .remote(let url): parts = ["", ""] + URIReference(parsing: url).path.split(separator: "/").map(String.init)
+        }
+        let name = parts[parts.count - 1].isEmpty ? "source" : parts[parts.count - 1]
         var base = name.lastIndex(of: ".").map { name[..<$0] }.flatMap { $0.isEmpty ? nil : String($0) } ?? name
         // A playlist is most often `index.m3u8` in a folder named for what it plays: the folder
         // names its files (`content-init.mp4`, not `index-init.mp4`, `index-2-init.mp4`, ...).
-        if name.lowercased().hasSuffix(".m3u8"), let folder = location.filePath?.parent.lastComponent.string,
-           !folder.isEmpty, folder != ".", folder != "/", folder != ".." {
+        let folder = parts[parts.count - 2]
+        if name.lowercased().hasSuffix(".m3u8"), !folder.isEmpty, folder != ".", folder != "/", folder != ".." {
             base = folder
         }
         let safe = String(base.map { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") ? $0 : "_" })

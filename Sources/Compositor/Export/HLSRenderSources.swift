@@ -30,11 +30,13 @@ struct HLSRenderSources {
     private let purpose: Purpose
     private let remote: RemoteReads
 
-    /// Reads playlists through `playlists` (and its cache of those already read), for `purpose`.
-    init(playlists: HLSSourcePlaylists = HLSSourcePlaylists(loader: .fileSystem), for purpose: Purpose = .render) {
+    /// Reads playlists through `playlists` (and its cache of those already read), for `purpose`,
+    /// remote segments through `remote`.
+    init(playlists: HLSSourcePlaylists = HLSSourcePlaylists(loader: .fileSystem), for purpose: Purpose = .render,
+         remote: RemoteReads = RemoteReads(nil)) {
         self.playlists = playlists
         self.purpose = purpose
-        self.remote = RemoteReads(nil)
+        self.remote = remote
     }
 
     /// Reads local playlists and segments, and remote ones through `remote`.
@@ -121,6 +123,9 @@ struct HLSRenderSources {
         let path: FilePath
         if let local = location.filePath {
             path = local
+        } else if remote.catalog == nil {
+            throw .unsupported(url: playlist, reason: "\(name) is remote; remote segments are \(purpose.done) "
+                               + "from a SourceCatalog that loaded the schedule's sources")
         } else {
             do { path = try remote.spoolPath(uri) } catch {
                 throw .unsupported(url: playlist, reason: "\(name): \(error)")

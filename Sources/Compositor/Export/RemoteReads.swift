@@ -22,6 +22,13 @@ struct RemoteReads: Sendable {
         return SourceProbe.isPlaylist(location) && catalog.spools != nil ? FilePath(location.displayDescription) : nil
     }
 
+    /// Whether `location` is played from an HLS playlist (else it is an MP4): what the catalog
+    /// found it to be, or else what its name or first bytes say (a remote one not loaded: by name).
+    func isPlaylist(_ location: MediaLocation) -> Bool {
+        if let kind = catalog?.entries[location]?.kind { return kind != .mp4 }
+        return location.filePath == nil ? catalog == nil || SourceProbe.isPlaylist(location) : SourceProbe.isPlaylist(location)
+    }
+
     /// Reads playlists from files, and from http(s) URLs through the catalog's transport.
     var playlistLoader: HLSPlaylistLoader {
         guard let catalog else { return .fileSystem }

@@ -94,7 +94,7 @@ struct TransportStreamSourceTests {
 
         let remote = try playlist(folder, header + ["#EXTINF:1.5,", "https://example.com/seg0.ts", "#EXT-X-ENDLIST"])
         #expect(try renderError(schedule(remote))?.description == "'feature': \(remote): unsupported: segment 1 "
-                + "(https://example.com/seg0.ts) is remote; only local segments can be rendered: download them first")
+                + "(https://example.com/seg0.ts) is remote; remote segments are rendered from a SourceCatalog that loaded the schedule's sources")
 
         let fmp4 = Self.fixtures + "/hls/fmp4/content/"
         let mixed = try playlist(folder, header + ["#EXT-X-PLAYLIST-TYPE:VOD", "#EXTINF:1.5,", segment,
@@ -123,7 +123,7 @@ struct TransportStreamSourceTests {
             "is encrypted (EXT-X-KEY METHOD=AES-128); packaging copies samples and cannot decrypt them: give it the clear segments") == true)
         let remote = try playlist(folder, header + ["#EXTINF:1.5,", "https://example.com/seg0.ts", "#EXT-X-ENDLIST"])
         #expect(try packagingError(remote)?.hasSuffix(
-            "(https://example.com/seg0.ts) is remote; only local segments can be packaged: download them first") == true)
+            "(https://example.com/seg0.ts) is remote; remote segments are packaged from a SourceCatalog that loaded the schedule's sources") == true)
     }
 
     /// Issue 50: a segment of program tables only, or without one track in the middle of it,
