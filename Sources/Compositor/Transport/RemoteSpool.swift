@@ -323,7 +323,10 @@ package final class SpoolFolder: @unchecked Sendable {
     }
 
     deinit {
-        spools = [:]   // each spool deletes its file
+        // The table of open spools holds each one too: once out of it (and once no file read
+        // through it is open), each spool deletes its file.
+        for spool in spools.values { SpoolFiles.unregister(spool.path) }
+        spools = [:]
         _ = try? path.withCPath { rmdir($0) }
     }
 

@@ -116,6 +116,17 @@ struct RemoteMP4Tests {
         #expect(catalog.entries[remote]?.naturalDuration == catalog.entries[local]?.naturalDuration)
     }
 
+    @Test("a catalog's spool files go with it")
+    func spoolsRemoved() async throws {
+        let transport = FileServingTransport(["content.mp4": try fixture("content.mp4")])
+        var catalog: SourceCatalog? = try await SourceCatalog.load([MediaLocation(remoteURL: "http://127.0.0.1:1/content.mp4")], transport: transport)
+        let folder = try #require(catalog?.spools?.path.string)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder).count == 1)
+        #expect(catalog?.entries.count == 1)
+        catalog = nil
+        #expect(!FileManager.default.fileExists(atPath: folder))
+    }
+
     @Test("faults: a server ignoring Range, an ETag changing between reads, a short body: typed errors")
     func faults() async throws {
         let content = try fixture("content.mp4")
