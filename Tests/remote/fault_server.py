@@ -14,10 +14,25 @@ Paths (all named .m3u8, so the library takes them for playlists):
   /huge.m3u8             200, Content-Length 2000000, the body
   /huge-unsized.m3u8     200, no Content-Length (connection close), 2000000 bytes
   /ok.m3u8               a 4 s VOD media playlist
+  /chunked.m3u8          that playlist in Transfer-Encoding: chunked
+  /gzip.m3u8             that playlist with Content-Encoding: gzip
+
+MP4 paths serve Fixtures/content.mp4 (moov at the end) by byte ranges, misbehaving as named:
+  /mp4/ok.mp4            206 with Content-Range and an ETag, as nginx does
+  /mp4/ignores-range.mp4 200 with the whole body, whatever the Range
+  /mp4/etag-changes.mp4  a new ETag at every request
+  /mp4/short-body.mp4    Content-Length as asked, a byte fewer sent, then the connection closed
+  /mp4/wrong-length.mp4  206 whose Content-Length and body are a byte short of its Content-Range
 """
+import gzip
 import http.server
+import itertools
+import os
 import sys
 import time
+
+MP4 = open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "Fixtures", "content.mp4"), "rb").read()
+COUNTER = itertools.count()
 
 PLAYLIST = b"#EXTM3U\n#EXT-X-VERSION:3\n#EXT-X-TARGETDURATION:2\n#EXT-X-PLAYLIST-TYPE:VOD\n" \
            b"#EXTINF:2.0,\nseg0.ts\n#EXTINF:2.0,\nseg1.ts\n#EXT-X-ENDLIST\n"
@@ -79,8 +94,51 @@ class Handler(http.server.BaseHTTPRequestHandler):
         elif path == "/ok.m3u8":
             self.head(200, [("Content-Type", "application/vnd.apple.mpegurl")], len(PLAYLIST))
             self.wfile.write(PLAYLIST)
+        elif path == "/chunked.m3u8":
+            self.head(200, [("Content-Type", "application/vnd.apple.mpegurl"), ("Transfer-Encoding", "chunked")])
+            for i in range(0, len(PLAYLIST), 20):
+                part = PLAYLIST[i:i + 20]
+                self.wfile.write(b"%x\r\n%s\r\n" % (len(part), part))
+            self.wfile.write(b"0\r\n\r\n")
+        elif path == "/gzip.m3u8":
+            body = gzip.compress(PLAYLIST)
+            self.head(200, [("Content-Type", "application/vnd.apple.mpegurl"), ("Content-Encoding", "gzip")], len(body))
+            self.wfile.write(body)
+        elif path.startswith("/mp4/"):
+            self.mp4(path[len("/mp4/"):])
         else:
             self.head(404, length=0)
+
+    def mp4(self, name):
+        first, last = 0, len(MP4) - 1
+        ranged = self.headers.get("Range", "")
+        if ranged.startswith("bytes="):
+            a, b = ranged[6:].split("-")
+            first, last = int(a), min(int(b), len(MP4) - 1) if b else len(MP4) - 1
+        etag = '"v%d"' % next(COUNTER) if name == "etag-changes.mp4" else '"v1"'
+        if name == "ignores-range.mp4" or not ranged:
+            self.head(200, [("ETag", etag)], len(MP4))
+            self.send_body(MP4)
+            return
+        body = MP4[first:last + 1]
+        headers = [("ETag", etag), ("Content-Range", "bytes %d-%d/%d" % (first, last, len(MP4)))]
+        if name == "short-body.mp4":
+            self.head(206, headers, len(body))
+            self.send_body(body[:-1])
+            self.close_connection = True
+        elif name == "wrong-length.mp4":
+            self.head(206, headers, len(body) - 1)
+            self.send_body(body[:-1])
+        else:
+            self.head(206, headers, len(body))
+            self.send_body(body)
+
+    def send_body(self, body):
+        try:
+            self.wfile.write(body)
+            self.wfile.flush()
+        except (BrokenPipeError, ConnectionResetError):
+            pass
 
     def write_huge(self):
         chunk = b"#" * 10_000

@@ -212,7 +212,8 @@ public enum CompositionRenderer {
             // Before any work: an output that is a source, a device or a folder is refused now, not
             // after the whole file is written.
             do { try OutputDestination.check(outputPath, inputs: inputs) } catch { throw RenderError.mp4(MP4Error(error)) }
-            let stitcher = MP4Stitcher(pieces: pieces, cutMode: cut)
+            var stitcher = MP4Stitcher(pieces: pieces, cutMode: cut)
+            stitcher.movies = reads.movies
             let rendered = try plan(composition, with: stitcher)
             try reads.fetchAhead(rendered.plan.copiedFileRanges)
             do {
@@ -237,7 +238,7 @@ public enum CompositionRenderer {
             if sources[segment.source] == nil {
                 guard let path = reads.readPath(of: segment.source) else { throw .remoteSource(item: segment.id, segment.source) }
                 let source: MP4StitchPiece.Source
-                if SourceProbe.isPlaylist(segment.source) {
+                if reads.isPlaylist(segment.source) {
                     do throws(HLSCompositionStitchError) {
                         source = try playlists.source(segment.source)
                     } catch {

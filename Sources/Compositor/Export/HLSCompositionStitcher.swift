@@ -331,7 +331,7 @@ public struct HLSCompositionStitcher: Sendable {
             let cuts = composition.segments.filter { $0.source == location }.flatMap { [$0.sourceRange.start, $0.sourceRange.end] }
             let stem = HLSPackagedSource.stem(for: location, taken: &stems)
             let packaging = try HLSPackagedSource.packaging(
-                of: location, readPath: remote.readPath(of: location), item: item, playlist: isPlaylist ? try hlsSources.source(location) : nil,
+                of: location, readPath: remote.readPath(of: location), readBefore: remote.catalog?.entries[location]?.movie, item: item, playlist: isPlaylist ? try hlsSources.source(location) : nil,
                 container: container ?? .mpegTS, targetDuration: targetDuration, cuts: cuts)
             packaged.append(try HLSPackagedSource(location, item: item, packaging: packaging, stem: stem, folderURL: folderURL))
         }

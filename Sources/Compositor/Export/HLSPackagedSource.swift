@@ -45,10 +45,11 @@ package struct HLSPackagedSource: Sendable, Equatable {
         a.location == b.location && a.item == b.item && a.playlist == b.playlist && a.usedSegments == b.usedSegments
     }
 
-    /// Packages `location` (a local MP4 file, or the HLS source `playlist` read as `render` reads
-    /// it) with the segment boundaries that `cuts` need.
+    /// Packages `location` (an MP4 file read at `readPath`, or `readBefore` when a catalog read it
+    /// already; or the HLS source `playlist` read as `render` reads it) with the segment boundaries
+    /// that `cuts` need.
     static func packaging(
-        of location: MediaLocation, readPath: FilePath?, item: String, playlist: MP4StitchPiece.Source?, container: HLSSegmentContainer,
+        of location: MediaLocation, readPath: FilePath?, readBefore: MP4Movie? = nil, item: String, playlist: MP4StitchPiece.Source?, container: HLSSegmentContainer,
         targetDuration: Int64, cuts: [MediaTime]
     ) throws(HLSCompositionStitchError) -> MP4Packaging {
         guard let path = readPath else {
@@ -60,7 +61,7 @@ package struct HLSPackagedSource: Sendable, Equatable {
                 var budget = MP4SampleBudget.movie
                 movie = try MP4Reader.read(video, audioRendition: audioRendition, budget: &budget)
             } else {
-                movie = try MP4Reader.read(path: path)
+                if let readBefore { movie = readBefore } else { movie = try MP4Reader.read(path: path) }
             }
             return try MP4Packaging(
                 movie: movie, container: container.packagingContainer, targetDuration: MediaTime(seconds: targetDuration), cuts: cuts)

@@ -22,6 +22,17 @@ struct RemoteReads: Sendable {
         return SourceProbe.isPlaylist(location) && catalog.spools != nil ? FilePath(location.displayDescription) : nil
     }
 
+    /// The MP4 sources the catalog read, by the path they are read from: a render plans with them
+    /// instead of reading each `moov` again.
+    var movies: [FilePath: MP4Movie] {
+        guard let catalog else { return [:] }
+        var movies: [FilePath: MP4Movie] = [:]
+        for entry in catalog.entries.values {
+            if let movie = entry.movie, let path = entry.readPath { movies[path] = movie }
+        }
+        return movies
+    }
+
     /// Whether `location` is played from an HLS playlist (else it is an MP4): what the catalog
     /// found it to be, or else what its name or first bytes say (a remote one not loaded: by name).
     func isPlaylist(_ location: MediaLocation) -> Bool {

@@ -46,6 +46,13 @@ package struct MP4SampleBudget: Sendable, Equatable {
         if let refusal = take(count) { throw .unsupportedStream(file: file, offset: 0, reason: refusal) }
     }
 
+    /// Takes the samples of a movie read before (a source catalog's), or throws when that would
+    /// pass the limit.
+    mutating func charge(_ movie: MP4Movie) throws(MP4Error) {
+        let count = movie.tracks.reduce(0) { $0 &+ $1.samples.count }
+        if let refusal = take(count) { throw .unsupported(file: movie.path.description, boxPath: "moov", offset: 0, reason: refusal) }
+    }
+
     /// Takes `count` samples; when that would pass the limit, takes none and says why.
     private mutating func take(_ count: Int) -> String? {
         let (total, overflow) = used.addingReportingOverflow(count)

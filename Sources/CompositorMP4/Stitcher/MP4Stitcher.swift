@@ -47,6 +47,9 @@ package struct MP4Stitcher: Sendable {
     package var cutMode: MP4CutMode
     /// The samples all sources together may expand: `MP4SampleBudget.render()`, 2 GiB, by default.
     package var sampleBudget = MP4SampleBudget.render()
+    /// MP4 sources read before (by a source catalog), by path: used as they are, not read again.
+    /// A file changed since is still refused when its samples are copied (its version is checked).
+    package var movies: [FilePath: MP4Movie] = [:]
 
     /// Bytes copied per read/write: memory use does not grow with the input.
     package static let copyBufferSize = 4 << 20
@@ -64,7 +67,7 @@ package struct MP4Stitcher: Sendable {
     /// pieces start at): where each piece plays and what source range really plays. Nothing is
     /// written.
     package func plan() throws(MP4Error) -> MP4StitchPlan {
-        var planner = StitchPlanner(pieces: pieces, cutMode: cutMode, sampleBudget: sampleBudget)
+        var planner = StitchPlanner(pieces: pieces, cutMode: cutMode, sampleBudget: sampleBudget, readBefore: movies)
         return try planner.makePlan()
     }
 

@@ -8,6 +8,8 @@ struct StitchPlanner {
     let cutMode: MP4CutMode
     /// Shared by all the sources: memory is bounded per render, not per source.
     var sampleBudget: MP4SampleBudget
+    /// MP4 sources read before, by path (see `MP4Stitcher.movies`).
+    let readBefore: [FilePath: MP4Movie]
 
     /// A piece with its source read and its range checked (and, when keyframe-aligned, snapped);
     /// or a part of one, where its source's edit list changes media segment (a source that is
@@ -41,9 +43,17 @@ struct StitchPlanner {
                 sourceOfPiece.append(known)
                 continue
             }
-            let movie = switch piece.source {
-            case .mp4(let path): try MP4Reader.read(path: path, budget: &sampleBudget)
-            case .hls(let source, let audio): try MP4Reader.read(source, audioRendition: audio, budget: &sampleBudget)
+            let movie: MP4Movie
+            switch piece.source {
+            case .mp4(let path):
+                if let read = readBefore[path] {
+                    try sampleBudget.charge(read)
+                    movie = read
+                } else {
+                    movie = try MP4Reader.read(path: path, budget: &sampleBudget)
+                }
+            case .hls(let source, let audio):
+                movie = try MP4Reader.read(source, audioRendition: audio, budget: &sampleBudget)
             }
             movies.append(movie)
             files.append(piece.path.description)

@@ -299,6 +299,37 @@ struct RemoteFaultTests {
         }
     }
 
+    @Test("a remote MP4 from a server that ignores ranges, changes its ETag, cuts a body short: typed errors; chunked and gzip playlists read")
+    func rangedFaults() async throws {
+        try await LocalServers.withFaultServer { port in
+            let base = "http://127.0.0.1:\(port)"
+            let limits = HTTPTransportLimits(requestTimeout: .seconds(5), retryDelay: .milliseconds(10))
+            let local = try SourceProbe.probe(MediaLocation(path: packageRoot.appendingPathComponent("Fixtures/content.mp4").path))
+            #expect(try await probe(MediaLocation(remoteURL: base + "/mp4/ok.mp4"), limits: limits) == local)
+            func problem(_ path: String) async -> HTTPTransportError.Problem? {
+                do {
+                    _ = try await probe(MediaLocation(remoteURL: base + path), limits: limits)
+                    return nil
+                } catch {
+                    guard case .transport(let transport)? = error as? SourceProbeError else { return nil }
+                    #expect(transport.url == base + path)
+                    return transport.problem
+                }
+            }
+            #expect(await problem("/mp4/ignores-range.mp4") == .badResponse(
+                "the server ignored the byte range (HTTP 200 with the whole body); remote MP4 sources are read by ranges"))
+            guard case .changed(let how)? = await problem("/mp4/etag-changes.mp4") else { Issue.record("no change seen"); return }
+            #expect(how.hasPrefix("ETag \"v") && how.hasSuffix("now"), "\(how)")
+            guard case .connectionFailed? = await problem("/mp4/short-body.mp4") else { Issue.record("a short body went unseen"); return }
+            #expect(await problem("/mp4/wrong-length.mp4") == .badResponse(
+                "HTTP 206 whose Content-Range (bytes 0-262143/526784) does not match its 262143 bytes or bytes 0-262143"))
+            for path in ["/chunked.m3u8", "/gzip.m3u8"] {
+                let report = try await probe(MediaLocation(remoteURL: base + path), limits: limits)
+                #expect(report.naturalDuration == MediaTime(seconds: 4), "\(path)")
+            }
+        }
+    }
+
     @Test("nothing listening: a connection failure naming the URL, at once")
     func refused() async throws {
         let port = try LocalServers.freePort()
