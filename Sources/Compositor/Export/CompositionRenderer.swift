@@ -214,6 +214,7 @@ public enum CompositionRenderer {
             do { try OutputDestination.check(outputPath, inputs: inputs) } catch { throw RenderError.mp4(MP4Error(error)) }
             var stitcher = MP4Stitcher(pieces: pieces, cutMode: cut)
             stitcher.movies = reads.movies
+            stitcher.names = reads.names
             let rendered = try plan(composition, with: stitcher)
             try reads.fetchAhead(rendered.plan.copiedFileRanges)
             do {

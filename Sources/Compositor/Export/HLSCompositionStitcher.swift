@@ -330,9 +330,15 @@ public struct HLSCompositionStitcher: Sendable {
         for (location, item, isPlaylist) in packagedLocations {
             let cuts = composition.segments.filter { $0.source == location }.flatMap { [$0.sourceRange.start, $0.sourceRange.end] }
             let stem = HLSPackagedSource.stem(for: location, taken: &stems)
-            let packaging = try HLSPackagedSource.packaging(
-                of: location, readPath: remote.readPath(of: location), readBefore: remote.catalog?.entries[location]?.movie, item: item, playlist: isPlaylist ? try hlsSources.source(location) : nil,
-                container: container ?? .mpegTS, targetDuration: targetDuration, cuts: cuts)
+            let packaging: MP4Packaging
+            do {
+                packaging = try HLSPackagedSource.packaging(
+                    of: location, readPath: remote.readPath(of: location), readBefore: remote.catalog?.entries[location]?.movie,
+                    item: item, playlist: isPlaylist ? try hlsSources.source(location) : nil,
+                    container: container ?? .mpegTS, targetDuration: targetDuration, cuts: cuts)
+            } catch {
+                throw remote.inUserTerms(error)
+            }
             packaged.append(try HLSPackagedSource(location, item: item, packaging: packaging, stem: stem, folderURL: folderURL))
         }
         return packaged

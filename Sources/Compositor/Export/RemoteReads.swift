@@ -33,6 +33,13 @@ struct RemoteReads: Sendable {
         return movies
     }
 
+    /// Each spool's URL (as it may be printed), by the spool's path: what errors and diagnostics
+    /// call a remote source.
+    var names: [FilePath: String] {
+        guard let spools = catalog?.spools?.all.values else { return [:] }
+        return Dictionary(spools.map { ($0.path, $0.displayName) }, uniquingKeysWith: { first, _ in first })
+    }
+
     /// Whether `location` is played from an HLS playlist (else it is an MP4): what the catalog
     /// found it to be, or else what its name or first bytes say (a remote one not loaded: by name).
     func isPlaylist(_ location: MediaLocation) -> Bool {
@@ -80,6 +87,15 @@ struct RemoteReads: Sendable {
         guard let spools = catalog?.spools?.all.values, !spools.isEmpty else { return error }
         if let failure = spools.lazy.compactMap(\.failure).first { return .transport(failure) }
         guard case .mp4(let mp4) = error else { return error }
-        return .mp4(mp4.renamingFiles(Dictionary(spools.map { ($0.path.description, $0.displayName) }, uniquingKeysWith: { a, _ in a })))
+        return .mp4(mp4.renamingFiles(Dictionary(names.map { ($0.key.description, $0.value) }, uniquingKeysWith: { first, _ in first })))
+    }
+
+    /// `error` as the user should read it (see the render's `inUserTerms`): a remote source's
+    /// fetch failure as `.unreadable` naming its URL, spool files named by their URLs.
+    func inUserTerms(_ error: HLSCompositionStitchError) -> HLSCompositionStitchError {
+        guard let spools = catalog?.spools?.all.values, !spools.isEmpty else { return error }
+        if let failure = spools.lazy.compactMap(\.failure).first { return .unreadable(url: failure.url, reason: failure.reason) }
+        guard case .packaging(let item, let mp4) = error else { return error }
+        return .packaging(item: item, mp4.renamingFiles(Dictionary(names.map { ($0.key.description, $0.value) }, uniquingKeysWith: { first, _ in first })))
     }
 }

@@ -324,8 +324,13 @@ struct HTTPResponse: Sendable {
     /// `file` as `video/mp4`, the part a `Range: bytes=a-b` header asks for (206), or all of it
     /// (200); a range past the end is 416, as RFC 9110 says. Browsers seek in a video by ranges.
     static func video(_ file: SharedFile, range header: String?) -> HTTPResponse {
+        self.file(file, type: "video/mp4", range: header, headers: [("Cache-Control", "no-store")])
+    }
+
+    /// `file` as `type`, by range as `video(_:range:)` answers, with `headers` besides.
+    static func file(_ file: SharedFile, type: String, range header: String?, headers extra: [(String, String)]) -> HTTPResponse {
         let size = file.file.size
-        var headers = [("Content-Type", "video/mp4"), ("Accept-Ranges", "bytes"), ("Cache-Control", "no-store")]
+        var headers = [("Content-Type", type), ("Accept-Ranges", "bytes")] + extra
         guard let header else { return HTTPResponse(status: 200, headers: headers, body: .file(file, offset: 0, count: size)) }
         guard let (first, last) = byteRange(header, size: size) else {
             headers.append(("Content-Range", "bytes */\(size)"))

@@ -50,6 +50,9 @@ package struct MP4Stitcher: Sendable {
     /// MP4 sources read before (by a source catalog), by path: used as they are, not read again.
     /// A file changed since is still refused when its samples are copied (its version is checked).
     package var movies: [FilePath: MP4Movie] = [:]
+    /// What to call a source in errors and diagnostics, by path, when not its path: a remote
+    /// source read through a local spool file is called by its URL.
+    package var names: [FilePath: String] = [:]
 
     /// Bytes copied per read/write: memory use does not grow with the input.
     package static let copyBufferSize = 4 << 20
@@ -67,7 +70,7 @@ package struct MP4Stitcher: Sendable {
     /// pieces start at): where each piece plays and what source range really plays. Nothing is
     /// written.
     package func plan() throws(MP4Error) -> MP4StitchPlan {
-        var planner = StitchPlanner(pieces: pieces, cutMode: cutMode, sampleBudget: sampleBudget, readBefore: movies)
+        var planner = StitchPlanner(pieces: pieces, cutMode: cutMode, sampleBudget: sampleBudget, readBefore: movies, names: names)
         return try planner.makePlan()
     }
 

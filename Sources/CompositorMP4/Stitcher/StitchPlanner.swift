@@ -10,6 +10,8 @@ struct StitchPlanner {
     var sampleBudget: MP4SampleBudget
     /// MP4 sources read before, by path (see `MP4Stitcher.movies`).
     let readBefore: [FilePath: MP4Movie]
+    /// What to call sources, by path (see `MP4Stitcher.names`).
+    let names: [FilePath: String]
 
     /// A piece with its source read and its range checked (and, when keyframe-aligned, snapped);
     /// or a part of one, where its source's edit list changes media segment (a source that is
@@ -56,7 +58,7 @@ struct StitchPlanner {
                 movie = try MP4Reader.read(source, audioRendition: audio, budget: &sampleBudget)
             }
             movies.append(movie)
-            files.append(piece.path.description)
+            files.append(names[piece.path] ?? piece.path.description)
             timelines.append(try SourceTimelines(of: movie, file: files[files.count - 1]))
             sourceIndex[piece.source] = movies.count - 1
             sourceOfPiece.append(movies.count - 1)

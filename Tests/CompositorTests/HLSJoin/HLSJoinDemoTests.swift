@@ -200,5 +200,15 @@ struct HLSJoinDemoTests {
         // (judged frame by frame in RenderTests).
         #expect(result.stdout.contains("demo-output/web.mp4: 54.08 s, 7 segments"))
         #expect(try await ffmpeg.videoFrames(scratch + "/demo-output/web.mp4").count == 1432)
+        // Part 7: the seed's scenario again, every source at a URL of a server the demo started on
+        // 127.0.0.1: the same MP4 bytes, and a stitched playlist whose HLS segments are at their URLs
+        // (none copied: only the packaged MP4 ads are files; its frames are judged against nginx in
+        // RemoteScenarioTests, since this server ends with the demo).
+        #expect(result.stdout.contains("byte for byte the file part 6 rendered from disk: yes"))
+        #expect(FileManager.default.contents(atPath: scratch + "/demo-output/seed-remote.mp4")
+                == FileManager.default.contents(atPath: scratch + "/demo-output/seed.mp4"))
+        let remoteHLS = MP4Fixtures.listing(scratch + "/demo-output/seed-remote-hls")
+        #expect(remoteHLS.filter { $0.hasSuffix(".ts") }.allSatisfy { $0.hasPrefix("ad1-") || $0.hasPrefix("ad2-") }, "\(remoteHLS)")
+        #expect(result.stdout.contains("22 segments listed at their URLs on the server (not copied)"))
     }
 }
