@@ -44,7 +44,7 @@ final class PreviewController: @unchecked Sendable {
         self.snapback = snapback
         self.nowAd = loaded.schedule.breaks.lazy.flatMap(\.ads).first
         session = try Self.newSession(loaded, snapback: snapback)
-        let (made, file) = try Self.renderVideo(session.composition, scheduleFile: loaded.path)
+        let (made, file) = try Self.renderVideo(session.composition, catalog: loaded.catalog, scheduleFile: loaded.path)
         rendered = made
         generation = 1
         videos[1] = file
@@ -232,16 +232,19 @@ final class PreviewController: @unchecked Sendable {
 
     /// Makes `composition`'s render the next generation.
     private func install(_ composition: Composition) throws(DemoError) {
-        let (made, file) = try Self.renderVideo(composition, scheduleFile: loaded.path)
+        let (made, file) = try Self.renderVideo(composition, catalog: loaded.catalog, scheduleFile: loaded.path)
         generation += 1
         rendered = made
         videos[generation] = file
         videos[generation - 2] = nil
     }
 
-    /// Renders `composition` web-safe. The file is opened and then removed at once, so nothing is
-    /// left on disk however the demo ends; the open file keeps its bytes.
-    private static func renderVideo(_ composition: Composition, scheduleFile: FilePath) throws(DemoError) -> (CompositionRenderer.Rendered, SharedFile) {
+    /// Renders `composition` web-safe, its sources (local or remote) as `catalog` loaded them. The
+    /// file is opened and then removed at once, so nothing is left on disk however the demo ends;
+    /// the open file keeps its bytes.
+    private static func renderVideo(
+        _ composition: Composition, catalog: SourceCatalog, scheduleFile: FilePath
+    ) throws(DemoError) -> (CompositionRenderer.Rendered, SharedFile) {
         var template = Array("/tmp/compositor-preview-XXXXXX".utf8CString)
         guard let folder = template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }).map({ String(cString: $0) }) else {
             throw .failure("preview: cannot make a folder in /tmp: \(systemErrorMessage(errno))")
@@ -251,10 +254,14 @@ final class PreviewController: @unchecked Sendable {
             unlink(name)
             rmdir(folder)
         }
-        let made: CompositionRenderer.Rendered
-        do { made = try CompositionRenderer.render(composition, to: FilePath(name), cut: .webSafe) } catch {
-            throw .failure("\(scheduleFile): \(error)")
+        // Called on the demo's own threads (the main one, a connection's), which may wait.
+        let result = waitForTask { () -> Result<CompositionRenderer.Rendered, any Error> in
+            do { return .success(try await CompositionRenderer.render(composition, catalog: catalog, to: FilePath(name), cut: .webSafe)) } catch {
+                return .failure(error)
+            }
         }
+        let made: CompositionRenderer.Rendered
+        do { made = try result.get() } catch { throw .failure("\(scheduleFile): \(error)") }
         do { return (made, SharedFile(try ReadableFile(path: FilePath(name)))) } catch { throw .failure("preview: \(error)") }
     }
 }

@@ -259,6 +259,38 @@ struct RemoteScenarioTests {
     }
 }
 
+@Suite("preview of remote sources", .needsNginx)
+struct RemotePreviewTests {
+    @Test("preview of demo-web with every source remote serves the video a local web-safe render makes")
+    func previewMatchesLocal() async throws {
+        try await LocalServers.withNginx { port in
+            let folder = FileManager.default.temporaryDirectory.appendingPathComponent("compositor-remote-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(at: folder) }
+            let remote = try RemoteNginxTests.remoteSchedule("demo-web.json", port: port, in: folder).path
+            let local = folder.appendingPathComponent("local.mp4").path
+            let render = try await DemoProcess.run(["render", "Fixtures/demo-web.json", "--cut", "web", "--output", local])
+            #expect(render.status == 0, "\(render.stderr)")
+            let output = folder.appendingPathComponent("stdout")
+            let demo = try ChildProcess.start(URL(fileURLWithPath: "/bin/sh"), [
+                "-c", #"exec "$0" preview "$1" --port 0 >"$2""#, DemoProcess.executable.path, remote, output.path,
+            ], in: packageRoot)
+            defer { kill(demo.processIdentifier, SIGKILL) }
+            var address: String?
+            for _ in 0..<600 where address == nil {
+                let text = (try? String(contentsOf: output, encoding: .utf8)) ?? ""
+                address = text.firstMatch(of: #/http://127\.0\.0\.1:\d+//#).map { String($0.0) }
+                if address == nil { try await Task.sleep(for: .milliseconds(100)) }
+            }
+            let base = try #require(address, "the preview printed its address")
+            let video = try await URLSessionTransport().get(
+                HTTPTransportRequest(url: base + "video/1.mp4", timeout: .seconds(30), maximumBodyBytes: 64 << 20))
+            #expect(video.status == 200)
+            #expect(Data(video.body) == FileManager.default.contents(atPath: local), "\(video.body.count) bytes")
+        }
+    }
+}
+
 @Suite("Remote sources: faults from a misbehaving server on 127.0.0.1", .needsPython)
 struct RemoteFaultTests {
     @Test("404, 403, 500, a redirect loop, 100 redirects, file:, stalls and huge bodies: typed errors in bounded time")
