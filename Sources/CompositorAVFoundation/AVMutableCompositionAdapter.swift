@@ -56,13 +56,19 @@ public final class AVMutableCompositionAdapter: MutableCompositionPort {
     /// (`preferredVolume`, which a composition track does not take from its sources).
     /// `AVPlayerItem` is main-actor isolated, so this is too.
     ///
-    /// - Parameter composition: A composition of local MP4 sources.
+    /// Remote MP4 sources (http and https) go in as `AVURLAsset`s of their URLs, which
+    /// AVFoundation reads by ranges; give the `catalog` that loaded them, so that what each source
+    /// is comes from what was read, not from its name.
+    ///
+    /// - Parameters:
+    ///   - composition: A composition of MP4 sources, local or remote.
+    ///   - catalog: The catalog its sources were loaded with, if any.
     /// - Returns: The item, ready to give to an `AVPlayer`.
     /// - Throws: `AVCompositionError` for a playlist source, a source without a video or audio
     ///   track, or a track `AVMutableComposition` refuses; or what loading a source throws.
     @MainActor
-    public static func makePlayerItem(for composition: Composition) async throws -> AVPlayerItem {
-        let sources = try await AVSourceTracks.load(for: composition)
+    public static func makePlayerItem(for composition: Composition, catalog: SourceCatalog? = nil) async throws -> AVPlayerItem {
+        let sources = try await AVSourceTracks.load(for: composition, catalog: catalog)
         let adapter = AVMutableCompositionAdapter(sources: sources)
         let edits = try CompositionEditPlanner.edits(for: composition) { sources.layouts[$0] }
         try CompositionEditPlanner.apply(edits, to: adapter)

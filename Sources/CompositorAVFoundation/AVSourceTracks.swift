@@ -25,8 +25,10 @@ package struct AVSourceTracks: @unchecked Sendable {
 
     /// Loads the tracks of every source `composition` uses. HLS playlists are refused (they play
     /// through the queue path, `QueueSessionController`), and so is a source without a video or
-    /// audio track, rather than becoming a silent black gap.
-    package static func load(for composition: Composition) async throws -> AVSourceTracks {
+    /// audio track, rather than becoming a silent black gap. What a source is comes from
+    /// `catalog` when it loaded it (a remote MP4 need not be named `.mp4`), else from its name or
+    /// first bytes.
+    package static func load(for composition: Composition, catalog: SourceCatalog? = nil) async throws -> AVSourceTracks {
         var assets: [MediaLocation: AVURLAsset] = [:]
         var tracks: [MediaLocation: [TrackKind: AVAssetTrack]] = [:]
         var layouts: [MediaLocation: SourceTrackLayout] = [:]
@@ -35,7 +37,8 @@ package struct AVSourceTracks: @unchecked Sendable {
         var frameDuration: CMTime?
         var seen = Set<MediaLocation>()
         for source in composition.segments.map(\.source) where seen.insert(source).inserted {
-            if SourceProbe.isPlaylist(source) { throw AVCompositionError.playlistSource(source) }
+            let isPlaylist = catalog?.entries[source].map { $0.kind != .mp4 } ?? SourceProbe.isPlaylist(source)
+            if isPlaylist { throw AVCompositionError.playlistSource(source) }
             let asset = AVURLAsset(url: source.foundationURL, options: [AVURLAssetPreferPreciseDurationAndTimingKey: true])
             var byKind: [TrackKind: AVAssetTrack] = [:]
             var durations: [TrackKind: MediaTime] = [:]

@@ -26,13 +26,15 @@ public enum CompositionPlayback: Sendable {
 
 extension CompositionPlayback {
     /// An item playing `composition`, and the stitch it plays when it plays playlists (`nil`: it
-    /// plays `composition` itself, at its times). `generation` numbers the item (from 1).
+    /// plays `composition` itself, at its times). `generation` numbers the item (from 1). Sources
+    /// are read as `catalog` loaded them, when it is given.
     @MainActor
-    func makeItem(for composition: Composition, generation: Int) async throws -> (AVPlayerItem, HLSStitchedComposition?) {
+    func makeItem(for composition: Composition, generation: Int, catalog: SourceCatalog?) async throws -> (AVPlayerItem, HLSStitchedComposition?) {
         switch self {
         case .mutableComposition:
-            return (try await AVMutableCompositionAdapter.makePlayerItem(for: composition), nil)
+            return (try await AVMutableCompositionAdapter.makePlayerItem(for: composition, catalog: catalog), nil)
         case .stitchedPlaylist(let folder, var stitcher):
+            if let catalog { stitcher = stitcher.readingSources(from: catalog) }
             let output = folder.appending(String(generation))
             guard let playlist = output.appending(FilePath(stitcher.outputURL).lastComponent.string ?? "stitched.m3u8").string else {
                 throw HLSCompositionStitchError.cannotWrite(folder: folder, reason: "its path is not UTF-8, which a playlist URL must be")
@@ -43,13 +45,13 @@ extension CompositionPlayback {
         }
     }
 
-    /// Stitches off the main actor (a nonisolated async function runs on the global executor), and
-    /// writes on a thread of its own (packaging MP4 sources reads and writes their samples), which a
-    /// cancelled task stops, leaving nothing.
+    /// Stitches and writes on threads of the library's blocking work (reading sources, remote ones
+    /// too, and packaging MP4 sources block), never the main actor's or a cooperative one; a
+    /// cancelled task stops the write, leaving nothing.
     private static func stitch(
         _ composition: Composition, with stitcher: HLSCompositionStitcher, into folder: FilePath
     ) async throws(HLSCompositionStitchError) -> HLSStitchedComposition {
-        let stitched = try stitcher.stitch(composition)
+        let stitched = try await stitcher.stitchOffCooperativePool(composition)
         try await stitched.writeCancellably(into: folder).get()
         return stitched
     }

@@ -49,6 +49,8 @@ public final class PlaybackSessionController {
 
     /// What the session's composition plays as.
     public let playback: CompositionPlayback
+    /// The catalog the session's sources were loaded with, if any: items read them through it.
+    public let catalog: SourceCatalog?
 
     private let pipeline = ReactionPipeline()
     private let observers: TimeObservers
@@ -65,10 +67,14 @@ public final class PlaybackSessionController {
     ///   - player: The player to drive (a new `AVPlayer` by default).
     ///   - playback: What the composition plays as: an `AVMutableComposition` (the default), or
     ///     stitched HLS playlists in a folder.
-    public init(session: PlaybackSession, player: AVPlayer = AVPlayer(), playing playback: CompositionPlayback = .mutableComposition) {
+    ///   - catalog: The catalog the schedule's sources were loaded with (`SourceCatalog.load`):
+    ///     remote sources are read through it. `nil` reads local files by their names.
+    public init(session: PlaybackSession, player: AVPlayer = AVPlayer(), playing playback: CompositionPlayback = .mutableComposition,
+                catalog: SourceCatalog? = nil) {
         self.session = session
         self.player = player
         self.playback = playback
+        self.catalog = catalog
         self.observers = TimeObservers(player: player)
         pipeline.afterReaction = { [weak self] in self?.reportSeekBar() }
         pipeline.execute = { [weak self] command in try await self?.execute(command) }
@@ -179,7 +185,7 @@ public final class PlaybackSessionController {
     /// Makes the item of `composition` and makes it current; the folder of a stitch it replaces goes.
     private func load(_ composition: Composition) async throws {
         generation += 1
-        let (item, stitch) = try await playback.makeItem(for: composition, generation: generation)
+        let (item, stitch) = try await playback.makeItem(for: composition, generation: generation, catalog: catalog)
         player.replaceCurrentItem(with: item)
         let replaced = stitched
         stitched = stitch

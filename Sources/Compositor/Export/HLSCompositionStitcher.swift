@@ -147,16 +147,31 @@ public struct HLSCompositionStitcher: Sendable {
     /// - Throws: `HLSCompositionStitchError`, as `stitch(_:)`; a remote playlist or segment that
     ///   cannot be fetched is `.unreadable` or `.unsupported`, naming its URL.
     public func stitch(_ composition: Composition, catalog: SourceCatalog) async throws(HLSCompositionStitchError) -> HLSStitchedComposition {
-        let stitcher = readingSources(from: catalog)
-        let result = await runOffCooperativePool { [stitcher] in
-            Result { () throws(HLSCompositionStitchError) in try stitcher.stitch(composition) }
-        }
-        return try result.get()
+        try await readingSources(from: catalog).stitchOffCooperativePool(composition)
     }
 
-    /// This stitcher reading its sources as `catalog` loaded them (remote ones through its
-    /// transport). Its stitches block while they fetch: run them where blocking is allowed.
-    package func readingSources(from catalog: SourceCatalog) -> HLSCompositionStitcher {
+    /// `stitch(_:)` on a thread of the library's blocking work: what an async caller runs, since
+    /// reading (and fetching) sources blocks.
+    package func stitchOffCooperativePool(_ composition: Composition) async throws(HLSCompositionStitchError) -> HLSStitchedComposition {
+        let stitcher = self
+        return try await runOffCooperativePool {
+            Result { () throws(HLSCompositionStitchError) in try stitcher.stitch(composition) }
+        }.get()
+    }
+
+    /// This stitcher, reading its sources as `catalog` loaded them: remote ones through the
+    /// catalog's transport (its `loader` is replaced). Its `stitch(_:)` blocks while it fetches:
+    /// call it where blocking is allowed, or call `stitch(_:catalog:)`, which runs off the
+    /// caller's thread.
+    ///
+    /// ```swift
+    /// let playback = CompositionPlayback.stitchedPlaylist(
+    ///     folder: folder, stitcher: HLSCompositionStitcher(outputURL: "stitched.m3u8").readingSources(from: catalog))
+    /// ```
+    ///
+    /// - Parameter catalog: The sources, loaded.
+    /// - Returns: The stitcher, reading through `catalog`.
+    public func readingSources(from catalog: SourceCatalog) -> HLSCompositionStitcher {
         var stitcher = self
         stitcher.remote = RemoteReads(catalog)
         stitcher.loader = stitcher.remote.playlistLoader

@@ -149,6 +149,37 @@ struct AppleAdapterTests {
         for tracks in sources.tracks.values { for track in tracks.values { #expect(track.asset != nil) } }
     }
 
+    /// ```
+    /// composition 0      10                      ~21.9
+    ///             |ad (remote)|content 0-12 (remote)|
+    /// ```
+    @Test("remote MP4 sources from a catalog become AVURLAssets of their URLs, whatever their names")
+    func remoteSources() async throws {
+        StandInWorld.reset()
+        let content = "http://127.0.0.1:1/content.mp4", ad = "http://127.0.0.1:1/ad?id=1"
+        let transport = FileServingTransport([
+            "content.mp4": Array(try Data(contentsOf: packageRoot.appendingPathComponent("Fixtures/content.mp4"))),
+            "ad?id=1": Array(try Data(contentsOf: packageRoot.appendingPathComponent("Fixtures/ad1.mp4"))),
+        ])
+        let schedule = try Schedule(content: [ContentClip(id: "c", source: MediaLocation(parsing: content))],
+                                    breaks: [AdBreak(id: "pre", placement: .preroll, ads: [Ad(id: "a", source: try MediaLocation(parsing: ad))])])
+        let catalog = try await SourceCatalog.load(schedule, transport: transport)
+        #expect(catalog.failures.isEmpty, "\(catalog.failures)")
+        let composition = try Composition.loading(schedule, catalog: catalog)
+        for (url, location) in [(content, MediaLocation(remoteURL: content)), (ad, MediaLocation(remoteURL: ad))] {
+            let entry = try #require(catalog.entries[location])
+            let duration = try #require(entry.trackDurations[.video])
+            StandInWorld.register(URL(string: url)!, StandInMedia(tracks: [
+                StandInMedia.Track(.video, timeRange: CMTimeRange(start: .zero, end: duration.cmTime), naturalSize: CGSize(width: 320, height: 180)),
+            ]))
+        }
+        let item = try await AVMutableCompositionAdapter.makePlayerItem(for: composition, catalog: catalog)
+        let asset = try #require(item.asset as? AVComposition)
+        #expect(StandInWorld.ruleBreaks.isEmpty, "\(StandInWorld.ruleBreaks)")
+        let video = try #require(asset.tracks.first { $0.mediaType == .video })
+        #expect(video.segments.compactMap(\.sourceURL).map(\.absoluteString) == [ad, content])
+    }
+
     @Test("an HLS playlist or a source without tracks is refused, not composed as a silent black gap")
     func refusedSources() async throws {
         registerReferenceMedia()
