@@ -109,6 +109,8 @@ public struct SourceCatalog: Sendable {
         _ sources: [MediaLocation], transport: any HTTPTransport = URLSessionTransport(), limits: HTTPTransportLimits = .default,
         timeout: Duration = .seconds(120)
     ) async throws(CancellationError) -> SourceCatalog {
+        // One gate for every request made through this catalog, now and later (a render's).
+        let transport = GatedTransport(transport, limit: limits.maximumConcurrentRequests)
         var distinct: [MediaLocation] = []
         var seen: Set<MediaLocation> = []
         for source in sources where seen.insert(source).inserted { distinct.append(source) }

@@ -92,8 +92,8 @@ public struct HTTPTransportLimits: Hashable, Sendable {
     /// The longest wait for a retry, `Retry-After` included (5 s by default): a server that asks
     /// for longer gets its error reported instead.
     public var maximumRetryDelay: Duration
-    /// How many requests one load keeps in flight at most (6 by default, a browser's per-host
-    /// number).
+    /// How many requests a `SourceCatalog` keeps in flight at most, its load and every read
+    /// through it together (6 by default, a browser's per-host number).
     public var maximumConcurrentRequests: Int
 
     /// Limits.
@@ -105,7 +105,7 @@ public struct HTTPTransportLimits: Hashable, Sendable {
     ///   - maximumRetries: How many times a failed GET is tried again.
     ///   - retryDelay: The wait before the first retry, doubled after each.
     ///   - maximumRetryDelay: The longest wait for one retry.
-    ///   - maximumConcurrentRequests: How many requests one load keeps in flight at most.
+    ///   - maximumConcurrentRequests: How many requests a catalog keeps in flight at most.
     public init(requestTimeout: Duration = .seconds(10), maximumRedirects: Int = 10,
                 maximumBodyBytes: Int = 64 << 20, maximumRetries: Int = 2, retryDelay: Duration = .milliseconds(250),
                 maximumRetryDelay: Duration = .seconds(5), maximumConcurrentRequests: Int = 6) {

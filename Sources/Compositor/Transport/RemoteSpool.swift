@@ -35,14 +35,17 @@ package final class RemoteSpool: SpoolFiller, @unchecked Sendable {
     private let transport: any HTTPTransport
     private let limits: HTTPTransportLimits
     private let descriptor: Int32
+    /// The folder the spool is in, while it is in use.
+    private weak var folder: SpoolFolder?
     private let lock = SpoolLock()
     /// The byte ranges the spool holds: sorted, apart, merged.
     private var present: [Range<UInt64>] = []
     /// The first transport error a synchronous fill met, kept for the caller's typed error.
     private var firstFailure: HTTPTransportError?
 
-    private init(url: String, identity: RemoteIdentity, path: FilePath, descriptor: Int32,
+    private init(url: String, identity: RemoteIdentity, path: FilePath, descriptor: Int32, folder: SpoolFolder,
                  transport: any HTTPTransport, limits: HTTPTransportLimits) {
+        self.folder = folder
         self.url = url
         self.displayName = URIReference.redactedForDisplay(url)
         self.identity = identity
@@ -56,6 +59,9 @@ package final class RemoteSpool: SpoolFiller, @unchecked Sendable {
         SpoolFiles.unregister(path)
         close(descriptor)
         _ = try? path.withCPath { unlink($0) }
+        // A spool that outlived its folder (a fetch's task still held it when the catalog went)
+        // removes the folder once it is empty.
+        if folder == nil { _ = try? path.parent.withCPath { rmdir($0) } }
     }
 
     /// Opens `url` with a first ranged read (its first `minimumFetch` bytes, which tell its length
@@ -103,7 +109,8 @@ package final class RemoteSpool: SpoolFiller, @unchecked Sendable {
         guard let descriptor = made, descriptor >= 0 else {
             throw HTTPTransportError(url: url, problem: .connectionFailed("cannot make the local spool file \(path): \(String(cString: strerror(errno)))"))
         }
-        let spool = RemoteSpool(url: fetched.url, identity: identity, path: path, descriptor: descriptor, transport: transport, limits: limits)
+        let spool = RemoteSpool(url: fetched.url, identity: identity, path: path, descriptor: descriptor, folder: folder,
+                                transport: transport, limits: limits)
         try spool.store(response.body, at: 0)
         SpoolFiles.register(path, filler: spool)
         return spool

@@ -124,6 +124,8 @@ struct RemoteMP4Tests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder).count == 1)
         #expect(catalog?.entries.count == 1)
         catalog = nil
+        // The last reference may be a fetch's task, ending a moment after its result was handed over.
+        for _ in 0..<100 where FileManager.default.fileExists(atPath: folder) { try await Task.sleep(for: .milliseconds(20)) }
         #expect(!FileManager.default.fileExists(atPath: folder))
     }
 
@@ -167,6 +169,28 @@ struct RemoteMP4Tests {
         #expect(busy.requests.count == 1)
         #expect(HTTPFetch.retryAfter("2") == .seconds(2) && HTTPFetch.retryAfter(" 0 ") == .zero)
         #expect(HTTPFetch.retryAfter("Wed, 21 Oct 2015 07:28:00 GMT") == nil && HTTPFetch.retryAfter("-1") == nil)
+    }
+
+    @Test("at most maximumConcurrentRequests requests in flight, over a load and a render together")
+    func requestsInFlight() async throws {
+        var files: [String: [UInt8]] = [:]
+        for index in 0..<8 { files["ad\(index).mp4"] = try fixture("ad1.mp4") }
+        files["content.mp4"] = try moovAfterLargeMdat(padding: 40 << 20)
+        let counting = InFlightCounting(FileServingTransport(files))
+        let limits = HTTPTransportLimits(maximumConcurrentRequests: 3)
+        let schedule = try Schedule(
+            content: [ContentClip(id: "c", source: MediaLocation(parsing: "http://127.0.0.1:1/content.mp4"))],
+            breaks: try (0..<8).map { index in
+                AdBreak(id: "b\(index)", placement: .midroll(at: MediaTime(seconds: Int64(index + 1))),
+                        ads: [Ad(id: "a\(index)", source: try MediaLocation(parsing: "http://127.0.0.1:1/ad\(index).mp4"))])
+            })
+        let catalog = try await SourceCatalog.load(schedule, transport: counting, limits: limits)
+        #expect(catalog.failures.isEmpty, "\(catalog.failures)")
+        let output = FileManager.default.temporaryDirectory.appendingPathComponent("compositor-in-flight-\(UUID().uuidString).mp4")
+        defer { try? FileManager.default.removeItem(at: output) }
+        try await CompositionRenderer.render(try Composition.loading(schedule, catalog: catalog), catalog: catalog, to: FilePath(output.path))
+        #expect(counting.most <= 3 && counting.most >= 2, "\(counting.most) at most")
+        #expect(counting.total >= 11, "\(counting.total) requests")
     }
 
     @Test("the whole load is bounded: sources not loaded in time fail with loadTimedOut")
@@ -228,5 +252,27 @@ struct SlowTransport: HTTPTransport {
     func get(_ request: HTTPTransportRequest) async throws(HTTPTransportError) -> HTTPTransportResponse {
         do { try await Task.sleep(for: delay) } catch { throw HTTPTransportError(url: request.url, problem: .cancelled) }
         return HTTPTransportResponse(status: 404)
+    }
+}
+
+/// A transport that counts the requests in flight through it (each held 20 ms), and the most at once.
+final class InFlightCounting: HTTPTransport, @unchecked Sendable {
+    private let inner: any HTTPTransport
+    private let lock = NSLock()
+    private var now = 0
+    private(set) var most = 0
+    private(set) var total = 0
+
+    init(_ inner: any HTTPTransport) { self.inner = inner }
+
+    func get(_ request: HTTPTransportRequest) async throws(HTTPTransportError) -> HTTPTransportResponse {
+        lock.withLock {
+            now += 1
+            total += 1
+            most = max(most, now)
+        }
+        defer { lock.withLock { now -= 1 } }
+        try? await Task.sleep(for: .milliseconds(20))
+        return try await inner.get(request)
     }
 }
