@@ -119,15 +119,6 @@ public struct HLSCompositionStitcher: Sendable {
         self.loader = loader
     }
 
-    /// Loads every source playlist once, stitches one media playlist per output variant, and rebuilds
-    /// the composition from the snapped cuts.
-    ///
-    /// - Parameter composition: The composition to stitch; its sources are HLS playlists or local MP4
-    ///   files.
-    /// - Returns: The playlists and segment files to write, and the composition that plays.
-    /// - Throws: `HLSCompositionStitchError`: a playlist that cannot be read or stitched, a cut that
-    ///   snapping empties or refuses, an MP4 source that cannot be packaged, or options that do not go
-    ///   together.
     /// `stitch(_:)` of a composition whose sources `catalog` loaded, off the caller's thread:
     /// remote HLS sources are listed at their absolute segment URLs (nothing of them is fetched
     /// but their playlists: the stitch rewrites manifests, as server-side ad insertion does), and
@@ -178,6 +169,15 @@ public struct HLSCompositionStitcher: Sendable {
         return stitcher
     }
 
+    /// Loads every source playlist once, stitches one media playlist per output variant, and rebuilds
+    /// the composition from the snapped cuts.
+    ///
+    /// - Parameter composition: The composition to stitch; its sources are HLS playlists or local MP4
+    ///   files.
+    /// - Returns: The playlists and segment files to write, and the composition that plays.
+    /// - Throws: `HLSCompositionStitchError`: a playlist that cannot be read or stitched, a cut that
+    ///   snapping empties or refuses, an MP4 source that cannot be packaged, or options that do not go
+    ///   together.
     public func stitch(_ composition: Composition) throws(HLSCompositionStitchError) -> HLSStitchedComposition {
         let output = HLSSourcePlaylists.absolute(outputURL)
         guard marksEncodingChanges || packagesEveryPiece else {
