@@ -34,6 +34,15 @@ final class RecordingTransport: HTTPTransport, @unchecked Sendable {
     }
 }
 
+/// The hash of every video frame ffmpeg decodes from `playlist`, whose segments may be files or
+/// http URLs on 127.0.0.1, in output order.
+func frameHashes(_ ffmpeg: FFmpeg, _ playlist: URL) async throws -> [Substring] {
+    let run = try await ChildProcess.run(ffmpeg.ffmpeg, ["-v", "error", "-protocol_whitelist", "file,http,tcp", "-i", playlist.path,
+                                                          "-map", "0:v", "-f", "framemd5", "-"])
+    guard run.status == 0 else { throw FFmpegFailure(message: "\(playlist.path): \(run.stderr)") }
+    return run.stdout.split(separator: "\n").filter { !$0.hasPrefix("#") }.compactMap { $0.split(separator: ",").last }
+}
+
 /// One source loaded through a catalog: its report, or why it did not load.
 func probe(_ location: MediaLocation, transport: any HTTPTransport = URLSessionTransport(),
            limits: HTTPTransportLimits = .default) async throws -> SourceProbe.Report {
@@ -246,14 +255,36 @@ struct RemoteScenarioTests {
             #expect(uris.allSatisfy { $0.hasPrefix("http://127.0.0.1:\(port)/hls/") || !$0.contains("/") }, "\(uris)")
             let copied = try FileManager.default.contentsOfDirectory(atPath: remoteHLS.path)
             #expect(!copied.contains { $0.hasSuffix(".ts") && !$0.hasPrefix("ad") }, "\(copied)")
-            func frames(_ stitched: URL) async throws -> [Substring] {
-                let run = try await ChildProcess.run(ffmpeg.ffmpeg, ["-v", "error", "-protocol_whitelist", "file,http,tcp", "-i", stitched.path,
-                                                                      "-map", "0:v:0", "-f", "framemd5", "-"])
-                #expect(run.status == 0, "\(run.stderr)")
-                return run.stdout.split(separator: "\n").filter { !$0.hasPrefix("#") }.compactMap { $0.split(separator: ",").last }
-            }
-            let remoteFrames = try await frames(remoteHLS.appendingPathComponent("stitched.m3u8"))
-            let localFrames = try await frames(localHLS.appendingPathComponent("stitched.m3u8"))
+            let remoteFrames = try await frameHashes(ffmpeg, remoteHLS.appendingPathComponent("stitched.m3u8"))
+            let localFrames = try await frameHashes(ffmpeg, localHLS.appendingPathComponent("stitched.m3u8"))
+            #expect(!localFrames.isEmpty && remoteFrames == localFrames, "\(remoteFrames.count) frames against \(localFrames.count)")
+        }
+    }
+}
+
+@Suite("Every demo schedule with its sources remote renders and stitches as the local one", .needsNginx, .needsFFmpeg, .serialized)
+struct RemoteScheduleMatrixTests {
+    @Test("render: the same bytes; hls: the same frames", arguments: [
+        "demo.json", "demo-web.json", "demo-hls.json", "demo-hls-fmp4.json", "demo-hls-multivariant.json",
+    ])
+    func matches(schedule name: String) async throws {
+        let ffmpeg = try FFmpeg.require()
+        try await LocalServers.withNginx { port in
+            let folder = FileManager.default.temporaryDirectory.appendingPathComponent("compositor-remote-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(at: folder) }
+            let remote = try RemoteNginxTests.remoteSchedule(name, port: port, in: folder).path
+            let local = "Fixtures/\(name)"
+            let cut = name == "demo-web.json" ? ["--cut", "web"] : []
+            let runs = [try await DemoProcess.run(["render", remote, "--output", folder.appendingPathComponent("remote.mp4").path] + cut),
+                        try await DemoProcess.run(["render", local, "--output", folder.appendingPathComponent("local.mp4").path] + cut),
+                        try await DemoProcess.run(["hls", remote, "--output", folder.appendingPathComponent("remote-hls").path]),
+                        try await DemoProcess.run(["hls", local, "--output", folder.appendingPathComponent("local-hls").path])]
+            #expect(runs.allSatisfy { $0.status == 0 }, "\(runs.map(\.stderr))")
+            let remoteMP4 = FileManager.default.contents(atPath: folder.appendingPathComponent("remote.mp4").path)
+            #expect(remoteMP4 != nil && remoteMP4 == FileManager.default.contents(atPath: folder.appendingPathComponent("local.mp4").path))
+            let remoteFrames = try await frameHashes(ffmpeg, folder.appendingPathComponent("remote-hls/stitched.m3u8"))
+            let localFrames = try await frameHashes(ffmpeg, folder.appendingPathComponent("local-hls/stitched.m3u8"))
             #expect(!localFrames.isEmpty && remoteFrames == localFrames, "\(remoteFrames.count) frames against \(localFrames.count)")
         }
     }
