@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """A misbehaving HTTP server for the remote-source tests, on 127.0.0.1 only.
 
-    python3 fault_server.py PORT
+    python3 fault_server.py PORT [CERT KEY]    (with a certificate and key: over TLS)
 
 Paths (all named .m3u8, so the library takes them for playlists):
   /status/CODE.m3u8      answers CODE (404, 403, 500, ...)
@@ -154,4 +154,10 @@ class Server(http.server.ThreadingHTTPServer):
 
 
 if __name__ == "__main__":
-    Server(("127.0.0.1", int(sys.argv[1])), Handler).serve_forever()
+    server = Server(("127.0.0.1", int(sys.argv[1])), Handler)
+    if len(sys.argv) == 4:
+        import ssl
+        context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        context.load_cert_chain(sys.argv[2], sys.argv[3])
+        server.socket = context.wrap_socket(server.socket, server_side=True)
+    server.serve_forever()

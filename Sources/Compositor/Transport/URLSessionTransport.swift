@@ -154,13 +154,23 @@ private final class ResponseCollector: NSObject, URLSessionDataDelegate, @unchec
         let result: Outcome = lock.withLock {
             if overLimit { return .tooLarge }
             if let error = error as? URLError {
-                return error.code == .timedOut ? .timedOut : .failed(Self.describe(error.code))
+                if error.code == .timedOut { return .timedOut }
+                if error.code == .unknown, let tls = Self.libcurlTLSFailure(error) { return .failed("TLS failed (\(tls))") }
+                return .failed(Self.describe(error.code))
             }
             if let error { return .failed("\(type(of: error))") }
             guard status > 0 else { return .failed("no response") }
             return .response(HTTPTransportResponse(status: status, headers: headers, body: body))
         }
         finish(result)
+    }
+
+    /// What libcurl said of a TLS failure, which FoundationNetworking reports as `.unknown` with
+    /// libcurl's text as the description ("SSL certificate problem: self-signed certificate"):
+    /// that text names no URL, so it may be shown. `nil` for any other failure.
+    private static func libcurlTLSFailure(_ error: URLError) -> String? {
+        let text = (error as NSError).userInfo[NSLocalizedDescriptionKey] as? String ?? ""
+        return text.hasPrefix("SSL") || text.contains("certificate") ? text : nil
     }
 
     /// What went wrong, by the error's code only: `URLError`'s own text may quote the URL.

@@ -122,6 +122,22 @@ enum LocalServers {
         let script = packageRoot.appendingPathComponent("Tests/remote/fault_server.py").path
         return try await with("fault_server.py", python, { ["-u", script, String($0)] }, logFile: nil, body)
     }
+
+    /// Runs `body` with the fault server over TLS, its certificate self-signed (made here with
+    /// `openssl`): one no client trusts.
+    static func withUntrustedTLSServer<T>(_ body: (Int) async throws -> T) async throws -> T {
+        guard let python else { throw Missing(tool: "python3") }
+        guard let openssl = find("openssl") else { throw Missing(tool: "openssl") }
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("compositor-tls-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let cert = folder.appendingPathComponent("cert.pem").path, key = folder.appendingPathComponent("key.pem").path
+        let made = try await ChildProcess.run(openssl, ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key, "-out", cert,
+                                                        "-days", "1", "-subj", "/CN=127.0.0.1"])
+        guard made.status == 0 else { throw NotListening(what: "openssl", log: made.stderr) }
+        let script = packageRoot.appendingPathComponent("Tests/remote/fault_server.py").path
+        return try await with("fault_server.py over TLS", python, { ["-u", script, String($0), cert, key] }, logFile: nil, body)
+    }
 }
 
 extension Trait where Self == ConditionTrait {

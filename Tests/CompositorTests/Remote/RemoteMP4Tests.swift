@@ -203,6 +203,15 @@ struct RemoteMP4Tests {
         #expect(catalog.failures[location] == .transport(HTTPTransportError(url: location.url, problem: .loadTimedOut(after: .milliseconds(200)))))
     }
 
+    @Test("a cancelled load ends with CancellationError, without waiting for its requests")
+    func cancelled() async throws {
+        let location = MediaLocation(remoteURL: "http://127.0.0.1:1/slow.mp4")
+        let load = Task { try await SourceCatalog.load([location], transport: SlowTransport(delay: .seconds(120))) }
+        try await Task.sleep(for: .milliseconds(100))
+        load.cancel()
+        await #expect(throws: CancellationError.self) { _ = try await load.value }
+    }
+
     @Test("a render of remote MP4s is byte for byte the render of the same files on disk")
     func renderMatchesLocal() async throws {
         let names = ["content.mp4", "ad1.mp4", "ad2.mp4"]

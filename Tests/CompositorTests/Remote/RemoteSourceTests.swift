@@ -393,6 +393,22 @@ struct RemoteFaultTests {
         }
     }
 
+    @Test("a TLS server whose certificate no one trusts: a connection failure saying TLS, naming the URL")
+    func untrustedTLS() async throws {
+        try await LocalServers.withUntrustedTLSServer { port in
+            let url = "https://127.0.0.1:\(port)/ok.m3u8"
+            do {
+                _ = try await probe(MediaLocation(remoteURL: url), limits: HTTPTransportLimits(requestTimeout: .seconds(5), retryDelay: .milliseconds(10)))
+                Issue.record("read from a server whose certificate nobody trusts")
+            } catch {
+                guard case .transport(let transport)? = error as? SourceProbeError, case .connectionFailed(let why) = transport.problem else {
+                    Issue.record("\(error)"); return
+                }
+                #expect(transport.url == url && why.hasPrefix("TLS failed"), "\(why)")
+            }
+        }
+    }
+
     @Test("nothing listening: a connection failure naming the URL, at once")
     func refused() async throws {
         let port = try LocalServers.freePort()
