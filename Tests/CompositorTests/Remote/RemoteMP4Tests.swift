@@ -240,6 +240,24 @@ struct RemoteMP4Tests {
         #expect(transport.requests.allSatisfy { $0.byteRange != nil })
     }
 
+    @Test("a fetch that fails while hls packages a remote MP4 leaves no output folder")
+    func hlsFaultWritesNothing() async throws {
+        let transport = FileServingTransport(["content.mp4": try fixture("content.mp4")], fault: .changesETag(fromRequest: 3))
+        let schedule = try Schedule(content: [ContentClip(id: "feature", source: MediaLocation(parsing: "http://127.0.0.1:1/content.mp4"))], breaks: [])
+        let catalog = try await SourceCatalog.load(schedule, transport: transport)
+        let composition = try Composition.loading(schedule, catalog: catalog)
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("compositor-remote-hls-fault-\(UUID().uuidString)")
+        do {
+            let stitched = try await HLSCompositionStitcher(outputURL: folder.appendingPathComponent("stitched.m3u8").path)
+                .stitch(composition, catalog: catalog)
+            try await stitched.write(into: FilePath(folder.path))
+            Issue.record("wrote a stitch whose source changed while it was read")
+        } catch {
+            #expect("\(error)".contains("http://127.0.0.1:1/content.mp4") && "\(error)".contains("changed on the server"), "\(error)")
+        }
+        #expect(!FileManager.default.fileExists(atPath: folder.path))
+    }
+
     @Test("a fetch that fails during a render writes nothing and says which URL and why")
     func renderFaultWritesNothing() async throws {
         let transport = FileServingTransport(["content.mp4": try fixture("content.mp4")], fault: .changesETag(fromRequest: 3))
