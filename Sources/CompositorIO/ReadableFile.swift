@@ -97,7 +97,15 @@ package final class ReadableFile {
     /// spool file, fetched. A plain file has them.
     package func prepare(offset: UInt64, length: UInt64) throws(FileError) {
         guard let spool, offset < size else { return }
-        try spool.fill(offset..<(offset + min(length, size - offset)))
+        try spool.fill([offset..<(offset + min(length, size - offset))])
+    }
+
+    /// Says that `ranges` will be read soon: a spool file fetches them now, together (a plain
+    /// file needs nothing). Only a hint: a fetch that fails is left for the read to report.
+    package func prefetch(_ ranges: [Range<UInt64>]) {
+        guard let spool else { return }
+        let within = ranges.compactMap { $0.lowerBound < size ? $0.lowerBound..<min($0.upperBound, size) : nil }
+        try? spool.fill(within)
     }
 
     /// Fills as much of `buffer` as the file holds from `offset`; returns the count read.

@@ -15,11 +15,12 @@ import Darwin
 /// here when it opens the path, and asks it for every range before reading it, so those layers
 /// read a remote source exactly as a local one, and never see a byte that was not fetched.
 package protocol SpoolFiller: AnyObject, Sendable {
-    /// Makes `bytes` of the spool hold the remote resource's bytes, fetching what it lacks.
+    /// Makes `ranges` of the spool hold the remote resource's bytes, fetching what they lack
+    /// (several ranges at once).
     ///
-    /// - Parameter bytes: Offsets in the resource (within its length).
+    /// - Parameter ranges: Offsets in the resource (within its length).
     /// - Throws: `FileError` naming the remote resource: it could not be fetched, or changed.
-    func fill(_ bytes: Range<UInt64>) throws(FileError)
+    func fill(_ ranges: [Range<UInt64>]) throws(FileError)
 }
 
 /// The spool files open in this process, by path, with what fills each.

@@ -27,8 +27,12 @@ package final class RemoteSpool: SpoolFiller, @unchecked Sendable {
     package let identity: RemoteIdentity
     package var size: UInt64 { identity.length }
 
-    /// The smallest read: a probe's header walk reads a few bytes at a time.
-    static let minimumFetch: UInt64 = 256 << 10
+    /// The first read: enough for the front of most files (`ftyp` and a `moov` there), and the
+    /// resource's length and validators.
+    static let firstFetch: UInt64 = 256 << 10
+    /// The smallest read after it: a header walk reads a few bytes at a time (a fragmented file's
+    /// `moof`s, each followed by its `mdat`, cost this much each, not their media).
+    static let minimumFetch: UInt64 = 16 << 10
     /// The largest single request: big copies go as several, some at once.
     static let maximumFetch: UInt64 = 8 << 20
 
@@ -64,7 +68,7 @@ package final class RemoteSpool: SpoolFiller, @unchecked Sendable {
         if folder == nil { _ = try? path.parent.withCPath { rmdir($0) } }
     }
 
-    /// Opens `url` with a first ranged read (its first `minimumFetch` bytes, which tell its length
+    /// Opens `url` with a first ranged read (its first `firstFetch` bytes, which tell its length
     /// and identity), and makes its spool in `folder`.
     ///
     /// - Throws: `HTTPTransportError`: the read failed, the server ignores ranges, or the spool
@@ -72,10 +76,10 @@ package final class RemoteSpool: SpoolFiller, @unchecked Sendable {
     package static func open(_ url: String, in folder: SpoolFolder, name: String,
                              transport: any HTTPTransport, limits: HTTPTransportLimits) async throws(HTTPTransportError) -> RemoteSpool {
         var first = limits
-        first.maximumBodyBytes = Int(minimumFetch)
+        first.maximumBodyBytes = Int(firstFetch)
         let fetched: (url: String, response: HTTPTransportResponse)
         do {
-            fetched = try await HTTPFetch.get(url, byteRange: 0...(minimumFetch - 1), transport: transport, limits: first)
+            fetched = try await HTTPFetch.get(url, byteRange: 0...(firstFetch - 1), transport: transport, limits: first)
         } catch {
             if case .tooLarge = error.problem { throw HTTPTransportError(url: url, problem: .badResponse(ignoredRange)) }
             throw error
@@ -85,9 +89,9 @@ package final class RemoteSpool: SpoolFiller, @unchecked Sendable {
         switch response.status {
         case 206:
             guard let range = ContentRange(response.headers["content-range"]), range.first == 0, let total = range.total,
-                  range.last == min(minimumFetch, total) - 1, UInt64(response.body.count) == range.last - range.first + 1 else {
+                  range.last == min(firstFetch, total) - 1, UInt64(response.body.count) == range.last - range.first + 1 else {
                 throw HTTPTransportError(url: url, problem: .badResponse("HTTP 206 whose Content-Range (\(response.headers["content-range"] ?? "none")) "
-                                                                         + "does not match its \(response.body.count) bytes or bytes 0-\(minimumFetch - 1)"))
+                                                                         + "does not match its \(response.body.count) bytes or bytes 0-\(firstFetch - 1)"))
             }
             length = total
         case 200:
@@ -121,16 +125,17 @@ package final class RemoteSpool: SpoolFiller, @unchecked Sendable {
     /// The first transport error a read through the spool met, if any.
     package var failure: HTTPTransportError? { lock.locked { firstFailure } }
 
-    /// Fetches what `bytes` lacks (blocking: called by the media layers' reads, on the library's
+    /// Fetches what `ranges` lack (blocking: called by the media layers' reads, on the library's
     /// own blocking threads).
-    package func fill(_ bytes: Range<UInt64>) throws(FileError) {
-        guard lock.locked({ !missing(in: bytes).isEmpty }) else { return }
+    package func fill(_ ranges: [Range<UInt64>]) throws(FileError) {
+        guard lock.locked({ ranges.contains { !missing(in: $0).isEmpty } }) else { return }
         let result = waitForTask { [self] () -> HTTPTransportError? in
-            do throws(HTTPTransportError) { try await fetch([bytes]); return nil } catch { return error }
+            do throws(HTTPTransportError) { try await fetch(ranges); return nil } catch { return error }
         }
         guard let error = result else { return }
         lock.locked { if firstFailure == nil { firstFailure = error } }
-        throw FileError(FilePath(displayName), .system(operation: "fetch bytes \(bytes.lowerBound)-\(bytes.upperBound - 1)", message: error.reason))
+        let what = ranges.count == 1 ? "bytes \(ranges[0].lowerBound)-\(ranges[0].upperBound - 1)" : "\(ranges.count) byte ranges"
+        throw FileError(FilePath(displayName), .system(operation: "fetch \(what)", message: error.reason))
     }
 
     /// Fetches what `ranges` lack: gaps closer than `minimumFetch` joined, each request at most

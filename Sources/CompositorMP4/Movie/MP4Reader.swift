@@ -101,6 +101,8 @@ package enum MP4Reader {
                 moov = TopLevelBox(header, in: block)
             case .moof:
                 fragments.append(TopLevelBox(header, in: block))
+            case "sidx":
+                prefetchSubsegments(TopLevelBox(header, in: block), of: file)
             default:
                 break
             }
@@ -110,6 +112,19 @@ package enum MP4Reader {
                              reason: "no moov box (the file may be truncated or still being written)")
         }
         return TopLevel(moov: moov, fragments: fragments)
+    }
+
+    /// A segment index says where the fragments start: their headers are asked for together
+    /// now, before the walk comes to them one by one (for a remote file, requests at once instead
+    /// of one after another). A `sidx` that cannot be read is passed over: the walk finds the
+    /// fragments anyway.
+    private static func prefetchSubsegments(_ box: TopLevelBox, of file: ReadableFile) {
+        guard let bytes = box.bytes, bytes.count >= box.header.headerSize else { return }
+        var reader = ByteReader(Array(bytes[box.header.headerSize...]))
+        guard let index = try? SegmentIndexBox(parsing: &reader) else { return }
+        // As much as the walk reads there: a block of the largest size.
+        let block = UInt64(topLevelBlockSize)
+        file.prefetch(index.referenceOffsets(boxEnd: box.header.end).map { $0..<($0 &+ block) })
     }
 
     /// Calls `body` with each top-level box header in `bytes` of `file`, in order, and the block

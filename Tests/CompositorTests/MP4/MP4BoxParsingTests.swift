@@ -121,6 +121,30 @@ struct MP4BoxParsingTests {
         #expect(!TrackFragmentRunBox.isSync(flags: TrackFragmentRunBox.nonSyncSampleFlags))
     }
 
+    /// ```
+    /// |sidx ...|<- first_offset ->|subsegment 1 (1000)|subsegment 2 (2000)|
+    ///          ^ box end 500       ^ 520              ^ 1520
+    /// ```
+    @Test("sidx: version 0 and 1, where each subsegment starts; a truncated table is malformed")
+    func segmentIndex() throws {
+        let entries = Self.be32(1000) + Self.be32(90_000) + Self.be32(0x9000_0000) + Self.be32(1 << 31 | 2000) + Self.be32(90_000) + Self.be32(0)
+        var version0 = ByteReader([0, 0, 0, 0] + Self.be32(1) + Self.be32(90_000) + Self.be32(0) + Self.be32(20) + [0, 0, 0, 2] + entries)
+        let index = try SegmentIndexBox(parsing: &version0)
+        #expect(index.referenceID == 1 && index.timescale == 90_000 && index.firstOffset == 20)
+        #expect(index.references == [.init(referencesIndex: false, size: 1000), .init(referencesIndex: true, size: 2000)])
+        #expect(index.referenceOffsets(boxEnd: 500) == [520, 1520])
+        var version1 = ByteReader([1, 0, 0, 0] + Self.be32(2) + Self.be32(1000) + Self.be64(1 << 40) + Self.be64(1 << 33) + [0, 0, 0, 1]
+                                  + Self.be32(7) + Self.be32(0) + Self.be32(0))
+        let wide = try SegmentIndexBox(parsing: &version1)
+        #expect(wide.earliestPresentationTime == 1 << 40 && wide.referenceOffsets(boxEnd: 100) == [100 + 1 << 33])
+        // Offsets that would pass 2^64 are left out, not wrapped.
+        var past = wide
+        past.firstOffset = .max
+        #expect(past.referenceOffsets(boxEnd: 2).isEmpty)
+        var short = ByteReader([0, 0, 0, 0] + Self.be32(1) + Self.be32(90_000) + Self.be32(0) + Self.be32(0) + [0, 0, 0, 3] + entries)
+        #expect(throws: MP4ParseFailure.self) { try SegmentIndexBox(parsing: &short) }
+    }
+
     @Test("stss, stsc, stco and co64")
     func tables() {
         RoundTrip(bytes: [0, 0, 0, 0] + Self.be32(2) + Self.be32(1) + Self.be32(49),

@@ -101,6 +101,32 @@ struct RemoteMP4Tests {
         #expect(transport.bytesSent < 2 << 20, "\(transport.bytesSent) bytes for three probes, one of a 50 MB file")
     }
 
+    /*
+     fragmented     |ftyp|moov|moof|mdat ....|moof|mdat ....|...|mfra|     the walk goes moof to moof
+     with sidx      |ftyp|moov|sidx|sidx|moof|mdat ....|moof|...|          the sidx says where each moof is
+     */
+    @Test("a fragmented remote MP4 probes from its fragment headers (never its media); with a sidx, they are fetched together", .needsFFmpeg)
+    func fragmented() async throws {
+        let ffmpeg = try FFmpeg.require()
+        let folder = try MP4Fixtures.makeScratchFolder("remote-fragmented")
+        defer { MP4Fixtures.remove(folder) }
+        for (name, flags) in [("plain.mp4", "+frag_keyframe+empty_moov+default_base_moof"),
+                              ("indexed.mp4", "+frag_keyframe+empty_moov+default_base_moof+global_sidx")] {
+            try await ffmpeg.make(["-f", "lavfi", "-i", "testsrc2=size=320x180:rate=25,noise=alls=30:allf=t", "-t", "20",
+                                   "-c:v", "libx264", "-preset", "ultrafast", "-b:v", "3M", "-g", "25", "-movflags", flags, folder + "/" + name])
+        }
+        for name in ["plain.mp4", "indexed.mp4"] {
+            let bytes = Array(try Data(contentsOf: URL(fileURLWithPath: folder + "/" + name)))
+            let counting = InFlightCounting(FileServingTransport([name: bytes]))
+            let report = try await probe(MediaLocation(remoteURL: "http://127.0.0.1:1/\(name)"), transport: counting)
+            #expect(report == (try SourceProbe.probe(MediaLocation(path: folder + "/" + name))), "\(name)")
+            let sent = counting.inner.bytesSent
+            #expect(sent < bytes.count / 4, "\(name): \(sent) of \(bytes.count) bytes fetched")
+            if name == "indexed.mp4" { #expect(counting.most >= 2, "the fragment headers fetched together") }
+            else { #expect(counting.most == 1, "without an index, one after another") }
+        }
+    }
+
     @Test("the catalog says what each source is and which version of it was read")
     func identities() async throws {
         let transport = FileServingTransport(["ad1.mp4": try fixture("ad1.mp4")])
@@ -284,13 +310,13 @@ struct SlowTransport: HTTPTransport {
 
 /// A transport that counts the requests in flight through it (each held 20 ms), and the most at once.
 final class InFlightCounting: HTTPTransport, @unchecked Sendable {
-    private let inner: any HTTPTransport
+    let inner: FileServingTransport
     private let lock = NSLock()
     private var now = 0
     private(set) var most = 0
     private(set) var total = 0
 
-    init(_ inner: any HTTPTransport) { self.inner = inner }
+    init(_ inner: FileServingTransport) { self.inner = inner }
 
     func get(_ request: HTTPTransportRequest) async throws(HTTPTransportError) -> HTTPTransportResponse {
         lock.withLock {
