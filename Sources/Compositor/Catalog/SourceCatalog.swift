@@ -54,6 +54,15 @@ public struct SourceCatalog: Sendable {
         package let readPath: FilePath?
         /// An MP4's movie, as read.
         package let movie: MP4Movie?
+        /// A remote playlist's playlists as fetched (it, and its variants), by the URL asked
+        /// for: the exports read them from here, not from the server again.
+        package var playlists: [String: FetchedPlaylist] = [:]
+    }
+
+    /// A playlist's bytes and the URL they came from after redirects.
+    package struct FetchedPlaylist: Sendable {
+        package let bytes: [UInt8]
+        package let url: String
     }
 
     /// The sources that loaded, by location.

@@ -109,7 +109,11 @@ struct SourceLoader: Sendable {
                 missing.url = wanted
                 throw MissingPlaylist.NotYetFetched()
             }
-            let probed = Self.loadPlaylist(source, url: url, identity: identity, loader: loader)
+            var probed = Self.loadPlaylist(source, url: url, identity: identity, loader: loader)
+            if case .success(var entry) = probed {
+                entry.playlists = fetched.mapValues { SourceCatalog.FetchedPlaylist(bytes: $0.bytes, url: $0.url) }
+                probed = .success(entry)
+            }
             guard case .failure = probed, let next = missing.url, fetched[next] == nil else { return probed }
             do {
                 let got = try await HTTPFetch.get(next, transport: transport, limits: playlistLimits)

@@ -14,14 +14,15 @@ struct HLSSourcePlaylists {
     /// The playlist at `url` (media or multivariant).
     mutating func playlist(at url: String) throws(HLSCompositionStitchError) -> HLSPlaylist {
         if let playlist = loaded[url] { return playlist }
-        let bytes: [UInt8]
-        do { bytes = try loader.load(url) } catch { throw .unreadable(url: url, reason: "\(error)") }
+        // Parsed at the URL it was read from (after redirects), which its URIs resolve against.
+        let bytes: [UInt8], readFrom: String
+        do { (bytes, readFrom) = try loader.fetch(url) } catch { throw .unreadable(url: url, reason: "\(error)") }
         // An MP4 file is a fine source elsewhere, just not in a playlist: say so rather than "malformed".
         if bytes.count >= 8, Array(bytes[4..<8]) == Array("ftyp".utf8) {
             throw .unsupported(url: url, reason: "an MP4 file, not an HLS playlist; only local MP4 files are packaged into segments")
         }
         let playlist: HLSPlaylist
-        do { playlist = try HLSPlaylistParser(limits: loader.limits).parse(bytes, url: url) } catch {
+        do { playlist = try HLSPlaylistParser(limits: loader.limits).parse(bytes, url: readFrom) } catch {
             throw error.category == .malformed ? .malformed(url: url, reason: error.description) : .unsupported(url: url, reason: error.description)
         }
         loaded[url] = playlist

@@ -47,13 +47,17 @@ struct RemoteReads: Sendable {
         return location.filePath == nil ? catalog == nil || SourceProbe.isPlaylist(location) : SourceProbe.isPlaylist(location)
     }
 
-    /// Reads playlists from files, and from http(s) URLs through the catalog's transport.
+    /// Reads playlists from files, and from http(s) URLs: those the catalog fetched from what it
+    /// kept, any other through its transport.
     var playlistLoader: HLSPlaylistLoader {
         guard let catalog else { return .fileSystem }
         let remote = HLSPlaylistLoader.remote(transport: catalog.transport, limits: catalog.limits)
         let local = HLSPlaylistLoader.fileSystem
-        return HLSPlaylistLoader(limits: local.limits) { url in
-            HTTPFetch.isHTTP(url) ? try remote.fetch(url) : try local.fetch(url)
+        var fetched: [String: SourceCatalog.FetchedPlaylist] = [:]
+        for entry in catalog.entries.values { fetched.merge(entry.playlists) { first, _ in first } }
+        return HLSPlaylistLoader(limits: local.limits) { [fetched] url in
+            if let playlist = fetched[url] { return (playlist.bytes, playlist.url) }
+            return HTTPFetch.isHTTP(url) ? try remote.fetch(url) : try local.fetch(url)
         }
     }
 

@@ -24,9 +24,12 @@ private final class TaskResultBox<T: Sendable>: @unchecked Sendable {
         done.signal()
     }
 
+    /// The result, handed over: the box keeps nothing (the task that filled it may end a moment
+    /// later, and what it returned must not live on with it).
     func wait() -> T {
         done.wait()
         guard let value else { preconditionFailure("signalled without a value") }
+        self.value = nil
         return value
     }
 }

@@ -335,9 +335,12 @@ package final class SpoolFolder: @unchecked Sendable {
     }
 
     deinit {
-        // The table of open spools holds each one too: once out of it (and once no file read
-        // through it is open), each spool deletes its file.
-        for spool in spools.values { SpoolFiles.unregister(spool.path) }
+        // The files go now, with the catalog: a spool a read still holds keeps its descriptor,
+        // which reads on, and no one opens a spool by its path once its catalog is gone.
+        for spool in spools.values {
+            SpoolFiles.unregister(spool.path)
+            _ = try? spool.path.withCPath { unlink($0) }
+        }
         spools = [:]
         _ = try? path.withCPath { rmdir($0) }
     }

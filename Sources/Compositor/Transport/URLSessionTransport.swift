@@ -57,8 +57,9 @@ public struct URLSessionTransport: HTTPTransport {
                 task.resume()
                 // The whole request, body included, is bounded here: URLSession's own timeouts
                 // count idle time, so a body trickling in would never end.
-                DispatchQueue.global().asyncAfter(deadline: .now() + seconds) {
-                    if collector.stop(.timedOut) { task.cancel() }
+                // Weakly: a finished request's body must not stay in memory until its deadline.
+                DispatchQueue.global().asyncAfter(deadline: .now() + seconds) { [weak collector, weak task] in
+                    if collector?.stop(.timedOut) == true { task?.cancel() }
                 }
             }
         } onCancel: {

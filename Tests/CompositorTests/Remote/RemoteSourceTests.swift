@@ -185,6 +185,19 @@ struct RemoteNginxTests {
             #expect(transport.requests.first == "http://127.0.0.1:\(port)/moved/content.m3u8")
             #expect(transport.requests.dropFirst().allSatisfy { $0.hasPrefix("http://127.0.0.1:\(port)/hls/multivariant/content/") }, "\(transport.requests)")
             #expect(transport.requests.count == 4)
+
+            // Stitched from a catalog, its segments are listed at URLs resolved against the final
+            // URL, and no playlist is fetched twice.
+            let schedule = try Schedule(content: [ContentClip(id: "c", source: MediaLocation(parsing: "http://127.0.0.1:\(port)/moved/content.m3u8"))],
+                                        breaks: [])
+            let stitching = RecordingTransport()
+            let catalog = try await SourceCatalog.load(schedule, transport: stitching)
+            let folder = FileManager.default.temporaryDirectory.appendingPathComponent("compositor-remote-\(UUID().uuidString)")
+            let stitched = try await HLSCompositionStitcher(outputURL: folder.appendingPathComponent("stitched.m3u8").path)
+                .stitch(try Composition.loading(schedule, catalog: catalog), catalog: catalog)
+            let uris = stitched.variants.flatMap { $0.result.playlist.segments.map(\.uri) }
+            #expect(!uris.isEmpty && uris.allSatisfy { $0.hasPrefix("http://127.0.0.1:\(port)/hls/multivariant/content/") }, "\(uris.prefix(3))")
+            #expect(stitching.requests.count == Set(stitching.requests).count, "\(stitching.requests)")
         }
     }
 
