@@ -18,6 +18,7 @@
 #   seconds FILE, rss_mib FILE, cpu_seconds FILE (user + system)   fields of such a file
 #   release_binary PRODUCT  builds PRODUCT of the package at $ROOT in release (output on stderr)
 #                           and prints the binary's path
+#   encode NAME SECONDS LOOPS SIZE FPS VIDEO_BITRATE AUDIO_BITRATE SEED   makes $WORK/NAME.mp4 (below)
 
 bench_setup() {
     local name=$1; shift
@@ -94,4 +95,19 @@ take_turns() {
             fi
         done
     done
+}
+
+# encode NAME SECONDS LOOPS SIZE FPS VIDEO_BITRATE AUDIO_BITRATE SEED: SECONDS of H.264 (B-frames,
+# a keyframe every 2 s; grain keeps x264 from compressing it away) + AAC 48 kHz stereo, then looped
+# LOOPS times by stream copy so generating stays cheap.
+encode() {
+    local name=$1 seconds=$2 loops=$3 size=$4 fps=$5 vb=$6 ab=$7 seed=$8
+    [ -f "$WORK/$name.mp4" ] && return
+    ffmpeg -hide_banner -v error -y \
+        -f lavfi -i "testsrc2=size=$size:rate=$fps,noise=alls=20:allf=t+u:all_seed=$seed" \
+        -f lavfi -i "sine=frequency=$((300 + 100 * seed)):sample_rate=48000" \
+        -t "$seconds" -c:v libx264 -preset ultrafast -g $((2 * fps)) -bf 2 -b:v "$vb" -maxrate "$vb" -bufsize "$vb" -pix_fmt yuv420p \
+        -c:a aac -b:a "$ab" -ac 2 "$WORK/loop-$name.mp4"
+    ffmpeg -hide_banner -v error -y -stream_loop $((loops - 1)) -i "$WORK/loop-$name.mp4" -c copy "$WORK/$name.mp4"
+    rm -f "$WORK/loop-$name.mp4"
 }

@@ -29,21 +29,6 @@ echo "== building the driver (release)"
 BENCH=${BENCH:-$(release_binary RenderBenchmark)}
 FLOOR=$(durable_copy_binary)
 
-# encode NAME SECONDS LOOPS SIZE FPS VIDEO_BITRATE AUDIO_BITRATE SEED: SECONDS of H.264 (B-frames,
-# a keyframe every 2 s; grain keeps x264 from compressing it away) + AAC 48 kHz stereo, then looped
-# LOOPS times by stream copy so generating stays cheap.
-encode() {
-    local name=$1 seconds=$2 loops=$3 size=$4 fps=$5 vb=$6 ab=$7 seed=$8
-    [ -f "$WORK/$name.mp4" ] && return
-    ffmpeg -hide_banner -v error -y \
-        -f lavfi -i "testsrc2=size=$size:rate=$fps,noise=alls=20:allf=t+u:all_seed=$seed" \
-        -f lavfi -i "sine=frequency=$((300 + 100 * seed)):sample_rate=48000" \
-        -t "$seconds" -c:v libx264 -preset ultrafast -g $((2 * fps)) -bf 2 -b:v "$vb" -maxrate "$vb" -bufsize "$vb" -pix_fmt yuv420p \
-        -c:a aac -b:a "$ab" -ac 2 "$WORK/loop-$name.mp4"
-    ffmpeg -hide_banner -v error -y -stream_loop $((loops - 1)) -i "$WORK/loop-$name.mp4" -c copy "$WORK/$name.mp4"
-    rm -f "$WORK/loop-$name.mp4"
-}
-
 # piece FILE START END: one line of the driver's plan and of ffmpeg's concat list.
 piece() {
     echo "$1 $2 $3" >>"$PLAN"
