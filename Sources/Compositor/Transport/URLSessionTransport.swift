@@ -10,19 +10,21 @@ import Foundation
 
 #if canImport(FoundationNetworking) || canImport(Foundation)
 /// The default `HTTPTransport`: Foundation's `URLSession` (FoundationNetworking on Linux), one
-/// ephemeral session per request (no cache, no cookies, no credentials stored).
+/// ephemeral session per transport (no cache, no cookies, no credentials stored), whose
+/// connections its requests share; it is invalidated when the last copy of the transport goes.
 ///
 /// Redirects are not followed here (the library follows them under its own limits); the request's
 /// timeout bounds the whole request, body included, and a body over `maximumBodyBytes` is
 /// cancelled as soon as it is seen to be (by its `Content-Length` or as it arrives).
 ///
 /// ```swift
-/// let report = try SourceProbe.probe(MediaLocation(remoteURL: "http://127.0.0.1:8080/show.m3u8"),
-///                                    transport: URLSessionTransport())
+/// let catalog = try await SourceCatalog.load(schedule, transport: URLSessionTransport())
 /// ```
 public struct URLSessionTransport: HTTPTransport {
-    /// The default transport.
-    public init() {}
+    private let session: SessionOwner
+
+    /// A transport with a session of its own.
+    public init() { session = SessionOwner() }
 
     /// Performs one GET and returns its whole response (see `HTTPTransport`).
     ///
@@ -40,17 +42,8 @@ public struct URLSessionTransport: HTTPTransport {
         if let range = request.byteRange {
             urlRequest.setValue("bytes=\(range.lowerBound)-\(range.upperBound)", forHTTPHeaderField: "Range")
         }
-        let configuration = URLSessionConfiguration.ephemeral
-        configuration.timeoutIntervalForRequest = seconds
-        configuration.timeoutIntervalForResource = seconds
-        configuration.urlCache = nil
-        configuration.httpCookieStorage = nil
-        configuration.urlCredentialStorage = nil
         let collector = ResponseCollector(limit: request.maximumBodyBytes)
-        let queue = OperationQueue()
-        queue.maxConcurrentOperationCount = 1
-        let session = URLSession(configuration: configuration, delegate: collector, delegateQueue: queue)
-        let task = session.dataTask(with: urlRequest)
+        let task = session.start(urlRequest, collector: collector)
         let outcome = await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<ResponseCollector.Outcome, Never>) in
                 collector.whenDone { continuation.resume(returning: $0) }
@@ -65,7 +58,7 @@ public struct URLSessionTransport: HTTPTransport {
         } onCancel: {
             if collector.stop(.cancelled) { task.cancel() }
         }
-        session.invalidateAndCancel()
+        session.finish(task)
         switch outcome {
         case .response(let response): return response
         case .tooLarge: throw HTTPTransportError(url: request.url, problem: .tooLarge(limit: request.maximumBodyBytes))
@@ -76,11 +69,79 @@ public struct URLSessionTransport: HTTPTransport {
     }
 }
 
+/// A transport's `URLSession`, invalidated when the transport (every copy of it) goes: the
+/// session holds its delegate, the router, until then.
+private final class SessionOwner: @unchecked Sendable {
+    private let session: URLSession
+    private let router = TaskRouter()
+
+    init() {
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.urlCache = nil
+        configuration.httpCookieStorage = nil
+        configuration.urlCredentialStorage = nil
+        // The library bounds requests in flight and each request's time itself.
+        configuration.httpMaximumConnectionsPerHost = 16
+        configuration.timeoutIntervalForResource = 7 * 24 * 3600
+        let queue = OperationQueue()
+        queue.maxConcurrentOperationCount = 1
+        session = URLSession(configuration: configuration, delegate: router, delegateQueue: queue)
+    }
+
+    deinit { session.invalidateAndCancel() }
+
+    /// A task for `request` whose delegate calls go to `collector` (not resumed yet).
+    func start(_ request: URLRequest, collector: ResponseCollector) -> URLSessionDataTask {
+        let task = session.dataTask(with: request)
+        router.route(task, to: collector)
+        return task
+    }
+
+    /// Forgets `task`'s collector.
+    func finish(_ task: URLSessionTask) { router.forget(task) }
+}
+
+/// Hands each task's delegate calls to its collector.
+///
+/// `@unchecked Sendable`: its table is only touched under `lock`.
+private final class TaskRouter: NSObject, URLSessionDataDelegate, @unchecked Sendable {
+    private let lock = NSLock()
+    private var collectors: [Int: ResponseCollector] = [:]
+
+    func route(_ task: URLSessionTask, to collector: ResponseCollector) {
+        lock.withLock { collectors[task.taskIdentifier] = collector }
+    }
+
+    func forget(_ task: URLSessionTask) { _ = lock.withLock { collectors.removeValue(forKey: task.taskIdentifier) } }
+
+    private func collector(_ task: URLSessionTask) -> ResponseCollector? { lock.withLock { collectors[task.taskIdentifier] } }
+
+    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
+                    completionHandler: @escaping (URLSession.ResponseDisposition) -> Void) {
+        guard let collector = collector(dataTask) else { return completionHandler(.cancel) }
+        collector.received(response, completionHandler: completionHandler)
+    }
+
+    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
+        if collector(dataTask)?.received(data) == false { dataTask.cancel() }
+    }
+
+    func urlSession(_ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
+                    newRequest request: URLRequest, completionHandler: @escaping (URLRequest?) -> Void) {
+        // The library follows redirects itself, under its limits: the 3xx is the response.
+        completionHandler(nil)
+    }
+
+    func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: Error?) {
+        collector(task)?.completed(error)
+    }
+}
+
 /// Gathers one task's response under the body limit, and reports its outcome once: the response,
 /// or why there is none (the first of: completed, timed out, cancelled).
 ///
 /// `@unchecked Sendable`: its state is only touched under `lock`.
-private final class ResponseCollector: NSObject, URLSessionDataDelegate, @unchecked Sendable {
+private final class ResponseCollector: @unchecked Sendable {
     enum Outcome: Sendable { case response(HTTPTransportResponse), tooLarge, timedOut, cancelled, failed(String) }
 
     private let limit: Int
@@ -120,8 +181,8 @@ private final class ResponseCollector: NSObject, URLSessionDataDelegate, @unchec
         return first
     }
 
-    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
-                    completionHandler: @escaping (URLSession.ResponseDisposition) -> Void) {
+    /// The response's head: its status and headers; cancelled at once when its length is over the limit.
+    func received(_ response: URLResponse, completionHandler: @escaping (URLSession.ResponseDisposition) -> Void) {
         let tooLarge: Bool = lock.withLock {
             if let http = response as? HTTPURLResponse {
                 status = http.statusCode
@@ -136,22 +197,17 @@ private final class ResponseCollector: NSObject, URLSessionDataDelegate, @unchec
         completionHandler(tooLarge ? .cancel : .allow)
     }
 
-    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
-        let tooLarge: Bool = lock.withLock {
-            guard !overLimit else { return true }
+    /// More of the body; `false` when it passes the limit (the task is then cancelled).
+    func received(_ data: Data) -> Bool {
+        lock.withLock {
+            guard !overLimit else { return false }
             if body.count + data.count > limit { overLimit = true; body = [] } else { body.append(contentsOf: data) }
-            return overLimit
+            return !overLimit
         }
-        if tooLarge { dataTask.cancel() }
     }
 
-    func urlSession(_ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
-                    newRequest request: URLRequest, completionHandler: @escaping (URLRequest?) -> Void) {
-        // The library follows redirects itself, under its limits: the 3xx is the response.
-        completionHandler(nil)
-    }
-
-    func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: Error?) {
+    /// The task ended, with `error` or not.
+    func completed(_ error: Error?) {
         let result: Outcome = lock.withLock {
             if overLimit { return .tooLarge }
             if let error = error as? URLError {
