@@ -72,17 +72,29 @@ struct RemoteReads: Sendable {
         return try opened.get().path
     }
 
-    /// Fetches the bytes each spool-read file will be copied from, several requests at a time,
-    /// before the output is begun: a fetch that fails leaves nothing written.
+    /// Fetches the bytes each spool-read file will be copied from, all sources at once (the
+    /// catalog's gate bounds the requests in flight), before the output is begun: a fetch that
+    /// fails leaves nothing written.
     func fetchAhead(_ ranges: [FilePath: [Range<UInt64>]]) throws(CompositionRenderer.RenderError) {
         guard let spools = catalog?.spools?.all.values else { return }
-        for spool in spools {
-            guard let wanted = ranges[spool.path], !wanted.isEmpty else { continue }
-            let failure = waitForTask { () -> HTTPTransportError? in
-                do throws(HTTPTransportError) { try await spool.fetch(wanted); return nil } catch { return error }
+        let wanted = spools.compactMap { spool in ranges[spool.path].flatMap { $0.isEmpty ? nil : (spool, $0) } }
+        guard !wanted.isEmpty else { return }
+        let failure = waitForTask { () -> HTTPTransportError? in
+            await withTaskGroup(of: HTTPTransportError?.self) { group in
+                for (spool, ranges) in wanted {
+                    group.addTask {
+                        do throws(HTTPTransportError) { try await spool.fetch(ranges); return nil } catch { return error }
+                    }
+                }
+                var first: HTTPTransportError?
+                for await failure in group where first == nil && failure != nil {
+                    first = failure
+                    group.cancelAll()
+                }
+                return first
             }
-            if let failure { throw .transport(failure) }
         }
+        if let failure { throw .transport(failure) }
     }
 
     /// `error` as the user should read it: a remote source's fetch failure as the transport
