@@ -327,7 +327,7 @@ package final class SpoolFolder: @unchecked Sendable {
     /// Makes a new folder in `$TMPDIR` (or `/tmp`).
     package init() throws(HTTPTransportError) {
         let base = getenv("TMPDIR").map { String(cString: $0) }.flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
-        var template = Array((base.hasSuffix("/") ? base : base + "/").utf8CString.dropLast()) + Array("compositor-remote-XXXXXX".utf8CString)
+        var template = Array((base.hasSuffix("/") ? base : base + "/").utf8CString.dropLast()) + Array("compositor-spool-XXXXXX".utf8CString)
         guard template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) != nil else {
             throw HTTPTransportError(url: "", problem: .connectionFailed("cannot make a spool folder in \(base): \(String(cString: strerror(errno)))"))
         }

@@ -153,9 +153,8 @@ struct RemoteNginxTests {
     func probesMatchLocal() async throws {
         try await LocalServers.withNginx { port in
             let local = try ScheduleDocument.read(path: FilePath(packageRoot.appendingPathComponent("Fixtures/demo-hls.json").path))
-            let folder = FileManager.default.temporaryDirectory.appendingPathComponent("compositor-remote-\(UUID().uuidString)")
-            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-            defer { try? FileManager.default.removeItem(at: folder) }
+            let folder = URL(fileURLWithPath: try MP4Fixtures.makeScratchFolder("remote"))
+            defer { MP4Fixtures.remove(folder.path) }
             let remote = try ScheduleDocument.read(path: FilePath(try Self.remoteSchedule("demo-hls.json", port: port, in: folder).path))
             let transport = RecordingTransport()
             let catalog = try await SourceCatalog.load(remote, transport: transport)
@@ -204,9 +203,8 @@ struct RemoteNginxTests {
     @Test("the demo's timeline, map and simulate of remote demo-hls print what the local one does; render writes the same bytes")
     func demoCommandsMatchLocal() async throws {
         try await LocalServers.withNginx { port in
-            let folder = FileManager.default.temporaryDirectory.appendingPathComponent("compositor-remote-\(UUID().uuidString)")
-            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-            defer { try? FileManager.default.removeItem(at: folder) }
+            let folder = URL(fileURLWithPath: try MP4Fixtures.makeScratchFolder("remote"))
+            defer { MP4Fixtures.remove(folder.path) }
             let remote = try Self.remoteSchedule("demo-hls.json", port: port, in: folder).path
             let local = "Fixtures/demo-hls.json"
             for command in [["timeline"], ["map", "--content-time", "10"], ["map", "--composition-time", "20"], ["simulate"]] {
@@ -238,9 +236,8 @@ struct RemoteScenarioTests {
     func everyOutput() async throws {
         let ffmpeg = try FFmpeg.require()
         try await LocalServers.withNginx { port in
-            let folder = FileManager.default.temporaryDirectory.appendingPathComponent("compositor-remote-\(UUID().uuidString)")
-            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-            defer { try? FileManager.default.removeItem(at: folder) }
+            let folder = URL(fileURLWithPath: try MP4Fixtures.makeScratchFolder("remote"))
+            defer { MP4Fixtures.remove(folder.path) }
             let remote = try RemoteNginxTests.remoteSchedule("seed-scenario.json", port: port, in: folder).path
             let local = "Fixtures/seed-scenario.json"
             func normalized(_ text: String) -> String {
@@ -283,9 +280,8 @@ struct RemoteScheduleMatrixTests {
     func matches(schedule name: String) async throws {
         let ffmpeg = try FFmpeg.require()
         try await LocalServers.withNginx { port in
-            let folder = FileManager.default.temporaryDirectory.appendingPathComponent("compositor-remote-\(UUID().uuidString)")
-            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-            defer { try? FileManager.default.removeItem(at: folder) }
+            let folder = URL(fileURLWithPath: try MP4Fixtures.makeScratchFolder("remote"))
+            defer { MP4Fixtures.remove(folder.path) }
             let remote = try RemoteNginxTests.remoteSchedule(name, port: port, in: folder).path
             let local = "Fixtures/\(name)"
             let cut = name == "demo-web.json" ? ["--cut", "web"] : []
@@ -308,9 +304,8 @@ struct RemotePreviewTests {
     @Test("preview of demo-web with every source remote serves the video a local web-safe render makes")
     func previewMatchesLocal() async throws {
         try await LocalServers.withNginx { port in
-            let folder = FileManager.default.temporaryDirectory.appendingPathComponent("compositor-remote-\(UUID().uuidString)")
-            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-            defer { try? FileManager.default.removeItem(at: folder) }
+            let folder = URL(fileURLWithPath: try MP4Fixtures.makeScratchFolder("remote"))
+            defer { MP4Fixtures.remove(folder.path) }
             let remote = try RemoteNginxTests.remoteSchedule("demo-web.json", port: port, in: folder).path
             let local = folder.appendingPathComponent("local.mp4").path
             let render = try await DemoProcess.run(["render", "Fixtures/demo-web.json", "--cut", "web", "--output", local])
