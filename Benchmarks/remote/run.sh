@@ -42,14 +42,25 @@ DEMO=${DEMO:-$(release_binary CompositorDemo)}
 FLOOR=$(durable_copy_binary)
 mkdir -p "$WORK/tmp"
 export TMPDIR=$WORK/tmp   # the demo's spool files
-# sweep_spools RUNS: counts and removes what the last RUNS runs of the demo left in $TMPDIR (each
-# should delete its spool files as it ends; some runs leave them, a gigabyte a render), so that no
-# run pays for another's writeback. Called after the timed runs, never within them.
+# sweep_spools RUNS: counts and removes what the last RUNS runs of the demo left in $TMPDIR (its
+# spool files are unlinked as they are made, so nothing should be; before they were, some runs
+# left them, a gigabyte a render), so that no run pays for another's writeback. Called after the
+# timed runs, never within them.
 sweep_spools() {
     echo "$1 $(find "$TMPDIR" -type f | wc -l) $(du -s -B1 "$TMPDIR" | cut -f1)" >>"$WORK/spools-left"
     find "$TMPDIR" -mindepth 1 -delete
 }
 find "$TMPDIR" -mindepth 1 -delete; : >"$WORK/spools-left"
+# spool_bytes PID: the blocks allocated to the (unlinked) spool files PID has open, in bytes, each
+# file once (a spool is open through more than one descriptor while it is read).
+spool_bytes() {
+    local fd
+    for fd in /proc/"$1"/fd/*; do
+        case $(readlink "$fd" 2>/dev/null) in
+            *compositor-spool-*) stat -L -c '%i %b %B' "$fd" 2>/dev/null ;;
+        esac
+    done | sort -u -k1,1 | awk '{ total += $2 * $3 } END { printf "%d\n", total }'
+}
 
 # nginx serving $WORK on a free port of 127.0.0.1, its files in a folder of its own.
 SERVER=$(mktemp -d /tmp/compositor-remote-nginx.XXXXXX)
@@ -124,15 +135,15 @@ run_render() {
     run_floor() { measure_floor "${LOCAL_FILES[@]}"; }
     take_turns demo local ffmpeg curl ${FLOOR:+floor}
     # One more run of the demo, not among the timed ones, split where its fetching ends: the last
-    # time its spool files grew (their allocated size, polled every 10 ms). nginx's log cannot
-    # tell: it logs a request when its last byte is in the socket's buffer, megabytes ahead of the
-    # reader.
+    # time its spool files grew (their allocated size, polled every 10 ms through the process's
+    # descriptors: the files are unlinked as soon as they are made). nginx's log cannot tell: it
+    # logs a request when its last byte is in the socket's buffer, megabytes ahead of the reader.
     local started pid size last=0 grown
     rm -f "$WORK/out-phases.mp4"; sync
     started=$EPOCHREALTIME; grown=$started
     "$DEMO" render "$WORK/remote.json" --output "$WORK/out-phases.mp4" >/dev/null 2>&1 & pid=$!
     while kill -0 "$pid" 2>/dev/null; do
-        size=$(du -s -B1 "$TMPDIR" 2>/dev/null | cut -f1)
+        size=$(spool_bytes "$pid")
         if [ "${size:-0}" -gt "$last" ]; then last=$size; grown=$EPOCHREALTIME; fi
         sleep 0.01
     done

@@ -28,23 +28,7 @@ package enum SpoolFiles {
     private static let table = SpoolTable()
 
     /// Makes `path` (a sparse file of the remote resource's length) read through `filler`.
-    /// Spool files still registered when the process exits (`exit`, or `main` returning) are
-    /// deleted then, with their folders when that empties them.
-    package static func register(_ path: FilePath, filler: any SpoolFiller) {
-        table.set(path, filler)
-        _ = sweepAtExit
-    }
-
-    /// Deletes the spool files left at exit: a catalog whose last reference a task still held
-    /// when the process ended never ran its `deinit`. (A killed process leaves them.)
-    private static let sweepAtExit: Void = {
-        atexit {
-            for path in SpoolFiles.table.paths {
-                _ = try? path.withCPath { unlink($0) }
-                _ = try? path.parent.withCPath { rmdir($0) }
-            }
-        }
-    }()
+    package static func register(_ path: FilePath, filler: any SpoolFiller) { table.set(path, filler) }
 
     /// Forgets `path` (the spool is being deleted).
     package static func unregister(_ path: FilePath) { table.set(path, nil) }
@@ -64,12 +48,6 @@ private final class SpoolTable: @unchecked Sendable {
         pthread_mutex_lock(mutex)
         fillers[path] = filler
         pthread_mutex_unlock(mutex)
-    }
-
-    var paths: [FilePath] {
-        pthread_mutex_lock(mutex)
-        defer { pthread_mutex_unlock(mutex) }
-        return Array(fillers.keys)
     }
 
     func get(_ path: FilePath) -> (any SpoolFiller)? {

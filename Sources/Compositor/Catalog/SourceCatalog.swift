@@ -72,8 +72,9 @@ public struct SourceCatalog: Sendable {
     /// How remote sources are fetched: the same transport and limits the load used.
     package let transport: any HTTPTransport
     package let limits: HTTPTransportLimits
-    /// The spools of remote MP4s, kept as long as the catalog (or an export from it) is.
-    package let spools: SpoolFolder?
+    /// The spools of remote MP4s (and of the segments a render reads), kept as long as the
+    /// catalog (or an export from it) is.
+    package let spools: Spools?
 
     /// The load's answer for `location` in the probe's terms.
     ///
@@ -123,19 +124,10 @@ public struct SourceCatalog: Sendable {
         var distinct: [MediaLocation] = []
         var seen: Set<MediaLocation> = []
         for source in sources where seen.insert(source).inserted { distinct.append(source) }
-        let spools: SpoolFolder?
-        var failures: [MediaLocation: SourceProbeError] = [:]
-        if distinct.contains(where: { $0.filePath == nil }) {
-            do { spools = try SpoolFolder() } catch {
-                spools = nil
-                for source in distinct where source.filePath == nil { failures[source] = .transport(error) }
-            }
-        } else {
-            spools = nil
-        }
+        let spools = distinct.contains(where: { $0.filePath == nil }) ? Spools() : nil
         let loader = SourceLoader(transport: transport, limits: limits, spools: spools)
-        let pending = distinct.filter { failures[$0] == nil }
-        let results = await loader.loadAll(pending, timeout: timeout)
+        let results = await loader.loadAll(distinct, timeout: timeout)
+        var failures: [MediaLocation: SourceProbeError] = [:]
         if Task.isCancelled { throw CancellationError() }
         var entries: [MediaLocation: Entry] = [:]
         for (source, result) in results {

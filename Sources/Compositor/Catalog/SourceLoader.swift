@@ -8,7 +8,7 @@ import CompositorMP4
 struct SourceLoader: Sendable {
     let transport: any HTTPTransport
     let limits: HTTPTransportLimits
-    let spools: SpoolFolder?
+    let spools: Spools?
 
     typealias Loaded = Result<SourceCatalog.Entry, SourceProbeError>
 

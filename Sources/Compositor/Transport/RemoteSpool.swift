@@ -11,6 +11,10 @@ import Darwin
 /// A remote resource read through a spool: a sparse local file of the resource's length whose
 /// bytes are fetched by ranged GETs the first time they are needed, at the same offsets.
 ///
+/// The file is unlinked as soon as it is made, and read through its descriptor's path
+/// (`/proc/self/fd/N`, `/dev/fd/N`): nothing of it is left on disk however the process ends, killed
+/// or not, and its blocks are freed when the spool goes.
+///
 /// The media layers read the spool's path as they read any file (`SpoolFiles`); only what they
 /// read is fetched: an MP4's `moov` wherever it is (front, end, after a large `mdat`), the samples
 /// a render copies. Every response is checked against the first: the same length, `ETag` and
@@ -21,7 +25,7 @@ package final class RemoteSpool: SpoolFiller, @unchecked Sendable {
     package let url: String
     /// The URL as it may be printed (no userinfo, query or fragment).
     package let displayName: String
-    /// The local file standing for the resource.
+    /// The local file standing for the resource: its descriptor's path.
     package let path: FilePath
     /// What the server said the resource is, at the first read.
     package let identity: RemoteIdentity
@@ -39,21 +43,17 @@ package final class RemoteSpool: SpoolFiller, @unchecked Sendable {
     private let transport: any HTTPTransport
     private let limits: HTTPTransportLimits
     private let descriptor: Int32
-    /// The folder the spool is in, while it is in use.
-    private weak var folder: SpoolFolder?
     private let lock = SpoolLock()
     /// The byte ranges the spool holds: sorted, apart, merged.
     private var present: [Range<UInt64>] = []
     /// The first transport error a synchronous fill met, kept for the caller's typed error.
     private var firstFailure: HTTPTransportError?
 
-    private init(url: String, identity: RemoteIdentity, path: FilePath, descriptor: Int32, folder: SpoolFolder,
-                 transport: any HTTPTransport, limits: HTTPTransportLimits) {
-        self.folder = folder
+    private init(url: String, identity: RemoteIdentity, descriptor: Int32, transport: any HTTPTransport, limits: HTTPTransportLimits) {
         self.url = url
         self.displayName = URIReference.redactedForDisplay(url)
         self.identity = identity
-        self.path = path
+        self.path = Self.path(of: descriptor)
         self.descriptor = descriptor
         self.transport = transport
         self.limits = limits
@@ -62,19 +62,23 @@ package final class RemoteSpool: SpoolFiller, @unchecked Sendable {
     deinit {
         SpoolFiles.unregister(path)
         close(descriptor)
-        _ = try? path.withCPath { unlink($0) }
-        // A spool that outlived its folder (a fetch's task still held it when the catalog went)
-        // removes the folder once it is empty.
-        if folder == nil { _ = try? path.parent.withCPath { rmdir($0) } }
+    }
+
+    /// The path that opens `descriptor`'s file again (a new open file description of it).
+    private static func path(of descriptor: Int32) -> FilePath {
+        #if os(Linux) || os(Android)
+        FilePath("/proc/self/fd/\(descriptor)")
+        #else
+        FilePath("/dev/fd/\(descriptor)")
+        #endif
     }
 
     /// Opens `url` with a first ranged read (its first `firstFetch` bytes, which tell its length
-    /// and identity), and makes its spool in `folder`.
+    /// and identity), and makes its spool in `$TMPDIR` (or `/tmp`), unlinked at once.
     ///
     /// - Throws: `HTTPTransportError`: the read failed, the server ignores ranges, or the spool
     ///   file could not be made (as `.connectionFailed`, naming the local reason).
-    package static func open(_ url: String, in folder: SpoolFolder, name: String,
-                             transport: any HTTPTransport, limits: HTTPTransportLimits) async throws(HTTPTransportError) -> RemoteSpool {
+    package static func open(_ url: String, transport: any HTTPTransport, limits: HTTPTransportLimits) async throws(HTTPTransportError) -> RemoteSpool {
         var first = limits
         first.maximumBodyBytes = Int(firstFetch)
         let fetched: (url: String, response: HTTPTransportResponse)
@@ -101,23 +105,30 @@ package final class RemoteSpool: SpoolFiller, @unchecked Sendable {
             throw HTTPTransportError(url: url, problem: .badResponse("HTTP \(response.status) to a ranged GET"))
         }
         let identity = RemoteIdentity(url: fetched.url, response: response, length: length)
-        let path = folder.path.appending(name)
-        let made = try? path.withCPath { (cPath) -> Int32 in
-            let fd = createFile(cPath, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-            guard fd >= 0, ftruncate(fd, off_t(length)) == 0 else {
-                if fd >= 0 { close(fd) }
-                return -1
-            }
-            return fd
-        }
-        guard let descriptor = made, descriptor >= 0 else {
-            throw HTTPTransportError(url: url, problem: .connectionFailed("cannot make the local spool file \(path): \(String(cString: strerror(errno)))"))
-        }
-        let spool = RemoteSpool(url: fetched.url, identity: identity, path: path, descriptor: descriptor, folder: folder,
-                                transport: transport, limits: limits)
+        let descriptor = try makeUnlinkedFile(length: length, for: url)
+        let spool = RemoteSpool(url: fetched.url, identity: identity, descriptor: descriptor, transport: transport, limits: limits)
         try spool.store(response.body, at: 0)
-        SpoolFiles.register(path, filler: spool)
+        SpoolFiles.register(spool.path, filler: spool)
         return spool
+    }
+
+    /// A new file of `length` bytes (sparse) in `$TMPDIR` or `/tmp`, already unlinked: its
+    /// descriptor.
+    private static func makeUnlinkedFile(length: UInt64, for url: String) throws(HTTPTransportError) -> Int32 {
+        let base = getenv("TMPDIR").map { String(cString: $0) }.flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
+        var template = Array((base.hasSuffix("/") ? base : base + "/").utf8CString.dropLast()) + Array("compositor-spool-XXXXXX".utf8CString)
+        let descriptor = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+        guard descriptor >= 0 else {
+            throw HTTPTransportError(url: url, problem: .connectionFailed("cannot make a spool file in \(base): \(String(cString: strerror(errno)))"))
+        }
+        unlink(template)
+        _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC)
+        guard ftruncate(descriptor, off_t(length)) == 0 else {
+            let reason = String(cString: strerror(errno))
+            close(descriptor)
+            throw HTTPTransportError(url: url, problem: .connectionFailed("cannot make a spool file of \(length) bytes in \(base): \(reason)"))
+        }
+        return descriptor
     }
 
     private static let ignoredRange = "the server ignored the byte range (HTTP 200 with the whole body); remote MP4 sources are read by ranges"
@@ -317,42 +328,23 @@ struct ContentRange: Hashable {
     }
 }
 
-/// A temporary folder of spool files, deleted with them when the last reference to it goes.
-package final class SpoolFolder: @unchecked Sendable {
-    package let path: FilePath
+/// A catalog's spools, one per URL; each goes (and its file's blocks are freed) when nothing
+/// holds it any more.
+package final class Spools: @unchecked Sendable {
     private let lock = SpoolLock()
     private var spools: [String: RemoteSpool] = [:]
-    private var count = 0
 
-    /// Makes a new folder in `$TMPDIR` (or `/tmp`).
-    package init() throws(HTTPTransportError) {
-        let base = getenv("TMPDIR").map { String(cString: $0) }.flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
-        var template = Array((base.hasSuffix("/") ? base : base + "/").utf8CString.dropLast()) + Array("compositor-spool-XXXXXX".utf8CString)
-        guard template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) != nil else {
-            throw HTTPTransportError(url: "", problem: .connectionFailed("cannot make a spool folder in \(base): \(String(cString: strerror(errno)))"))
-        }
-        path = FilePath(String(decoding: template.prefix(while: { $0 != 0 }).map { UInt8(bitPattern: $0) }, as: UTF8.self))
-    }
+    package init() {}
 
     deinit {
-        // The files go now, with the catalog: a spool a read still holds keeps its descriptor,
-        // which reads on, and no one opens a spool by its path once its catalog is gone.
-        for spool in spools.values {
-            SpoolFiles.unregister(spool.path)
-            _ = try? spool.path.withCPath { unlink($0) }
-        }
-        spools = [:]
-        _ = try? path.withCPath { rmdir($0) }
+        // Out of the table of open spools now: once the last read through one ends, it goes.
+        for spool in spools.values { SpoolFiles.unregister(spool.path) }
     }
 
     /// The spool of `url`, opened once (the first call reads its first bytes).
     package func spool(for url: String, transport: any HTTPTransport, limits: HTTPTransportLimits) async throws(HTTPTransportError) -> RemoteSpool {
         if let open = lock.locked({ spools[url] }) { return open }
-        let name = lock.locked { () -> String in
-            count += 1
-            return "\(count)-" + Self.fileName(url)
-        }
-        let opened = try await RemoteSpool.open(url, in: self, name: name, transport: transport, limits: limits)
+        let opened = try await RemoteSpool.open(url, transport: transport, limits: limits)
         // Two loads of one URL at once keep the first spool made.
         return lock.locked {
             if let open = spools[url] { return open }
@@ -363,14 +355,6 @@ package final class SpoolFolder: @unchecked Sendable {
 
     /// Every spool, by the URL it was asked for.
     package var all: [String: RemoteSpool] { lock.locked { spools } }
-
-    /// The last path segment of `url`, as safe file-name characters (the spool's name says what it holds).
-    private static func fileName(_ url: String) -> String {
-        let path = URIReference(parsing: url).path
-        let last = path.split(separator: "/").last.map(String.init) ?? "resource"
-        let safe = last.unicodeScalars.map { $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || "._-".unicodeScalars.contains($0)) ? Character($0) : "_" }
-        return String(String(safe).prefix(80))
-    }
 }
 
 /// A mutex for the spool's bookkeeping. (`Synchronization.Mutex` needs iOS 18.)
@@ -389,9 +373,4 @@ final class SpoolLock: @unchecked Sendable {
         defer { pthread_mutex_unlock(mutex) }
         return try body()
     }
-}
-
-/// `open(2)`, by a name `RemoteSpool.open` does not hide.
-private func createFile(_ path: UnsafePointer<CChar>, _ flags: Int32, _ mode: mode_t) -> Int32 {
-    open(path, flags, mode)
 }

@@ -142,17 +142,20 @@ struct RemoteMP4Tests {
         #expect(catalog.entries[remote]?.naturalDuration == catalog.entries[local]?.naturalDuration)
     }
 
-    @Test("a catalog's spool files go with it")
+    @Test("a catalog's spool files are never on disk (unlinked, read through their descriptors), and close with it")
     func spoolsRemoved() async throws {
         let transport = FileServingTransport(["content.mp4": try fixture("content.mp4")])
         var catalog: SourceCatalog? = try await SourceCatalog.load([MediaLocation(remoteURL: "http://127.0.0.1:1/content.mp4")], transport: transport)
-        let folder = try #require(catalog?.spools?.path.string)
-        #expect(try FileManager.default.contentsOfDirectory(atPath: folder).count == 1)
         #expect(catalog?.entries.count == 1)
+        weak let spool = catalog?.spools?.all.values.first
+        let path = try #require(spool?.path)
+        #expect(path.string?.hasPrefix("/proc/self/fd/") == true)
+        var status = stat()
+        #expect(stat(path.string ?? "", &status) == 0 && status.st_nlink == 0, "no name on disk links to it")
         catalog = nil
         // The last reference may be a fetch's task, ending a moment after its result was handed over.
-        for _ in 0..<100 where FileManager.default.fileExists(atPath: folder) { try await Task.sleep(for: .milliseconds(20)) }
-        #expect(!FileManager.default.fileExists(atPath: folder))
+        for _ in 0..<100 where spool != nil { try await Task.sleep(for: .milliseconds(20)) }
+        #expect(spool == nil, "the spool (and its descriptor) went with the catalog")
     }
 
     @Test("faults: a server ignoring Range, an ETag changing between reads, a short body: typed errors")
