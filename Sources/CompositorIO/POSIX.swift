@@ -90,8 +90,12 @@ package func folderEntries(_ folder: FilePath) -> [[UInt8]] {
     guard let directory = try? folder.withCPath({ opendir($0) }) else { return [] }
     defer { closedir(directory) }
     var names: [[UInt8]] = []
+    // The name is read in place, up to its NUL: glibc allocates each entry only as long as its
+    // name needs, so copying the whole `dirent` (`entry.pointee`) reads past it.
+    let nameOffset = MemoryLayout<dirent>.offset(of: \dirent.d_name) ?? 0
     while let entry = readdir(directory) {
-        let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in Array(raw.prefix { $0 != 0 }) }
+        let start = UnsafeRawPointer(entry).advanced(by: nameOffset).assumingMemoryBound(to: CChar.self)
+        let name = Array(UnsafeRawBufferPointer(start: start, count: strlen(start)))
         if name != Array(".".utf8), name != Array("..".utf8) { names.append(name) }
     }
     return names

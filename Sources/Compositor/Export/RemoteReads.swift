@@ -44,7 +44,9 @@ struct RemoteReads: Sendable {
     /// found it to be, or else what its name or first bytes say (a remote one not loaded: by name).
     func isPlaylist(_ location: MediaLocation) -> Bool {
         if let kind = catalog?.entries[location]?.kind { return kind != .mp4 }
-        return location.filePath == nil ? catalog == nil || SourceProbe.isPlaylist(location) : SourceProbe.isPlaylist(location)
+        // Without a catalog a remote source cannot be read: taken for a playlist, whose refusal says why.
+        if location.filePath == nil, catalog == nil { return true }
+        return SourceProbe.isPlaylist(location)
     }
 
     /// Reads playlists from files, and from http(s) URLs: those the catalog fetched from what it
