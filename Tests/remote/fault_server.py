@@ -9,8 +9,8 @@ Paths (all named .m3u8, so the library takes them for playlists):
   /chain/N.m3u8          302 to /chain/N-1.m3u8; /chain/0.m3u8 is a playlist (N redirects)
   /to-file.m3u8          302 to file:///etc/passwd
   /no-location.m3u8      302 without Location
-  /stall.m3u8            200, Content-Length 1000, 100 bytes, then nothing for 300 s
-  /slow-first-byte.m3u8  nothing for 300 s
+  /stall.m3u8            200, Content-Length 1000, 100 bytes, then nothing for 600 s
+  /slow-first-byte.m3u8  nothing for 600 s
   /huge.m3u8             200, Content-Length 2000000, the body
   /huge-unsized.m3u8     200, no Content-Length (connection close), 2000000 bytes
   /ok.m3u8               a 4 s VOD media playlist
@@ -79,9 +79,9 @@ class Handler(http.server.BaseHTTPRequestHandler):
             self.head(200, length=1000)
             self.wfile.write(PLAYLIST[:100])
             self.wfile.flush()
-            time.sleep(300)
+            time.sleep(600)
         elif path == "/slow-first-byte.m3u8":
-            time.sleep(300)
+            time.sleep(600)
         elif path == "/huge.m3u8":
             self.head(200, length=2_000_000)
             self.write_huge()

@@ -6,26 +6,41 @@ import Dispatch
 /// `RemoteSpool`); the transport is `async`. The library calls this only on threads of its own
 /// blocking work (`runOffCooperativePool`), never on one of Swift concurrency's cooperative threads,
 /// which `operation` itself needs: blocking those could leave it none to run on.
+///
+/// `operation`, and all it holds, is released before the caller wakes: nothing it captured
+/// outlives the call on the task's side (a process that exits right after finds nothing of it live).
 package func waitForTask<T: Sendable>(_ operation: @escaping @Sendable () async -> T) -> T {
-    let box = TaskResultBox<T>()
-    Task.detached { box.set(await operation()) }
+    let box = TaskResultBox<T>(operation)
+    Task.detached { await box.run() }
     return box.wait()
 }
 
-/// One result, handed from a task to the thread waiting for it.
+/// One operation and its result, handed from a task to the thread waiting for it.
+///
+/// `@unchecked Sendable`: `operation` is taken once by the task, `value` written once by the task
+/// before `done` is signalled and read after the wait; the semaphore orders the two.
 private final class TaskResultBox<T: Sendable>: @unchecked Sendable {
     private let done = DispatchSemaphore(value: 0)
-    /// Written once by the task before `done` is signalled, read after the wait: the semaphore
-    /// orders the two.
+    private var operation: (@Sendable () async -> T)?
     private var value: T?
 
-    func set(_ result: T) {
+    init(_ operation: @escaping @Sendable () async -> T) { self.operation = operation }
+
+    func run() async {
+        guard let result = await takeAndRun() else { return }
         value = result
         done.signal()
     }
 
-    /// The result, handed over: the box keeps nothing (the task that filled it may end a moment
-    /// later, and what it returned must not live on with it).
+    /// Runs the operation, which is released (with everything it captured) when this returns:
+    /// before the waiting thread wakes.
+    private func takeAndRun() async -> T? {
+        guard let operation else { return nil }
+        self.operation = nil
+        return await operation()
+    }
+
+    /// The result, handed over: the box keeps nothing.
     func wait() -> T {
         done.wait()
         guard let value else { preconditionFailure("signalled without a value") }

@@ -213,7 +213,9 @@ struct RemoteMP4Tests {
                 AdBreak(id: "b\(index)", placement: .midroll(at: MediaTime(seconds: Int64(index + 1))),
                         ads: [Ad(id: "a\(index)", source: try MediaLocation(parsing: "http://127.0.0.1:1/ad\(index).mp4"))])
             })
-        let catalog = try await SourceCatalog.load(schedule, transport: counting, limits: limits)
+        // No deadline to speak of: this is about requests in flight, and the cooperative threads it
+        // waits for are shared with every other test (under AddressSanitizer, for minutes).
+        let catalog = try await SourceCatalog.load(schedule, transport: counting, limits: limits, timeout: .seconds(3600))
         #expect(catalog.failures.isEmpty, "\(catalog.failures)")
         let output = FileManager.default.temporaryDirectory.appendingPathComponent("compositor-in-flight-\(UUID().uuidString).mp4")
         defer { try? FileManager.default.removeItem(at: output) }
