@@ -9,9 +9,32 @@ import Darwin
 
 /// Runs `work` (blocking file I/O: a render or a stitch writes gigabytes) on a Dispatch thread, so
 /// it never holds one of Swift concurrency's few cooperative threads, and resumes with its result.
+///
+/// Neither `work` (with what it captured) nor its result stays on the Dispatch thread once the
+/// caller resumes: a process that exits right after finds nothing of them live.
 func runOffCooperativePool<T: Sendable>(_ work: @escaping @Sendable () -> T) async -> T {
-    await withCheckedContinuation { continuation in
-        DispatchQueue.global(qos: .userInitiated).async { continuation.resume(returning: work()) }
+    let once = WorkOnce(work)
+    return await withCheckedContinuation { continuation in
+        DispatchQueue.global(qos: .userInitiated).async {
+            let result = once.run()
+            continuation.resume(returning: consume result)
+        }
+    }
+}
+
+/// A closure run once and let go of as it returns. (`@unchecked Sendable`: only the one Dispatch
+/// block that runs it touches it.)
+private final class WorkOnce<T>: @unchecked Sendable {
+    private var work: (@Sendable () -> T)?
+
+    init(_ work: @escaping @Sendable () -> T) { self.work = work }
+
+    func run() -> T {
+        // Made for one run by `runOffCooperativePool`, which runs it once: no input reaches this.
+        guard let work else { preconditionFailure("WorkOnce run twice") }
+        self.work = nil
+        // `work` is the only reference left; it goes when this returns.
+        return work()
     }
 }
 

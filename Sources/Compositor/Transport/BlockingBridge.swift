@@ -27,8 +27,8 @@ private final class TaskResultBox<T: Sendable>: @unchecked Sendable {
     init(_ operation: @escaping @Sendable () async -> T) { self.operation = operation }
 
     func run() async {
-        guard let result = await takeAndRun() else { return }
-        value = result
+        // Straight into `value`: no copy of the result stays on this task once the waiter wakes.
+        value = await takeAndRun()
         done.signal()
     }
 
