@@ -271,12 +271,18 @@ struct RemoteMP4Tests {
         #expect(transport.requests.allSatisfy { $0.byteRange != nil })
     }
 
-    @Test("a fetch that fails while hls packages a remote MP4 leaves no output folder")
-    func hlsFaultWritesNothing() async throws {
+    /// `content.mp4` as the one remote clip of a schedule, loaded (two reads), on a server whose
+    /// `ETag` changes from the third read on: the first read of its samples.
+    private func contentChangingAtThirdRead() async throws -> (SourceCatalog, Composition) {
         let transport = FileServingTransport(["content.mp4": try fixture("content.mp4")], fault: .changesETag(fromRequest: 3))
         let schedule = try Schedule(content: [ContentClip(id: "feature", source: MediaLocation(parsing: "http://127.0.0.1:1/content.mp4"))], breaks: [])
         let catalog = try await SourceCatalog.load(schedule, transport: transport)
-        let composition = try Composition.loading(schedule, catalog: catalog)
+        return (catalog, try Composition.loading(schedule, catalog: catalog))
+    }
+
+    @Test("a fetch that fails while hls packages a remote MP4 leaves no output folder")
+    func hlsFaultWritesNothing() async throws {
+        let (catalog, composition) = try await contentChangingAtThirdRead()
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("compositor-remote-hls-fault-\(UUID().uuidString)")
         do {
             let stitched = try await HLSCompositionStitcher(outputURL: folder.appendingPathComponent("stitched.m3u8").path)
@@ -291,10 +297,7 @@ struct RemoteMP4Tests {
 
     @Test("a fetch that fails during a render writes nothing and says which URL and why")
     func renderFaultWritesNothing() async throws {
-        let transport = FileServingTransport(["content.mp4": try fixture("content.mp4")], fault: .changesETag(fromRequest: 3))
-        let schedule = try Schedule(content: [ContentClip(id: "feature", source: MediaLocation(parsing: "http://127.0.0.1:1/content.mp4"))], breaks: [])
-        let catalog = try await SourceCatalog.load(schedule, transport: transport)
-        let composition = try Composition.loading(schedule, catalog: catalog)
+        let (catalog, composition) = try await contentChangingAtThirdRead()
         let output = FileManager.default.temporaryDirectory.appendingPathComponent("compositor-remote-fault-\(UUID().uuidString).mp4")
         await #expect(throws: CompositionRenderer.RenderError.transport(HTTPTransportError(url: "http://127.0.0.1:1/content.mp4", problem: .changed("ETag \"v1\" then, \"v2\" now")))) {
             try await CompositionRenderer.render(composition, catalog: catalog, to: FilePath(output.path))
