@@ -30,7 +30,7 @@ bench_setup() {
 }
 
 release_binary() {
-    swift build --package-path "$ROOT" -c release --product "$1" >&2
+    swift build --package-path "$ROOT" -c release --product "$1" >&2 || return 1
     echo "$(swift build --package-path "$ROOT" -c release --show-bin-path)/$1"
 }
 
