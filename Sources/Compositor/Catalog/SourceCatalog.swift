@@ -93,14 +93,14 @@ public struct SourceCatalog: Sendable {
     ///
     /// - Parameters:
     ///   - schedule: The schedule whose sources to load.
-    ///   - transport: What remote sources are fetched through (`URLSessionTransport` by default).
+    ///   - transport: What remote sources are fetched through (`DefaultHTTPTransport` by default).
     ///   - limits: Timeouts, retries, body sizes and requests in flight.
     ///   - timeout: How long the whole load may take; sources not loaded by then fail with
     ///     `HTTPTransportError.Problem.loadTimedOut`.
     /// - Returns: The catalog: every source that loaded, and why each other did not.
     /// - Throws: `CancellationError` when the task was cancelled.
     public static func load(
-        _ schedule: Schedule, transport: any HTTPTransport = URLSessionTransport(), limits: HTTPTransportLimits = .default,
+        _ schedule: Schedule, transport: any HTTPTransport = DefaultHTTPTransport(), limits: HTTPTransportLimits = .default,
         timeout: Duration = .seconds(120)
     ) async throws(CancellationError) -> SourceCatalog {
         try await load(schedule.sources, transport: transport, limits: limits, timeout: timeout)
@@ -116,7 +116,7 @@ public struct SourceCatalog: Sendable {
     /// - Returns: The catalog.
     /// - Throws: `CancellationError` when the task was cancelled.
     public static func load(
-        _ sources: [MediaLocation], transport: any HTTPTransport = URLSessionTransport(), limits: HTTPTransportLimits = .default,
+        _ sources: [MediaLocation], transport: any HTTPTransport = DefaultHTTPTransport(), limits: HTTPTransportLimits = .default,
         timeout: Duration = .seconds(120)
     ) async throws(CancellationError) -> SourceCatalog {
         // One gate for every request made through this catalog, now and later (a render's).

@@ -50,7 +50,7 @@ public struct HTTPTransportResponse: Hashable, Sendable {
 
 /// Gets URLs over HTTP(S) for the library: the port remote sources are read through.
 ///
-/// `URLSessionTransport` is the default; an app or a server injects its own (its HTTP client),
+/// `DefaultHTTPTransport` is the default; an app or a server injects its own (its HTTP client),
 /// and tests inject a recording one. A transport performs exactly one request per call: it does
 /// **not** follow redirects (a 3xx is returned as it is), so the library applies its own redirect
 /// limit and scheme rules to every transport alike. It enforces the request's `timeout` and

@@ -24,7 +24,7 @@ final class ScriptedTransport: HTTPTransport, @unchecked Sendable {
 final class RecordingTransport: HTTPTransport, @unchecked Sendable {
     private let lock = NSLock()
     private var requested: [String] = []
-    private let inner = URLSessionTransport()
+    private let inner = DefaultHTTPTransport()
 
     var requests: [String] { lock.withLock { requested } }
 
@@ -44,7 +44,7 @@ func frameHashes(_ ffmpeg: FFmpeg, _ playlist: URL) async throws -> [Substring] 
 }
 
 /// One source loaded through a catalog: its report, or why it did not load.
-func probe(_ location: MediaLocation, transport: any HTTPTransport = URLSessionTransport(),
+func probe(_ location: MediaLocation, transport: any HTTPTransport = DefaultHTTPTransport(),
            limits: HTTPTransportLimits = .default) async throws -> SourceProbe.Report {
     let catalog = try await SourceCatalog.load([location], transport: transport, limits: limits)
     if let failure = catalog.failures[location] { throw failure }
@@ -330,10 +330,19 @@ struct RemotePreviewTests {
     }
 }
 
+/// The two transports the library has: each meets every fault alike.
+enum Transports: String, CaseIterable, CustomTestStringConvertible {
+    case sockets = "DefaultHTTPTransport", urlSession = "URLSessionTransport"
+
+    func make() -> any HTTPTransport { self == .sockets ? DefaultHTTPTransport() : URLSessionTransport() }
+    var testDescription: String { rawValue }
+}
+
 @Suite("Remote sources: faults from a misbehaving server on 127.0.0.1", .needsPython)
 struct RemoteFaultTests {
-    @Test("404, 403, 500, a redirect loop, 100 redirects, file:, stalls and huge bodies: typed errors in bounded time")
-    func faults() async throws {
+    @Test("404, 403, 500, a redirect loop, 100 redirects, file:, stalls and huge bodies: typed errors in bounded time",
+          arguments: Transports.allCases)
+    func faults(_ transports: Transports) async throws {
         try await LocalServers.withFaultServer { port in
             let base = "http://127.0.0.1:\(port)"
             // A 1 s request timeout for the stalls; 30 s for the rest, which a busy machine (the
@@ -361,7 +370,7 @@ struct RemoteFaultTests {
                 let location = MediaLocation(remoteURL: base + path)
                 let stalls = path.contains("stall") || path.contains("slow")
                 await #expect(throws: SourceProbeError.transport(expected), "\(path)") {
-                    try await probe(location, limits: stalls ? stalling : limits)
+                    try await probe(location, transport: transports.make(), limits: stalls ? stalling : limits)
                 }
                 // The server stalls for 600 s: well under that is the 1 s timeout at work (the rest is
                 // waiting for a cooperative thread while other tests hold them: up to 100 s under
@@ -371,21 +380,22 @@ struct RemoteFaultTests {
                 #expect(!expected.description.contains("secret"))
             }
             // Within the limits, the same server's playlist (and the end of a 5-redirect chain) is read.
-            let ok = try await probe(MediaLocation(remoteURL: base + "/chain/5.m3u8"), limits: limits)
+            let ok = try await probe(MediaLocation(remoteURL: base + "/chain/5.m3u8"), transport: transports.make(), limits: limits)
             #expect(ok.naturalDuration == MediaTime(seconds: 4))
         }
     }
 
-    @Test("a remote MP4 from a server that ignores ranges, changes its ETag, cuts a body short: typed errors; chunked and gzip playlists read")
-    func rangedFaults() async throws {
+    @Test("a remote MP4 from a server that ignores ranges, changes its ETag, cuts a body short: typed errors; chunked and gzip playlists read",
+          arguments: Transports.allCases)
+    func rangedFaults(_ transports: Transports) async throws {
         try await LocalServers.withFaultServer { port in
             let base = "http://127.0.0.1:\(port)"
             let limits = HTTPTransportLimits(requestTimeout: .seconds(5), retryDelay: .milliseconds(10))
             let local = try SourceProbe.probe(MediaLocation(path: packageRoot.appendingPathComponent("Fixtures/content.mp4").path))
-            #expect(try await probe(MediaLocation(remoteURL: base + "/mp4/ok.mp4"), limits: limits) == local)
+            #expect(try await probe(MediaLocation(remoteURL: base + "/mp4/ok.mp4"), transport: transports.make(), limits: limits) == local)
             func problem(_ path: String) async -> HTTPTransportError.Problem? {
                 do {
-                    _ = try await probe(MediaLocation(remoteURL: base + path), limits: limits)
+                    _ = try await probe(MediaLocation(remoteURL: base + path), transport: transports.make(), limits: limits)
                     return nil
                 } catch {
                     guard case .transport(let transport)? = error as? SourceProbeError else { return nil }
@@ -401,7 +411,7 @@ struct RemoteFaultTests {
             #expect(await problem("/mp4/wrong-length.mp4") == .badResponse(
                 "HTTP 206 whose Content-Range (bytes 0-262143/526784) does not match its 262143 bytes or bytes 0-262143"))
             for path in ["/chunked.m3u8", "/gzip.m3u8"] {
-                let report = try await probe(MediaLocation(remoteURL: base + path), limits: limits)
+                let report = try await probe(MediaLocation(remoteURL: base + path), transport: transports.make(), limits: limits)
                 #expect(report.naturalDuration == MediaTime(seconds: 4), "\(path)")
             }
         }
@@ -423,12 +433,13 @@ struct RemoteFaultTests {
         }
     }
 
-    @Test("nothing listening: a connection failure naming the URL, at once")
-    func refused() async throws {
+    @Test("nothing listening: a connection failure naming the URL, at once", arguments: Transports.allCases)
+    func refused(_ transports: Transports) async throws {
         let port = try LocalServers.freePort()
         let url = "http://127.0.0.1:\(port)/x.m3u8"
         do {
-            _ = try await probe(MediaLocation(remoteURL: url), limits: HTTPTransportLimits(requestTimeout: .seconds(2), retryDelay: .milliseconds(10)))
+            _ = try await probe(MediaLocation(remoteURL: url), transport: transports.make(),
+                                limits: HTTPTransportLimits(requestTimeout: .seconds(2), retryDelay: .milliseconds(10)))
             Issue.record("probed a port nobody listens on")
         } catch {
             guard case .transport(let transportError)? = error as? SourceProbeError, case .connectionFailed = transportError.problem else {

@@ -1,0 +1,217 @@
+/// One GET over an `HTTPConnection`: the request written, the response read and framed as RFC 9112
+/// says (section 6.3), under the request's body limit and deadline.
+enum HTTPExchange {
+    /// What a GET came to.
+    struct Outcome {
+        let response: HTTPTransportResponse
+        /// Whether the connection may carry another request (HTTP/1.1, a framed body, no `close`).
+        let reusable: Bool
+    }
+
+    /// Why a GET has no response to return.
+    enum Failure: Error, Equatable {
+        case socket(SocketFailure)
+        case tooLarge
+        case badResponse(String)
+        /// The connection closed before any byte of a response: on a reused connection, the server
+        /// had closed it while idle, and the request is sent again on a new one.
+        case closedBeforeResponse
+        /// A 2xx body in a content coding (`gzip`, …), which this client does not decode.
+        case encoded(String)
+    }
+
+    /// The longest response head, and the longest chunk-size line, read.
+    static let maximumHeadBytes = 64 << 10
+
+    /// Sends `GET target` (with `Range` when `byteRange` is set) on `connection` and reads the answer.
+    static func get(target: String, byteRange: ClosedRange<UInt64>?, on connection: HTTPConnection, limit: Int,
+                    deadline: ContinuousClock.Instant, cancellation: CancellationFlag) throws(Failure) -> Outcome {
+        var head = "GET \(target) HTTP/1.1\r\nHost: \(connection.origin.authority)\r\nUser-Agent: Compositor\r\nAccept: */*\r\n"
+            + "Accept-Encoding: identity\r\n"
+        if let byteRange { head += "Range: bytes=\(byteRange.lowerBound)-\(byteRange.upperBound)\r\n" }
+        head += "\r\n"
+        do { try connection.send(Array(head.utf8), deadline: deadline, cancellation: cancellation) } catch {
+            // A reused connection the server closed fails here (EPIPE, reset), before any answer.
+            if case .failed = error { throw .closedBeforeResponse }
+            throw .socket(error)
+        }
+        let read = Reader(connection: connection, deadline: deadline, cancellation: cancellation)
+        var first = true
+        while true {
+            let (version, status, headers) = try read.head(first: first)
+            first = false
+            // Interim answers (100 Continue, 103 Early Hints) come before the real one.
+            if (100..<200).contains(status), status != 101 { continue }
+            let framing = try Framing(status: status, headers: headers)
+            if (200..<300).contains(status), let coding = headers["content-encoding"], coding.lowercased() != "identity", framing != .none {
+                throw .encoded(coding)
+            }
+            let body = try read.body(framing, limit: limit)
+            let persistent = version == "HTTP/1.1" && framing != Framing.untilClosed
+                && !(headers["connection"] ?? "").lowercased().split(separator: ",").contains { $0.trimmingCharacters(in: " \t") == "close" }
+            return Outcome(response: HTTPTransportResponse(status: status, headers: headers, body: body), reusable: persistent)
+        }
+    }
+
+    /// How a response's body ends.
+    enum Framing: Equatable {
+        case none
+        case length(UInt64)
+        case chunked
+        case untilClosed
+
+        init(status: Int, headers: [String: String]) throws(Failure) {
+            if status == 204 || status == 304 || (100..<200).contains(status) { self = .none; return }
+            if let codings = headers["transfer-encoding"] {
+                // Chunked last frames the body; any other last coding runs to the close (RFC 9112 6.3).
+                let last = codings.split(separator: ",").last.map { $0.trimmingCharacters(in: " \t").lowercased() }
+                self = last == "chunked" ? .chunked : .untilClosed
+                return
+            }
+            if let field = headers["content-length"] {
+                // A repeated header arrives joined by commas; every copy must say the same number.
+                let values = Set(field.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: " \t") })
+                guard values.count == 1, let value = values.first, !value.isEmpty, value.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }),
+                      let length = UInt64(value) else {
+                    throw .badResponse("an invalid Content-Length (\(field.prefix(40)))")
+                }
+                self = .length(length)
+                return
+            }
+            self = .untilClosed
+        }
+    }
+
+    /// Reads a response's parts from the connection, under one deadline.
+    struct Reader {
+        let connection: HTTPConnection
+        let deadline: ContinuousClock.Instant
+        let cancellation: CancellationFlag
+
+        /// The status line and headers (names lowercased; repeated ones joined with ", ").
+        func head(first: Bool) throws(Failure) -> (version: Substring, status: Int, headers: [String: String]) {
+            let (bytes, receivedAny) = try socket { () throws(SocketFailure) in
+                try connection.readThrough(Array("\r\n\r\n".utf8), limit: maximumHeadBytes, deadline: deadline, cancellation: cancellation)
+            }
+            guard let bytes else {
+                if first, !receivedAny { throw .closedBeforeResponse }
+                throw .socket(.failed("the server closed the connection before a complete response"))
+            }
+            let lines = String(decoding: bytes, as: UTF8.self).split(separator: "\r\n", omittingEmptySubsequences: false).dropLast(2)
+            guard let statusLine = lines.first else { throw .badResponse("an empty response head") }
+            let parts = statusLine.split(separator: " ", maxSplits: 2, omittingEmptySubsequences: false)
+            guard parts.count >= 2, parts[0] == "HTTP/1.1" || parts[0] == "HTTP/1.0", parts[1].count == 3,
+                  parts[1].utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }), let status = Int(parts[1]) else {
+                throw .badResponse("not an HTTP/1.x status line: \(quoted(String(statusLine.prefix(80))))")
+            }
+            var headers: [String: String] = [:]
+            var lastName: String?
+            for line in lines.dropFirst() {
+                if line.first == " " || line.first == "\t", let name = lastName {
+                    // An obsolete folded line continues the previous field (RFC 9112 5.2).
+                    headers[name, default: ""] += " " + line.trimmingCharacters(in: " \t")
+                    continue
+                }
+                guard let colon = line.firstIndex(of: ":"), colon != line.startIndex else {
+                    throw .badResponse("a header line without a name: \(quoted(String(line.prefix(80))))")
+                }
+                let name = line[..<colon].lowercased()
+                let value = line[line.index(after: colon)...].trimmingCharacters(in: " \t")
+                headers[name] = headers[name].map { $0 + ", " + value } ?? value
+                lastName = name
+            }
+            return (parts[0], status, headers)
+        }
+
+        /// The body as `framing` delimits it, at most `limit` bytes.
+        func body(_ framing: Framing, limit: Int) throws(Failure) -> [UInt8] {
+            switch framing {
+            case .none:
+                return []
+            case .length(let length):
+                guard length <= UInt64(limit) else { throw .tooLarge }
+                return try exactly(Int(length), what: "body")
+            case .chunked:
+                var body: [UInt8] = []
+                while true {
+                    let size = try chunkSize()
+                    guard size > 0 else { break }
+                    guard size <= limit - body.count else { throw .tooLarge }
+                    body += try exactly(size, what: "chunk")
+                    guard try line() == "" else { throw .badResponse("a chunk longer than its size") }
+                }
+                // Trailer fields, up to the empty line, are not used.
+                while try line() != "" {}
+                return body
+            case .untilClosed:
+                var body: [UInt8] = []
+                var chunk = [UInt8](repeating: 0, count: 64 << 10)
+                while true {
+                    let n = try socket { () throws(SocketFailure) in
+                        try chunk.withUnsafeMutableBytes { raw in
+                            Result { () throws(SocketFailure) in try connection.read(into: raw, deadline: deadline, cancellation: cancellation) }
+                        }.get()
+                    }
+                    guard n > 0 else { return body }
+                    guard n <= limit - body.count else { throw .tooLarge }
+                    body += chunk[..<n]
+                }
+            }
+        }
+
+        /// `count` bytes, read straight into the array returned.
+        private func exactly(_ count: Int, what: String) throws(Failure) -> [UInt8] {
+            var failure: Failure?
+            let bytes = [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
+                let raw = UnsafeMutableRawBufferPointer(buffer)
+                while initialized < count {
+                    let next = UnsafeMutableRawBufferPointer(rebasing: raw[initialized...])
+                    switch Result(catching: { () throws(SocketFailure) in try connection.read(into: next, deadline: deadline, cancellation: cancellation) }) {
+                    case .success(0):
+                        failure = .socket(.failed("the connection closed after \(initialized) of \(count) \(what) bytes"))
+                        return
+                    case .success(let n):
+                        initialized += n
+                    case .failure(let error):
+                        failure = .socket(error)
+                        return
+                    }
+                }
+            }
+            if let failure { throw failure }
+            return bytes
+        }
+
+        /// One line of a chunked body, without its CRLF.
+        private func line() throws(Failure) -> String {
+            let (bytes, _) = try socket { () throws(SocketFailure) in
+                try connection.readThrough(Array("\r\n".utf8), limit: 4096, deadline: deadline, cancellation: cancellation)
+            }
+            guard let bytes else { throw .socket(.failed("the connection closed inside a chunked body")) }
+            return String(decoding: bytes.dropLast(2), as: UTF8.self)
+        }
+
+        /// A chunk's size line: hexadecimal digits, then extensions (ignored).
+        private func chunkSize() throws(Failure) -> Int {
+            let text = try line()
+            let digits = text.prefix { $0 != ";" }.trimmingCharacters(in: " \t")
+            guard !digits.isEmpty, digits.count <= 15, let size = Int(digits, radix: 16), size >= 0 else {
+                throw .badResponse("an invalid chunk size line: \(quoted(String(text.prefix(40))))")
+            }
+            return size
+        }
+
+        private func socket<T>(_ step: () throws(SocketFailure) -> T) throws(Failure) -> T {
+            do { return try step() } catch { throw .socket(error) }
+        }
+    }
+}
+
+extension StringProtocol {
+    /// Without leading and trailing characters of `set` (spaces and tabs, say).
+    fileprivate func trimmingCharacters(in set: String) -> String {
+        let isTrimmed: (Character) -> Bool = { set.contains($0) }
+        guard let first = firstIndex(where: { !isTrimmed($0) }), let last = lastIndex(where: { !isTrimmed($0) }) else { return "" }
+        return String(self[first...last])
+    }
+}

@@ -1,0 +1,207 @@
+import Foundation
+import Testing
+@testable import Compositor
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A server on 127.0.0.1 that answers the requests it gets, in order, with scripted bytes, and
+/// records each request head and each connection: the wire as `DefaultHTTPTransport` sees it.
+final class ScriptedHTTPServer: @unchecked Sendable {
+    /// What to send for one request, and whether to close the connection after it.
+    struct Reply {
+        var bytes: [UInt8]
+        var thenClose = false
+        /// Seconds to wait before answering (a stalled server).
+        var delay: Double = 0
+
+        init(_ text: String, thenClose: Bool = false, delay: Double = 0) {
+            bytes = Array(text.utf8)
+            self.thenClose = thenClose
+            self.delay = delay
+        }
+    }
+
+    let port: Int
+    private let listener: Int32
+    private let lock = NSLock()
+    private var replies: [Reply]
+    private var heads: [String] = []
+    private var accepted = 0
+
+    init(_ replies: [Reply]) throws {
+        self.replies = replies
+        let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, length) } }
+        listen(listener, 16)
+        _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(listener, $0, &length) } }
+        self.listener = listener
+        port = Int(UInt16(bigEndian: address.sin_port))
+        Thread.detachNewThread { [self] in serve() }
+    }
+
+    deinit { close(listener) }
+
+    /// The request heads received, in order.
+    var requests: [String] { lock.withLock { heads } }
+    /// How many connections were opened.
+    var connections: Int { lock.withLock { accepted } }
+
+    private func serve() {
+        while true {
+            let client = accept(listener, nil, nil)
+            guard client >= 0 else { return }
+            lock.withLock { accepted += 1 }
+            Thread.detachNewThread { [self] in answer(client) }
+        }
+    }
+
+    private func answer(_ client: Int32) {
+        defer { close(client) }
+        var received: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            while received.count < 4 || !String(decoding: received, as: UTF8.self).contains("\r\n\r\n") {
+                let n = recv(client, &buffer, buffer.count, 0)
+                guard n > 0 else { return }
+                received += buffer[..<n]
+            }
+            let text = String(decoding: received, as: UTF8.self)
+            let end = text.range(of: "\r\n\r\n")!
+            received = Array(text[end.upperBound...].utf8)
+            let reply: Reply? = lock.withLock {
+                heads.append(String(text[..<end.lowerBound]))
+                return replies.isEmpty ? nil : replies.removeFirst()
+            }
+            guard let reply else { return }
+            if reply.delay > 0 {
+                // Until the delay passes or the client goes (a closed peer wakes the poll).
+                var entry = pollfd(fd: client, events: Int16(POLLIN), revents: 0)
+                if poll(&entry, 1, Int32(reply.delay * 1000)) != 0 { return }
+            }
+            _ = reply.bytes.withUnsafeBytes { send(client, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            if reply.thenClose { return }
+        }
+    }
+}
+
+@Suite("The library's own HTTP/1.1 client (DefaultHTTPTransport on Linux), on a scripted server")
+struct HTTPClientTests {
+    @Test("an http URL's origin and request target", arguments: [
+        ("http://u:p@127.0.0.1:8080/a b?q=1#f", "127.0.0.1", 8080, "127.0.0.1:8080", "/a%20b?q=1"),
+        ("http://[::1]/x", "::1", 80, "[::1]", "/x"),
+        ("HTTP://Example.org", "Example.org", 80, "Example.org", "/"),
+        ("http://h/a\r\nX: y", "h", 80, "h", "/a%0D%0AX:%20y"),
+        ("http://h/é", "h", 80, "h", "/%C3%A9"),
+    ])
+    func origin(_ url: String, _ host: String, _ port: Int, _ authority: String, _ target: String) throws {
+        let parsed = try #require(HTTPOrigin.parse(url))
+        #expect(parsed.origin == HTTPOrigin(host: host, port: UInt16(port), authority: authority))
+        #expect(parsed.target == target)
+    }
+
+    @Test("not an http URL this client can request", arguments: [
+        "https://h/", "http:///x", "http://h:0/", "http://h:99999/", "http://h:8x/", "http://[::1/", "http://[::1]x/", "ftp://h/", "h/x",
+    ])
+    func notOrigin(_ url: String) {
+        #expect(HTTPOrigin.parse(url) == nil)
+    }
+
+    /// One GET through a new `DefaultHTTPTransport` of `path` on `server`.
+    private func get(_ server: ScriptedHTTPServer, _ path: String = "/x", range: ClosedRange<UInt64>? = nil, limit: Int = 1 << 20,
+                     timeout: Duration = .seconds(10), transport: DefaultHTTPTransport = DefaultHTTPTransport())
+        async throws(HTTPTransportError) -> HTTPTransportResponse {
+        try await transport.get(HTTPTransportRequest(url: "http://127.0.0.1:\(server.port)\(path)", byteRange: range,
+                                                     timeout: timeout, maximumBodyBytes: limit))
+    }
+
+    @Test("bodies framed by length, by chunks (extensions, trailers) and by the close; interim answers skipped; headers joined")
+    func framing() async throws {
+        let server = try ScriptedHTTPServer([
+            .init("HTTP/1.1 206 Partial Content\r\nContent-Length: 5\r\nContent-Range: bytes 2-6/10\r\nX-A: 1\r\nx-a: 2\r\n\r\nhello"),
+            .init("HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\nTransfer-Encoding: gzip, chunked\r\nX-Folded: a\r\n b\r\n\r\n"
+                  + "3;ext=1\r\nabc\r\n0A\r\n0123456789\r\n0\r\nTrailer: t\r\n\r\n"),
+            .init("HTTP/1.0 200 OK\r\n\r\nuntil the close", thenClose: true),
+        ])
+        let transport = DefaultHTTPTransport()
+        let ranged = try await get(server, range: 2...6, transport: transport)
+        #expect(ranged.status == 206 && ranged.body == Array("hello".utf8) && ranged.headers["x-a"] == "1, 2")
+        let chunked = try await get(server, transport: transport)
+        #expect(chunked.status == 200 && String(decoding: chunked.body, as: UTF8.self) == "abc0123456789")
+        #expect(chunked.headers["x-folded"] == "a b")
+        let closed = try await get(server, transport: transport)
+        #expect(String(decoding: closed.body, as: UTF8.self) == "until the close")
+        // One connection carried the first two (kept alive); the third came on it too.
+        #expect(server.connections == 1)
+        let head = try #require(server.requests.first)
+        #expect(head.hasPrefix("GET /x HTTP/1.1\r\nHost: 127.0.0.1:\(server.port)\r\n"), "\(head)")
+        #expect(head.contains("\r\nRange: bytes=2-6") && head.contains("\r\nAccept-Encoding: identity"), "\(head)")
+    }
+
+    @Test("a kept-alive connection the server closed while idle: the request goes again on a new one")
+    func staleConnection() async throws {
+        let server = try ScriptedHTTPServer([
+            .init("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok", thenClose: true),
+            .init("HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nagain"),
+        ])
+        let transport = DefaultHTTPTransport()
+        #expect(try await get(server, transport: transport).body == Array("ok".utf8))
+        // Time for the close to arrive, so the connection is seen stale (or fails at its first use).
+        try await Task.sleep(for: .milliseconds(50))
+        #expect(try await get(server, transport: transport).body == Array("again".utf8))
+        #expect(server.connections == 2)
+    }
+
+    @Test("malformed answers, bodies over the limit, a short body, a stall, a cancellation: typed errors", arguments: [
+        ("ICY 200 OK\r\n\r\n", HTTPTransportError.Problem.badResponse("not an HTTP/1.x status line: 'ICY 200 OK'")),
+        ("HTTP/1.1 200 OK\r\nContent-Length: 5, 6\r\n\r\nhello", .badResponse("an invalid Content-Length (5, 6)")),
+        ("HTTP/1.1 200 OK\r\nContent-Length: -1\r\n\r\n", .badResponse("an invalid Content-Length (-1)")),
+        ("HTTP/1.1 200 OK\r\n: x\r\n\r\n", .badResponse("a header line without a name: ': x'")),
+        ("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n", .badResponse("an invalid chunk size line: 'zz'")),
+        ("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabcd\r\n0\r\n\r\n", .badResponse("a chunk longer than its size")),
+        ("HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\n", .tooLarge(limit: 10)),
+        ("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n8\r\n12345678\r\n8\r\n12345678\r\n0\r\n\r\n", .tooLarge(limit: 10)),
+        ("HTTP/1.0 200 OK\r\n\r\n0123456789abc", .tooLarge(limit: 10)),
+        ("HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nabc", .connectionFailed("the connection closed after 3 of 10 body bytes")),
+        ("HTTP/1.1 200 OK\r\nContent-Le", .connectionFailed("the server closed the connection before a complete response")),
+    ])
+    func faults(_ reply: String, _ problem: HTTPTransportError.Problem) async throws {
+        let server = try ScriptedHTTPServer([.init(reply, thenClose: true)])
+        await #expect(throws: HTTPTransportError(url: "http://127.0.0.1:\(server.port)/x", problem: problem)) {
+            try await get(server, limit: 10)
+        }
+    }
+
+    @Test("a server that never answers: timed out at the request's deadline; a cancelled task: cancelled at once")
+    func stalls() async throws {
+        // The server waits 600 s: well under that is the deadline or the cancellation at work (the
+        // rest is waiting for a cooperative thread while the whole suite holds them: a minute or
+        // more under AddressSanitizer).
+        let server = try ScriptedHTTPServer([.init("HTTP/1.1 200 OK\r\n\r\n", delay: 600), .init("HTTP/1.1 200 OK\r\n\r\n", delay: 600)])
+        let clock = ContinuousClock()
+        var start = clock.now
+        await #expect(throws: HTTPTransportError(url: "http://127.0.0.1:\(server.port)/x", problem: .timedOut(after: .milliseconds(300)))) {
+            try await get(server, timeout: .milliseconds(300))
+        }
+        #expect(clock.now - start < .seconds(300))
+        start = clock.now
+        let task = Task { try await get(server) }
+        try await Task.sleep(for: .milliseconds(200))
+        task.cancel()
+        await #expect(throws: HTTPTransportError(url: "http://127.0.0.1:\(server.port)/x", problem: .cancelled)) { try await task.value }
+        #expect(clock.now - start < .seconds(300))
+    }
+
+    @Test("nobody listening: a connection failure at once")
+    func unreachable() async throws {
+        // (No test resolves a name: a resolver may ask a DNS server beyond 127.0.0.1.)
+        let port = try LocalServers.freePort()
+        await #expect(throws: HTTPTransportError(url: "http://127.0.0.1:\(port)/x", problem: .connectionFailed("cannot connect to the host (refused)"))) {
+            try await DefaultHTTPTransport().get(HTTPTransportRequest(url: "http://127.0.0.1:\(port)/x", timeout: .seconds(5), maximumBodyBytes: 10))
+        }
+    }
+}
