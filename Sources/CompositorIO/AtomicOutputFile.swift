@@ -138,6 +138,10 @@ package final class AtomicOutputFile: @unchecked Sendable {
     /// (`copy_file_range` on Linux), otherwise through `buffer`.
     package func append(from source: ReadableFile, offset: UInt64, length: UInt64, buffer: UnsafeMutableRawBufferPointer) throws(FileError) {
         try waitForWrite()
+        // A remote source's bytes a render streams are written from memory (see `SpoolFiller`).
+        let staged = try source.copyStaged(offset..<(offset + length)) { (bytes) throws(FileError) in try writeNow(bytes) }
+        guard staged < length else { return }
+        let offset = offset + staged, length = length - staged
         try source.prepare(offset: offset, length: length)
         var done: UInt64 = 0
         #if os(Linux)

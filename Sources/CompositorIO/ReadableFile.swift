@@ -100,6 +100,13 @@ package final class ReadableFile {
         try spool.fill([offset..<(offset + min(length, size - offset))])
     }
 
+    /// Hands `write` what of `range` a spool file's filler holds in memory (see
+    /// `SpoolFiller.copyStaged`); 0 for a plain file.
+    package func copyStaged(_ range: Range<UInt64>, into write: (UnsafeRawBufferPointer) throws(FileError) -> Void) throws(FileError) -> UInt64 {
+        guard let spool, range.lowerBound < size else { return 0 }
+        return try spool.copyStaged(range.lowerBound..<min(range.upperBound, size), into: write)
+    }
+
     /// Says that `ranges` will be read soon: a spool file fetches them now, together (a plain
     /// file needs nothing). Only a hint: a fetch that fails is left for the read to report.
     package func prefetch(_ ranges: [Range<UInt64>]) {

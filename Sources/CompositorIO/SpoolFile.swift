@@ -21,6 +21,15 @@ package protocol SpoolFiller: AnyObject, Sendable {
     /// - Parameter ranges: Offsets in the resource (within its length).
     /// - Throws: `FileError` naming the remote resource: it could not be fetched, or changed.
     func fill(_ ranges: [Range<UInt64>]) throws(FileError)
+
+    /// Hands `write` the bytes of `range`, from its start, that the filler holds in memory for
+    /// a copy under way (a render streaming remote sources), so they need not go through the
+    /// spool file.
+    ///
+    /// - Returns: How many bytes from `range`'s start were handed over (0: none; the rest is
+    ///   read through the spool file).
+    /// - Throws: `FileError` naming the remote resource; what `write` threw.
+    func copyStaged(_ range: Range<UInt64>, into write: (UnsafeRawBufferPointer) throws(FileError) -> Void) throws(FileError) -> UInt64
 }
 
 /// The spool files open in this process, by path, with what fills each.

@@ -216,7 +216,12 @@ public enum CompositionRenderer {
             stitcher.movies = reads.movies
             stitcher.names = reads.names
             let rendered = try plan(composition, with: stitcher)
-            try reads.fetchAhead(rendered.plan.copiedFileRanges)
+            // Remote samples: the small copies fetched now, the rest as the output takes them (a
+            // fetch that fails leaves no output either way).
+            let copies = rendered.plan.copiedFileRanges
+            try reads.fetchAhead(copies.read)
+            let stream = reads.stream(copies.streamed)
+            defer { stream?.finish() }
             do {
                 try stitcher.write(rendered.plan, to: outputPath, progress: progress, isCancelled: isCancelled)
             } catch {

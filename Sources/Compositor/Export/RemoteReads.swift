@@ -74,9 +74,9 @@ struct RemoteReads: Sendable {
         return try opened.get().path
     }
 
-    /// Fetches the bytes each spool-read file will be copied from, all sources at once (the
-    /// catalog's gate bounds the requests in flight), before the output is begun: a fetch that
-    /// fails leaves nothing written.
+    /// Fetches the bytes of the small copies a render reads from remote MP4 sources
+    /// (`MP4StitchPlan.copiedFileRanges.read`) into their spools, all at once (the catalog's gate
+    /// bounds the requests in flight), before the output is begun.
     func fetchAhead(_ ranges: [FilePath: [Range<UInt64>]]) throws(CompositionRenderer.RenderError) {
         guard let spools = catalog?.spools?.all.values else { return }
         let wanted = spools.compactMap { spool in ranges[spool.path].flatMap { $0.isEmpty ? nil : (spool, $0) } }
@@ -97,6 +97,24 @@ struct RemoteReads: Sendable {
             }
         }
         if let failure { throw .transport(failure) }
+    }
+
+    /// Starts fetching the bytes a render copies from remote MP4 sources file to file, in the
+    /// order it copies them (`copies`: file paths and ranges, the spools' among them), a bounded
+    /// window ahead of the output (see `SpoolStream`); `nil` when no copy is remote. The caller
+    /// finishes it.
+    func stream(_ copies: [(path: FilePath, range: Range<UInt64>)]) -> SpoolStream? {
+        guard let catalog, let spools = catalog.spools?.all.values else { return nil }
+        let byPath = Dictionary(spools.map { ($0.path, $0) }, uniquingKeysWith: { first, _ in first })
+        let streamed = copies.compactMap { copy -> (spool: RemoteSpool, range: Range<UInt64>)? in
+            guard let spool = byPath[copy.path] else { return nil }
+            let range = copy.range.clamped(to: 0..<spool.size)
+            return range.isEmpty ? nil : (spool, range)
+        }
+        guard !streamed.isEmpty else { return nil }
+        let stream = SpoolStream(streamed)
+        stream.start(width: catalog.limits.maximumConcurrentRequests)
+        return stream
     }
 
     /// `error` as the user should read it: a remote source's fetch failure as the transport

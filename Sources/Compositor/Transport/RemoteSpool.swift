@@ -48,6 +48,8 @@ package final class RemoteSpool: SpoolFiller, @unchecked Sendable {
     private var present: [Range<UInt64>] = []
     /// The first transport error a synchronous fill met, kept for the caller's typed error.
     private var firstFailure: HTTPTransportError?
+    /// The render's stream of this spool's bytes, while one runs.
+    private weak var attachedStream: SpoolStream?
 
     private init(url: String, identity: RemoteIdentity, descriptor: Int32, transport: any HTTPTransport, limits: HTTPTransportLimits) {
         self.url = url
@@ -136,6 +138,39 @@ package final class RemoteSpool: SpoolFiller, @unchecked Sendable {
     /// The first transport error a read through the spool met, if any.
     package var failure: HTTPTransportError? { lock.locked { firstFailure } }
 
+    /// Keeps `error` as the spool's failure, unless it has one.
+    func record(_ error: HTTPTransportError) {
+        lock.locked { if firstFailure == nil { firstFailure = error } }
+    }
+
+    /// The stream a render copies this spool's bytes from (see `SpoolStream`), while it runs.
+    var stream: SpoolStream? {
+        get { lock.locked { attachedStream } }
+        set { lock.locked { attachedStream = newValue } }
+    }
+
+    /// Hands `write` the bytes of `range` the render's stream holds, from its start (see
+    /// `SpoolStream.copy`); 0 without a stream.
+    package func copyStaged(_ range: Range<UInt64>, into write: (UnsafeRawBufferPointer) throws(FileError) -> Void) throws(FileError) -> UInt64 {
+        guard let stream else { return 0 }
+        return try stream.copy(range, of: self, into: write)
+    }
+
+    /// One ranged GET of `range`, checked as every read of the spool is, its bytes returned
+    /// rather than written to the spool file (for `SpoolStream`).
+    func fetchStaged(_ range: Range<UInt64>) async -> Result<[UInt8], HTTPTransportError> {
+        var ranged = limits
+        ranged.maximumBodyBytes = Int(range.count)
+        do {
+            let fetched = try await HTTPFetch.get(url, byteRange: range.lowerBound...(range.upperBound - 1), transport: transport, limits: ranged)
+            try check(fetched.response, for: range)
+            return .success(fetched.response.body)
+        } catch {
+            if case .tooLarge = error.problem { return .failure(HTTPTransportError(url: url, problem: .badResponse(Self.ignoredRange))) }
+            return .failure(error)
+        }
+    }
+
     /// Fetches what `ranges` lack (blocking: called by the media layers' reads, on the library's
     /// own blocking threads).
     package func fill(_ ranges: [Range<UInt64>]) throws(FileError) {
@@ -144,7 +179,7 @@ package final class RemoteSpool: SpoolFiller, @unchecked Sendable {
             do throws(HTTPTransportError) { try await fetch(ranges); return nil } catch { return error }
         }
         guard let error = result else { return }
-        lock.locked { if firstFailure == nil { firstFailure = error } }
+        record(error)
         let what = ranges.count == 1 ? "bytes \(ranges[0].lowerBound)-\(ranges[0].upperBound - 1)" : "\(ranges.count) byte ranges"
         throw FileError(FilePath(displayName), .system(operation: "fetch \(what)", message: error.reason))
     }
@@ -192,17 +227,12 @@ package final class RemoteSpool: SpoolFiller, @unchecked Sendable {
         if let failure { throw failure }
     }
 
-    /// One ranged GET into the spool; the error, or `nil`.
+    /// One ranged GET into the spool file; the error, or `nil`.
     private func fetchOne(_ range: Range<UInt64>) async -> HTTPTransportError? {
-        var ranged = limits
-        ranged.maximumBodyBytes = Int(range.count)
-        do {
-            let fetched = try await HTTPFetch.get(url, byteRange: range.lowerBound...(range.upperBound - 1), transport: transport, limits: ranged)
-            try check(fetched.response, for: range)
-            try store(fetched.response.body, at: range.lowerBound)
+        do throws(HTTPTransportError) {
+            try store(try await fetchStaged(range).get(), at: range.lowerBound)
             return nil
         } catch {
-            if case .tooLarge = error.problem { return HTTPTransportError(url: url, problem: .badResponse(Self.ignoredRange)) }
             return error
         }
     }

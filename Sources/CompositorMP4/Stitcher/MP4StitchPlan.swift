@@ -63,15 +63,22 @@ enum CopySegment: Sendable, Equatable {
 }
 
 extension MP4StitchPlan {
-    /// The bytes of each MP4 source file the write copies, in order: what to fetch ahead when a
-    /// source is remote (its spool's path).
-    package var copiedFileRanges: [FilePath: [Range<UInt64>]] {
-        var ranges: [FilePath: [Range<UInt64>]] = [:]
+    /// The bytes of MP4 source files the write copies, in the order it copies them, as it copies
+    /// them: from file to file (`streamed`: what a render streams from a remote source, read
+    /// through its spool's path), or read into memory first (`read`: copies under
+    /// `MP4Stitcher.smallCopy`, fetched ahead).
+    package var copiedFileRanges: (streamed: [(path: FilePath, range: Range<UInt64>)], read: [FilePath: [Range<UInt64>]]) {
+        var streamed: [(path: FilePath, range: Range<UInt64>)] = []
+        var read: [FilePath: [Range<UInt64>]] = [:]
         for segment in layout.segments {
             guard case .source(let file, let offset, let length) = segment, layout.sources.indices.contains(file),
                   case .file(let path, _) = layout.sources[file].store else { continue }
-            ranges[path, default: []].append(offset..<(offset + length))
+            if length < MP4Stitcher.smallCopy {
+                read[path, default: []].append(offset..<(offset + length))
+            } else {
+                streamed.append((path, offset..<(offset + length)))
+            }
         }
-        return ranges
+        return (streamed, read)
     }
 }
