@@ -7,7 +7,7 @@
 #            against `ffmpeg -f concat -c copy` of the same http URLs (+ `sync`), and against the
 #            floor: `curl` of the same bytes (to /dev/null) + the durable copy of them
 #            (durable_copy.c); the output compared (cmp) with the same render from the local files,
-#            and a run of the demo apart split where its fetching ends (its spool files stop growing)
+#            and the demo's peak memory rendering 250 MB, 500 MB, 1 GB and 2 GB of them (flat in input size)
 #   probe    100 remote MP4s of 8 s (50 with the moov at the front, 50 at the end):
 #            `CompositorDemo timeline` of a schedule of all 100 (the catalog loads 6 at a time),
 #            the demo once per clip, and ffprobe over http one by one (and 6 at a time)
@@ -51,16 +51,6 @@ sweep_spools() {
     find "$TMPDIR" -mindepth 1 -delete
 }
 find "$TMPDIR" -mindepth 1 -delete; : >"$WORK/spools-left"
-# spool_bytes PID: the blocks allocated to the (unlinked) spool files PID has open, in bytes, each
-# file once (a spool is open through more than one descriptor while it is read).
-spool_bytes() {
-    local fd
-    for fd in /proc/"$1"/fd/*; do
-        case $(readlink "$fd" 2>/dev/null) in
-            *compositor-spool-*) stat -L -c '%i %b %B' "$fd" 2>/dev/null ;;
-        esac
-    done | sort -u -k1,1 | awk '{ total += $2 * $3 } END { printf "%d\n", total }'
-}
 
 # nginx serving $WORK on a free port of 127.0.0.1, its files in a folder of its own.
 SERVER=$(mktemp -d /tmp/compositor-remote-nginx.XXXXXX)
@@ -134,24 +124,18 @@ run_render() {
     run_curl() { logged curl measure curl -sSf "${CURL_ARGS[@]}"; }
     run_floor() { measure_floor "${LOCAL_FILES[@]}"; }
     take_turns demo local ffmpeg curl ${FLOOR:+floor}
-    # One more run of the demo, not among the timed ones, split where its fetching ends: the last
-    # time its spool files grew (their allocated size, polled every 10 ms through the process's
-    # descriptors: the files are unlinked as soon as they are made). nginx's log cannot tell: it
-    # logs a request when its last byte is in the socket's buffer, megabytes ahead of the reader.
-    local started pid size last=0 grown
-    rm -f "$WORK/out-phases.mp4"; sync
-    started=$EPOCHREALTIME; grown=$started
-    "$DEMO" render "$WORK/remote.json" --output "$WORK/out-phases.mp4" >/dev/null 2>&1 & pid=$!
-    while kill -0 "$pid" 2>/dev/null; do
-        size=$(spool_bytes "$pid")
-        if [ "${size:-0}" -gt "$last" ]; then last=$size; grown=$EPOCHREALTIME; fi
-        sleep 0.01
+    # Peak memory against input size: the demo's render of the first source alone (250 MB, its 10
+    # pieces), of the first two (500 MB), of all four (1 GB) and of the four twice over (2 GB, each
+    # piece played twice), one run each, not timed.
+    local count peaks=() twice=("${files[@]}" "${files[@]}")
+    for count in 1 2 4 8; do
+        python3 "$HERE/make_inputs.py" render "$BASE/" "${twice[@]:0:count}" >"$WORK/remote-$count.json"
+        /usr/bin/time -f %M -o "$WORK/rss-$count" "$DEMO" render "$WORK/remote-$count.json" --output "$WORK/out-rss.mp4" >/dev/null 2>&1
+        peaks+=("$(awk '{printf "%.0f", $1 / 1024}' "$WORK/rss-$count")")
+        sweep_spools 1
+        rm -f "$WORK/out-rss.mp4"
     done
-    wait "$pid"
-    sweep_spools 1
-    PHASES=$(awk -v s="$started" -v g="$grown" -v e="$EPOCHREALTIME" -v n="$last" 'BEGIN {
-        printf "%.3f s fetching (%.0f MiB into the spool files, %.0f MB/s), then %.3f s to the end", g - s, n / 1048576, n / 1e6 / (g - s), e - g }')
-    rm -f "$WORK/out-phases.mp4"
+    PEAKS="${peaks[0]} / ${peaks[1]} / ${peaks[2]} / ${peaks[3]} MiB (2 GB / 1 GB: $(awk -v a="${peaks[3]}" -v b="${peaks[2]}" 'BEGIN{printf "%.2fx", a / b}'))"
 
     local identical=no output_bytes
     cmp -s "$WORK/out-demo.mp4" "$WORK/out-local.mp4" && identical=yes
@@ -181,11 +165,12 @@ run_render() {
     tk=$([ -f "$WORK/t-floor" ] && seconds "$WORK/t-floor" || echo 0)
     awk -v d="$td" -v f="$tf" -v c="$tc" -v k="$tk" -v l="$tl" 'BEGIN {
         printf "  ffmpeg / demo = %.2fx (target >= 3)   demo / (curl + floor) = %.2fx (target <= 1.3)   demo http / files = %.2fx\n", f / d, d / (c + k), d / l }'
-    echo "  a run of the demo apart, split where its spool files stopped growing: $PHASES"
+    echo "  peak RSS of the demo's render of 250 MB, 500 MB, 1 GB and 2 GB of the sources: $PEAKS"
     echo "  identical: $identical (the remote render against the same render from the local files, cmp)"
     row render "ffmpeg / demo" "$(awk -v d="$td" -v f="$tf" 'BEGIN{printf "%.2fx", f / d}')" "" "" ""
     row render "demo / (curl + floor)" "$(awk -v d="$td" -v c="$tc" -v k="$tk" 'BEGIN{printf "%.2fx", d / (c + k)}')" "" "" ""
     row render "identical to local render" "$identical" "" "" ""
+    row render "peak RSS, 0.25 / 0.5 / 1 / 2 GB" "$PEAKS" "" "" ""
 }
 
 run_probe() {

@@ -159,13 +159,13 @@ enum HTTPExchange {
             }
         }
 
-        /// `count` bytes, read straight into the array returned.
+        /// `count` bytes, read straight into the array returned (memory an earlier large body
+        /// handed back, when there is some: see `BodyBuffers`).
         private func exactly(_ count: Int, what: String) throws(Failure) -> [UInt8] {
             var failure: Failure?
-            let bytes = [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
-                let raw = UnsafeMutableRawBufferPointer(buffer)
+            let fill = { (raw: UnsafeMutableRawBufferPointer, initialized: inout Int) in
                 while initialized < count {
-                    let next = UnsafeMutableRawBufferPointer(rebasing: raw[initialized...])
+                    let next = UnsafeMutableRawBufferPointer(rebasing: raw[initialized..<count])
                     switch Result(catching: { () throws(SocketFailure) in try connection.read(into: next, deadline: deadline, cancellation: cancellation) }) {
                     case .success(0):
                         failure = .socket(.failed("the connection closed after \(initialized) of \(count) \(what) bytes"))
@@ -178,7 +178,18 @@ enum HTTPExchange {
                     }
                 }
             }
-            if let failure { throw failure }
+            var bytes: [UInt8]
+            if var reused = BodyBuffers.shared.take(count: count) {
+                var initialized = 0
+                reused.withUnsafeMutableBytes { fill($0, &initialized) }
+                bytes = reused
+            } else {
+                bytes = [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in fill(UnsafeMutableRawBufferPointer(buffer), &initialized) }
+            }
+            if let failure {
+                BodyBuffers.shared.recycle(bytes)
+                throw failure
+            }
             return bytes
         }
 

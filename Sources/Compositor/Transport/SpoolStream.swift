@@ -152,7 +152,7 @@ package final class SpoolStream: @unchecked Sendable {
                       chunks[head].range.lowerBound + taken == position else { return .success(nil) }
                 return chunks[head].bytes == nil ? nil : .success(chunks[head])
             }
-            let chunk: Chunk
+            var chunk: Chunk
             switch next {
             case .failure(let error):
                 spool.record(error)
@@ -171,18 +171,21 @@ package final class SpoolStream: @unchecked Sendable {
             }
             try result.get()
             position = end
-            condition.locked {
-                guard !stopped else { return }
-                if end == chunk.range.upperBound {
-                    held -= UInt64(chunk.range.count)
-                    chunks[head].bytes = nil
-                    head += 1
-                    taken = 0
-                    wakeFetcher()
-                } else {
+            let done = condition.locked { () -> [UInt8]? in
+                guard !stopped else { return nil }
+                guard end == chunk.range.upperBound else {
                     taken = end - chunk.range.lowerBound
+                    return nil
                 }
+                held -= UInt64(chunk.range.count)
+                head += 1
+                taken = 0
+                wakeFetcher()
+                return chunks[head - 1].bytes.take()
             }
+            // Its memory goes to the next large body once no one else holds it.
+            chunk.bytes = nil
+            if let done { BodyBuffers.shared.recycle(done) }
         }
         return position - range.lowerBound
     }

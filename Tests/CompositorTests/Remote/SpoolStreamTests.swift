@@ -99,4 +99,20 @@ struct SpoolStreamTests {
         let taken = await take(stream, spool, [0..<100])
         #expect(try taken[0].get() == [])
     }
+
+    @Test("a large body's memory is read into again: the exact count asked, within the pool's capacity")
+    func bodyBuffers() {
+        let pool = BodyBuffers(capacity: 4 << 20)
+        #expect(pool.take(count: 2 << 20)?.count == nil, "nothing kept yet")
+        pool.recycle([UInt8](repeating: 1, count: 3 << 20))
+        pool.recycle([UInt8](repeating: 2, count: 2 << 20))   // over the capacity: dropped
+        pool.recycle([UInt8](repeating: 3, count: 1000))      // small: never kept
+        #expect(pool.take(count: 1000)?.count == nil)
+        let cut = pool.take(count: 2 << 20)
+        #expect(cut?.count == 2 << 20 && cut?.first == 1 && cut?.last == 1, "the 3 MiB one, cut to the count")
+        #expect(pool.take(count: 1 << 20)?.count == nil, "none left")
+        pool.recycle(cut!)
+        let grown = pool.take(count: 3 << 20)
+        #expect(grown?.count == 3 << 20 && grown?.first == 1 && grown?.last == 0, "grown back to the count asked")
+    }
 }
