@@ -156,9 +156,8 @@ package final class RemoteSpool: SpoolFiller, @unchecked Sendable {
         return try stream.copy(range, of: self, into: write)
     }
 
-    /// One ranged GET of `range`, checked as every read of the spool is, its bytes returned
-    /// rather than written to the spool file (for `SpoolStream`).
-    func fetchStaged(_ range: Range<UInt64>) async -> Result<[UInt8], HTTPTransportError> {
+    /// One ranged GET of `range`, checked as every read of the spool is: its bytes.
+    func fetchBytes(_ range: Range<UInt64>) async -> Result<[UInt8], HTTPTransportError> {
         var ranged = limits
         ranged.maximumBodyBytes = Int(range.count)
         do {
@@ -230,7 +229,9 @@ package final class RemoteSpool: SpoolFiller, @unchecked Sendable {
     /// One ranged GET into the spool file; the error, or `nil`.
     private func fetchOne(_ range: Range<UInt64>) async -> HTTPTransportError? {
         do throws(HTTPTransportError) {
-            try store(try await fetchStaged(range).get(), at: range.lowerBound)
+            let bytes = try await fetchBytes(range).get()
+            try store(bytes, at: range.lowerBound)
+            BodyBuffers.shared.recycle(bytes)
             return nil
         } catch {
             return error

@@ -95,7 +95,7 @@ package final class SpoolStream: @unchecked Sendable {
                     held += size
                     return (next, chunks[next])
                 }) {
-                    group.addTask { (index, await chunk.spool.fetchStaged(chunk.range)) }
+                    group.addTask { (index, await chunk.spool.fetchBytes(chunk.range)) }
                     next += 1
                     inFlight += 1
                 }
