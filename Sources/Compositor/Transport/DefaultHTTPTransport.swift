@@ -118,15 +118,23 @@ private func onThreadOfItsOwn<T: Sendable>(_ work: @escaping @Sendable () -> T) 
     await withCheckedContinuation { (continuation: CheckedContinuation<T, Never>) in
         let job = ThreadJob { continuation.resume(returning: work()) }
         let context = Unmanaged.passRetained(job).toOpaque()
+        var attributes = pthread_attr_t()
+        pthread_attr_init(&attributes)
+        defer { pthread_attr_destroy(&attributes) }
+        pthread_attr_setdetachstate(&attributes, Int32(PTHREAD_CREATE_DETACHED))
+        #if canImport(Darwin)
+        var thread: pthread_t?
+        #else
         var thread = pthread_t()
-        let status = pthread_create(&thread, nil, { context in
+        #endif
+        let status = pthread_create(&thread, &attributes, { context in
+            #if !canImport(Darwin)
             guard let context else { return nil }
+            #endif
             Unmanaged<ThreadJob>.fromOpaque(context).takeRetainedValue().run()
             return nil
         }, context)
-        if status == 0 {
-            pthread_detach(thread)
-        } else {
+        if status != 0 {
             // No thread to be had (the process is at its limit): the work runs here instead.
             Unmanaged<ThreadJob>.fromOpaque(context).takeRetainedValue().run()
         }
