@@ -228,7 +228,9 @@ def load_failure(b, base):
     b.page("Network.enable")
     b.page("Network.setBlockedURLs", urls=["*/video/*"])
     b.page("Page.navigate", url=base)
-    b.wait("document.getElementById('notice').textContent.includes('could not be loaded')", "a video that cannot load is said", timeout=15)
+    # Null-safe: right after Page.navigate the old document (or a blank one) may still be the page.
+    b.wait("(document.getElementById('notice')?.textContent ?? '').includes('could not be loaded')",
+           "a video that cannot load is said", timeout=15)
     check(text(b, "mainLabel") == "00:00/00:33", f"load failure: the bars are drawn ({text(b, 'mainLabel')!r})")
     check("/video/" in text(b, "notice"), f"load failure: the notice names the video ({text(b, 'notice')!r})")
     b.page("Network.setBlockedURLs", urls=[])
