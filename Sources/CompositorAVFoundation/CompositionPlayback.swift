@@ -19,7 +19,7 @@ public enum CompositionPlayback: Sendable {
     /// replaced. Give each controller a folder of its own.
     ///
     /// The session keeps the schedule's times. Player times and seeks are mapped to where the cuts
-    /// landed (`HLSStitchedComposition.requestedTime(forPlayedTime:)` and its inverse), so events
+    /// landed (`ReconciledComposition.requestedTime(forPlayedTime:)` and its inverse), so events
     /// come when the stitched item crosses a boundary, and a seek shows the frame asked for.
     case stitchedPlaylist(folder: FilePath, stitcher: HLSCompositionStitcher = HLSCompositionStitcher(outputURL: "stitched.m3u8"))
 }

@@ -158,13 +158,13 @@ public final class PlaybackSessionController {
 
     private func playerMoved() {
         guard isSettled, let position = MediaTime(player.currentTime()) else { return }
-        pipeline.submit(session.update(position: stitched?.requestedTime(forPlayedTime: position) ?? position))
+        pipeline.submit(session.update(position: stitched?.reconciled.requestedTime(forPlayedTime: position) ?? position))
         reportSeekBar()
     }
 
     /// The item's time showing what the session's composition shows at `time`.
     private func playerTime(_ time: MediaTime) -> MediaTime {
-        stitched?.playedTime(forRequestedTime: time) ?? time
+        stitched?.reconciled.playedTime(forRequestedTime: time) ?? time
     }
 
     private func observeBoundaries() {

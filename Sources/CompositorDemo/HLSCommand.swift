@@ -250,7 +250,7 @@ enum HLSCommand {
             line += "; composition \(placed.compositionRange)"
             lines.append(line)
         }
-        let moved = stitched.movedCuts
+        let moved = stitched.reconciled.movedCuts
         if !moved.isEmpty {
             lines.append("cuts moved:")
             for (segment, requested) in moved {

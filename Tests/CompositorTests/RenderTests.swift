@@ -139,18 +139,18 @@ struct RenderTests {
         func t(_ text: String) throws -> MediaTime { try MediaTime(parsing: text) }
         // Segment starts map to segment starts, so a boundary the player crosses is one the session crosses.
         for (asked, plays) in zip(rendered.requested.segments, rendered.composition.segments) {
-            #expect(rendered.playedTime(forRequestedTime: asked.compositionRange.start) == plays.compositionRange.start)
-            #expect(rendered.requestedTime(forPlayedTime: plays.compositionRange.start) == asked.compositionRange.start)
+            #expect(rendered.reconciled.playedTime(forRequestedTime: asked.compositionRange.start) == plays.compositionRange.start)
+            #expect(rendered.reconciled.requestedTime(forPlayedTime: plays.compositionRange.start) == asked.compositionRange.start)
         }
         // Inside a segment: the same source frame (content 10 is composition 24 in both).
-        #expect(rendered.playedTime(forRequestedTime: try t("24")) == (try t("24")))
-        #expect(rendered.playedTime(forRequestedTime: try t("15")) == (try t("14.5")))   // a2 at 1.5 s
+        #expect(rendered.reconciled.playedTime(forRequestedTime: try t("24")) == (try t("24")))
+        #expect(rendered.reconciled.playedTime(forRequestedTime: try t("15")) == (try t("14.5")))   // a2 at 1.5 s
         // A frame only the output shows (its second feature piece starts at source 8, the
         // schedule's at 8.5) maps to the first frame the schedule keeps there.
-        #expect(rendered.requestedTime(forPlayedTime: try t("22.25")) == (try t("22.5")))
+        #expect(rendered.reconciled.requestedTime(forPlayedTime: try t("22.25")) == (try t("22.5")))
         // A frame the output leaves out (feature 8-8.5 of piece 1) maps to the output piece's last tick.
-        #expect(rendered.playedTime(forRequestedTime: try t("13.25")) < (try t("13")))
-        #expect(rendered.playedTime(forRequestedTime: try t("13.25")) > (try t("12.99")))
+        #expect(rendered.reconciled.playedTime(forRequestedTime: try t("13.25")) < (try t("13")))
+        #expect(rendered.reconciled.playedTime(forRequestedTime: try t("13.25")) > (try t("12.99")))
         // Round trip for every frame both show (every quarter second whose source time both keep).
         var roundTrips = 0
         for quarter in Int64(0)..<212 {
@@ -160,7 +160,7 @@ struct RenderTests {
             let source = asked.sourceRange.start + (time - asked.compositionRange.start)
             guard plays.sourceRange.contains(source) else { continue }
             roundTrips += 1
-            #expect(rendered.requestedTime(forPlayedTime: rendered.playedTime(forRequestedTime: time)) == time, "\(time)")
+            #expect(rendered.reconciled.requestedTime(forPlayedTime: rendered.reconciled.playedTime(forRequestedTime: time)) == time, "\(time)")
         }
         #expect(roundTrips > 200)
     }

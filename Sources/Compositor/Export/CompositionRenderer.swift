@@ -11,46 +11,21 @@ import CompositorMP4
 /// With `.keyframeAligned` cuts the stitcher moves cuts to keyframes; the composition returned is
 /// the one that really plays, so mapping stays exact for the output.
 public enum CompositionRenderer {
-    /// What a render produced: the plan written, and the composition of the output.
+    /// What a render produced: the plan written, and the composition as scheduled and as the
+    /// output plays it.
     public struct Rendered: Sendable {
         package let plan: MP4StitchPlan
+        /// The composition as scheduled and as the output plays it, with the mapping between them
+        /// (`playedTime(forRequestedTime:)` and its inverse), which a player of the file uses.
+        public let reconciled: ReconciledComposition
         /// The composition as scheduled (exact cuts): what was given to render.
-        public let requested: Composition
+        public var requested: Composition { reconciled.requested }
         /// The composition of the output: equal to `requested` for `.sampleAccurate`; the snapped
         /// timeline for `.keyframeAligned` and `.webSafe`.
-        public let composition: Composition
+        public var composition: Composition { reconciled.played }
         /// What may not play as expected: a profile hardware decoders lack, sources that differ in
         /// picture size or frame rate. Worth showing the user; the file is valid either way.
         public var diagnostics: [MP4StitchDiagnostic] { plan.diagnostics }
-
-        /// Where the output (`composition`) shows what `requested` shows at `requestedTime`: the
-        /// same source frame, kept inside the same segment; a segment's start is the output
-        /// segment's start. A player of the file seeks here when a `PlaybackSession` on
-        /// `requested` (the schedule's times) asks for `requestedTime`.
-        ///
-        /// ```
-        /// requested |feature 0-8.5        |ad 0-6|feature 8.5-20  |
-        /// output    |feature 0-8      |ad 0-6|feature 8-20        |   (keyframes every 2 s)
-        ///  requested 3 -> 3;  8.5 (ad start) -> 8;  16 (content 10) -> 16 (content 10)
-        /// ```
-        ///
-        /// Inverse: `requestedTime(forPlayedTime:)`, for every time whose frame both show.
-        ///
-        /// - Parameter requestedTime: A time of `requested`.
-        /// - Returns: The time of `composition` (the output) that shows the same frame.
-        public func playedTime(forRequestedTime requestedTime: MediaTime) -> MediaTime {
-            requested.correspondingTime(requestedTime, in: composition)
-        }
-
-        /// What a session on `requested` should be told when a player of the output is at
-        /// `playedTime`: the same source frame, kept inside the same segment (a frame the requested
-        /// cut leaves out maps to the nearest one it keeps). Inverse of `playedTime(forRequestedTime:)`.
-        ///
-        /// - Parameter playedTime: A time of `composition` (the output), such as its player's position.
-        /// - Returns: The time of `requested` that shows the same frame.
-        public func requestedTime(forPlayedTime playedTime: MediaTime) -> MediaTime {
-            composition.correspondingTime(playedTime, in: requested)
-        }
     }
 
     /// Why a render failed: the MP4 layer's error (file, box path, byte offset), a cut that snapping
@@ -106,13 +81,17 @@ public enum CompositionRenderer {
     private static func plan(_ composition: Composition, with stitcher: MP4Stitcher) throws(RenderError) -> Rendered {
         let plan: MP4StitchPlan
         do { plan = try stitcher.plan() } catch { throw .mp4(error) }
-        let reported: Composition
-        do { reported = try composition.replacingSourceRanges(plan.pieces.map(\.sourceRange)) } catch { throw .snapping(error) }
-        for (index, (piece, segment)) in zip(plan.pieces, reported.segments).enumerated()
-        where piece.compositionRange != segment.compositionRange {
-            throw .planDisagrees(piece: index, item: segment.id, plan: piece.compositionRange, composition: segment.compositionRange)
+        do {
+            let reconciled = try ReconciledComposition(
+                requested: composition, playedSourceRanges: plan.pieces.map(\.sourceRange), placedRanges: plan.pieces.map(\.compositionRange))
+            return Rendered(plan: plan, reconciled: reconciled)
+        } catch {
+            switch error {
+            case .snapping(let error): throw .snapping(error)
+            case .placedElsewhere(let piece, let item, let placed, let composition):
+                throw .planDisagrees(piece: piece, item: item, plan: placed, composition: composition)
+            }
         }
-        return Rendered(plan: plan, requested: composition, composition: reported)
     }
 
     /// Plans and writes `composition` to `outputPath` atomically (nothing is left behind on failure).

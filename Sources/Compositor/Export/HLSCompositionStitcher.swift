@@ -293,12 +293,12 @@ public struct HLSCompositionStitcher: Sendable {
         var placedSegments: [HLSPlacedSegment] = []
         if packagesEveryPiece {
             (variants[0], placedSegments) = try Self.placingEveryPiece(
-                variants[0], sources: packaged, composition: reported, marksEncodingChanges: marksEncodingChanges)
+                variants[0], sources: packaged, composition: reported.played, marksEncodingChanges: marksEncodingChanges)
         } else {
             HLSPackagedSource.markUsed(&packaged, by: (outputs + stitchedRenditions.playlists).map(\.result.playlist))
         }
         return HLSStitchedComposition(
-            requested: composition, composition: reported, queuePlan: QueuePlan(composition: composition),
+            reconciled: reported, queuePlan: QueuePlan(composition: composition),
             variants: variants, renditions: stitchedRenditions.playlists, multivariantPlaylist: multivariant,
             assets: stitchedRenditions.files, packagedSources: packaged, placedSegments: placedSegments, interstitialEvents: [],
             outputURL: output)
@@ -508,11 +508,11 @@ public struct HLSCompositionStitcher: Sendable {
         }
     }
 
-    /// The composition of the reference output's snapped ranges, checked against where the engine
-    /// put every piece and against every other variant with video.
+    /// `composition` reconciled with the reference output's snapped ranges, checked against where
+    /// the engine put every piece and against every other variant with video.
     private func reportedComposition(
         _ composition: Composition, outputs: [HLSStitchedVariantPlaylist], reference: Int, anchored: Set<Int>
-    ) throws(HLSCompositionStitchError) -> Composition {
+    ) throws(HLSCompositionStitchError) -> ReconciledComposition {
         let first = outputs[reference]
         for (index, output) in outputs.enumerated() where index != reference && !anchored.contains(index) {
             for (index, (piece, firstPiece)) in zip(output.result.pieces, first.result.pieces).enumerated()
@@ -522,14 +522,17 @@ public struct HLSCompositionStitcher: Sendable {
                     firstVariantURL: first.url, firstRange: firstPiece.sourceRange)
             }
         }
-        let reported: Composition
-        do { reported = try composition.replacingSourceRanges(first.result.pieces.map(\.sourceRange)) } catch {
-            throw .snapping(error)
+        do {
+            return try ReconciledComposition(
+                requested: composition, playedSourceRanges: first.result.pieces.map(\.sourceRange),
+                placedRanges: first.result.pieces.map(\.compositionRange))
+        } catch {
+            switch error {
+            case .snapping(let error): throw .snapping(error)
+            case .placedElsewhere(_, let item, let placed, let composition):
+                throw .planDisagrees(item: item, playlist: placed, composition: composition)
+            }
         }
-        for (piece, segment) in zip(first.result.pieces, reported.segments) where piece.compositionRange != segment.compositionRange {
-            throw .planDisagrees(item: segment.id, playlist: piece.compositionRange, composition: segment.compositionRange)
-        }
-        return reported
     }
 
     /// An engine error with the items it concerns named.

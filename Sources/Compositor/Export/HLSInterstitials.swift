@@ -92,7 +92,7 @@ extension HLSCompositionStitcher {
                 sourcePlaylistURLs: variant.sourcePlaylistURLs, result: result))
         }
         return HLSStitchedComposition(
-            requested: composition, composition: plan.composition, queuePlan: QueuePlan(composition: composition),
+            reconciled: ReconciledComposition(requested: composition, played: plan.composition), queuePlan: QueuePlan(composition: composition),
             variants: variants, renditions: primary.renditions, multivariantPlaylist: primary.multivariantPlaylist, assets: primary.assets + plan.assets,
             packagedSources: plan.packagedSources, interstitialEvents: plan.events, outputURL: primary.outputURL)
     }

@@ -6,11 +6,15 @@ import CompositorMP4
 /// What `HLSCompositionStitcher` produced: the playlists to write, the composition that plays in
 /// them, and the exact-cut queue plan of the same schedule.
 public struct HLSStitchedComposition: Sendable, Equatable {
+    /// The composition as scheduled and as the stitched playlists play it, with the mapping
+    /// between them (`playedTime(forRequestedTime:)` and its inverse), which a player of the
+    /// playlists uses.
+    public let reconciled: ReconciledComposition
     /// The composition as scheduled (exact cuts).
-    public let requested: Composition
+    public var requested: Composition { reconciled.requested }
     /// The composition that plays in the stitched playlists: every cut where it snapped, so
     /// `timeline` and mapping on it are exact for the output.
-    public let composition: Composition
+    public var composition: Composition { reconciled.played }
     /// The scheduled composition as a queue of per-segment items, as `AVQueuePlayer` plays HLS
     /// sources: cuts exact (a seek and `forwardPlaybackEndTime`), not snapped.
     public let queuePlan: QueuePlan
@@ -126,47 +130,10 @@ public struct HLSStitchedComposition: Sendable, Equatable {
 
     /// Each break, where it was scheduled and where it plays.
     package var breaks: [HLSBreakPlacement] {
-        zip(requested.breaks, composition.breaks).map { asked, plays in
+        reconciled.breaks.map { asked, plays in
             HLSBreakPlacement(
                 id: plays.id, requestedPosition: asked.position, position: plays.position,
                 requestedCompositionRange: asked.compositionRange, compositionRange: plays.compositionRange)
-        }
-    }
-
-    /// Where the stitched playlists (`composition`) show what `requested` shows at `requestedTime`:
-    /// the same source frame, kept inside the same segment; a segment's start is the stitched
-    /// segment's start. A player of the playlists seeks here when a session on `requested` asks
-    /// for `requestedTime`.
-    ///
-    /// ```
-    /// requested |feature 0-8.5        |ad 0-4|feature 8.5-12 |
-    /// stitched  |feature 0-8      |ad 0-4|feature 8-12       |
-    ///  requested 3 -> 3;  8.5 (ad start) -> 8;  14 (content 10) -> 14 (content 10)
-    /// ```
-    ///
-    /// Inverse: `requestedTime(forPlayedTime:)`, for every time whose frame both show.
-    ///
-    /// - Parameter requestedTime: A time of `requested`.
-    /// - Returns: The time of `composition` (the stitched playlists) that shows the same frame.
-    public func playedTime(forRequestedTime requestedTime: MediaTime) -> MediaTime {
-        requested.correspondingTime(requestedTime, in: composition)
-    }
-
-    /// What a session on `requested` should be told when a player of the stitched playlists is at
-    /// `playedTime`: the same source frame, kept inside the same segment (a frame the requested
-    /// cut leaves out maps to the nearest one it keeps). Inverse of `playedTime(forRequestedTime:)`.
-    ///
-    /// - Parameter playedTime: A time of `composition` (the stitched playlists), such as its player's
-    ///   position.
-    /// - Returns: The time of `requested` that shows the same frame.
-    public func requestedTime(forPlayedTime playedTime: MediaTime) -> MediaTime {
-        composition.correspondingTime(playedTime, in: requested)
-    }
-
-    /// The segments whose source range moved to segment boundaries, with both ranges.
-    public var movedCuts: [(segment: Segment, requested: MediaTimeRange)] {
-        zip(composition.segments, requested.segments).compactMap { plays, asked in
-            plays.sourceRange == asked.sourceRange ? nil : (plays, asked.sourceRange)
         }
     }
 }

@@ -116,7 +116,7 @@ final class PreviewController: @unchecked Sendable {
             return reply(Reaction(), ignoredTick: true)
         }
         lastTick = time
-        return reply(session.update(position: rendered.requestedTime(forPlayedTime: time)))
+        return reply(session.update(position: rendered.reconciled.requestedTime(forPlayedTime: time)))
     }
 
     /// A viewer's action; what the session refuses (a skip too early) is shown on the page.
@@ -149,7 +149,7 @@ final class PreviewController: @unchecked Sendable {
         for command in reaction.commands {
             switch command {
             case .seek(let time):
-                commands.append(.object(JSONObject(["seek": Self.playerSeconds(rendered.playedTime(forRequestedTime: time))])))
+                commands.append(.object(JSONObject(["seek": Self.playerSeconds(rendered.reconciled.playedTime(forRequestedTime: time))])))
             case .load(let composition, let time):
                 if composition != rendered.requested {
                     do throws(DemoError) { try install(composition) } catch {
@@ -159,7 +159,7 @@ final class PreviewController: @unchecked Sendable {
                 }
                 commands.append(.object(JSONObject([
                     "load": .string("/video/\(generation).mp4"),
-                    "at": Self.playerSeconds(rendered.playedTime(forRequestedTime: time)),
+                    "at": Self.playerSeconds(rendered.reconciled.playedTime(forRequestedTime: time)),
                 ])))
             }
         }
@@ -172,7 +172,7 @@ final class PreviewController: @unchecked Sendable {
             "commands": .array(commands), "events": .array(reaction.events.map(SimulateCommand.eventJSON)),
         ])
         object.append("nextBoundary", session.nextBoundary(after: session.position)
-            .map { Self.playerSeconds(rendered.playedTime(forRequestedTime: $0)) } ?? .null)
+            .map { Self.playerSeconds(rendered.reconciled.playedTime(forRequestedTime: $0)) } ?? .null)
         object.append("bars", bars)
         object.append("ended", .bool(session.hasEnded))
         if ignoredTick { object.append("ignoredTick", .bool(true)) }

@@ -371,7 +371,7 @@ struct AppleAdapterTests {
         for (event, playerTime, generation) in log.reports {
             switch event.kind {
             case .breakStarted, .adStarted, .adQuartile, .adEnded, .breakEnded, .ended:
-                let stitched = try #require(stitches[generation]?.playedTime(forRequestedTime: event.compositionTime))
+                let stitched = try #require(stitches[generation]?.reconciled.playedTime(forRequestedTime: event.compositionTime))
                 #expect(stitched <= playerTime && playerTime < stitched + t("0.05"), "\(event.name) at \(event.compositionTime) came at \(playerTime), stitched at \(stitched)")
                 checked += 1
             default: break
