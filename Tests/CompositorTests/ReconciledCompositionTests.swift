@@ -69,11 +69,13 @@ struct ReconciledCompositionTests {
         }
         var emptied = movedRanges
         emptied[1] = MediaTimeRange(start: s(4), end: s(4))
-        #expect(throws: ReconciliationError.self) {
-            try ReconciledComposition(requested: requested, playedSourceRanges: emptied)
-        }
-        #expect(throws: ReconciliationError.snapping(.sourceRangeCount(given: 1, segments: 3))) {
+        #expect(throws: ScheduleError.self) { try ReconciledComposition(requested: requested, playedSourceRanges: emptied) }
+        #expect(throws: ScheduleError.sourceRangeCount(given: 1, segments: 3)) {
             try ReconciledComposition(requested: requested, playedSourceRanges: [MediaTimeRange(start: .zero, end: s(8))])
         }
+        let wrapped = #expect(throws: ReconciliationError.self) {
+            try ReconciledComposition(requested: requested, playedSourceRanges: emptied, placedRanges: placed)
+        }
+        guard case .snapping? = wrapped else { Issue.record("not .snapping: \(String(describing: wrapped))"); return }
     }
 }

@@ -68,7 +68,7 @@ extension HLSCompositionStitcher {
         contentStitcher.packagedSources = spliced.packagedSources
         let primary = try contentStitcher.stitch(content)
         let plan = try InterstitialPlan(
-            spliced: spliced, requested: composition, primary: primary.composition,
+            spliced: spliced, primary: primary.composition,
             primaryPlaylists: (primary.variants + primary.renditions).map(\.result.playlist), outputURL: primary.outputURL,
             restrictingJumps: restrictingJumps, stitcher: self)
 
@@ -92,7 +92,7 @@ extension HLSCompositionStitcher {
                 sourcePlaylistURLs: variant.sourcePlaylistURLs, result: result))
         }
         return HLSStitchedComposition(
-            reconciled: ReconciledComposition(requested: composition, played: plan.composition), queuePlan: QueuePlan(composition: composition),
+            reconciled: plan.reconciled, queuePlan: QueuePlan(composition: composition),
             variants: variants, renditions: primary.renditions, multivariantPlaylist: primary.multivariantPlaylist, assets: primary.assets + plan.assets,
             packagedSources: plan.packagedSources, interstitialEvents: plan.events, outputURL: primary.outputURL)
     }
@@ -103,7 +103,9 @@ extension HLSCompositionStitcher {
 private struct InterstitialPlan {
     var events: [HLSInterstitialEvent] = []
     var assets: [HLSStitchedComposition.File] = []
-    var composition: Composition
+    /// The schedule's composition and the one that plays: the spliced stitch's, with the cuts
+    /// the interstitials move at the content's edges.
+    var reconciled: ReconciledComposition
     /// The MP4 sources packaged for the content playlist and the ads' playlists, with the
     /// segments they play.
     var packagedSources: [HLSPackagedSource]
@@ -114,14 +116,14 @@ private struct InterstitialPlan {
     private var sources: HLSSourcePlaylists
 
     init(
-        spliced: HLSStitchedComposition, requested: Composition, primary: Composition, primaryPlaylists: [HLSMediaPlaylist], outputURL: String,
+        spliced: HLSStitchedComposition, primary: Composition, primaryPlaylists: [HLSMediaPlaylist], outputURL: String,
         restrictingJumps: Bool, stitcher: HLSCompositionStitcher
     ) throws(HLSCompositionStitchError) {
         self.primary = primary
         self.folderURL = HLSCompositionStitcher.folderURL(of: outputURL)
         self.sources = HLSSourcePlaylists(loader: stitcher.loader)
-        let played = spliced.composition
-        self.composition = played
+        let requested = spliced.requested, played = spliced.composition
+        reconciled = spliced.reconciled
         // The spliced stitch packaged every MP4 source (content and ads) with the cuts it plays.
         self.packagedSources = spliced.packagedSources
         playedPlaylists = primaryPlaylists
@@ -179,7 +181,7 @@ private struct InterstitialPlan {
         }
         HLSPackagedSource.markUsed(&packagedSources, by: playedPlaylists)
         if playedRanges != played.segments.map(\.sourceRange) {
-            do { composition = try played.replacingSourceRanges(playedRanges) } catch { throw .snapping(error) }
+            do { reconciled = try ReconciledComposition(requested: requested, playedSourceRanges: playedRanges) } catch { throw .snapping(error) }
         }
     }
 

@@ -25,34 +25,35 @@ public struct ReconciledComposition: Sendable, Equatable {
         played = composition
     }
 
-    /// `played` as what an output made of `requested`, reconciled by the caller (the interstitials
-    /// stitch moves the cuts of an already reconciled composition again).
-    package init(requested: Composition, played: Composition) {
-        self.requested = requested
-        self.played = played
-    }
-
-    /// Reconciles `requested` with what an output made of it: `played` is `requested` with each
+    /// Reconciles `requested` with the cuts an output made: `played` is `requested` with each
     /// segment's source range replaced by `playedSourceRanges` (see
-    /// `Composition.replacingSourceRanges(_:)`), and where the output placed each segment
-    /// (`placedRanges`, when it says) must be where `played` puts it.
+    /// `Composition.replacingSourceRanges(_:)`).
     ///
     /// - Parameters:
     ///   - requested: The composition as scheduled.
     ///   - playedSourceRanges: The source range each segment really plays, one per segment in order.
-    ///   - placedRanges: Where the output put each segment on its own timeline, one per segment in
-    ///     order, or `nil` when it has no timeline of its own to compare.
-    /// - Throws: `ReconciliationError.snapping` when the ranges make no valid composition (a range
-    ///   emptied by snapping), `.placedElsewhere` for the first segment the output placed
-    ///   elsewhere than `played` does.
-    public init(requested: Composition, playedSourceRanges: [MediaTimeRange], placedRanges: [MediaTimeRange]? = nil) throws(ReconciliationError) {
-        let played: Composition
-        do { played = try requested.replacingSourceRanges(playedSourceRanges) } catch { throw .snapping(error) }
-        for (index, (placed, segment)) in zip(placedRanges ?? [], played.segments).enumerated() where placed != segment.compositionRange {
+    /// - Throws: The `ScheduleError` of ranges that make no valid composition (a range emptied by
+    ///   snapping, another count of ranges).
+    public init(requested: Composition, playedSourceRanges: [MediaTimeRange]) throws(ScheduleError) {
+        self.requested = requested
+        played = try requested.replacingSourceRanges(playedSourceRanges)
+    }
+
+    /// Reconciles `requested` with the cuts an output made and checks where it placed them: as
+    /// `init(requested:playedSourceRanges:)`, and each segment must be where the output put it on
+    /// its own timeline (`placedRanges`).
+    ///
+    /// - Parameters:
+    ///   - requested: The composition as scheduled.
+    ///   - playedSourceRanges: The source range each segment really plays, one per segment in order.
+    ///   - placedRanges: Where the output put each segment on its timeline, one per segment in order.
+    /// - Throws: `ReconciliationError.snapping` when the ranges make no valid composition,
+    ///   `.placedElsewhere` for the first segment the output placed elsewhere than `played` does.
+    public init(requested: Composition, playedSourceRanges: [MediaTimeRange], placedRanges: [MediaTimeRange]) throws(ReconciliationError) {
+        do { try self.init(requested: requested, playedSourceRanges: playedSourceRanges) } catch { throw .snapping(error) }
+        for (index, (placed, segment)) in zip(placedRanges, played.segments).enumerated() where placed != segment.compositionRange {
             throw .placedElsewhere(segment: index, item: segment.id, placed: placed, composition: segment.compositionRange)
         }
-        self.requested = requested
-        self.played = played
     }
 
     /// Where the output (`played`) shows what `requested` shows at `requestedTime`: the same source
