@@ -162,9 +162,10 @@ final class HTTPConnection {
     /// Up to `count` bytes into `destination`: from what is buffered, else straight from the socket.
     /// - Returns: How many bytes came; 0 when the server closed the connection.
     func read(into destination: UnsafeMutableRawBufferPointer, deadline: ContinuousClock.Instant, cancellation: CancellationFlag) throws(SocketFailure) -> Int {
+        guard let base = destination.baseAddress else { return 0 }   // an empty destination reads nothing
         if start < buffer.count {
             let count = min(destination.count, buffer.count - start)
-            buffer.withUnsafeBytes { destination.baseAddress!.copyMemory(from: $0.baseAddress! + start, byteCount: count) }
+            buffer.withUnsafeBytes { base.copyMemory(from: $0.baseAddress! + start, byteCount: count) }
             start += count
             return count
         }

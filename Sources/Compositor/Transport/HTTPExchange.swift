@@ -48,7 +48,7 @@ enum HTTPExchange {
             }
             let body = try read.body(framing, limit: limit)
             let persistent = version == "HTTP/1.1" && framing != Framing.untilClosed
-                && !(headers["connection"] ?? "").lowercased().split(separator: ",").contains { $0.trimmingCharacters(in: " \t") == "close" }
+                && !(headers["connection"] ?? "").lowercased().split(separator: ",").contains { $0.trimmingASCIISpaces == "close" }
             return Outcome(response: HTTPTransportResponse(status: status, headers: headers, body: body), reusable: persistent)
         }
     }
@@ -64,13 +64,13 @@ enum HTTPExchange {
             if status == 204 || status == 304 || (100..<200).contains(status) { self = .none; return }
             if let codings = headers["transfer-encoding"] {
                 // Chunked last frames the body; any other last coding runs to the close (RFC 9112 6.3).
-                let last = codings.split(separator: ",").last.map { $0.trimmingCharacters(in: " \t").lowercased() }
+                let last = codings.split(separator: ",").last.map { $0.trimmingASCIISpaces.lowercased() }
                 self = last == "chunked" ? .chunked : .untilClosed
                 return
             }
             if let field = headers["content-length"] {
                 // A repeated header arrives joined by commas; every copy must say the same number.
-                let values = Set(field.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: " \t") })
+                let values = Set(field.split(separator: ",", omittingEmptySubsequences: false).map { String($0.trimmingASCIISpaces) })
                 guard values.count == 1, let value = values.first, !value.isEmpty, value.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }),
                       let length = UInt64(value) else {
                     throw .badResponse("an invalid Content-Length (\(field.prefix(40)))")
@@ -109,14 +109,14 @@ enum HTTPExchange {
             for line in lines.dropFirst() {
                 if line.first == " " || line.first == "\t", let name = lastName {
                     // An obsolete folded line continues the previous field (RFC 9112 5.2).
-                    headers[name, default: ""] += " " + line.trimmingCharacters(in: " \t")
+                    headers[name, default: ""] += " " + line.trimmingASCIISpaces
                     continue
                 }
                 guard let colon = line.firstIndex(of: ":"), colon != line.startIndex else {
                     throw .badResponse("a header line without a name: \(quoted(String(line.prefix(80))))")
                 }
                 let name = line[..<colon].lowercased()
-                let value = line[line.index(after: colon)...].trimmingCharacters(in: " \t")
+                let value = String(line[line.index(after: colon)...].trimmingASCIISpaces)
                 headers[name] = headers[name].map { $0 + ", " + value } ?? value
                 lastName = name
             }
@@ -205,7 +205,7 @@ enum HTTPExchange {
         /// A chunk's size line: hexadecimal digits, then extensions (ignored).
         private func chunkSize() throws(Failure) -> Int {
             let text = try line()
-            let digits = text.prefix { $0 != ";" }.trimmingCharacters(in: " \t")
+            let digits = text.prefix { $0 != ";" }.trimmingASCIISpaces
             guard !digits.isEmpty, digits.count <= 15, let size = Int(digits, radix: 16), size >= 0 else {
                 throw .badResponse("an invalid chunk size line: \(quoted(String(text.prefix(40))))")
             }
@@ -215,14 +215,5 @@ enum HTTPExchange {
         private func socket<T>(_ step: () throws(SocketFailure) -> T) throws(Failure) -> T {
             do { return try step() } catch { throw .socket(error) }
         }
-    }
-}
-
-extension StringProtocol {
-    /// Without leading and trailing characters of `set` (spaces and tabs, say).
-    fileprivate func trimmingCharacters(in set: String) -> String {
-        let isTrimmed: (Character) -> Bool = { set.contains($0) }
-        guard let first = firstIndex(where: { !isTrimmed($0) }), let last = lastIndex(where: { !isTrimmed($0) }) else { return "" }
-        return String(self[first...last])
     }
 }

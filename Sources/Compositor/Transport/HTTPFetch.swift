@@ -111,11 +111,11 @@ package enum HTTPFetch {
     }
 }
 
-extension String {
-    /// Without leading and trailing spaces and tabs.
-    fileprivate var trimmingASCIISpaces: Substring {
+extension StringProtocol {
+    /// Without leading and trailing spaces and tabs (HTTP's optional whitespace).
+    var trimmingASCIISpaces: SubSequence {
         let isSpace: (Character) -> Bool = { $0 == " " || $0 == "\t" }
-        guard let first = firstIndex(where: { !isSpace($0) }), let last = lastIndex(where: { !isSpace($0) }) else { return "" }
+        guard let first = firstIndex(where: { !isSpace($0) }), let last = lastIndex(where: { !isSpace($0) }) else { return self[endIndex...] }
         return self[first...last]
     }
 }

@@ -146,13 +146,14 @@ package final class SpoolStream: @unchecked Sendable {
               into write: (UnsafeRawBufferPointer) throws(FileError) -> Void) throws(FileError) -> UInt64 {
         var position = range.lowerBound
         while position < range.upperBound {
-            let next = condition.waitUntil { () -> Result<Chunk?, HTTPTransportError>? in
+            let next = condition.waitUntil { () -> Result<(range: Range<UInt64>, bytes: [UInt8])?, HTTPTransportError>? in
                 if let failure { return .failure(failure) }
                 guard !stopped, head < chunks.count, chunks[head].spool === spool,
                       chunks[head].range.lowerBound + taken == position else { return .success(nil) }
-                return chunks[head].bytes == nil ? nil : .success(chunks[head])
+                guard let bytes = chunks[head].bytes else { return nil }   // not arrived yet: wait
+                return .success((chunks[head].range, bytes))
             }
-            var chunk: Chunk
+            var chunk: (range: Range<UInt64>, bytes: [UInt8])
             switch next {
             case .failure(let error):
                 spool.record(error)
@@ -161,12 +162,12 @@ package final class SpoolStream: @unchecked Sendable {
                 // Out of the planned order: the stream stops, and every copy reads through the spools.
                 if position == range.lowerBound { stopOutOfOrder() }
                 return position - range.lowerBound
-            case .success(let held?):
-                chunk = held
+            case .success(let arrived?):
+                chunk = arrived
             }
             let end = min(range.upperBound, chunk.range.upperBound)
             let from = Int(position - chunk.range.lowerBound), to = Int(end - chunk.range.lowerBound)
-            let result = chunk.bytes!.withUnsafeBytes { bytes in
+            let result = chunk.bytes.withUnsafeBytes { bytes in
                 Result { () throws(FileError) in try write(UnsafeRawBufferPointer(rebasing: bytes[from..<to])) }
             }
             try result.get()
@@ -184,7 +185,7 @@ package final class SpoolStream: @unchecked Sendable {
                 return chunks[head - 1].bytes.take()
             }
             // Its memory goes to the next large body once no one else holds it.
-            chunk.bytes = nil
+            chunk.bytes = []
             if let done { BodyBuffers.shared.recycle(done) }
         }
         return position - range.lowerBound
