@@ -46,54 +46,89 @@ enum HLSCommand {
         case interstitials(restrictingJumps: Bool)
     }
 
-    static func run(_ arguments: inout Arguments) throws(DemoError) {
-        guard let folder = try arguments.pathOption("--output") else { throw .usage("hls needs --output DIR") }
-        let interstitials = arguments.flag("--interstitials")
-        let restrictingJumps = arguments.flag("--restrict-jumps")
-        guard interstitials || !restrictingJumps else { throw .usage("--restrict-jumps applies to --interstitials only") }
+    /// `hls`'s command line, parsed (`parse`), then checked as a whole (`validate`) before anything
+    /// is read: the shape of swift-argument-parser's options and `validate()`.
+    struct Options {
+        var schedule = FilePath("")
+        var output = FilePath("")
+        var interstitials = false
+        var restrictingJumps = false
         var cueMarkers: Set<HLSCueMarker> = []
-        if arguments.flag("--cue-tags") { cueMarkers.insert(.cueTags) }
-        if arguments.flag("--scte35") { cueMarkers.insert(.scte35) }
-        guard !interstitials || cueMarkers.isEmpty else {
-            throw .usage("--cue-tags and --scte35 mark the ads in the playlist; with --interstitials there are none")
-        }
         var snapping = HLSCutSnapping.nearest
-        if let name = try arguments.option("--snap") { snapping = try rule(named: name, option: "--snap") }
         var breakSnapping: [String: HLSCutSnapping] = [:]
-        while let value = try arguments.option("--snap-break") {
-            guard let equals = value.lastIndex(of: "="), equals != value.startIndex else {
-                throw .usage("--snap-break expects BREAK=RULE, got \(quoted(value))")
+        var segmentContainer: HLSSegmentContainer?
+        var packagesEveryPiece = false
+        var unmarkedEncodingChanges = false
+
+        /// Each option read on its own; `validate()` checks them together.
+        static func parse(_ arguments: inout Arguments) throws(DemoError) -> Options {
+            var options = Options()
+            guard let output = try arguments.pathOption("--output") else { throw .usage("hls needs --output DIR") }
+            options.output = output
+            options.interstitials = arguments.flag("--interstitials")
+            options.restrictingJumps = arguments.flag("--restrict-jumps")
+            if arguments.flag("--cue-tags") { options.cueMarkers.insert(.cueTags) }
+            if arguments.flag("--scte35") { options.cueMarkers.insert(.scte35) }
+            if let name = try arguments.option("--snap") { options.snapping = try rule(named: name, option: "--snap") }
+            while let value = try arguments.option("--snap-break") {
+                guard let equals = value.lastIndex(of: "="), equals != value.startIndex else {
+                    throw .usage("--snap-break expects BREAK=RULE, got \(quoted(value))")
+                }
+                let id = String(value[..<equals])
+                guard options.breakSnapping[id] == nil else { throw .usage("--snap-break gives break \(quoted(id)) two rules") }
+                options.breakSnapping[id] = try rule(named: String(value[value.index(after: equals)...]), option: "--snap-break")
             }
-            let id = String(value[..<equals])
-            guard breakSnapping[id] == nil else { throw .usage("--snap-break gives break \(quoted(id)) two rules") }
-            breakSnapping[id] = try rule(named: String(value[value.index(after: equals)...]), option: "--snap-break")
-        }
-        var container: HLSSegmentContainer?
-        if let name = try arguments.option("--segments") {
-            guard let named = HLSSegmentContainer(rawValue: name) else {
-                throw .usage("--segments: expected \(HLSSegmentContainer.allCases.map(\.rawValue).joined(separator: " or ")), got \(quoted(name))")
+            if let name = try arguments.option("--segments") {
+                guard let named = HLSSegmentContainer(rawValue: name) else {
+                    throw .usage("--segments: expected \(HLSSegmentContainer.allCases.map(\.rawValue).joined(separator: " or ")), got \(quoted(name))")
+                }
+                options.segmentContainer = named
             }
-            container = named
+            options.packagesEveryPiece = arguments.flag("--package-every-piece")
+            options.unmarkedEncodingChanges = arguments.flag("--unmarked-encoding-changes")
+            options.schedule = try arguments.positionalPath("SCHEDULE.json")
+            try arguments.finish()
+            return options
         }
-        let everyPiece = arguments.flag("--package-every-piece")
-        guard !(everyPiece && interstitials) else {
-            throw .usage("--package-every-piece makes one stream of every piece; with --interstitials each ad keeps its own")
+
+        /// The rules between the command's options; those of the export's own options are
+        /// `HLSExportOptions`'s, checked as `exportOptions` makes them.
+        func validate() throws(DemoError) {
+            guard interstitials || !restrictingJumps else { throw .usage("--restrict-jumps applies to --interstitials only") }
+            guard !interstitials || cueMarkers.isEmpty else {
+                throw .usage("--cue-tags and --scte35 mark the ads in the playlist; with --interstitials there are none")
+            }
+            guard !(packagesEveryPiece && interstitials) else {
+                throw .usage("--package-every-piece makes one stream of every piece; with --interstitials each ad keeps its own")
+            }
+            _ = try exportOptions()
         }
-        let unmarked = arguments.flag("--unmarked-encoding-changes")
-        guard !unmarked || everyPiece else {
-            throw .usage("--unmarked-encoding-changes needs --package-every-piece: pieces listed as they are jump in timestamps at every switch")
+
+        var layout: Layout { interstitials ? .interstitials(restrictingJumps: restrictingJumps) : .spliced }
+
+        /// The export's options, its refusals told in the command's terms.
+        func exportOptions() throws(DemoError) -> HLSExportOptions {
+            do {
+                return try HLSExportOptions(
+                    snapping: snapping, breakSnapping: breakSnapping, cueMarkers: cueMarkers, segmentContainer: segmentContainer,
+                    packagesEveryPiece: packagesEveryPiece, marksEncodingChanges: !unmarkedEncodingChanges)
+            } catch where error.cause == .unmarkedEncodingChangesNeedEveryPiece {
+                throw .usage("--unmarked-encoding-changes needs --package-every-piece: pieces listed as they are jump in timestamps at every switch")
+            } catch {
+                throw .usage(error.description)
+            }
         }
-        let path = try arguments.positionalPath("SCHEDULE.json")
-        try arguments.finish()
-        let loaded = try LoadedSchedule(path: path, warningOfUnreadableSources: false)
-        for id in breakSnapping.keys.sorted() where !loaded.schedule.breaks.contains(where: { $0.id == id }) {
-            throw .usage("--snap-break: \(path) has no break \(quoted(id))")
+    }
+
+    static func run(_ arguments: inout Arguments) throws(DemoError) {
+        let options = try Options.parse(&arguments)
+        try options.validate()
+        let loaded = try LoadedSchedule(path: options.schedule, warningOfUnreadableSources: false)
+        for id in options.breakSnapping.keys.sorted() where !loaded.schedule.breaks.contains(where: { $0.id == id }) {
+            throw .usage("--snap-break: \(options.schedule) has no break \(quoted(id))")
         }
-        let layout = interstitials ? Layout.interstitials(restrictingJumps: restrictingJumps) : .spliced
-        let stitched = try stitch(
-            loaded, into: folder, layout: layout, cueMarkers: cueMarkers, snapping: snapping, breakSnapping: breakSnapping,
-            container: container, packagingEveryPiece: everyPiece, marksEncodingChanges: !unmarked)
-        Output.out(summary(stitched, folder: folder.description, snapping: snapping, breakSnapping: breakSnapping))
+        let stitched = try stitch(loaded, into: options.output, layout: options.layout, options: try options.exportOptions())
+        Output.out(summary(stitched, folder: options.output.description, snapping: options.snapping, breakSnapping: options.breakSnapping))
     }
 
     private static func rule(named name: String, option: String) throws(DemoError) -> HLSCutSnapping {
@@ -105,21 +140,14 @@ enum HLSCommand {
 
     /// Stitches the schedule and writes the playlists and the queue plan into `folder`, atomically.
     static func stitch(
-        _ loaded: LoadedSchedule, into folder: FilePath, layout: Layout = .spliced, cueMarkers: Set<HLSCueMarker> = [],
-        snapping: HLSCutSnapping = .nearest, breakSnapping: [String: HLSCutSnapping] = [:], container: HLSSegmentContainer? = nil,
-        packagingEveryPiece: Bool = false, marksEncodingChanges: Bool = true
+        _ loaded: LoadedSchedule, into folder: FilePath, layout: Layout = .spliced, options: HLSExportOptions = .default
     ) throws(DemoError) -> HLSStitchedComposition {
         let target = folder.resolved(against: currentFolder())
         let stitched: HLSStitchedComposition
         do {
-            var stitcher = HLSCompositionStitcher(outputURL: hlsURL(target.appending(playlistName)), snapping: snapping)
-            stitcher.breakSnapping = breakSnapping
-            stitcher.cueMarkers = cueMarkers
-            stitcher.segmentContainer = container
-            stitcher.packagesEveryPiece = packagingEveryPiece
-            stitcher.marksEncodingChanges = marksEncodingChanges
             // Remote sources are read through the catalog (the main thread may wait for them).
-            stitcher = stitcher.readingSources(from: loaded.catalog)
+            let stitcher = HLSCompositionStitcher(outputURL: hlsURL(target.appending(playlistName)), options: options)
+                .readingSources(from: loaded.catalog)
             switch layout {
             case .spliced:
                 stitched = try stitcher.stitch(loaded.composition)

@@ -76,9 +76,8 @@ struct AdoptionAPITests {
     /// `demo.json` stitched with every MP4 piece packaged: files written one by one.
     static func stitchedDemo(into folder: String, segments: HLSSegmentContainer = .mpegTS) throws -> HLSStitchedComposition {
         let composition = try Composition.loading(try ScheduleDocument.read(path: FilePath(Self.fixtures + "/demo.json")))
-        var stitcher = HLSCompositionStitcher(outputURL: folder + "/stitched.m3u8")
-        stitcher.packagesEveryPiece = true
-        stitcher.segmentContainer = segments
+        let stitcher = HLSCompositionStitcher(
+            outputURL: folder + "/stitched.m3u8", options: try HLSExportOptions(segmentContainer: segments, packagesEveryPiece: true))
         return try stitcher.stitch(composition)
     }
 

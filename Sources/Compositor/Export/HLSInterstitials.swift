@@ -46,7 +46,7 @@ extension HLSCompositionStitcher {
         _ schedule: Schedule, naturalDurations: [MediaLocation: MediaTime] = [:],
         excludingBreaks excludedBreakIDs: Set<String> = [], restrictingJumps: Bool = false
     ) throws(HLSCompositionStitchError) -> HLSStitchedComposition {
-        guard !packagesEveryPiece else {
+        guard !options.packagesEveryPiece else {
             throw .unsupported(url: outputURL, reason: "interstitials keep every ad in playlists of its own, while packaging every piece "
                                + "makes one stream of them all: stitch with one or the other")
         }
@@ -58,23 +58,21 @@ extension HLSCompositionStitcher {
         } catch {
             throw .schedule(error)
         }
-        // Every cut decided as for one spliced playlist: the composition that plays.
-        var splicer = self
-        splicer.decidesCutsOnly = true
-        let spliced = try splicer.stitch(composition)
-        // The content playlist lists the segment files of the spliced stitch's packaging (cut at
-        // the breaks too), so each file holds what both say it does.
-        var contentStitcher = self
-        contentStitcher.packagedSources = spliced.packagedSources
-        let primary = try contentStitcher.stitch(content)
+        var export = HLSExportStages(self)
+        // Every cut decided as for one spliced playlist whose pieces each play as an item of
+        // their own: the composition that plays.
+        let spliced = try export.stitch(composition, packaged: try export.package(composition), playing: .asSeparateItems)
+        // The content playlist lists the segment files of that packaging (cut at the breaks too),
+        // so each file holds what both say it does.
+        let primary = try export.stitch(content, packaged: spliced.packagedSources, playing: .inOneStream)
         let plan = try InterstitialPlan(
             spliced: spliced, primary: primary.composition,
             primaryPlaylists: (primary.variants + primary.renditions).map(\.result.playlist), outputURL: primary.outputURL,
-            restrictingJumps: restrictingJumps, stitcher: self)
+            restrictingJumps: restrictingJumps, playlists: export.playlists)
 
         let anchor: HLSDateTime
-        do { anchor = try HLSDateTime(parsing: programDateTime) } catch {
-            throw .stitch(item: nil, reason: HLSStitchError.invalidProgramDateTime(text: programDateTime, reason: error.reason).description)
+        do { anchor = try HLSDateTime(parsing: options.programDateTime) } catch {
+            throw .stitch(item: nil, reason: HLSStitchError.invalidProgramDateTime(text: options.programDateTime, reason: error.reason).description)
         }
         var variants: [HLSStitchedVariantPlaylist] = []
         for variant in primary.variants {
@@ -117,11 +115,11 @@ private struct InterstitialPlan {
 
     init(
         spliced: HLSStitchedComposition, primary: Composition, primaryPlaylists: [HLSMediaPlaylist], outputURL: String,
-        restrictingJumps: Bool, stitcher: HLSCompositionStitcher
+        restrictingJumps: Bool, playlists: HLSSourcePlaylists
     ) throws(HLSCompositionStitchError) {
         self.primary = primary
-        self.folderURL = HLSCompositionStitcher.folderURL(of: outputURL)
-        self.sources = HLSSourcePlaylists(loader: stitcher.loader)
+        self.folderURL = HLSOutputNames.folderURL(of: outputURL)
+        self.sources = playlists
         let requested = spliced.requested, played = spliced.composition
         reconciled = spliced.reconciled
         // The spliced stitch packaged every MP4 source (content and ads) with the cuts it plays.
@@ -226,18 +224,18 @@ private struct InterstitialPlan {
             assets.append(HLSStitchedComposition.File(url: url, text: result.text))
             return result.duration
         case .multivariant(let multivariant):
-            let renditions = HLSCompositionStitcher.stitchedRenditions(of: multivariant)
+            let renditions = HLSExportStages.stitchedRenditions(of: multivariant)
             var listed: [HLSStitchedVariant] = []
             var first: (url: String, result: HLSStitchResult)?
             for (index, variant) in multivariant.variants.enumerated() {
-                try HLSCompositionStitcher.checkMuxed(variant, in: multivariant, audioStitched: renditions.contains { $0.type == "AUDIO" })
-                let variantURL = HLSCompositionStitcher.variantURL(url, index: index)
+                try HLSExportStages.checkMuxed(variant, in: multivariant, audioStitched: renditions.contains { $0.type == "AUDIO" })
+                let variantURL = HLSOutputNames.variantURL(url, index: index)
                 let result = try media(try sources.mediaPlaylist(at: variant.resolvedURI), segment.sourceRange, at: variantURL)
                 // Audio-only variants, like renditions, may cut a few AAC frames from the video.
                 if let first {
                     let (range, firstRange) = (result.pieces[0].sourceRange, first.result.pieces[0].sourceRange)
                     let aligned = variant.isAudioOnly
-                        ? HLSCompositionStitcher.isNear(range.start, firstRange.start) && HLSCompositionStitcher.isNear(range.end, firstRange.end)
+                        ? HLSExportStages.isNear(range.start, firstRange.start) && HLSExportStages.isNear(range.end, firstRange.end)
                         : range == firstRange
                     guard aligned else {
                         throw .variantsDisagree(
@@ -255,13 +253,13 @@ private struct InterstitialPlan {
             var listedRenditions: [HLSRendition] = []
             for rendition in renditions {
                 guard let uri = rendition.resolvedURI else { continue }
-                let renditionURL = HLSCompositionStitcher.renditionURL(url, for: rendition, numbers: &numbers)
+                let renditionURL = HLSOutputNames.renditionURL(url, for: rendition, numbers: &numbers)
                 let result = try media(try sources.mediaPlaylist(at: uri), videoRange, at: renditionURL)
                 let range = result.pieces[0].sourceRange
-                guard HLSCompositionStitcher.isNear(range.start, videoRange.start), HLSCompositionStitcher.isNear(range.end, videoRange.end) else {
+                guard HLSExportStages.isNear(range.start, videoRange.start), HLSExportStages.isNear(range.end, videoRange.end) else {
                     throw .variantsDisagree(item: segment.id, variantURL: uri, range: range, firstVariantURL: first.url, firstRange: videoRange)
                 }
-                listedRenditions.append(HLSCompositionStitcher.relisting(rendition, at: renditionURL, from: url))
+                listedRenditions.append(HLSOutputNames.relisting(rendition, at: renditionURL, from: url))
                 assets.append(HLSStitchedComposition.File(url: renditionURL, text: result.text))
             }
             let playlist = HLSStitcher.multivariantPlaylist(

@@ -1,15 +1,19 @@
 import CompositorCore
 import CompositorHLS
 
-/// The sources of one stitch, as the renditions need them.
-struct HLSRenditionSources {
-    /// The first content clip's source, whose variants and renditions the output has.
-    let primary: MediaLocation
-    let playlists: [MediaLocation: HLSPlaylist]
-    let contentVariants: [HLSVariantStream]
+/// The renditions stitched beside the variants.
+struct HLSStitchedRenditions {
+    /// One stitched media playlist per rendition.
+    let playlists: [HLSStitchedVariantPlaylist]
+    /// The renditions as the multivariant playlist lists them, at their stitched playlists.
+    let listed: [HLSRendition]
+    /// The empty WebVTT segment, when a subtitle rendition shows it while a source has none.
+    let files: [HLSStitchedComposition.File]
 }
 
-extension HLSCompositionStitcher {
+extension HLSExportStages {
+    // MARK: Renditions
+
     /// How far a rendition's cut may land from its video's: AAC frames (21-23 ms) and packagers'
     /// rounding put an audio segment boundary a few hundredths of a second from the video one, which
     /// a player absorbs at the discontinuity; further apart, the renditions are not aligned and no
@@ -42,50 +46,35 @@ extension HLSCompositionStitcher {
     ///
     /// Returns the stitched playlists, the renditions as listed, and the empty WebVTT segment
     /// when a subtitle rendition needs it.
-    func stitchRenditions(
-        _ renditions: [HLSRendition], of composition: Composition, video: HLSStitchedVariantPlaylist, output: String,
-        sources: HLSRenditionSources, playlists: inout HLSSourcePlaylists
-    ) throws(HLSCompositionStitchError) -> (playlists: [HLSStitchedVariantPlaylist], listed: [HLSRendition], files: [HLSStitchedComposition.File]) {
+    mutating func stitchRenditions(
+        _ renditions: [HLSRendition], of composition: Composition, video: HLSStitchedVariantPlaylist, sources: HLSLoadedSources,
+        playing: Playing
+    ) throws(HLSCompositionStitchError) -> HLSStitchedRenditions {
         var stitched: [HLSStitchedVariantPlaylist] = []
         var listed: [HLSRendition] = []
         var numbers: [String: Int] = [:]
-        let emptyCues = Self.siblingURL(output, suffix: "-empty.vtt")
+        let emptyCues = HLSOutputNames.siblingURL(output, suffix: "-empty.vtt")
         var needsEmptyCues = false
         for rendition in renditions {
-            let url = Self.renditionURL(output, for: rendition, numbers: &numbers)
+            let url = HLSOutputNames.renditionURL(output, for: rendition, numbers: &numbers)
             var segmentPlaylists: [HLSMediaPlaylist] = []
             for (segment, videoPiece) in zip(composition.segments, video.result.pieces) {
-                if let playlist = try renditionPlaylist(of: segment.source, for: rendition, sources: sources, playlists: &playlists) {
+                if let playlist = try renditionPlaylist(of: segment.source, for: rendition, sources: sources) {
                     segmentPlaylists.append(playlist)
                 } else {
                     segmentPlaylists.append(Self.emptySubtitles(through: videoPiece.sourceRange, cues: emptyCues))
                     needsEmptyCues = true
                 }
             }
-            let result = try stitchVariant(composition, playlists: segmentPlaylists, outputURL: url, anchoredTo: video)
+            let result = try stitchVariant(
+                composition, playlists: segmentPlaylists, outputURL: url, anchoredTo: video, requiresOneSegmentFormat: playing == .inOneStream)
             try Self.checkAligned(result, url: url, with: video, composition: composition)
             stitched.append(HLSStitchedVariantPlaylist(
                 url: url, contentVariant: nil, interstitialVariants: [], sourcePlaylistURLs: segmentPlaylists.map(\.url), result: result))
-            listed.append(Self.relisting(rendition, at: url, from: output))
+            listed.append(HLSOutputNames.relisting(rendition, at: url, from: output))
         }
         let files = needsEmptyCues ? [HLSStitchedComposition.File(url: emptyCues, text: "WEBVTT\n")] : []
-        return (stitched, listed, files)
-    }
-
-    /// Where a rendition's stitched playlist goes: `…/stitched-audio-N.m3u8` or
-    /// `…/stitched-subtitles-N.m3u8` beside `output`, N counting the renditions of that type in `numbers`.
-    static func renditionURL(_ output: String, for rendition: HLSRendition, numbers: inout [String: Int]) -> String {
-        let kind = rendition.type == "AUDIO" ? "audio-" : "subtitles-"
-        defer { numbers[kind, default: 0] += 1 }
-        return variantURL(output, index: numbers[kind, default: 0], kind: kind)
-    }
-
-    /// `rendition` as a multivariant playlist at `listURL` lists it, its playlist now at `url`.
-    static func relisting(_ rendition: HLSRendition, at url: String, from listURL: String) -> HLSRendition {
-        var relisted = rendition
-        relisted.attributes["URI"] = .quotedString(URIReference.relativize(url, from: listURL))
-        relisted.resolvedURI = url
-        return relisted
+        return HLSStitchedRenditions(playlists: stitched, listed: listed, files: files)
     }
 
     /// The playlist a source plays in the stitched `rendition`: the content's own rendition
@@ -94,8 +83,8 @@ extension HLSCompositionStitcher {
     /// whose segments carry the audio muxed. `nil` when a source has no such subtitles. A
     /// multivariant source plays its variant nearest in bandwidth to the first content variant of
     /// the rendition's group.
-    func renditionPlaylist(
-        of source: MediaLocation, for rendition: HLSRendition, sources: HLSRenditionSources, playlists: inout HLSSourcePlaylists
+    mutating func renditionPlaylist(
+        of source: MediaLocation, for rendition: HLSRendition, sources: HLSLoadedSources
     ) throws(HLSCompositionStitchError) -> HLSMediaPlaylist? {
         let isAudio = rendition.type == "AUDIO"
         if source == sources.primary, let uri = rendition.resolvedURI { return try playlists.mediaPlaylist(at: uri) }
@@ -104,7 +93,7 @@ extension HLSCompositionStitcher {
             return isAudio ? media : nil
         case .multivariant(let multivariant)?:
             func group(_ variant: HLSVariantStream) -> String? { isAudio ? variant.audioGroup : variant.subtitlesGroup }
-            let listing = sources.contentVariants.first { group($0) == rendition.groupID } ?? sources.contentVariants.first
+            let listing = sources.primaryVariants.first { group($0) == rendition.groupID } ?? sources.primaryVariants.first
             guard let bandwidth = listing?.bandwidth,
                   let chosen = HLSVariantMatching.nearest(toBandwidth: bandwidth, in: multivariant.variants) else {
                 throw .unsupported(url: multivariant.url, reason: "a multivariant playlist without variants")

@@ -45,9 +45,9 @@ struct HLSSnappingRuleTests {
     static func stitch(
         _ composition: Composition, _ rule: HLSCutSnapping, breaks: [String: HLSCutSnapping] = [:]
     ) throws(HLSCompositionStitchError) -> HLSStitchedComposition {
-        var stitcher = HLSCompositionStitcher(outputURL: base + "out/stitched.m3u8", snapping: rule, loader: loader)
-        stitcher.breakSnapping = breaks
-        return try stitcher.stitch(composition)
+        let options: HLSExportOptions
+        do { options = try HLSExportOptions(snapping: rule, breakSnapping: breaks) } catch { throw .stitch(item: nil, reason: "\(error)") }
+        return try HLSCompositionStitcher(outputURL: base + "out/stitched.m3u8", options: options, loader: loader).stitch(composition)
     }
 
     @Test("a break at 13 between boundaries 9 and 18 lands at 9 (nearest), 18 (next), 9 (previous)", arguments: [
@@ -122,9 +122,10 @@ struct HLSSnappingRuleTests {
     @Test("each cut's rule: a break's for the cuts next to it, the stitch's elsewhere")
     func cutRules() throws {
         let composition = try Self.composition([("b1", "13", "4"), ("b2", "31", "4")])
-        var stitcher = HLSCompositionStitcher(outputURL: Self.base + "out/stitched.m3u8", snapping: .previous, loader: Self.loader)
-        stitcher.breakSnapping = ["b1": .next]
-        let rules = stitcher.cutRules(composition.segments)
+        let stitcher = HLSCompositionStitcher(
+            outputURL: Self.base + "out/stitched.m3u8", options: try HLSExportOptions(snapping: .previous, breakSnapping: ["b1": .next]),
+            loader: Self.loader)
+        let rules = HLSExportStages(stitcher).cutRules(composition.segments)
         // C [0, 13) | b1-ad | C [13, 31) | b2-ad | C [31, 36)
         #expect(rules.map(\.start) == [.previous, .next, .next, .previous, .previous])
         #expect(rules.map(\.end) == [.next, .next, .previous, .previous, .previous])

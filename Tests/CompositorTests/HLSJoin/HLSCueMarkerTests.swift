@@ -35,8 +35,7 @@ struct HLSCueMarkerTests {
     }
 
     static func stitch(_ json: String, markers: Set<HLSCueMarker>, folder: String) throws -> (HLSStitchedComposition, HLSMediaPlaylist) {
-        var stitcher = HLSCompositionStitcher(outputURL: folder + "/stitched.m3u8")
-        stitcher.cueMarkers = markers
+        let stitcher = HLSCompositionStitcher(outputURL: folder + "/stitched.m3u8", options: try HLSExportOptions(cueMarkers: markers))
         let stitched = try stitcher.stitch(try HLSJoin.composition(json: Array(json.utf8)))
         let text = stitched.variants[0].result.text
         return (stitched, try HLSPlaylistParser().parseMediaPlaylist(Array(text.utf8), url: folder + "/stitched.m3u8"))

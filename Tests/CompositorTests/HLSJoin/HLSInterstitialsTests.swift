@@ -53,7 +53,7 @@ struct HLSInterstitialsTests {
 
     /// `ID START CUE ASSET DURATION RESUME SNAP`, one line per date range (`-` for absent), offsets
     /// from the first program date-time: a table to compare with the schedule.
-    static func table(_ dateRanges: [HLSDateRange], anchor: String = HLSCompositionStitcher.defaultProgramDateTime) throws -> [String] {
+    static func table(_ dateRanges: [HLSDateRange], anchor: String = HLSExportOptions.defaultProgramDateTime) throws -> [String] {
         let zero = try HLSDateTime(parsing: anchor)
         return try dateRanges.map { range in
             let start = try #require(range.startDate)

@@ -162,12 +162,12 @@ func checkStitchedPlaylist(
         #expect(lines[index + 1].hasPrefix("#EXT-X-MAP:URI="), "EXT-X-MAP after line \(index + 1)", sourceLocation: sourceLocation)
     }
 
-    let anchor = try HLSDateTime(parsing: HLSCompositionStitcher.defaultProgramDateTime)
+    let anchor = try HLSDateTime(parsing: HLSExportOptions.defaultProgramDateTime)
     let marked = playlist.segments.enumerated().flatMap { index, segment in segment.dateRanges.map { (index, $0) } }
     #expect(marked.map(\.1.id) == composition.breaks.map(\.id), sourceLocation: sourceLocation)
     for ((index, dateRange), placed) in zip(marked, composition.breaks) {
         #expect(outputBoundaries[index] == placed.compositionRange.start, sourceLocation: sourceLocation)
-        #expect(dateRange.className == HLSCompositionStitcher.defaultMarkerClass, sourceLocation: sourceLocation)
+        #expect(dateRange.className == HLSExportOptions.defaultMarkerClass, sourceLocation: sourceLocation)
         #expect(dateRange.startDate == (try anchor.adding(placed.compositionRange.start)), sourceLocation: sourceLocation)
         #expect(dateRange.duration == placed.compositionRange.duration, sourceLocation: sourceLocation)
         #expect(dateRange.attributes["X-AD-IDS"] == .quotedString(placed.adIDs.joined(separator: ",")), sourceLocation: sourceLocation)

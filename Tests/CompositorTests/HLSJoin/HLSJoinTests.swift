@@ -183,8 +183,8 @@ struct HLSJoinTests {
             #expect(reason.contains("MPEG-4 Part 2 (mp4v, object type 0x20) video; MPEG-TS segments are packaged from H.264 or HEVC video and AAC audio"))
             #expect(error.description.hasPrefix("'a': cannot package it into segments: "))
         }
-        var stitcher = HLSCompositionStitcher(outputURL: "/tmp/out/stitched.m3u8")
-        stitcher.segmentContainer = .fragmentedMP4
+        let stitcher = HLSCompositionStitcher(
+            outputURL: "/tmp/out/stitched.m3u8", options: try HLSExportOptions(segmentContainer: .fragmentedMP4))
         let composition2 = try HLSJoin.composition(json: Array(#"""
             { "content": [ { "id": "feature", "url": "mpeg4-part2.mp4" } ], "breaks": [] }
             """#.utf8))
@@ -448,7 +448,9 @@ struct HLSJoinTests {
             var all = ["ad.m3u8": Self.media(["2", "2"])]
             all.merge(files) { $1 }
             let loader = HLSPlaylistLoader.inMemory(Dictionary(uniqueKeysWithValues: all.map { (Self.base + $0, $1) }))
-            return try HLSCompositionStitcher(outputURL: Self.base + "out/stitched.m3u8", snapping: rule, loader: loader).stitch(composition)
+            let options: HLSExportOptions
+            do { options = try HLSExportOptions(snapping: rule) } catch { throw .stitch(item: nil, reason: "\(error)") }
+            return try HLSCompositionStitcher(outputURL: Self.base + "out/stitched.m3u8", options: options, loader: loader).stitch(composition)
         }
         let within = try stitch(.within)
         #expect(within.composition.segments.map(\.sourceRange) == [range(s(0), s(4)), range(s(0), s(4)), range(s(8), s(12))])
@@ -476,7 +478,7 @@ struct HLSJoinTests {
 
     @Test("variant playlists are named after the output: stitched.m3u8 -> stitched-0.m3u8")
     func variantNames() {
-        #expect(HLSCompositionStitcher.variantURL("/a/b/stitched.m3u8", index: 0) == "/a/b/stitched-0.m3u8")
-        #expect(HLSCompositionStitcher.variantURL("https://h/x.y/out", index: 2) == "https://h/x.y/out-2.m3u8")
+        #expect(HLSOutputNames.variantURL("/a/b/stitched.m3u8", index: 0) == "/a/b/stitched-0.m3u8")
+        #expect(HLSOutputNames.variantURL("https://h/x.y/out", index: 2) == "https://h/x.y/out-2.m3u8")
     }
 }

@@ -140,19 +140,18 @@ struct HLSPackagingFFmpegTests {
         let playlist = stitched.variants[0].result.playlist
         #expect(playlist.segments.allSatisfy { !$0.isDiscontinuity })
 
-        var stitcher = HLSCompositionStitcher(outputURL: "/tmp/never-written/stitched.m3u8")
-        stitcher.marksEncodingChanges = false
-        #expect { try stitcher.stitch(composition) } throws: { error in
-            guard case .unsupported(_, let reason)? = error as? HLSCompositionStitchError else { return false }
-            return reason.contains("packagesEveryPiece")
+        #expect { try HLSExportOptions(marksEncodingChanges: false) } throws: { error in
+            guard let error = error as? HLSExportOptionsError else { return false }
+            return error.cause == .unmarkedEncodingChangesNeedEveryPiece && error.options == ["marksEncodingChanges", "packagesEveryPiece"]
+                && error.reason.contains("jump in timestamps at every switch")
         }
     }
 
     @Test("every piece packaged: not with interstitials, which keep each ad in playlists of its own")
     func everyPieceNotWithInterstitials() throws {
         let schedule = try ScheduleDocument.decode(try MP4Fixtures.bytes(HLSJoin.fixtures + "/demo-hls.json"), baseFolder: FilePath(HLSJoin.fixtures))
-        var stitcher = HLSCompositionStitcher(outputURL: "/tmp/never-written/stitched.m3u8")
-        stitcher.packagesEveryPiece = true
+        let stitcher = HLSCompositionStitcher(
+            outputURL: "/tmp/never-written/stitched.m3u8", options: try HLSExportOptions(packagesEveryPiece: true))
         #expect {
             try stitcher.stitchInterstitials(schedule, naturalDurations: SourceProbe.probeAll(schedule).results.mapValues(\.naturalDuration))
         } throws: { error in
@@ -170,10 +169,9 @@ struct HLSPackagingFFmpegTests {
         let ffmpeg = try FFmpeg.require()
         let folder = try MP4Fixtures.makeScratchFolder("packaging-\(label)")
         defer { MP4Fixtures.remove(folder) }
-        var stitcher = HLSCompositionStitcher(outputURL: folder + "/out/stitched.m3u8")
-        stitcher.segmentContainer = container
-        stitcher.packagesEveryPiece = everyPiece
-        stitcher.marksEncodingChanges = marksEncodingChanges
+        let options = try HLSExportOptions(
+            segmentContainer: container, packagesEveryPiece: everyPiece, marksEncodingChanges: marksEncodingChanges)
+        let stitcher = HLSCompositionStitcher(outputURL: folder + "/out/stitched.m3u8", options: options)
         let stitched = try stitcher.stitch(composition)
         try await stitched.write(into: FilePath(folder + "/out"))
         let variant = try #require(stitched.variants.first)

@@ -112,8 +112,8 @@ struct TransportStreamSourceTests {
         let header = ["#EXTM3U", "#EXT-X-TARGETDURATION:2", "#EXT-X-PLAYLIST-TYPE:VOD"]
         func packagingError(_ url: String) throws -> String? {
             let schedule = try ScheduleDocument.decode(Array(schedule(url).utf8), baseFolder: FilePath(Self.fixtures))
-            var stitcher = HLSCompositionStitcher(outputURL: folder + "/out/stitched.m3u8")
-            stitcher.packagesEveryPiece = true
+            let stitcher = HLSCompositionStitcher(
+                outputURL: folder + "/out/stitched.m3u8", options: try HLSExportOptions(packagesEveryPiece: true))
             let composition = try Composition(schedule: schedule, naturalDurations: [:])
             do { _ = try stitcher.stitch(composition) } catch { return error.description }
             return nil

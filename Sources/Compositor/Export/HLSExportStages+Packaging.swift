@@ -1,0 +1,124 @@
+import CompositorCore
+import CompositorHLS
+import CompositorMP4
+
+extension HLSExportStages {
+    // MARK: Package
+
+    /// The schedule's MP4 sources (local files that are not playlists; every source with
+    /// `packagesEveryPiece`), each packaged into segments of `segmentContainer` (or of the first
+    /// HLS source's format) with boundaries at the keyframes next to every cut the composition
+    /// asks of it, no longer than the first HLS source's target duration (6 s without one).
+    mutating func package(_ composition: Composition) throws(HLSCompositionStitchError) -> [HLSPackagedSource] {
+        var packagedLocations: [(location: MediaLocation, item: String, isPlaylist: Bool)] = []
+        var firstPlaylist: MediaLocation?
+        var seen: Set<MediaLocation> = []
+        // Each source is looked at (its first bytes read) once.
+        for segment in composition.segments where seen.insert(segment.source).inserted {
+            let isPlaylist = remote.isPlaylist(segment.source)
+            if isPlaylist { firstPlaylist = firstPlaylist ?? segment.source }
+            if !isPlaylist || options.packagesEveryPiece { packagedLocations.append((segment.source, segment.id, isPlaylist)) }
+        }
+        guard !packagedLocations.isEmpty else { return [] }
+        let (container, targetDuration) = try packagingFormat(following: firstPlaylist)
+        let folderURL = HLSOutputNames.folderURL(of: output)
+        var stems: Set<String> = []
+        var packaged: [HLSPackagedSource] = []
+        // The HLS sources read as a render reads them, from the playlists already loaded.
+        var hlsSources = HLSRenderSources(playlists: playlists, for: .packaging, remote: remote)
+        for (location, item, isPlaylist) in packagedLocations {
+            let cuts = composition.segments.filter { $0.source == location }.flatMap { [$0.sourceRange.start, $0.sourceRange.end] }
+            let stem = HLSPackagedSource.stem(for: location, taken: &stems)
+            let packaging: MP4Packaging
+            do {
+                packaging = try HLSPackagedSource.packaging(
+                    of: location, readPath: remote.readPath(of: location), readBefore: remote.catalog?.entries[location]?.movie,
+                    item: item, playlist: isPlaylist ? try hlsSources.source(location) : nil,
+                    container: container, targetDuration: targetDuration, cuts: cuts)
+            } catch {
+                throw remote.inUserTerms(error)
+            }
+            packaged.append(try HLSPackagedSource(location, item: item, packaging: packaging, stem: stem, folderURL: folderURL))
+        }
+        return packaged
+    }
+
+    /// The container and longest segment of the packaging: `segmentContainer`, else the first HLS
+    /// source's segments' (MPEG-TS without one); its target duration (6 s without one).
+    private mutating func packagingFormat(
+        following firstPlaylist: MediaLocation?
+    ) throws(HLSCompositionStitchError) -> (container: HLSSegmentContainer, targetDuration: Int64) {
+        var container = options.segmentContainer
+        var targetDuration: Int64 = 6
+        if let firstPlaylist {
+            var media: HLSMediaPlaylist?
+            switch try playlists.playlist(at: HLSSourcePlaylists.absolute(hlsURL(firstPlaylist))) {
+            case .media(let playlist): media = playlist
+            case .multivariant(let multivariant):
+                if let variant = multivariant.variants.first { media = try playlists.mediaPlaylist(at: variant.resolvedURI) }
+            }
+            if let media {
+                targetDuration = max(1, media.targetDuration)
+                if container == nil, let segment = media.segments.first {
+                    container = HLSSegmentFormat(segment: segment) == .fragmentedMP4 ? .fragmentedMP4 : .mpegTS
+                }
+            }
+        }
+        return (container ?? .mpegTS, targetDuration)
+    }
+
+    /// `stitched` with every segment a file of its own, each piece's on the composition's clock,
+    /// and the segments to write, in play order. The timestamps run on from piece to piece, so
+    /// a discontinuity is marked only where RFC 8216 asks for one: where the tracks change, and,
+    /// in MPEG-TS, where the encoding parameters do (they arrive in-band only, and Chromium's
+    /// player fails without the mark) unless `marksEncodingChanges` is off. Fragmented MP4
+    /// announces new parameters with the new `EXT-X-MAP`, which every player measured follows
+    /// unmarked, while at a mark GStreamer showed pieces' first frames late and VLC stopped. A
+    /// source's own discontinuities were packaged away.
+    static func placingEveryPiece(
+        _ stitched: HLSStitchedVariantPlaylist, sources: [HLSPackagedSource], composition: Composition, marksEncodingChanges: Bool
+    ) throws(HLSCompositionStitchError) -> (HLSStitchedVariantPlaylist, [HLSPlacedSegment]) {
+        let result = stitched.result
+        var placed: [HLSPlacedSegment] = []
+        var discontinuities = Set<Int>()
+        // Each source's segments by URI, made once: a lookup per stitched segment.
+        var segmentIndices: [Int: [String: Int]] = [:]
+        var previous: (tracks: [String], descriptions: [[MP4SampleDescription]])?
+        for (number, (piece, segment)) in zip(result.pieces, composition.segments).enumerated() {
+            guard let source = sources.firstIndex(where: { $0.playlist.url == piece.url }) else {
+                throw .stitch(item: segment.id, reason: "its source was not packaged")
+            }
+            let packaging = sources[source].packaging
+            let indices = segmentIndices[source] ?? Dictionary(
+                sources[source].playlist.segments.enumerated().map { ($1.resolvedURI, $0) }, uniquingKeysWith: { first, _ in first })
+            segmentIndices[source] = indices
+            let current = (tracks: packaging.trackTypes, descriptions: packaging.sampleDescriptions)
+            if let previous, previous.tracks != current.tracks
+                || (marksEncodingChanges && packaging.container == .mpegTS && previous.descriptions != current.descriptions) {
+                discontinuities.insert(piece.segments.lowerBound)
+            }
+            previous = current
+            for (position, output) in piece.segments.enumerated() {
+                guard let index = indices[result.playlist.segments[output].resolvedURI] else {
+                    throw .stitch(item: segment.id, reason: "segment \(result.playlist.segments[output].uri) is not its source's")
+                }
+                let name = "piece-\(number + 1)-\(position).\(packaging.container == .mpegTS ? "ts" : "m4s")"
+                placed.append(HLSPlacedSegment(
+                    source: source, segment: index, name: name,
+                    placement: SegmentPlacement(piece: piece.sourceRange, compositionStart: piece.compositionRange.start)))
+            }
+        }
+        guard placed.count == result.playlist.segments.count else {
+            throw .stitch(item: nil, reason: "\(result.playlist.segments.count) segments stitched, \(placed.count) placed in pieces")
+        }
+        let folder = HLSOutputNames.folderURL(of: stitched.url)
+        let relocated = result.changingSegments { index, segment in
+            segment.uri = placed[index].name
+            segment.resolvedURI = folder + placed[index].name
+            segment.isDiscontinuity = discontinuities.contains(index)
+        }
+        return (HLSStitchedVariantPlaylist(
+            url: stitched.url, contentVariant: stitched.contentVariant, interstitialVariants: stitched.interstitialVariants,
+            sourcePlaylistURLs: stitched.sourcePlaylistURLs, result: relocated), placed)
+    }
+}
