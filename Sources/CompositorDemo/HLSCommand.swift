@@ -233,23 +233,7 @@ enum HLSCommand {
             ? "\(composition.duration) s, \(composition.segments.count) pieces, \(format) segments"
             : "the content alone, \(first.duration) s, \(format) segments, with \(interstitials.count) interstitials"
         if stitched.multivariantPlaylist != nil {
-            lines.append("wrote \(shown(stitched.outputURL)): multivariant playlist of \(stitched.variants.count) variants, \(shape)")
-            for variant in stitched.variants {
-                var line = "  \(shown(variant.url)): \(variant.result.playlist.segments.count) segments"
-                if let content = variant.contentVariant {
-                    line += ", content \(content.uri)"
-                    if let size = content.resolution { line += " (\(size.width)x\(size.height), \(content.bandwidth) bit/s)" }
-                }
-                if !variant.interstitialVariants.isEmpty {
-                    line += "; ads nearest in bandwidth: " + variant.interstitialVariants
-                        .map { "\($0.uri) (\($0.bandwidth) bit/s)" }.joined(separator: ", ")
-                }
-                lines.append(line)
-            }
-            for (playlist, rendition) in zip(stitched.renditions, stitched.multivariantPlaylist?.renditions ?? []) {
-                let language = rendition.language.map { " (\($0))" } ?? ""
-                lines.append("  \(shown(playlist.url)): \(playlist.result.playlist.segments.count) segments, \(rendition.type.lowercased()) \(quoted(rendition.name))\(language)")
-            }
+            lines += variantLines(stitched, shape: shape, shown: shown)
         } else {
             lines.append("wrote \(shown(stitched.outputURL)): \(shape), \(first.playlist.segments.count) segments in all")
         }
@@ -287,5 +271,27 @@ enum HLSCommand {
         }
         lines.append("play it: ffplay \(shown(stitched.outputURL))")
         return lines.joined(separator: "\n")
+    }
+
+    /// The summary's lines of a multivariant output: the playlist, each variant and each rendition.
+    private static func variantLines(_ stitched: HLSStitchedComposition, shape: String, shown: (String) -> String) -> [String] {
+        var lines = ["wrote \(shown(stitched.outputURL)): multivariant playlist of \(stitched.variants.count) variants, \(shape)"]
+        for variant in stitched.variants {
+            var line = "  \(shown(variant.url)): \(variant.result.playlist.segments.count) segments"
+            if let content = variant.contentVariant {
+                line += ", content \(content.uri)"
+                if let size = content.resolution { line += " (\(size.width)x\(size.height), \(content.bandwidth) bit/s)" }
+            }
+            if !variant.interstitialVariants.isEmpty {
+                line += "; ads nearest in bandwidth: " + variant.interstitialVariants
+                    .map { "\($0.uri) (\($0.bandwidth) bit/s)" }.joined(separator: ", ")
+            }
+            lines.append(line)
+        }
+        for (playlist, rendition) in zip(stitched.renditions, stitched.multivariantPlaylist?.renditions ?? []) {
+            let language = rendition.language.map { " (\($0))" } ?? ""
+            lines.append("  \(shown(playlist.url)): \(playlist.result.playlist.segments.count) segments, \(rendition.type.lowercased()) \(quoted(rendition.name))\(language)")
+        }
+        return lines
     }
 }

@@ -128,59 +128,74 @@ private struct InterstitialPlan {
 
         var playedRanges = played.segments.map(\.sourceRange)
         for (index, placed) in played.breaks.enumerated() {
-            let before = played.segments[..<placed.segmentIndices.lowerBound].last { !$0.isAd }
-            var start = MediaTime.zero
-            switch placed.placement {
-            case .preroll: break
-            case .postroll: start = primary.duration
-            case .midroll: if let before { start = try primaryTime(before, at: before.sourceRange.end) }
-            }
-            // Breaks at one position play one after another; the content resumes after the last.
-            var resume = start
-            let after = placed.segmentIndices.upperBound < played.segments.count ? played.segments[placed.segmentIndices.upperBound] : nil
-            if let after, !after.isAd { resume = try primaryTime(after, at: after.sourceRange.start) }
-            // The timeline's content time is the playlist's: a clip is timed from where it is first
-            // cut, so content replaced across a clip's edge would shift everything after it.
-            guard before.map({ $0.contentRange.end == start }) ?? true, after.map({ $0.isAd || $0.contentRange.start == resume }) ?? true else {
-                throw .stitch(item: placed.id, reason: "the content it replaces crosses a clip boundary, so content after it "
-                    + "would play at other times in the content playlist than in the timeline; end its resumeOffset within the clip")
-            }
-
-            var assetFiles: [(name: String, duration: MediaTime)] = []
-            for (adIndex, segmentIndex) in placed.segmentIndices.enumerated() {
-                let name = "interstitial-\(index + 1)-\(adIndex + 1).m3u8"
-                assetFiles.append((name, try writeAd(played.segments[segmentIndex], named: name)))
-            }
             // `played` is `requested` with its cuts moved: the same breaks, in the same order.
-            let scheduled = requested.breaks[index].compositionRange
-            let (plays, asked) = try Self.time(placed.id) { () throws(MediaTimeError) in
-                (try placed.compositionRange.end.subtracting(placed.compositionRange.start),
-                 try scheduled.end.subtracting(scheduled.start))
-            }
-            if plays > asked {
-                try Self.trim(&playedRanges, of: placed, by: try Self.time(placed.id) { () throws(MediaTimeError) in try plays.subtracting(asked) })
-            }
-
-            var assetListURL: String?
-            if assetFiles.count > 1 {
-                let url = folderURL + "interstitial-\(index + 1).json"
-                var root = JSONObject()
-                root.append("ASSETS", .array(assetFiles.map { .object(JSONObject(["URI": .string($0.name), "DURATION": .seconds($0.duration)])) }))
-                assets.append(HLSStitchedComposition.File(url: url, text: JSONValue.object(root).serialized + "\n"))
-                assetListURL = url
-            }
-            let cue: HLSInterstitialEvent.Cue = placed.placement == .preroll ? .join : placed.placement == .postroll ? .leave : .none
-            events.append(HLSInterstitialEvent(
-                id: placed.id, time: start, duration: MediaTime.min(plays, asked), cue: cue, playsOnce: placed.policy == .once,
-                assetURLs: assetFiles.map { folderURL + $0.name }, assetListURL: assetListURL,
-                resumptionOffset: try Self.time(placed.id) { () throws(MediaTimeError) in try resume.subtracting(start) },
-                playoutLimit: plays > asked ? asked : nil, restrictsSkipping: placed.restrictions.skipping != .anytime,
-                restrictsJumping: restrictingJumps && placed.policy == .sticky))
+            try addEvent(
+                for: placed, number: index + 1, scheduled: requested.breaks[index].compositionRange, in: played,
+                playedRanges: &playedRanges, restrictingJumps: restrictingJumps)
         }
         HLSPackagedSource.markUsed(&packagedSources, by: playedPlaylists)
         if playedRanges != played.segments.map(\.sourceRange) {
             do { reconciled = try ReconciledComposition(requested: requested, playedSourceRanges: playedRanges) } catch { throw .snapping(error) }
         }
+    }
+
+    /// The interstitial of break `placed` (the `number`th): its ads' playlists written, its asset
+    /// list for a pod, and its last ad cut in `playedRanges` where `X-PLAYOUT-LIMIT` stops it
+    /// before its whole segments end.
+    private mutating func addEvent(
+        for placed: PlacedBreak, number: Int, scheduled: MediaTimeRange, in played: Composition,
+        playedRanges: inout [MediaTimeRange], restrictingJumps: Bool
+    ) throws(HLSCompositionStitchError) {
+        let (start, resume) = try contentTimes(of: placed, in: played)
+        var assetFiles: [(name: String, duration: MediaTime)] = []
+        for (adIndex, segmentIndex) in placed.segmentIndices.enumerated() {
+            let name = "interstitial-\(number)-\(adIndex + 1).m3u8"
+            assetFiles.append((name, try writeAd(played.segments[segmentIndex], named: name)))
+        }
+        let (plays, asked) = try Self.time(placed.id) { () throws(MediaTimeError) in
+            (try placed.compositionRange.end.subtracting(placed.compositionRange.start), try scheduled.end.subtracting(scheduled.start))
+        }
+        if plays > asked {
+            try Self.trim(&playedRanges, of: placed, by: try Self.time(placed.id) { () throws(MediaTimeError) in try plays.subtracting(asked) })
+        }
+        var assetListURL: String?
+        if assetFiles.count > 1 {
+            let url = folderURL + "interstitial-\(number).json"
+            var root = JSONObject()
+            root.append("ASSETS", .array(assetFiles.map { .object(JSONObject(["URI": .string($0.name), "DURATION": .seconds($0.duration)])) }))
+            assets.append(HLSStitchedComposition.File(url: url, text: JSONValue.object(root).serialized + "\n"))
+            assetListURL = url
+        }
+        let cue: HLSInterstitialEvent.Cue = placed.placement == .preroll ? .join : placed.placement == .postroll ? .leave : .none
+        events.append(HLSInterstitialEvent(
+            id: placed.id, time: start, duration: MediaTime.min(plays, asked), cue: cue, playsOnce: placed.policy == .once,
+            assetURLs: assetFiles.map { folderURL + $0.name }, assetListURL: assetListURL,
+            resumptionOffset: try Self.time(placed.id) { () throws(MediaTimeError) in try resume.subtracting(start) },
+            playoutLimit: plays > asked ? asked : nil, restrictsSkipping: placed.restrictions.skipping != .anytime,
+            restrictsJumping: restrictingJumps && placed.policy == .sticky))
+    }
+
+    /// Where break `placed` sits in the content playlist's time, and where the content resumes
+    /// after it (later, by what it replaces).
+    private func contentTimes(of placed: PlacedBreak, in played: Composition) throws(HLSCompositionStitchError) -> (start: MediaTime, resume: MediaTime) {
+        let before = played.segments[..<placed.segmentIndices.lowerBound].last { !$0.isAd }
+        var start = MediaTime.zero
+        switch placed.placement {
+        case .preroll: break
+        case .postroll: start = primary.duration
+        case .midroll: if let before { start = try primaryTime(before, at: before.sourceRange.end) }
+        }
+        // Breaks at one position play one after another; the content resumes after the last.
+        var resume = start
+        let after = placed.segmentIndices.upperBound < played.segments.count ? played.segments[placed.segmentIndices.upperBound] : nil
+        if let after, !after.isAd { resume = try primaryTime(after, at: after.sourceRange.start) }
+        // The timeline's content time is the playlist's: a clip is timed from where it is first
+        // cut, so content replaced across a clip's edge would shift everything after it.
+        guard before.map({ $0.contentRange.end == start }) ?? true, after.map({ $0.isAd || $0.contentRange.start == resume }) ?? true else {
+            throw .stitch(item: placed.id, reason: "the content it replaces crosses a clip boundary, so content after it "
+                + "would play at other times in the content playlist than in the timeline; end its resumeOffset within the clip")
+        }
+        return (start, resume)
     }
 
     /// The content playlist's time of `sourceTime` of a content segment's source.
@@ -200,18 +215,6 @@ private struct InterstitialPlan {
     /// snapped range, each rendition cut nearest its video's cuts. Returns its duration.
     private mutating func writeAd(_ segment: Segment, named name: String) throws(HLSCompositionStitchError) -> MediaTime {
         let url = folderURL + name
-        func media(_ playlist: HLSMediaPlaylist, _ range: MediaTimeRange, at url: String) throws(HLSCompositionStitchError) -> HLSStitchResult {
-            let piece = HLSStitchPiece(
-                playlist: playlist, sourceRange: range, kind: .interstitial, plannedCompositionStart: .zero,
-                startSnapping: .nearest, endSnapping: .nearest)
-            do {
-                let result = try HLSStitcher(outputURL: url).stitch([piece])
-                playedPlaylists.append(result.playlist)
-                return result
-            } catch {
-                throw .stitch(item: segment.id, reason: error.description)
-            }
-        }
         let source: HLSPlaylist
         if let packaged = packagedSources.first(where: { $0.location == segment.source }) {
             source = .media(packaged.playlist)
@@ -220,53 +223,78 @@ private struct InterstitialPlan {
         }
         switch source {
         case .media(let playlist):
-            let result = try media(playlist, segment.sourceRange, at: url)
+            let result = try stitchAd(playlist, segment.sourceRange, at: url, item: segment.id)
             assets.append(HLSStitchedComposition.File(url: url, text: result.text))
             return result.duration
         case .multivariant(let multivariant):
-            let renditions = HLSExportStages.stitchedRenditions(of: multivariant)
-            var listed: [HLSStitchedVariant] = []
-            var first: (url: String, result: HLSStitchResult)?
-            for (index, variant) in multivariant.variants.enumerated() {
-                try HLSExportStages.checkMuxed(variant, in: multivariant, audioStitched: renditions.contains { $0.type == "AUDIO" })
-                let variantURL = HLSOutputNames.variantURL(url, index: index)
-                let result = try media(try sources.mediaPlaylist(at: variant.resolvedURI), segment.sourceRange, at: variantURL)
-                // Audio-only variants, like renditions, may cut a few AAC frames from the video.
-                if let first {
-                    let (range, firstRange) = (result.pieces[0].sourceRange, first.result.pieces[0].sourceRange)
-                    let aligned = variant.isAudioOnly
-                        ? HLSExportStages.isNear(range.start, firstRange.start) && HLSExportStages.isNear(range.end, firstRange.end)
-                        : range == firstRange
-                    guard aligned else {
-                        throw .variantsDisagree(
-                            item: segment.id, variantURL: variant.resolvedURI, range: range,
-                            firstVariantURL: multivariant.variants[0].resolvedURI, firstRange: firstRange)
-                    }
-                }
-                first = first ?? (variantURL, result)
-                listed.append(HLSStitchedVariant(content: variant, interstitials: [], playlistURL: variantURL))
-                assets.append(HLSStitchedComposition.File(url: variantURL, text: result.text))
-            }
-            guard let first else { throw .unsupported(url: multivariant.url, reason: "a multivariant playlist without variants") }
-            let videoRange = first.result.pieces[0].sourceRange
-            var numbers: [String: Int] = [:]
-            var listedRenditions: [HLSRendition] = []
-            for rendition in renditions {
-                guard let uri = rendition.resolvedURI else { continue }
-                let renditionURL = HLSOutputNames.renditionURL(url, for: rendition, numbers: &numbers)
-                let result = try media(try sources.mediaPlaylist(at: uri), videoRange, at: renditionURL)
-                let range = result.pieces[0].sourceRange
-                guard HLSExportStages.isNear(range.start, videoRange.start), HLSExportStages.isNear(range.end, videoRange.end) else {
-                    throw .variantsDisagree(item: segment.id, variantURL: uri, range: range, firstVariantURL: first.url, firstRange: videoRange)
-                }
-                listedRenditions.append(HLSOutputNames.relisting(rendition, at: renditionURL, from: url))
-                assets.append(HLSStitchedComposition.File(url: renditionURL, text: result.text))
-            }
-            let playlist = HLSStitcher.multivariantPlaylist(
-                for: listed, renditions: listedRenditions, url: url, independentSegments: multivariant.hasIndependentSegments)
-            assets.append(HLSStitchedComposition.File(url: url, text: playlist.text))
-            return first.result.duration
+            return try writeAd(segment, of: multivariant, at: url)
         }
+    }
+
+    /// One ad's media playlist: the whole segments of `playlist` nearest `range`.
+    private mutating func stitchAd(
+        _ playlist: HLSMediaPlaylist, _ range: MediaTimeRange, at url: String, item: String
+    ) throws(HLSCompositionStitchError) -> HLSStitchResult {
+        let piece = HLSStitchPiece(
+            playlist: playlist, sourceRange: range, kind: .interstitial, plannedCompositionStart: .zero,
+            startSnapping: .nearest, endSnapping: .nearest)
+        do {
+            let result = try HLSStitcher(outputURL: url).stitch([piece])
+            playedPlaylists.append(result.playlist)
+            return result
+        } catch {
+            throw .stitch(item: item, reason: error.description)
+        }
+    }
+
+    /// `writeAd` of a multivariant source: a media playlist per variant and per audio or subtitle
+    /// rendition, each rendition and audio-only variant cut nearest the first variant's cuts, and
+    /// the multivariant playlist listing them at `url`. Returns the first variant's duration.
+    private mutating func writeAd(
+        _ segment: Segment, of multivariant: HLSMultivariantPlaylist, at url: String
+    ) throws(HLSCompositionStitchError) -> MediaTime {
+        let renditions = HLSExportStages.stitchedRenditions(of: multivariant)
+        var listed: [HLSStitchedVariant] = []
+        var first: (url: String, result: HLSStitchResult)?
+        for (index, variant) in multivariant.variants.enumerated() {
+            try HLSExportStages.checkMuxed(variant, in: multivariant, audioStitched: renditions.contains { $0.type == "AUDIO" })
+            let variantURL = HLSOutputNames.variantURL(url, index: index)
+            let result = try stitchAd(try sources.mediaPlaylist(at: variant.resolvedURI), segment.sourceRange, at: variantURL, item: segment.id)
+            // Audio-only variants, like renditions, may cut a few AAC frames from the video.
+            if let first {
+                let (range, firstRange) = (result.pieces[0].sourceRange, first.result.pieces[0].sourceRange)
+                let aligned = variant.isAudioOnly
+                    ? HLSExportStages.isNear(range.start, firstRange.start) && HLSExportStages.isNear(range.end, firstRange.end)
+                    : range == firstRange
+                guard aligned else {
+                    throw .variantsDisagree(
+                        item: segment.id, variantURL: variant.resolvedURI, range: range,
+                        firstVariantURL: multivariant.variants[0].resolvedURI, firstRange: firstRange)
+                }
+            }
+            first = first ?? (variantURL, result)
+            listed.append(HLSStitchedVariant(content: variant, interstitials: [], playlistURL: variantURL))
+            assets.append(HLSStitchedComposition.File(url: variantURL, text: result.text))
+        }
+        guard let first else { throw .unsupported(url: multivariant.url, reason: "a multivariant playlist without variants") }
+        let videoRange = first.result.pieces[0].sourceRange
+        var numbers: [String: Int] = [:]
+        var listedRenditions: [HLSRendition] = []
+        for rendition in renditions {
+            guard let uri = rendition.resolvedURI else { continue }
+            let renditionURL = HLSOutputNames.renditionURL(url, for: rendition, numbers: &numbers)
+            let result = try stitchAd(try sources.mediaPlaylist(at: uri), videoRange, at: renditionURL, item: segment.id)
+            let range = result.pieces[0].sourceRange
+            guard HLSExportStages.isNear(range.start, videoRange.start), HLSExportStages.isNear(range.end, videoRange.end) else {
+                throw .variantsDisagree(item: segment.id, variantURL: uri, range: range, firstVariantURL: first.url, firstRange: videoRange)
+            }
+            listedRenditions.append(HLSOutputNames.relisting(rendition, at: renditionURL, from: url))
+            assets.append(HLSStitchedComposition.File(url: renditionURL, text: result.text))
+        }
+        let playlist = HLSStitcher.multivariantPlaylist(
+            for: listed, renditions: listedRenditions, url: url, independentSegments: multivariant.hasIndependentSegments)
+        assets.append(HLSStitchedComposition.File(url: url, text: playlist.text))
+        return first.result.duration
     }
 
     /// Shortens a break's last ad by `excess`, as `X-PLAYOUT-LIMIT` stops the break.

@@ -53,27 +53,16 @@ package struct HLSStitcher: Sendable {
                 throw HLSStitchError.invalidProgramDateTime(text: text, reason: error.reason)
             }
         }
-        var segments: [HLSMediaSegment] = []
+        var output = Growing()
         var placed: [HLSStitchedPiece] = []
         var dropped: [HLSDroppedPiece] = []
-        var compositionTime = MediaTime.zero
-        var format: HLSSegmentFormat?
         var allIndependent = true
         // The content's own date ranges kept so far: their IDs, and the piece that first kept each.
         var keptIDs: [String: Int] = [:]
 
         for (index, piece) in pieces.enumerated() {
             let source = piece.playlist
-            guard source.isFinite else { throw HLSStitchError.sourceNotFinite(piece: index, url: source.url) }
-            guard !source.isIFramesOnly else {
-                throw HLSStitchError.unsupportedSource(piece: index, url: source.url, reason: "I-frame playlists cannot be stitched")
-            }
-            guard !piece.sourceRange.start.isNegative else {
-                throw HLSStitchError.invalidSourceRange(piece: index, range: piece.sourceRange)
-            }
-            let boundaries = try HLSStitcher.time { () throws(MediaTimeError) in try source.segmentBoundaries }
-            let (first, last) = HLSStitcher.snap(
-                piece.sourceRange, to: boundaries, start: piece.startSnapping ?? snapping, end: piece.endSnapping ?? snapping)
+            let (boundaries, first, last) = try snappedSegments(of: piece, index: index)
             let snapped = MediaTimeRange(start: boundaries[first], end: boundaries[max(first, last)])
             guard last > first else {
                 dropped.append(HLSDroppedPiece(
@@ -81,52 +70,23 @@ package struct HLSStitcher: Sendable {
                 continue
             }
             allIndependent = allIndependent && source.hasIndependentSegments
-            let pieceStart = compositionTime
-            let firstOutput = segments.count
-            for sourceIndex in first..<last {
-                let original = source.segments[sourceIndex]
-                let segmentFormat = HLSSegmentFormat(segment: original)
-                if requiresOneSegmentFormat, let format, format != segmentFormat {
-                    throw HLSStitchError.incompatibleSegmentFormats(
-                        piece: index, url: source.url, format: segmentFormat, expected: format)
-                }
-                format = segmentFormat
-                let startsPiece = sourceIndex == first
-                var segment = original
-                segment.uri = URIReference.relativize(original.resolvedURI, from: outputURL)
-                // A switch between pieces is a discontinuity; inside a piece, only the source's own are kept.
-                segment.isDiscontinuity = startsPiece ? !placed.isEmpty : original.isDiscontinuity
-                segment.map = original.map.map(relocated)
-                segment.keys = original.keys.map(relocated)
-                let startTime = compositionTime
-                segment.programDateTime = startsPiece ? try HLSStitcher.time { () throws(MediaTimeError) in try anchor?.adding(startTime) } : nil
-                // Content keeps its cue tags and unknown (vendor) tags, which travel with their
-                // segments, and its date ranges, moved to the stitched clock below; an ad's own
-                // markers would mark the content wrongly.
-                segment.dateRanges = []
-                if piece.kind != .content {
-                    segment.cueOut = nil
-                    segment.cueOutContinuation = nil
-                    segment.cueIn = nil
-                    segment.unknownLines = []
-                }
-                segments.append(segment)
-                let before = compositionTime
-                compositionTime = try HLSStitcher.time { () throws(MediaTimeError) in try before.adding(original.duration) }
-            }
+            let pieceStart = output.compositionTime
+            let firstOutput = output.segments.count
+            try append(first..<last, of: piece, index: index, switching: !placed.isEmpty, anchor: anchor, to: &output)
             if piece.kind == .content, let anchor {
                 try keepDateRanges(
                     of: source, boundaries: boundaries, kept: first..<last, at: pieceStart, anchor: anchor,
-                    into: &segments, firstOutput: firstOutput, piece: index, keptIDs: &keptIDs)
+                    into: &output.segments, firstOutput: firstOutput, piece: index, keptIDs: &keptIDs)
             }
             placed.append(HLSStitchedPiece(
                 index: index, kind: piece.kind, markerID: piece.marker?.id, url: source.url,
                 requestedSourceRange: piece.sourceRange, sourceRange: snapped,
-                compositionRange: MediaTimeRange(start: pieceStart, end: compositionTime),
-                plannedCompositionStart: piece.plannedCompositionStart, segments: firstOutput..<segments.count))
+                compositionRange: MediaTimeRange(start: pieceStart, end: output.compositionTime),
+                plannedCompositionStart: piece.plannedCompositionStart, segments: firstOutput..<output.segments.count))
         }
         guard !placed.isEmpty else { throw HLSStitchError.nothingToStitch }
 
+        var segments = output.segments
         let markers = try markerGroups(placed: placed, pieces: pieces, anchor: anchor)
         for marker in markers {
             if let piece = keptIDs[marker.id] { throw HLSStitchError.dateRangeIDTaken(id: marker.id, piece: piece) }
@@ -135,7 +95,6 @@ package struct HLSStitcher: Sendable {
             segments[marker.segments.lowerBound].dateRanges.append(marker.dateRange)
             try addCueMarkers(to: &segments, marker: marker, eventID: UInt32(truncatingIfNeeded: number + 1))
         }
-
         let longest = segments.map(\.duration.roundedToNearestSecond).max() ?? 0
         let playlist = HLSMediaPlaylist(
             url: outputURL, version: HLSStitcher.requiredVersion(for: segments), targetDuration: max(1, longest),
@@ -143,7 +102,71 @@ package struct HLSStitcher: Sendable {
             hasIndependentSegments: allIndependent, segments: segments)
         return HLSStitchResult(
             playlist: playlist, text: playlist.text, pieces: placed, droppedPieces: dropped, markers: markers,
-            duration: compositionTime)
+            duration: output.compositionTime)
+    }
+
+    /// The stitched playlist's segments as they are appended, and the composition time at their end.
+    private struct Growing {
+        var segments: [HLSMediaSegment] = []
+        var compositionTime = MediaTime.zero
+        /// The segment format so far, which every piece must share when `requiresOneSegmentFormat`.
+        var format: HLSSegmentFormat?
+    }
+
+    /// A piece's source checked, its segment boundaries, and the segments its cuts snap to
+    /// (`first..<last`, empty when snapping leaves nothing).
+    private func snappedSegments(
+        of piece: HLSStitchPiece, index: Int
+    ) throws(HLSStitchError) -> (boundaries: [MediaTime], first: Int, last: Int) {
+        let source = piece.playlist
+        guard source.isFinite else { throw HLSStitchError.sourceNotFinite(piece: index, url: source.url) }
+        guard !source.isIFramesOnly else {
+            throw HLSStitchError.unsupportedSource(piece: index, url: source.url, reason: "I-frame playlists cannot be stitched")
+        }
+        guard !piece.sourceRange.start.isNegative else {
+            throw HLSStitchError.invalidSourceRange(piece: index, range: piece.sourceRange)
+        }
+        let boundaries = try HLSStitcher.time { () throws(MediaTimeError) in try source.segmentBoundaries }
+        let (first, last) = HLSStitcher.snap(
+            piece.sourceRange, to: boundaries, start: piece.startSnapping ?? snapping, end: piece.endSnapping ?? snapping)
+        return (boundaries, first, last)
+    }
+
+    /// Appends segments `range` of `piece`'s source, URIs relative to the output, a discontinuity
+    /// where the piece starts (`switching`: after another piece) and where its source has one.
+    private func append(
+        _ range: Range<Int>, of piece: HLSStitchPiece, index: Int, switching: Bool, anchor: HLSDateTime?, to output: inout Growing
+    ) throws(HLSStitchError) {
+        let source = piece.playlist
+        for sourceIndex in range {
+            let original = source.segments[sourceIndex]
+            let segmentFormat = HLSSegmentFormat(segment: original)
+            if requiresOneSegmentFormat, let format = output.format, format != segmentFormat {
+                throw HLSStitchError.incompatibleSegmentFormats(piece: index, url: source.url, format: segmentFormat, expected: format)
+            }
+            output.format = segmentFormat
+            let startsPiece = sourceIndex == range.lowerBound
+            var segment = original
+            segment.uri = URIReference.relativize(original.resolvedURI, from: outputURL)
+            // A switch between pieces is a discontinuity; inside a piece, only the source's own are kept.
+            segment.isDiscontinuity = startsPiece ? switching : original.isDiscontinuity
+            segment.map = original.map.map(relocated)
+            segment.keys = original.keys.map(relocated)
+            let startTime = output.compositionTime
+            segment.programDateTime = startsPiece ? try HLSStitcher.time { () throws(MediaTimeError) in try anchor?.adding(startTime) } : nil
+            // Content keeps its cue tags and unknown (vendor) tags, which travel with their
+            // segments, and its date ranges, moved to the stitched clock by `keepDateRanges`; an
+            // ad's own markers would mark the content wrongly.
+            segment.dateRanges = []
+            if piece.kind != .content {
+                segment.cueOut = nil
+                segment.cueOutContinuation = nil
+                segment.cueIn = nil
+                segment.unknownLines = []
+            }
+            output.segments.append(segment)
+            output.compositionTime = try HLSStitcher.time { () throws(MediaTimeError) in try startTime.adding(original.duration) }
+        }
     }
 
     /// One date range per marker group, over the composition range of the group's placed pieces.
