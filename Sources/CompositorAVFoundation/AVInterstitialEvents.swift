@@ -7,7 +7,7 @@ import AVFoundation
 import AVFoundationStandIn
 #endif
 
-/// The breaks of an interstitials stitch (`HLSCompositionStitcher.stitchInterstitials`) as
+/// The breaks of an interstitials stitch (`HLSExporter.stitchInterstitials`) as
 /// `AVPlayerInterstitialEvent`s, for an app that schedules them itself: a controller's schedule
 /// pre-empts the playlist's own date ranges, so the app can change it while playing.
 ///
@@ -23,14 +23,14 @@ import AVFoundationStandIn
 /// for `SKIP`, `constrainsSeekingForwardInPrimaryContent` for `JUMP`, and from iOS 16.4 and macOS
 /// 13.3 `cue` (`joinCue` for a pre-roll, `leaveCue` for a post-roll) and `willPlayOnce`.
 public enum AVInterstitialEvents {
-    /// The interstitial events of a stitch made by `HLSCompositionStitcher.stitchInterstitials`.
+    /// The interstitial events of a stitch made by `HLSExporter.stitchInterstitials`.
     ///
     /// - Parameters:
     ///   - stitched: The stitch; its date ranges give the events.
     ///   - primaryItem: The item playing the stitch's content playlist.
     /// - Returns: One event per break, for an `AVPlayerInterstitialEventController`.
     @MainActor
-    public static func events(for stitched: HLSStitchedComposition, primaryItem: AVPlayerItem) -> [AVPlayerInterstitialEvent] {
+    public static func events(for stitched: HLSExport, primaryItem: AVPlayerItem) -> [AVPlayerInterstitialEvent] {
         stitched.interstitialEvents.map { event in
             var restrictions: AVPlayerInterstitialEvent.Restrictions = []
             if event.restrictsSkipping { restrictions.insert(.requiresPlaybackAtPreferredRateForAdvancement) }

@@ -21,7 +21,7 @@ public enum CompositionPlayback: Sendable {
     /// The session keeps the schedule's times. Player times and seeks are mapped to where the cuts
     /// landed (`ReconciledComposition.requestedTime(forPlayedTime:)` and its inverse), so events
     /// come when the stitched item crosses a boundary, and a seek shows the frame asked for.
-    case stitchedPlaylist(folder: FilePath, stitcher: HLSCompositionStitcher = HLSCompositionStitcher(outputURL: "stitched.m3u8"))
+    case stitchedPlaylist(folder: FilePath, stitcher: HLSExporter = HLSExporter(outputURL: "stitched.m3u8"))
 }
 
 extension CompositionPlayback {
@@ -29,7 +29,7 @@ extension CompositionPlayback {
     /// plays `composition` itself, at its times). `generation` numbers the item (from 1). Sources
     /// are read as `catalog` loaded them, when it is given.
     @MainActor
-    func makeItem(for composition: Composition, generation: Int, catalog: SourceCatalog?) async throws -> (AVPlayerItem, HLSStitchedComposition?) {
+    func makeItem(for composition: Composition, generation: Int, catalog: SourceCatalog?) async throws -> (AVPlayerItem, HLSExport?) {
         switch self {
         case .mutableComposition:
             return (try await AVMutableCompositionAdapter.makePlayerItem(for: composition, catalog: catalog), nil)
@@ -37,7 +37,7 @@ extension CompositionPlayback {
             if let catalog { stitcher = stitcher.readingSources(from: catalog) }
             let output = folder.appending(String(generation))
             guard let playlist = output.appending(FilePath(stitcher.outputURL).lastComponent.string ?? "stitched.m3u8").string else {
-                throw HLSCompositionStitchError.cannotWrite(folder: folder, reason: "its path is not UTF-8, which a playlist URL must be")
+                throw HLSExportError.cannotWrite(folder: folder, reason: "its path is not UTF-8, which a playlist URL must be")
             }
             stitcher.outputURL = playlist
             let stitched = try await Self.stitch(composition, with: stitcher, into: output)
@@ -49,15 +49,15 @@ extension CompositionPlayback {
     /// too, and packaging MP4 sources block), never the main actor's or a cooperative one; a
     /// cancelled task stops the write, leaving nothing.
     private static func stitch(
-        _ composition: Composition, with stitcher: HLSCompositionStitcher, into folder: FilePath
-    ) async throws(HLSCompositionStitchError) -> HLSStitchedComposition {
+        _ composition: Composition, with stitcher: HLSExporter, into folder: FilePath
+    ) async throws(HLSExportError) -> HLSExport {
         let stitched = try await stitcher.stitchOffCooperativePool(composition)
         try await stitched.writeCancellably(into: folder).get()
         return stitched
     }
 
     /// Removes the folder `stitched` was written into, now that no item plays it.
-    static func remove(_ stitched: HLSStitchedComposition) throws {
+    static func remove(_ stitched: HLSExport) throws {
         try FileManager.default.removeItem(atPath: URL(fileURLWithPath: stitched.outputURL).deletingLastPathComponent().path)
     }
 }

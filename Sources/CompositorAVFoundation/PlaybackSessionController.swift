@@ -20,7 +20,7 @@ import AVFoundationStandIn
 ///   seek has not landed, so a stale tick of the old item or the old position is never taken for
 ///   playback (no phantom break, no lost snapback target).
 /// - With stitched playlists, player times and seek targets are mapped between the stitched cuts
-///   and the schedule's (`HLSStitchedComposition`), so the session keeps the schedule's times.
+///   and the schedule's (`HLSExport`), so the session keeps the schedule's times.
 /// - The observers are removed by `stop()` or when the controller goes away.
 @MainActor
 public final class PlaybackSessionController {
@@ -58,7 +58,7 @@ public final class PlaybackSessionController {
     /// Items made so far.
     private var generation = 0
     /// The stitch the current item plays; `nil` when it plays the session's composition itself.
-    private var stitched: HLSStitchedComposition?
+    private var stitched: HLSExport?
 
     /// Creates a controller; nothing plays until `start()`.
     ///

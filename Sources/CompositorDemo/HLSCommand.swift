@@ -20,10 +20,10 @@ import CompositorIO
 /// MP4 sources are packaged into segments written beside the playlist (samples copied, not
 /// re-encoded): MPEG-TS or fragmented MP4 as the HLS sources have, or as `--segments` says (MPEG-TS
 /// when every source is an MP4). `--package-every-piece` packages the HLS sources' pieces too,
-/// into one stream on the composition's clock (`HLSCompositionStitcher.packagesEveryPiece`):
+/// into one stream on the composition's clock (`HLSExporter.packagesEveryPiece`):
 /// what players follow without a jump at the switches. `--unmarked-encoding-changes` leaves
 /// MPEG-TS switches where only the encoding parameters change without `EXT-X-DISCONTINUITY`
-/// (`HLSCompositionStitcher.marksEncodingChanges`): for GStreamer and VLC, not for Chromium.
+/// (`HLSExporter.marksEncodingChanges`): for GStreamer and VLC, not for Chromium.
 ///
 /// The folder appears whole or not at all: everything is written into a new folder beside it, which
 /// then takes its name. An existing `DIR` is replaced only when it holds nothing but a previous
@@ -141,12 +141,12 @@ enum HLSCommand {
     /// Stitches the schedule and writes the playlists and the queue plan into `folder`, atomically.
     static func stitch(
         _ loaded: LoadedSchedule, into folder: FilePath, layout: Layout = .spliced, options: HLSExportOptions = .default
-    ) throws(DemoError) -> HLSStitchedComposition {
+    ) throws(DemoError) -> HLSExport {
         let target = folder.resolved(against: currentFolder())
-        let stitched: HLSStitchedComposition
+        let stitched: HLSExport
         do {
             // Remote sources are read through the catalog (the main thread may wait for them).
-            let stitcher = HLSCompositionStitcher(outputURL: hlsURL(target.appending(playlistName)), options: options)
+            let stitcher = HLSExporter(outputURL: hlsURL(target.appending(playlistName)), options: options)
                 .readingSources(from: loaded.catalog)
             switch layout {
             case .spliced:
@@ -160,8 +160,8 @@ enum HLSCommand {
         }
         let folderURL = hlsURL(target)
         let extra = [
-            HLSStitchedComposition.File(url: queuePlanName, text: queuePlanJSON(stitched.queuePlan, folder: folderURL).serialized + "\n"),
-            HLSStitchedComposition.File(url: timelineName, text: TimelineReport.json(stitched.composition).serialized + "\n"),
+            HLSExport.File(url: queuePlanName, text: queuePlanJSON(stitched.queuePlan, folder: folderURL).serialized + "\n"),
+            HLSExport.File(url: timelineName, text: TimelineReport.json(stitched.composition).serialized + "\n"),
         ]
         // A progress bar on stderr when it is a terminal, as render shows (packaging writes every segment).
         let bar = ProgressBar()
@@ -218,7 +218,7 @@ enum HLSCommand {
     }
 
     static func summary(
-        _ stitched: HLSStitchedComposition, folder: String,
+        _ stitched: HLSExport, folder: String,
         snapping: HLSCutSnapping = .nearest, breakSnapping: [String: HLSCutSnapping] = [:]
     ) -> String {
         let shownFolder = folder.hasSuffix("/") ? String(folder.dropLast()) : folder
@@ -228,7 +228,7 @@ enum HLSCommand {
         let first = stitched.variants[0].result
         let format = first.playlist.segments.first.map { HLSSegmentFormat(segment: $0).description } ?? "no"
         let interstitials = first.playlist.segments.flatMap(\.dateRanges)
-            .filter { $0.className == HLSCompositionStitcher.interstitialClass }
+            .filter { $0.className == HLSExporter.interstitialClass }
         let shape = interstitials.isEmpty
             ? "\(composition.duration) s, \(composition.segments.count) pieces, \(format) segments"
             : "the content alone, \(first.duration) s, \(format) segments, with \(interstitials.count) interstitials"
@@ -274,7 +274,7 @@ enum HLSCommand {
     }
 
     /// The summary's lines of a multivariant output: the playlist, each variant and each rendition.
-    private static func variantLines(_ stitched: HLSStitchedComposition, shape: String, shown: (String) -> String) -> [String] {
+    private static func variantLines(_ stitched: HLSExport, shape: String, shown: (String) -> String) -> [String] {
         var lines = ["wrote \(shown(stitched.outputURL)): multivariant playlist of \(stitched.variants.count) variants, \(shape)"]
         for variant in stitched.variants {
             var line = "  \(shown(variant.url)): \(variant.result.playlist.segments.count) segments"

@@ -35,21 +35,21 @@ enum RenderCommand {
 
     /// Renders with a progress bar on stderr when it is a terminal.
     static func render(_ composition: Composition, catalog: SourceCatalog, to output: FilePath, cut: MP4CutMode,
-                       scheduleFile: FilePath) throws(DemoError) -> CompositionRenderer.Rendered {
+                       scheduleFile: FilePath) throws(DemoError) -> MP4Export {
         let bar = ProgressBar()
         defer { bar.finish() }
         // The main thread waits for the render's task; the bar is updated from the rendering
         // thread alone.
         nonisolated(unsafe) let updating = bar
-        let result = waitForTask { () -> Result<CompositionRenderer.Rendered, any Error> in
+        let result = waitForTask { () -> Result<MP4Export, any Error> in
             do {
-                return .success(try await CompositionRenderer.render(composition, catalog: catalog, to: output, cut: cut) { updating.update($0.fraction) })
+                return .success(try await MP4Exporter.render(composition, catalog: catalog, to: output, cut: cut) { updating.update($0.fraction) })
             } catch { return .failure(error) }
         }
         do { return try result.get() } catch { throw .failure("\(scheduleFile): \(error)") }
     }
 
-    static func summary(_ rendered: CompositionRenderer.Rendered, output: FilePath, cut: MP4CutMode) -> String {
+    static func summary(_ rendered: MP4Export, output: FilePath, cut: MP4CutMode) -> String {
         let size = rendered.plan.outputSize
         var lines = ["wrote \(output): \(rendered.composition.duration) s, \(rendered.composition.segments.count) segments, "
             + "\(size) bytes (\(describe(cut)))"]
@@ -61,7 +61,7 @@ enum RenderCommand {
     }
 
     /// Says what was written on stdout (`summary`), and what the render changed on stderr.
-    static func report(_ rendered: CompositionRenderer.Rendered, output: FilePath, cut: MP4CutMode, leadingBlankLine: Bool = false) {
+    static func report(_ rendered: MP4Export, output: FilePath, cut: MP4CutMode, leadingBlankLine: Bool = false) {
         Output.out((leadingBlankLine ? "\n" : "") + summary(rendered, output: output, cut: cut))
         for diagnostic in rendered.diagnostics { Output.err("note: \(diagnostic)") }
     }

@@ -12,7 +12,7 @@ enum TimelineCommand {
         let loaded = try LoadedSchedule(path: path)
         var composition = loaded.composition
         if let cut {
-            do { composition = try CompositionRenderer.plan(composition, cut: cut).composition } catch {
+            do { composition = try MP4Exporter.plan(composition, cut: cut).composition } catch {
                 throw .failure("\(path): \(error)")
             }
         }

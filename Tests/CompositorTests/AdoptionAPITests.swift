@@ -50,10 +50,10 @@ struct AdoptionAPITests {
         let folder = try MP4Fixtures.makeScratchFolder("async-render")
         defer { MP4Fixtures.remove(folder) }
         // A synchronous closure calls the blocking overload (an async context prefers the async one).
-        let blocking = { () throws in try CompositionRenderer.render(composition, to: FilePath(folder + "/blocking.mp4")) }
+        let blocking = { () throws in try MP4Exporter.render(composition, to: FilePath(folder + "/blocking.mp4")) }
         _ = try blocking()
         let last = ResultBox<MP4StitchProgress>()
-        try await CompositionRenderer.render(composition, to: FilePath(folder + "/async.mp4")) { last.set($0) }
+        try await MP4Exporter.render(composition, to: FilePath(folder + "/async.mp4")) { last.set($0) }
         #expect(try MP4Fixtures.bytes(folder + "/async.mp4") == MP4Fixtures.bytes(folder + "/blocking.mp4"))
         #expect(last.get().map { $0.bytesWritten == $0.totalBytes && $0.totalBytes > 0 } == true)
     }
@@ -67,16 +67,16 @@ struct AdoptionAPITests {
         let task = Task {
             // Cancelled before the render starts: deterministic, whatever the machine's speed.
             withUnsafeCurrentTask { $0?.cancel() }
-            return try await CompositionRenderer.render(composition, to: output)
+            return try await MP4Exporter.render(composition, to: output)
         }
         await #expect(throws: CancellationError.self) { try await task.value }
         #expect(MP4Fixtures.listing(folder).isEmpty)
     }
 
     /// `demo.json` stitched with every MP4 piece packaged: files written one by one.
-    static func stitchedDemo(into folder: String, segments: HLSSegmentContainer = .mpegTS) throws -> HLSStitchedComposition {
+    static func stitchedDemo(into folder: String, segments: HLSSegmentContainer = .mpegTS) throws -> HLSExport {
         let composition = try Composition.loading(try ScheduleDocument.read(path: FilePath(Self.fixtures + "/demo.json")))
-        let stitcher = HLSCompositionStitcher(
+        let stitcher = HLSExporter(
             outputURL: folder + "/stitched.m3u8", options: try HLSExportOptions(segmentContainer: segments, packagesEveryPiece: true))
         return try stitcher.stitch(composition)
     }

@@ -63,7 +63,7 @@ struct DemoCommandTests {
         let fixtures = packageRoot.appendingPathComponent("Fixtures")
         let scheduled = try Composition(schedule: ScheduleDocument.decode(
             try Data(contentsOf: fixtures.appendingPathComponent("demo.json")), baseFolder: FilePath(fixtures.path)))
-        let snapped = try CompositionRenderer.plan(scheduled, cut: .keyframeAligned).composition
+        let snapped = try MP4Exporter.plan(scheduled, cut: .keyframeAligned).composition
         #expect(shown.map(\.0) == snapped.segments.map(\.sourceRange))
         #expect(shown.map(\.1) == snapped.segments.map(\.compositionRange))
         #expect(shown.map(\.0) != scheduled.segments.map(\.sourceRange), "the demo's schedule cuts inside GOPs")

@@ -20,7 +20,7 @@ struct ReadmeTourTests {
         #expect("ad \(ad.position.podPosition) of \(ad.position.podSize), \(ad.timeInAd) s in" == "ad 1 of 2, 1.5 s in")
         let folder = try MP4Fixtures.makeScratchFolder("readme")
         defer { MP4Fixtures.remove(folder) }
-        let rendered = try CompositionRenderer.render(composition, to: FilePath(folder + "/out.mp4"), cut: .keyframeAligned)
+        let rendered = try MP4Exporter.render(composition, to: FilePath(folder + "/out.mp4"), cut: .keyframeAligned)
         #expect(rendered.composition.compositionTime(forContentTime: MediaTime(seconds: 10)) == t("28.003"))
     }
 

@@ -34,7 +34,7 @@ struct RenderTests {
         let folder = try MP4Fixtures.makeScratchFolder("render")
         defer { MP4Fixtures.remove(folder) }
         let output = folder + "/out.mp4"
-        let rendered = try await CompositionRenderer.render(composition, to: FilePath(output), cut: cut)
+        let rendered = try await MP4Exporter.render(composition, to: FilePath(output), cut: cut)
         let reported = rendered.composition
         if cut == .sampleAccurate { #expect(reported == composition) }
 
@@ -135,7 +135,7 @@ struct RenderTests {
     /// ```
     @Test("the web-safe output's times map to the schedule's and back, segment by segment")
     func renderedTimeMapping() throws {
-        let rendered = try CompositionRenderer.plan(try loadDemo("demo-web.json"), cut: .webSafe)
+        let rendered = try MP4Exporter.plan(try loadDemo("demo-web.json"), cut: .webSafe)
         func t(_ text: String) throws -> MediaTime { try MediaTime(parsing: text) }
         // Segment starts map to segment starts, so a boundary the player crosses is one the session crosses.
         for (asked, plays) in zip(rendered.requested.segments, rendered.composition.segments) {

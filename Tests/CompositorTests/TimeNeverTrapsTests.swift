@@ -290,7 +290,7 @@ struct ExactMessageTests {
         let composition = try Composition(schedule: Schedule(
             content: [ContentClip(id: "feature", source: source, end: MediaTime(value: 1, timescale: 2_147_483_647))], breaks: []))
         do {
-            _ = try CompositionRenderer.plan(composition)
+            _ = try MP4Exporter.plan(composition)
             Issue.record("planned a piece of 1/2147483647 s")
         } catch {
             guard case .planDisagrees(piece: 0, item: "feature", let plan, _) = error else { Issue.record("\(error)"); return }

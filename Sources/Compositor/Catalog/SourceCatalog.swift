@@ -15,7 +15,7 @@ import CompositorMP4
 /// ```swift
 /// let catalog = try await SourceCatalog.load(schedule)
 /// let composition = try Composition.loading(schedule, catalog: catalog)
-/// try await CompositionRenderer.render(composition, catalog: catalog, to: "out.mp4")
+/// try await MP4Exporter.render(composition, catalog: catalog, to: "out.mp4")
 /// ```
 public struct SourceCatalog: Sendable {
     /// What a source is.

@@ -1,13 +1,13 @@
 import CompositorCore
 import CompositorHLS
 
-/// How an HLS export stitches: every choice of `HLSCompositionStitcher` but where it writes and how
+/// How an HLS export stitches: every choice of `HLSExporter` but where it writes and how
 /// it reads, checked together when the value is made, so a stitcher never holds options that do
 /// not go together.
 ///
 /// ```swift
 /// let options = try HLSExportOptions(snapping: .next, cueMarkers: [.cueTags], segmentContainer: .fragmentedMP4)
-/// let stitched = try HLSCompositionStitcher(outputURL: "out/stitched.m3u8", options: options).stitch(composition)
+/// let stitched = try HLSExporter(outputURL: "out/stitched.m3u8", options: options).stitch(composition)
 /// ```
 public struct HLSExportOptions: Sendable, Equatable {
     /// The wall-clock anchor of composition time 0 used when none is given; `EXT-X-DATERANGE` needs one.

@@ -9,7 +9,7 @@ extension HLSExportStages {
     /// `packagesEveryPiece`), each packaged into segments of `segmentContainer` (or of the first
     /// HLS source's format) with boundaries at the keyframes next to every cut the composition
     /// asks of it, no longer than the first HLS source's target duration (6 s without one).
-    mutating func package(_ composition: Composition) throws(HLSCompositionStitchError) -> [HLSPackagedSource] {
+    mutating func package(_ composition: Composition) throws(HLSExportError) -> [HLSPackagedSource] {
         var packagedLocations: [(location: MediaLocation, item: String, isPlaylist: Bool)] = []
         var firstPlaylist: MediaLocation?
         var seen: Set<MediaLocation> = []
@@ -47,7 +47,7 @@ extension HLSExportStages {
     /// source's segments' (MPEG-TS without one); its target duration (6 s without one).
     private mutating func packagingFormat(
         following firstPlaylist: MediaLocation?
-    ) throws(HLSCompositionStitchError) -> (container: HLSSegmentContainer, targetDuration: Int64) {
+    ) throws(HLSExportError) -> (container: HLSSegmentContainer, targetDuration: Int64) {
         var container = options.segmentContainer
         var targetDuration: Int64 = 6
         if let firstPlaylist {
@@ -77,7 +77,7 @@ extension HLSExportStages {
     /// source's own discontinuities were packaged away.
     static func placingEveryPiece(
         _ stitched: HLSStitchedVariantPlaylist, sources: [HLSPackagedSource], composition: Composition, marksEncodingChanges: Bool
-    ) throws(HLSCompositionStitchError) -> (HLSStitchedVariantPlaylist, [HLSPlacedSegment]) {
+    ) throws(HLSExportError) -> (HLSStitchedVariantPlaylist, [HLSPlacedSegment]) {
         let result = stitched.result
         var placed: [HLSPlacedSegment] = []
         var discontinuities = Set<Int>()

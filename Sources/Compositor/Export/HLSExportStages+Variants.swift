@@ -7,7 +7,7 @@ extension HLSExportStages {
     /// or its first when the output has no variants (a client starts with the first listed).
     static func variant(
         of multivariant: HLSMultivariantPlaylist, isPrimary: Bool, index: Int, matching contentVariant: HLSVariantStream?
-    ) throws(HLSCompositionStitchError) -> HLSVariantStream {
+    ) throws(HLSExportError) -> HLSVariantStream {
         let chosen: Int?
         if isPrimary {
             chosen = index
@@ -28,7 +28,7 @@ extension HLSExportStages {
     func stitchVariant(
         _ composition: Composition, playlists: [HLSMediaPlaylist], outputURL: String, anchoredTo anchor: HLSStitchedVariantPlaylist?,
         requiresOneSegmentFormat: Bool
-    ) throws(HLSCompositionStitchError) -> HLSStitchResult {
+    ) throws(HLSExportError) -> HLSStitchResult {
         var pieces: [HLSStitchPiece] = []
         let rules = anchor == nil ? cutRules(composition.segments) : composition.segments.map { _ in (HLSCutSnapping.nearest, HLSCutSnapping.nearest) }
         for (index, ((segment, playlist), rule)) in zip(zip(composition.segments, playlists), rules).enumerated() {
@@ -82,7 +82,7 @@ extension HLSExportStages {
     /// Refuses, naming the item, what the engine would refuse or drop without saying which item it was.
     private func precheck(
         _ segment: Segment, _ range: MediaTimeRange, _ playlist: HLSMediaPlaylist, rule: (start: HLSCutSnapping, end: HLSCutSnapping)
-    ) throws(HLSCompositionStitchError) {
+    ) throws(HLSExportError) {
         guard playlist.isFinite else {
             throw .unsupported(url: playlist.url, reason: "a live playlist (no EXT-X-ENDLIST, not PLAYLIST-TYPE VOD) has no fixed segments to stitch")
         }
@@ -98,7 +98,7 @@ extension HLSExportStages {
     }
 
     /// An engine error with the items it concerns named.
-    private static func explain(_ error: HLSStitchError, segments: [Segment], pieces: [HLSStitchPiece]) -> HLSCompositionStitchError {
+    private static func explain(_ error: HLSStitchError, segments: [Segment], pieces: [HLSStitchPiece]) -> HLSExportError {
         switch error {
         case .incompatibleSegmentFormats(let piece, let url, let format, let expected):
             // The nearest earlier piece of the other format is the one this one cannot follow.
@@ -128,7 +128,7 @@ extension HLSExportStages {
     /// that plays; its other renditions are not carried over.
     static func checkMuxed(
         _ variant: HLSVariantStream, in multivariant: HLSMultivariantPlaylist, audioStitched: Bool = false
-    ) throws(HLSCompositionStitchError) {
+    ) throws(HLSExportError) {
         for (type, group) in [("AUDIO", audioStitched ? nil : variant.audioGroup), ("VIDEO", variant.videoGroup)] {
             guard let group else { continue }
             let renditions = multivariant.renditions.filter { $0.type == type && $0.groupID == group }

@@ -1,7 +1,7 @@
 import CompositorCore
 import CompositorHLS
 
-/// One HLS export, stage by stage, in the order `HLSCompositionStitcher.stitch(_:)` runs them:
+/// One HLS export, stage by stage, in the order `HLSExporter.stitch(_:)` runs them:
 ///
 /// ```
 /// package     MP4 sources (every source, with packagesEveryPiece) into segments  package(_:)
@@ -13,7 +13,7 @@ import CompositorHLS
 /// assemble    the multivariant playlist; every piece placed when packaged        assemble(...)
 /// ```
 ///
-/// `HLSStitchedComposition.write` then writes the folder. Interstitials run the stages twice on
+/// `HLSExport.write` then writes the folder. Interstitials run the stages twice on
 /// one packaging: the whole composition with every piece played as its own item (which decides
 /// the cuts), then the content alone.
 struct HLSExportStages {
@@ -24,7 +24,7 @@ struct HLSExportStages {
     /// Every playlist read so far, each read once for every stage.
     var playlists: HLSSourcePlaylists
 
-    init(_ stitcher: HLSCompositionStitcher) {
+    init(_ stitcher: HLSExporter) {
         options = stitcher.options
         output = HLSSourcePlaylists.absolute(stitcher.outputURL)
         remote = stitcher.remote
@@ -44,7 +44,7 @@ struct HLSExportStages {
     /// Every stage after packaging: the composition stitched from its sources and `packaged`.
     mutating func stitch(
         _ composition: Composition, packaged: [HLSPackagedSource], playing: Playing
-    ) throws(HLSCompositionStitchError) -> HLSStitchedComposition {
+    ) throws(HLSExportError) -> HLSExport {
         let sources = try load(composition, packaged: packaged)
         let layout = try layout(of: sources)
         let variants = try stitchVariants(composition, sources: sources, layout: layout, playing: playing)
@@ -59,7 +59,7 @@ struct HLSExportStages {
 
     /// Each source's playlist, once: a packaged source's own, else the one at its URL (its named
     /// variant alone, when it names one).
-    mutating func load(_ composition: Composition, packaged: [HLSPackagedSource]) throws(HLSCompositionStitchError) -> HLSLoadedSources {
+    mutating func load(_ composition: Composition, packaged: [HLSPackagedSource]) throws(HLSExportError) -> HLSLoadedSources {
         var sources: [(location: MediaLocation, playlist: HLSPlaylist)] = []
         var sourceIndex: [MediaLocation: Int] = [:]
         var sourceOfSegment: [Int] = []
@@ -92,7 +92,7 @@ struct HLSExportStages {
 
     /// The output's shape: the first content source's variants (one media playlist when it is a
     /// media playlist) and its audio and subtitle renditions, and which variant decides the cuts.
-    func layout(of sources: HLSLoadedSources) throws(HLSCompositionStitchError) -> HLSOutputLayout {
+    func layout(of sources: HLSLoadedSources) throws(HLSExportError) -> HLSOutputLayout {
         guard case .multivariant(let multivariant) = sources.playlists[sources.primary] else {
             return HLSOutputLayout(contentVariants: nil, renditions: [], reference: 0, anchored: [])
         }
@@ -114,7 +114,7 @@ struct HLSExportStages {
     /// cuts anchor the audio-only ones), returned in the content's order.
     mutating func stitchVariants(
         _ composition: Composition, sources: HLSLoadedSources, layout: HLSOutputLayout, playing: Playing
-    ) throws(HLSCompositionStitchError) -> [HLSStitchedVariantPlaylist] {
+    ) throws(HLSExportError) -> [HLSStitchedVariantPlaylist] {
         var stitched: [Int: HLSStitchedVariantPlaylist] = [:]
         let indices = Array(0..<layout.variantCount)
         for index in [layout.reference] + indices.filter({ $0 != layout.reference }) {
@@ -142,7 +142,7 @@ struct HLSExportStages {
     /// audio, as the rendition it repeats does.
     private mutating func sourcePlaylists(
         forVariant index: Int, of sources: HLSLoadedSources, layout: HLSOutputLayout, anchored: Bool, playing: Playing
-    ) throws(HLSCompositionStitchError) -> [(playlist: HLSMediaPlaylist, variant: HLSVariantStream?)] {
+    ) throws(HLSExportError) -> [(playlist: HLSMediaPlaylist, variant: HLSVariantStream?)] {
         let contentVariant = layout.contentVariants?[index]
         var repeated: HLSRendition?
         if anchored, let contentVariant, case .multivariant(let content)? = sources.playlists[sources.primary] {
@@ -175,7 +175,7 @@ struct HLSExportStages {
     /// the engine put every piece and against every other variant with video.
     func reconcile(
         _ composition: Composition, variants: [HLSStitchedVariantPlaylist], layout: HLSOutputLayout
-    ) throws(HLSCompositionStitchError) -> ReconciledComposition {
+    ) throws(HLSExportError) -> ReconciledComposition {
         let first = variants[layout.reference]
         for (index, variant) in variants.enumerated() where index != layout.reference && !layout.anchored.contains(index) {
             for (index, (piece, firstPiece)) in zip(variant.result.pieces, first.result.pieces).enumerated()
@@ -206,7 +206,7 @@ struct HLSExportStages {
     func assemble(
         _ reconciled: ReconciledComposition, requested: Composition, variants: [HLSStitchedVariantPlaylist],
         renditions: HLSStitchedRenditions, layout: HLSOutputLayout, packaged: [HLSPackagedSource]
-    ) throws(HLSCompositionStitchError) -> HLSStitchedComposition {
+    ) throws(HLSExportError) -> HLSExport {
         var multivariant: HLSMultivariantPlaylist?
         if let contentVariants = layout.contentVariants {
             let listed = zip(contentVariants, variants).map { variant, stitched in
@@ -224,7 +224,7 @@ struct HLSExportStages {
         } else {
             HLSPackagedSource.markUsed(&packaged, by: (variants + renditions.playlists).map(\.result.playlist))
         }
-        return HLSStitchedComposition(
+        return HLSExport(
             reconciled: reconciled, queuePlan: QueuePlan(composition: requested),
             variants: variants, renditions: renditions.playlists, multivariantPlaylist: multivariant,
             assets: renditions.files, packagedSources: packaged, placedSegments: placedSegments, interstitialEvents: [],

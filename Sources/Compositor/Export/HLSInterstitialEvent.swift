@@ -40,7 +40,7 @@ package struct HLSInterstitialEvent: Hashable, Sendable {
     package func dateRange(anchor: HLSDateTime, playlistURL: String) throws(MediaTimeError) -> HLSDateRange {
         var list = HLSAttributeList()
         list["ID"] = .quotedString(id)
-        list["CLASS"] = .quotedString(HLSCompositionStitcher.interstitialClass)
+        list["CLASS"] = .quotedString(HLSExporter.interstitialClass)
         list["START-DATE"] = .quotedString(try anchor.adding(time).description)
         list["DURATION"] = .decimal(duration)
         var cues: [String] = []

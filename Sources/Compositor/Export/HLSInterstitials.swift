@@ -1,7 +1,7 @@
 import CompositorCore
 import CompositorHLS
 
-extension HLSCompositionStitcher {
+extension HLSExporter {
     /// The `CLASS` of an HLS interstitial date range (draft-pantos-hls-rfc8216bis, appendix D).
     public static let interstitialClass = "com.apple.hls.interstitial"
 
@@ -40,12 +40,12 @@ extension HLSCompositionStitcher {
     ///   - restrictingJumps: Whether sticky breaks get `X-RESTRICT="JUMP"` (off by default).
     /// - Returns: The content playlists with a date range per break, each ad's playlists and asset
     ///   lists, and the composition that plays.
-    /// - Throws: `HLSCompositionStitchError`: a schedule that cannot be laid out, a playlist that cannot
+    /// - Throws: `HLSExportError`: a schedule that cannot be laid out, a playlist that cannot
     ///   be read or stitched, a cut that snapping refuses, or `packagesEveryPiece` set.
     public func stitchInterstitials(
         _ schedule: Schedule, naturalDurations: [MediaLocation: MediaTime] = [:],
         excludingBreaks excludedBreakIDs: Set<String> = [], restrictingJumps: Bool = false
-    ) throws(HLSCompositionStitchError) -> HLSStitchedComposition {
+    ) throws(HLSExportError) -> HLSExport {
         guard !options.packagesEveryPiece else {
             throw .unsupported(url: outputURL, reason: "interstitials keep every ad in playlists of its own, while packaging every piece "
                                + "makes one stream of them all: stitch with one or the other")
@@ -89,7 +89,7 @@ extension HLSCompositionStitcher {
                 url: variant.url, contentVariant: variant.contentVariant, interstitialVariants: variant.interstitialVariants,
                 sourcePlaylistURLs: variant.sourcePlaylistURLs, result: result))
         }
-        return HLSStitchedComposition(
+        return HLSExport(
             reconciled: plan.reconciled, queuePlan: QueuePlan(composition: composition),
             variants: variants, renditions: primary.renditions, multivariantPlaylist: primary.multivariantPlaylist, assets: primary.assets + plan.assets,
             packagedSources: plan.packagedSources, interstitialEvents: plan.events, outputURL: primary.outputURL)
@@ -100,7 +100,7 @@ extension HLSCompositionStitcher {
 /// clock, the ad playlists and asset lists they name, and the composition that plays.
 private struct InterstitialPlan {
     var events: [HLSInterstitialEvent] = []
-    var assets: [HLSStitchedComposition.File] = []
+    var assets: [HLSExport.File] = []
     /// The schedule's composition and the one that plays: the spliced stitch's, with the cuts
     /// the interstitials move at the content's edges.
     var reconciled: ReconciledComposition
@@ -114,9 +114,9 @@ private struct InterstitialPlan {
     private var sources: HLSSourcePlaylists
 
     init(
-        spliced: HLSStitchedComposition, primary: Composition, primaryPlaylists: [HLSMediaPlaylist], outputURL: String,
+        spliced: HLSExport, primary: Composition, primaryPlaylists: [HLSMediaPlaylist], outputURL: String,
         restrictingJumps: Bool, playlists: HLSSourcePlaylists
-    ) throws(HLSCompositionStitchError) {
+    ) throws(HLSExportError) {
         self.primary = primary
         self.folderURL = HLSOutputNames.folderURL(of: outputURL)
         self.sources = playlists
@@ -145,7 +145,7 @@ private struct InterstitialPlan {
     private mutating func addEvent(
         for placed: PlacedBreak, number: Int, scheduled: MediaTimeRange, in played: Composition,
         playedRanges: inout [MediaTimeRange], restrictingJumps: Bool
-    ) throws(HLSCompositionStitchError) {
+    ) throws(HLSExportError) {
         let (start, resume) = try contentTimes(of: placed, in: played)
         var assetFiles: [(name: String, duration: MediaTime)] = []
         for (adIndex, segmentIndex) in placed.segmentIndices.enumerated() {
@@ -163,7 +163,7 @@ private struct InterstitialPlan {
             let url = folderURL + "interstitial-\(number).json"
             var root = JSONObject()
             root.append("ASSETS", .array(assetFiles.map { .object(JSONObject(["URI": .string($0.name), "DURATION": .seconds($0.duration)])) }))
-            assets.append(HLSStitchedComposition.File(url: url, text: JSONValue.object(root).serialized + "\n"))
+            assets.append(HLSExport.File(url: url, text: JSONValue.object(root).serialized + "\n"))
             assetListURL = url
         }
         let cue: HLSInterstitialEvent.Cue = placed.placement == .preroll ? .join : placed.placement == .postroll ? .leave : .none
@@ -177,7 +177,7 @@ private struct InterstitialPlan {
 
     /// Where break `placed` sits in the content playlist's time, and where the content resumes
     /// after it (later, by what it replaces).
-    private func contentTimes(of placed: PlacedBreak, in played: Composition) throws(HLSCompositionStitchError) -> (start: MediaTime, resume: MediaTime) {
+    private func contentTimes(of placed: PlacedBreak, in played: Composition) throws(HLSExportError) -> (start: MediaTime, resume: MediaTime) {
         let before = played.segments[..<placed.segmentIndices.lowerBound].last { !$0.isAd }
         var start = MediaTime.zero
         switch placed.placement {
@@ -199,7 +199,7 @@ private struct InterstitialPlan {
     }
 
     /// The content playlist's time of `sourceTime` of a content segment's source.
-    private func primaryTime(_ segment: Segment, at sourceTime: MediaTime) throws(HLSCompositionStitchError) -> MediaTime {
+    private func primaryTime(_ segment: Segment, at sourceTime: MediaTime) throws(HLSExportError) -> MediaTime {
         guard let piece = primary.segments.first(where: { $0.role == segment.role }),
               piece.sourceRange.start <= sourceTime, sourceTime <= piece.sourceRange.end else {
             throw .stitch(item: segment.id, reason: "its cut at \(sourceTime) s lies outside its part of the content playlist; "
@@ -213,7 +213,7 @@ private struct InterstitialPlan {
     /// Writes one ad's playlist (a multivariant one, with one media playlist per variant and per
     /// audio or subtitle rendition, for a multivariant source): whole segments of `segment`'s
     /// snapped range, each rendition cut nearest its video's cuts. Returns its duration.
-    private mutating func writeAd(_ segment: Segment, named name: String) throws(HLSCompositionStitchError) -> MediaTime {
+    private mutating func writeAd(_ segment: Segment, named name: String) throws(HLSExportError) -> MediaTime {
         let url = folderURL + name
         let source: HLSPlaylist
         if let packaged = packagedSources.first(where: { $0.location == segment.source }) {
@@ -224,7 +224,7 @@ private struct InterstitialPlan {
         switch source {
         case .media(let playlist):
             let result = try stitchAd(playlist, segment.sourceRange, at: url, item: segment.id)
-            assets.append(HLSStitchedComposition.File(url: url, text: result.text))
+            assets.append(HLSExport.File(url: url, text: result.text))
             return result.duration
         case .multivariant(let multivariant):
             return try writeAd(segment, of: multivariant, at: url)
@@ -234,7 +234,7 @@ private struct InterstitialPlan {
     /// One ad's media playlist: the whole segments of `playlist` nearest `range`.
     private mutating func stitchAd(
         _ playlist: HLSMediaPlaylist, _ range: MediaTimeRange, at url: String, item: String
-    ) throws(HLSCompositionStitchError) -> HLSStitchResult {
+    ) throws(HLSExportError) -> HLSStitchResult {
         let piece = HLSStitchPiece(
             playlist: playlist, sourceRange: range, kind: .interstitial, plannedCompositionStart: .zero,
             startSnapping: .nearest, endSnapping: .nearest)
@@ -252,7 +252,7 @@ private struct InterstitialPlan {
     /// the multivariant playlist listing them at `url`. Returns the first variant's duration.
     private mutating func writeAd(
         _ segment: Segment, of multivariant: HLSMultivariantPlaylist, at url: String
-    ) throws(HLSCompositionStitchError) -> MediaTime {
+    ) throws(HLSExportError) -> MediaTime {
         let renditions = HLSExportStages.stitchedRenditions(of: multivariant)
         var listed: [HLSStitchedVariant] = []
         var first: (url: String, result: HLSStitchResult)?
@@ -274,7 +274,7 @@ private struct InterstitialPlan {
             }
             first = first ?? (variantURL, result)
             listed.append(HLSStitchedVariant(content: variant, interstitials: [], playlistURL: variantURL))
-            assets.append(HLSStitchedComposition.File(url: variantURL, text: result.text))
+            assets.append(HLSExport.File(url: variantURL, text: result.text))
         }
         guard let first else { throw .unsupported(url: multivariant.url, reason: "a multivariant playlist without variants") }
         let videoRange = first.result.pieces[0].sourceRange
@@ -289,16 +289,16 @@ private struct InterstitialPlan {
                 throw .variantsDisagree(item: segment.id, variantURL: uri, range: range, firstVariantURL: first.url, firstRange: videoRange)
             }
             listedRenditions.append(HLSOutputNames.relisting(rendition, at: renditionURL, from: url))
-            assets.append(HLSStitchedComposition.File(url: renditionURL, text: result.text))
+            assets.append(HLSExport.File(url: renditionURL, text: result.text))
         }
         let playlist = HLSStitcher.multivariantPlaylist(
             for: listed, renditions: listedRenditions, url: url, independentSegments: multivariant.hasIndependentSegments)
-        assets.append(HLSStitchedComposition.File(url: url, text: playlist.text))
+        assets.append(HLSExport.File(url: url, text: playlist.text))
         return first.result.duration
     }
 
     /// Shortens a break's last ad by `excess`, as `X-PLAYOUT-LIMIT` stops the break.
-    private static func trim(_ ranges: inout [MediaTimeRange], of placed: PlacedBreak, by excess: MediaTime) throws(HLSCompositionStitchError) {
+    private static func trim(_ ranges: inout [MediaTimeRange], of placed: PlacedBreak, by excess: MediaTime) throws(HLSExportError) {
         let last = placed.segmentIndices.upperBound - 1
         let range = ranges[last]
         let end = try time(placed.id) { () throws(MediaTimeError) in try range.end.subtracting(excess) }
@@ -309,7 +309,7 @@ private struct InterstitialPlan {
         ranges[last] = MediaTimeRange(start: range.start, end: end)
     }
 
-    private static func time<T>(_ item: String, _ body: () throws(MediaTimeError) -> T) throws(HLSCompositionStitchError) -> T {
+    private static func time<T>(_ item: String, _ body: () throws(MediaTimeError) -> T) throws(HLSExportError) -> T {
         do { return try body() } catch { throw .stitch(item: item, reason: HLSStitchError.timeOverflow(error).description) }
     }
 }

@@ -51,7 +51,7 @@ package struct HLSPackagedSource: Sendable, Equatable {
     static func packaging(
         of location: MediaLocation, readPath: FilePath?, readBefore: MP4Movie? = nil, item: String, playlist: MP4StitchPiece.Source?, container: HLSSegmentContainer,
         targetDuration: Int64, cuts: [MediaTime]
-    ) throws(HLSCompositionStitchError) -> MP4Packaging {
+    ) throws(HLSExportError) -> MP4Packaging {
         guard let path = readPath else {
             throw .unsupported(url: location.url, reason: "a remote source is packaged from a SourceCatalog that loaded it (stitch(_:catalog:))")
         }
@@ -74,7 +74,7 @@ package struct HLSPackagedSource: Sendable, Equatable {
     /// output folder, ending in `/`). Segment boundaries are rounded to the microsecond (each
     /// boundary, so no drift): an `EXTINF` is a decimal, and the playlist must say exactly what
     /// the composition does (a source's keyframes on a 90 kHz clock fall between decimals).
-    init(_ location: MediaLocation, item: String, packaging: MP4Packaging, stem: String, folderURL: String) throws(HLSCompositionStitchError) {
+    init(_ location: MediaLocation, item: String, packaging: MP4Packaging, stem: String, folderURL: String) throws(HLSExportError) {
         self.location = location
         self.item = item
         self.packaging = packaging
@@ -147,7 +147,7 @@ package struct HLSPackagedSource: Sendable, Equatable {
     /// Writes `placed` (segments of `sources`, in play order) into `draft`, one stream on the
     /// composition's clock, with the init segment of each source they play.
     static func write(_ placed: [HLSPlacedSegment], of sources: [HLSPackagedSource], into draft: AtomicOutputFolder.Draft,
-                      afterEachFile: () throws(HLSCompositionStitchError) -> Void = {}) throws(HLSCompositionStitchError) {
+                      afterEachFile: () throws(HLSExportError) -> Void = {}) throws(HLSExportError) {
         var writers: [Int: any MP4SegmentWriter] = [:]
         var stream = PackagedStream()
         var bytes = OutputBytes()
@@ -179,8 +179,8 @@ package struct HLSPackagedSource: Sendable, Equatable {
 
     /// Writes the init segment and the used segments into `draft`, calling `afterEachFile` after each.
     func write(
-        into draft: AtomicOutputFolder.Draft, afterEachFile: () throws(HLSCompositionStitchError) -> Void = {}
-    ) throws(HLSCompositionStitchError) {
+        into draft: AtomicOutputFolder.Draft, afterEachFile: () throws(HLSExportError) -> Void = {}
+    ) throws(HLSExportError) {
         guard !usedSegments.isEmpty else { return }
         var writer: any MP4SegmentWriter
         do {
@@ -213,9 +213,9 @@ package struct HLSPackagedSource: Sendable, Equatable {
 }
 
 /// A segment of a packaged source written as a file of its own, on the composition's clock
-/// (`HLSCompositionStitcher.packagesEveryPiece`): one per segment of the stitched playlist.
+/// (`HLSExporter.packagesEveryPiece`): one per segment of the stitched playlist.
 package struct HLSPlacedSegment: Sendable, Equatable {
-    /// The packaged source (an index in `HLSStitchedComposition.packagedSources`) and its segment.
+    /// The packaged source (an index in `HLSExport.packagedSources`) and its segment.
     package let source: Int
     package let segment: Int
     /// The file's name in the output folder.

@@ -48,7 +48,7 @@ struct HLSRenderSources {
 
     /// The segments `location` plays: its media playlist's, or its variant's and, when the
     /// variant's audio is in playlists of its own, those of the rendition a player picks.
-    mutating func source(_ location: MediaLocation) throws(HLSCompositionStitchError) -> MP4StitchPiece.Source {
+    mutating func source(_ location: MediaLocation) throws(HLSExportError) -> MP4StitchPiece.Source {
         guard let playlistPath = remote.readPath(of: location) else {
             throw .unsupported(url: location.url, reason: "a remote playlist is \(purpose.done) from a SourceCatalog that loaded it")
         }
@@ -81,7 +81,7 @@ struct HLSRenderSources {
     }
 
     /// The segments of the media playlist at `mediaURL`, named `playlist` in messages.
-    private mutating func segments(of mediaURL: String, named playlist: FilePath) throws(HLSCompositionStitchError) -> HLSSegmentSource {
+    private mutating func segments(of mediaURL: String, named playlist: FilePath) throws(HLSExportError) -> HLSSegmentSource {
         let media = try playlists.mediaPlaylist(at: mediaURL)
         guard media.isFinite else {
             throw .unsupported(url: mediaURL, reason: "a live playlist (no EXT-X-ENDLIST, not VOD) has no end to \(purpose.verb)")
@@ -115,7 +115,7 @@ struct HLSRenderSources {
     }
 
     /// The local file (and bytes of it) a playlist's `uri` names; `name` says what it is.
-    private func localFile(_ uri: String, byteRange: HLSByteRange?, name: String, in playlist: String) throws(HLSCompositionStitchError) -> HLSSegmentSource.FileBytes {
+    private func localFile(_ uri: String, byteRange: HLSByteRange?, name: String, in playlist: String) throws(HLSExportError) -> HLSSegmentSource.FileBytes {
         let location: MediaLocation
         do { location = try MediaLocation(resolvedURI: uri) } catch {
             throw .malformed(url: playlist, reason: "\(name): \(error)")

@@ -8,7 +8,7 @@ struct HLSStitchedRenditions {
     /// The renditions as the multivariant playlist lists them, at their stitched playlists.
     let listed: [HLSRendition]
     /// The empty WebVTT segment, when a subtitle rendition shows it while a source has none.
-    let files: [HLSStitchedComposition.File]
+    let files: [HLSExport.File]
 }
 
 extension HLSExportStages {
@@ -49,7 +49,7 @@ extension HLSExportStages {
     mutating func stitchRenditions(
         _ renditions: [HLSRendition], of composition: Composition, video: HLSStitchedVariantPlaylist, sources: HLSLoadedSources,
         playing: Playing
-    ) throws(HLSCompositionStitchError) -> HLSStitchedRenditions {
+    ) throws(HLSExportError) -> HLSStitchedRenditions {
         var stitched: [HLSStitchedVariantPlaylist] = []
         var listed: [HLSRendition] = []
         var numbers: [String: Int] = [:]
@@ -73,7 +73,7 @@ extension HLSExportStages {
                 url: url, contentVariant: nil, interstitialVariants: [], sourcePlaylistURLs: segmentPlaylists.map(\.url), result: result))
             listed.append(HLSOutputNames.relisting(rendition, at: url, from: output))
         }
-        let files = needsEmptyCues ? [HLSStitchedComposition.File(url: emptyCues, text: "WEBVTT\n")] : []
+        let files = needsEmptyCues ? [HLSExport.File(url: emptyCues, text: "WEBVTT\n")] : []
         return HLSStitchedRenditions(playlists: stitched, listed: listed, files: files)
     }
 
@@ -85,7 +85,7 @@ extension HLSExportStages {
     /// the rendition's group.
     mutating func renditionPlaylist(
         of source: MediaLocation, for rendition: HLSRendition, sources: HLSLoadedSources
-    ) throws(HLSCompositionStitchError) -> HLSMediaPlaylist? {
+    ) throws(HLSExportError) -> HLSMediaPlaylist? {
         let isAudio = rendition.type == "AUDIO"
         if source == sources.primary, let uri = rendition.resolvedURI { return try playlists.mediaPlaylist(at: uri) }
         switch sources.playlists[source] {
@@ -136,7 +136,7 @@ extension HLSExportStages {
     /// Every cut of a rendition (or audio-only variant) within `renditionCutTolerance` of its video's.
     static func checkAligned(
         _ result: HLSStitchResult, url: String, with video: HLSStitchedVariantPlaylist, composition: Composition
-    ) throws(HLSCompositionStitchError) {
+    ) throws(HLSExportError) {
         for (index, (piece, videoPiece)) in zip(result.pieces, video.result.pieces).enumerated()
         where !isNear(piece.sourceRange.start, videoPiece.sourceRange.start) || !isNear(piece.sourceRange.end, videoPiece.sourceRange.end) {
             throw .variantsDisagree(

@@ -12,7 +12,7 @@ struct HLSSourcePlaylists {
     init(loader: HLSPlaylistLoader) { self.loader = loader }
 
     /// The playlist at `url` (media or multivariant).
-    mutating func playlist(at url: String) throws(HLSCompositionStitchError) -> HLSPlaylist {
+    mutating func playlist(at url: String) throws(HLSExportError) -> HLSPlaylist {
         if let playlist = loaded[url] { return playlist }
         // Parsed at the URL it was read from (after redirects), which its URIs resolve against.
         let bytes: [UInt8], readFrom: String
@@ -31,7 +31,7 @@ struct HLSSourcePlaylists {
 
     /// The playlist at `url`, as a source naming `variant` plays it: a multivariant playlist with
     /// that one variant (and the renditions it uses), so every output plays it.
-    mutating func playlist(at url: String, variant name: String?) throws(HLSCompositionStitchError) -> HLSPlaylist {
+    mutating func playlist(at url: String, variant name: String?) throws(HLSExportError) -> HLSPlaylist {
         let playlist = try playlist(at: url)
         guard let name else { return playlist }
         do { return .multivariant(try playlist.narrowed(toVariant: name)) } catch {
@@ -40,7 +40,7 @@ struct HLSSourcePlaylists {
     }
 
     /// The media playlist at `url`, the URI of a variant.
-    mutating func mediaPlaylist(at url: String) throws(HLSCompositionStitchError) -> HLSMediaPlaylist {
+    mutating func mediaPlaylist(at url: String) throws(HLSExportError) -> HLSMediaPlaylist {
         switch try playlist(at: url) {
         case .media(let media): return media
         case .multivariant:

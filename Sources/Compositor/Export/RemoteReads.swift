@@ -77,7 +77,7 @@ struct RemoteReads: Sendable {
     /// Fetches the bytes of the small copies a render reads from remote MP4 sources
     /// (`MP4StitchPlan.copiedFileRanges.read`) into their spools, all at once (the catalog's gate
     /// bounds the requests in flight), before the output is begun.
-    func fetchAhead(_ ranges: [FilePath: [Range<UInt64>]]) throws(CompositionRenderer.RenderError) {
+    func fetchAhead(_ ranges: [FilePath: [Range<UInt64>]]) throws(MP4ExportError) {
         guard let spools = catalog?.spools?.all.values else { return }
         let wanted = spools.compactMap { spool in ranges[spool.path].flatMap { $0.isEmpty ? nil : (spool, $0) } }
         guard !wanted.isEmpty else { return }
@@ -119,7 +119,7 @@ struct RemoteReads: Sendable {
 
     /// `error` as the user should read it: a remote source's fetch failure as the transport
     /// error it was, spool files named by their URLs.
-    func inUserTerms(_ error: CompositionRenderer.RenderError) -> CompositionRenderer.RenderError {
+    func inUserTerms(_ error: MP4ExportError) -> MP4ExportError {
         guard let spools = catalog?.spools?.all.values, !spools.isEmpty else { return error }
         if let failure = spools.lazy.compactMap(\.failure).first { return .transport(failure) }
         guard case .mp4(let mp4) = error else { return error }
@@ -128,7 +128,7 @@ struct RemoteReads: Sendable {
 
     /// `error` as the user should read it (see the render's `inUserTerms`): a remote source's
     /// fetch failure as `.unreadable` naming its URL, spool files named by their URLs.
-    func inUserTerms(_ error: HLSCompositionStitchError) -> HLSCompositionStitchError {
+    func inUserTerms(_ error: HLSExportError) -> HLSExportError {
         guard let spools = catalog?.spools?.all.values, !spools.isEmpty else { return error }
         if let failure = spools.lazy.compactMap(\.failure).first { return .unreadable(url: failure.url, reason: failure.reason) }
         guard case .packaging(let item, let mp4) = error else { return error }

@@ -14,7 +14,7 @@ import Darwin
 /// - The page plays a web-safe render of the session's composition (`/video/G.mp4`, generation
 ///   `G`), made again whenever the session loads a new composition (a `once` break played, an ad
 ///   scheduled now). Its cuts are on keyframes: player times and seeks are mapped between them and
-///   the schedule's (`CompositionRenderer.Rendered`), so the session keeps the schedule's times.
+///   the schedule's (`MP4Export`), so the session keeps the schedule's times.
 /// - Every reply that carries commands starts a new epoch. A tick counts only when it comes from
 ///   the current epoch and generation: a tick sent before a seek landed, or by the previous item,
 ///   is stale and is ignored, never taken for playback (no phantom break, no lost snapback target).
@@ -28,7 +28,7 @@ final class PreviewController: @unchecked Sendable {
     /// `now-N` during content; during a break it joins the pod).
     private let nowAd: Ad?
     private var session: PlaybackSession
-    private var rendered: CompositionRenderer.Rendered
+    private var rendered: MP4Export
     private var generation = 0
     private var epoch = 0
     private var nowCount = 0
@@ -244,7 +244,7 @@ final class PreviewController: @unchecked Sendable {
     /// the open file keeps its bytes.
     private static func renderVideo(
         _ composition: Composition, catalog: SourceCatalog, scheduleFile: FilePath
-    ) throws(DemoError) -> (CompositionRenderer.Rendered, SharedFile) {
+    ) throws(DemoError) -> (MP4Export, SharedFile) {
         var template = Array("/tmp/compositor-preview-XXXXXX".utf8CString)
         guard let folder = template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }).map({ String(cString: $0) }) else {
             throw .failure("preview: cannot make a folder in /tmp: \(systemErrorMessage(errno))")
@@ -255,12 +255,12 @@ final class PreviewController: @unchecked Sendable {
             rmdir(folder)
         }
         // Called on the demo's own threads (the main one, a connection's), which may wait.
-        let result = waitForTask { () -> Result<CompositionRenderer.Rendered, any Error> in
-            do { return .success(try await CompositionRenderer.render(composition, catalog: catalog, to: FilePath(name), cut: .webSafe)) } catch {
+        let result = waitForTask { () -> Result<MP4Export, any Error> in
+            do { return .success(try await MP4Exporter.render(composition, catalog: catalog, to: FilePath(name), cut: .webSafe)) } catch {
                 return .failure(error)
             }
         }
-        let made: CompositionRenderer.Rendered
+        let made: MP4Export
         do { made = try result.get() } catch { throw .failure("\(scheduleFile): \(error)") }
         do { return (made, SharedFile(try ReadableFile(path: FilePath(name)))) } catch { throw .failure("preview: \(error)") }
     }

@@ -363,7 +363,7 @@ struct AppleAdapterTests {
         #expect(!FileManager.default.fileExists(atPath: urls[0].path))
         // Every break and ad boundary was reported when the stitched item crossed it: within the
         // step (1/20 s) after where the stitch put it, not where the schedule did.
-        let stitcher = HLSCompositionStitcher(outputURL: folder + "/check.m3u8")
+        let stitcher = HLSExporter(outputURL: folder + "/check.m3u8")
         let stitches = ["1": try stitcher.stitch(first), "2": try stitcher.stitch(controller.session.composition)]
         let pod = try #require(stitches["1"]?.composition.breaks.first { $0.id == "pod" })
         #expect(pod.compositionRange.start == t("8.125"), "the pod moved with the content's cut")
@@ -391,7 +391,7 @@ struct AppleAdapterTests {
         let folder = try MP4Fixtures.makeScratchFolder("apple-stitched-seek")
         defer { MP4Fixtures.remove(folder) }
         let (player, controller, log, schedule, durations) = try await startedStitchedController(folder: folder)
-        let stitched = try HLSCompositionStitcher(outputURL: folder + "/check.m3u8").stitch(controller.session.composition)
+        let stitched = try HLSExporter(outputURL: folder + "/check.m3u8").stitch(controller.session.composition)
         _ = await playStitched(player, controller, seconds: 5)
         try await controller.seek(toContentTime: s(6))
         let item = try #require(player.currentItem)
@@ -452,7 +452,7 @@ struct AppleAdapterTests {
         let json = try String(contentsOfFile: HLSJoin.fixtures + "/demo-hls.json", encoding: .utf8)
             .replacingOccurrences(of: #""at": 14.3,"#, with: #""at": 14.3, "skippable": false,"#)
         let (schedule, durations) = try HLSInterstitialsTests.schedule(json: json)
-        let stitched = try HLSCompositionStitcher(outputURL: folder + "/stitched.m3u8")
+        let stitched = try HLSExporter(outputURL: folder + "/stitched.m3u8")
             .stitchInterstitials(schedule, naturalDurations: durations, restrictingJumps: true)
         let primary = AVPlayerItem(url: AVInterstitialEvents.foundationURL(stitched.outputURL))
         let events = AVInterstitialEvents.events(for: stitched, primaryItem: primary)

@@ -52,7 +52,7 @@ struct HLSExportOptionsTests {
         #expect(options.programDateTime == "2026-11-27T06:00:00.5+01:00")
         #expect(options.breakSnapping == ["mid1": .next] && options.snapping == .within)
         #expect(options.packagesEveryPiece && !options.marksEncodingChanges)
-        #expect(HLSCompositionStitcher(outputURL: "/out/stitched.m3u8", options: options).options == options)
+        #expect(HLSExporter(outputURL: "/out/stitched.m3u8", options: options).options == options)
     }
 
     @Test("causes compare by what they are and print their names")

@@ -155,7 +155,7 @@ struct HLSMarkedSpanTests {
     @Test("a stitched playlist's own markers read back as its breaks' composition ranges (but the post-roll, at the end)")
     func stitchedRoundTrip() throws {
         for markers: Set<HLSCueMarker> in [[.cueTags], [.scte35]] {
-            let stitcher = HLSCompositionStitcher(outputURL: "/out/stitched.m3u8", options: try HLSExportOptions(cueMarkers: markers))
+            let stitcher = HLSExporter(outputURL: "/out/stitched.m3u8", options: try HLSExportOptions(cueMarkers: markers))
             let stitched = try stitcher.stitch(try HLSJoin.composition("demo-hls.json"))
             let spans = try stitched.variants[0].result.playlist.markedSpans.map(\.range)
             // With SCTE 35 the post-roll has a DURATION; with cue tags it runs to the end: the same span.

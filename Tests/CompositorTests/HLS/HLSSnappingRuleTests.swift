@@ -44,10 +44,10 @@ struct HLSSnappingRuleTests {
 
     static func stitch(
         _ composition: Composition, _ rule: HLSCutSnapping, breaks: [String: HLSCutSnapping] = [:]
-    ) throws(HLSCompositionStitchError) -> HLSStitchedComposition {
+    ) throws(HLSExportError) -> HLSExport {
         let options: HLSExportOptions
         do { options = try HLSExportOptions(snapping: rule, breakSnapping: breaks) } catch { throw .stitch(item: nil, reason: "\(error)") }
-        return try HLSCompositionStitcher(outputURL: base + "out/stitched.m3u8", options: options, loader: loader).stitch(composition)
+        return try HLSExporter(outputURL: base + "out/stitched.m3u8", options: options, loader: loader).stitch(composition)
     }
 
     @Test("a break at 13 between boundaries 9 and 18 lands at 9 (nearest), 18 (next), 9 (previous)", arguments: [
@@ -89,7 +89,7 @@ struct HLSSnappingRuleTests {
     func breakNearTheEnds(at: String, rule: HLSCutSnapping, lands: String?) throws {
         let composition = try Self.composition([("b", at, "4")])
         guard let lands else {
-            let error = #expect(throws: HLSCompositionStitchError.self) { try Self.stitch(composition, rule) }
+            let error = #expect(throws: HLSExportError.self) { try Self.stitch(composition, rule) }
             guard case .snapsToNothing(let item, _, let requested, _)? = error else { Issue.record("\(String(describing: error))"); return }
             #expect(item == "C")
             #expect(requested.start == Self.t(at) || requested.end == Self.t(at))
@@ -122,7 +122,7 @@ struct HLSSnappingRuleTests {
     @Test("each cut's rule: a break's for the cuts next to it, the stitch's elsewhere")
     func cutRules() throws {
         let composition = try Self.composition([("b1", "13", "4"), ("b2", "31", "4")])
-        let stitcher = HLSCompositionStitcher(
+        let stitcher = HLSExporter(
             outputURL: Self.base + "out/stitched.m3u8", options: try HLSExportOptions(snapping: .previous, breakSnapping: ["b1": .next]),
             loader: Self.loader)
         let rules = HLSExportStages(stitcher).cutRules(composition.segments)

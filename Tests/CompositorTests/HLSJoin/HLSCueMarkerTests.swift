@@ -34,8 +34,8 @@ struct HLSCueMarkerTests {
         #expect(Int(bytes[1] & 0x0F) << 8 | Int(bytes[2]) == bytes.count - 3)  // section_length
     }
 
-    static func stitch(_ json: String, markers: Set<HLSCueMarker>, folder: String) throws -> (HLSStitchedComposition, HLSMediaPlaylist) {
-        let stitcher = HLSCompositionStitcher(outputURL: folder + "/stitched.m3u8", options: try HLSExportOptions(cueMarkers: markers))
+    static func stitch(_ json: String, markers: Set<HLSCueMarker>, folder: String) throws -> (HLSExport, HLSMediaPlaylist) {
+        let stitcher = HLSExporter(outputURL: folder + "/stitched.m3u8", options: try HLSExportOptions(cueMarkers: markers))
         let stitched = try stitcher.stitch(try HLSJoin.composition(json: Array(json.utf8)))
         let text = stitched.variants[0].result.text
         return (stitched, try HLSPlaylistParser().parseMediaPlaylist(Array(text.utf8), url: folder + "/stitched.m3u8"))
@@ -173,7 +173,7 @@ struct HLSCueMarkerTests {
         #expect(repeated.variants[0].result.playlist.segments.flatMap(\.dateRanges).map(\.id) == ["promo", "chapter", "promo-2", "chapter-2"])
 
         // A content date range with a break's ID is refused, naming the clip.
-        #expect(throws: HLSCompositionStitchError.stitch(
+        #expect(throws: HLSExportError.stitch(
             item: "C", reason: "piece 0 keeps its own date range 'b', the ID of a marker too; give the marker another ID")) {
             try HLSJoinTests.stitch(try HLSJoinTests.composition(), ["c.m3u8": content.replacingOccurrences(of: #"ID="promo""#, with: #"ID="b""#)])
         }

@@ -7,7 +7,7 @@ import Testing
 @testable import CompositorMP4
 import CompositorTesting
 
-/// `HLSCompositionStitcher.stitchInterstitials` and `hls --interstitials`: the content alone, each
+/// `HLSExporter.stitchInterstitials` and `hls --interstitials`: the content alone, each
 /// break an `EXT-X-DATERANGE` of class `com.apple.hls.interstitial` (draft-pantos-hls-rfc8216bis-17,
 /// appendix D), checked attribute by attribute against the spec, and judged by ffmpeg.
 ///
@@ -34,9 +34,9 @@ struct HLSInterstitialsTests {
     /// Stitches `json` as interstitials with the output at `folder/stitched.m3u8` and writes every file.
     static func stitch(
         _ json: String, folder: String, restrictingJumps: Bool = false
-    ) throws -> HLSStitchedComposition {
+    ) throws -> HLSExport {
         let (schedule, durations) = try schedule(json: json)
-        let stitched = try HLSCompositionStitcher(outputURL: folder + "/stitched.m3u8")
+        let stitched = try HLSExporter(outputURL: folder + "/stitched.m3u8")
             .stitchInterstitials(schedule, naturalDurations: durations, restrictingJumps: restrictingJumps)
         for file in stitched.files { try Data(file.text.utf8).write(to: URL(fileURLWithPath: file.url)) }
         return stitched
@@ -81,7 +81,7 @@ struct HLSInterstitialsTests {
         let json = try Self.fixture("demo-hls.json")
         let stitched = try Self.stitch(json, folder: folder)
         let (schedule, durations) = try Self.schedule(json: json)
-        let spliced = try HLSCompositionStitcher(outputURL: folder + "/spliced.m3u8")
+        let spliced = try HLSExporter(outputURL: folder + "/spliced.m3u8")
             .stitch(try Composition(schedule: schedule, naturalDurations: durations))
         #expect(stitched.composition == spliced.composition)
         #expect(stitched.variants.count == 1 && stitched.multivariantPlaylist == nil)
@@ -158,8 +158,8 @@ struct HLSInterstitialsTests {
               "breaks": [ { "id": "m", "at": 6, "ads": [ { "id": "a", "url": "hls/ts/ad1/index.m3u8" } ] } ] }
             """
         let (schedule, durations) = try Self.schedule(json: json)
-        #expect(throws: HLSCompositionStitchError.self) {
-            try HLSCompositionStitcher(outputURL: folder + "/x.m3u8").stitch(try Composition(schedule: schedule, naturalDurations: durations))
+        #expect(throws: HLSExportError.self) {
+            try HLSExporter(outputURL: folder + "/x.m3u8").stitch(try Composition(schedule: schedule, naturalDurations: durations))
         }
         let stitched = try Self.stitch(json, folder: folder)
         #expect(try Self.table(try Self.interstitials(folder + "/stitched.m3u8")) == [#"m +6 - interstitial-1-1.m3u8 4 0 "OUT,IN" - -"#])
@@ -227,8 +227,8 @@ struct HLSInterstitialsTests {
             { "content": [ { "id": "feature", "url": "hls/ts/content/index.m3u8" } ],
               "breaks": [ { "id": "late", "at": 13, "ads": [ { "id": "a", "url": "hls/ts/ad1/index.m3u8" } ] } ] }
             """)
-        #expect(throws: HLSCompositionStitchError.schedule(.midrollOutsideContent(breakID: "late", at: s(13), contentDuration: s(12)))) {
-            try HLSCompositionStitcher(outputURL: folder + "/s.m3u8").stitchInterstitials(schedule, naturalDurations: durations)
+        #expect(throws: HLSExportError.schedule(.midrollOutsideContent(breakID: "late", at: s(13), contentDuration: s(12)))) {
+            try HLSExporter(outputURL: folder + "/s.m3u8").stitchInterstitials(schedule, naturalDurations: durations)
         }
         #expect(MP4Fixtures.listing(folder).isEmpty)
     }
@@ -324,7 +324,7 @@ enum InterstitialRules {
         if !ranges.isEmpty, dates.isEmpty { problems.append("date ranges without EXT-X-PROGRAM-DATE-TIME") }
         if Set(ranges.map(\.id)).count != ranges.count { problems.append("IDs not unique") }
         let total = try playlist.segmentBoundaries.last ?? .zero
-        for range in ranges where range.className == HLSCompositionStitcher.interstitialClass {
+        for range in ranges where range.className == HLSExporter.interstitialClass {
             let id = range.id, list = range.attributes
             func problem(_ text: String) { problems.append("\(id): \(text)") }
             guard let start = range.startDate else { problem("no START-DATE"); continue }

@@ -25,8 +25,8 @@ enum HLSJoin {
     }
 
     /// Stitches `composition` into a fresh scratch folder and writes every playlist there.
-    static func stitch(_ composition: Composition, folder: String) throws -> HLSStitchedComposition {
-        let stitched = try HLSCompositionStitcher(outputURL: folder + "/stitched.m3u8").stitch(composition)
+    static func stitch(_ composition: Composition, folder: String) throws -> HLSExport {
+        let stitched = try HLSExporter(outputURL: folder + "/stitched.m3u8").stitch(composition)
         for file in stitched.files { try Data(file.text.utf8).write(to: URL(fileURLWithPath: file.url)) }
         return stitched
     }

@@ -131,9 +131,9 @@ struct HLSJoinTests {
         let schedule = try ScheduleDocument.decode(Array(unknown.utf8), baseFolder: FilePath(HLSJoin.fixtures))
         let composition = try Composition(schedule: schedule, naturalDurations: [
             schedule.content[0].source: MediaTime(seconds: 10), schedule.breaks[0].ads[0].source: MediaTime(seconds: 4)])
-        #expect(throws: HLSCompositionStitchError.noSuchVariant(
+        #expect(throws: HLSExportError.noSuchVariant(
             url: HLSJoin.fixtures + "/hls/multivariant/content/master.m3u8", name: "4k", known: #""hi/index.m3u8", "lo/index.m3u8""#)) {
-            try HLSCompositionStitcher(outputURL: folder + "/stitched.m3u8").stitch(composition)
+            try HLSExporter(outputURL: folder + "/stitched.m3u8").stitch(composition)
         }
     }
 
@@ -146,10 +146,10 @@ struct HLSJoinTests {
             { "content": [ { "id": "feature", "url": "hls/ts/content/index.m3u8" } ],
               "breaks": [ { "id": "b", "at": 4, "ads": [ { "id": "tiny", "url": "hls/ts/ad1/index.m3u8", "start": 1.2, "end": 1.5 } ] } ] }
             """#.utf8))
-        #expect(throws: HLSCompositionStitchError.snapsToNothing(
+        #expect(throws: HLSExportError.snapsToNothing(
             item: "tiny", url: HLSJoin.fixtures + "/hls/ts/ad1/index.m3u8", requested: range(t("1.2"), t("1.5")),
             snapped: range(t("1.3"), t("1.3")))) {
-            try HLSCompositionStitcher(outputURL: "/tmp/out/stitched.m3u8").stitch(composition)
+            try HLSExporter(outputURL: "/tmp/out/stitched.m3u8").stitch(composition)
         }
     }
 
@@ -159,10 +159,10 @@ struct HLSJoinTests {
             { "content": [ { "id": "feature", "url": "hls/ts/content/index.m3u8" } ],
               "breaks": [ { "id": "b", "at": 4, "ads": [ { "id": "a", "url": "hls/fmp4/ad1/index.m3u8" } ] } ] }
             """#.utf8))
-        let error = HLSCompositionStitchError.mixedSegmentFormats(
+        let error = HLSExportError.mixedSegmentFormats(
             item: "a", url: HLSJoin.fixtures + "/hls/fmp4/ad1/index.m3u8", format: HLSSegmentFormat.fragmentedMP4.description,
             previousItem: "feature", previousURL: HLSJoin.fixtures + "/hls/ts/content/index.m3u8", previousFormat: HLSSegmentFormat.mpegTS.description)
-        #expect(throws: error) { try HLSCompositionStitcher(outputURL: "/tmp/out/stitched.m3u8").stitch(composition) }
+        #expect(throws: error) { try HLSExporter(outputURL: "/tmp/out/stitched.m3u8").stitch(composition) }
         #expect(error.description.contains("'a' (\(HLSJoin.fixtures)/hls/fmp4/ad1/index.m3u8) has fragmented MP4 segments"))
     }
 
@@ -173,7 +173,7 @@ struct HLSJoinTests {
               "breaks": [ { "id": "b", "at": 4, "ads": [ { "id": "a", "url": "mpeg4-part2.mp4" } ] } ] }
             """#.utf8))
         do {
-            _ = try HLSCompositionStitcher(outputURL: "/tmp/out/stitched.m3u8").stitch(composition)
+            _ = try HLSExporter(outputURL: "/tmp/out/stitched.m3u8").stitch(composition)
             Issue.record("packaged MPEG-4 Part 2 video as MPEG-TS")
         } catch {
             guard case .packaging(let item, .unsupported(let file, let boxPath, _, let reason)) = error else { Issue.record("\(error)"); return }
@@ -183,7 +183,7 @@ struct HLSJoinTests {
             #expect(reason.contains("MPEG-4 Part 2 (mp4v, object type 0x20) video; MPEG-TS segments are packaged from H.264 or HEVC video and AAC audio"))
             #expect(error.description.hasPrefix("'a': cannot package it into segments: "))
         }
-        let stitcher = HLSCompositionStitcher(
+        let stitcher = HLSExporter(
             outputURL: "/tmp/out/stitched.m3u8", options: try HLSExportOptions(segmentContainer: .fragmentedMP4))
         let composition2 = try HLSJoin.composition(json: Array(#"""
             { "content": [ { "id": "feature", "url": "mpeg4-part2.mp4" } ], "breaks": [] }
@@ -218,17 +218,17 @@ struct HLSJoinTests {
                              ads: [Ad(id: "A", source: MediaLocation(parsing: base + "ad.m3u8"), end: s(4))])]))
     }
 
-    static func stitch(_ composition: Composition, _ files: [String: String]) throws(HLSCompositionStitchError) -> HLSStitchedComposition {
+    static func stitch(_ composition: Composition, _ files: [String: String]) throws(HLSExportError) -> HLSExport {
         var all = ["ad.m3u8": media(["2", "2"])]
         all.merge(files) { $1 }
         let loader = HLSPlaylistLoader.inMemory(Dictionary(uniqueKeysWithValues: all.map { (base + $0, $1) }))
-        return try HLSCompositionStitcher(outputURL: base + "out/stitched.m3u8", loader: loader).stitch(composition)
+        return try HLSExporter(outputURL: base + "out/stitched.m3u8", loader: loader).stitch(composition)
     }
 
     @Test("malformed playlists and unreadable ones are told apart, and from unsupported ones")
     func loadingErrors() throws {
         let composition = try Self.composition()
-        #expect(throws: HLSCompositionStitchError.unreadable(url: Self.base + "c.m3u8", reason: "\(Self.base)c.m3u8: no such playlist")) {
+        #expect(throws: HLSExportError.unreadable(url: Self.base + "c.m3u8", reason: "\(Self.base)c.m3u8: no such playlist")) {
             try Self.stitch(composition, [:])
         }
         do {
@@ -239,7 +239,7 @@ struct HLSJoinTests {
             #expect(url == Self.base + "c.m3u8")
             #expect(reason == HLSParseError(line: 3, lineText: "#EXTINF:4,", problem: .extinfWithoutURI).description)
         }
-        #expect(throws: HLSCompositionStitchError.unsupported(
+        #expect(throws: HLSExportError.unsupported(
             url: Self.base + "c.m3u8", reason: "a live playlist (no EXT-X-ENDLIST, not PLAYLIST-TYPE VOD) has no fixed segments to stitch")) {
             try Self.stitch(composition, ["c.m3u8": Self.media(["4", "4", "4"], end: false)])
         }
@@ -258,7 +258,7 @@ struct HLSJoinTests {
             #EXT-X-STREAM-INF:BANDWIDTH=800000
             v1.m3u8
             """
-        #expect(throws: HLSCompositionStitchError.variantsDisagree(
+        #expect(throws: HLSExportError.variantsDisagree(
             item: "C", variantURL: Self.base + "out/stitched-1.m3u8", range: range(s(0), s(6)),
             firstVariantURL: Self.base + "out/stitched-0.m3u8", firstRange: range(s(0), s(4)))) {
             try Self.stitch(try Self.composition(content: "master.m3u8"), [
@@ -320,7 +320,7 @@ struct HLSJoinTests {
         // earlier wins): one timeline could not describe both.
         var misaligned = files
         misaligned["fr.m3u8"] = Self.media(["3", "3", "3", "3"], prefix: "fr")
-        #expect(throws: HLSCompositionStitchError.variantsDisagree(
+        #expect(throws: HLSExportError.variantsDisagree(
             item: "C", variantURL: Self.base + "out/stitched-audio-1.m3u8", range: range(s(0), s(3)),
             firstVariantURL: Self.base + "out/stitched-0.m3u8", firstRange: range(s(0), s(4)))) {
             try Self.stitch(composition, misaligned)
@@ -444,13 +444,13 @@ struct HLSJoinTests {
     func snappingRules() throws {
         let composition = try Self.composition()
         let files = ["c.m3u8": Self.media(["4", "4", "4"])]
-        func stitch(_ rule: HLSCutSnapping) throws(HLSCompositionStitchError) -> HLSStitchedComposition {
+        func stitch(_ rule: HLSCutSnapping) throws(HLSExportError) -> HLSExport {
             var all = ["ad.m3u8": Self.media(["2", "2"])]
             all.merge(files) { $1 }
             let loader = HLSPlaylistLoader.inMemory(Dictionary(uniqueKeysWithValues: all.map { (Self.base + $0, $1) }))
             let options: HLSExportOptions
             do { options = try HLSExportOptions(snapping: rule) } catch { throw .stitch(item: nil, reason: "\(error)") }
-            return try HLSCompositionStitcher(outputURL: Self.base + "out/stitched.m3u8", options: options, loader: loader).stitch(composition)
+            return try HLSExporter(outputURL: Self.base + "out/stitched.m3u8", options: options, loader: loader).stitch(composition)
         }
         let within = try stitch(.within)
         #expect(within.composition.segments.map(\.sourceRange) == [range(s(0), s(4)), range(s(0), s(4)), range(s(8), s(12))])
@@ -471,7 +471,7 @@ struct HLSJoinTests {
             content: [ContentClip(id: "C", source: MediaLocation(parsing: Self.base + "c.m3u8"), end: s(12))],
             breaks: [AdBreak(id: #"say "hi""#, placement: .midroll(at: s(4)),
                              ads: [Ad(id: "A", source: MediaLocation(parsing: Self.base + "ad.m3u8"), end: s(4))])]))
-        #expect(throws: HLSCompositionStitchError.unwritableID(#"say "hi""#)) {
+        #expect(throws: HLSExportError.unwritableID(#"say "hi""#)) {
             try Self.stitch(composition, ["c.m3u8": Self.media(["4", "4", "4"])])
         }
     }

@@ -66,7 +66,7 @@ struct FragmentedSourceTests {
             { "content": [ { "id": "feature", "url": "\(source)" } ], "breaks": [] }
             """.utf8))
         let output = folder + "/out.mp4"
-        try await CompositionRenderer.render(composition, to: FilePath(output))
+        try await MP4Exporter.render(composition, to: FilePath(output))
         #expect(try await ffmpeg.videoFrames(output).map(\.hash) == ffmpeg.videoFrames(source).map(\.hash))
         #expect(try await ffmpeg.audioDecodeErrors(output).isEmpty)
     }
@@ -144,14 +144,14 @@ struct FragmentedSourceTests {
         #expect(composition.duration == MediaTime(seconds: 14))
         let output = folder + "/out.mp4"
         guard adRate == 25 else {
-            #expect(throws: CompositionRenderer.RenderError.mp4(.unsupported(
+            #expect(throws: MP4ExportError.mp4(.unsupported(
                 file: content + "init.mp4", boxPath: "moov/trak[0]", offset: 144,
                 reason: "video at 12800 ticks a second, the first init section's at 15360: one track has one timescale"))) {
-                try CompositionRenderer.render(composition, to: FilePath(output))
+                try MP4Exporter.render(composition, to: FilePath(output))
             }
             return
         }
-        try await CompositionRenderer.render(composition, to: FilePath(output))
+        try await MP4Exporter.render(composition, to: FilePath(output))
         let expected = try await ffmpeg.playlistFrames(folder + "/ad.m3u8").map(\.hash)
             + ffmpeg.playlistFrames(content + "index.m3u8").map(\.hash)
         #expect(try await ffmpeg.videoFrames(output).map(\.hash) == expected)

@@ -106,10 +106,10 @@ struct MP4DecodeStartTests {
             content: [ContentClip(id: "main", source: MediaLocation(FilePath(clip)), end: MediaTime(seconds: 4))],
             breaks: [AdBreak(id: "mid", placement: .midroll(at: MediaTime(value: 3, timescale: 2)),
                              ads: [Ad(id: "ad", source: MediaLocation(FilePath(MP4Fixtures.ad1)), end: MediaTime(seconds: 1))])]))
-        #expect(throws: CompositionRenderer.RenderError.snapping(.overlappingPieces(item: "main", end: MediaTime(seconds: 4), nextStart: .zero))) {
-            try CompositionRenderer.plan(composition, cut: .keyframeAligned)
+        #expect(throws: MP4ExportError.snapping(.overlappingPieces(item: "main", end: MediaTime(seconds: 4), nextStart: .zero))) {
+            try MP4Exporter.plan(composition, cut: .keyframeAligned)
         }
-        _ = try CompositionRenderer.plan(composition, cut: .sampleAccurate)
+        _ = try MP4Exporter.plan(composition, cut: .sampleAccurate)
     }
 }
 

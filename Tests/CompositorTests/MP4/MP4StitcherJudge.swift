@@ -144,7 +144,7 @@ func renderAndJudge(_ composition: Composition, cut: MP4CutMode, sourceLocation:
     let folder = try MP4Fixtures.makeScratchFolder("render")
     defer { MP4Fixtures.remove(folder) }
     let output = folder + "/out.mp4"
-    let rendered = try await CompositionRenderer.render(composition, to: FilePath(output), cut: cut)
+    let rendered = try await MP4Exporter.render(composition, to: FilePath(output), cut: cut)
     if cut == .sampleAccurate { #expect(rendered.composition == composition, sourceLocation: sourceLocation) }
     #expect(rendered.plan.duration == rendered.composition.duration, sourceLocation: sourceLocation)
     try await judge.check(output, against: rendered.plan, sourceLocation: sourceLocation)

@@ -56,7 +56,7 @@ struct HLSPackagingFFmpegTests {
         defer { MP4Fixtures.remove(folder) }
         let schedule = try ScheduleDocument.decode(try MP4Fixtures.bytes(HLSJoin.fixtures + "/demo.json"), baseFolder: FilePath(HLSJoin.fixtures))
         let durations = SourceProbe.probeAll(schedule).results.mapValues(\.naturalDuration)
-        let stitched = try HLSCompositionStitcher(outputURL: folder + "/out/stitched.m3u8")
+        let stitched = try HLSExporter(outputURL: folder + "/out/stitched.m3u8")
             .stitchInterstitials(schedule, naturalDurations: durations)
         try await stitched.write(into: FilePath(folder + "/out"))
         let content = stitched.composition.segments.filter { !$0.isAd }
@@ -150,12 +150,12 @@ struct HLSPackagingFFmpegTests {
     @Test("every piece packaged: not with interstitials, which keep each ad in playlists of its own")
     func everyPieceNotWithInterstitials() throws {
         let schedule = try ScheduleDocument.decode(try MP4Fixtures.bytes(HLSJoin.fixtures + "/demo-hls.json"), baseFolder: FilePath(HLSJoin.fixtures))
-        let stitcher = HLSCompositionStitcher(
+        let stitcher = HLSExporter(
             outputURL: "/tmp/never-written/stitched.m3u8", options: try HLSExportOptions(packagesEveryPiece: true))
         #expect {
             try stitcher.stitchInterstitials(schedule, naturalDurations: SourceProbe.probeAll(schedule).results.mapValues(\.naturalDuration))
         } throws: { error in
-            guard case .unsupported(_, let reason)? = error as? HLSCompositionStitchError else { return false }
+            guard case .unsupported(_, let reason)? = error as? HLSExportError else { return false }
             return reason.contains("packaging every piece")
         }
     }
@@ -165,13 +165,13 @@ struct HLSPackagingFFmpegTests {
     func judged(
         _ composition: Composition, container: HLSSegmentContainer? = nil, everyPiece: Bool = false,
         marksEncodingChanges: Bool = true, label: String, keep: String? = nil, sourceLocation: SourceLocation = #_sourceLocation
-    ) async throws -> HLSStitchedComposition {
+    ) async throws -> HLSExport {
         let ffmpeg = try FFmpeg.require()
         let folder = try MP4Fixtures.makeScratchFolder("packaging-\(label)")
         defer { MP4Fixtures.remove(folder) }
         let options = try HLSExportOptions(
             segmentContainer: container, packagesEveryPiece: everyPiece, marksEncodingChanges: marksEncodingChanges)
-        let stitcher = HLSCompositionStitcher(outputURL: folder + "/out/stitched.m3u8", options: options)
+        let stitcher = HLSExporter(outputURL: folder + "/out/stitched.m3u8", options: options)
         let stitched = try stitcher.stitch(composition)
         try await stitched.write(into: FilePath(folder + "/out"))
         let variant = try #require(stitched.variants.first)

@@ -219,7 +219,7 @@ struct RemoteMP4Tests {
         #expect(catalog.failures.isEmpty, "\(catalog.failures)")
         let output = FileManager.default.temporaryDirectory.appendingPathComponent("compositor-in-flight-\(UUID().uuidString).mp4")
         defer { try? FileManager.default.removeItem(at: output) }
-        try await CompositionRenderer.render(try Composition.loading(schedule, catalog: catalog), catalog: catalog, to: FilePath(output.path))
+        try await MP4Exporter.render(try Composition.loading(schedule, catalog: catalog), catalog: catalog, to: FilePath(output.path))
         #expect(counting.most <= 3 && counting.most >= 2, "\(counting.most) at most")
         #expect(counting.total >= 11, "\(counting.total) requests")
     }
@@ -262,10 +262,10 @@ struct RemoteMP4Tests {
         let remote = try schedule("http://127.0.0.1:1/")
         let catalog = try await SourceCatalog.load(remote, transport: transport)
         let composition = try Composition.loading(remote, catalog: catalog)
-        try await CompositionRenderer.render(composition, catalog: catalog, to: FilePath(folder.appendingPathComponent("remote.mp4").path))
+        try await MP4Exporter.render(composition, catalog: catalog, to: FilePath(folder.appendingPathComponent("remote.mp4").path))
         let local = try schedule(packageRoot.appendingPathComponent("Fixtures").path + "/")
         let localComposition = try Composition.loading(local)
-        try await CompositionRenderer.render(localComposition, to: FilePath(folder.appendingPathComponent("local.mp4").path))
+        try await MP4Exporter.render(localComposition, to: FilePath(folder.appendingPathComponent("local.mp4").path))
         let remoteBytes = try Data(contentsOf: folder.appendingPathComponent("remote.mp4"))
         #expect(remoteBytes == (try Data(contentsOf: folder.appendingPathComponent("local.mp4"))))
         #expect(transport.requests.allSatisfy { $0.byteRange != nil })
@@ -285,7 +285,7 @@ struct RemoteMP4Tests {
         let (catalog, composition) = try await contentChangingAtThirdRead()
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("compositor-remote-hls-fault-\(UUID().uuidString)")
         do {
-            let stitched = try await HLSCompositionStitcher(outputURL: folder.appendingPathComponent("stitched.m3u8").path)
+            let stitched = try await HLSExporter(outputURL: folder.appendingPathComponent("stitched.m3u8").path)
                 .stitch(composition, catalog: catalog)
             try await stitched.write(into: FilePath(folder.path))
             Issue.record("wrote a stitch whose source changed while it was read")
@@ -299,8 +299,8 @@ struct RemoteMP4Tests {
     func renderFaultWritesNothing() async throws {
         let (catalog, composition) = try await contentChangingAtThirdRead()
         let output = FileManager.default.temporaryDirectory.appendingPathComponent("compositor-remote-fault-\(UUID().uuidString).mp4")
-        await #expect(throws: CompositionRenderer.RenderError.transport(HTTPTransportError(url: "http://127.0.0.1:1/content.mp4", problem: .changed("ETag \"v1\" then, \"v2\" now")))) {
-            try await CompositionRenderer.render(composition, catalog: catalog, to: FilePath(output.path))
+        await #expect(throws: MP4ExportError.transport(HTTPTransportError(url: "http://127.0.0.1:1/content.mp4", problem: .changed("ETag \"v1\" then, \"v2\" now")))) {
+            try await MP4Exporter.render(composition, catalog: catalog, to: FilePath(output.path))
         }
         #expect(!FileManager.default.fileExists(atPath: output.path))
     }

@@ -192,7 +192,7 @@ struct RemoteNginxTests {
             let stitching = RecordingTransport()
             let catalog = try await SourceCatalog.load(schedule, transport: stitching)
             let folder = FileManager.default.temporaryDirectory.appendingPathComponent("compositor-remote-\(UUID().uuidString)")
-            let stitched = try await HLSCompositionStitcher(outputURL: folder.appendingPathComponent("stitched.m3u8").path)
+            let stitched = try await HLSExporter(outputURL: folder.appendingPathComponent("stitched.m3u8").path)
                 .stitch(try Composition.loading(schedule, catalog: catalog), catalog: catalog)
             let uris = stitched.variants.flatMap { $0.result.playlist.segments.map(\.uri) }
             #expect(!uris.isEmpty && uris.allSatisfy { $0.hasPrefix("http://127.0.0.1:\(port)/hls/multivariant/content/") }, "\(uris.prefix(3))")

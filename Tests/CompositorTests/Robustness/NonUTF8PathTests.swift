@@ -18,7 +18,7 @@ struct NonUTF8PathTests {
         let composition = try Composition(schedule: schedule, naturalDurations: [
             MediaLocation(FilePath(MP4Fixtures.ad1)): try SourceProbe.probe(MediaLocation(FilePath(MP4Fixtures.ad1))).naturalDuration,
         ])
-        try CompositionRenderer.render(composition, to: output)
+        try MP4Exporter.render(composition, to: output)
         #expect(folderEntries(FilePath(folder)) == [name])
         #expect(try SourceProbe.probe(MediaLocation(output)).naturalDuration == composition.duration)
     }

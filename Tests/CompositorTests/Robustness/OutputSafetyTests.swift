@@ -57,7 +57,7 @@ struct OutputSafetyTests {
         let composition = try Composition(schedule: Schedule(content: [clip], breaks: []))
 
         #expect {
-            try CompositionRenderer.render(composition, to: FilePath(alias))
+            try MP4Exporter.render(composition, to: FilePath(alias))
         } throws: { error in
             "\(error)" == "\(alias): cannot write the stitched file: is the same file as the input \(source); an output never replaces its inputs"
         }

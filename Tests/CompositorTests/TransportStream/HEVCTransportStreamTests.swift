@@ -59,7 +59,7 @@ struct HEVCTransportStreamTests {
         defer { MP4Fixtures.remove(folder) }
         let (_, playlist) = try await Self.sources(openGOP: true, in: folder, tools: tools)
         let output = folder + "/out.mp4"
-        try await CompositionRenderer.render(HLSJoin.composition(json: Array("""
+        try await MP4Exporter.render(HLSJoin.composition(json: Array("""
             { "content": [ { "id": "feature", "url": "\(playlist)", "end": 4 } ], "breaks": [] }
             """.utf8)), to: FilePath(output))
         let description = try #require(try MP4Reader.read(path: FilePath(output)).videoTrack?.sampleDescriptions.first)

@@ -32,7 +32,7 @@ struct HLSAudioRenditionRenderTests {
         for (name, playlist) in [("demuxed", demuxed), ("muxed", muxed)] {
             let composition = try HLSJoin.composition(json: Array(#"{ "content": [ { "id": "c", "url": "\#(playlist)" } ] }"#.utf8))
             let output = "\(folder)/\(name).mp4"
-            try await CompositionRenderer.render(composition, to: FilePath(output), cut: cut)
+            try await MP4Exporter.render(composition, to: FilePath(output), cut: cut)
             outputs.append(output)
         }
         #expect(try await ffmpeg.videoFrames(outputs[0]) == ffmpeg.videoFrames(outputs[1]))
@@ -56,7 +56,7 @@ struct HLSAudioRenditionRenderTests {
             let path = folder + "/demuxed/\(uri == "late.m3u8" ? "late" : "silent")-master.m3u8"
             try Data(text.replacingOccurrences(of: "URI=\"v1/index.m3u8\"", with: "URI=\"\(uri)\"").utf8).write(to: URL(fileURLWithPath: path))
             let composition = try HLSJoin.composition(json: Array(#"{ "content": [ { "id": "c", "url": "\#(path)" } ] }"#.utf8))
-            let error = #expect(throws: CompositionRenderer.RenderError.self) { try CompositionRenderer.plan(composition) }
+            let error = #expect(throws: MP4ExportError.self) { try MP4Exporter.plan(composition) }
             let message = error?.description ?? ""
             #expect(message.hasPrefix(folder + "/demuxed/\(uri): the audio rendition of \(path): \(reason)"), "\(message)")
         }

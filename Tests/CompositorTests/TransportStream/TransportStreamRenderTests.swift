@@ -61,7 +61,7 @@ struct TransportStreamRenderTests {
             { "content": [ { "id": "ad", "url": "hls/multivariant/ad1/master.m3u8" } ], "breaks": [] }
             """.utf8))
         let output = folder + "/out.mp4"
-        try await CompositionRenderer.render(composition, to: FilePath(output))
+        try await MP4Exporter.render(composition, to: FilePath(output))
         // ad1's master lists lo (160x90) first, hi (320x180, the higher BANDWIDTH) second.
         let hi = try await ffmpeg.playlistFrames(HLSJoin.fixtures + "/hls/multivariant/ad1/hi/index.m3u8").map(\.hash)
         #expect(try await ffmpeg.videoFrames(output).map(\.hash) == hi)
@@ -94,7 +94,7 @@ struct TransportStreamRenderTests {
             { "content": [ { "id": "lo", "url": "\(master)", "variant": "\(name)" } ], "breaks": [] }
             """.utf8))
         let output = folder + "/out.mp4"
-        try await CompositionRenderer.render(composition, to: FilePath(output))
+        try await MP4Exporter.render(composition, to: FilePath(output))
         let lo = try await ffmpeg.playlistFrames(variants + "lo/index.m3u8").map(\.hash)
         #expect(try await ffmpeg.videoFrames(output).map(\.hash) == lo)
         #expect(try MP4Reader.read(path: FilePath(output)).videoTrack?.sampleDescriptions.map(\.width) == [160])
@@ -110,7 +110,7 @@ struct TransportStreamRenderTests {
             """.utf8))
         #expect(composition.segments.map(\.source.variant) == ["lo/index.m3u8", nil])
         let output = folder + "/out.mp4"
-        try CompositionRenderer.render(composition, to: FilePath(output))
+        try MP4Exporter.render(composition, to: FilePath(output))
         let video = try #require(try MP4Reader.read(path: FilePath(output)).videoTrack)
         #expect(video.sampleDescriptions.map(\.width) == [160, 320])
     }
@@ -130,8 +130,8 @@ struct TransportStreamRenderTests {
         // The render reads the playlist itself and says the same.
         guard url.hasSuffix(".m3u8") else { return }
         let duration = [schedule.content[0].source: MediaTime(seconds: 4)]
-        let error = #expect(throws: CompositionRenderer.RenderError.self) {
-            try CompositionRenderer.plan(try Composition(schedule: schedule, naturalDurations: duration))
+        let error = #expect(throws: MP4ExportError.self) {
+            try MP4Exporter.plan(try Composition(schedule: schedule, naturalDurations: duration))
         }
         #expect(error?.description.hasSuffix(reason) == true, "\(String(describing: error))")
     }
@@ -160,7 +160,7 @@ struct TransportStreamRenderTests {
             """.utf8))
         #expect(composition.duration == MediaTime(seconds: 16), sourceLocation: sourceLocation)
         let output = folder + "/out.mp4"
-        let rendered = try await CompositionRenderer.render(composition, to: FilePath(output))
+        let rendered = try await MP4Exporter.render(composition, to: FilePath(output))
         #expect(rendered.plan.duration == MediaTime(seconds: 16), sourceLocation: sourceLocation)
 
         let expected = try await ffmpeg.playlistFrames(HLSJoin.fixtures + "/hls/\(fixtures)/ad1/index.m3u8").map(\.hash)

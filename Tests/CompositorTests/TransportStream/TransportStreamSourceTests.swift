@@ -59,10 +59,10 @@ struct TransportStreamSourceTests {
 
     // MARK: - Refusals, each naming the item, file, line or byte
 
-    func renderError(_ json: String) throws -> CompositionRenderer.RenderError? {
+    func renderError(_ json: String) throws -> MP4ExportError? {
         let schedule = try ScheduleDocument.decode(Array(json.utf8), baseFolder: FilePath(Self.fixtures))
         let composition = try Composition(schedule: schedule, naturalDurations: [:])
-        do { _ = try CompositionRenderer.plan(composition) } catch { return error }
+        do { _ = try MP4Exporter.plan(composition) } catch { return error }
         return nil
     }
 
@@ -112,7 +112,7 @@ struct TransportStreamSourceTests {
         let header = ["#EXTM3U", "#EXT-X-TARGETDURATION:2", "#EXT-X-PLAYLIST-TYPE:VOD"]
         func packagingError(_ url: String) throws -> String? {
             let schedule = try ScheduleDocument.decode(Array(schedule(url).utf8), baseFolder: FilePath(Self.fixtures))
-            let stitcher = HLSCompositionStitcher(
+            let stitcher = HLSExporter(
                 outputURL: folder + "/out/stitched.m3u8", options: try HLSExportOptions(packagesEveryPiece: true))
             let composition = try Composition(schedule: schedule, naturalDurations: [:])
             do { _ = try stitcher.stitch(composition) } catch { return error.description }

@@ -3,9 +3,9 @@ import CompositorHLS
 import CompositorIO
 import CompositorMP4
 
-/// What `HLSCompositionStitcher` produced: the playlists to write, the composition that plays in
+/// What `HLSExporter` produced: the playlists to write, the composition that plays in
 /// them, and the exact-cut queue plan of the same schedule.
-public struct HLSStitchedComposition: Sendable, Equatable {
+public struct HLSExport: Sendable, Equatable {
     /// The composition as scheduled and as the stitched playlists play it, with the mapping
     /// between them (`playedTime(forRequestedTime:)` and its inverse), which a player of the
     /// playlists uses.
@@ -60,11 +60,11 @@ public struct HLSStitchedComposition: Sendable, Equatable {
     ///   - extraFiles: More files to write beside the playlists (none by default), each under the
     ///     last path component of its `url`.
     ///   - progress: Called after each file is written, on the calling thread.
-    /// - Throws: `HLSCompositionStitchError.cannotWrite` for a folder that cannot be written or holds
+    /// - Throws: `HLSExportError.cannotWrite` for a folder that cannot be written or holds
     ///   other files, or the error of a packaged source that cannot be read or changed.
     public func write(
         into folder: FilePath, extraFiles: [File] = [], progress: (HLSWriteProgress) -> Void = { _ in }
-    ) throws(HLSCompositionStitchError) {
+    ) throws(HLSExportError) {
         try write(into: folder, extraFiles: extraFiles, progress: progress, isCancelled: { false })
     }
 
@@ -75,7 +75,7 @@ public struct HLSStitchedComposition: Sendable, Equatable {
     ///   - folder: The output folder: new, empty, or holding an earlier write.
     ///   - extraFiles: More files to write beside the playlists.
     ///   - progress: Called after each file is written, on the writing thread.
-    /// - Throws: `CancellationError` when the task was cancelled, else an `HLSCompositionStitchError`.
+    /// - Throws: `CancellationError` when the task was cancelled, else an `HLSExportError`.
     public func write(
         into folder: FilePath, extraFiles: [File] = [], progress: @escaping @Sendable (HLSWriteProgress) -> Void = { _ in }
     ) async throws {
@@ -87,25 +87,25 @@ public struct HLSStitchedComposition: Sendable, Equatable {
     }
 
     /// The async write with its typed error (`.cancelled` when its task was), for callers that
-    /// keep `HLSCompositionStitchError`.
+    /// keep `HLSExportError`.
     package func writeCancellably(
         into folder: FilePath, extraFiles: [File] = [], progress: @escaping @Sendable (HLSWriteProgress) -> Void = { _ in }
-    ) async -> Result<Void, HLSCompositionStitchError> {
-        await runCancellable { (isCancelled) throws(HLSCompositionStitchError) in
+    ) async -> Result<Void, HLSExportError> {
+        await runCancellable { (isCancelled) throws(HLSExportError) in
             try write(into: folder, extraFiles: extraFiles, progress: progress, isCancelled: isCancelled)
         }
     }
 
     private func write(
         into folder: FilePath, extraFiles: [File], progress: (HLSWriteProgress) -> Void, isCancelled: () -> Bool
-    ) throws(HLSCompositionStitchError) {
+    ) throws(HLSExportError) {
         let all = files + extraFiles
         let draft: AtomicOutputFolder.Draft
         let initSegments = Set(placedSegments.map(\.source)).sorted().compactMap { packagedSources[$0].initSegmentName }
         let names = all.map(\.name) + packagedSources.flatMap(\.fileNames) + initSegments + placedSegments.map(\.name)
         var written = 0
         // Every file counts once; a draft not committed is removed when it goes away.
-        func step() throws(HLSCompositionStitchError) {
+        func step() throws(HLSExportError) {
             written += 1
             progress(HLSWriteProgress(filesWritten: written, totalFiles: names.count))
             if isCancelled() { throw .cancelled(folder: folder) }
@@ -122,7 +122,7 @@ public struct HLSStitchedComposition: Sendable, Equatable {
         do { try draft.commit() } catch { throw Self.cannotWrite(folder, error) }
     }
 
-    private static func cannotWrite(_ folder: FilePath, _ error: FileError) -> HLSCompositionStitchError {
+    private static func cannotWrite(_ folder: FilePath, _ error: FileError) -> HLSExportError {
         guard case .holdsOtherFiles(let names) = error.reason else { return .cannotWrite(folder: folder, reason: error.reasonText) }
         return .cannotWrite(folder: folder, reason: "holds files a previous stitch did not write (\(error.listed(names))); "
             + "give a new or empty folder, or one a previous stitch wrote")
@@ -152,7 +152,7 @@ package struct HLSStitchedVariantPlaylist: Sendable, Equatable {
     package let result: HLSStitchResult
 }
 
-extension HLSStitchedComposition {
+extension HLSExport {
     /// A playlist to write.
     public struct File: Sendable, Equatable {
         public let url: String

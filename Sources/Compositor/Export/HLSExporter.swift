@@ -31,7 +31,7 @@ import CompositorMP4
 /// rendition of the same language or name; an audio cut may land up to 0.1 s from the video's.
 ///
 /// Nothing is dropped silently: an item whose cuts snap to one boundary is an error naming it.
-public struct HLSCompositionStitcher: Sendable {
+public struct HLSExporter: Sendable {
     /// Where the stitched playlist (media, or multivariant for multivariant content) will live;
     /// segment URIs are written relative to it where they can be. A relative path is taken against
     /// the working folder.
@@ -64,25 +64,25 @@ public struct HLSCompositionStitcher: Sendable {
     /// ```swift
     /// let catalog = try await SourceCatalog.load(schedule)
     /// let composition = try Composition.loading(schedule, catalog: catalog)
-    /// let stitched = try await HLSCompositionStitcher(outputURL: "out/stitched.m3u8").stitch(composition, catalog: catalog)
+    /// let stitched = try await HLSExporter(outputURL: "out/stitched.m3u8").stitch(composition, catalog: catalog)
     /// ```
     ///
     /// - Parameters:
     ///   - composition: The composition to stitch.
     ///   - catalog: Its sources, loaded.
     /// - Returns: The playlists and segment files to write, and the composition that plays.
-    /// - Throws: `HLSCompositionStitchError`, as `stitch(_:)`; a remote playlist or segment that
+    /// - Throws: `HLSExportError`, as `stitch(_:)`; a remote playlist or segment that
     ///   cannot be fetched is `.unreadable` or `.unsupported`, naming its URL.
-    public func stitch(_ composition: Composition, catalog: SourceCatalog) async throws(HLSCompositionStitchError) -> HLSStitchedComposition {
+    public func stitch(_ composition: Composition, catalog: SourceCatalog) async throws(HLSExportError) -> HLSExport {
         try await readingSources(from: catalog).stitchOffCooperativePool(composition)
     }
 
     /// `stitch(_:)` on a thread of the library's blocking work: what an async caller runs, since
     /// reading (and fetching) sources blocks.
-    package func stitchOffCooperativePool(_ composition: Composition) async throws(HLSCompositionStitchError) -> HLSStitchedComposition {
+    package func stitchOffCooperativePool(_ composition: Composition) async throws(HLSExportError) -> HLSExport {
         let stitcher = self
         return try await runOffCooperativePool {
-            Result { () throws(HLSCompositionStitchError) in try stitcher.stitch(composition) }
+            Result { () throws(HLSExportError) in try stitcher.stitch(composition) }
         }.get()
     }
 
@@ -93,12 +93,12 @@ public struct HLSCompositionStitcher: Sendable {
     ///
     /// ```swift
     /// let playback = CompositionPlayback.stitchedPlaylist(
-    ///     folder: folder, stitcher: HLSCompositionStitcher(outputURL: "stitched.m3u8").readingSources(from: catalog))
+    ///     folder: folder, stitcher: HLSExporter(outputURL: "stitched.m3u8").readingSources(from: catalog))
     /// ```
     ///
     /// - Parameter catalog: The sources, loaded.
     /// - Returns: The stitcher, reading through `catalog`.
-    public func readingSources(from catalog: SourceCatalog) -> HLSCompositionStitcher {
+    public func readingSources(from catalog: SourceCatalog) -> HLSExporter {
         var stitcher = self
         stitcher.remote = RemoteReads(catalog)
         stitcher.loader = stitcher.remote.playlistLoader
@@ -112,9 +112,9 @@ public struct HLSCompositionStitcher: Sendable {
     /// - Parameter composition: The composition to stitch; its sources are HLS playlists or local MP4
     ///   files.
     /// - Returns: The playlists and segment files to write, and the composition that plays.
-    /// - Throws: `HLSCompositionStitchError`: a playlist that cannot be read or stitched, a cut that
+    /// - Throws: `HLSExportError`: a playlist that cannot be read or stitched, a cut that
     ///   snapping empties or refuses, or an MP4 source that cannot be packaged.
-    public func stitch(_ composition: Composition) throws(HLSCompositionStitchError) -> HLSStitchedComposition {
+    public func stitch(_ composition: Composition) throws(HLSExportError) -> HLSExport {
         var export = HLSExportStages(self)
         let packaged = try export.package(composition)
         return try export.stitch(composition, packaged: packaged, playing: .inOneStream)

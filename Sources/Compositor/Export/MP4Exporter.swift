@@ -10,81 +10,25 @@ import CompositorMP4
 ///
 /// With `.keyframeAligned` cuts the stitcher moves cuts to keyframes; the composition returned is
 /// the one that really plays, so mapping stays exact for the output.
-public enum CompositionRenderer {
-    /// What a render produced: the plan written, and the composition as scheduled and as the
-    /// output plays it.
-    public struct Rendered: Sendable {
-        package let plan: MP4StitchPlan
-        /// The composition as scheduled and as the output plays it, with the mapping between them
-        /// (`playedTime(forRequestedTime:)` and its inverse), which a player of the file uses.
-        public let reconciled: ReconciledComposition
-        /// The composition as scheduled (exact cuts): what was given to render.
-        public var requested: Composition { reconciled.requested }
-        /// The composition of the output: equal to `requested` for `.sampleAccurate`; the snapped
-        /// timeline for `.keyframeAligned` and `.webSafe`.
-        public var composition: Composition { reconciled.played }
-        /// What may not play as expected: a profile hardware decoders lack, sources that differ in
-        /// picture size or frame rate. Worth showing the user; the file is valid either way.
-        public var diagnostics: [MP4StitchDiagnostic] { plan.diagnostics }
-    }
-
-    /// Why a render failed: the MP4 layer's error (file, box path, byte offset), a cut that snapping
-    /// emptied, a plan that disagrees with the timeline, or a source that is not a local file.
-    public enum RenderError: Error, Equatable, Sendable, CustomStringConvertible {
-        case mp4(MP4Error)
-        /// The snapped cuts do not make a valid timeline (a range emptied by snapping, say).
-        case snapping(ScheduleError)
-        /// The stitcher placed a piece elsewhere than the composition of its actual ranges does.
-        case planDisagrees(piece: Int, item: String, plan: MediaTimeRange, composition: MediaTimeRange)
-        /// A remote source rendered without a `SourceCatalog` that loaded it.
-        case remoteSource(item: String, MediaLocation)
-        /// A remote source that could not be fetched while rendering.
-        case transport(HTTPTransportError)
-        /// An HLS source whose playlist cannot be rendered: unreadable, malformed, or valid but
-        /// unsupported (live, encrypted, a change of init section).
-        case playlist(item: String, HLSCompositionStitchError)
-
-        public var description: String {
-            switch self {
-            case .mp4(let error): return error.description
-            case .snapping(let error): return "after snapping cuts to keyframes: \(error)"
-            case .planDisagrees(let piece, let item, let plan, let composition):
-                // The plan's times are whole ticks of the output movie's timescale (never reduced),
-                // so a range like [0, 0) is only true in those ticks: say which, and why.
-                let scale = plan.start.timescale
-                let why = composition.duration < MediaTime(value: 1, timescale: scale)
-                    ? "it lasts \(composition.duration) s, less than one tick of the output's timescale (1/\(scale) s)"
-                    : "its boundaries are not whole ticks of the output's timescale (1/\(scale) s)"
-                return "piece \(piece + 1) (\(quoted(item))) is at \(composition) s by its timeline, but the output can only place it "
-                    + "at \(plan) s: \(why)"
-            case .remoteSource(let item, let location):
-                return "\(quoted(item)) (\(location.displayDescription)): a remote source is rendered from a SourceCatalog that loaded it "
-                    + "(render(_:catalog:to:))"
-            case .transport(let error): return error.description
-            case .playlist(let item, let error):
-                return "\(quoted(item)): \(error)"
-            }
-        }
-    }
-
+public enum MP4Exporter {
     /// The plan and output composition, without writing anything.
     ///
     /// - Parameters:
     ///   - composition: The composition to render.
     ///   - cut: How cuts are made (sample-accurate by default).
     /// - Returns: The plan, the composition as asked and the composition the output would play.
-    /// - Throws: `RenderError`: a source that cannot be read or stitched, a cut that snapping empties.
-    public static func plan(_ composition: Composition, cut: MP4CutMode = .sampleAccurate) throws(RenderError) -> Rendered {
+    /// - Throws: `MP4ExportError`: a source that cannot be read or stitched, a cut that snapping empties.
+    public static func plan(_ composition: Composition, cut: MP4CutMode = .sampleAccurate) throws(MP4ExportError) -> MP4Export {
         try plan(composition, with: MP4Stitcher(pieces: try pieces(of: composition).pieces, cutMode: cut))
     }
 
-    private static func plan(_ composition: Composition, with stitcher: MP4Stitcher) throws(RenderError) -> Rendered {
+    private static func plan(_ composition: Composition, with stitcher: MP4Stitcher) throws(MP4ExportError) -> MP4Export {
         let plan: MP4StitchPlan
         do { plan = try stitcher.plan() } catch { throw .mp4(error) }
         do {
             let reconciled = try ReconciledComposition(
                 requested: composition, playedSourceRanges: plan.pieces.map(\.sourceRange), placedRanges: plan.pieces.map(\.compositionRange))
-            return Rendered(plan: plan, reconciled: reconciled)
+            return MP4Export(plan: plan, reconciled: reconciled)
         } catch {
             switch error {
             case .snapping(let error): throw .snapping(error)
@@ -106,19 +50,19 @@ public enum CompositionRenderer {
     ///   - cut: Where pieces may start and end (`.sampleAccurate` keeps every cut as scheduled).
     ///   - progress: Called as the bytes are written, on the calling thread.
     /// - Returns: The plan written and the composition of the output.
-    /// - Throws: `RenderError`, naming the item, file and box or byte.
+    /// - Throws: `MP4ExportError`, naming the item, file and box or byte.
     @discardableResult
     public static func render(
         _ composition: Composition, to outputPath: FilePath, cut: MP4CutMode = .sampleAccurate,
         progress: (MP4StitchProgress) -> Void = { _ in }
-    ) throws(RenderError) -> Rendered {
+    ) throws(MP4ExportError) -> MP4Export {
         try render(composition, to: outputPath, cut: cut, progress: progress, isCancelled: { false })
     }
 
     /// `render(_:to:cut:progress:)` off the caller's thread, stopping when its task is cancelled.
     ///
     /// ```swift
-    /// let task = Task { try await CompositionRenderer.render(composition, to: "show.mp4") { print($0.fraction) } }
+    /// let task = Task { try await MP4Exporter.render(composition, to: "show.mp4") { print($0.fraction) } }
     /// task.cancel()   // the write stops within a few MiB; nothing is left at show.mp4
     /// ```
     ///
@@ -129,13 +73,13 @@ public enum CompositionRenderer {
     ///   - progress: Called as the bytes are written, on the rendering thread.
     /// - Returns: The plan written and the composition of the output.
     /// - Throws: `CancellationError` when the task was cancelled (the output is not written), else
-    ///   a `RenderError`.
+    ///   a `MP4ExportError`.
     @discardableResult
     public static func render(
         _ composition: Composition, to outputPath: FilePath, cut: MP4CutMode = .sampleAccurate,
         progress: @escaping @Sendable (MP4StitchProgress) -> Void = { _ in }
-    ) async throws -> Rendered {
-        let result = await runCancellable { (isCancelled) throws(RenderError) in
+    ) async throws -> MP4Export {
+        let result = await runCancellable { (isCancelled) throws(MP4ExportError) in
             try render(composition, to: outputPath, cut: cut, progress: progress, isCancelled: isCancelled)
         }
         switch result {
@@ -153,7 +97,7 @@ public enum CompositionRenderer {
     /// ```swift
     /// let catalog = try await SourceCatalog.load(schedule)
     /// let composition = try Composition.loading(schedule, catalog: catalog)
-    /// try await CompositionRenderer.render(composition, catalog: catalog, to: "show.mp4")
+    /// try await MP4Exporter.render(composition, catalog: catalog, to: "show.mp4")
     /// ```
     ///
     /// - Parameters:
@@ -164,14 +108,14 @@ public enum CompositionRenderer {
     ///   - progress: Called as the bytes are written, on the rendering thread.
     /// - Returns: The plan written and the composition of the output.
     /// - Throws: `CancellationError` when the task was cancelled (the output is not written), else
-    ///   a `RenderError`: `.transport` for a remote source that could not be fetched (nothing is
+    ///   a `MP4ExportError`: `.transport` for a remote source that could not be fetched (nothing is
     ///   written then either).
     @discardableResult
     public static func render(
         _ composition: Composition, catalog: SourceCatalog, to outputPath: FilePath, cut: MP4CutMode = .sampleAccurate,
         progress: @escaping @Sendable (MP4StitchProgress) -> Void = { _ in }
-    ) async throws -> Rendered {
-        let result = await runCancellable { (isCancelled) throws(RenderError) in
+    ) async throws -> MP4Export {
+        let result = await runCancellable { (isCancelled) throws(MP4ExportError) in
             try render(composition, catalog: catalog, to: outputPath, cut: cut, progress: progress, isCancelled: isCancelled)
         }
         switch result {
@@ -184,13 +128,13 @@ public enum CompositionRenderer {
     private static func render(
         _ composition: Composition, catalog: SourceCatalog? = nil, to outputPath: FilePath, cut: MP4CutMode,
         progress: (MP4StitchProgress) -> Void, isCancelled: () -> Bool
-    ) throws(RenderError) -> Rendered {
+    ) throws(MP4ExportError) -> MP4Export {
         let reads = RemoteReads(catalog)
-        do throws(RenderError) {
+        do throws(MP4ExportError) {
             let (pieces, inputs) = try pieces(of: composition, reads: reads)
             // Before any work: an output that is a source, a device or a folder is refused now, not
             // after the whole file is written.
-            do { try OutputDestination.check(outputPath, inputs: inputs) } catch { throw RenderError.mp4(MP4Error(error)) }
+            do { try OutputDestination.check(outputPath, inputs: inputs) } catch { throw MP4ExportError.mp4(MP4Error(error)) }
             var stitcher = MP4Stitcher(pieces: pieces, cutMode: cut)
             stitcher.movies = reads.movies
             stitcher.names = reads.names
@@ -204,7 +148,7 @@ public enum CompositionRenderer {
             do {
                 try stitcher.write(rendered.plan, to: outputPath, progress: progress, isCancelled: isCancelled)
             } catch {
-                throw RenderError.mp4(error)
+                throw MP4ExportError.mp4(error)
             }
             return rendered
         } catch {
@@ -214,7 +158,7 @@ public enum CompositionRenderer {
 
     /// The stitcher's pieces, and every file they read. Each source is probed (an MP4, or a
     /// playlist whose segments are resolved) once, however many pieces play it.
-    private static func pieces(of composition: Composition, reads: RemoteReads = RemoteReads(nil)) throws(RenderError) -> (pieces: [MP4StitchPiece], inputs: [FilePath]) {
+    private static func pieces(of composition: Composition, reads: RemoteReads = RemoteReads(nil)) throws(MP4ExportError) -> (pieces: [MP4StitchPiece], inputs: [FilePath]) {
         var playlists = HLSRenderSources(remote: reads)
         var sources: [MediaLocation: MP4StitchPiece.Source] = [:]
         var inputs: [FilePath] = []
@@ -224,7 +168,7 @@ public enum CompositionRenderer {
                 guard let path = reads.readPath(of: segment.source) else { throw .remoteSource(item: segment.id, segment.source) }
                 let source: MP4StitchPiece.Source
                 if reads.isPlaylist(segment.source) {
-                    do throws(HLSCompositionStitchError) {
+                    do throws(HLSExportError) {
                         source = try playlists.source(segment.source)
                     } catch {
                         throw .playlist(item: segment.id, error)
@@ -238,5 +182,61 @@ public enum CompositionRenderer {
             if let source = sources[segment.source] { pieces.append(MP4StitchPiece(source: source, range: segment.sourceRange)) }
         }
         return (pieces, inputs)
+    }
+}
+
+/// What a render produced: the plan written, and the composition as scheduled and as the
+/// output plays it.
+public struct MP4Export: Sendable {
+    package let plan: MP4StitchPlan
+    /// The composition as scheduled and as the output plays it, with the mapping between them
+    /// (`playedTime(forRequestedTime:)` and its inverse), which a player of the file uses.
+    public let reconciled: ReconciledComposition
+    /// The composition as scheduled (exact cuts): what was given to render.
+    public var requested: Composition { reconciled.requested }
+    /// The composition of the output: equal to `requested` for `.sampleAccurate`; the snapped
+    /// timeline for `.keyframeAligned` and `.webSafe`.
+    public var composition: Composition { reconciled.played }
+    /// What may not play as expected: a profile hardware decoders lack, sources that differ in
+    /// picture size or frame rate. Worth showing the user; the file is valid either way.
+    public var diagnostics: [MP4StitchDiagnostic] { plan.diagnostics }
+}
+
+/// Why a render failed: the MP4 layer's error (file, box path, byte offset), a cut that snapping
+/// emptied, a plan that disagrees with the timeline, or a source that is not a local file.
+public enum MP4ExportError: Error, Equatable, Sendable, CustomStringConvertible {
+    case mp4(MP4Error)
+    /// The snapped cuts do not make a valid timeline (a range emptied by snapping, say).
+    case snapping(ScheduleError)
+    /// The stitcher placed a piece elsewhere than the composition of its actual ranges does.
+    case planDisagrees(piece: Int, item: String, plan: MediaTimeRange, composition: MediaTimeRange)
+    /// A remote source rendered without a `SourceCatalog` that loaded it.
+    case remoteSource(item: String, MediaLocation)
+    /// A remote source that could not be fetched while rendering.
+    case transport(HTTPTransportError)
+    /// An HLS source whose playlist cannot be rendered: unreadable, malformed, or valid but
+    /// unsupported (live, encrypted, a change of init section).
+    case playlist(item: String, HLSExportError)
+
+    public var description: String {
+        switch self {
+        case .mp4(let error): return error.description
+        case .snapping(let error): return "after snapping cuts to keyframes: \(error)"
+        case .planDisagrees(let piece, let item, let plan, let composition):
+            // The plan's times are whole ticks of the output movie's timescale (never reduced),
+            // so a range like [0, 0) is only true in those ticks: say which, and why.
+            let scale = plan.start.timescale
+            let why = composition.duration < MediaTime(value: 1, timescale: scale)
+                ? "it lasts \(composition.duration) s, less than one tick of the output's timescale (1/\(scale) s)"
+                : "its boundaries are not whole ticks of the output's timescale (1/\(scale) s)"
+            return "piece \(piece + 1) (\(quoted(item))) is at \(composition) s by its timeline, but the output can only place it "
+                + "at \(plan) s: \(why)"
+        case .remoteSource(let item, let location):
+            return "\(quoted(item)) (\(location.displayDescription)): a remote source is rendered from a SourceCatalog that loaded it "
+                + "(render(_:catalog:to:))"
+        case .transport(let error): return error.description
+        case .playlist(let item, let error):
+            return "\(quoted(item)): \(error)"
+        }
     }
 }

@@ -7,7 +7,7 @@ import CompositorMP4
 /// schedule item, where one is concerned) and the reason; a playlist that breaks RFC 8216
 /// (`malformed`) is told apart from one that is valid but not something this stitcher joins
 /// (`unsupported`).
-public enum HLSCompositionStitchError: Error, Equatable, Sendable, CustomStringConvertible {
+public enum HLSExportError: Error, Equatable, Sendable, CustomStringConvertible {
     /// The playlist could not be read.
     case unreadable(url: String, reason: String)
     /// The playlist's text is not a valid playlist.
