@@ -62,11 +62,7 @@ struct FragmentedMP4SegmentWriter: MP4SegmentWriter {
     /// `ftyp` and `moov`: the tracks and their sample entries, no samples.
     func initSegment() -> [UInt8]? {
         var writer = ByteWriter()
-        writer.writeBox("ftyp") { ftyp in
-            ftyp.write(FourCC("iso6"))
-            ftyp.write(UInt32(0))
-            for brand: FourCC in ["iso6", "cmfc", "mp41"] { ftyp.write(brand) }
-        }
+        writer.write(Self.fileTypeBox())
         writer.writeBox("moov") { moov in
             moov.write(box: MovieHeaderBox(timescale: 1000, duration: 0, nextTrackID: UInt32(tracks.count + 1)))
             for track in tracks { Self.writeTrack(track, to: &moov) }
@@ -75,6 +71,17 @@ struct FragmentedMP4SegmentWriter: MP4SegmentWriter {
             }
         }
         return writer.bytes
+    }
+
+    /// `ftyp` of the init segment: ISO base media (`iso6`), compatible with CMAF (`cmfc`) and `mp41`.
+    static func fileTypeBox() -> [UInt8] {
+        ByteWriter.bytes { writer in
+            writer.writeBox("ftyp") { ftyp in
+                ftyp.write(FourCC("iso6"))
+                ftyp.write(UInt32(0))
+                for brand: FourCC in ["iso6", "cmfc", "mp41"] { ftyp.write(brand) }
+            }
+        }
     }
 
     private static func writeTrack(_ track: Track, to writer: inout ByteWriter) {

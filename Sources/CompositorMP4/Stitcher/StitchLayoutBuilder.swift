@@ -191,15 +191,12 @@ struct StitchLayoutBuilder {
             // A free box is 8 bytes at least.
             var padding = (Self.pageSize - size % Self.pageSize) % Self.pageSize
             if padding > 0, padding < 8 { padding += Self.pageSize }
-            if padding > 0 {
-                parts.insert(.bytes(ByteWriter.bytes { $0.writeBox("free") { $0.write(Array(repeating: 0, count: Int(padding - 8))) } }), at: 2)
-            }
+            if padding > 0 { parts.insert(.bytes(Self.freeBox(size: padding)), at: 2) }
         }
         return StitchHeader(kinds: tracks.map(\.kind), tables: layout.tables, chunksOfTrack: layout.chunksOfTrack, parts: parts, file: file)
     }
 
     private func trackPart(_ index: Int, sampleTables counts: SampleTables, chunks: ChunkList, wide: Bool) -> StitchHeader.Part {
-        typealias Part = StitchHeader.Part
         let track = tracks[index]
         let isVideo = track.kind == .video
         let first = track.descriptions.first
@@ -214,13 +211,30 @@ struct StitchLayoutBuilder {
             mdia.write(box: MediaHeaderBox(timescale: UInt32(track.timescale), duration: UInt64(track.mediaEnd)))
             mdia.write(box: HandlerBox(handlerType: isVideo ? "vide" : "soun", name: isVideo ? "VideoHandler" : "SoundHandler"))
         }
+        let tables = Self.sampleTableParts(track: index, descriptions: track.descriptions, counts: counts, chunks: chunks, wide: wide)
+        return .box("trak", [
+            .bytes(headers),
+            .box("mdia", [
+                .bytes(mediaHeaders),
+                .box("minf", [.bytes(ByteWriter.bytes { $0.writeMediaInformationHeaders(isVideo: isVideo) }), .box("stbl", tables)]),
+            ]),
+        ])
+    }
+
+    /// The boxes of track `index`'s `stbl`: `stsd`, `stts`, `ctts` when a sample presents off its
+    /// decode time (version 1 when an offset is negative), `stss` unless every sample is a sync
+    /// sample, `stsc`, `stsz` (a size all samples share given once) and the chunk offsets, `wide`
+    /// (`co64`) or not (`stco`).
+    static func sampleTableParts(track index: Int, descriptions: [MP4SampleDescription], counts: SampleTables,
+                                 chunks: ChunkList, wide: Bool) -> [StitchHeader.Part] {
+        typealias Part = StitchHeader.Part
         /// A table box: its fields, then `count` entries.
         func table(_ type: FourCC, version: UInt8 = 0, _ kind: StitchHeader.Table, count: Int) -> Part {
             .box(type, [.bytes(ByteWriter.bytes { $0.writeVersion(version); $0.write(UInt32(count)) }), .entries(kind, track: index, count: count)])
         }
         var tables: [Part] = [
             .bytes(ByteWriter.bytes { stbl in
-                stbl.writeBox(SampleDescriptionBox.type) { SampleDescriptionBox(entries: track.descriptions).writePayload(to: &$0) }
+                stbl.writeBox(SampleDescriptionBox.type) { SampleDescriptionBox(entries: descriptions).writePayload(to: &$0) }
             }),
             table("stts", .timeToSample, count: counts.timeToSampleEntries),
         ]
@@ -235,13 +249,13 @@ struct StitchLayoutBuilder {
         let sizeFields = ByteWriter.bytes { $0.writeVersion(0); $0.write(counts.commonSize ?? 0); $0.write(UInt32(counts.samples)) }
         tables.append(.box("stsz", [.bytes(sizeFields)] + (counts.commonSize == nil ? [.entries(.sizes, track: index, count: counts.samples)] : [])))
         tables.append(table(wide ? ChunkOffsetBox.wideType : ChunkOffsetBox.type, .chunkOffsets(wide: wide), count: chunks.count))
-        return .box("trak", [
-            .bytes(headers),
-            .box("mdia", [
-                .bytes(mediaHeaders),
-                .box("minf", [.bytes(ByteWriter.bytes { $0.writeMediaInformationHeaders(isVideo: isVideo) }), .box("stbl", tables)]),
-            ]),
-        ])
+        return tables
+    }
+
+    /// `free` of `size` bytes (8 at least), its payload zeros: the padding that puts the samples
+    /// on a page.
+    static func freeBox(size: UInt64) -> [UInt8] {
+        ByteWriter.bytes { $0.writeBox("free") { $0.write(Array(repeating: 0, count: Int(size - 8))) } }
     }
 
     /// `ftyp`: ISO base media, compatible with the brands players check for.

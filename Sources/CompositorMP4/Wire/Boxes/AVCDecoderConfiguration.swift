@@ -11,6 +11,16 @@ package struct AVCDecoderConfiguration: Sendable, Equatable {
     package var sequenceParameterSets: [[UInt8]]
     package var pictureParameterSets: [[UInt8]]
 
+    init(profile: UInt8, compatibility: UInt8, level: UInt8, nalLengthSize: Int,
+         sequenceParameterSets: [[UInt8]], pictureParameterSets: [[UInt8]]) {
+        self.profile = profile
+        self.compatibility = compatibility
+        self.level = level
+        self.nalLengthSize = nalLengthSize
+        self.sequenceParameterSets = sequenceParameterSets
+        self.pictureParameterSets = pictureParameterSets
+    }
+
     init(parsing reader: inout ByteReader) throws(MP4ParseFailure) {
         let start = reader.offset
         let version = try reader.readUInt8()

@@ -17,6 +17,16 @@ package struct AudioSpecificConfig: Sendable, Equatable {
     /// The raw bytes.
     package var bytes: [UInt8]
 
+    /// The fields as given (`bytes` is not decoded): what a table expects a decode to give.
+    init(objectType: Int, sampleRate: Int, channelConfiguration: Int, coreObjectType: Int, samplesPerFrame: Int, bytes: [UInt8]) {
+        self.objectType = objectType
+        self.sampleRate = sampleRate
+        self.channelConfiguration = channelConfiguration
+        self.coreObjectType = coreObjectType
+        self.samplesPerFrame = samplesPerFrame
+        self.bytes = bytes
+    }
+
     init(bytes: [UInt8]) throws(MP4ParseFailure) {
         self.bytes = bytes
         var reader = BitReader(bytes)

@@ -11,6 +11,11 @@ package struct HEVCDecoderConfiguration: Sendable, Equatable {
     /// arrays, such as SEI, are skipped).
     package var parameterSets: [[UInt8]]
 
+    init(nalLengthSize: Int, parameterSets: [[UInt8]]) {
+        self.nalLengthSize = nalLengthSize
+        self.parameterSets = parameterSets
+    }
+
     init(parsing reader: inout ByteReader) throws(MP4ParseFailure) {
         let start = reader.offset
         // Version 0 is what muxers wrote before the record was standardised; its layout is the same.

@@ -21,6 +21,14 @@ struct SegmentIndexBox: MP4ParsableBox, Equatable {
     var firstOffset: UInt64
     var references: [Reference]
 
+    init(referenceID: UInt32, timescale: UInt32, earliestPresentationTime: UInt64, firstOffset: UInt64, references: [Reference]) {
+        self.referenceID = referenceID
+        self.timescale = timescale
+        self.earliestPresentationTime = earliestPresentationTime
+        self.firstOffset = firstOffset
+        self.references = references
+    }
+
     init(parsing reader: inout ByteReader) throws(MP4ParseFailure) {
         let full = try FullBoxHeader.read(from: &reader)
         try full.require(versions: 0...1, of: Self.type, at: 0)
