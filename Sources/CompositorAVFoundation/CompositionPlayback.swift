@@ -37,7 +37,7 @@ extension CompositionPlayback {
             if let catalog { stitcher = stitcher.readingSources(from: catalog) }
             let output = folder.appending(String(generation))
             guard let playlist = output.appending(FilePath(stitcher.outputURL).lastComponent.string ?? "stitched.m3u8").string else {
-                throw HLSExportError.cannotWrite(folder: folder, reason: "its path is not UTF-8, which a playlist URL must be")
+                throw HLSExportError(.cannotWrite(folder: folder, reason: "its path is not UTF-8, which a playlist URL must be"))
             }
             stitcher.outputURL = playlist
             let stitched = try await Self.stitch(composition, with: stitcher, into: output)

@@ -1,8 +1,9 @@
+import CompositorCore
 /// The AAC frames in one audio PES packet's ADTS bytes.
 package enum ADTSFrames {
     /// Each frame's header and where its raw AAC data is in `payload`. Frames must fill the payload
     /// exactly: a frame split between PES packets is unsupported.
-    package static func split(_ payload: UnsafeRawBufferPointer, at offset: UInt64) throws(TSParseFailure) -> [(header: ADTSHeader, data: Range<Int>)] {
+    package static func split(_ payload: UnsafeRawBufferPointer, at offset: UInt64) throws(WireFailure) -> [(header: ADTSHeader, data: Range<Int>)] {
         var frames: [(ADTSHeader, Range<Int>)] = []
         var position = 0
         while position < payload.count {

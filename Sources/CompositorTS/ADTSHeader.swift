@@ -1,3 +1,4 @@
+import CompositorCore
 /// The header of one ADTS frame (ISO/IEC 14496-3, 1.A.2.2): how AAC travels in a transport stream.
 package struct ADTSHeader: Sendable, Equatable {
     /// The MPEG-4 audio object type (2 is AAC LC).
@@ -24,7 +25,7 @@ package struct ADTSHeader: Sendable, Equatable {
     }
 
     /// Parses the header at the start of `bytes`, found `offset` bytes into the segment.
-    package init(_ bytes: UnsafeRawBufferPointer, at offset: UInt64) throws(TSParseFailure) {
+    package init(_ bytes: UnsafeRawBufferPointer, at offset: UInt64) throws(WireFailure) {
         guard bytes.count >= 7 else { throw .malformed("an ADTS header cut short (\(bytes.count) bytes)", at: offset) }
         guard bytes[0] == 0xFF, bytes[1] & 0xF6 == 0xF0 else {
             throw .malformed("no ADTS sync word (0xFFF, layer 0) where an AAC frame should start", at: offset)

@@ -1,3 +1,4 @@
+import CompositorCore
 /// H.264 / HEVC byte streams (ITU-T H.264 Annex B): NAL units separated by start codes
 /// (`00 00 01`, or `00 00 00 01`), as a transport stream carries them.
 package enum AnnexB {
@@ -6,7 +7,7 @@ package enum AnnexB {
     ///
     ///     00 00 00 01 | 67 ... | 00 00 01 | 68 ... | 00 00 01 | 65 ...
     ///                   ^ unit 1            ^ unit 2            ^ unit 3
-    package static func nalUnits(in bytes: UnsafeRawBufferPointer, at offset: UInt64) throws(TSParseFailure) -> [Range<Int>] {
+    package static func nalUnits(in bytes: UnsafeRawBufferPointer, at offset: UInt64) throws(WireFailure) -> [Range<Int>] {
         var units: [Range<Int>] = []
         guard bytes.count > 0 else { return units }
         var unitStart: Int?

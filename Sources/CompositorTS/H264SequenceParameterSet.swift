@@ -1,3 +1,4 @@
+import CompositorCore
 /// The parts of an H.264 sequence parameter set (ITU-T H.264, 7.3.2.1.1) an MP4 sample entry needs:
 /// profile, level, chroma format, bit depths and the cropped picture size.
 package struct H264SequenceParameterSet: Sendable, Equatable {
@@ -14,7 +15,7 @@ package struct H264SequenceParameterSet: Sendable, Equatable {
     private static let highProfiles: Set<UInt8> = [100, 110, 122, 244, 44, 83, 86, 118, 128, 138, 139, 134, 135]
 
     /// Parses the SPS NAL unit `unit` (its header byte first), found `offset` bytes into the segment.
-    package init(unit: some Collection<UInt8>, at offset: UInt64) throws(TSParseFailure) {
+    package init(unit: some Collection<UInt8>, at offset: UInt64) throws(WireFailure) {
         let rbsp = AnnexB.rbsp(unit)
         guard rbsp.count >= 4, rbsp[0] & 0x1F == 7 else { throw .malformed("a sequence parameter set too short to read", at: offset) }
         profile = rbsp[1]
@@ -27,12 +28,12 @@ package struct H264SequenceParameterSet: Sendable, Equatable {
             var bitDepthLuma: UInt32 = 8, bitDepthChroma: UInt32 = 8
             if Self.highProfiles.contains(profile) {
                 chromaFormat = try reader.unsignedGolomb()
-                guard chromaFormat <= 3 else { throw TSParseFailure.malformed("SPS chroma_format_idc \(chromaFormat)", at: offset) }
+                guard chromaFormat <= 3 else { throw WireFailure.malformed("SPS chroma_format_idc \(chromaFormat)", at: offset) }
                 if chromaFormat == 3 { separateColourPlanes = try reader.flag() }
                 bitDepthLuma = try reader.unsignedGolomb() + 8
                 bitDepthChroma = try reader.unsignedGolomb() + 8
                 guard bitDepthLuma <= 14, bitDepthChroma <= 14 else {
-                    throw TSParseFailure.malformed("SPS bit depth \(bitDepthLuma)/\(bitDepthChroma)", at: offset)
+                    throw WireFailure.malformed("SPS bit depth \(bitDepthLuma)/\(bitDepthChroma)", at: offset)
                 }
                 _ = try reader.flag()  // qpprime_y_zero_transform_bypass_flag
                 if try reader.flag() {  // seq_scaling_matrix_present_flag
@@ -49,10 +50,10 @@ package struct H264SequenceParameterSet: Sendable, Equatable {
                 _ = try reader.signedGolomb()
                 _ = try reader.signedGolomb()
                 let cycle = try reader.unsignedGolomb()
-                guard cycle <= 255 else { throw TSParseFailure.malformed("SPS num_ref_frames_in_pic_order_cnt_cycle \(cycle)", at: offset) }
+                guard cycle <= 255 else { throw WireFailure.malformed("SPS num_ref_frames_in_pic_order_cnt_cycle \(cycle)", at: offset) }
                 for _ in 0..<cycle { _ = try reader.signedGolomb() }
             case 2: break
-            case let other: throw TSParseFailure.malformed("SPS pic_order_cnt_type \(other)", at: offset)
+            case let other: throw WireFailure.malformed("SPS pic_order_cnt_type \(other)", at: offset)
             }
             _ = try reader.unsignedGolomb()  // max_num_ref_frames
             _ = try reader.flag()  // gaps_in_frame_num_value_allowed_flag
@@ -82,7 +83,7 @@ package struct H264SequenceParameterSet: Sendable, Equatable {
             self.chromaFormat = UInt8(chromaFormat)
             self.bitDepthLuma = UInt8(bitDepthLuma)
             self.bitDepthChroma = UInt8(bitDepthChroma)
-        } catch let failure as TSParseFailure {
+        } catch let failure as WireFailure {
             throw failure
         } catch {
             throw .malformed("a sequence parameter set that ends before its frame size", at: offset)

@@ -1,3 +1,4 @@
+import CompositorCore
 /// The parts of an HEVC sequence parameter set (ITU-T H.265, 7.3.2.2) an MP4 sample entry needs:
 /// its id, the general profile, tier and level (the 12 bytes `hvcC` copies), sub-layers, chroma
 /// format, bit depths and the picture size inside the conformance window.
@@ -18,7 +19,7 @@ package struct HEVCSequenceParameterSet: Sendable, Equatable {
     package var level: UInt8 { profileTierLevel[11] }
 
     /// Parses the SPS NAL unit `unit` (its 2-byte header first), found `offset` bytes into the segment.
-    package init(unit: some Collection<UInt8>, at offset: UInt64) throws(TSParseFailure) {
+    package init(unit: some Collection<UInt8>, at offset: UInt64) throws(WireFailure) {
         let rbsp = AnnexB.rbsp(unit)
         guard rbsp.count >= 15, (rbsp[0] >> 1) & 0x3F == 33 else {
             throw .malformed("an HEVC sequence parameter set too short to read", at: offset)
@@ -37,9 +38,9 @@ package struct HEVCSequenceParameterSet: Sendable, Equatable {
                 if layer.level { _ = try reader.bits(8) }
             }
             id = try reader.unsignedGolomb()
-            guard id <= 15 else { throw TSParseFailure.malformed("HEVC SPS id \(id)", at: offset) }
+            guard id <= 15 else { throw WireFailure.malformed("HEVC SPS id \(id)", at: offset) }
             let chromaFormat = try reader.unsignedGolomb()
-            guard chromaFormat <= 3 else { throw TSParseFailure.malformed("HEVC SPS chroma_format_idc \(chromaFormat)", at: offset) }
+            guard chromaFormat <= 3 else { throw WireFailure.malformed("HEVC SPS chroma_format_idc \(chromaFormat)", at: offset) }
             let separateColourPlanes = chromaFormat == 3 ? try reader.flag() : false
             let fullWidth = Int(try reader.unsignedGolomb()), fullHeight = Int(try reader.unsignedGolomb())
             var window = (left: 0, right: 0, top: 0, bottom: 0)
@@ -49,7 +50,7 @@ package struct HEVCSequenceParameterSet: Sendable, Equatable {
             }
             let bitDepthLuma = try reader.unsignedGolomb() + 8, bitDepthChroma = try reader.unsignedGolomb() + 8
             guard bitDepthLuma <= 16, bitDepthChroma <= 16 else {
-                throw TSParseFailure.malformed("HEVC SPS bit depth \(bitDepthLuma)/\(bitDepthChroma)", at: offset)
+                throw WireFailure.malformed("HEVC SPS bit depth \(bitDepthLuma)/\(bitDepthChroma)", at: offset)
             }
             // Window offsets count in chroma samples (SubWidthC, SubHeightC: table 6-1).
             let (unitX, unitY) = separateColourPlanes ? (1, 1) : [(1, 1), (2, 2), (2, 1), (1, 1)][Int(chromaFormat)]
@@ -60,7 +61,7 @@ package struct HEVCSequenceParameterSet: Sendable, Equatable {
             self.chromaFormat = UInt8(chromaFormat)
             self.bitDepthLuma = UInt8(bitDepthLuma)
             self.bitDepthChroma = UInt8(bitDepthChroma)
-        } catch let failure as TSParseFailure {
+        } catch let failure as WireFailure {
             throw failure
         } catch {
             throw .malformed("an HEVC sequence parameter set that ends before its bit depths", at: offset)

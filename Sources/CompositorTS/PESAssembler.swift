@@ -1,3 +1,4 @@
+import CompositorCore
 /// A PES packet put back together from the payloads of its transport stream packets.
 package struct PESPacket: Sendable {
     package let pid: UInt16
@@ -27,10 +28,10 @@ package struct PESAssembler: Sendable {
         var continuity: UInt8
 
         /// Parses the header once `bytes` hold it all, and drops it from them.
-        mutating func takeHeader() throws(TSParseFailure) {
+        mutating func takeHeader() throws(WireFailure) {
             guard header == nil, bytes.count >= 9, bytes.count >= 9 + Int(bytes[8]) else { return }
             let parsed = try bytes.withUnsafeBytes { raw in
-                Result { () throws(TSParseFailure) in try PESHeader(UnsafeRawBufferPointer(rebasing: raw[0..<(9 + Int(raw[8]))]), at: offset) }
+                Result { () throws(WireFailure) in try PESHeader(UnsafeRawBufferPointer(rebasing: raw[0..<(9 + Int(raw[8]))]), at: offset) }
             }.get()
             bytes.removeFirst(parsed.headerLength)
             header = parsed
@@ -53,7 +54,7 @@ package struct PESAssembler: Sendable {
 
     /// Adds one packet (`bytes`, 188 of them, at `offset`); returns the PES packet it completes,
     /// if any. Payload of a PID not yet started (a segment cut mid-packet) is dropped.
-    package mutating func add(_ packet: TSPacket, bytes: UnsafeRawBufferPointer, at offset: UInt64) throws(TSParseFailure) -> PESPacket? {
+    package mutating func add(_ packet: TSPacket, bytes: UnsafeRawBufferPointer, at offset: UInt64) throws(WireFailure) -> PESPacket? {
         guard packet.hasPayload, pids.contains(packet.pid) else { return nil }
         let payload = UnsafeRawBufferPointer(rebasing: bytes[packet.payloadStart...])
         let open = pending.firstIndex { $0.pid == packet.pid }
@@ -82,7 +83,7 @@ package struct PESAssembler: Sendable {
     /// Adds a continuing packet's payload to `pending` (one access to it per packet: this runs for
     /// each of a segment's packets); whether it now holds all the bytes its header states.
     private static func append(_ payload: UnsafeRawBufferPointer, counter: UInt8, to pending: inout Pending,
-                               at offset: UInt64) throws(TSParseFailure) -> Bool {
+                               at offset: UInt64) throws(WireFailure) -> Bool {
         let next = (pending.continuity + 1) & 0x0F
         guard counter == next else {
             // A repeated packet (same counter) is allowed once by 2.4.3.3; anything else lost data.
@@ -102,7 +103,7 @@ package struct PESAssembler: Sendable {
     }
 
     /// The PES packets still open at the end of the segment, in the order they started.
-    package mutating func finish() throws(TSParseFailure) -> [PESPacket] {
+    package mutating func finish() throws(WireFailure) -> [PESPacket] {
         let open = pending
         pending = []
         var packets: [PESPacket] = []
@@ -110,14 +111,14 @@ package struct PESAssembler: Sendable {
         return packets
     }
 
-    private mutating func finished(_ pending: Pending) throws(TSParseFailure) -> PESPacket {
+    private mutating func finished(_ pending: Pending) throws(WireFailure) -> PESPacket {
         if let expected = pending.expected, pending.received < expected {
             throw .malformed("PID 0x\(hex(pending.pid)): a PES packet of \(expected) bytes ends after \(pending.received)", at: pending.offset)
         }
         var pending = pending
         guard let header = pending.header else {
             // Cut short before its header ended: the header's parse says how.
-            _ = try pending.bytes.withUnsafeBytes { raw in Result { () throws(TSParseFailure) in try PESHeader(raw, at: pending.offset) } }.get()
+            _ = try pending.bytes.withUnsafeBytes { raw in Result { () throws(WireFailure) in try PESHeader(raw, at: pending.offset) } }.get()
             throw .malformed("a PES header cut short (\(pending.received) bytes)", at: pending.offset)
         }
         if let expected = pending.expected {

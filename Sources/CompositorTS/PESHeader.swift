@@ -1,3 +1,4 @@
+import CompositorCore
 /// The header of a PES packet (ISO/IEC 13818-1, 2.4.3.6): its stream, timestamps and where its
 /// payload starts.
 package struct PESHeader: Sendable, Equatable {
@@ -17,7 +18,7 @@ package struct PESHeader: Sendable, Equatable {
 
     /// Parses the header at the start of `bytes` (the PES packet's first bytes), found `offset`
     /// bytes into the segment.
-    package init(_ bytes: UnsafeRawBufferPointer, at offset: UInt64) throws(TSParseFailure) {
+    package init(_ bytes: UnsafeRawBufferPointer, at offset: UInt64) throws(WireFailure) {
         guard bytes.count >= 9 else { throw .malformed("a PES header cut short (\(bytes.count) bytes)", at: offset) }
         guard bytes[0] == 0, bytes[1] == 0, bytes[2] == 1 else {
             throw .malformed("a PES packet that does not start with 00 00 01", at: offset)
@@ -51,7 +52,7 @@ package struct PESHeader: Sendable, Equatable {
     }
 
     /// A 33-bit timestamp in its 5-byte form, with its marker bits checked.
-    private static func timestamp(_ bytes: UnsafeRawBufferPointer, at index: Int, offset: UInt64) throws(TSParseFailure) -> UInt64 {
+    private static func timestamp(_ bytes: UnsafeRawBufferPointer, at index: Int, offset: UInt64) throws(WireFailure) -> UInt64 {
         guard bytes[index] & 1 == 1, bytes[index + 2] & 1 == 1, bytes[index + 4] & 1 == 1 else {
             throw .malformed("a PES timestamp with a marker bit clear", at: offset + UInt64(index))
         }

@@ -1,3 +1,4 @@
+import CompositorCore
 /// Reads one program out of a transport stream segment: the PAT, then the PMT it points to, then
 /// the PES packets of that program's streams.
 ///
@@ -15,7 +16,7 @@ package struct ProgramDemuxer: Sendable {
 
     /// Adds the packet `bytes` (188 of them) found `offset` bytes into the segment; returns the PES
     /// packet it completes, if any.
-    package mutating func add(_ bytes: UnsafeRawBufferPointer, at offset: UInt64) throws(TSParseFailure) -> PESPacket? {
+    package mutating func add(_ bytes: UnsafeRawBufferPointer, at offset: UInt64) throws(WireFailure) -> PESPacket? {
         let packet = try TSPacket(bytes, at: offset)
         guard packet.hasPayload else { return nil }
         if packet.pid == 0 || packet.pid == programMapPID {
@@ -36,5 +37,5 @@ package struct ProgramDemuxer: Sendable {
     }
 
     /// The PES packets still open at the end of the segment.
-    package mutating func finish() throws(TSParseFailure) -> [PESPacket] { try assembler.finish() }
+    package mutating func finish() throws(WireFailure) -> [PESPacket] { try assembler.finish() }
 }

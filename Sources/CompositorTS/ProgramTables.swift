@@ -1,9 +1,10 @@
+import CompositorCore
 /// The program association table (PAT, PID 0): where the first program's map is.
 /// ISO/IEC 13818-1, 2.4.4.3.
 package enum ProgramAssociation {
     /// The PID of the first program's PMT (program number 0 is the network PID, skipped), from the
     /// section starting `section`'s first byte; `offset` is where it is in the segment.
-    package static func programMapPID(section: [UInt8], at offset: UInt64) throws(TSParseFailure) -> UInt16 {
+    package static func programMapPID(section: [UInt8], at offset: UInt64) throws(WireFailure) -> UInt16 {
         let body = try PSISection.body(of: section, tableID: 0x00, name: "PAT", at: offset)
         var index = 5  // transport_stream_id, version, section numbers
         while index + 4 <= body.count {
@@ -28,7 +29,7 @@ package struct ElementaryStreamEntry: Sendable, Equatable {
 
 package enum ProgramMap {
     /// The elementary streams of the PMT section `section`.
-    package static func streams(section: [UInt8], at offset: UInt64) throws(TSParseFailure) -> [ElementaryStreamEntry] {
+    package static func streams(section: [UInt8], at offset: UInt64) throws(WireFailure) -> [ElementaryStreamEntry] {
         let body = try PSISection.body(of: section, tableID: 0x02, name: "PMT", at: offset)
         guard body.count >= 9 else { throw .malformed("a PMT of \(body.count) bytes is too short", at: offset) }
         let programInfoLength = Int(body[7] & 0x0F) << 8 | Int(body[8])
@@ -54,7 +55,7 @@ package enum ProgramMap {
 enum PSISection {
     /// The section's bytes after its 3-byte header, up to (not including) the CRC; `payload` is a
     /// packet payload that starts with the pointer field.
-    static func body(of payload: [UInt8], tableID: UInt8, name: String, at offset: UInt64) throws(TSParseFailure) -> [UInt8] {
+    static func body(of payload: [UInt8], tableID: UInt8, name: String, at offset: UInt64) throws(WireFailure) -> [UInt8] {
         guard let pointer = payload.first else { throw .malformed("an empty \(name) packet", at: offset) }
         let start = 1 + Int(pointer)
         guard start + 3 <= payload.count else {

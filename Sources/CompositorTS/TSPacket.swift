@@ -1,3 +1,4 @@
+import CompositorCore
 /// One 188-byte transport stream packet's header (ISO/IEC 13818-1, 2.4.3.2) and where its payload is.
 package struct TSPacket: Sendable, Equatable {
     package static let size = 188
@@ -15,7 +16,7 @@ package struct TSPacket: Sendable, Equatable {
     package var hasPayload: Bool { payloadStart < Self.size }
 
     /// Parses the packet in `bytes` (exactly 188 bytes) found `offset` bytes into the segment.
-    package init(_ bytes: UnsafeRawBufferPointer, at offset: UInt64) throws(TSParseFailure) {
+    package init(_ bytes: UnsafeRawBufferPointer, at offset: UInt64) throws(WireFailure) {
         guard bytes.count == Self.size else {
             throw .malformed("a packet of \(bytes.count) bytes; transport stream packets are 188", at: offset)
         }

@@ -1,3 +1,4 @@
+import CompositorCore
 /// One H.264 or HEVC access unit as a transport stream carries it (Annex B), and the MP4 sample it
 /// becomes: each NAL unit prefixed by its 4-byte length, without the access unit delimiter and
 /// the parameter sets (those go into the sample entry's `avcC` or `hvcC`, ISO/IEC 14496-15 5.3.3
@@ -18,7 +19,7 @@ package struct VideoAccessUnit: Sendable {
     package static func sampleSize(of units: some Sequence<Range<Int>>) -> Int { units.reduce(0) { $0 + 4 + $1.count } }
 
     /// Splits `payload` (one PES packet's elementary stream bytes), found `offset` bytes into the segment.
-    package init(payload: UnsafeRawBufferPointer, format: VideoCodingFormat, at offset: UInt64) throws(TSParseFailure) {
+    package init(payload: UnsafeRawBufferPointer, format: VideoCodingFormat, at offset: UInt64) throws(WireFailure) {
         var sample: [Range<Int>] = [], parameterSets: [(UInt8, Range<Int>)] = []
         var randomAccess = false
         let parameterSetTypes = format.parameterSetTypes

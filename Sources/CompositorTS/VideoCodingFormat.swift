@@ -1,3 +1,4 @@
+import CompositorCore
 /// The video coding formats read from and written to transport streams, and how each names its
 /// NAL units (ITU-T H.264 7.4.1 and table 7-1; ITU-T H.265 7.4.2.2 and table 7-1).
 ///
@@ -68,8 +69,8 @@ package enum VideoCodingFormat: Sendable, Equatable, CustomStringConvertible {
     /// `seq_parameter_set_id` (after profile and level) or `pic_parameter_set_id`; HEVC
     /// `vps_video_parameter_set_id` (4 bits), `sps_seq_parameter_set_id` (after the profile, tier
     /// and level) or `pps_pic_parameter_set_id`.
-    package func parameterSetID(_ unit: some Collection<UInt8>, type: UInt8, at offset: UInt64) throws(TSParseFailure) -> UInt32 {
-        func tooShort() -> TSParseFailure {
+    package func parameterSetID(_ unit: some Collection<UInt8>, type: UInt8, at offset: UInt64) throws(WireFailure) -> UInt32 {
+        func tooShort() -> WireFailure {
             let name = parameterSetName(type)
             return .malformed("\(name == "SPS" ? "an" : "a") \(name) too short for its id", at: offset)
         }

@@ -293,7 +293,7 @@ struct ExactMessageTests {
             _ = try MP4Exporter.plan(composition)
             Issue.record("planned a piece of 1/2147483647 s")
         } catch {
-            guard case .planDisagrees(piece: 0, item: "feature", let plan, _) = error else { Issue.record("\(error)"); return }
+            guard case .planDisagrees(piece: 0, item: "feature", let plan, _) = error.detail else { Issue.record("\(error)"); return }
             let tick = "1/\(plan.start.timescale) s"
             #expect(error.description == "piece 1 ('feature') is at [0, 1/2147483647) s by its timeline, but the output can only "
                 + "place it at [0, 0) s: it lasts 1/2147483647 s, less than one tick of the output's timescale (\(tick))")

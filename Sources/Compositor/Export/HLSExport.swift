@@ -81,7 +81,7 @@ public struct HLSExport: Sendable, Equatable {
     ) async throws {
         switch await writeCancellably(into: folder, extraFiles: extraFiles, progress: progress) {
         case .success: return
-        case .failure(.cancelled): throw CancellationError()
+        case .failure(let error) where error.cause == .cancelled: throw CancellationError()
         case .failure(let error): throw error
         }
     }
@@ -108,7 +108,7 @@ public struct HLSExport: Sendable, Equatable {
         func step() throws(HLSExportError) {
             written += 1
             progress(HLSWriteProgress(filesWritten: written, totalFiles: names.count))
-            if isCancelled() { throw .cancelled(folder: folder) }
+            if isCancelled() { throw HLSExportError(.cancelled(folder: folder)) }
         }
         do {
             draft = try AtomicOutputFolder.Draft(folder, names: names)
@@ -123,9 +123,9 @@ public struct HLSExport: Sendable, Equatable {
     }
 
     private static func cannotWrite(_ folder: FilePath, _ error: FileError) -> HLSExportError {
-        guard case .holdsOtherFiles(let names) = error.reason else { return .cannotWrite(folder: folder, reason: error.reasonText) }
-        return .cannotWrite(folder: folder, reason: "holds files a previous stitch did not write (\(error.listed(names))); "
-            + "give a new or empty folder, or one a previous stitch wrote")
+        guard case .holdsOtherFiles(let names) = error.reason else { return HLSExportError(.cannotWrite(folder: folder, reason: error.reasonText)) }
+        return HLSExportError(.cannotWrite(folder: folder, reason: "holds files a previous stitch did not write (\(error.listed(names))); "
+            + "give a new or empty folder, or one a previous stitch wrote"))
     }
 
     /// Each break, where it was scheduled and where it plays.

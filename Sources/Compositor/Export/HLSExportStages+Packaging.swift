@@ -86,7 +86,7 @@ extension HLSExportStages {
         var previous: (tracks: [String], descriptions: [[MP4SampleDescription]])?
         for (number, (piece, segment)) in zip(result.pieces, composition.segments).enumerated() {
             guard let source = sources.firstIndex(where: { $0.playlist.url == piece.url }) else {
-                throw .stitch(item: segment.id, reason: "its source was not packaged")
+                throw HLSExportError(.stitch(item: segment.id, reason: "its source was not packaged"))
             }
             let packaging = sources[source].packaging
             let indices = segmentIndices[source] ?? Dictionary(
@@ -100,7 +100,7 @@ extension HLSExportStages {
             previous = current
             for (position, output) in piece.segments.enumerated() {
                 guard let index = indices[result.playlist.segments[output].resolvedURI] else {
-                    throw .stitch(item: segment.id, reason: "segment \(result.playlist.segments[output].uri) is not its source's")
+                    throw HLSExportError(.stitch(item: segment.id, reason: "segment \(result.playlist.segments[output].uri) is not its source's"))
                 }
                 let name = "piece-\(number + 1)-\(position).\(packaging.container == .mpegTS ? "ts" : "m4s")"
                 placed.append(HLSPlacedSegment(
@@ -109,7 +109,7 @@ extension HLSExportStages {
             }
         }
         guard placed.count == result.playlist.segments.count else {
-            throw .stitch(item: nil, reason: "\(result.playlist.segments.count) segments stitched, \(placed.count) placed in pieces")
+            throw HLSExportError(.stitch(item: nil, reason: "\(result.playlist.segments.count) segments stitched, \(placed.count) placed in pieces"))
         }
         let folder = HLSOutputNames.folderURL(of: stitched.url)
         let relocated = result.changingSegments { index, segment in

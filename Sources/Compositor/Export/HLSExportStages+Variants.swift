@@ -17,7 +17,7 @@ extension HLSExportStages {
             chosen = 0
         }
         guard let chosen, multivariant.variants.indices.contains(chosen) else {
-            throw .unsupported(url: multivariant.url, reason: "a multivariant playlist without variants")
+            throw HLSExportError(.unsupported(url: multivariant.url, reason: "a multivariant playlist without variants"))
         }
         return multivariant.variants[chosen]
     }
@@ -57,8 +57,8 @@ extension HLSExportStages {
         // The prechecks refuse what would be dropped, so every piece is placed, in order.
         if let dropped = result.droppedPieces.first {
             let segment = composition.segments[dropped.index]
-            throw .snapsToNothing(
-                item: segment.id, url: dropped.url, requested: dropped.requestedSourceRange, snapped: dropped.snappedSourceRange)
+            throw HLSExportError(.snapsToNothing(
+                item: segment.id, url: dropped.url, requested: dropped.requestedSourceRange, snapped: dropped.snappedSourceRange))
         }
         return result
     }
@@ -84,16 +84,16 @@ extension HLSExportStages {
         _ segment: Segment, _ range: MediaTimeRange, _ playlist: HLSMediaPlaylist, rule: (start: HLSCutSnapping, end: HLSCutSnapping)
     ) throws(HLSExportError) {
         guard playlist.isFinite else {
-            throw .unsupported(url: playlist.url, reason: "a live playlist (no EXT-X-ENDLIST, not PLAYLIST-TYPE VOD) has no fixed segments to stitch")
+            throw HLSExportError(.unsupported(url: playlist.url, reason: "a live playlist (no EXT-X-ENDLIST, not PLAYLIST-TYPE VOD) has no fixed segments to stitch"))
         }
-        guard !playlist.isIFramesOnly else { throw .unsupported(url: playlist.url, reason: "an I-frame playlist cannot be stitched") }
+        guard !playlist.isIFramesOnly else { throw HLSExportError(.unsupported(url: playlist.url, reason: "an I-frame playlist cannot be stitched")) }
         let boundaries: [MediaTime]
-        do { boundaries = try playlist.segmentBoundaries } catch { throw .stitch(item: segment.id, reason: HLSStitchError.timeOverflow(error).description) }
+        do { boundaries = try playlist.segmentBoundaries } catch { throw HLSExportError(.stitch(item: segment.id, reason: HLSStitchError.timeOverflow(error).description)) }
         let (first, last) = HLSStitcher.snap(range, to: boundaries, start: rule.start, end: rule.end)
         guard last > first else {
-            throw .snapsToNothing(
+            throw HLSExportError(.snapsToNothing(
                 item: segment.id, url: playlist.url, requested: range,
-                snapped: MediaTimeRange(start: boundaries[first], end: boundaries[max(first, last)]))
+                snapped: MediaTimeRange(start: boundaries[first], end: boundaries[max(first, last)])))
         }
     }
 
@@ -105,19 +105,19 @@ extension HLSExportStages {
             let previous = (0..<piece).last { index in
                 pieces[index].playlist.segments.first.map(HLSSegmentFormat.init(segment:)) == expected
             }
-            return .mixedSegmentFormats(
+            return HLSExportError(.mixedSegmentFormats(
                 item: segments[piece].id, url: url, format: format.description,
                 previousItem: previous.map { segments[$0].id } ?? "?", previousURL: previous.map { pieces[$0].playlist.url } ?? "?",
-                previousFormat: expected.description)
+                previousFormat: expected.description))
         case .sourceNotFinite(_, let url):
-            return .unsupported(url: url, reason: "a live playlist (no EXT-X-ENDLIST, not PLAYLIST-TYPE VOD) has no fixed segments to stitch")
+            return HLSExportError(.unsupported(url: url, reason: "a live playlist (no EXT-X-ENDLIST, not PLAYLIST-TYPE VOD) has no fixed segments to stitch"))
         case .unsupportedSource(_, let url, let reason):
-            return .unsupported(url: url, reason: reason)
+            return HLSExportError(.unsupported(url: url, reason: reason))
         case .invalidSourceRange(let piece, _), .markerGroupSplit(_, let piece), .conflictingMarker(_, let piece),
              .dateRangeIDTaken(_, let piece):
-            return .stitch(item: segments[piece].id, reason: error.description)
+            return HLSExportError(.stitch(item: segments[piece].id, reason: error.description))
         case .nothingToStitch, .markerNeedsProgramDateTime, .invalidProgramDateTime, .timeOverflow:
-            return .stitch(item: nil, reason: error.description)
+            return HLSExportError(.stitch(item: nil, reason: error.description))
         }
     }
 
@@ -133,10 +133,10 @@ extension HLSExportStages {
             guard let group else { continue }
             let renditions = multivariant.renditions.filter { $0.type == type && $0.groupID == group }
             if !renditions.isEmpty, renditions.allSatisfy({ $0.resolvedURI != nil }) {
-                throw .unsupported(
+                throw HLSExportError(.unsupported(
                     url: multivariant.url,
                     reason: "variant \(variant.uri) takes its \(type.lowercased()) from rendition group \(quoted(group)); "
-                        + "alternate renditions are not stitched (use variants with muxed audio)")
+                        + "alternate renditions are not stitched (use variants with muxed audio)"))
             }
         }
     }

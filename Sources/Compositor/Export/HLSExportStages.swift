@@ -80,7 +80,7 @@ struct HLSExportStages {
         }
         for placed in composition.breaks {
             for id in [placed.id] + placed.adIDs where id.contains(where: { $0 == "\"" || $0 == "\n" || $0 == "\r" }) {
-                throw .unwritableID(id)
+                throw HLSExportError(.unwritableID(id))
             }
         }
         // The output's variants are the first content source's.
@@ -97,7 +97,7 @@ struct HLSExportStages {
             return HLSOutputLayout(contentVariants: nil, renditions: [], reference: 0, anchored: [])
         }
         guard !multivariant.variants.isEmpty else {
-            throw .unsupported(url: multivariant.url, reason: "a multivariant playlist without variants")
+            throw HLSExportError(.unsupported(url: multivariant.url, reason: "a multivariant playlist without variants"))
         }
         let variants = multivariant.variants
         // The first variant with video decides the cuts; audio-only variants cut their own
@@ -180,9 +180,9 @@ struct HLSExportStages {
         for (index, variant) in variants.enumerated() where index != layout.reference && !layout.anchored.contains(index) {
             for (index, (piece, firstPiece)) in zip(variant.result.pieces, first.result.pieces).enumerated()
             where piece.sourceRange != firstPiece.sourceRange {
-                throw .variantsDisagree(
+                throw HLSExportError(.variantsDisagree(
                     item: composition.segments[index].id, variantURL: variant.url, range: piece.sourceRange,
-                    firstVariantURL: first.url, firstRange: firstPiece.sourceRange)
+                    firstVariantURL: first.url, firstRange: firstPiece.sourceRange))
             }
         }
         do {
@@ -191,9 +191,9 @@ struct HLSExportStages {
                 placedRanges: first.result.pieces.map(\.compositionRange))
         } catch {
             switch error {
-            case .snapping(let error): throw .snapping(error)
+            case .snapping(let error): throw HLSExportError(.snapping(error))
             case .placedElsewhere(_, let item, let placed, let composition):
-                throw .planDisagrees(item: item, playlist: placed, composition: composition)
+                throw HLSExportError(.planDisagrees(item: item, playlist: placed, composition: composition))
             }
         }
     }

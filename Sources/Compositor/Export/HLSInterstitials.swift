@@ -47,8 +47,8 @@ extension HLSExporter {
         excludingBreaks excludedBreakIDs: Set<String> = [], restrictingJumps: Bool = false
     ) throws(HLSExportError) -> HLSExport {
         guard !options.packagesEveryPiece else {
-            throw .unsupported(url: outputURL, reason: "interstitials keep every ad in playlists of its own, while packaging every piece "
-                               + "makes one stream of them all: stitch with one or the other")
+            throw HLSExportError(.unsupported(url: outputURL, reason: "interstitials keep every ad in playlists of its own, while packaging every piece "
+                               + "makes one stream of them all: stitch with one or the other"))
         }
         let composition: Composition, content: Composition
         do {
@@ -56,7 +56,7 @@ extension HLSExporter {
             content = try Composition(
                 schedule: schedule, naturalDurations: naturalDurations, excludingBreaks: Set(schedule.breaks.map(\.id)))
         } catch {
-            throw .schedule(error)
+            throw HLSExportError(.schedule(error))
         }
         var export = HLSExportStages(self)
         // Every cut decided as for one spliced playlist whose pieces each play as an item of
@@ -72,7 +72,7 @@ extension HLSExporter {
 
         let anchor: HLSDateTime
         do { anchor = try HLSDateTime(parsing: options.programDateTime) } catch {
-            throw .stitch(item: nil, reason: HLSStitchError.invalidProgramDateTime(text: options.programDateTime, reason: error.reason).description)
+            throw HLSExportError(.stitch(item: nil, reason: HLSStitchError.invalidProgramDateTime(text: options.programDateTime, reason: error.reason).description))
         }
         var variants: [HLSStitchedVariantPlaylist] = []
         for variant in primary.variants {
@@ -83,7 +83,7 @@ extension HLSExporter {
                 }
                 result = try variant.result.addingDateRanges(dateRanges)
             } catch {
-                throw .stitch(item: nil, reason: HLSStitchError.timeOverflow(error).description)
+                throw HLSExportError(.stitch(item: nil, reason: HLSStitchError.timeOverflow(error).description))
             }
             variants.append(HLSStitchedVariantPlaylist(
                 url: variant.url, contentVariant: variant.contentVariant, interstitialVariants: variant.interstitialVariants,
@@ -135,7 +135,7 @@ private struct InterstitialPlan {
         }
         HLSPackagedSource.markUsed(&packagedSources, by: playedPlaylists)
         if playedRanges != played.segments.map(\.sourceRange) {
-            do { reconciled = try ReconciledComposition(requested: requested, playedSourceRanges: playedRanges) } catch { throw .snapping(error) }
+            do { reconciled = try ReconciledComposition(requested: requested, playedSourceRanges: playedRanges) } catch { throw HLSExportError(.snapping(error)) }
         }
     }
 
@@ -192,8 +192,8 @@ private struct InterstitialPlan {
         // The timeline's content time is the playlist's: a clip is timed from where it is first
         // cut, so content replaced across a clip's edge would shift everything after it.
         guard before.map({ $0.contentRange.end == start }) ?? true, after.map({ $0.isAd || $0.contentRange.start == resume }) ?? true else {
-            throw .stitch(item: placed.id, reason: "the content it replaces crosses a clip boundary, so content after it "
-                + "would play at other times in the content playlist than in the timeline; end its resumeOffset within the clip")
+            throw HLSExportError(.stitch(item: placed.id, reason: "the content it replaces crosses a clip boundary, so content after it "
+                + "would play at other times in the content playlist than in the timeline; end its resumeOffset within the clip"))
         }
         return (start, resume)
     }
@@ -202,8 +202,8 @@ private struct InterstitialPlan {
     private func primaryTime(_ segment: Segment, at sourceTime: MediaTime) throws(HLSExportError) -> MediaTime {
         guard let piece = primary.segments.first(where: { $0.role == segment.role }),
               piece.sourceRange.start <= sourceTime, sourceTime <= piece.sourceRange.end else {
-            throw .stitch(item: segment.id, reason: "its cut at \(sourceTime) s lies outside its part of the content playlist; "
-                + "a break with its own snapping rule at a clip's edge moves the clip's cut, which the content playlist cannot follow")
+            throw HLSExportError(.stitch(item: segment.id, reason: "its cut at \(sourceTime) s lies outside its part of the content playlist; "
+                + "a break with its own snapping rule at a clip's edge moves the clip's cut, which the content playlist cannot follow"))
         }
         return try Self.time(segment.id) { () throws(MediaTimeError) in
             try piece.compositionRange.start.adding(try sourceTime.subtracting(piece.sourceRange.start))
@@ -243,7 +243,7 @@ private struct InterstitialPlan {
             playedPlaylists.append(result.playlist)
             return result
         } catch {
-            throw .stitch(item: item, reason: error.description)
+            throw HLSExportError(.stitch(item: item, reason: error.description))
         }
     }
 
@@ -267,16 +267,16 @@ private struct InterstitialPlan {
                     ? HLSExportStages.isNear(range.start, firstRange.start) && HLSExportStages.isNear(range.end, firstRange.end)
                     : range == firstRange
                 guard aligned else {
-                    throw .variantsDisagree(
+                    throw HLSExportError(.variantsDisagree(
                         item: segment.id, variantURL: variant.resolvedURI, range: range,
-                        firstVariantURL: multivariant.variants[0].resolvedURI, firstRange: firstRange)
+                        firstVariantURL: multivariant.variants[0].resolvedURI, firstRange: firstRange))
                 }
             }
             first = first ?? (variantURL, result)
             listed.append(HLSStitchedVariant(content: variant, interstitials: [], playlistURL: variantURL))
             assets.append(HLSExport.File(url: variantURL, text: result.text))
         }
-        guard let first else { throw .unsupported(url: multivariant.url, reason: "a multivariant playlist without variants") }
+        guard let first else { throw HLSExportError(.unsupported(url: multivariant.url, reason: "a multivariant playlist without variants")) }
         let videoRange = first.result.pieces[0].sourceRange
         var numbers: [String: Int] = [:]
         var listedRenditions: [HLSRendition] = []
@@ -286,7 +286,7 @@ private struct InterstitialPlan {
             let result = try stitchAd(try sources.mediaPlaylist(at: uri), videoRange, at: renditionURL, item: segment.id)
             let range = result.pieces[0].sourceRange
             guard HLSExportStages.isNear(range.start, videoRange.start), HLSExportStages.isNear(range.end, videoRange.end) else {
-                throw .variantsDisagree(item: segment.id, variantURL: uri, range: range, firstVariantURL: first.url, firstRange: videoRange)
+                throw HLSExportError(.variantsDisagree(item: segment.id, variantURL: uri, range: range, firstVariantURL: first.url, firstRange: videoRange))
             }
             listedRenditions.append(HLSOutputNames.relisting(rendition, at: renditionURL, from: url))
             assets.append(HLSExport.File(url: renditionURL, text: result.text))
@@ -303,13 +303,13 @@ private struct InterstitialPlan {
         let range = ranges[last]
         let end = try time(placed.id) { () throws(MediaTimeError) in try range.end.subtracting(excess) }
         guard end > range.start else {
-            throw .stitch(item: placed.id, reason: "its ads' whole segments run \(excess) s past what was scheduled, "
-                + "more than its last ad lasts; schedule its ads to end nearer their segment boundaries")
+            throw HLSExportError(.stitch(item: placed.id, reason: "its ads' whole segments run \(excess) s past what was scheduled, "
+                + "more than its last ad lasts; schedule its ads to end nearer their segment boundaries"))
         }
         ranges[last] = MediaTimeRange(start: range.start, end: end)
     }
 
     private static func time<T>(_ item: String, _ body: () throws(MediaTimeError) -> T) throws(HLSExportError) -> T {
-        do { return try body() } catch { throw .stitch(item: item, reason: HLSStitchError.timeOverflow(error).description) }
+        do { return try body() } catch { throw HLSExportError(.stitch(item: item, reason: HLSStitchError.timeOverflow(error).description)) }
     }
 }

@@ -53,7 +53,7 @@ package struct HLSPackagedSource: Sendable, Equatable {
         targetDuration: Int64, cuts: [MediaTime]
     ) throws(HLSExportError) -> MP4Packaging {
         guard let path = readPath else {
-            throw .unsupported(url: location.url, reason: "a remote source is packaged from a SourceCatalog that loaded it (stitch(_:catalog:))")
+            throw HLSExportError(.unsupported(url: location.url, reason: "a remote source is packaged from a SourceCatalog that loaded it (stitch(_:catalog:))"))
         }
         do {
             let movie: MP4Movie
@@ -66,7 +66,7 @@ package struct HLSPackagedSource: Sendable, Equatable {
             return try MP4Packaging(
                 movie: movie, container: container.packagingContainer, targetDuration: MediaTime(seconds: targetDuration), cuts: cuts)
         } catch {
-            throw .packaging(item: item, error)
+            throw HLSExportError(.packaging(item: item, error))
         }
     }
 
@@ -93,7 +93,7 @@ package struct HLSPackagedSource: Sendable, Equatable {
                 try time.converted(to: 1_000_000, rounding: .toNearestOrAwayFromZero)
             }
         } catch {
-            throw .packaging(item: item, .timeOverflow(file: packaging.path.description, reason: "segment boundaries to the microsecond: \(error)"))
+            throw HLSExportError(.packaging(item: item, .timeOverflow(file: packaging.path.description, reason: "segment boundaries to the microsecond: \(error)")))
         }
         let segments = packaging.segments.indices.map { index in
             let name = "\(stem)-\(index).\(extensionName)"
@@ -167,13 +167,13 @@ package struct HLSPackagedSource: Sendable, Equatable {
                 writers[segment.source] = writer
                 try source.write(bytes, name: segment.name, into: draft)
             } catch {
-                throw .packaging(item: source.item, error)
+                throw HLSExportError(.packaging(item: source.item, error))
             }
             if wroteInitSegment { try afterEachFile() }
             try afterEachFile()
         }
         for (index, writer) in writers {
-            do { try writer.checkUnchanged() } catch { throw .packaging(item: sources[index].item, error) }
+            do { try writer.checkUnchanged() } catch { throw HLSExportError(.packaging(item: sources[index].item, error)) }
         }
     }
 
@@ -187,7 +187,7 @@ package struct HLSPackagedSource: Sendable, Equatable {
             writer = try packaging.segmentWriter()
             if let initSegmentName, let bytes = writer.initSegment() { try write(bytes, name: initSegmentName, into: draft) }
         } catch {
-            throw .packaging(item: item, error)
+            throw HLSExportError(.packaging(item: item, error))
         }
         if initSegmentName != nil { try afterEachFile() }
         var bytes = OutputBytes()
@@ -196,11 +196,11 @@ package struct HLSPackagedSource: Sendable, Equatable {
                 try writer.segment(index, into: &bytes)
                 try write(bytes, name: playlist.segments[index].uri, into: draft)
             } catch {
-                throw .packaging(item: item, error)
+                throw HLSExportError(.packaging(item: item, error))
             }
             try afterEachFile()
         }
-        do { try writer.checkUnchanged() } catch { throw .packaging(item: item, error) }
+        do { try writer.checkUnchanged() } catch { throw HLSExportError(.packaging(item: item, error)) }
     }
 
     private func write(_ bytes: [UInt8], name: String, into draft: AtomicOutputFolder.Draft) throws(MP4Error) {

@@ -50,14 +50,14 @@ struct HLSRenderSources {
     /// variant's audio is in playlists of its own, those of the rendition a player picks.
     mutating func source(_ location: MediaLocation) throws(HLSExportError) -> MP4StitchPiece.Source {
         guard let playlistPath = remote.readPath(of: location) else {
-            throw .unsupported(url: location.url, reason: "a remote playlist is \(purpose.done) from a SourceCatalog that loaded it")
+            throw HLSExportError(.unsupported(url: location.url, reason: "a remote playlist is \(purpose.done) from a SourceCatalog that loaded it"))
         }
         let url = hlsURL(location)
         switch try playlists.playlist(at: url, variant: location.variant) {
         case .multivariant(let multivariant):
             // `max(by:)` keeps the last of equals; the first is wanted (a named variant is the only one).
             guard let variant = multivariant.variants.reversed().max(by: { $0.bandwidth < $1.bandwidth }) else {
-                throw .unsupported(url: url, reason: "a multivariant playlist without variants to play")
+                throw HLSExportError(.unsupported(url: url, reason: "a multivariant playlist without variants to play"))
             }
             let video = try segments(of: variant.resolvedURI, named: playlistPath)
             guard let rendition = Self.audioRendition(playedBy: variant, in: multivariant), let audioURL = rendition.resolvedURI else {
@@ -84,7 +84,7 @@ struct HLSRenderSources {
     private mutating func segments(of mediaURL: String, named playlist: FilePath) throws(HLSExportError) -> HLSSegmentSource {
         let media = try playlists.mediaPlaylist(at: mediaURL)
         guard media.isFinite else {
-            throw .unsupported(url: mediaURL, reason: "a live playlist (no EXT-X-ENDLIST, not VOD) has no end to \(purpose.verb)")
+            throw HLSExportError(.unsupported(url: mediaURL, reason: "a live playlist (no EXT-X-ENDLIST, not VOD) has no end to \(purpose.verb)"))
         }
         var segments: [HLSSegmentSource.Segment] = []
         var firstInitSection: HLSSegmentSource.FileBytes?
@@ -92,12 +92,12 @@ struct HLSRenderSources {
         for (index, segment) in media.segments.enumerated() {
             let name = "segment \(index + 1) (\(segment.uri))"
             if let key = segment.keys.first(where: { $0.method != "NONE" }) {
-                throw .unsupported(url: mediaURL, reason: "\(name) is encrypted (EXT-X-KEY METHOD=\(key.method)); "
-                                   + "\(purpose.doing) copies samples and cannot decrypt them: give it the clear segments")
+                throw HLSExportError(.unsupported(url: mediaURL, reason: "\(name) is encrypted (EXT-X-KEY METHOD=\(key.method)); "
+                                   + "\(purpose.doing) copies samples and cannot decrypt them: give it the clear segments"))
             }
-            guard !segment.isGap else { throw .unsupported(url: mediaURL, reason: "\(name) is a gap (EXT-X-GAP): there are no samples to \(purpose.verb)") }
+            guard !segment.isGap else { throw HLSExportError(.unsupported(url: mediaURL, reason: "\(name) is a gap (EXT-X-GAP): there are no samples to \(purpose.verb)")) }
             guard index == 0 || (segment.map == nil) == (currentMap == nil) else {
-                throw .unsupported(url: mediaURL, reason: "\(name) mixes MPEG-TS and fragmented MP4 segments (EXT-X-MAP) in one playlist")
+                throw HLSExportError(.unsupported(url: mediaURL, reason: "\(name) mixes MPEG-TS and fragmented MP4 segments (EXT-X-MAP) in one playlist"))
             }
             var newInitSection: HLSSegmentSource.FileBytes?
             if let map = segment.map, map != currentMap {
@@ -109,7 +109,7 @@ struct HLSRenderSources {
             segments.append(.init(path: file.path, byteRange: file.byteRange, duration: segment.duration,
                                   discontinuity: segment.isDiscontinuity && index > 0, newInitSection: newInitSection))
         }
-        guard !segments.isEmpty else { throw .unsupported(url: mediaURL, reason: "a playlist without segments") }
+        guard !segments.isEmpty else { throw HLSExportError(.unsupported(url: mediaURL, reason: "a playlist without segments")) }
         return HLSSegmentSource(playlist: playlist, container: firstInitSection.map { .fragmentedMP4(initSection: $0) } ?? .transportStream,
                                 segments: segments)
     }
@@ -118,22 +118,22 @@ struct HLSRenderSources {
     private func localFile(_ uri: String, byteRange: HLSByteRange?, name: String, in playlist: String) throws(HLSExportError) -> HLSSegmentSource.FileBytes {
         let location: MediaLocation
         do { location = try MediaLocation(resolvedURI: uri) } catch {
-            throw .malformed(url: playlist, reason: "\(name): \(error)")
+            throw HLSExportError(.malformed(url: playlist, reason: "\(name): \(error)"))
         }
         let path: FilePath
         if let local = location.filePath {
             path = local
         } else if remote.catalog == nil {
-            throw .unsupported(url: playlist, reason: "\(name) is remote; remote segments are \(purpose.done) "
-                               + "from a SourceCatalog that loaded the schedule's sources")
+            throw HLSExportError(.unsupported(url: playlist, reason: "\(name) is remote; remote segments are \(purpose.done) "
+                               + "from a SourceCatalog that loaded the schedule's sources"))
         } else {
             do { path = try remote.spoolPath(uri) } catch {
-                throw .unsupported(url: playlist, reason: "\(name): \(error)")
+                throw HLSExportError(.unsupported(url: playlist, reason: "\(name): \(error)"))
             }
         }
         guard let range = byteRange else { return HLSSegmentSource.FileBytes(path: path) }
         let (end, overflow) = range.offset.addingReportingOverflow(range.length)
-        guard !overflow else { throw .malformed(url: playlist, reason: "\(name): its byte range ends past 2^64") }
+        guard !overflow else { throw HLSExportError(.malformed(url: playlist, reason: "\(name): its byte range ends past 2^64")) }
         return HLSSegmentSource.FileBytes(path: path, byteRange: range.offset..<end)
     }
 }

@@ -96,7 +96,7 @@ extension HLSExportStages {
             let listing = sources.primaryVariants.first { group($0) == rendition.groupID } ?? sources.primaryVariants.first
             guard let bandwidth = listing?.bandwidth,
                   let chosen = HLSVariantMatching.nearest(toBandwidth: bandwidth, in: multivariant.variants) else {
-                throw .unsupported(url: multivariant.url, reason: "a multivariant playlist without variants")
+                throw HLSExportError(.unsupported(url: multivariant.url, reason: "a multivariant playlist without variants"))
             }
             let variant = multivariant.variants[chosen]
             let own = multivariant.renditions.filter { $0.type == rendition.type && $0.groupID == group(variant) && $0.resolvedURI != nil }
@@ -139,9 +139,9 @@ extension HLSExportStages {
     ) throws(HLSExportError) {
         for (index, (piece, videoPiece)) in zip(result.pieces, video.result.pieces).enumerated()
         where !isNear(piece.sourceRange.start, videoPiece.sourceRange.start) || !isNear(piece.sourceRange.end, videoPiece.sourceRange.end) {
-            throw .variantsDisagree(
+            throw HLSExportError(.variantsDisagree(
                 item: composition.segments[index].id, variantURL: url, range: piece.sourceRange,
-                firstVariantURL: video.url, firstRange: videoPiece.sourceRange)
+                firstVariantURL: video.url, firstRange: videoPiece.sourceRange))
         }
     }
 

@@ -16,14 +16,14 @@ struct HLSSourcePlaylists {
         if let playlist = loaded[url] { return playlist }
         // Parsed at the URL it was read from (after redirects), which its URIs resolve against.
         let bytes: [UInt8], readFrom: String
-        do { (bytes, readFrom) = try loader.fetch(url) } catch { throw .unreadable(url: url, reason: "\(error)") }
+        do { (bytes, readFrom) = try loader.fetch(url) } catch { throw HLSExportError(.unreadable(url: url, reason: "\(error)")) }
         // An MP4 file is a fine source elsewhere, just not in a playlist: say so rather than "malformed".
         if bytes.count >= 8, Array(bytes[4..<8]) == Array("ftyp".utf8) {
-            throw .unsupported(url: url, reason: "an MP4 file, not an HLS playlist; only local MP4 files are packaged into segments")
+            throw HLSExportError(.unsupported(url: url, reason: "an MP4 file, not an HLS playlist; only local MP4 files are packaged into segments"))
         }
         let playlist: HLSPlaylist
         do { playlist = try HLSPlaylistParser(limits: loader.limits).parse(bytes, url: readFrom) } catch {
-            throw error.category == .malformed ? .malformed(url: url, reason: error.description) : .unsupported(url: url, reason: error.description)
+            throw error.category == .malformed ? HLSExportError(.malformed(url: url, reason: error.description)) : HLSExportError(.unsupported(url: url, reason: error.description))
         }
         loaded[url] = playlist
         return playlist
@@ -35,7 +35,7 @@ struct HLSSourcePlaylists {
         let playlist = try playlist(at: url)
         guard let name else { return playlist }
         do { return .multivariant(try playlist.narrowed(toVariant: name)) } catch {
-            throw .noSuchVariant(url: url, name: error.name, known: error.known)
+            throw HLSExportError(.noSuchVariant(url: url, name: error.name, known: error.known))
         }
     }
 
@@ -44,8 +44,8 @@ struct HLSSourcePlaylists {
         switch try playlist(at: url) {
         case .media(let media): return media
         case .multivariant:
-            throw .malformed(url: url, reason: HLSParseError(
-                line: nil, lineText: nil, problem: .wrongPlaylistKind(expected: "media", found: "multivariant")).description)
+            throw HLSExportError(.malformed(url: url, reason: HLSParseError(
+                line: nil, lineText: nil, problem: .wrongPlaylistKind(expected: "media", found: "multivariant")).description))
         }
     }
 

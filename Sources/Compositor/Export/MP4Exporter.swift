@@ -24,16 +24,16 @@ public enum MP4Exporter {
 
     private static func plan(_ composition: Composition, with stitcher: MP4Stitcher) throws(MP4ExportError) -> MP4Export {
         let plan: MP4StitchPlan
-        do { plan = try stitcher.plan() } catch { throw .mp4(error) }
+        do { plan = try stitcher.plan() } catch { throw MP4ExportError(.mp4(error)) }
         do {
             let reconciled = try ReconciledComposition(
                 requested: composition, playedSourceRanges: plan.pieces.map(\.sourceRange), placedRanges: plan.pieces.map(\.compositionRange))
             return MP4Export(plan: plan, reconciled: reconciled)
         } catch {
             switch error {
-            case .snapping(let error): throw .snapping(error)
+            case .snapping(let error): throw MP4ExportError(.snapping(error))
             case .placedElsewhere(let piece, let item, let placed, let composition):
-                throw .planDisagrees(piece: piece, item: item, plan: placed, composition: composition)
+                throw MP4ExportError(.planDisagrees(piece: piece, item: item, plan: placed, composition: composition))
             }
         }
     }
@@ -84,7 +84,7 @@ public enum MP4Exporter {
         }
         switch result {
         case .success(let rendered): return rendered
-        case .failure(.mp4(.cancelled)): throw CancellationError()
+        case .failure(let error) where error.mp4Error?.isCancellation == true: throw CancellationError()
         case .failure(let error): throw error
         }
     }
@@ -120,7 +120,7 @@ public enum MP4Exporter {
         }
         switch result {
         case .success(let rendered): return rendered
-        case .failure(.mp4(.cancelled)): throw CancellationError()
+        case .failure(let error) where error.mp4Error?.isCancellation == true: throw CancellationError()
         case .failure(let error): throw error
         }
     }
@@ -134,7 +134,7 @@ public enum MP4Exporter {
             let (pieces, inputs) = try pieces(of: composition, reads: reads)
             // Before any work: an output that is a source, a device or a folder is refused now, not
             // after the whole file is written.
-            do { try OutputDestination.check(outputPath, inputs: inputs) } catch { throw MP4ExportError.mp4(MP4Error(error)) }
+            do { try OutputDestination.check(outputPath, inputs: inputs) } catch { throw MP4ExportError(.mp4(MP4Error(error))) }
             var stitcher = MP4Stitcher(pieces: pieces, cutMode: cut)
             stitcher.movies = reads.movies
             stitcher.names = reads.names
@@ -148,7 +148,7 @@ public enum MP4Exporter {
             do {
                 try stitcher.write(rendered.plan, to: outputPath, progress: progress, isCancelled: isCancelled)
             } catch {
-                throw MP4ExportError.mp4(error)
+                throw MP4ExportError(.mp4(error))
             }
             return rendered
         } catch {
@@ -165,13 +165,13 @@ public enum MP4Exporter {
         var pieces: [MP4StitchPiece] = []
         for segment in composition.segments {
             if sources[segment.source] == nil {
-                guard let path = reads.readPath(of: segment.source) else { throw .remoteSource(item: segment.id, segment.source) }
+                guard let path = reads.readPath(of: segment.source) else { throw MP4ExportError(.remoteSource(item: segment.id, segment.source)) }
                 let source: MP4StitchPiece.Source
                 if reads.isPlaylist(segment.source) {
                     do throws(HLSExportError) {
                         source = try playlists.source(segment.source)
                     } catch {
-                        throw .playlist(item: segment.id, error)
+                        throw MP4ExportError(.playlist(item: segment.id, error))
                     }
                 } else {
                     source = .mp4(path)
@@ -203,40 +203,122 @@ public struct MP4Export: Sendable {
 }
 
 /// Why a render failed: the MP4 layer's error (file, box path, byte offset), a cut that snapping
-/// emptied, a plan that disagrees with the timeline, or a source that is not a local file.
-public enum MP4ExportError: Error, Equatable, Sendable, CustomStringConvertible {
-    case mp4(MP4Error)
-    /// The snapped cuts do not make a valid timeline (a range emptied by snapping, say).
-    case snapping(ScheduleError)
-    /// The stitcher placed a piece elsewhere than the composition of its actual ranges does.
-    case planDisagrees(piece: Int, item: String, plan: MediaTimeRange, composition: MediaTimeRange)
-    /// A remote source rendered without a `SourceCatalog` that loaded it.
-    case remoteSource(item: String, MediaLocation)
-    /// A remote source that could not be fetched while rendering.
-    case transport(HTTPTransportError)
-    /// An HLS source whose playlist cannot be rendered: unreadable, malformed, or valid but
-    /// unsupported (live, encrypted, a change of init section).
-    case playlist(item: String, HLSExportError)
+/// emptied, a plan that disagrees with the timeline, or a source that could not be read.
+///
+/// Match on `cause`, which stays as it is while new causes are added:
+///
+/// ```swift
+/// do { try MP4Exporter.render(composition, to: "out.mp4") }
+/// catch where error.cause == .mp4 { print(error.mp4Error?.description ?? "\(error)") }
+/// ```
+public struct MP4ExportError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// What went wrong. New causes may be added: a `switch` over them needs a `default`.
+    public struct Cause: Hashable, Sendable, CustomStringConvertible {
+        fileprivate enum Code: String, Sendable { case mp4, snapping, planDisagrees, remoteSource, transport, playlist }
+        fileprivate let code: Code
 
-    public var description: String {
-        switch self {
-        case .mp4(let error): return error.description
-        case .snapping(let error): return "after snapping cuts to keyframes: \(error)"
-        case .planDisagrees(let piece, let item, let plan, let composition):
-            // The plan's times are whole ticks of the output movie's timescale (never reduced),
-            // so a range like [0, 0) is only true in those ticks: say which, and why.
-            let scale = plan.start.timescale
-            let why = composition.duration < MediaTime(value: 1, timescale: scale)
-                ? "it lasts \(composition.duration) s, less than one tick of the output's timescale (1/\(scale) s)"
-                : "its boundaries are not whole ticks of the output's timescale (1/\(scale) s)"
-            return "piece \(piece + 1) (\(quoted(item))) is at \(composition) s by its timeline, but the output can only place it "
-                + "at \(plan) s: \(why)"
-        case .remoteSource(let item, let location):
-            return "\(quoted(item)) (\(location.displayDescription)): a remote source is rendered from a SourceCatalog that loaded it "
-                + "(render(_:catalog:to:))"
-        case .transport(let error): return error.description
-        case .playlist(let item, let error):
-            return "\(quoted(item)): \(error)"
+        /// A source could not be read or stitched, or the output written: the MP4 layer's error
+        /// names the file, box path and byte offset (`mp4Error`).
+        public static let mp4 = Cause(code: .mp4)
+        /// The snapped cuts do not make a valid timeline (`scheduleError`).
+        public static let snapping = Cause(code: .snapping)
+        /// The output can place a piece only elsewhere than its timeline says (`item`).
+        public static let planDisagrees = Cause(code: .planDisagrees)
+        /// A remote source rendered without a `SourceCatalog` that loaded it (`item`).
+        public static let remoteSource = Cause(code: .remoteSource)
+        /// A remote source could not be fetched while rendering (`transportError`).
+        public static let transport = Cause(code: .transport)
+        /// An HLS source's playlist cannot be rendered (`item`, `playlistError`).
+        public static let playlist = Cause(code: .playlist)
+
+        public var description: String { code.rawValue }
+    }
+
+    /// Every error, with what it names: how the export builds them, and what tests match.
+    package enum Detail: Equatable, Sendable, CustomStringConvertible {
+        case mp4(MP4Error)
+        /// The snapped cuts do not make a valid timeline (a range emptied by snapping, say).
+        case snapping(ScheduleError)
+        /// The stitcher placed a piece elsewhere than the composition of its actual ranges does.
+        case planDisagrees(piece: Int, item: String, plan: MediaTimeRange, composition: MediaTimeRange)
+        /// A remote source rendered without a `SourceCatalog` that loaded it.
+        case remoteSource(item: String, MediaLocation)
+        /// A remote source that could not be fetched while rendering.
+        case transport(HTTPTransportError)
+        /// An HLS source whose playlist cannot be rendered: unreadable, malformed, or valid but
+        /// unsupported (live, encrypted, a change of init section).
+        case playlist(item: String, HLSExportError)
+
+        package var description: String {
+            switch self {
+            case .mp4(let error): return error.description
+            case .snapping(let error): return "after snapping cuts to keyframes: \(error)"
+            case .planDisagrees(let piece, let item, let plan, let composition):
+                // The plan's times are whole ticks of the output movie's timescale (never reduced),
+                // so a range like [0, 0) is only true in those ticks: say which, and why.
+                let scale = plan.start.timescale
+                let why = composition.duration < MediaTime(value: 1, timescale: scale)
+                    ? "it lasts \(composition.duration) s, less than one tick of the output's timescale (1/\(scale) s)"
+                    : "its boundaries are not whole ticks of the output's timescale (1/\(scale) s)"
+                return "piece \(piece + 1) (\(quoted(item))) is at \(composition) s by its timeline, but the output can only place it "
+                    + "at \(plan) s: \(why)"
+            case .remoteSource(let item, let location):
+                return "\(quoted(item)) (\(location.displayDescription)): a remote source is rendered from a SourceCatalog that loaded it "
+                    + "(render(_:catalog:to:))"
+            case .transport(let error): return error.description
+            case .playlist(let item, let error):
+                return "\(quoted(item)): \(error)"
+            }
         }
     }
+
+    package let detail: Detail
+
+    package init(_ detail: Detail) { self.detail = detail }
+
+    /// What went wrong.
+    public var cause: Cause {
+        switch detail {
+        case .mp4: return .mp4
+        case .snapping: return .snapping
+        case .planDisagrees: return .planDisagrees
+        case .remoteSource: return .remoteSource
+        case .transport: return .transport
+        case .playlist: return .playlist
+        }
+    }
+
+    /// The schedule item concerned, when one is.
+    public var item: String? {
+        switch detail {
+        case .planDisagrees(_, let item, _, _), .remoteSource(let item, _), .playlist(let item, _): return item
+        case .mp4, .snapping, .transport: return nil
+        }
+    }
+
+    /// The MP4 layer's error: file, box path, byte offset (`.mp4`).
+    public var mp4Error: MP4Error? {
+        guard case .mp4(let error) = detail else { return nil }
+        return error
+    }
+
+    /// The timeline's own error (`.snapping`).
+    public var scheduleError: ScheduleError? {
+        guard case .snapping(let error) = detail else { return nil }
+        return error
+    }
+
+    /// The transport's error: the URL and what happened (`.transport`).
+    public var transportError: HTTPTransportError? {
+        guard case .transport(let error) = detail else { return nil }
+        return error
+    }
+
+    /// The HLS export's error about the playlist (`.playlist`).
+    public var playlistError: HLSExportError? {
+        guard case .playlist(_, let error) = detail else { return nil }
+        return error
+    }
+
+    public var description: String { detail.description }
 }

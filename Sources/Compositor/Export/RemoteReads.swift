@@ -96,7 +96,7 @@ struct RemoteReads: Sendable {
                 return first
             }
         }
-        if let failure { throw .transport(failure) }
+        if let failure { throw MP4ExportError(.transport(failure)) }
     }
 
     /// Starts fetching the bytes a render copies from remote MP4 sources file to file, in the
@@ -117,21 +117,26 @@ struct RemoteReads: Sendable {
         return stream
     }
 
+    /// Each spool's URL by its path's text: how errors name a remote source.
+    private var fileNames: [String: String] {
+        Dictionary(names.map { ($0.key.description, $0.value) }, uniquingKeysWith: { first, _ in first })
+    }
+
     /// `error` as the user should read it: a remote source's fetch failure as the transport
     /// error it was, spool files named by their URLs.
     func inUserTerms(_ error: MP4ExportError) -> MP4ExportError {
         guard let spools = catalog?.spools?.all.values, !spools.isEmpty else { return error }
-        if let failure = spools.lazy.compactMap(\.failure).first { return .transport(failure) }
-        guard case .mp4(let mp4) = error else { return error }
-        return .mp4(mp4.renamingFiles(Dictionary(names.map { ($0.key.description, $0.value) }, uniquingKeysWith: { first, _ in first })))
+        if let failure = spools.lazy.compactMap(\.failure).first { return MP4ExportError(.transport(failure)) }
+        guard let mp4 = error.mp4Error else { return error }
+        return MP4ExportError(.mp4(mp4.renamingFiles(fileNames)))
     }
 
     /// `error` as the user should read it (see the render's `inUserTerms`): a remote source's
     /// fetch failure as `.unreadable` naming its URL, spool files named by their URLs.
     func inUserTerms(_ error: HLSExportError) -> HLSExportError {
         guard let spools = catalog?.spools?.all.values, !spools.isEmpty else { return error }
-        if let failure = spools.lazy.compactMap(\.failure).first { return .unreadable(url: failure.url, reason: failure.reason) }
-        guard case .packaging(let item, let mp4) = error else { return error }
-        return .packaging(item: item, mp4.renamingFiles(Dictionary(names.map { ($0.key.description, $0.value) }, uniquingKeysWith: { first, _ in first })))
+        if let failure = spools.lazy.compactMap(\.failure).first { return HLSExportError(.unreadable(url: failure.url, reason: failure.reason)) }
+        guard case .packaging(let item, let mp4) = error.detail else { return error }
+        return HLSExportError(.packaging(item: item, mp4.renamingFiles(fileNames)))
     }
 }

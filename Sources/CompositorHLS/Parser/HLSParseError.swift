@@ -23,10 +23,6 @@ package struct HLSParseError: Error, Equatable, Sendable, CustomStringConvertibl
         self.problem = problem
     }
 
-    package enum Category: Sendable, Equatable {
-        case malformed, unsupported, limitExceeded
-    }
-
     package enum Problem: Error, Equatable, Sendable, CustomStringConvertible {
         // Limits
         /// The input is longer than `HLSParseLimits.maximumPlaylistBytes`.
@@ -82,7 +78,7 @@ package struct HLSParseError: Error, Equatable, Sendable, CustomStringConvertibl
         /// A protocol version newer than this parser knows.
         case unsupportedVersion(Int64)
 
-        package var category: Category {
+        package var category: WireFailure.Kind {
             switch self {
             case .playlistTooLarge, .lineTooLong: return .limitExceeded
             case .unsupportedFeature, .unsupportedVersion: return .unsupported
@@ -122,7 +118,7 @@ package struct HLSParseError: Error, Equatable, Sendable, CustomStringConvertibl
         }
     }
 
-    package var category: Category { problem.category }
+    package var category: WireFailure.Kind { problem.category }
 
     package var description: String {
         switch (line, lineText) {

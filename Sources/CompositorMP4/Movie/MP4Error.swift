@@ -98,31 +98,23 @@ public enum MP4Error: Error, Sendable, Equatable, CustomStringConvertible {
     }
 }
 
-/// A failure found while decoding bytes, before the caller knows the file and box path.
-/// `MP4BoxPath.wrap` turns it into an `MP4Error`.
-struct MP4ParseFailure: Error, Sendable, Equatable {
-    enum Kind: Sendable, Equatable { case malformed, unsupported }
-    var kind: Kind
-    var offset: UInt64
-    var reason: String
-
-    static func malformed(_ reason: String, at offset: UInt64) -> MP4ParseFailure {
-        MP4ParseFailure(kind: .malformed, offset: offset, reason: reason)
-    }
-
-    static func unsupported(_ reason: String, at offset: UInt64) -> MP4ParseFailure {
-        MP4ParseFailure(kind: .unsupported, offset: offset, reason: reason)
-    }
-
+extension WireFailure {
+    /// This failure in the MP4 layer's terms: the file and the box path it was found in.
     func error(file: String, boxPath: String) -> MP4Error {
         switch kind {
         case .malformed: return .malformed(file: file, boxPath: boxPath, offset: offset, reason: reason)
-        case .unsupported: return .unsupported(file: file, boxPath: boxPath, offset: offset, reason: reason)
+        case .unsupported, .limitExceeded: return .unsupported(file: file, boxPath: boxPath, offset: offset, reason: reason)
         }
     }
 }
 
 extension MP4Error {
+    /// Whether the write was cancelled (`.cancelled`), which async callers report as `CancellationError`.
+    package var isCancellation: Bool {
+        if case .cancelled = self { return true }
+        return false
+    }
+
     /// A file error in this layer's terms.
     package init(_ error: FileError) {
         switch error.reason {

@@ -214,7 +214,7 @@ package struct MP4Packaging: Sendable {
                         throw .unsupported(file: file, boxPath: path, offset: track.boxOffset,
                                            reason: "H.264 and HEVC sample descriptions in one track; an MPEG-TS stream carries one video format")
                     }
-                    do throws(TSParseFailure) { try AnnexBFraming.checkInBand(description.codec.parameterSetUnits, format: format) } catch {
+                    do throws(WireFailure) { try AnnexBFraming.checkInBand(description.codec.parameterSetUnits, format: format) } catch {
                         throw .malformed(file: file, boxPath: path, offset: track.boxOffset,
                                          reason: "the \(format == .h264 ? "avcC" : "hvcC") of sample description \(index + 1): \(error.reason)")
                     }

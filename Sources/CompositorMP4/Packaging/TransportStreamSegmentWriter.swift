@@ -153,7 +153,7 @@ struct TransportStreamSegmentWriter: MP4SegmentWriter {
                 try sampleBytes.withSample(at: offset, size: Int(samples.sizes[v])) { (bytes) throws(MP4Error) in
                     pieces.removeAll(keepingCapacity: true)
                     let holdsPicture: Bool
-                    do throws(TSParseFailure) {
+                    do throws(WireFailure) {
                         holdsPicture = try framing.appendPieces(of: bytes, withParameterSets: keyframe || !pictureWritten, to: &pieces, at: offset)
                     } catch {
                         throw .malformed(file: name, boxPath: video.track.boxPath, offset: error.offset,

@@ -65,20 +65,20 @@ struct SegmentPackets {
 
 extension MP4Error {
     /// A transport stream failure in `file`.
-    init(_ failure: TSParseFailure, file: FilePath) {
+    init(_ failure: WireFailure, file: FilePath) {
         switch failure.kind {
         case .malformed: self = .malformedStream(file: file.description, offset: failure.offset, reason: failure.reason)
-        case .unsupported: self = .unsupportedStream(file: file.description, offset: failure.offset, reason: failure.reason)
+        case .unsupported, .limitExceeded: self = .unsupportedStream(file: file.description, offset: failure.offset, reason: failure.reason)
         }
     }
 }
 
 /// `body`'s transport stream failures as errors about `file`.
-func streamErrors<T>(_ file: FilePath, _ body: () throws(TSParseFailure) -> T) throws(MP4Error) -> T {
+func streamErrors<T>(_ file: FilePath, _ body: () throws(WireFailure) -> T) throws(MP4Error) -> T {
     do { return try body() } catch { throw MP4Error(error, file: file) }
 }
 
 /// `body` run on `bytes` (a PES payload of `file`), its failures as errors about `file`.
-func streamErrors<T>(_ file: FilePath, parsing bytes: [UInt8], _ body: (UnsafeRawBufferPointer) throws(TSParseFailure) -> T) throws(MP4Error) -> T {
-    try bytes.withUnsafeBytes { raw in Result { () throws(TSParseFailure) in try body(raw) } }.mapError { MP4Error($0, file: file) }.get()
+func streamErrors<T>(_ file: FilePath, parsing bytes: [UInt8], _ body: (UnsafeRawBufferPointer) throws(WireFailure) -> T) throws(MP4Error) -> T {
+    try bytes.withUnsafeBytes { raw in Result { () throws(WireFailure) in try body(raw) } }.mapError { MP4Error($0, file: file) }.get()
 }

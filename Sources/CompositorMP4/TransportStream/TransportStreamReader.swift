@@ -201,13 +201,13 @@ extension TransportStreamReader {
             }
             switch format {
             case .h264:
-                let parsed = try streamErrors(file) { () throws(TSParseFailure) in try H264SequenceParameterSet(unit: sets[0].sets[0], at: offset) }
+                let parsed = try streamErrors(file) { () throws(WireFailure) in try H264SequenceParameterSet(unit: sets[0].sets[0], at: offset) }
                 return SampleEntryWriter.avc1(width: parsed.width, height: parsed.height, profile: parsed.profile,
                                               compatibility: parsed.constraints, level: parsed.level, chromaFormat: parsed.chromaFormat,
                                               bitDepthLuma: parsed.bitDepthLuma, bitDepthChroma: parsed.bitDepthChroma,
                                               sequenceParameterSets: sets[0].sets, pictureParameterSets: sets[1].sets)
             case .hevc:
-                let parsed = try streamErrors(file) { () throws(TSParseFailure) in try HEVCSequenceParameterSet(unit: sets[1].sets[0], at: offset) }
+                let parsed = try streamErrors(file) { () throws(WireFailure) in try HEVCSequenceParameterSet(unit: sets[1].sets[0], at: offset) }
                 return SampleEntryWriter.hvc1(width: parsed.width, height: parsed.height, profileTierLevel: parsed.profileTierLevel,
                                               maxSubLayers: parsed.maxSubLayers, temporalIDNesting: parsed.temporalIDNesting,
                                               chromaFormat: parsed.chromaFormat, bitDepthLuma: parsed.bitDepthLuma,

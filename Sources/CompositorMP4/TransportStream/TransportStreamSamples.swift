@@ -174,7 +174,7 @@ struct TransportStreamSampleReader: SampleStoreReader {
             samplePosition += bytes.count
         }
         try packets.walk(from: offset) { (bytes, at) throws(MP4Error) -> Bool in
-            let packet = try streamErrors(path) { () throws(TSParseFailure) in try TSPacket(bytes, at: at) }
+            let packet = try streamErrors(path) { () throws(WireFailure) in try TSPacket(bytes, at: at) }
             guard packet.pid == pid, packet.hasPayload else { return true }
             if let last = continuity {
                 // The next PES packet has begun before the sample's units ended.
@@ -216,12 +216,12 @@ struct TransportStreamSampleReader: SampleStoreReader {
         var assembler = PESAssembler(pids: [pid])
         var found: PESPacket?
         try packets.walk(from: offset) { (bytes, at) throws(MP4Error) -> Bool in
-            found = try streamErrors(path) { () throws(TSParseFailure) in
+            found = try streamErrors(path) { () throws(WireFailure) in
                 try assembler.add(TSPacket(bytes, at: at), bytes: bytes, at: at)
             }
             return found == nil
         }
-        if found == nil { found = try streamErrors(path) { () throws(TSParseFailure) in try assembler.finish().first } }
+        if found == nil { found = try streamErrors(path) { () throws(WireFailure) in try assembler.finish().first } }
         guard let found, found.offset == offset else {
             throw .io(file: path.description, operation: "copy samples", reason: "no PES packet starts at byte \(offset) any more")
         }

@@ -81,13 +81,13 @@ struct TransportStreamSegmentScan: Sendable {
         init(path: FilePath) { self.path = path }
 
         mutating func add(_ bytes: UnsafeRawBufferPointer, at offset: UInt64) throws(MP4Error) {
-            if let packet = try streamErrors(path, { () throws(TSParseFailure) in try demuxer.add(bytes, at: offset) }) {
+            if let packet = try streamErrors(path, { () throws(WireFailure) in try demuxer.add(bytes, at: offset) }) {
                 try handle(packet)
             }
         }
 
         mutating func finish() throws(MP4Error) {
-            for packet in try streamErrors(path, { () throws(TSParseFailure) in try demuxer.finish() }) { try handle(packet) }
+            for packet in try streamErrors(path, { () throws(WireFailure) in try demuxer.finish() }) { try handle(packet) }
             _ = try chosenProgram()
         }
 
@@ -135,12 +135,12 @@ struct TransportStreamSegmentScan: Sendable {
                                      reason: "a video PES packet without a PTS (an access unit split over PES packets)")
         }
         let payload = packet.payload
-        let unit = try streamErrors(file, parsing: payload) { (raw) throws(TSParseFailure) in
+        let unit = try streamErrors(file, parsing: payload) { (raw) throws(WireFailure) in
             try VideoAccessUnit(payload: raw, format: format, at: packet.offset)
         }
         var parameterSets: [(type: UInt8, id: UInt32, bytes: [UInt8])] = []
         for set in unit.parameterSets {
-            let id = try streamErrors(file) { () throws(TSParseFailure) in
+            let id = try streamErrors(file) { () throws(WireFailure) in
                 try format.parameterSetID(payload[set.range], type: set.type, at: packet.offset)
             }
             parameterSets.append((set.type, id, Array(payload[set.range])))
@@ -154,7 +154,7 @@ struct TransportStreamSegmentScan: Sendable {
         guard let pts = packet.header.pts else {
             throw .unsupportedStream(file: file.description, offset: packet.offset, reason: "an audio PES packet without a PTS")
         }
-        let frames = try streamErrors(file, parsing: packet.payload) { (raw) throws(TSParseFailure) in
+        let frames = try streamErrors(file, parsing: packet.payload) { (raw) throws(WireFailure) in
             try ADTSFrames.split(raw, at: packet.offset)
         }
         return Audio(pts: pts, offset: packet.offset, frames: frames)

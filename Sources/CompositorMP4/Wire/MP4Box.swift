@@ -17,7 +17,7 @@ struct MP4BoxHeader: Sendable, Equatable {
     /// Reads a header at `reader`'s position. `available` is how many bytes the enclosing space
     /// (parent payload or file) has from this header on: a size past it is malformed, and a size of
     /// 0 means "to the end" of that space.
-    static func read(from reader: inout ByteReader, available: UInt64) throws(MP4ParseFailure) -> MP4BoxHeader {
+    static func read(from reader: inout ByteReader, available: UInt64) throws(WireFailure) -> MP4BoxHeader {
         let offset = reader.offset
         guard available >= 8 else {
             throw .malformed("\(available) stray bytes where a box header (8 bytes) should be", at: offset)
@@ -47,7 +47,7 @@ struct MP4BoxHeader: Sendable, Equatable {
     }
 
     /// Reads a header and slices the payload after it, leaving `reader` after the box.
-    static func readBox(from reader: inout ByteReader) throws(MP4ParseFailure) -> (header: MP4BoxHeader, payload: ByteReader) {
+    static func readBox(from reader: inout ByteReader) throws(WireFailure) -> (header: MP4BoxHeader, payload: ByteReader) {
         let start = reader.offset
         let header = try read(from: &reader, available: UInt64(reader.remaining))
         // The read consumed 8 bytes, or 16 with a 64-bit size; a uuid's user type is the rest of
@@ -242,7 +242,7 @@ struct MP4Box: Sendable {
 protocol MP4ParsableBox: Sendable {
     static var type: FourCC { get }
     /// Decodes the payload (for a full box, starting at its version byte).
-    init(parsing payload: inout ByteReader) throws(MP4ParseFailure)
+    init(parsing payload: inout ByteReader) throws(WireFailure)
 }
 
 protocol MP4WritableBox: Sendable {
@@ -261,12 +261,12 @@ struct FullBoxHeader: Sendable, Equatable {
     var version: UInt8
     var flags: UInt32
 
-    static func read(from reader: inout ByteReader) throws(MP4ParseFailure) -> FullBoxHeader {
+    static func read(from reader: inout ByteReader) throws(WireFailure) -> FullBoxHeader {
         FullBoxHeader(version: try reader.readUInt8(), flags: try reader.readUInt24())
     }
 
     /// Throws unsupported unless the version is one of `known`.
-    func require(versions known: ClosedRange<UInt8>, of type: FourCC, at offset: UInt64) throws(MP4ParseFailure) {
+    func require(versions known: ClosedRange<UInt8>, of type: FourCC, at offset: UInt64) throws(WireFailure) {
         guard known.contains(version) else {
             throw .unsupported("'\(type)' version \(version) (known: \(known.lowerBound)...\(known.upperBound))", at: offset)
         }

@@ -1,3 +1,4 @@
+import CompositorCore
 /// What an Annex B byte stream puts around the NAL units of a length-prefixed sample (as MP4 stores
 /// them): a start code before each unit, an access unit delimiter first, and a keyframe's parameter
 /// sets (H.264 SPS and PPS; HEVC VPS, SPS and PPS) when the sample does not carry its own.
@@ -46,7 +47,7 @@ package final class AnnexBFraming {
     /// its picture size; and, unless there are none (the samples then carry their own), one of
     /// each type: H.264's SPS and PPS, HEVC's VPS, SPS and PPS. Failures name the parameter set
     /// by its place among `sets` (offset 0).
-    package static func checkInBand(_ sets: [[UInt8]], format: VideoCodingFormat) throws(TSParseFailure) {
+    package static func checkInBand(_ sets: [[UInt8]], format: VideoCodingFormat) throws(WireFailure) {
         guard !sets.isEmpty else { return }
         for (index, set) in sets.enumerated() {
             let name = "parameter set \(index + 1)"
@@ -59,7 +60,7 @@ package final class AnnexBFraming {
                 throw .malformed("\(name) holds a start code (00 00 01) or ends in a zero byte: emulation prevention is "
                                  + "missing, and an Annex B stream cannot carry it", at: 0)
             }
-            do throws(TSParseFailure) {
+            do throws(WireFailure) {
                 _ = try format.parameterSetID(set, type: type, at: 0)
                 if format == .h264, type == format.sequenceParameterSetType { _ = try H264SequenceParameterSet(unit: set, at: 0) }
             } catch {
@@ -82,7 +83,7 @@ package final class AnnexBFraming {
     @discardableResult
     package func appendPieces(
         of sample: UnsafeRawBufferPointer, withParameterSets: Bool, to pieces: inout [UnsafeRawBufferPointer], at offset: UInt64
-    ) throws(TSParseFailure) -> Bool {
+    ) throws(WireFailure) -> Bool {
         let first = pieces.count
         var hasSequenceParameterSet = false, holdsPicture = false
         var index = 0

@@ -46,7 +46,7 @@ struct HLSSnappingRuleTests {
         _ composition: Composition, _ rule: HLSCutSnapping, breaks: [String: HLSCutSnapping] = [:]
     ) throws(HLSExportError) -> HLSExport {
         let options: HLSExportOptions
-        do { options = try HLSExportOptions(snapping: rule, breakSnapping: breaks) } catch { throw .stitch(item: nil, reason: "\(error)") }
+        do { options = try HLSExportOptions(snapping: rule, breakSnapping: breaks) } catch { throw HLSExportError(.stitch(item: nil, reason: "\(error)")) }
         return try HLSExporter(outputURL: base + "out/stitched.m3u8", options: options, loader: loader).stitch(composition)
     }
 
@@ -90,7 +90,7 @@ struct HLSSnappingRuleTests {
         let composition = try Self.composition([("b", at, "4")])
         guard let lands else {
             let error = #expect(throws: HLSExportError.self) { try Self.stitch(composition, rule) }
-            guard case .snapsToNothing(let item, _, let requested, _)? = error else { Issue.record("\(String(describing: error))"); return }
+            guard case .snapsToNothing(let item, _, let requested, _)? = error?.detail else { Issue.record("\(String(describing: error))"); return }
             #expect(item == "C")
             #expect(requested.start == Self.t(at) || requested.end == Self.t(at))
             return

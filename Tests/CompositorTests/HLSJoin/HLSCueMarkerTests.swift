@@ -173,8 +173,8 @@ struct HLSCueMarkerTests {
         #expect(repeated.variants[0].result.playlist.segments.flatMap(\.dateRanges).map(\.id) == ["promo", "chapter", "promo-2", "chapter-2"])
 
         // A content date range with a break's ID is refused, naming the clip.
-        #expect(throws: HLSExportError.stitch(
-            item: "C", reason: "piece 0 keeps its own date range 'b', the ID of a marker too; give the marker another ID")) {
+        #expect(throws: HLSExportError(.stitch(
+            item: "C", reason: "piece 0 keeps its own date range 'b', the ID of a marker too; give the marker another ID"))) {
             try HLSJoinTests.stitch(try HLSJoinTests.composition(), ["c.m3u8": content.replacingOccurrences(of: #"ID="promo""#, with: #"ID="b""#)])
         }
     }

@@ -227,7 +227,7 @@ struct HLSInterstitialsTests {
             { "content": [ { "id": "feature", "url": "hls/ts/content/index.m3u8" } ],
               "breaks": [ { "id": "late", "at": 13, "ads": [ { "id": "a", "url": "hls/ts/ad1/index.m3u8" } ] } ] }
             """)
-        #expect(throws: HLSExportError.schedule(.midrollOutsideContent(breakID: "late", at: s(13), contentDuration: s(12)))) {
+        #expect(throws: HLSExportError(.schedule(.midrollOutsideContent(breakID: "late", at: s(13), contentDuration: s(12))))) {
             try HLSExporter(outputURL: folder + "/s.m3u8").stitchInterstitials(schedule, naturalDurations: durations)
         }
         #expect(MP4Fixtures.listing(folder).isEmpty)

@@ -131,8 +131,8 @@ struct HLSJoinTests {
         let schedule = try ScheduleDocument.decode(Array(unknown.utf8), baseFolder: FilePath(HLSJoin.fixtures))
         let composition = try Composition(schedule: schedule, naturalDurations: [
             schedule.content[0].source: MediaTime(seconds: 10), schedule.breaks[0].ads[0].source: MediaTime(seconds: 4)])
-        #expect(throws: HLSExportError.noSuchVariant(
-            url: HLSJoin.fixtures + "/hls/multivariant/content/master.m3u8", name: "4k", known: #""hi/index.m3u8", "lo/index.m3u8""#)) {
+        #expect(throws: HLSExportError(.noSuchVariant(
+            url: HLSJoin.fixtures + "/hls/multivariant/content/master.m3u8", name: "4k", known: #""hi/index.m3u8", "lo/index.m3u8""#))) {
             try HLSExporter(outputURL: folder + "/stitched.m3u8").stitch(composition)
         }
     }
@@ -146,9 +146,9 @@ struct HLSJoinTests {
             { "content": [ { "id": "feature", "url": "hls/ts/content/index.m3u8" } ],
               "breaks": [ { "id": "b", "at": 4, "ads": [ { "id": "tiny", "url": "hls/ts/ad1/index.m3u8", "start": 1.2, "end": 1.5 } ] } ] }
             """#.utf8))
-        #expect(throws: HLSExportError.snapsToNothing(
+        #expect(throws: HLSExportError(.snapsToNothing(
             item: "tiny", url: HLSJoin.fixtures + "/hls/ts/ad1/index.m3u8", requested: range(t("1.2"), t("1.5")),
-            snapped: range(t("1.3"), t("1.3")))) {
+            snapped: range(t("1.3"), t("1.3"))))) {
             try HLSExporter(outputURL: "/tmp/out/stitched.m3u8").stitch(composition)
         }
     }
@@ -159,9 +159,9 @@ struct HLSJoinTests {
             { "content": [ { "id": "feature", "url": "hls/ts/content/index.m3u8" } ],
               "breaks": [ { "id": "b", "at": 4, "ads": [ { "id": "a", "url": "hls/fmp4/ad1/index.m3u8" } ] } ] }
             """#.utf8))
-        let error = HLSExportError.mixedSegmentFormats(
+        let error = HLSExportError(.mixedSegmentFormats(
             item: "a", url: HLSJoin.fixtures + "/hls/fmp4/ad1/index.m3u8", format: HLSSegmentFormat.fragmentedMP4.description,
-            previousItem: "feature", previousURL: HLSJoin.fixtures + "/hls/ts/content/index.m3u8", previousFormat: HLSSegmentFormat.mpegTS.description)
+            previousItem: "feature", previousURL: HLSJoin.fixtures + "/hls/ts/content/index.m3u8", previousFormat: HLSSegmentFormat.mpegTS.description))
         #expect(throws: error) { try HLSExporter(outputURL: "/tmp/out/stitched.m3u8").stitch(composition) }
         #expect(error.description.contains("'a' (\(HLSJoin.fixtures)/hls/fmp4/ad1/index.m3u8) has fragmented MP4 segments"))
     }
@@ -176,7 +176,7 @@ struct HLSJoinTests {
             _ = try HLSExporter(outputURL: "/tmp/out/stitched.m3u8").stitch(composition)
             Issue.record("packaged MPEG-4 Part 2 video as MPEG-TS")
         } catch {
-            guard case .packaging(let item, .unsupported(let file, let boxPath, _, let reason)) = error else { Issue.record("\(error)"); return }
+            guard case .packaging(let item, .unsupported(let file, let boxPath, _, let reason)) = error.detail else { Issue.record("\(error)"); return }
             #expect(item == "a")
             #expect(file == HLSJoin.fixtures + "/mpeg4-part2.mp4")
             #expect(boxPath.hasSuffix("/stsd"))
@@ -228,19 +228,19 @@ struct HLSJoinTests {
     @Test("malformed playlists and unreadable ones are told apart, and from unsupported ones")
     func loadingErrors() throws {
         let composition = try Self.composition()
-        #expect(throws: HLSExportError.unreadable(url: Self.base + "c.m3u8", reason: "\(Self.base)c.m3u8: no such playlist")) {
+        #expect(throws: HLSExportError(.unreadable(url: Self.base + "c.m3u8", reason: "\(Self.base)c.m3u8: no such playlist"))) {
             try Self.stitch(composition, [:])
         }
         do {
             _ = try Self.stitch(composition, ["c.m3u8": "#EXTM3U\n#EXT-X-TARGETDURATION:4\n#EXTINF:4,\n"])
             Issue.record("stitched a malformed playlist")
         } catch {
-            guard case .malformed(let url, let reason) = error else { Issue.record("\(error)"); return }
+            guard case .malformed(let url, let reason) = error.detail else { Issue.record("\(error)"); return }
             #expect(url == Self.base + "c.m3u8")
             #expect(reason == HLSParseError(line: 3, lineText: "#EXTINF:4,", problem: .extinfWithoutURI).description)
         }
-        #expect(throws: HLSExportError.unsupported(
-            url: Self.base + "c.m3u8", reason: "a live playlist (no EXT-X-ENDLIST, not PLAYLIST-TYPE VOD) has no fixed segments to stitch")) {
+        #expect(throws: HLSExportError(.unsupported(
+            url: Self.base + "c.m3u8", reason: "a live playlist (no EXT-X-ENDLIST, not PLAYLIST-TYPE VOD) has no fixed segments to stitch"))) {
             try Self.stitch(composition, ["c.m3u8": Self.media(["4", "4", "4"], end: false)])
         }
     }
@@ -258,9 +258,9 @@ struct HLSJoinTests {
             #EXT-X-STREAM-INF:BANDWIDTH=800000
             v1.m3u8
             """
-        #expect(throws: HLSExportError.variantsDisagree(
+        #expect(throws: HLSExportError(.variantsDisagree(
             item: "C", variantURL: Self.base + "out/stitched-1.m3u8", range: range(s(0), s(6)),
-            firstVariantURL: Self.base + "out/stitched-0.m3u8", firstRange: range(s(0), s(4)))) {
+            firstVariantURL: Self.base + "out/stitched-0.m3u8", firstRange: range(s(0), s(4))))) {
             try Self.stitch(try Self.composition(content: "master.m3u8"), [
                 "master.m3u8": master, "v0.m3u8": Self.media(Array(repeating: "2", count: 6)), "v1.m3u8": Self.media(["3", "3", "3", "3"]),
             ])
@@ -320,9 +320,9 @@ struct HLSJoinTests {
         // earlier wins): one timeline could not describe both.
         var misaligned = files
         misaligned["fr.m3u8"] = Self.media(["3", "3", "3", "3"], prefix: "fr")
-        #expect(throws: HLSExportError.variantsDisagree(
+        #expect(throws: HLSExportError(.variantsDisagree(
             item: "C", variantURL: Self.base + "out/stitched-audio-1.m3u8", range: range(s(0), s(3)),
-            firstVariantURL: Self.base + "out/stitched-0.m3u8", firstRange: range(s(0), s(4)))) {
+            firstVariantURL: Self.base + "out/stitched-0.m3u8", firstRange: range(s(0), s(4))))) {
             try Self.stitch(composition, misaligned)
         }
     }
@@ -402,7 +402,7 @@ struct HLSJoinTests {
             _ = try Self.stitch(composition, ["c.m3u8": Self.media(["4", "4", "4"]), "ad.m3u8": adMaster, "v0.m3u8": Self.media(["2", "2"])])
             Issue.record("stitched an ad without its audio")
         } catch {
-            guard case .unsupported(let url, let reason) = error else { Issue.record("\(error)"); return }
+            guard case .unsupported(let url, let reason) = error.detail else { Issue.record("\(error)"); return }
             #expect(url == Self.base + "ad.m3u8")
             #expect(reason.contains("rendition group 'aac'"))
         }
@@ -449,7 +449,7 @@ struct HLSJoinTests {
             all.merge(files) { $1 }
             let loader = HLSPlaylistLoader.inMemory(Dictionary(uniqueKeysWithValues: all.map { (Self.base + $0, $1) }))
             let options: HLSExportOptions
-            do { options = try HLSExportOptions(snapping: rule) } catch { throw .stitch(item: nil, reason: "\(error)") }
+            do { options = try HLSExportOptions(snapping: rule) } catch { throw HLSExportError(.stitch(item: nil, reason: "\(error)")) }
             return try HLSExporter(outputURL: Self.base + "out/stitched.m3u8", options: options, loader: loader).stitch(composition)
         }
         let within = try stitch(.within)
@@ -461,7 +461,7 @@ struct HLSJoinTests {
             _ = try stitch(.covering)
             Issue.record("covering stitched content twice")
         } catch {
-            guard case .snapping = error else { Issue.record("\(error)"); return }
+            guard error.cause == .snapping else { Issue.record("\(error)"); return }
         }
     }
 
@@ -471,7 +471,7 @@ struct HLSJoinTests {
             content: [ContentClip(id: "C", source: MediaLocation(parsing: Self.base + "c.m3u8"), end: s(12))],
             breaks: [AdBreak(id: #"say "hi""#, placement: .midroll(at: s(4)),
                              ads: [Ad(id: "A", source: MediaLocation(parsing: Self.base + "ad.m3u8"), end: s(4))])]))
-        #expect(throws: HLSExportError.unwritableID(#"say "hi""#)) {
+        #expect(throws: HLSExportError(.unwritableID(#"say "hi""#))) {
             try Self.stitch(composition, ["c.m3u8": Self.media(["4", "4", "4"])])
         }
     }

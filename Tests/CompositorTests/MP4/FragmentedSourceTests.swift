@@ -144,9 +144,9 @@ struct FragmentedSourceTests {
         #expect(composition.duration == MediaTime(seconds: 14))
         let output = folder + "/out.mp4"
         guard adRate == 25 else {
-            #expect(throws: MP4ExportError.mp4(.unsupported(
+            #expect(throws: MP4ExportError(.mp4(.unsupported(
                 file: content + "init.mp4", boxPath: "moov/trak[0]", offset: 144,
-                reason: "video at 12800 ticks a second, the first init section's at 15360: one track has one timescale"))) {
+                reason: "video at 12800 ticks a second, the first init section's at 15360: one track has one timescale")))) {
                 try MP4Exporter.render(composition, to: FilePath(output))
             }
             return

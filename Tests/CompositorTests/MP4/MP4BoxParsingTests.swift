@@ -39,7 +39,7 @@ struct MP4BoxParsingTests {
     @Test("box headers", arguments: headerCases)
     func header(_ testCase: HeaderCase) {
         var reader = ByteReader(testCase.bytes)
-        let result = Result { () throws(MP4ParseFailure) in try MP4BoxHeader.read(from: &reader, available: testCase.available) }
+        let result = Result { () throws(WireFailure) in try MP4BoxHeader.read(from: &reader, available: testCase.available) }
         switch (result, testCase.expected) {
         case (.success(let header), let expected?):
             #expect(header == expected)
@@ -76,7 +76,7 @@ struct MP4BoxParsingTests {
     struct FailureCase: CustomTestStringConvertible, Sendable {
         let name: String
         let parse: @Sendable () throws -> Void
-        let kind: MP4ParseFailure.Kind
+        let kind: WireFailure.Kind
         var testDescription: String { name }
     }
 
@@ -118,7 +118,7 @@ struct MP4BoxParsingTests {
         do {
             try testCase.parse()
             Issue.record("parsed without error")
-        } catch let failure as MP4ParseFailure {
+        } catch let failure as WireFailure {
             #expect(failure.kind == testCase.kind, "\(failure.reason)")
         } catch {
             Issue.record("unexpected error \(error)")
@@ -129,7 +129,7 @@ struct MP4BoxParsingTests {
     func failureOffset() {
         // An stts payload read as if it sat at byte 1000 of a file: the count is at 1004.
         var reader = ByteReader([0, 0, 0, 0] + Self.be32(5), fileOffset: 1000)
-        let result = Result { () throws(MP4ParseFailure) in try TimeToSampleBox(parsing: &reader) }
+        let result = Result { () throws(WireFailure) in try TimeToSampleBox(parsing: &reader) }
         guard case .failure(let failure) = result else { Issue.record("parsed without error"); return }
         #expect(failure.offset == 1008)
     }
@@ -145,7 +145,7 @@ struct MP4BoxParsingTests {
         // SBR (5) at 24 kHz core, 48 kHz extension, core AAC-LC.
         let he = try AudioSpecificConfig(bytes: [0x2B, 0x11, 0x88, 0x00])
         #expect((he.objectType, he.coreObjectType, he.sampleRate) == (5, 2, 24000))
-        #expect(throws: MP4ParseFailure.self) { try AudioSpecificConfig(bytes: [0x17]) }
+        #expect(throws: WireFailure.self) { try AudioSpecificConfig(bytes: [0x17]) }
     }
 
     @Test("silent AAC frames: one element per channel layout, no bands")

@@ -106,7 +106,7 @@ struct MP4DecodeStartTests {
             content: [ContentClip(id: "main", source: MediaLocation(FilePath(clip)), end: MediaTime(seconds: 4))],
             breaks: [AdBreak(id: "mid", placement: .midroll(at: MediaTime(value: 3, timescale: 2)),
                              ads: [Ad(id: "ad", source: MediaLocation(FilePath(MP4Fixtures.ad1)), end: MediaTime(seconds: 1))])]))
-        #expect(throws: MP4ExportError.snapping(.overlappingPieces(item: "main", end: MediaTime(seconds: 4), nextStart: .zero))) {
+        #expect(throws: MP4ExportError(.snapping(.overlappingPieces(item: "main", end: MediaTime(seconds: 4), nextStart: .zero)))) {
             try MP4Exporter.plan(composition, cut: .keyframeAligned)
         }
         _ = try MP4Exporter.plan(composition, cut: .sampleAccurate)

@@ -155,8 +155,8 @@ struct HLSPackagingFFmpegTests {
         #expect {
             try stitcher.stitchInterstitials(schedule, naturalDurations: SourceProbe.probeAll(schedule).results.mapValues(\.naturalDuration))
         } throws: { error in
-            guard case .unsupported(_, let reason)? = error as? HLSExportError else { return false }
-            return reason.contains("packaging every piece")
+            guard let error = error as? HLSExportError, case .unsupported(_, let reason) = error.detail else { return false }
+            return error.cause == .unsupported && reason.contains("packaging every piece")
         }
     }
 

@@ -299,7 +299,7 @@ struct RemoteMP4Tests {
     func renderFaultWritesNothing() async throws {
         let (catalog, composition) = try await contentChangingAtThirdRead()
         let output = FileManager.default.temporaryDirectory.appendingPathComponent("compositor-remote-fault-\(UUID().uuidString).mp4")
-        await #expect(throws: MP4ExportError.transport(HTTPTransportError(url: "http://127.0.0.1:1/content.mp4", problem: .changed("ETag \"v1\" then, \"v2\" now")))) {
+        await #expect(throws: MP4ExportError(.transport(HTTPTransportError(url: "http://127.0.0.1:1/content.mp4", problem: .changed("ETag \"v1\" then, \"v2\" now"))))) {
             try await MP4Exporter.render(composition, catalog: catalog, to: FilePath(output.path))
         }
         #expect(!FileManager.default.fileExists(atPath: output.path))

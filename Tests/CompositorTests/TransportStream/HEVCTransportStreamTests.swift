@@ -138,10 +138,10 @@ struct HEVCParameterSetTests {
         #expect(sps.id == 0 && sps.maxSubLayers == 1 && sps.temporalIDNesting)
         #expect(sps.chromaFormat == 1 && sps.bitDepthLuma == 8 && sps.bitDepthChroma == 8)
         #expect(sps.width == 320 && sps.height == 240)
-        #expect(throws: TSParseFailure.malformed("an HEVC sequence parameter set that ends before its bit depths", at: 9)) {
+        #expect(throws: WireFailure.malformed("an HEVC sequence parameter set that ends before its bit depths", at: 9)) {
             try HEVCSequenceParameterSet(unit: Array(Self.sps.prefix(20)), at: 9)
         }
-        #expect(throws: TSParseFailure.malformed("an HEVC sequence parameter set too short to read", at: 9)) {
+        #expect(throws: WireFailure.malformed("an HEVC sequence parameter set too short to read", at: 9)) {
             try HEVCSequenceParameterSet(unit: Self.pps, at: 9)
         }
     }
@@ -151,7 +151,7 @@ struct HEVCParameterSetTests {
         #expect(try VideoCodingFormat.hevc.parameterSetID(Self.vps, type: 32, at: 0) == 0)
         #expect(try VideoCodingFormat.hevc.parameterSetID(Self.sps, type: 33, at: 0) == 0)
         #expect(try VideoCodingFormat.hevc.parameterSetID([0x44, 0x01, 0x20], type: 34, at: 0) == 3)  // ue '00100' = 3
-        #expect(throws: TSParseFailure.malformed("a VPS too short for its id", at: 5)) {
+        #expect(throws: WireFailure.malformed("a VPS too short for its id", at: 5)) {
             try VideoCodingFormat.hevc.parameterSetID([0x40, 0x01], type: 32, at: 5)
         }
     }
@@ -162,18 +162,18 @@ struct HEVCParameterSetTests {
         let stream: [UInt8] = [0, 0, 0, 1, 0x46, 0x01, 0x50] + [0, 0, 1] + Self.vps + [0, 0, 1] + Self.sps + [0, 0, 1] + Self.pps
             + [0, 0, 1] + slice
         try stream.withUnsafeBytes { raw in
-            let unit = try Result { () throws(TSParseFailure) in try VideoAccessUnit(payload: raw, format: .hevc, at: 0) }.get()
+            let unit = try Result { () throws(WireFailure) in try VideoAccessUnit(payload: raw, format: .hevc, at: 0) }.get()
             #expect(unit.isRandomAccess)
             #expect(unit.parameterSets.map(\.type) == [32, 33, 34])
             #expect(unit.sampleSize == 4 + slice.count)
         }
         let trailing = try ([0, 0, 1, 0x02, 0x01, 0xD0] as [UInt8]).withUnsafeBytes { raw in  // TRAIL_R (1)
-            try Result { () throws(TSParseFailure) in try VideoAccessUnit(payload: raw, format: .hevc, at: 0) }.get()
+            try Result { () throws(WireFailure) in try VideoAccessUnit(payload: raw, format: .hevc, at: 0) }.get()
         }
         #expect(!trailing.isRandomAccess)
-        #expect(throws: TSParseFailure.malformed("a NAL unit of 1 byte, shorter than its HEVC header", at: 7)) {
+        #expect(throws: WireFailure.malformed("a NAL unit of 1 byte, shorter than its HEVC header", at: 7)) {
             try ([0, 0, 1, 0x26] as [UInt8]).withUnsafeBytes { raw in
-                Result { () throws(TSParseFailure) in try VideoAccessUnit(payload: raw, format: .hevc, at: 7) }
+                Result { () throws(WireFailure) in try VideoAccessUnit(payload: raw, format: .hevc, at: 7) }
             }.get()
         }
     }

@@ -69,7 +69,7 @@ struct TransportStreamMuxerTests {
         var packets: [PESPacket] = []
         for start in stride(from: 0, to: out.count, by: 188) {
             try out[start..<(start + 188)].withUnsafeBytes { raw in
-                try Result { () throws(TSParseFailure) in try demuxer.add(raw, at: UInt64(start)) }.get()
+                try Result { () throws(WireFailure) in try demuxer.add(raw, at: UInt64(start)) }.get()
             }.map { packets.append($0) }
         }
         packets += try demuxer.finish()
@@ -104,7 +104,7 @@ struct TransportStreamMuxerTests {
     func adts() throws {
         let header = try #require(ADTSHeader.bytes(audioObjectType: 2, samplingFrequencyIndex: 3, channelConfiguration: 2, payloadLength: 100))
         #expect(header == [0xFF, 0xF1, 0x4C, 0x80, 0x0D, 0x7F, 0xFC])
-        let parsed = try header.withUnsafeBytes { raw in Result { () throws(TSParseFailure) in try ADTSHeader(raw, at: 0) } }.get()
+        let parsed = try header.withUnsafeBytes { raw in Result { () throws(WireFailure) in try ADTSHeader(raw, at: 0) } }.get()
         #expect(parsed.frameLength == 107)
         #expect(parsed.audioSpecificConfig == [0x11, 0x90])
         #expect(ADTSHeader.bytes(audioObjectType: 2, samplingFrequencyIndex: 3, channelConfiguration: 2, payloadLength: 8185) == nil)
@@ -155,7 +155,7 @@ struct TransportStreamMuxerTests {
     func accessUnits(_ test: AccessUnitCase) throws {
         let framing = AnnexBFraming(format: test.format, lengthSize: test.lengthSize, parameterSets: test.parameterSets)
         let (annexB, holdsPicture) = try test.sample.withUnsafeBytes { raw in
-            try Result { () throws(TSParseFailure) in
+            try Result { () throws(WireFailure) in
                 var pieces: [UnsafeRawBufferPointer] = []
                 let holdsPicture = try framing.appendPieces(of: raw, withParameterSets: test.keyframe, to: &pieces, at: 0)
                 return (pieces.flatMap { Array($0) }, holdsPicture)
@@ -197,7 +197,7 @@ struct TransportStreamMuxerTests {
                    refusal: "no VPS or SPS among the parameter sets, which a decoder needs beside the others"),
     ])
     func inBandParameterSets(_ test: InBandCase) {
-        let result = Result { () throws(TSParseFailure) in try AnnexBFraming.checkInBand(test.sets, format: test.format) }
+        let result = Result { () throws(WireFailure) in try AnnexBFraming.checkInBand(test.sets, format: test.format) }
         switch (result, test.refusal) {
         case (.success, nil): break
         case (.failure(let failure), let refusal?): #expect(failure == .malformed(refusal, at: 0))
@@ -209,9 +209,9 @@ struct TransportStreamMuxerTests {
     @Test("a NAL length past the sample's end is malformed, with the sample's offset")
     func brokenSample() {
         let framing = AnnexBFraming(format: .h264, lengthSize: 4, parameterSets: [])
-        #expect(throws: TSParseFailure.malformed("a NAL unit of 9 bytes at byte 0 runs past the end of its 6-byte sample", at: 4096)) {
+        #expect(throws: WireFailure.malformed("a NAL unit of 9 bytes at byte 0 runs past the end of its 6-byte sample", at: 4096)) {
             try ([0, 0, 0, 9, 0x65, 0] as [UInt8]).withUnsafeBytes { raw in
-                try Result { () throws(TSParseFailure) in
+                try Result { () throws(WireFailure) in
                     var pieces: [UnsafeRawBufferPointer] = []
                     try framing.appendPieces(of: raw, withParameterSets: true, to: &pieces, at: 4096)
                 }.get()

@@ -1,4 +1,5 @@
 import Testing
+import CompositorCore
 @testable import CompositorTS
 
 /// The transport stream wire layer, byte by byte (ISO/IEC 13818-1, ISO/IEC 14496-3, ITU-T H.264).
@@ -9,8 +10,8 @@ struct TransportStreamWireTests {
         header + [UInt8](repeating: fill, count: 188 - header.count)
     }
 
-    static func parse(_ bytes: [UInt8], at offset: UInt64 = 0) throws(TSParseFailure) -> TSPacket {
-        try bytes.withUnsafeBytes { raw in Result { () throws(TSParseFailure) in try TSPacket(raw, at: offset) } }.get()
+    static func parse(_ bytes: [UInt8], at offset: UInt64 = 0) throws(WireFailure) -> TSPacket {
+        try bytes.withUnsafeBytes { raw in Result { () throws(WireFailure) in try TSPacket(raw, at: offset) } }.get()
     }
 
     struct PacketCase: Sendable, CustomStringConvertible {
@@ -39,18 +40,18 @@ struct TransportStreamWireTests {
 
     @Test("broken packets are malformed, with the byte offset")
     func brokenPackets() {
-        #expect(throws: TSParseFailure.malformed("no sync byte (0x47) at the start of a packet (found 0x48)", at: 376)) {
+        #expect(throws: WireFailure.malformed("no sync byte (0x47) at the start of a packet (found 0x48)", at: 376)) {
             try Self.parse(Self.packet([0x48, 0x41, 0x00, 0x10]), at: 376)
         }
-        #expect(throws: TSParseFailure.malformed("the packet's transport error indicator is set (a damaged packet)", at: 1)) {
+        #expect(throws: WireFailure.malformed("the packet's transport error indicator is set (a damaged packet)", at: 1)) {
             try Self.parse(Self.packet([0x47, 0xC1, 0x00, 0x10]))
         }
-        #expect(throws: TSParseFailure.malformed("an adaptation field of 184 bytes runs past the packet's end", at: 4)) {
+        #expect(throws: WireFailure.malformed("an adaptation field of 184 bytes runs past the packet's end", at: 4)) {
             try Self.parse(Self.packet([0x47, 0x41, 0x00, 0x30, 184]))
         }
-        #expect(throws: TSParseFailure.malformed("a packet of 187 bytes; transport stream packets are 188", at: 0)) {
+        #expect(throws: WireFailure.malformed("a packet of 187 bytes; transport stream packets are 188", at: 0)) {
             try Array(Self.packet([0x47]).dropLast()).withUnsafeBytes { raw in
-                Result { () throws(TSParseFailure) in try TSPacket(raw, at: 0) }
+                Result { () throws(WireFailure) in try TSPacket(raw, at: 0) }
             }.get()
         }
     }
@@ -62,7 +63,7 @@ struct TransportStreamWireTests {
 
     @Test("PES headers: 33-bit timestamps, header length, unbounded video length")
     func pesHeaders() throws {
-        let header = try Self.timestamps.withUnsafeBytes { raw in Result { () throws(TSParseFailure) in try PESHeader(raw, at: 0) } }.get()
+        let header = try Self.timestamps.withUnsafeBytes { raw in Result { () throws(WireFailure) in try PESHeader(raw, at: 0) } }.get()
         #expect(header.streamID == 0xE0)
         #expect(header.packetLength == nil)
         #expect(header.pts == 0x1_2345_6789)
@@ -71,8 +72,8 @@ struct TransportStreamWireTests {
 
         var clearedMarker = Self.timestamps
         clearedMarker[9] &= 0xFE
-        #expect(throws: TSParseFailure.malformed("a PES timestamp with a marker bit clear", at: 9)) {
-            try clearedMarker.withUnsafeBytes { raw in Result { () throws(TSParseFailure) in try PESHeader(raw, at: 0) } }.get()
+        #expect(throws: WireFailure.malformed("a PES timestamp with a marker bit clear", at: 9)) {
+            try clearedMarker.withUnsafeBytes { raw in Result { () throws(WireFailure) in try PESHeader(raw, at: 0) } }.get()
         }
     }
 
@@ -92,7 +93,7 @@ struct TransportStreamWireTests {
 
     @Test("ADTS headers give the AudioSpecificConfig an esds carries")
     func adtsHeaders() throws {
-        let header = try Self.adts.withUnsafeBytes { raw in Result { () throws(TSParseFailure) in try ADTSHeader(raw, at: 0) } }.get()
+        let header = try Self.adts.withUnsafeBytes { raw in Result { () throws(WireFailure) in try ADTSHeader(raw, at: 0) } }.get()
         #expect(header.audioObjectType == 2)
         #expect(header.sampleRate == 48000)
         #expect(header.channelConfiguration == 1)
@@ -101,16 +102,16 @@ struct TransportStreamWireTests {
         #expect(header.audioSpecificConfig == [0x11, 0x88])  // what ffmpeg writes for the fixtures
 
         let two = Self.adts + Self.adts
-        let frames = try two.withUnsafeBytes { raw in Result { () throws(TSParseFailure) in try ADTSFrames.split(raw, at: 0) } }.get()
+        let frames = try two.withUnsafeBytes { raw in Result { () throws(WireFailure) in try ADTSFrames.split(raw, at: 0) } }.get()
         #expect(frames.map(\.data) == [7..<15, 22..<30])
 
-        #expect(throws: TSParseFailure.unsupported("an ADTS frame of 15 bytes continued in the next PES packet", at: 0)) {
-            try Array(two.dropLast()).withUnsafeBytes { raw in Result { () throws(TSParseFailure) in try ADTSFrames.split(raw, at: 0) } }.get()
+        #expect(throws: WireFailure.unsupported("an ADTS frame of 15 bytes continued in the next PES packet", at: 0)) {
+            try Array(two.dropLast()).withUnsafeBytes { raw in Result { () throws(WireFailure) in try ADTSFrames.split(raw, at: 0) } }.get()
         }
         var pce = Self.adts
         pce[2] &= 0xFE; pce[3] &= 0x3F  // channel configuration 0
-        #expect(throws: TSParseFailure.unsupported("ADTS channel configuration 0 (the layout is in a program config element)", at: 2)) {
-            try pce.withUnsafeBytes { raw in Result { () throws(TSParseFailure) in try ADTSHeader(raw, at: 0) } }.get()
+        #expect(throws: WireFailure.unsupported("ADTS channel configuration 0 (the layout is in a program config element)", at: 2)) {
+            try pce.withUnsafeBytes { raw in Result { () throws(WireFailure) in try ADTSHeader(raw, at: 0) } }.get()
         }
     }
 
@@ -125,21 +126,21 @@ struct TransportStreamWireTests {
         let slice: [UInt8] = [0x65, 0x88, 0x84]
         let stream: [UInt8] = [0, 0, 0, 1, 0x09, 0xF0, 0, 0, 0, 1] + Self.sps + [0, 0, 1] + Self.pps + [0, 0, 1] + slice + [0]
         try stream.withUnsafeBytes { raw in
-            let unit = try Result { () throws(TSParseFailure) in try VideoAccessUnit(payload: raw, format: .h264, at: 0) }.get()
+            let unit = try Result { () throws(WireFailure) in try VideoAccessUnit(payload: raw, format: .h264, at: 0) }.get()
             #expect(unit.isRandomAccess)
             #expect(unit.sampleSize == 4 + 3)
             #expect(unit.parameterSets.map(\.type) == [7, 8])
             #expect(unit.parameterSets.map { Array(stream[$0.range]) } == [Self.sps, Self.pps])
             #expect(unit.sample(from: raw) == [0, 0, 0, 3] + slice)
         }
-        #expect(throws: TSParseFailure.malformed("2 bytes before the first start code of an access unit", at: 40)) {
+        #expect(throws: WireFailure.malformed("2 bytes before the first start code of an access unit", at: 40)) {
             try ([0xAB, 0xCD, 0, 0, 1] + slice).withUnsafeBytes { raw in
-                Result { () throws(TSParseFailure) in try VideoAccessUnit(payload: raw, format: .h264, at: 40) }
+                Result { () throws(WireFailure) in try VideoAccessUnit(payload: raw, format: .h264, at: 40) }
             }.get()
         }
-        #expect(throws: TSParseFailure.malformed("a video PES packet without a picture", at: 0)) {
+        #expect(throws: WireFailure.malformed("a video PES packet without a picture", at: 0)) {
             try ([0, 0, 1, 0x09, 0xF0] as [UInt8]).withUnsafeBytes { raw in
-                Result { () throws(TSParseFailure) in try VideoAccessUnit(payload: raw, format: .h264, at: 0) }
+                Result { () throws(WireFailure) in try VideoAccessUnit(payload: raw, format: .h264, at: 0) }
             }.get()
         }
     }
@@ -210,7 +211,7 @@ struct TransportStreamWireTests {
         #expect(sps.bitDepthLuma == 8)
         #expect(sps.width == 160)
         #expect(sps.height == 90)
-        #expect(throws: TSParseFailure.malformed("a sequence parameter set that ends before its frame size", at: 7)) {
+        #expect(throws: WireFailure.malformed("a sequence parameter set that ends before its frame size", at: 7)) {
             try H264SequenceParameterSet(unit: Array(Self.sps.prefix(8)), at: 7)
         }
     }
@@ -226,7 +227,7 @@ struct TransportStreamWireTests {
         var assembler = PESAssembler(pids: [0x100])
         func add(_ bytes: [UInt8], at offset: UInt64) throws -> PESPacket? {
             try bytes.withUnsafeBytes { raw in
-                Result { () throws(TSParseFailure) in try assembler.add(TSPacket(raw, at: offset), bytes: raw, at: offset) }
+                Result { () throws(WireFailure) in try assembler.add(TSPacket(raw, at: offset), bytes: raw, at: offset) }
             }.get()
         }
         #expect(try add(first, at: 0) == nil)
@@ -238,7 +239,7 @@ struct TransportStreamWireTests {
         var lost = second
         lost[3] = 0x33  // counter 3 after 0
         _ = try add(first, at: 376)
-        #expect(throws: TSParseFailure.malformed("PID 0x100: continuity counter 3 after 0 (a packet is missing)", at: 567)) {
+        #expect(throws: WireFailure.malformed("PID 0x100: continuity counter 3 after 0 (a packet is missing)", at: 567)) {
             _ = try add(lost, at: 564)
         }
     }
@@ -263,7 +264,7 @@ struct TransportStreamWireTests {
         var assembler = PESAssembler(pids: [0x100])
         func add(_ bytes: [UInt8], at offset: UInt64) throws -> PESPacket? {
             try bytes.withUnsafeBytes { raw in
-                Result { () throws(TSParseFailure) in try assembler.add(TSPacket(raw, at: offset), bytes: raw, at: offset) }
+                Result { () throws(WireFailure) in try assembler.add(TSPacket(raw, at: offset), bytes: raw, at: offset) }
             }.get()
         }
         // Unbounded video PES, PTS + DTS (a header of 19 bytes).
@@ -279,12 +280,12 @@ struct TransportStreamWireTests {
 
         // A header cut short by the segment's end.
         _ = try add(packet(start: true, counter: 3, Array(header.prefix(12))), at: 564)
-        #expect(throws: TSParseFailure.malformed("a PES header of 19 bytes runs past its packet", at: 564)) { try assembler.finish() }
+        #expect(throws: WireFailure.malformed("a PES header of 19 bytes runs past its packet", at: 564)) { try assembler.finish() }
 
         // A stated length (3 bytes after the length field) that ends inside the header.
         var short = header
         short[5] = 3
-        #expect(throws: TSParseFailure.malformed("a PES header of 19 bytes runs past its packet", at: 752)) {
+        #expect(throws: WireFailure.malformed("a PES header of 19 bytes runs past its packet", at: 752)) {
             try add(packet(start: true, counter: 4, short + payload.prefix(20)), at: 752)
         }
     }

@@ -21,7 +21,7 @@ package struct AVCDecoderConfiguration: Sendable, Equatable {
         self.pictureParameterSets = pictureParameterSets
     }
 
-    init(parsing reader: inout ByteReader) throws(MP4ParseFailure) {
+    init(parsing reader: inout ByteReader) throws(WireFailure) {
         let start = reader.offset
         let version = try reader.readUInt8()
         guard version == 1 else { throw .unsupported("avcC configuration version \(version)", at: start) }

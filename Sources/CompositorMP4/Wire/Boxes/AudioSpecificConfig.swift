@@ -27,19 +27,19 @@ package struct AudioSpecificConfig: Sendable, Equatable {
         self.bytes = bytes
     }
 
-    init(bytes: [UInt8]) throws(MP4ParseFailure) {
+    init(bytes: [UInt8]) throws(WireFailure) {
         self.bytes = bytes
         var reader = BitReader(bytes)
-        func read(_ count: Int) throws(MP4ParseFailure) -> Int {
+        func read(_ count: Int) throws(WireFailure) -> Int {
             do { return Int(try reader.bits(count)) } catch {
                 throw .malformed("bit field runs past the end of \(bytes.count) bytes", at: 0)
             }
         }
-        func readObjectType() throws(MP4ParseFailure) -> Int {
+        func readObjectType() throws(WireFailure) -> Int {
             let type = try read(5)
             return type == 31 ? 32 + (try read(6)) : type
         }
-        func readRate() throws(MP4ParseFailure) -> Int {
+        func readRate() throws(WireFailure) -> Int {
             let index = try read(4)
             if index == 15 { return try read(24) }
             guard index < ADTSHeader.samplingFrequencies.count else {

@@ -11,11 +11,11 @@ struct ChunkOffsetBox: MP4ParsableBox, MP4WritableBox, Equatable {
     /// Whether the offsets need `co64`.
     var needsWideOffsets: Bool { offsets.contains { $0 > UInt64(UInt32.max) } }
 
-    init(parsing reader: inout ByteReader) throws(MP4ParseFailure) {
+    init(parsing reader: inout ByteReader) throws(WireFailure) {
         try self.init(parsing: &reader, wide: false)
     }
 
-    init(parsing reader: inout ByteReader, wide: Bool) throws(MP4ParseFailure) {
+    init(parsing reader: inout ByteReader, wide: Bool) throws(WireFailure) {
         _ = try FullBoxHeader.read(from: &reader)
         let count = try reader.readUInt32()
         try reader.requireTable(count: UInt64(count), entrySize: wide ? 8 : 4, wide ? "co64" : "stco")

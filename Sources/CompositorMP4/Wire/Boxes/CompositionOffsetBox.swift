@@ -34,7 +34,7 @@ struct CompositionOffsetBox: MP4ParsableBox, MP4WritableBox, Equatable {
         if offset < 0 { version = 1 }
     }
 
-    init(parsing reader: inout ByteReader) throws(MP4ParseFailure) {
+    init(parsing reader: inout ByteReader) throws(WireFailure) {
         let start = reader.offset
         let full = try FullBoxHeader.read(from: &reader)
         try full.require(versions: 0...1, of: Self.type, at: start)

@@ -1,3 +1,5 @@
+import CompositorCore
+
 /// The transformation matrix of `tkhd` (ISO/IEC 14496-12 8.3.2, 6.2.2): how a track's decoded
 /// pictures are shown. `{a, b, u, c, d, v, x, y, w}`, point `(p, q)` shown at
 /// `(a·p + c·q + x, b·p + d·q + y)`; a, b, c, d, x, y are 16.16 fixed point, u, v, w 2.30.
@@ -41,7 +43,7 @@ package struct DisplayMatrix: Sendable, Hashable, CustomStringConvertible {
 }
 
 extension ByteReader {
-    mutating func readDisplayMatrix() throws(MP4ParseFailure) -> DisplayMatrix {
+    mutating func readDisplayMatrix() throws(WireFailure) -> DisplayMatrix {
         var values: [Int32] = []
         values.reserveCapacity(9)
         for _ in 0..<9 { values.append(try readInt32()) }

@@ -7,7 +7,7 @@ struct EditListBox: MP4ParsableBox, MP4WritableBox, Equatable {
 
     init(entries: [MP4EditListEntry]) { self.entries = entries }
 
-    init(parsing reader: inout ByteReader) throws(MP4ParseFailure) {
+    init(parsing reader: inout ByteReader) throws(WireFailure) {
         let start = reader.offset
         let full = try FullBoxHeader.read(from: &reader)
         try full.require(versions: 0...1, of: Self.type, at: start)

@@ -12,7 +12,7 @@ struct ElementaryStreamDescriptor: Sendable, Equatable {
         return try? AudioSpecificConfig(bytes: info)
     }
 
-    init(parsing reader: inout ByteReader) throws(MP4ParseFailure) {
+    init(parsing reader: inout ByteReader) throws(WireFailure) {
         _ = try FullBoxHeader.read(from: &reader)
         var descriptor = try Self.readDescriptor(from: &reader, expecting: 0x03)
         _ = try descriptor.readUInt16()  // ES_ID
@@ -33,7 +33,7 @@ struct ElementaryStreamDescriptor: Sendable, Equatable {
     }
 
     /// A descriptor's body: a tag byte, then a length in 7-bit groups (high bit: more follow).
-    private static func readDescriptor(from reader: inout ByteReader, expecting tag: UInt8) throws(MP4ParseFailure) -> ByteReader {
+    private static func readDescriptor(from reader: inout ByteReader, expecting tag: UInt8) throws(WireFailure) -> ByteReader {
         let start = reader.offset
         let found = try reader.readUInt8()
         guard found == tag else {

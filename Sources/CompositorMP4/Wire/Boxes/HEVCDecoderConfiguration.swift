@@ -16,7 +16,7 @@ package struct HEVCDecoderConfiguration: Sendable, Equatable {
         self.parameterSets = parameterSets
     }
 
-    init(parsing reader: inout ByteReader) throws(MP4ParseFailure) {
+    init(parsing reader: inout ByteReader) throws(WireFailure) {
         let start = reader.offset
         // Version 0 is what muxers wrote before the record was standardised; its layout is the same.
         let version = try reader.readUInt8()

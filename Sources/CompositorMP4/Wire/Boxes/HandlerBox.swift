@@ -11,7 +11,7 @@ struct HandlerBox: MP4ParsableBox, MP4WritableBox, Equatable {
         self.name = name
     }
 
-    init(parsing reader: inout ByteReader) throws(MP4ParseFailure) {
+    init(parsing reader: inout ByteReader) throws(WireFailure) {
         _ = try FullBoxHeader.read(from: &reader)
         try reader.skip(4)  // pre_defined (QuickTime: component type)
         handlerType = try reader.readFourCC()

@@ -7,7 +7,7 @@ struct HeaderTimes {
     var duration: UInt64
 
     /// Reads the version and flags and the four fields; `what` names the timescale in errors.
-    static func read(_ type: FourCC, what: String, from reader: inout ByteReader) throws(MP4ParseFailure) -> HeaderTimes {
+    static func read(_ type: FourCC, what: String, from reader: inout ByteReader) throws(WireFailure) -> HeaderTimes {
         let start = reader.offset
         let full = try FullBoxHeader.read(from: &reader)
         try full.require(versions: 0...1, of: type, at: start)

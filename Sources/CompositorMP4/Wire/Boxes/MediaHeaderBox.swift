@@ -15,7 +15,7 @@ struct MediaHeaderBox: MP4ParsableBox, MP4WritableBox, Equatable {
         self.language = language
     }
 
-    init(parsing reader: inout ByteReader) throws(MP4ParseFailure) {
+    init(parsing reader: inout ByteReader) throws(WireFailure) {
         let times = try HeaderTimes.read(Self.type, what: "media", from: &reader)
         timescale = times.timescale
         duration = times.duration

@@ -49,7 +49,7 @@ struct TrackFragmentHeaderBox: MP4ParsableBox, MP4WritableBox, Equatable {
         self.defaultBaseIsMoof = defaultBaseIsMoof
     }
 
-    init(parsing reader: inout ByteReader) throws(MP4ParseFailure) {
+    init(parsing reader: inout ByteReader) throws(WireFailure) {
         let flags = try FullBoxHeader.read(from: &reader).flags
         trackID = try reader.readUInt32()
         baseDataOffset = flags & Self.baseDataOffsetPresent != 0 ? try reader.readUInt64() : nil
@@ -84,7 +84,7 @@ struct TrackFragmentDecodeTimeBox: MP4ParsableBox, MP4WritableBox, Equatable {
 
     init(baseMediaDecodeTime: UInt64) { self.baseMediaDecodeTime = baseMediaDecodeTime }
 
-    init(parsing reader: inout ByteReader) throws(MP4ParseFailure) {
+    init(parsing reader: inout ByteReader) throws(WireFailure) {
         let version = try FullBoxHeader.read(from: &reader).version
         baseMediaDecodeTime = version == 1 ? try reader.readUInt64() : UInt64(try reader.readUInt32())
     }
@@ -108,7 +108,7 @@ struct TrackExtendsBox: MP4ParsableBox, MP4WritableBox, Equatable {
 
     init(trackID: UInt32) { self.trackID = trackID }
 
-    init(parsing reader: inout ByteReader) throws(MP4ParseFailure) {
+    init(parsing reader: inout ByteReader) throws(WireFailure) {
         _ = try FullBoxHeader.read(from: &reader)
         trackID = try reader.readUInt32()
         defaultSampleDescriptionIndex = try reader.readUInt32()

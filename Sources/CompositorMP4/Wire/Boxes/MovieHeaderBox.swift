@@ -14,7 +14,7 @@ struct MovieHeaderBox: MP4ParsableBox, MP4WritableBox, Equatable {
         self.nextTrackID = nextTrackID
     }
 
-    init(parsing reader: inout ByteReader) throws(MP4ParseFailure) {
+    init(parsing reader: inout ByteReader) throws(WireFailure) {
         let times = try HeaderTimes.read(Self.type, what: "movie", from: &reader)
         timescale = times.timescale
         duration = times.duration

@@ -15,7 +15,7 @@ struct SampleDescriptionBox: Sendable, Equatable {
     static let maximumCount = Int(UInt16.max) + 1
 
     /// Decodes the payload; `handler` says whether entries are visual or audio sample entries.
-    init(parsing reader: inout ByteReader, handler: FourCC) throws(MP4ParseFailure) {
+    init(parsing reader: inout ByteReader, handler: FourCC) throws(WireFailure) {
         _ = try FullBoxHeader.read(from: &reader)
         let countOffset = reader.offset
         let count = try reader.readUInt32()
@@ -74,7 +74,7 @@ package struct MP4SampleDescription: Sendable, Equatable {
     }
 
     /// Parses the sample entry box `entry` holds (exactly the box, header included).
-    init(entry: ByteReader, handler: FourCC) throws(MP4ParseFailure) {
+    init(entry: ByteReader, handler: FourCC) throws(WireFailure) {
         var reader = entry
         let fileOffset = entry.offset
         let header = try MP4BoxHeader.read(from: &reader, available: UInt64(entry.remaining))
@@ -126,7 +126,7 @@ package struct MP4SampleDescription: Sendable, Equatable {
     }
 
     /// `PreSkip` of the `dOps` among `children` (after its Version and OutputChannelCount bytes).
-    private static func opusPreSkip(in children: ByteReader) throws(MP4ParseFailure) -> UInt16? {
+    private static func opusPreSkip(in children: ByteReader) throws(WireFailure) -> UInt16? {
         var reader = children
         while reader.remaining >= 8 {
             let (header, box) = try MP4BoxHeader.readBox(from: &reader)
@@ -152,7 +152,7 @@ package enum MP4CodecParameters: Sendable, Equatable {
     /// `wave`, which is never nested in another: a `wave` there is skipped, so nested headers
     /// cannot recurse without end.
     static func read(format: FourCC, childBoxes reader: inout ByteReader,
-                     insideWave: Bool = false) throws(MP4ParseFailure) -> (MP4CodecParameters, objectType: UInt8?) {
+                     insideWave: Bool = false) throws(WireFailure) -> (MP4CodecParameters, objectType: UInt8?) {
         var found: MP4CodecParameters = .other
         var objectType: UInt8?
         while reader.remaining >= 8 {

@@ -36,7 +36,7 @@ struct SampleSizeBox: MP4ParsableBox, MP4WritableBox, Equatable {
         }
     }
 
-    init(parsing reader: inout ByteReader) throws(MP4ParseFailure) {
+    init(parsing reader: inout ByteReader) throws(WireFailure) {
         _ = try FullBoxHeader.read(from: &reader)
         let size = try reader.readUInt32()
         let count = try reader.readUInt32()
@@ -52,7 +52,7 @@ struct SampleSizeBox: MP4ParsableBox, MP4WritableBox, Equatable {
     }
 
     /// Decodes an `stz2` payload: 4-, 8- or 16-bit sizes.
-    init(parsingCompact reader: inout ByteReader) throws(MP4ParseFailure) {
+    init(parsingCompact reader: inout ByteReader) throws(WireFailure) {
         _ = try FullBoxHeader.read(from: &reader)
         try reader.skip(3)
         let fieldSize = try reader.readUInt8()

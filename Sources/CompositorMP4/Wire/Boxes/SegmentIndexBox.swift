@@ -29,7 +29,7 @@ struct SegmentIndexBox: MP4ParsableBox, Equatable {
         self.references = references
     }
 
-    init(parsing reader: inout ByteReader) throws(MP4ParseFailure) {
+    init(parsing reader: inout ByteReader) throws(WireFailure) {
         let full = try FullBoxHeader.read(from: &reader)
         try full.require(versions: 0...1, of: Self.type, at: 0)
         referenceID = try reader.readUInt32()

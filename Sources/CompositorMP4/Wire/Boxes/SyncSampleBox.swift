@@ -7,7 +7,7 @@ struct SyncSampleBox: MP4ParsableBox, MP4WritableBox, Equatable {
 
     init(sampleNumbers: [UInt32]) { self.sampleNumbers = sampleNumbers }
 
-    init(parsing reader: inout ByteReader) throws(MP4ParseFailure) {
+    init(parsing reader: inout ByteReader) throws(WireFailure) {
         _ = try FullBoxHeader.read(from: &reader)
         let count = try reader.readUInt32()
         try reader.requireTable(count: UInt64(count), entrySize: 4, "stss")

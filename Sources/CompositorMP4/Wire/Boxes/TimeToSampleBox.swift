@@ -26,7 +26,7 @@ struct TimeToSampleBox: MP4ParsableBox, MP4WritableBox, Equatable {
         }
     }
 
-    init(parsing reader: inout ByteReader) throws(MP4ParseFailure) {
+    init(parsing reader: inout ByteReader) throws(WireFailure) {
         _ = try FullBoxHeader.read(from: &reader)
         let count = try reader.readUInt32()
         try reader.requireTable(count: UInt64(count), entrySize: 8, "stts")

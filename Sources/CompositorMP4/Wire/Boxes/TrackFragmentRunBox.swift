@@ -45,7 +45,7 @@ struct TrackFragmentRunBox: MP4ParsableBox, MP4WritableBox, Equatable {
         self.compositionOffsets = compositionOffsets
     }
 
-    init(parsing reader: inout ByteReader) throws(MP4ParseFailure) {
+    init(parsing reader: inout ByteReader) throws(WireFailure) {
         let flags = try FullBoxHeader.read(from: &reader).flags
         sampleCount = try reader.readUInt32()
         dataOffset = flags & Self.dataOffsetPresent != 0 ? try reader.readInt32() : nil

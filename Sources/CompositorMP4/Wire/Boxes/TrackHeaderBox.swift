@@ -25,7 +25,7 @@ struct TrackHeaderBox: MP4ParsableBox, MP4WritableBox, Equatable {
         self.height = height
     }
 
-    init(parsing reader: inout ByteReader) throws(MP4ParseFailure) {
+    init(parsing reader: inout ByteReader) throws(WireFailure) {
         let start = reader.offset
         let full = try FullBoxHeader.read(from: &reader)
         try full.require(versions: 0...1, of: Self.type, at: start)
