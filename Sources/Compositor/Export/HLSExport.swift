@@ -168,8 +168,11 @@ extension HLSExport {
             self.text = text
         }
 
-        /// The last path component of `url`: the file's name in the output folder.
-        public var name: String { String(url.split(separator: "/").last ?? Substring(url)) }
+        /// The last segment of `url`'s path: the file's name in the output folder.
+        public var name: String {
+            let path = URIReference(parsing: url).path
+            return String(path.split(separator: "/").last ?? Substring(path))
+        }
     }
 }
 

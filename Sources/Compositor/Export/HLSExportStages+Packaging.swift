@@ -21,7 +21,6 @@ extension HLSExportStages {
         }
         guard !packagedLocations.isEmpty else { return [] }
         let (container, targetDuration) = try packagingFormat(following: firstPlaylist)
-        let folderURL = HLSOutputNames.folderURL(of: output)
         var stems: Set<String> = []
         var packaged: [HLSPackagedSource] = []
         // The HLS sources read as a render reads them, from the playlists already loaded.
@@ -38,7 +37,7 @@ extension HLSExportStages {
             } catch {
                 throw remote.inUserTerms(error)
             }
-            packaged.append(try HLSPackagedSource(location, item: item, packaging: packaging, stem: stem, folderURL: folderURL))
+            packaged.append(try HLSPackagedSource(location, item: item, packaging: packaging, stem: stem, folder: output))
         }
         return packaged
     }
@@ -111,10 +110,10 @@ extension HLSExportStages {
         guard placed.count == result.playlist.segments.count else {
             throw HLSExportError(.stitch(item: nil, reason: "\(result.playlist.segments.count) segments stitched, \(placed.count) placed in pieces"))
         }
-        let folder = HLSOutputNames.folderURL(of: stitched.url)
+        let folder = HLSOutputLocation(stitched.url)
         let relocated = result.changingSegments { index, segment in
             segment.uri = placed[index].name
-            segment.resolvedURI = folder + placed[index].name
+            segment.resolvedURI = folder.beside(placed[index].name)
             segment.isDiscontinuity = discontinuities.contains(index)
         }
         return (HLSStitchedVariantPlaylist(

@@ -18,15 +18,15 @@ import CompositorHLS
 /// the cuts), then the content alone.
 struct HLSExportStages {
     let options: HLSExportOptions
-    /// Where the stitched playlist lives, absolute.
-    let output: String
+    /// Where the stitched playlist lives (absolute), and its files beside it.
+    let output: HLSOutputLocation
     let remote: RemoteReads
     /// Every playlist read so far, each read once for every stage.
     var playlists: HLSSourcePlaylists
 
     init(_ stitcher: HLSExporter) {
         options = stitcher.options
-        output = HLSSourcePlaylists.absolute(stitcher.outputURL)
+        output = HLSOutputLocation(HLSSourcePlaylists.absolute(stitcher.outputURL))
         remote = stitcher.remote
         playlists = HLSSourcePlaylists(loader: stitcher.loader)
     }
@@ -121,7 +121,7 @@ struct HLSExportStages {
             let contentVariant = layout.contentVariants?[index]
             let anchor = layout.anchored.contains(index) ? stitched[layout.reference] : nil
             let chosen = try sourcePlaylists(forVariant: index, of: sources, layout: layout, anchored: anchor != nil, playing: playing)
-            let url = layout.contentVariants == nil ? output : HLSOutputNames.variantURL(output, index: index)
+            let url = layout.contentVariants == nil ? output.url : output.variant(index)
             let segmentPlaylists = sources.sourceOfSegment.map { chosen[$0].playlist }
             let result = try stitchVariant(
                 composition, playlists: segmentPlaylists, outputURL: url, anchoredTo: anchor, requiresOneSegmentFormat: playing == .inOneStream)
@@ -213,7 +213,7 @@ struct HLSExportStages {
                 HLSStitchedVariant(content: variant, interstitials: stitched.interstitialVariants, playlistURL: stitched.url)
             }
             multivariant = HLSStitcher.multivariantPlaylist(
-                for: listed, renditions: renditions.listed, url: output,
+                for: listed, renditions: renditions.listed, url: output.url,
                 independentSegments: (variants + renditions.playlists).allSatisfy(\.result.playlist.hasIndependentSegments))
         }
         var variants = variants, packaged = packaged
@@ -228,7 +228,7 @@ struct HLSExportStages {
             reconciled: reconciled, queuePlan: QueuePlan(composition: requested),
             variants: variants, renditions: renditions.playlists, multivariantPlaylist: multivariant,
             assets: renditions.files, packagedSources: packaged, placedSegments: placedSegments, interstitialEvents: [],
-            outputURL: output)
+            outputURL: output.url)
     }
 }
 

@@ -110,7 +110,7 @@ private struct InterstitialPlan {
     private var playedPlaylists: [HLSMediaPlaylist] = []
 
     private let primary: Composition
-    private let folderURL: String
+    private let output: HLSOutputLocation
     private var sources: HLSSourcePlaylists
 
     init(
@@ -118,7 +118,7 @@ private struct InterstitialPlan {
         restrictingJumps: Bool, playlists: HLSSourcePlaylists
     ) throws(HLSExportError) {
         self.primary = primary
-        self.folderURL = HLSOutputNames.folderURL(of: outputURL)
+        self.output = HLSOutputLocation(outputURL)
         self.sources = playlists
         let requested = spliced.requested, played = spliced.composition
         reconciled = spliced.reconciled
@@ -160,7 +160,7 @@ private struct InterstitialPlan {
         }
         var assetListURL: String?
         if assetFiles.count > 1 {
-            let url = folderURL + "interstitial-\(number).json"
+            let url = output.beside("interstitial-\(number).json")
             var root = JSONObject()
             root.append("ASSETS", .array(assetFiles.map { .object(JSONObject(["URI": .string($0.name), "DURATION": .seconds($0.duration)])) }))
             assets.append(HLSExport.File(url: url, text: JSONValue.object(root).serialized + "\n"))
@@ -169,7 +169,7 @@ private struct InterstitialPlan {
         let cue: HLSInterstitialEvent.Cue = placed.placement == .preroll ? .join : placed.placement == .postroll ? .leave : .none
         events.append(HLSInterstitialEvent(
             id: placed.id, time: start, duration: MediaTime.min(plays, asked), cue: cue, playsOnce: placed.policy == .once,
-            assetURLs: assetFiles.map { folderURL + $0.name }, assetListURL: assetListURL,
+            assetURLs: assetFiles.map { output.beside($0.name) }, assetListURL: assetListURL,
             resumptionOffset: try Self.time(placed.id) { () throws(MediaTimeError) in try resume.subtracting(start) },
             playoutLimit: plays > asked ? asked : nil, restrictsSkipping: placed.restrictions.skipping != .anytime,
             restrictsJumping: restrictingJumps && placed.policy == .sticky))
@@ -214,7 +214,7 @@ private struct InterstitialPlan {
     /// audio or subtitle rendition, for a multivariant source): whole segments of `segment`'s
     /// snapped range, each rendition cut nearest its video's cuts. Returns its duration.
     private mutating func writeAd(_ segment: Segment, named name: String) throws(HLSExportError) -> MediaTime {
-        let url = folderURL + name
+        let url = output.beside(name)
         let source: HLSPlaylist
         if let packaged = packagedSources.first(where: { $0.location == segment.source }) {
             source = .media(packaged.playlist)
@@ -253,12 +253,13 @@ private struct InterstitialPlan {
     private mutating func writeAd(
         _ segment: Segment, of multivariant: HLSMultivariantPlaylist, at url: String
     ) throws(HLSExportError) -> MediaTime {
+        let ad = HLSOutputLocation(url)
         let renditions = HLSExportStages.stitchedRenditions(of: multivariant)
         var listed: [HLSStitchedVariant] = []
         var first: (url: String, result: HLSStitchResult)?
         for (index, variant) in multivariant.variants.enumerated() {
             try HLSExportStages.checkMuxed(variant, in: multivariant, audioStitched: renditions.contains { $0.type == "AUDIO" })
-            let variantURL = HLSOutputNames.variantURL(url, index: index)
+            let variantURL = ad.variant(index)
             let result = try stitchAd(try sources.mediaPlaylist(at: variant.resolvedURI), segment.sourceRange, at: variantURL, item: segment.id)
             // Audio-only variants, like renditions, may cut a few AAC frames from the video.
             if let first {
@@ -282,13 +283,13 @@ private struct InterstitialPlan {
         var listedRenditions: [HLSRendition] = []
         for rendition in renditions {
             guard let uri = rendition.resolvedURI else { continue }
-            let renditionURL = HLSOutputNames.renditionURL(url, for: rendition, numbers: &numbers)
+            let renditionURL = ad.rendition(rendition, numbers: &numbers)
             let result = try stitchAd(try sources.mediaPlaylist(at: uri), videoRange, at: renditionURL, item: segment.id)
             let range = result.pieces[0].sourceRange
             guard HLSExportStages.isNear(range.start, videoRange.start), HLSExportStages.isNear(range.end, videoRange.end) else {
                 throw HLSExportError(.variantsDisagree(item: segment.id, variantURL: uri, range: range, firstVariantURL: first.url, firstRange: videoRange))
             }
-            listedRenditions.append(HLSOutputNames.relisting(rendition, at: renditionURL, from: url))
+            listedRenditions.append(ad.relisting(rendition, at: renditionURL))
             assets.append(HLSExport.File(url: renditionURL, text: result.text))
         }
         let playlist = HLSStitcher.multivariantPlaylist(

@@ -70,11 +70,11 @@ package struct HLSPackagedSource: Sendable, Equatable {
         }
     }
 
-    /// The source `packaging` made of `location`, its segments named `stem` in `folderURL` (the
-    /// output folder, ending in `/`). Segment boundaries are rounded to the microsecond (each
+    /// The source `packaging` made of `location`, its segments named `stem` in `folder` (the
+    /// output's folder). Segment boundaries are rounded to the microsecond (each
     /// boundary, so no drift): an `EXTINF` is a decimal, and the playlist must say exactly what
     /// the composition does (a source's keyframes on a 90 kHz clock fall between decimals).
-    init(_ location: MediaLocation, item: String, packaging: MP4Packaging, stem: String, folderURL: String) throws(HLSExportError) {
+    init(_ location: MediaLocation, item: String, packaging: MP4Packaging, stem: String, folder: HLSOutputLocation) throws(HLSExportError) {
         self.location = location
         self.item = item
         self.packaging = packaging
@@ -83,7 +83,7 @@ package struct HLSPackagedSource: Sendable, Equatable {
         var map: HLSMap?
         if container == .fragmentedMP4 {
             initSegmentName = stem + "-init.mp4"
-            map = HLSMap(attributes: HLSAttributeList([HLSAttribute("URI", .quotedString(stem + "-init.mp4"))]), resolvedURI: folderURL + stem + "-init.mp4")
+            map = HLSMap(attributes: HLSAttributeList([HLSAttribute("URI", .quotedString(stem + "-init.mp4"))]), resolvedURI: folder.beside(stem + "-init.mp4"))
         } else {
             initSegmentName = nil
         }
@@ -97,11 +97,11 @@ package struct HLSPackagedSource: Sendable, Equatable {
         }
         let segments = packaging.segments.indices.map { index in
             let name = "\(stem)-\(index).\(extensionName)"
-            return HLSMediaSegment(duration: boundaries[index + 1] - boundaries[index], uri: name, resolvedURI: folderURL + name, map: map)
+            return HLSMediaSegment(duration: boundaries[index + 1] - boundaries[index], uri: name, resolvedURI: folder.beside(name), map: map)
         }
         let longest = segments.map { $0.duration.wholeSeconds(rounding: .toNearestOrAwayFromZero) }.max() ?? 1
         playlist = HLSMediaPlaylist(
-            url: folderURL + stem + ".m3u8", version: container == .mpegTS ? 3 : 7, targetDuration: max(1, longest),
+            url: folder.beside(stem + ".m3u8"), version: container == .mpegTS ? 3 : 7, targetDuration: max(1, longest),
             playlistType: .vod, hasEndList: true, hasIndependentSegments: true, segments: segments)
     }
 

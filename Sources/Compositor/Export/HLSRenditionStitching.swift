@@ -53,10 +53,10 @@ extension HLSExportStages {
         var stitched: [HLSStitchedVariantPlaylist] = []
         var listed: [HLSRendition] = []
         var numbers: [String: Int] = [:]
-        let emptyCues = HLSOutputNames.siblingURL(output, suffix: "-empty.vtt")
+        let emptyCues = output.sibling("-empty.vtt")
         var needsEmptyCues = false
         for rendition in renditions {
-            let url = HLSOutputNames.renditionURL(output, for: rendition, numbers: &numbers)
+            let url = output.rendition(rendition, numbers: &numbers)
             var segmentPlaylists: [HLSMediaPlaylist] = []
             for (segment, videoPiece) in zip(composition.segments, video.result.pieces) {
                 if let playlist = try renditionPlaylist(of: segment.source, for: rendition, sources: sources) {
@@ -71,7 +71,7 @@ extension HLSExportStages {
             try Self.checkAligned(result, url: url, with: video, composition: composition)
             stitched.append(HLSStitchedVariantPlaylist(
                 url: url, contentVariant: nil, interstitialVariants: [], sourcePlaylistURLs: segmentPlaylists.map(\.url), result: result))
-            listed.append(HLSOutputNames.relisting(rendition, at: url, from: output))
+            listed.append(output.relisting(rendition, at: url))
         }
         let files = needsEmptyCues ? [HLSExport.File(url: emptyCues, text: "WEBVTT\n")] : []
         return HLSStitchedRenditions(playlists: stitched, listed: listed, files: files)

@@ -478,7 +478,15 @@ struct HLSJoinTests {
 
     @Test("variant playlists are named after the output: stitched.m3u8 -> stitched-0.m3u8")
     func variantNames() {
-        #expect(HLSOutputNames.variantURL("/a/b/stitched.m3u8", index: 0) == "/a/b/stitched-0.m3u8")
-        #expect(HLSOutputNames.variantURL("https://h/x.y/out", index: 2) == "https://h/x.y/out-2.m3u8")
+        #expect(HLSOutputLocation("/a/b/stitched.m3u8").variant(0) == "/a/b/stitched-0.m3u8")
+        #expect(HLSOutputLocation("https://h/x.y/out").variant(2) == "https://h/x.y/out-2.m3u8")
+        // Only the path's last segment is renamed: never a query, a fragment, or a dotted folder.
+        let location = HLSOutputLocation("https://127.0.0.1:8080/a.b/stitched.m3u8?token=x.y/z#t")
+        #expect(location.variant(1, kind: "audio-") == "https://127.0.0.1:8080/a.b/stitched-audio-1.m3u8")
+        #expect(location.sibling("-empty.vtt") == "https://127.0.0.1:8080/a.b/stitched-empty.vtt")
+        #expect(location.folder == "https://127.0.0.1:8080/a.b/")
+        #expect(location.beside("interstitial-1.json") == "https://127.0.0.1:8080/a.b/interstitial-1.json")
+        #expect(HLSOutputLocation("file:///srv/out/stitched.m3u8").beside("c-0.ts") == "file:///srv/out/c-0.ts")
+        #expect(HLSOutputLocation("/srv/.hidden").variant(0) == "/srv/.hidden-0.m3u8")
     }
 }
