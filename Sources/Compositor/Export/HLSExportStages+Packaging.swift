@@ -75,7 +75,7 @@ extension HLSExportStages {
     /// unmarked, while at a mark GStreamer showed pieces' first frames late and VLC stopped. A
     /// source's own discontinuities were packaged away.
     static func placingEveryPiece(
-        _ stitched: HLSStitchedVariantPlaylist, sources: [HLSPackagedSource], composition: Composition, marksEncodingChanges: Bool
+        _ stitched: HLSStitchedVariantPlaylist, sources: [HLSPackagedSource], marksEncodingChanges: Bool
     ) throws(HLSExportError) -> (HLSStitchedVariantPlaylist, [HLSPlacedSegment]) {
         let result = stitched.result
         var placed: [HLSPlacedSegment] = []
@@ -83,9 +83,9 @@ extension HLSExportStages {
         // Each source's segments by URI, made once: a lookup per stitched segment.
         var segmentIndices: [Int: [String: Int]] = [:]
         var previous: (tracks: [String], descriptions: [[MP4SampleDescription]])?
-        for (number, (piece, segment)) in zip(result.pieces, composition.segments).enumerated() {
+        for (number, piece) in result.pieces.enumerated() {
             guard let source = sources.firstIndex(where: { $0.playlist.url == piece.url }) else {
-                throw HLSExportError(.stitch(item: segment.id, reason: "its source was not packaged"))
+                throw HLSExportError(.stitch(item: piece.item, reason: "its source was not packaged"))
             }
             let packaging = sources[source].packaging
             let indices = segmentIndices[source] ?? Dictionary(
@@ -99,7 +99,7 @@ extension HLSExportStages {
             previous = current
             for (position, output) in piece.segments.enumerated() {
                 guard let index = indices[result.playlist.segments[output].resolvedURI] else {
-                    throw HLSExportError(.stitch(item: segment.id, reason: "segment \(result.playlist.segments[output].uri) is not its source's"))
+                    throw HLSExportError(.stitch(item: piece.item, reason: "segment \(result.playlist.segments[output].uri) is not its source's"))
                 }
                 let name = "piece-\(number + 1)-\(position).\(packaging.container == .mpegTS ? "ts" : "m4s")"
                 placed.append(HLSPlacedSegment(

@@ -43,7 +43,7 @@ extension HLSExportStages {
             pieces.append(HLSStitchPiece(
                 playlist: playlist, sourceRange: range, kind: segment.isAd ? .interstitial : .content,
                 marker: marker, plannedCompositionStart: segment.compositionRange.start,
-                startSnapping: rule.start, endSnapping: rule.end))
+                startSnapping: rule.start, endSnapping: rule.end, item: segment.id))
         }
         let result: HLSStitchResult
         do {
@@ -52,13 +52,12 @@ extension HLSExportStages {
             stitcher.cueMarkers = options.cueMarkers
             result = try stitcher.stitch(pieces)
         } catch {
-            throw Self.explain(error, segments: composition.segments, pieces: pieces)
+            throw Self.explain(error, pieces: pieces)
         }
         // The prechecks refuse what would be dropped, so every piece is placed, in order.
         if let dropped = result.droppedPieces.first {
-            let segment = composition.segments[dropped.index]
             throw HLSExportError(.snapsToNothing(
-                item: segment.id, url: dropped.url, requested: dropped.requestedSourceRange, snapped: dropped.snappedSourceRange))
+                item: dropped.item ?? "?", url: dropped.url, requested: dropped.requestedSourceRange, snapped: dropped.snappedSourceRange))
         }
         return result
     }
@@ -98,7 +97,7 @@ extension HLSExportStages {
     }
 
     /// An engine error with the items it concerns named.
-    private static func explain(_ error: HLSStitchError, segments: [Segment], pieces: [HLSStitchPiece]) -> HLSExportError {
+    private static func explain(_ error: HLSStitchError, pieces: [HLSStitchPiece]) -> HLSExportError {
         switch error {
         case .incompatibleSegmentFormats(let piece, let url, let format, let expected):
             // The nearest earlier piece of the other format is the one this one cannot follow.
@@ -106,8 +105,8 @@ extension HLSExportStages {
                 pieces[index].playlist.segments.first.map(HLSSegmentFormat.init(segment:)) == expected
             }
             return HLSExportError(.mixedSegmentFormats(
-                item: segments[piece].id, url: url, format: format.description,
-                previousItem: previous.map { segments[$0].id } ?? "?", previousURL: previous.map { pieces[$0].playlist.url } ?? "?",
+                item: pieces[piece].item ?? "?", url: url, format: format.description,
+                previousItem: previous.flatMap { pieces[$0].item } ?? "?", previousURL: previous.map { pieces[$0].playlist.url } ?? "?",
                 previousFormat: expected.description))
         case .sourceNotFinite(_, let url):
             return HLSExportError(.unsupported(url: url, reason: "a live playlist (no EXT-X-ENDLIST, not PLAYLIST-TYPE VOD) has no fixed segments to stitch"))
@@ -115,7 +114,7 @@ extension HLSExportStages {
             return HLSExportError(.unsupported(url: url, reason: reason))
         case .invalidSourceRange(let piece, _), .markerGroupSplit(_, let piece), .conflictingMarker(_, let piece),
              .dateRangeIDTaken(_, let piece):
-            return HLSExportError(.stitch(item: segments[piece].id, reason: error.description))
+            return HLSExportError(.stitch(item: pieces[piece].item, reason: error.description))
         case .nothingToStitch, .markerNeedsProgramDateTime, .invalidProgramDateTime, .timeOverflow:
             return HLSExportError(.stitch(item: nil, reason: error.description))
         }

@@ -125,7 +125,7 @@ struct HLSExportStages {
             let segmentPlaylists = sources.sourceOfSegment.map { chosen[$0].playlist }
             let result = try stitchVariant(
                 composition, playlists: segmentPlaylists, outputURL: url, anchoredTo: anchor, requiresOneSegmentFormat: playing == .inOneStream)
-            if let anchor { try Self.checkAligned(result, url: url, with: anchor, composition: composition) }
+            if let anchor { try Self.checkAligned(result, url: url, with: anchor) }
             var interstitials: [HLSVariantStream] = []
             for (position, source) in sources.sources.enumerated() where source.location != sources.primary && anchor == nil {
                 if let variant = chosen[position].variant, !interstitials.contains(variant) { interstitials.append(variant) }
@@ -178,10 +178,9 @@ struct HLSExportStages {
     ) throws(HLSExportError) -> ReconciledComposition {
         let first = variants[layout.reference]
         for (index, variant) in variants.enumerated() where index != layout.reference && !layout.anchored.contains(index) {
-            for (index, (piece, firstPiece)) in zip(variant.result.pieces, first.result.pieces).enumerated()
-            where piece.sourceRange != firstPiece.sourceRange {
+            for (piece, firstPiece) in zip(variant.result.pieces, first.result.pieces) where piece.sourceRange != firstPiece.sourceRange {
                 throw HLSExportError(.variantsDisagree(
-                    item: composition.segments[index].id, variantURL: variant.url, range: piece.sourceRange,
+                    item: piece.item ?? "?", variantURL: variant.url, range: piece.sourceRange,
                     firstVariantURL: first.url, firstRange: firstPiece.sourceRange))
             }
         }
@@ -220,7 +219,7 @@ struct HLSExportStages {
         var placedSegments: [HLSPlacedSegment] = []
         if options.packagesEveryPiece {
             (variants[0], placedSegments) = try Self.placingEveryPiece(
-                variants[0], sources: packaged, composition: reconciled.played, marksEncodingChanges: options.marksEncodingChanges)
+                variants[0], sources: packaged, marksEncodingChanges: options.marksEncodingChanges)
         } else {
             HLSPackagedSource.markUsed(&packaged, by: (variants + renditions.playlists).map(\.result.playlist))
         }

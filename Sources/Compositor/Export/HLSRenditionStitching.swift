@@ -68,7 +68,7 @@ extension HLSExportStages {
             }
             let result = try stitchVariant(
                 composition, playlists: segmentPlaylists, outputURL: url, anchoredTo: video, requiresOneSegmentFormat: playing == .inOneStream)
-            try Self.checkAligned(result, url: url, with: video, composition: composition)
+            try Self.checkAligned(result, url: url, with: video)
             stitched.append(HLSStitchedVariantPlaylist(
                 url: url, contentVariant: nil, interstitialVariants: [], sourcePlaylistURLs: segmentPlaylists.map(\.url), result: result))
             listed.append(output.relisting(rendition, at: url))
@@ -135,12 +135,12 @@ extension HLSExportStages {
 
     /// Every cut of a rendition (or audio-only variant) within `renditionCutTolerance` of its video's.
     static func checkAligned(
-        _ result: HLSStitchResult, url: String, with video: HLSStitchedVariantPlaylist, composition: Composition
+        _ result: HLSStitchResult, url: String, with video: HLSStitchedVariantPlaylist
     ) throws(HLSExportError) {
-        for (index, (piece, videoPiece)) in zip(result.pieces, video.result.pieces).enumerated()
+        for (piece, videoPiece) in zip(result.pieces, video.result.pieces)
         where !isNear(piece.sourceRange.start, videoPiece.sourceRange.start) || !isNear(piece.sourceRange.end, videoPiece.sourceRange.end) {
             throw HLSExportError(.variantsDisagree(
-                item: composition.segments[index].id, variantURL: url, range: piece.sourceRange,
+                item: piece.item ?? "?", variantURL: url, range: piece.sourceRange,
                 firstVariantURL: video.url, firstRange: videoPiece.sourceRange))
         }
     }

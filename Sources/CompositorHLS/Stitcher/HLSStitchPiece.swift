@@ -25,11 +25,16 @@ package struct HLSStitchPiece: Sendable, Equatable {
     package var startSnapping: HLSCutSnapping?
     /// The rule for the end cut when it is not the stitcher's.
     package var endSnapping: HLSCutSnapping?
+    /// What the piece plays in the caller's terms (a schedule item's ID): the report and the
+    /// caller's errors name it, so no one maps a piece back to its item by position.
+    package var item: String?
 
     package init(
         playlist: HLSMediaPlaylist, sourceRange: MediaTimeRange, kind: Kind, marker: HLSStitchMarker? = nil,
-        plannedCompositionStart: MediaTime, startSnapping: HLSCutSnapping? = nil, endSnapping: HLSCutSnapping? = nil
+        plannedCompositionStart: MediaTime, startSnapping: HLSCutSnapping? = nil, endSnapping: HLSCutSnapping? = nil,
+        item: String? = nil
     ) {
+        self.item = item
         self.playlist = playlist
         self.sourceRange = sourceRange
         self.kind = kind
@@ -83,6 +88,8 @@ public enum HLSCutSnapping: Sendable, Equatable {
 package struct HLSStitchedPiece: Sendable, Equatable {
     /// The piece's index in the input.
     package let index: Int
+    /// The piece's `item`.
+    package let item: String?
     package let kind: HLSStitchPiece.Kind
     package let markerID: String?
     package let url: String
@@ -103,6 +110,8 @@ package struct HLSStitchedPiece: Sendable, Equatable {
 /// the end of its playlist).
 package struct HLSDroppedPiece: Sendable, Equatable {
     package let index: Int
+    /// The piece's `item`.
+    package let item: String?
     package let url: String
     package let requestedSourceRange: MediaTimeRange
     /// The empty range it snapped to.

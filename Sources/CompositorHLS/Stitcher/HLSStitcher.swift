@@ -66,7 +66,7 @@ package struct HLSStitcher: Sendable {
             let snapped = MediaTimeRange(start: boundaries[first], end: boundaries[max(first, last)])
             guard last > first else {
                 dropped.append(HLSDroppedPiece(
-                    index: index, url: source.url, requestedSourceRange: piece.sourceRange, snappedSourceRange: snapped))
+                    index: index, item: piece.item, url: source.url, requestedSourceRange: piece.sourceRange, snappedSourceRange: snapped))
                 continue
             }
             allIndependent = allIndependent && source.hasIndependentSegments
@@ -79,7 +79,7 @@ package struct HLSStitcher: Sendable {
                     into: &output.segments, firstOutput: firstOutput, piece: index, keptIDs: &keptIDs)
             }
             placed.append(HLSStitchedPiece(
-                index: index, kind: piece.kind, markerID: piece.marker?.id, url: source.url,
+                index: index, item: piece.item, kind: piece.kind, markerID: piece.marker?.id, url: source.url,
                 requestedSourceRange: piece.sourceRange, sourceRange: snapped,
                 compositionRange: MediaTimeRange(start: pieceStart, end: output.compositionTime),
                 plannedCompositionStart: piece.plannedCompositionStart, segments: firstOutput..<output.segments.count))

@@ -110,7 +110,7 @@ struct HLSStitcherTests {
         #expect(result.pieces.map(\.sourceRange) == [Self.range("1.5", "6"), Self.range("1.5", "5.5")])
         #expect(result.pieces.map(\.compositionRange) == [Self.range("0", "4.5"), Self.range("4.5", "8.5")])
         #expect(result.droppedPieces == [HLSDroppedPiece(
-            index: 1, url: Self.content, requestedSourceRange: Self.range("5.6", "5.7"), snappedSourceRange: Self.range("5.5", "5.5"))])
+            index: 1, item: nil, url: Self.content, requestedSourceRange: Self.range("5.6", "5.7"), snappedSourceRange: Self.range("5.5", "5.5"))])
         // The dropped piece leaves no trace: one switch, between pieces 0 and 2.
         #expect(result.playlist.segments.map(\.isDiscontinuity) == [false, false, true])
     }
