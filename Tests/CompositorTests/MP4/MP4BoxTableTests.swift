@@ -342,13 +342,18 @@ extension MP4BoxParsingTests {
         row("stco, empty (fMP4 init segment)", box(16, "stco", full(0, 0), u32(0)),
             readAs: ChunkOffsetBox(offsets: []), by: { try parse(ChunkOffsetBox.self, $0) },
             writtenBy: { ByteWriter.bytes { $0.writeBox(ChunkOffsetBox.type) { ChunkOffsetBox(offsets: []).writePayload(to: &$0, wide: false) } } }),
-        // co64: entry_count, then 64-bit chunk offsets. ChunkOffsetBox picks them itself once an
-        // offset needs them; no writer here writes co64 that way (see the stitcher's below).
-        row("co64 through ChunkOffsetBox: 64-bit entries once an offset passes 32 bits",
+        // co64: entry_count, then 64-bit chunk offsets. ChunkOffsetBox picks them, and the type
+        // that says so, itself once an offset needs them (`write(box:)`); no writer here writes
+        // co64 that way (see the stitcher's below).
+        row("co64 through ChunkOffsetBox: 64-bit entries, typed co64, once an offset passes 32 bits",
             box(24, "co64", full(0, 0), u32(1), u64(1 << 32 + 5)),
             readAs: ChunkOffsetBox(offsets: [1 << 32 + 5]),
             by: { bytes in var reader = try payload(of: bytes, type: "co64"); return try ChunkOffsetBox(parsing: &reader, wide: true) },
-            writtenBy: { ByteWriter.bytes { $0.writeBox(ChunkOffsetBox.wideType) { ChunkOffsetBox(offsets: [1 << 32 + 5]).writePayload(to: &$0) } } }),
+            writtenBy: { ByteWriter.bytes { $0.write(box: ChunkOffsetBox(offsets: [1 << 32 + 5])) } }),
+        row("stco through ChunkOffsetBox's own choice: 32-bit entries while every offset fits",
+            box(20, "stco", full(0, 0), u32(1), u32(0xFFFF_FFFF)),
+            readAs: ChunkOffsetBox(offsets: [0xFFFF_FFFF]), by: { try parse(ChunkOffsetBox.self, $0) },
+            writtenBy: { ByteWriter.bytes { $0.write(box: ChunkOffsetBox(offsets: [0xFFFF_FFFF])) } }),
     ]
 
     // MARK: stbl, as the stitcher writes it

@@ -35,3 +35,12 @@ struct ChunkOffsetBox: MP4ParsableBox, MP4WritableBox, Equatable {
 
     func writePayload(to writer: inout ByteWriter) { writePayload(to: &writer, wide: needsWideOffsets) }
 }
+
+extension ByteWriter {
+    /// `stco`, or `co64` when an offset needs 64 bits: the box's type always says how wide its
+    /// entries are (the generic `write(box:)` would label 64-bit entries `stco`).
+    mutating func write(box: ChunkOffsetBox) {
+        let wide = box.needsWideOffsets
+        writeBox(wide ? ChunkOffsetBox.wideType : ChunkOffsetBox.type) { box.writePayload(to: &$0, wide: wide) }
+    }
+}
