@@ -5,7 +5,7 @@ import CompositorCore
 /// `mediaStart` at rate 1 for `presentationDuration`, or, a dwell (an edit at media rate 0), holds
 /// the frame at `mediaStart` that long. A track without an edit list, or with one media edit after
 /// empty ones (it starts late), has one; a stitched file has one per piece.
-struct SourceTrackTimeline: Sendable {
+package struct SourceTrackTimeline: Sendable {
     /// The track, shared by every timeline of it (a track is a large value: a source that is
     /// itself a stitch has a timeline per piece).
     private final class SharedTrack: Sendable {
@@ -35,7 +35,7 @@ struct SourceTrackTimeline: Sendable {
     private let storage: Storage
     var track: MP4Track { storage.shared.track }
     /// When the track's media starts presenting (the leading empty edits' total).
-    var presentationStart: MediaTime { storage.presentationStart }
+    package var presentationStart: MediaTime { storage.presentationStart }
     /// The media (composition) time, in ticks, shown at `presentationStart`.
     var mediaStart: Int64 { storage.mediaStart }
     /// How long the media presents.
@@ -45,7 +45,7 @@ struct SourceTrackTimeline: Sendable {
     var isDwell: Bool { storage.isDwell }
     /// `presentationStart + presentationDuration`, checked once (the two may have different
     /// timescales, whose common one may not fit).
-    var presentationEnd: MediaTime { storage.presentationEnd }
+    package var presentationEnd: MediaTime { storage.presentationEnd }
     var timescale: Int32 { track.timescale }
     var samples: MP4SampleTable { track.samples }
 
@@ -78,7 +78,7 @@ struct SourceTrackTimeline: Sendable {
     /// priming and padding when `iTunSMPB` says so). A media segment of duration 0 means "the rest
     /// of the media" when it is the last, and shows nothing elsewhere. A dwell is a video timeline
     /// of its own; in audio it holds no sound, so it is left out like an empty edit (silence).
-    static func timelines(of track: MP4Track, file: String) throws(MP4Error) -> [SourceTrackTimeline] {
+    package static func timelines(of track: MP4Track, file: String) throws(MP4Error) -> [SourceTrackTimeline] {
         let shared = SharedTrack(track)
         guard let editList = track.editList, !editList.isEmpty else {
             let priming = track.kind == .audio ? track.gaplessInfo?.priming ?? 0 : 0
