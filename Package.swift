@@ -48,10 +48,19 @@ let package = Package(
         .executableTarget(name: "HLSParseBenchmark", dependencies: ["Compositor"], path: "Benchmarks/Sources/HLSParseBenchmark"),
         .executableTarget(name: "RenderBenchmark", dependencies: ["Compositor", "CompositorIO"], path: "Benchmarks/Sources/RenderBenchmark"),
         .executableTarget(name: "SessionBenchmark", dependencies: ["Compositor", "BenchmarkSupport"], path: "Benchmarks/Sources/SessionBenchmark"),
+        // What the test targets share, layered as the library is (no product names them).
+        .target(name: "CompositorTestSupport", dependencies: ["CompositorCore"], path: "Tests/CompositorTestSupport"),
+        .target(name: "CompositorHLSTestSupport", dependencies: ["CompositorHLS", "CompositorCore", "CompositorTestSupport"],
+                path: "Tests/CompositorHLSTestSupport"),
+        .target(name: "CompositorMP4TestSupport", dependencies: ["CompositorMP4", "CompositorCore", "CompositorIO", "CompositorTestSupport"],
+                path: "Tests/CompositorMP4TestSupport"),
+        .target(name: "CompositorUmbrellaTestSupport", dependencies: ["Compositor", "CompositorTestSupport"],
+                path: "Tests/CompositorUmbrellaTestSupport"),
         .testTarget(
             name: "CompositorTests",
             dependencies: ["Compositor", "CompositorCore", "CompositorIO", "CompositorMP4", "CompositorHLS", "CompositorTS",
-                           "CompositorAVFoundation", "CompositorTesting", "CompositorDemo", avFoundationStandIn]
+                           "CompositorAVFoundation", "CompositorTesting", "CompositorDemo", avFoundationStandIn,
+                           "CompositorTestSupport", "CompositorHLSTestSupport", "CompositorMP4TestSupport", "CompositorUmbrellaTestSupport"]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -1,34 +1,29 @@
-import Testing
-@testable import Compositor
-@testable import CompositorCore
-@testable import CompositorHLS
-@testable import CompositorIO
-@testable import CompositorMP4
-import CompositorTesting
+import CompositorCore
+import CompositorHLS
 
 /// Helpers shared by the HLS tests.
-enum HLSTest {
-    static let url = "https://cdn.example.com/vod/movie/index.m3u8"
+package enum HLSTest {
+    package static let url = "https://cdn.example.com/vod/movie/index.m3u8"
 
-    static func parse(_ text: String, url: String = url) throws -> HLSPlaylist {
+    package static func parse(_ text: String, url: String = url) throws -> HLSPlaylist {
         try HLSPlaylistParser().parse(Array(text.utf8), url: url)
     }
 
-    static func media(_ text: String, url: String = url) throws -> HLSMediaPlaylist {
+    package static func media(_ text: String, url: String = url) throws -> HLSMediaPlaylist {
         try HLSPlaylistParser().parseMediaPlaylist(Array(text.utf8), url: url)
     }
 
-    static func multivariant(_ text: String, url: String = url) throws -> HLSMultivariantPlaylist {
+    package static func multivariant(_ text: String, url: String = url) throws -> HLSMultivariantPlaylist {
         try HLSPlaylistParser().parseMultivariantPlaylist(Array(text.utf8), url: url)
     }
 
     /// A media playlist around `body`, with a target duration of 10.
-    static func mediaText(_ body: String, target: Int = 10) -> String {
+    package static func mediaText(_ body: String, target: Int = 10) -> String {
         "#EXTM3U\n#EXT-X-TARGETDURATION:\(target)\n" + body
     }
 
     /// The error parsing `text` throws, or `nil` when it parses.
-    static func error(_ text: String, url: String = url) -> HLSParseError? {
+    package static func error(_ text: String, url: String = url) -> HLSParseError? {
         do {
             _ = try HLSPlaylistParser().parse(Array(text.utf8), url: url)
             return nil
@@ -37,7 +32,7 @@ enum HLSTest {
         }
     }
 
-    static func time(_ text: String) -> MediaTime {
+    package static func time(_ text: String) -> MediaTime {
         do { return try MediaTime(parsing: text) } catch { fatalError("bad test time \(text)") }
     }
 }

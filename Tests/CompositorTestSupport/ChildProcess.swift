@@ -11,15 +11,15 @@ import Foundation
 ///
 /// `@unchecked Sendable`: `process` is configured before `run()` and afterwards only read through
 /// Foundation's own thread-safe accessors; everything else that changes is guarded by `lock`.
-final class ChildProcess: @unchecked Sendable {
+package final class ChildProcess: @unchecked Sendable {
     /// What a finished process left: its exit status (the signal number when killed), how it
     /// ended, and everything it wrote.
-    struct Output: Sendable {
-        var status: Int32
-        var terminationReason: Process.TerminationReason
-        var stdoutBytes: [UInt8]
-        var stderr: String
-        var stdout: String { String(decoding: stdoutBytes, as: UTF8.self) }
+    package struct Output: Sendable {
+        package var status: Int32
+        package var terminationReason: Process.TerminationReason
+        package var stdoutBytes: [UInt8]
+        package var stderr: String
+        package var stdout: String { String(decoding: stdoutBytes, as: UTF8.self) }
     }
 
     private let process = Process()
@@ -34,20 +34,20 @@ final class ChildProcess: @unchecked Sendable {
 
     /// Runs `executable` with `arguments` in `directory` (the test runner's own when nil), with
     /// `stdin` as its standard input, and returns its output once it has exited.
-    static func run(
+    package static func run(
         _ executable: URL, _ arguments: [String], in directory: URL? = nil, stdin: FileHandle = .nullDevice
     ) async throws -> Output {
         try await start(executable, arguments, in: directory, stdin: stdin).wait()
     }
 
-    static func run(
+    package static func run(
         _ executable: String, _ arguments: [String], in directory: URL? = nil, stdin: FileHandle = .nullDevice
     ) async throws -> Output {
         try await run(URL(fileURLWithPath: executable), arguments, in: directory, stdin: stdin)
     }
 
     /// Starts the process and returns at once; `wait()` gives its output.
-    static func start(
+    package static func start(
         _ executable: URL, _ arguments: [String], in directory: URL? = nil, stdin: FileHandle = .nullDevice
     ) throws -> ChildProcess {
         let child = ChildProcess()
@@ -69,11 +69,11 @@ final class ChildProcess: @unchecked Sendable {
         return child
     }
 
-    var processIdentifier: Int32 { process.processIdentifier }
-    var isRunning: Bool { process.isRunning }
+    package var processIdentifier: Int32 { process.processIdentifier }
+    package var isRunning: Bool { process.isRunning }
 
     /// Suspends (never blocks) until the process has exited and both pipes are drained.
-    func wait() async -> Output {
+    package func wait() async -> Output {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             lock.lock()
             precondition(waiter == nil, "ChildProcess.wait() called twice at once")

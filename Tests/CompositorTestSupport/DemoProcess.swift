@@ -1,8 +1,8 @@
 import Foundation
 
 /// Runs the `CompositorDemo` executable that `swift build` put beside the test bundle.
-enum DemoProcess {
-    static var executable: URL {
+package enum DemoProcess {
+    package static var executable: URL {
         // The test runner lives in the build products folder (…/debug/CompositorPackageTests.xctest).
         var folder = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
         while !folder.path.isEmpty, folder.path != "/" {
@@ -14,7 +14,7 @@ enum DemoProcess {
     }
 
     /// Runs the demo with `arguments` in `directory` and returns its status and output.
-    static func run(_ arguments: [String], in directory: URL = packageRoot) async throws -> ChildProcess.Output {
+    package static func run(_ arguments: [String], in directory: URL = packageRoot) async throws -> ChildProcess.Output {
         try await ChildProcess.run(executable, arguments, in: directory)
     }
 }

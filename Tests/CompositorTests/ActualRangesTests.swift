@@ -1,4 +1,5 @@
 import Testing
+import CompositorTestSupport
 @testable import Compositor
 @testable import CompositorCore
 @testable import CompositorHLS
@@ -75,8 +76,8 @@ struct ActualRangesTests {
 
     @Test("the same ranges give the same content times, for 1,000 random schedules, breaks that replace content included")
     func sameContentTimes() {
-        for seed in CompositionPropertyTests.seeds {
-            let c = CompositionPropertyTests.randomComposition(seed: seed)
+        for seed in RandomCompositions.seeds {
+            let c = RandomCompositions.randomComposition(seed: seed)
             guard let reported = try? c.replacingSourceRanges(c.segments.map(\.sourceRange)) else { continue }
             #expect(reported.contentDuration == c.contentDuration, "seed \(seed)")
             #expect(reported.segments.map(\.contentRange) == c.segments.map(\.contentRange), "seed \(seed)")
@@ -91,8 +92,8 @@ struct ActualRangesTests {
             let (value, overflow) = t.value.multipliedReportingOverflow(by: 2)
             return overflow || t.timescale > Int32.max / 2 ? nil : MediaTime(value: value, timescale: t.timescale * 2)
         }
-        for seed in CompositionPropertyTests.seeds {
-            let c = CompositionPropertyTests.randomComposition(seed: seed)
+        for seed in RandomCompositions.seeds {
+            let c = RandomCompositions.randomComposition(seed: seed)
             guard c.breaks.allSatisfy({ $0.resumeContentTime == $0.position }) else { continue }
             #expect((try? c.replacingSourceRanges(c.segments.map(\.sourceRange))) == c, "seed \(seed)")
             let rescaled = c.segments.compactMap { segment in

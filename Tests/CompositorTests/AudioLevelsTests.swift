@@ -1,4 +1,5 @@
 import Testing
+import CompositorTestSupport
 @testable import CompositorCore
 
 /// ```

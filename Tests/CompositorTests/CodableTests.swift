@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import CompositorTestSupport
 @testable import Compositor
 @testable import CompositorCore
 
@@ -54,7 +55,7 @@ struct CodableTests {
         var schedules = try ["demo.json", "reference-sample.json", "demo-hls.json", "seed-scenario.json"].map {
             try ScheduleDocument.read(path: FilePath(packageRoot.appendingPathComponent("Fixtures/" + $0).path))
         }
-        schedules += CompositionPropertyTests.seeds.map { CompositionPropertyTests.randomSchedule(seed: $0).0 }
+        schedules += RandomCompositions.seeds.map { RandomCompositions.randomSchedule(seed: $0).0 }
         for schedule in schedules {
             let json = try JSONEncoder().encode(schedule)
             #expect(try ScheduleDocument.decode(Array(json)) == schedule)

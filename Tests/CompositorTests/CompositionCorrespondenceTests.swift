@@ -1,4 +1,5 @@
 import Testing
+import CompositorTestSupport
 @testable import CompositorCore
 
 /// A schedule and the same schedule with its cuts moved to segment boundaries, as a stitched

@@ -1,4 +1,5 @@
 import Testing
+import CompositorTestSupport
 @testable import Compositor
 @testable import CompositorCore
 @testable import CompositorHLS
@@ -15,71 +16,6 @@ import CompositorTesting
 /// cases that trapped (issue 13, C1). Every query must answer, on the composition's grid.
 @Suite("Composition properties")
 struct CompositionPropertyTests {
-    static let timescales: [Int32] = [1, 600, 1000, 24000, 30000, 44100, 48000, 90000, 1_000_000_000, 2_147_483_647]
-
-    /// A random time of whole ticks in `[0, maxSeconds]`, in a random timescale (whole frames for
-    /// the NTSC ones).
-    static func randomTime(maxSeconds: Int64, _ rng: inout SeededGenerator) -> MediaTime {
-        let scale = timescales.randomElement(using: &rng)!
-        let tick: Int64 = scale == 30000 || scale == 24000 ? 1001 : 1
-        let ticks = Int64.random(in: 0...(maxSeconds * Int64(scale) / tick), using: &rng)
-        return MediaTime(value: ticks * tick, timescale: scale)
-    }
-
-    /// A random instant in `[-1, span + 1]` s, in a random timescale: a player's clock, a command
-    /// line's query.
-    static func randomQuery(span: MediaTime, _ rng: inout SeededGenerator) -> MediaTime {
-        let scale = timescales.randomElement(using: &rng)!
-        let seconds = max(1, span.wholeSeconds(rounding: .up)) + 1
-        return MediaTime(value: Int64.random(in: -Int64(scale)...(seconds * Int64(scale)), using: &rng), timescale: scale)
-    }
-
-    /// A valid random schedule (retrying the rare ones whose replace breaks overlap or whose
-    /// rounded ranges collapse).
-    static func randomSchedule(seed: UInt64) -> (Schedule, Composition) {
-        var rng = SeededGenerator(seed: seed)
-        while true {
-            var clips: [ContentClip] = []
-            for i in 0..<Int.random(in: 1...5, using: &rng) {
-                let start = randomTime(maxSeconds: 30, &rng)
-                let length = randomTime(maxSeconds: 40, &rng) + MediaTime(value: 1, timescale: 1000)
-                clips.append(ContentClip(id: "c\(i)", source: MediaLocation(FilePath("c\(i).mp4")), start: start, end: start + length))
-            }
-            // Sums may round here (no common timescale): only used to place breaks, which the
-            // composition checks.
-            let contentDuration = clips.reduce(MediaTime.zero) { $0 + ($1.end! - $1.start) }
-            var clipBoundaries: [MediaTime] = [.zero]
-            for clip in clips { clipBoundaries.append(clipBoundaries.last! + (clip.end! - clip.start)) }
-
-            var breaks: [AdBreak] = []
-            for b in 0..<Int.random(in: 0...8, using: &rng) {
-                let placement: Placement
-                switch Int.random(in: 0..<10, using: &rng) {
-                case 0: placement = .preroll
-                case 1: placement = .postroll
-                case 2, 3: placement = .midroll(at: clipBoundaries.randomElement(using: &rng)!)
-                default:
-                    let fraction = Int64.random(in: 0...1000, using: &rng)
-                    let at = MediaTime(value: contentDuration.value / 1000 * fraction, timescale: contentDuration.timescale)
-                    placement = .midroll(at: MediaTime.min(contentDuration, at))
-                }
-                let ads = (0..<Int.random(in: 1...3, using: &rng)).map { a in
-                    Ad(id: "b\(b)a\(a)", source: "ad.mp4", start: .zero,
-                       end: randomTime(maxSeconds: 30, &rng) + MediaTime(value: 1, timescale: 48000))
-                }
-                let offset = Int.random(in: 0..<6, using: &rng) == 0 ? randomTime(maxSeconds: 3, &rng) : .zero
-                breaks.append(AdBreak(id: "b\(b)", placement: placement, ads: ads,
-                                      policy: Bool.random(using: &rng) ? .once : .sticky, resumeOffset: offset))
-            }
-            if let schedule = try? Schedule(content: clips, breaks: breaks),
-               let composition = try? Composition(schedule: schedule) {
-                return (schedule, composition)
-            }
-        }
-    }
-
-    static func randomComposition(seed: UInt64) -> Composition { randomSchedule(seed: seed).1 }
-
     /// Instants worth checking: every boundary, a tick either side in several timescales, and
     /// random points in every timescale.
     static func probes(_ c: Composition, _ rng: inout SeededGenerator, span: MediaTime) -> [MediaTime] {
@@ -93,19 +29,17 @@ struct CompositionPropertyTests {
                 points += [edge - tick, edge + tick]
             }
         }
-        for _ in 0..<20 { points.append(randomQuery(span: span, &rng)) }
+        for _ in 0..<20 { points.append(RandomCompositions.randomQuery(span: span, &rng)) }
         return points
     }
-
-    static let seeds = 0..<UInt64(1000)
 
     /// Whether every time of `c` is a whole tick of its timescale (stored in it, in fact).
     static func onGrid(_ t: MediaTime, _ c: Composition) -> Bool { t.timescale == c.timescale }
 
     @Test("segments are contiguous from 0, monotonic in content time, and durations add up")
     func structure() {
-        for seed in Self.seeds {
-            let c = Self.randomComposition(seed: seed)
+        for seed in RandomCompositions.seeds {
+            let c = RandomCompositions.randomComposition(seed: seed)
             var cursor = MediaTime.zero, lastContent = MediaTime.zero
             var contentShown = MediaTime.zero
             for segment in c.segments {
@@ -138,8 +72,8 @@ struct CompositionPropertyTests {
     @Test("every time is on the composition's grid; what the grid cannot hold is rounded by half a tick at most, and reported")
     func grid() throws {
         var roundedSchedules = 0
-        for seed in Self.seeds {
-            let (schedule, c) = Self.randomSchedule(seed: seed)
+        for seed in RandomCompositions.seeds {
+            let (schedule, c) = RandomCompositions.randomSchedule(seed: seed)
             #expect(c.timescale > 200_000_000, "seed \(seed): a tick must be finer than 5 ns, got 1/\(c.timescale)")
             for segment in c.segments {
                 for t in [segment.sourceRange.start, segment.sourceRange.end, segment.compositionRange.start,
@@ -176,8 +110,8 @@ struct CompositionPropertyTests {
 
     @Test("content -> composition -> content and composition -> content -> composition are identities on the grid")
     func roundTrips() {
-        for seed in Self.seeds {
-            let c = Self.randomComposition(seed: seed)
+        for seed in RandomCompositions.seeds {
+            let c = RandomCompositions.randomComposition(seed: seed)
             var rng = SeededGenerator(seed: seed ^ 0xABCDEF)
             let shown = c.segments.filter { !$0.isAd }.map(\.contentRange)
             for query in Self.probes(c, &rng, span: c.contentDuration) where query >= .zero && query <= c.contentDuration {
@@ -204,8 +138,8 @@ struct CompositionPropertyTests {
 
     @Test("the O(log n) lookups agree with a plain linear scan of the quantized query")
     func agreesWithLinearScan() {
-        for seed in Self.seeds {
-            let c = Self.randomComposition(seed: seed)
+        for seed in RandomCompositions.seeds {
+            let c = RandomCompositions.randomComposition(seed: seed)
             var rng = SeededGenerator(seed: seed ^ 0x5EED)
             for time in Self.probes(c, &rng, span: c.duration) {
                 let linear = c.segments.firstIndex { $0.compositionRange.contains(time) }
@@ -228,8 +162,8 @@ struct CompositionPropertyTests {
     /// ```
     @Test("locate, seekBar and breakMarkers answer every instant in every timescale, consistently")
     func locateAndSeekBar() {
-        for seed in Self.seeds {
-            let c = Self.randomComposition(seed: seed)
+        for seed in RandomCompositions.seeds {
+            let c = RandomCompositions.randomComposition(seed: seed)
             var rng = SeededGenerator(seed: seed ^ 0x10CA7E)
             let played = Set(c.breaks.filter { _ in Bool.random(using: &rng) }.map(\.id))
             let markers = c.breakMarkers(playedBreakIDs: played)

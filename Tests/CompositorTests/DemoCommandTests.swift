@@ -1,5 +1,7 @@
 import Foundation
 import Testing
+import CompositorTestSupport
+import CompositorUmbrellaTestSupport
 @testable import Compositor
 @testable import CompositorCore
 @testable import CompositorHLS
@@ -307,11 +309,6 @@ struct DemoCommandTests {
         #expect(result.stderr.hasPrefix("error: "))
         #expect(result.stderr.contains("usage:"))
     }
-}
-
-struct DemoTestError: Error, CustomStringConvertible {
-    let description: String
-    init(_ description: String) { self.description = description }
 }
 
 /// The version the demo prints, as CHANGELOG.md's latest entry names it.

@@ -1,4 +1,6 @@
 import Testing
+import CompositorTestSupport
+import CompositorUmbrellaTestSupport
 @testable import Compositor
 @testable import CompositorCore
 @testable import CompositorHLS

@@ -1,4 +1,5 @@
 import Testing
+import CompositorTestSupport
 import Compositor   // exactly what the README's reader writes: nothing package-level, nothing testable
 
 /// The README's quick start and the tour of the time spaces article

@@ -1,4 +1,5 @@
 import Testing
+import CompositorTestSupport
 @testable import CompositorCore
 
 /// A schedule, and what an output made of its cuts: the one value both exports return.

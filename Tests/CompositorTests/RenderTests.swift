@@ -1,5 +1,7 @@
 import Foundation
 import Testing
+import CompositorTestSupport
+import CompositorMP4TestSupport
 @testable import Compositor
 @testable import CompositorCore
 @testable import CompositorHLS
@@ -59,7 +61,7 @@ struct RenderTests {
         let unlike = zip(presented, scheduled).filter { shown, source in
             guard shown.bytes != source.bytes else { return false }
             let prefix = shown.bytes.dropLast(source.bytes.count)
-            let units = MP4WebSafeTests.nalUnits(prefix, count: .max)
+            let units = MP4Bytes.nalUnits(prefix, count: .max)
             return !(cut == .webSafe && shown.bytes.suffix(source.bytes.count).elementsEqual(source.bytes)
                      && units.map(\.count).reduce(4 * units.count, +) == prefix.count && units.allSatisfy { [7, 8].contains($0[0] & 0x1F) })
         }

@@ -1,4 +1,5 @@
 import Testing
+import CompositorTestSupport
 @testable import Compositor
 @testable import CompositorCore
 @testable import CompositorHLS
@@ -227,7 +228,7 @@ struct PlaybackSessionPropertyTests {
     @Test("start, update, seek, skip ad, skip break, insert now and playedState at random times in every timescale")
     func randomActions() throws {
         for seed in Self.seeds {
-            let (schedule, _) = CompositionPropertyTests.randomSchedule(seed: seed)
+            let (schedule, _) = RandomCompositions.randomSchedule(seed: seed)
             var rng = SeededGenerator(seed: seed ^ 0x5E55)
             let snapback = SnapbackPolicy.allCases.randomElement(using: &rng)!
             var session = try PlaybackSession(schedule: schedule, naturalDurations: ["new.mp4": MediaTime(value: 1001, timescale: 24000)],
@@ -236,20 +237,20 @@ struct PlaybackSessionPropertyTests {
             Self.check(session, started, before: session.composition, seed: seed, "start")
             for step in 0..<40 {
                 let c = session.composition
-                let query = CompositionPropertyTests.randomQuery(span: c.duration, &rng)
+                let query = RandomCompositions.randomQuery(span: c.duration, &rng)
                 let reaction: PlaybackSession.Reaction
                 do {
                     switch Int.random(in: 0..<10, using: &rng) {
                     case 0...3:
                         // Mostly forward, as a player's clock runs: a little past the playhead.
-                        let ahead = session.position + CompositionPropertyTests.randomTime(maxSeconds: 5, &rng)
+                        let ahead = session.position + RandomCompositions.randomTime(maxSeconds: 5, &rng)
                         reaction = session.update(position: Bool.random(using: &rng) ? ahead : query)
                     case 4: reaction = try session.seek(toContentTime: query)
                     case 5: reaction = try session.seek(toCompositionTime: query)
                     case 6: reaction = try session.skipAd()
                     case 7: reaction = try session.skipBreak()
                     case 8:
-                        let end = CompositionPropertyTests.randomTime(maxSeconds: 3, &rng) + MediaTime(value: 1, timescale: 2_147_483_647)
+                        let end = RandomCompositions.randomTime(maxSeconds: 3, &rng) + MediaTime(value: 1, timescale: 2_147_483_647)
                         reaction = try session.insertNow([Ad(id: "n\(step)", source: "new.mp4", end: end)])
                     default:
                         let boundary = session.nextBoundary(after: query)
@@ -267,9 +268,9 @@ struct PlaybackSessionPropertyTests {
     @Test("a session resumed from a bookmark in any timescale starts on the grid")
     func resumeFromBookmark() throws {
         for seed in Self.seeds.prefix(100) {
-            let (schedule, c) = CompositionPropertyTests.randomSchedule(seed: seed)
+            let (schedule, c) = RandomCompositions.randomSchedule(seed: seed)
             var rng = SeededGenerator(seed: seed ^ 0xB00C)
-            let bookmark = CompositionPropertyTests.randomQuery(span: c.contentDuration, &rng)
+            let bookmark = RandomCompositions.randomQuery(span: c.contentDuration, &rng)
             let played = Set(c.breaks.filter { _ in Bool.random(using: &rng) }.map(\.id))
             var session = try PlaybackSession(schedule: schedule, playedState: PlayedState(playedBreakIDs: played, bookmark: bookmark))
             let started = session.start()

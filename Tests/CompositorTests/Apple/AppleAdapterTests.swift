@@ -6,6 +6,8 @@
 import AVFoundationStandIn
 import Foundation
 import Testing
+import CompositorTestSupport
+import CompositorUmbrellaTestSupport
 @testable import Compositor
 @testable import CompositorAVFoundation
 @testable import CompositorCore
@@ -311,7 +313,7 @@ struct AppleAdapterTests {
         folder: String
     ) async throws -> (AVPlayer, PlaybackSessionController, StitchLog, Schedule, [MediaLocation: MediaTime]) {
         StandInWorld.reset()
-        let (schedule, durations) = try HLSInterstitialsTests.schedule(json: try HLSInterstitialsTests.fixture("seed-scenario.json"))
+        let (schedule, durations) = try HLSJoin.schedule(json: try HLSJoin.fixture("seed-scenario.json"))
         let player = AVPlayer()
         let controller = PlaybackSessionController(
             session: try PlaybackSession(schedule: schedule, naturalDurations: durations), player: player,
@@ -451,7 +453,7 @@ struct AppleAdapterTests {
         defer { MP4Fixtures.remove(folder) }
         let json = try String(contentsOfFile: HLSJoin.fixtures + "/demo-hls.json", encoding: .utf8)
             .replacingOccurrences(of: #""at": 14.3,"#, with: #""at": 14.3, "skippable": false,"#)
-        let (schedule, durations) = try HLSInterstitialsTests.schedule(json: json)
+        let (schedule, durations) = try HLSJoin.schedule(json: json)
         let stitched = try HLSExporter(outputURL: folder + "/stitched.m3u8")
             .stitchInterstitials(schedule, naturalDurations: durations, restrictingJumps: true)
         let primary = AVPlayerItem(url: AVInterstitialEvents.foundationURL(stitched.outputURL))

@@ -1,4 +1,6 @@
 import Testing
+import CompositorTestSupport
+import CompositorHLSTestSupport
 @testable import Compositor
 @testable import CompositorCore
 @testable import CompositorHLS

@@ -1,5 +1,8 @@
 import Foundation
 import Testing
+import CompositorTestSupport
+import CompositorHLSTestSupport
+import CompositorUmbrellaTestSupport
 @testable import Compositor
 @testable import CompositorCore
 @testable import CompositorHLS

@@ -1,4 +1,5 @@
 import Testing
+import CompositorHLSTestSupport
 @testable import Compositor
 @testable import CompositorCore
 @testable import CompositorHLS

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import CompositorHLSTestSupport
 @testable import Compositor
 @testable import CompositorCore
 @testable import CompositorHLS

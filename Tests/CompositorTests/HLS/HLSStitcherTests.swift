@@ -1,4 +1,7 @@
 import Testing
+import CompositorTestSupport
+import CompositorHLSTestSupport
+import CompositorMP4TestSupport
 @testable import Compositor
 @testable import CompositorCore
 @testable import CompositorHLS

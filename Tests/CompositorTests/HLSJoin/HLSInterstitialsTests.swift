@@ -1,5 +1,7 @@
 import Foundation
 import Testing
+import CompositorTestSupport
+import CompositorUmbrellaTestSupport
 @testable import Compositor
 @testable import CompositorCore
 @testable import CompositorHLS
@@ -19,23 +21,11 @@ import CompositorTesting
 /// ```
 @Suite("HLS interstitials: the content with one interstitial date range per break")
 struct HLSInterstitialsTests {
-    /// The schedule in `json` (URLs relative to `Fixtures/`) with its sources' probed durations.
-    static func schedule(json: String) throws -> (Schedule, [MediaLocation: MediaTime]) {
-        let schedule = try ScheduleDocument.decode(Array(json.utf8), baseFolder: FilePath(HLSJoin.fixtures))
-        let (probed, failures) = SourceProbe.probeAll(schedule)
-        #expect(failures.isEmpty, "\(failures)")
-        return (schedule, probed.mapValues(\.naturalDuration))
-    }
-
-    static func fixture(_ name: String) throws -> String {
-        try String(contentsOfFile: HLSJoin.fixtures + "/" + name, encoding: .utf8)
-    }
-
     /// Stitches `json` as interstitials with the output at `folder/stitched.m3u8` and writes every file.
     static func stitch(
         _ json: String, folder: String, restrictingJumps: Bool = false
     ) throws -> HLSExport {
-        let (schedule, durations) = try schedule(json: json)
+        let (schedule, durations) = try HLSJoin.schedule(json: json)
         let stitched = try HLSExporter(outputURL: folder + "/stitched.m3u8")
             .stitchInterstitials(schedule, naturalDurations: durations, restrictingJumps: restrictingJumps)
         for file in stitched.files { try Data(file.text.utf8).write(to: URL(fileURLWithPath: file.url)) }
@@ -78,9 +68,9 @@ struct HLSInterstitialsTests {
     func demoSchedule() throws {
         let folder = try MP4Fixtures.makeScratchFolder("hls-interstitials-demo")
         defer { MP4Fixtures.remove(folder) }
-        let json = try Self.fixture("demo-hls.json")
+        let json = try HLSJoin.fixture("demo-hls.json")
         let stitched = try Self.stitch(json, folder: folder)
-        let (schedule, durations) = try Self.schedule(json: json)
+        let (schedule, durations) = try HLSJoin.schedule(json: json)
         let spliced = try HLSExporter(outputURL: folder + "/spliced.m3u8")
             .stitch(try Composition(schedule: schedule, naturalDurations: durations))
         #expect(stitched.composition == spliced.composition)
@@ -157,7 +147,7 @@ struct HLSInterstitialsTests {
             { "content": [ { "id": "feature", "url": "hls/fmp4/content/index.m3u8" } ],
               "breaks": [ { "id": "m", "at": 6, "ads": [ { "id": "a", "url": "hls/ts/ad1/index.m3u8" } ] } ] }
             """
-        let (schedule, durations) = try Self.schedule(json: json)
+        let (schedule, durations) = try HLSJoin.schedule(json: json)
         #expect(throws: HLSExportError.self) {
             try HLSExporter(outputURL: folder + "/x.m3u8").stitch(try Composition(schedule: schedule, naturalDurations: durations))
         }
@@ -173,7 +163,7 @@ struct HLSInterstitialsTests {
     func multivariant() throws {
         let folder = try MP4Fixtures.makeScratchFolder("hls-interstitials-multivariant")
         defer { MP4Fixtures.remove(folder) }
-        let stitched = try Self.stitch(try Self.fixture("demo-hls-multivariant.json"), folder: folder)
+        let stitched = try Self.stitch(try HLSJoin.fixture("demo-hls-multivariant.json"), folder: folder)
         #expect(stitched.multivariantPlaylist?.variants.count == 2)
         let tables = try stitched.variants.map { try Self.table(try Self.interstitials($0.url)) }
         #expect(tables.count == 2 && tables[0] == tables[1])
@@ -223,7 +213,7 @@ struct HLSInterstitialsTests {
     func refusals() throws {
         let folder = try MP4Fixtures.makeScratchFolder("hls-interstitials-refused")
         defer { MP4Fixtures.remove(folder) }
-        let (schedule, durations) = try Self.schedule(json: """
+        let (schedule, durations) = try HLSJoin.schedule(json: """
             { "content": [ { "id": "feature", "url": "hls/ts/content/index.m3u8" } ],
               "breaks": [ { "id": "late", "at": 13, "ads": [ { "id": "a", "url": "hls/ts/ad1/index.m3u8" } ] } ] }
             """)
@@ -240,11 +230,11 @@ struct HLSInterstitialsTests {
         let ffmpeg = try FFmpeg.require()
         let folder = try MP4Fixtures.makeScratchFolder("hls-interstitials-ffmpeg")
         defer { MP4Fixtures.remove(folder) }
-        let json = try Self.fixture("demo-hls.json")
+        let json = try HLSJoin.fixture("demo-hls.json")
         let stitched = try Self.stitch(json, folder: folder)
         var judge = HLSJoinJudge(ffmpeg: ffmpeg)
         // The content alone, cut as in the composition that plays: feature 0-12, extra .8-8.
-        let (schedule, durations) = try Self.schedule(json: json)
+        let (schedule, durations) = try HLSJoin.schedule(json: json)
         let content = try Composition(schedule: schedule, naturalDurations: durations, excludingBreaks: Set(schedule.breaks.map(\.id)))
         let played = try content.replacingSourceRanges([
             MediaTimeRange(start: s(0), end: s(12)), MediaTimeRange(start: t("0.8"), end: s(8)),

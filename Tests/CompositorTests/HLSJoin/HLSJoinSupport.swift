@@ -6,78 +6,8 @@ import Testing
 @testable import CompositorIO
 @testable import CompositorMP4
 import CompositorTesting
-
-/// Schedules over the committed HLS fixtures, and ffmpeg as the judge of what a stitch wrote.
-enum HLSJoin {
-    static let fixtures = packageRoot.appendingPathComponent("Fixtures").path
-
-    /// A schedule file of `Fixtures/`, compiled with its sources' probed durations.
-    static func composition(_ name: String) throws -> Composition {
-        try composition(json: try Data(contentsOf: URL(fileURLWithPath: fixtures + "/" + name)))
-    }
-
-    /// A schedule given as JSON, URLs relative to `Fixtures/`.
-    static func composition(json: some Collection<UInt8>) throws -> Composition {
-        let schedule = try ScheduleDocument.decode(json, baseFolder: FilePath(fixtures))
-        let (probed, failures) = SourceProbe.probeAll(schedule)
-        #expect(failures.isEmpty, "\(failures)")
-        return try Composition(schedule: schedule, naturalDurations: probed.mapValues(\.naturalDuration))
-    }
-
-    /// Stitches `composition` into a fresh scratch folder and writes every playlist there.
-    static func stitch(_ composition: Composition, folder: String) throws -> HLSExport {
-        let stitched = try HLSExporter(outputURL: folder + "/stitched.m3u8").stitch(composition)
-        for file in stitched.files { try Data(file.text.utf8).write(to: URL(fileURLWithPath: file.url)) }
-        return stitched
-    }
-
-    /// The segment boundaries of the media playlist at `url`, from 0.
-    static func boundaries(_ url: String) throws -> [MediaTime] {
-        guard case .media(let playlist) = try HLSProbe.load(url) else { throw DemoTestError("\(url) is not a media playlist") }
-        return try playlist.segmentBoundaries
-    }
-}
-
-/// One frame as ffmpeg decodes it: its presentation time and the MD5 of its pixels.
-struct DecodedFrame: Equatable, CustomStringConvertible {
-    let time: MediaTime
-    let hash: String
-    var description: String { "\(time)s:\(hash.prefix(8))" }
-}
-
-extension FFmpeg {
-    /// Every video frame ffmpeg decodes from the playlist at `path`, with the judge's command:
-    /// `ffmpeg -v error -i PATH -map 0:v -fps_mode passthrough -enc_time_base -1 -autoscale 0 -f framemd5 -`
-    /// (no scaling to the first frame's size when sources of other sizes follow).
-    /// Times are as decoded (the stream's own time base), in output order; any message on stderr
-    /// is a failure.
-    func decodedFrames(_ path: String) async throws -> [DecodedFrame] {
-        let output = try await ChildProcess.run(ffmpeg, ["-v", "error", "-i", path, "-map", "0:v", "-fps_mode", "passthrough",
-                                                       "-enc_time_base", "-1", "-autoscale", "0", "-f", "framemd5", "-"])
-        guard output.status == 0, output.stderr.isEmpty else { throw FFmpegFailure(message: "\(path): \(output.stderr)") }
-        var timeBase: MediaTime?
-        var frames: [DecodedFrame] = []
-        for line in output.stdout.split(separator: "\n") {
-            if line.hasPrefix("#tb 0:") {
-                let parts = line.dropFirst(6).trimmingCharacters(in: .whitespaces).split(separator: "/")
-                timeBase = MediaTime(value: Int64(parts[0])!, timescale: Int32(parts[1])!)
-            }
-            guard !line.hasPrefix("#"), let timeBase else { continue }
-            let fields = line.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
-            guard fields.count == 6, fields[0] == "0", let pts = Int64(fields[2]) else { continue }
-            frames.append(DecodedFrame(time: MediaTime(value: pts * timeBase.value, timescale: timeBase.timescale), hash: fields[5]))
-        }
-        return frames
-    }
-
-    /// The frames of a media playlist in its own time: 0 is the start of its first segment, which is
-    /// where its first frame (the lowest presentation time) is shown.
-    func playlistFrames(_ path: String) async throws -> [DecodedFrame] {
-        let frames = try await decodedFrames(path)
-        guard let first = frames.map(\.time).min() else { return [] }
-        return frames.map { DecodedFrame(time: $0.time - first, hash: $0.hash) }
-    }
-}
+import CompositorTestSupport
+import CompositorUmbrellaTestSupport
 
 /// What ffmpeg must decode from one stitched media playlist, and the checks that it does.
 struct HLSJoinJudge {

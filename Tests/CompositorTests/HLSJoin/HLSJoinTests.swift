@@ -1,5 +1,7 @@
 import Foundation
 import Testing
+import CompositorTestSupport
+import CompositorUmbrellaTestSupport
 @testable import Compositor
 @testable import CompositorCore
 @testable import CompositorHLS

@@ -1,5 +1,7 @@
 import Foundation
 import Testing
+import CompositorTestSupport
+import CompositorMP4TestSupport
 @testable import CompositorCore
 @testable import CompositorIO
 @testable import CompositorMP4
@@ -211,7 +213,7 @@ struct MP4AudioPlacementTests {
     /// `esds` grows by the change.
     static func signallingHEAAC(_ path: String, to output: String) throws -> String {
         var bytes = try MP4Fixtures.bytes(path)
-        let boxes = MP4BadInputTests.boxes(in: bytes)
+        let boxes = MP4Bytes.boxes(in: bytes)
         let moov = try #require(boxes.first { $0.path == "moov" })
         let mdat = try #require(boxes.first { $0.path == "mdat" })
         try #require(mdat.start < moov.start, "the moov must follow the media")

@@ -1,5 +1,7 @@
 import Foundation
 import Testing
+import CompositorTestSupport
+import CompositorMP4TestSupport
 @testable import Compositor
 @testable import CompositorCore
 @testable import CompositorHLS
@@ -11,29 +13,6 @@ import CompositorTesting
 /// crashes, and a failed stitch leaves no output and no temporary file behind.
 @Suite("MP4 bad input")
 struct MP4BadInputTests {
-    /// Every box in a file, found by a walker independent of the reader: (path, start, end).
-    static func boxes(in bytes: [UInt8]) -> [(path: String, start: Int, end: Int)] {
-        let containers: Set<String> = ["moov", "trak", "mdia", "minf", "stbl", "edts", "dinf", "udta"]
-        var found: [(String, Int, Int)] = []
-        func walk(_ start: Int, _ end: Int, _ parent: String) {
-            var offset = start
-            while offset + 8 <= end {
-                var size = bytes[offset..<offset + 4].reduce(0) { $0 << 8 | Int($1) }
-                let type = String(decoding: bytes[offset + 4..<offset + 8], as: UTF8.self)
-                var header = 8
-                if size == 1 { size = bytes[offset + 8..<offset + 16].reduce(0) { $0 << 8 | Int($1) }; header = 16 }
-                if size == 0 { size = end - offset }
-                guard size >= header, offset + size <= end else { return }
-                let path = parent.isEmpty ? type : parent + "/" + type
-                found.append((path, offset, offset + size))
-                if containers.contains(type) { walk(offset + header, offset + size, path) }
-                offset += size
-            }
-        }
-        walk(0, bytes.count, "")
-        return found
-    }
-
     /// Stitching `source` (its first second) must fail with an error about `source`, and leave
     /// the output folder as it was.
     static func expectStitchFails(_ source: String, sourceLocation: SourceLocation = #_sourceLocation) throws -> MP4Error? {
@@ -72,7 +51,7 @@ struct MP4BadInputTests {
     @Test("truncated at every box boundary", arguments: [MP4Fixtures.content, MP4Fixtures.ad1])
     func truncated(fixture: String) throws {
         let bytes = try MP4Fixtures.bytes(fixture)
-        let boundaries = Set(Self.boxes(in: bytes).flatMap { [$0.start, $0.end] }).filter { $0 < bytes.count }.sorted()
+        let boundaries = Set(MP4Bytes.boxes(in: bytes).flatMap { [$0.start, $0.end] }).filter { $0 < bytes.count }.sorted()
         #expect(boundaries.count > 40)
         let folder = try MP4Fixtures.makeScratchFolder("truncated")
         defer { MP4Fixtures.remove(folder) }
@@ -98,7 +77,7 @@ struct MP4BadInputTests {
     @Test("no moov box")
     func noMovie() throws {
         let bytes = try MP4Fixtures.bytes(MP4Fixtures.content)
-        let kept = Self.boxes(in: bytes).filter { !$0.path.contains("/") && $0.path != "moov" }
+        let kept = MP4Bytes.boxes(in: bytes).filter { !$0.path.contains("/") && $0.path != "moov" }
         let folder = try MP4Fixtures.makeScratchFolder("nomoov")
         defer { MP4Fixtures.remove(folder) }
         let path = folder + "/nomoov.mp4"
@@ -111,7 +90,7 @@ struct MP4BadInputTests {
     @Test("a box size past the end of the file")
     func sizePastEnd() throws {
         var bytes = try MP4Fixtures.bytes(MP4Fixtures.ad1)
-        let mdat = try #require(Self.boxes(in: bytes).first { $0.path == "mdat" })
+        let mdat = try #require(MP4Bytes.boxes(in: bytes).first { $0.path == "mdat" })
         let lie = UInt32(bytes.count - mdat.start + 1000)
         bytes.replaceSubrange(mdat.start..<mdat.start + 4, with: [UInt8(lie >> 24), UInt8(lie >> 16 & 0xFF), UInt8(lie >> 8 & 0xFF), UInt8(lie & 0xFF)])
         let folder = try MP4Fixtures.makeScratchFolder("size")
@@ -127,7 +106,7 @@ struct MP4BadInputTests {
     @Test("an absurd sample count", arguments: ["stsz", "stts", "stco"])
     func absurdCount(box: String) throws {
         var bytes = try MP4Fixtures.bytes(MP4Fixtures.ad1)
-        let table = try #require(Self.boxes(in: bytes).first { $0.path.hasSuffix("trak/mdia/minf/stbl/" + box) })
+        let table = try #require(MP4Bytes.boxes(in: bytes).first { $0.path.hasSuffix("trak/mdia/minf/stbl/" + box) })
         // The count follows version/flags (and, in stsz, the constant size).
         let countOffset = table.start + 8 + 4 + (box == "stsz" ? 4 : 0)
         bytes.replaceSubrange(countOffset..<countOffset + 4, with: [0xFF, 0xFF, 0xFF, 0xF0])

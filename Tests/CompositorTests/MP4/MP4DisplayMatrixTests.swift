@@ -1,5 +1,7 @@
 import Foundation
 import Testing
+import CompositorTestSupport
+import CompositorMP4TestSupport
 @testable import CompositorCore
 @testable import CompositorIO
 @testable import CompositorMP4
@@ -58,7 +60,7 @@ struct MP4DisplayMatrixTests {
 
         let fragmented = try MP4Packaging(path: FilePath(rotated), container: .fragmentedMP4, targetDuration: MediaTime(seconds: 1))
         let initSegment = try #require(try fragmented.segmentWriter().initSegment())
-        let tkhd = try #require(MP4BadInputTests.boxes(in: initSegment).first { $0.path.hasSuffix("tkhd") })
+        let tkhd = try #require(MP4Bytes.boxes(in: initSegment).first { $0.path.hasSuffix("tkhd") })
         var reader = ByteReader(Array(initSegment[tkhd.start + 8..<tkhd.end]))
         #expect(try TrackHeaderBox(parsing: &reader).matrix == video.displayMatrix)
 

@@ -1,4 +1,6 @@
 import Testing
+import CompositorTestSupport
+import CompositorMP4TestSupport
 @testable import CompositorCore
 @testable import CompositorMP4
 import CompositorTesting

@@ -1,5 +1,7 @@
 import Foundation
 import Testing
+import CompositorTestSupport
+import CompositorMP4TestSupport
 @testable import CompositorCore
 @testable import CompositorIO
 @testable import CompositorMP4
@@ -48,9 +50,9 @@ struct MP4EnabledTrackTests {
         var bytes = try MP4Fixtures.bytes(MP4Fixtures.content)
         let original = try MP4Reader.read(path: FilePath(MP4Fixtures.content))
         let audioIndex = try #require(original.tracks.firstIndex { $0.kind == .audio })
-        let traks = MP4BadInputTests.boxes(in: bytes).filter { $0.path == "moov/trak" }
+        let traks = MP4Bytes.boxes(in: bytes).filter { $0.path == "moov/trak" }
         let audio = traks[audioIndex]
-        for box in MP4BadInputTests.boxes(in: bytes) where box.start > audio.start && box.end <= audio.end {
+        for box in MP4Bytes.boxes(in: bytes) where box.start > audio.start && box.end <= audio.end {
             // Full box header (12 bytes), then the count (stsz: after the constant sample size).
             let countAt = switch box.path.split(separator: "/").last! {
             case "stts", "stsc", "stco", "stss", "ctts": box.start + 12

@@ -1,5 +1,7 @@
 import Foundation
 import Testing
+import CompositorTestSupport
+import CompositorMP4TestSupport
 @testable import CompositorCore
 @testable import CompositorIO
 @testable import CompositorMP4
@@ -43,7 +45,7 @@ struct MP4WebSafeTests {
         var sources: [String] = []
         for index in 0..<video.samples.count where video.samples.isSync(index) {
             let start = Int(video.samples.offsets[index])
-            let units = Self.nalUnits(bytes[start..<start + Int(video.samples.sizes[index])], count: 2)
+            let units = MP4Bytes.nalUnits(bytes[start..<start + Int(video.samples.sizes[index])], count: 2)
             let source = try [MP4Fixtures.webAd, MP4Fixtures.content, MP4Fixtures.content2].first { path in
                 guard case .avc(let config)? = try MP4Reader.read(path: FilePath(path)).videoTrack?.sampleDescriptions.first?.codec else { return false }
                 return units == config.sequenceParameterSets + config.pictureParameterSets
@@ -90,18 +92,5 @@ struct MP4WebSafeTests {
         #expect(MP4Fixtures.listing(folder).isEmpty)
         // The same pieces cut on keyframes without the web-safe format write two descriptions.
         #expect(throws: Never.self) { try MP4Stitcher(pieces: stitcher.pieces, cutMode: .keyframeAligned).plan() }
-    }
-
-    /// The first `count` NAL units of a sample with 4-byte lengths.
-    static func nalUnits(_ sample: ArraySlice<UInt8>, count: Int) -> [[UInt8]] {
-        var units: [[UInt8]] = []
-        var position = sample.startIndex
-        while units.count < count, position + 4 <= sample.endIndex {
-            let length = sample[position..<position + 4].reduce(0) { $0 << 8 | Int($1) }
-            guard position + 4 + length <= sample.endIndex else { break }
-            units.append(Array(sample[position + 4..<position + 4 + length]))
-            position += 4 + length
-        }
-        return units
     }
 }

@@ -1,5 +1,7 @@
 import Foundation
 import Testing
+import CompositorTestSupport
+import CompositorMP4TestSupport
 @testable import CompositorCore
 @testable import CompositorIO
 @testable import CompositorMP4
@@ -57,7 +59,7 @@ struct MPEG4VisualTests {
         let folder = try MP4Fixtures.makeScratchFolder("mpeg4-visual")
         defer { MP4Fixtures.remove(folder) }
         let clip = try await Self.remuxedFromAVI(in: folder)
-        #expect(!MP4BadInputTests.boxes(in: try MP4Fixtures.bytes(clip)).contains { $0.path.hasSuffix("/ctts") })
+        #expect(!MP4Bytes.boxes(in: try MP4Fixtures.bytes(clip)).contains { $0.path.hasSuffix("/ctts") })
         let samples = try #require(try MP4Reader.read(path: FilePath(clip)).videoTrack?.samples)
         #expect(samples.compositionOffsets.contains { $0 < 0 }, "the reader gives B-frames their display times")
         _ = try await stitchAndJudge(cutMode: mode, [piece(clip, "0.5", "2.5")])

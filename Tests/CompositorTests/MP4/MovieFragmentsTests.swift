@@ -1,4 +1,5 @@
 import Testing
+import CompositorTestSupport
 @testable import Compositor
 @testable import CompositorCore
 @testable import CompositorIO

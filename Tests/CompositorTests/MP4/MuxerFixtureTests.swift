@@ -1,5 +1,7 @@
 import Foundation
 import Testing
+import CompositorTestSupport
+import CompositorMP4TestSupport
 @testable import CompositorCore
 @testable import CompositorIO
 @testable import CompositorMP4
@@ -96,7 +98,7 @@ struct MuxerFixtureTests {
         #expect(try movie("gst-mp4mux-x265-hev1.mp4").videoTrack?.sampleDescriptions.first?.format == "hev1")
         #expect(try movie("gst-mp4mux-x264-mp3.mp4").audioTrack?.sampleDescriptions.first?.objectTypeIndication == 0x6B)
         for name in ["gst-mp4mux-fragmented.mp4", "ffmpeg-fragmented.mp4", "ffmpeg-fragmented-sidx.mp4", "ffmpeg-cmaf.mp4", "ffmpeg-cmaf-global-sidx.mp4"] {
-            let boxes = try MP4BadInputTests.boxes(in: MP4Fixtures.bytes(MP4Fixtures.path("muxers/" + name)))
+            let boxes = try MP4Bytes.boxes(in: MP4Fixtures.bytes(MP4Fixtures.path("muxers/" + name)))
             #expect(boxes.contains { $0.path == "moof" }, "\(name) has no moof")
             #expect(boxes.contains { $0.path == "sidx" } == name.contains("sidx"), "\(name)")
         }

@@ -1,4 +1,5 @@
 import Testing
+import CompositorTestSupport
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import CompositorTestSupport
 
 /// HTTP servers the remote-source tests start on 127.0.0.1 (never another address): nginx serving
 /// `Fixtures/`, and `Tests/remote/fault_server.py` misbehaving on purpose.

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import CompositorTestSupport
 @testable import Compositor
 import CompositorCore
 

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import CompositorUmbrellaTestSupport
 @testable import Compositor
 import CompositorIO
 

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import CompositorTestSupport
 @testable import CompositorCore
 @testable import CompositorIO
 #if canImport(Glibc)

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import CompositorTestSupport
 @testable import Compositor
 
 /// Honest exits and clear words (issue 13, W4, U2, U4, U5): output that cannot be written is an

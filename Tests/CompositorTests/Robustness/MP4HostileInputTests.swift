@@ -1,5 +1,7 @@
 import Foundation
 import Testing
+import CompositorTestSupport
+import CompositorMP4TestSupport
 @testable import Compositor
 @testable import CompositorCore
 @testable import CompositorHLS
@@ -270,7 +272,7 @@ struct MP4HostileInputTests {
             "-t", "1", "-f", "lavfi", "-i", "sine=sample_rate=44100", "-c:v", "mpeg4", "-c:a", "libmp3lame", "-f", "mp4", clip,
         ])
         try #require(made.status == 0, "\(made.stderr)")
-        let trak = try #require(MP4BadInputTests.boxes(in: try MP4Fixtures.bytes(clip)).filter { $0.path == "moov/trak" }.last)
+        let trak = try #require(MP4Bytes.boxes(in: try MP4Fixtures.bytes(clip)).filter { $0.path == "moov/trak" }.last)
         #expect(throws: MP4Error.unsupported(
             file: clip, boxPath: "moov/trak[1]", offset: UInt64(trak.start),
             reason: "piece 0 has no audio for 1 s, to be filled with silence, which the stitcher makes only in AAC-LC with 1 to 8 "

@@ -1,5 +1,7 @@
 import Foundation
 import Testing
+import CompositorTestSupport
+import CompositorMP4TestSupport
 @testable import Compositor
 @testable import CompositorCore
 @testable import CompositorHLS

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import CompositorTestSupport
 @testable import CompositorDemo
 #if canImport(Glibc)
 import Glibc

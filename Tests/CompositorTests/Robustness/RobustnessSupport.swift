@@ -6,6 +6,7 @@ import Testing
 @testable import CompositorIO
 @testable import CompositorMP4
 import CompositorTesting
+import CompositorTestSupport
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -124,62 +125,7 @@ struct TinyMP4 {
     }
 }
 
-/// Scratch files, deadlines and the fuzz regression inputs.
-enum Robust {
-    /// Tests/Fuzz in the repository.
-    static let fuzzFolder: String = {
-        var url = URL(fileURLWithPath: #filePath)
-        for _ in 0..<3 { url.deleteLastPathComponent() }
-        return url.appendingPathComponent("Fuzz").path
-    }()
-
-    /// A crash input the fuzzer found, kept in Tests/Fuzz/regressions/TARGET/NAME.
-    static func regression(_ target: String, _ name: String) throws -> [UInt8] {
-        try MP4Fixtures.bytes(fuzzFolder + "/regressions/\(target)/\(name)")
-    }
-
-    /// Writes `bytes` to a fresh file and gives its path to `body`; the folder is removed after.
-    static func withFile<T>(_ bytes: [UInt8], name: String = "input.mp4", _ body: (String) throws -> T) throws -> T {
-        let folder = try MP4Fixtures.makeScratchFolder("robust")
-        defer { MP4Fixtures.remove(folder) }
-        let path = folder + "/" + name
-        try MP4Fixtures.write(bytes, to: path)
-        return try body(path)
-    }
-
-    /// Reads `path` as the fuzz target does: read, probe, and plan stitches of its whole natural
-    /// duration, and of that followed by its second half, in both cut modes (the target skips the
-    /// plans for movies of more than 2^18 samples; this does not). Returns the reader's error, if any;
-    /// planning may throw typed errors, which are returned as descriptions.
-    @discardableResult
-    static func exerciseMP4(_ path: String) -> (readError: MP4Error?, planOutcomes: [String]) {
-        let movie: MP4Movie
-        do { movie = try MP4Reader.read(path: FilePath(path)) } catch { return (error, []) }
-        _ = movie.summary
-        for track in movie.tracks {
-            _ = track.presentationDuration
-            for index in 0..<track.samples.count { _ = track.samples.compositionTime(index) }
-        }
-        let natural = movie.naturalDuration
-        guard natural > .zero else { return (nil, []) }
-        var outcomes: [String] = []
-        let whole = MP4StitchPiece(path: FilePath(path), range: MediaTimeRange(start: .zero, end: natural))
-        var plans = [[whole]]
-        let middle = MediaTime(value: natural.value / 2, timescale: natural.timescale)
-        if middle > .zero { plans.append([whole, MP4StitchPiece(path: FilePath(path), range: MediaTimeRange(start: middle, end: natural))]) }
-        for pieces in plans {
-            for mode in MP4CutMode.allCases {
-                do {
-                    let plan = try MP4Stitcher(pieces: pieces, cutMode: mode).plan()
-                    outcomes.append("\(mode) \(pieces.count): planned \(plan.outputSize) bytes")
-                } catch {
-                    outcomes.append("\(mode) \(pieces.count): \(error)")
-                }
-            }
-        }
-        return (nil, outcomes)
-    }
-
+extension Robust {
     /// The natural durations the schedule fuzz target gives sources: 30 s, 1001/30000 s or
     /// 2^62 s, chosen by the URL's length, so lying times meet big and fractional durations.
     static func fuzzNaturalDurations(_ schedule: Schedule) -> [MediaLocation: MediaTime] {
@@ -211,115 +157,4 @@ enum Robust {
         return PlaybackSimulation.run(fuzzPlaybackActions(session.composition), session: &session, player: &player,
                                       naturalDuration: { durations[$0] })
     }
-
-    /// Runs `body` on its own thread and waits at most `seconds`. On time, returns its result; a
-    /// body still running then is a hang: the test fails, `unblock` is called to set the thread
-    /// free, and `nil` is returned.
-    static func withDeadline<T: Sendable>(
-        seconds: Double, unblock: @escaping @Sendable () -> Void = {},
-        sourceLocation: SourceLocation = #_sourceLocation, _ body: @escaping @Sendable () -> T
-    ) -> T? {
-        let done = DispatchSemaphore(value: 0)
-        let box = ResultBox<T>()
-        let thread = Thread {
-            box.set(body())
-            done.signal()
-        }
-        thread.stackSize = 8 << 20
-        thread.start()
-        if done.wait(timeout: .now() + seconds) == .timedOut {
-            Issue.record("still running after \(seconds) s: a hang", sourceLocation: sourceLocation)
-            unblock()
-            _ = done.wait(timeout: .now() + 10)
-            return nil
-        }
-        return box.get()
-    }
-
-    /// `withDeadline` for an async `body` (a child process, say), awaited without blocking a thread.
-    /// On time, returns its result; a body still running then is a hang: the test fails, `unblock`
-    /// is called to set it free, and `nil` is returned (after up to 10 s more for it to finish).
-    static func withDeadline<T: Sendable>(
-        seconds: Double, unblock: @escaping @Sendable () -> Void = {},
-        sourceLocation: SourceLocation = #_sourceLocation, _ body: @escaping @Sendable () async -> T
-    ) async -> T? {
-        let work = Task { await body() }
-        if let value = await value(of: work, within: seconds) { return value }
-        Issue.record("still running after \(seconds) s: a hang", sourceLocation: sourceLocation)
-        unblock()
-        _ = await value(of: work, within: 10)
-        return nil
-    }
-
-    /// The value of `work`, or `nil` when `seconds` pass first (`work` goes on running).
-    private static func value<T: Sendable>(of work: Task<T, Never>, within seconds: Double) async -> T? {
-        let first = FirstResult<T?>()
-        return await withCheckedContinuation { continuation in
-            first.waiter = continuation
-            let timer = Task {
-                try? await Task.sleep(for: .seconds(seconds))
-                first.resume(with: nil)
-            }
-            Task {
-                first.resume(with: await work.value)
-                timer.cancel()
-            }
-        }
-    }
-
-    /// A FIFO (named pipe) at a fresh path, removed after `body`.
-    static func withFIFO<T>(_ body: (String) throws -> T) throws -> T {
-        let folder = try MP4Fixtures.makeScratchFolder("fifo")
-        defer { MP4Fixtures.remove(folder) }
-        let path = folder + "/pipe"
-        guard mkfifo(path, 0o600) == 0 else { throw POSIXError(.init(rawValue: errno) ?? .EIO) }
-        return try body(path)
-    }
-
-    /// `withFIFO` for an async `body`.
-    static func withFIFO<T>(_ body: (String) async throws -> T) async throws -> T {
-        let folder = try MP4Fixtures.makeScratchFolder("fifo")
-        defer { MP4Fixtures.remove(folder) }
-        let path = folder + "/pipe"
-        guard mkfifo(path, 0o600) == 0 else { throw POSIXError(.init(rawValue: errno) ?? .EIO) }
-        return try await body(path)
-    }
-
-    /// Opens the FIFO for writing without blocking: frees a reader stuck in `open`.
-    static func releaseFIFOReader(_ path: String) {
-        let fd = open(path, O_WRONLY | O_NONBLOCK)
-        if fd >= 0 { close(fd) }
-    }
-
-    /// A sparse file of `size` bytes that starts with `head`: big on paper, nothing on disk.
-    static func writeSparse(_ head: [UInt8], size: Int64, to path: String) throws {
-        try MP4Fixtures.write(head, to: path)
-        guard truncate(path, off_t(size)) == 0 else { throw POSIXError(.init(rawValue: errno) ?? .EIO) }
-    }
-}
-
-/// Resumes a continuation with the first value offered; later ones are dropped.
-final class FirstResult<T: Sendable>: @unchecked Sendable {
-    // @unchecked: `continuation` is only touched under `lock`.
-    private let lock = NSLock()
-    private var continuation: CheckedContinuation<T, Never>?
-    var waiter: CheckedContinuation<T, Never>? {
-        get { lock.lock(); defer { lock.unlock() }; return continuation }
-        set { lock.lock(); continuation = newValue; lock.unlock() }
-    }
-    func resume(with value: T) {
-        lock.lock()
-        let taken = continuation
-        continuation = nil
-        lock.unlock()
-        taken?.resume(returning: value)
-    }
-}
-
-/// A value handed from one thread to another.
-final class ResultBox<T>: @unchecked Sendable {
-    private let lock = NSLock()
-    private var value: T?
-    func set(_ newValue: T) { lock.lock(); value = newValue; lock.unlock() }
-    func get() -> T? { lock.lock(); defer { lock.unlock() }; return value }
 }

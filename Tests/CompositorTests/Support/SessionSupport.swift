@@ -4,6 +4,7 @@
 @testable import CompositorIO
 @testable import CompositorMP4
 import CompositorTesting
+import CompositorTestSupport
 
 /// One event per line, compactly: `<composition> <content> <name> <details>`, times as exact decimals.
 func logLine(_ entry: PlaybackSimulation.Entry) -> String {

@@ -1,5 +1,8 @@
 import Foundation
 import Testing
+import CompositorTestSupport
+import CompositorMP4TestSupport
+import CompositorUmbrellaTestSupport
 @testable import Compositor
 @testable import CompositorCore
 @testable import CompositorIO

@@ -1,4 +1,5 @@
 import Testing
+import CompositorTestSupport
 import CompositorCore
 @testable import CompositorTS
 

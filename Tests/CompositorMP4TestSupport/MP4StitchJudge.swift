@@ -1,0 +1,136 @@
+import CompositorCore
+import CompositorIO
+import CompositorMP4
+import CompositorTestSupport
+import Foundation
+import Testing
+
+/// Checks a stitched file the way the design asks: ffmpeg decodes it, and the frames must be
+/// exactly the sources' frames whose presentation time lies in each piece's range, in order.
+package struct MP4StitchJudge {
+    package let tools: FFmpeg
+    private var sourceFrames: [String: [FFmpeg.Frame]] = [:]
+
+    package init(tools: FFmpeg) { self.tools = tools }
+
+    /// The frames of `path` presenting in `range`, as ffmpeg decodes the source alone (a playlist
+    /// in its own time: 0 is its first frame).
+    package mutating func frames(of path: String, in range: MediaTimeRange) async throws -> [FFmpeg.Frame] {
+        if sourceFrames[path] == nil {
+            if path.hasSuffix(".m3u8") {
+                sourceFrames[path] = try await tools.playlistFrames(path).map {
+                    FFmpeg.Frame(pts: $0.time.value, timeBase: MediaTime(value: 1, timescale: $0.time.timescale), hash: $0.hash)
+                }
+            } else {
+                sourceFrames[path] = try await Self.timedByEditList(try await tools.videoFrames(path), of: path)
+            }
+        }
+        return sourceFrames[path]!.filter { range.contains($0.time) }
+    }
+
+    /// The frames every piece of `plan` should contribute, in order.
+    package mutating func expectedFrames(_ plan: MP4StitchPlan) async throws -> [FFmpeg.Frame] {
+        var expected: [FFmpeg.Frame] = []
+        for piece in plan.pieces where piece.sourceHasVideo {
+            expected += try await frames(of: piece.path.description, in: piece.sourceRange)
+        }
+        return expected
+    }
+
+    /// Decodes `output` and compares it with the plan, recording an issue for every difference.
+    package mutating func check(_ output: String, against plan: MP4StitchPlan, sourceLocation: SourceLocation = #_sourceLocation) async throws {
+        let expected = try await expectedFrames(plan)
+        let actual = try await tools.videoFrames(output)
+        let difference = Self.firstDifference(actual.map(\.hash), expected.map(\.hash))
+        #expect(actual.count == expected.count && difference == actual.count,
+                "ffmpeg decoded \(actual.count) frames, expected \(expected.count); first difference at frame \(difference)",
+                sourceLocation: sourceLocation)
+
+        // When each frame shows, by the file's own tables (edit lists applied as QuickTime does):
+        // the piece's composition start plus the frame's offset into the piece.
+        var expectedTimes: [MediaTime] = []
+        for piece in plan.pieces where piece.sourceHasVideo {
+            for frame in try await frames(of: piece.path.description, in: piece.sourceRange) {
+                expectedTimes.append(piece.compositionRange.start + (frame.time - piece.sourceRange.start))
+            }
+        }
+        let movie = try MP4Reader.read(path: FilePath(output))
+        if let video = movie.videoTrack {
+            let shown = Self.presentationTimes(of: video)
+            #expect(shown.count == expectedTimes.count, "the edit lists show \(shown.count) frames", sourceLocation: sourceLocation)
+            // Source frame times come from ffmpeg in its time base: allow one tick of it.
+            let tolerance = expected.first?.timeBase ?? .zero
+            if let mismatch = zip(shown, expectedTimes).first(where: { $0 - $1 > tolerance || $1 - $0 > tolerance }) {
+                Issue.record("a frame shows at \(mismatch.0), expected \(mismatch.1)", sourceLocation: sourceLocation)
+            }
+        }
+
+        let audioErrors = try await tools.audioDecodeErrors(output)
+        #expect(audioErrors.isEmpty, "audio decode: \(audioErrors)", sourceLocation: sourceLocation)
+
+        let ends = try await tools.streamEnds(output)
+        let written = try MP4Reader.read(path: FilePath(output))
+        for kind in ["video", "audio"] {
+            if let end = ends[kind] {
+                // ffprobe counts in the stream's time base, where the composition's end may fall
+                // between ticks, and mov.c converts each edit's duration to it rounding to the
+                // nearest (5.125 s at 44.1 kHz is 226012.5 ticks, counted as 226013): one tick per edit.
+                let track = kind == "video" ? written.videoTrack : written.audioTrack
+                let tick = MediaTime(value: Int64(max(1, track?.editList?.count ?? 1)), timescale: end.timescale)
+                #expect(end - plan.duration < tick && plan.duration - end < tick,
+                        "ffprobe: \(kind) ends at \(end), the composition at \(plan.duration)", sourceLocation: sourceLocation)
+            }
+        }
+    }
+
+    /// Presentation times of the frames a track's edit list shows (ISO/IEC 14496-12 8.6.6): each
+    /// edit shows the samples whose composition time is in its media window, at the edit's start
+    /// plus their offset into the window.
+    package static func presentationTimes(of track: MP4Track) -> [MediaTime] {
+        let samples = track.samples
+        guard track.editList != nil else {
+            return (0..<samples.count).map { MediaTime(value: samples.compositionTime($0), timescale: track.timescale) }.sorted()
+        }
+        var times: [MediaTime] = []
+        var editStart = MediaTime.zero
+        for edit in track.editList ?? [] {
+            let duration = MediaTime(value: Int64(edit.segmentDuration), timescale: track.movieTimescale)
+            defer { editStart = editStart + duration }
+            guard let mediaTime = edit.mediaTime else { continue }
+            let start = MediaTime(value: mediaTime, timescale: track.timescale)
+            let window = MediaTimeRange(start: start, duration: duration)
+            let shown = (0..<samples.count).map { MediaTime(value: samples.compositionTime($0), timescale: track.timescale) }
+                .filter(window.contains).sorted()
+            times += shown.map { editStart + ($0 - start) }
+        }
+        return times
+    }
+
+    /// Where ffmpeg decodes a source's frames in the right order but times them otherwise than
+    /// ISO/IEC 14496-12 does, their times are taken from the file's tables instead:
+    /// - several media edits (a stitch): frames of an edit that starts inside a GOP with
+    ///   B-frames come late by the reorder delay (125 ms at 24 fps);
+    /// - a fragmented file with negative composition offsets (ffmpeg's CMAF output): mov.c adds
+    ///   its DTS shift to every time of a fragment, so the first frame shows at 1/24 s, not at 0;
+    /// - MPEG-4 Part 2 B-frames timed in decode order (no `ctts`, as remuxed from AVI): ffmpeg
+    ///   shows the pictures in display order, timed a frame late after the first.
+    package static func timedByEditList(_ frames: [FFmpeg.Frame], of path: String) async throws -> [FFmpeg.Frame] {
+        guard let video = try MP4Reader.read(path: FilePath(path)).videoTrack else { return frames }
+        let samples = video.samples
+        let severalEdits = (video.editList ?? []).filter({ $0.mediaTime != nil }).count > 1
+        let boxes = MP4Bytes.boxes(in: try MP4Fixtures.bytes(path))
+        let shiftedByFFmpeg = (0..<samples.count).contains { samples.compositionOffset($0) < 0 }
+            && boxes.contains { $0.path == "moof" }
+        let retimedByReader = !samples.compositionOffsets.isEmpty && !boxes.contains { $0.path.hasSuffix("/ctts") }
+        guard severalEdits || shiftedByFFmpeg || retimedByReader else { return frames }
+        let times = presentationTimes(of: video)
+        try #require(times.count == frames.count, "\(path): ffmpeg decoded \(frames.count) frames, its edit list shows \(times.count)")
+        return zip(frames, times).map { frame, time in
+            FFmpeg.Frame(pts: time.value, timeBase: MediaTime(value: 1, timescale: time.timescale), hash: frame.hash)
+        }
+    }
+
+    package static func firstDifference(_ a: [String], _ b: [String]) -> Int {
+        zip(a, b).enumerated().first { $0.element.0 != $0.element.1 }?.offset ?? min(a.count, b.count)
+    }
+}
