@@ -11,6 +11,7 @@ import PackageDescription
 //   Compositor             probing, exporters, schedule documents; re-exports Core (what apps import)
 //   CompositorAVFoundation the AVFoundation adapters               (Compositor)
 //   CompositorTesting      simulated players and a recording composition, for tests and the demo
+//   <Target>Tests          a test target per library target, reaching only its layers; helpers in *TestSupport
 //
 // Where Apple's frameworks are absent (Linux here), the adapters build against stand-ins of the
 // AVFoundation and CoreMedia declarations they use (Sources/StandIns), so every adapter file is
@@ -48,7 +49,29 @@ let package = Package(
         .executableTarget(name: "HLSParseBenchmark", dependencies: ["Compositor"], path: "Benchmarks/Sources/HLSParseBenchmark"),
         .executableTarget(name: "RenderBenchmark", dependencies: ["Compositor", "CompositorIO"], path: "Benchmarks/Sources/RenderBenchmark"),
         .executableTarget(name: "SessionBenchmark", dependencies: ["Compositor", "BenchmarkSupport"], path: "Benchmarks/Sources/SessionBenchmark"),
-        // What the test targets share, layered as the library is (no product names them).
+        // The tests: one target per library target, each depending on its library target (and what
+        // that one depends on, where its tests use it) and on the support targets of its layer, so a
+        // test reaches no module above its own (.ci/check-layers.sh shows it). A test that spans
+        // layers (renders through Compositor, then judges MP4 internals) is in the higher target.
+        .testTarget(name: "CompositorCoreTests", dependencies: ["CompositorCore", "CompositorTestSupport"]),
+        .testTarget(name: "CompositorIOTests", dependencies: ["CompositorIO", "CompositorCore", "CompositorTestSupport"]),
+        .testTarget(name: "CompositorTSTests", dependencies: ["CompositorTS", "CompositorCore", "CompositorTestSupport"]),
+        .testTarget(name: "CompositorMP4Tests", dependencies: ["CompositorMP4", "CompositorCore", "CompositorIO", "CompositorTS",
+                                                               "CompositorTestSupport", "CompositorMP4TestSupport"]),
+        .testTarget(name: "CompositorHLSTests", dependencies: ["CompositorHLS", "CompositorCore",
+                                                               "CompositorTestSupport", "CompositorHLSTestSupport"]),
+        .testTarget(name: "CompositorTests", dependencies: ["Compositor", "CompositorCore", "CompositorIO", "CompositorTS", "CompositorMP4",
+                                                            "CompositorHLS", "CompositorTesting", "CompositorTestSupport",
+                                                            "CompositorHLSTestSupport", "CompositorMP4TestSupport",
+                                                            "CompositorUmbrellaTestSupport"]),
+        .testTarget(name: "CompositorAVFoundationTests", dependencies: ["CompositorAVFoundation", avFoundationStandIn, "Compositor",
+                                                                        "CompositorCore", "CompositorHLS", "CompositorTesting",
+                                                                        "CompositorTestSupport", "CompositorUmbrellaTestSupport"]),
+        .testTarget(name: "CompositorDemoTests", dependencies: ["CompositorDemo", "Compositor", "CompositorCore", "CompositorHLS",
+                                                                "CompositorTestSupport", "CompositorUmbrellaTestSupport"]),
+        // What the test targets share, layered as the library is (regular targets no product names:
+        // apps never build them). CompositorTestSupport sits on CompositorCore alone, so every test
+        // target can use it; the others sit on the layer whose internals their judges read.
         .target(name: "CompositorTestSupport", dependencies: ["CompositorCore"], path: "Tests/CompositorTestSupport"),
         .target(name: "CompositorHLSTestSupport", dependencies: ["CompositorHLS", "CompositorCore", "CompositorTestSupport"],
                 path: "Tests/CompositorHLSTestSupport"),
@@ -56,12 +79,6 @@ let package = Package(
                 path: "Tests/CompositorMP4TestSupport"),
         .target(name: "CompositorUmbrellaTestSupport", dependencies: ["Compositor", "CompositorTestSupport"],
                 path: "Tests/CompositorUmbrellaTestSupport"),
-        .testTarget(
-            name: "CompositorTests",
-            dependencies: ["Compositor", "CompositorCore", "CompositorIO", "CompositorMP4", "CompositorHLS", "CompositorTS",
-                           "CompositorAVFoundation", "CompositorTesting", "CompositorDemo", avFoundationStandIn,
-                           "CompositorTestSupport", "CompositorHLSTestSupport", "CompositorMP4TestSupport", "CompositorUmbrellaTestSupport"]
-        ),
     ],
     swiftLanguageModes: [.v6]
 )

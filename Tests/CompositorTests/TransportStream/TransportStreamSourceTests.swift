@@ -351,7 +351,7 @@ struct TransportStreamSourceTests {
                     if packet.pid == videoPID {
                         let unit = try VideoAccessUnit(payload: raw, format: .h264, at: packet.offset)
                         segmentVideo.append((true, videoSamples.count))
-                        videoSamples.append(unit.sample(from: raw))
+                        videoSamples.append(lengthPrefixedSample(unit.sampleUnits, in: raw))
                     } else {
                         for frame in try ADTSFrames.split(raw, at: packet.offset) {
                             segmentAudio.append((false, audioFrames.count))
