@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Makes the MP4s "as people have them" that the stitcher's muxer table test reads
-# (Tests/CompositorTests/MP4/MuxerFixtureTests.swift): files from a second muxer, GStreamer's
+# (Tests/CompositorMP4Tests/MuxerFixtureTests.swift): files from a second muxer, GStreamer's
 # mp4mux and qtmux, with x264, x265, AAC and MP3 from its own encoders, and ffmpeg's fragmented
 # and CMAF output. Tested with GStreamer 1.22 and ffmpeg 5.1 (Debian 12):
 #

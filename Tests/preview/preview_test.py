@@ -20,7 +20,7 @@ sample app against the library's PlaybackSession with a real video clock:
  6. seek to content 31, play into the post-roll, "Skip ad": the break ends skipped, playback ends.
 
 Also checks the server's byte ranges and refusals, and its Host and Origin checks (the timeouts
-and the bound on connections: Tests/CompositorTests/Robustness/PreviewServerTests.swift). `--screenshot FILE` saves the page during mid1.
+and the bound on connections: Tests/CompositorDemoTests/PreviewServerTests.swift). `--screenshot FILE` saves the page during mid1.
 
 Usage: python3 Tests/preview/preview_test.py [--demo PATH] [--chromium PATH] [--screenshot FILE]
 (about 20 s; needs Debian's `chromium`; `.ci/run` installs it and runs this).
