@@ -1,5 +1,5 @@
 import Foundation
-@testable import Compositor
+import Compositor
 
 /// Serves files from memory as an HTTP server with byte ranges would (206 and `Content-Range`,
 /// an `ETag`), recording every request; faults on demand.

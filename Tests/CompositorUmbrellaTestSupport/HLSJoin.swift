@@ -1,7 +1,7 @@
 import CompositorTestSupport
 import Foundation
 import Testing
-@testable import Compositor
+import Compositor
 
 /// Schedules over the committed HLS fixtures, and ffmpeg as the judge of what a stitch wrote.
 package enum HLSJoin {
