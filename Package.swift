@@ -21,6 +21,13 @@ import PackageDescription
 let withoutAppleFrameworks: [Platform] = [.linux, .windows, .android, .wasi, .openbsd]
 let avFoundationStandIn = Target.Dependency.target(name: "AVFoundationStandIn", condition: .when(platforms: withoutAppleFrameworks))
 
+/// A target of test helpers, `Tests/<name>`: the test targets' own code, which no library target
+/// and no product names (so no app builds it, and the Apple SDK checks, which build the library
+/// targets, leave it out).
+func testSupport(_ name: String, _ dependencies: [Target.Dependency]) -> Target {
+    .target(name: name, dependencies: dependencies, path: "Tests/\(name)")
+}
+
 let package = Package(
     name: "Compositor",
     platforms: [.macOS(.v13), .iOS(.v16), .tvOS(.v16), .visionOS(.v1)],
@@ -72,13 +79,10 @@ let package = Package(
         // What the test targets share, layered as the library is (regular targets no product names:
         // apps never build them). CompositorTestSupport sits on CompositorCore alone, so every test
         // target can use it; the others sit on the layer whose internals their judges read.
-        .target(name: "CompositorTestSupport", dependencies: ["CompositorCore"], path: "Tests/CompositorTestSupport"),
-        .target(name: "CompositorHLSTestSupport", dependencies: ["CompositorHLS", "CompositorCore", "CompositorTestSupport"],
-                path: "Tests/CompositorHLSTestSupport"),
-        .target(name: "CompositorMP4TestSupport", dependencies: ["CompositorMP4", "CompositorCore", "CompositorIO", "CompositorTestSupport"],
-                path: "Tests/CompositorMP4TestSupport"),
-        .target(name: "CompositorUmbrellaTestSupport", dependencies: ["Compositor", "CompositorTestSupport"],
-                path: "Tests/CompositorUmbrellaTestSupport"),
+        testSupport("CompositorTestSupport", ["CompositorCore"]),
+        testSupport("CompositorHLSTestSupport", ["CompositorHLS", "CompositorCore", "CompositorTestSupport"]),
+        testSupport("CompositorMP4TestSupport", ["CompositorMP4", "CompositorCore", "CompositorIO", "CompositorTestSupport"]),
+        testSupport("CompositorUmbrellaTestSupport", ["Compositor", "CompositorTestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )
