@@ -21,7 +21,9 @@ run() {  # BENCH TREE LABEL
     local root=$BEFORE; [ "$2" = after ] && root=$AFTER
     echo "== $1, $2 ($3), $(date +%T)"
     bash "$root/Benchmarks/$1/run.sh" >"$WORK/$1-$2-$3.txt" 2>&1 || echo "   failed: see $WORK/$1-$2-$3.txt"
-    grep -E "ratio|best|targets|render |timeline |packag|ns per tick|segments/s|MB/s|x faster|/ floor" "$WORK/$1-$2-$3.txt" | sed 's/^/   /' | head -12
+    # The lines with figures: each script's table rows (mapping, session), its tools' times, its ratios.
+    grep -E "^(breaks|10|10000) |^== [^g]|compositor  |stitcher  |render  |timeline  |Compositor best|ratio|targets" "$WORK/$1-$2-$3.txt" \
+        | sed 's/^/   /' | head -16
 }
 
 for bench in mapping session hls-parse; do
