@@ -3,7 +3,7 @@ import CompositorHLS
 
 /// Helpers shared by the HLS tests.
 package enum HLSTest {
-    package static let url = "https://cdn.example.com/vod/movie/index.m3u8"
+    package static let url = "https://127.0.0.1/vod/movie/index.m3u8"
 
     package static func parse(_ text: String, url: String = url) throws -> HLSPlaylist {
         try HLSPlaylistParser().parse(Array(text.utf8), url: url)

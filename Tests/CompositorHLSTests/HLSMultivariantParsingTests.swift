@@ -23,7 +23,7 @@ struct HLSMultivariantParsingTests {
 
     @Test("reads variants, renditions, I-frame streams and header tags")
     func readsEverything() throws {
-        let p = try HLSTest.multivariant(Self.text, url: "https://cdn.example.com/vod/master.m3u8")
+        let p = try HLSTest.multivariant(Self.text, url: "https://127.0.0.1/vod/master.m3u8")
         #expect(p.version == 6)
         #expect(p.hasIndependentSegments)
         #expect(p.start?.timeOffset == MediaTime(seconds: 10))
@@ -36,7 +36,7 @@ struct HLSMultivariantParsingTests {
         #expect(low.frameRate == "29.970")
         #expect(low.audioGroup == "aac")
         #expect(low.uri == "low/index.m3u8")
-        #expect(low.resolvedURI == "https://cdn.example.com/vod/low/index.m3u8")
+        #expect(low.resolvedURI == "https://127.0.0.1/vod/low/index.m3u8")
         #expect(low.leadingLines == ["# the low rung"])
         #expect(p.variants[1].resolvedURI == "https://other.example/high/index.m3u8")
         #expect(p.variants[1].attributes["CLOSED-CAPTIONS"] == .enumeratedString("NONE"))
@@ -45,11 +45,11 @@ struct HLSMultivariantParsingTests {
         #expect(p.renditions[0].name == "English")
         #expect(p.renditions[0].language == "en")
         #expect(p.renditions[0].isDefault)
-        #expect(p.renditions[0].resolvedURI == "https://cdn.example.com/vod/audio/en.m3u8")
+        #expect(p.renditions[0].resolvedURI == "https://127.0.0.1/vod/audio/en.m3u8")
         #expect(p.renditions[1].resolvedURI == nil)
         #expect(p.iFrameStreams.count == 1)
         #expect(p.iFrameStreams[0].bandwidth == 120_000)
-        #expect(p.iFrameStreams[0].resolvedURI == "https://cdn.example.com/vod/low/iframes.m3u8")
+        #expect(p.iFrameStreams[0].resolvedURI == "https://127.0.0.1/vod/low/iframes.m3u8")
         #expect(p.unknownLines == [#"#EXT-X-SESSION-DATA:DATA-ID="com.example.title",VALUE="Movie""#])
     }
 

@@ -10,7 +10,7 @@ struct HLSPlaylistGenerator {
     var rng: SeededGenerator
     let url: String
 
-    init(seed: UInt64, url: String = "https://cdn.example.com/show/ep1/index.m3u8") {
+    init(seed: UInt64, url: String = "https://127.0.0.1/show/ep1/index.m3u8") {
         rng = SeededGenerator(seed: seed)
         self.url = url
     }

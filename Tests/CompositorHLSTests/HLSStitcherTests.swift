@@ -7,7 +7,7 @@ import CompositorHLSTestSupport
 @Suite("HLS stitched playlists")
 struct HLSStitcherTests {
     static let anchor = "2024-05-01T12:00:00Z"
-    static let output = "https://cdn.example.com/out/show/stitched.m3u8"
+    static let output = "https://127.0.0.1/out/show/stitched.m3u8"
 
     /// A VOD media playlist at `url` with one segment per duration, named `<prefix><n>.<ext>`.
     static func source(
@@ -21,8 +21,8 @@ struct HLSStitcherTests {
     static func t(_ text: String) -> MediaTime { HLSTest.time(text) }
     static func range(_ a: String, _ b: String) -> MediaTimeRange { MediaTimeRange(start: t(a), end: t(b)) }
 
-    static let content = "https://cdn.example.com/media/feature/index.m3u8"
-    static let ad = "https://cdn.example.com/media/ads/a1/index.m3u8"
+    static let content = "https://127.0.0.1/media/feature/index.m3u8"
+    static let ad = "https://127.0.0.1/media/ads/a1/index.m3u8"
 
     // content  |--4--|--4--|--4--|--4--|--4--|
     //          0     4     8     12    16    20
@@ -143,7 +143,7 @@ struct HLSStitcherTests {
         let feature = try Self.source(Self.content, ["4", "4", "4"], prefix: "c", ext: "m4s", header: "#EXT-X-MAP:URI=\"init.mp4\"\n")
         let ad1 = try Self.source("https://ads.example.net/a1/index.m3u8", ["2", "2"], prefix: "a", ext: "m4s",
                                   header: "#EXT-X-MAP:URI=\"init.mp4\"\n")
-        let ad2 = try Self.source("https://cdn.example.com/media/ads/a2/index.m3u8", ["3"], prefix: "b", ext: "m4s",
+        let ad2 = try Self.source("https://127.0.0.1/media/ads/a2/index.m3u8", ["3"], prefix: "b", ext: "m4s",
                                   header: "#EXT-X-MAP:URI=\"init.mp4\",BYTERANGE=\"700@0\"\n")
         let pod = HLSStitchMarker(id: "pod-1", className: "com.example.ad", attributes: [HLSAttribute("X-POD", .decimalInteger(1))])
         let result = try HLSStitcher(outputURL: Self.output, programDateTime: Self.anchor).stitch([
@@ -371,7 +371,7 @@ struct HLSVariantMatchingTests {
         for (i, b) in bandwidths.enumerated() {
             text += "#EXT-X-STREAM-INF:BANDWIDTH=\(b),AVERAGE-BANDWIDTH=\(b / 2),CODECS=\"\(codecs)\",RESOLUTION=640x360,AUDIO=\"aac\"\n\(prefix)\(i).m3u8\n"
         }
-        return try HLSTest.multivariant(text, url: "https://cdn.example.com/\(prefix)/master.m3u8")
+        return try HLSTest.multivariant(text, url: "https://127.0.0.1/\(prefix)/master.m3u8")
     }
 
     @Test("each content variant gets the ad variant nearest in bandwidth")
@@ -399,9 +399,9 @@ struct HLSVariantMatchingTests {
         let matches = HLSVariantMatching.nearestByBandwidth(content: content, interstitial: ad)
         let variants = matches.enumerated().map { i, match in
             HLSStitchedVariant(content: match.content, interstitials: [match.interstitial],
-                               playlistURL: "https://cdn.example.com/out/v\(i)/stitched.m3u8")
+                               playlistURL: "https://127.0.0.1/out/v\(i)/stitched.m3u8")
         }
-        let playlist = HLSStitcher.multivariantPlaylist(for: variants, url: "https://cdn.example.com/out/master.m3u8")
+        let playlist = HLSStitcher.multivariantPlaylist(for: variants, url: "https://127.0.0.1/out/master.m3u8")
         #expect(playlist.text == """
             #EXTM3U
             #EXT-X-STREAM-INF:BANDWIDTH=1000000,CODECS="avc1.64001f,mp4a.40.2,avc1.4d401e",RESOLUTION=640x360

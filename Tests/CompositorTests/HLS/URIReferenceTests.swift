@@ -74,7 +74,7 @@ struct URIReferenceTests {
         ("master.m3u8", "a.ts", "a.ts"),
         ("master.m3u8", "./c:d.ts", "./c:d.ts"),
         ("master.m3u8", "/abs/a.ts", "/abs/a.ts"),
-        ("master.m3u8", "https://h/a.ts", "https://h/a.ts"),
+        ("master.m3u8", "https://127.0.0.1/a.ts", "https://127.0.0.1/a.ts"),
     ])
     func relativeBases(base: String, reference: String, expected: String) {
         #expect(URIReference.resolve(reference, against: base) == expected)
@@ -107,15 +107,15 @@ struct URIReferenceTests {
     }
 
     @Test("writes a target relative to a base when they share scheme and host", arguments: [
-        ("https://h/v/out/stitched.m3u8", "https://h/v/out/seg1.ts", "seg1.ts"),
-        ("https://h/v/out/stitched.m3u8", "https://h/v/out/hi/seg1.ts?t=1", "hi/seg1.ts?t=1"),
-        ("https://h/v/out/stitched.m3u8", "https://h/v/ads/a.ts", "../ads/a.ts"),
-        ("https://h/v/out/stitched.m3u8", "https://h/x.ts", "../../x.ts"),
-        ("https://h/v/out/stitched.m3u8", "https://h/v/out/a:b.ts", "./a:b.ts"),
+        ("https://127.0.0.1/v/out/stitched.m3u8", "https://127.0.0.1/v/out/seg1.ts", "seg1.ts"),
+        ("https://127.0.0.1/v/out/stitched.m3u8", "https://127.0.0.1/v/out/hi/seg1.ts?t=1", "hi/seg1.ts?t=1"),
+        ("https://127.0.0.1/v/out/stitched.m3u8", "https://127.0.0.1/v/ads/a.ts", "../ads/a.ts"),
+        ("https://127.0.0.1/v/out/stitched.m3u8", "https://127.0.0.1/x.ts", "../../x.ts"),
+        ("https://127.0.0.1/v/out/stitched.m3u8", "https://127.0.0.1/v/out/a:b.ts", "./a:b.ts"),
         ("file:///tmp/o/s.m3u8", "file:///tmp/src/a.ts", "../src/a.ts"),
-        ("https://h/v/out/stitched.m3u8", "https://other/v/a.ts", "https://other/v/a.ts"),
-        ("https://h/v/out/stitched.m3u8", "http://h/v/out/a.ts", "http://h/v/out/a.ts"),
-        ("https://h/v/out/stitched.m3u8", "skd://key", "skd://key"),
+        ("https://127.0.0.1/v/out/stitched.m3u8", "https://other/v/a.ts", "https://other/v/a.ts"),
+        ("https://127.0.0.1/v/out/stitched.m3u8", "http://h/v/out/a.ts", "http://h/v/out/a.ts"),
+        ("https://127.0.0.1/v/out/stitched.m3u8", "skd://key", "skd://key"),
     ])
     func relative(base: String, target: String, expected: String) {
         let relative = URIReference.relativize(target, from: base)

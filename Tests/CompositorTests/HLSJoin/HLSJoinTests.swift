@@ -481,7 +481,7 @@ struct HLSJoinTests {
     @Test("variant playlists are named after the output: stitched.m3u8 -> stitched-0.m3u8")
     func variantNames() {
         #expect(HLSOutputLocation("/a/b/stitched.m3u8").variant(0) == "/a/b/stitched-0.m3u8")
-        #expect(HLSOutputLocation("https://h/x.y/out").variant(2) == "https://h/x.y/out-2.m3u8")
+        #expect(HLSOutputLocation("https://127.0.0.1/x.y/out").variant(2) == "https://127.0.0.1/x.y/out-2.m3u8")
         // Only the path's last segment is renamed: never a query, a fragment, or a dotted folder.
         let location = HLSOutputLocation("https://127.0.0.1:8080/a.b/stitched.m3u8?token=x.y/z#t")
         #expect(location.variant(1, kind: "audio-") == "https://127.0.0.1:8080/a.b/stitched-audio-1.m3u8")
