@@ -8,6 +8,7 @@ import PackageDescription
 //   CompositorTS           MPEG-2 transport stream packets, PES, ADTS, H.264 Annex B: bytes only
 //   CompositorMP4          boxes, reader, writer, stitcher; transport stream sources (Core, IO, TS)
 //   CompositorHLS          playlist model, parser, writer, stitcher (Core)
+//   CompositorAds          VMAP and VAST: model, reader (Foundation's XMLParser), resolver, beacons (Core)
 //   Compositor             probing, exporters, schedule documents; re-exports Core (what apps import)
 //   CompositorAVFoundation the AVFoundation adapters               (Compositor)
 //   CompositorTesting      simulated players and a recording composition, for tests and the demo
@@ -43,7 +44,8 @@ let package = Package(
         .target(name: "CompositorTS", dependencies: ["CompositorCore"]),
         .target(name: "CompositorMP4", dependencies: ["CompositorCore", "CompositorIO", "CompositorTS"]),
         .target(name: "CompositorHLS", dependencies: ["CompositorCore"]),
-        .target(name: "Compositor", dependencies: ["CompositorCore", "CompositorIO", "CompositorMP4", "CompositorHLS"]),
+        .target(name: "CompositorAds", dependencies: ["CompositorCore"]),
+        .target(name: "Compositor", dependencies: ["CompositorCore", "CompositorIO", "CompositorMP4", "CompositorHLS", "CompositorAds"]),
         .target(name: "CoreMediaStandIn", path: "Sources/StandIns/CoreMedia"),
         .target(name: "AVFoundationStandIn", dependencies: ["CoreMediaStandIn"], path: "Sources/StandIns/AVFoundation"),
         .target(name: "CompositorAVFoundation", dependencies: ["Compositor", avFoundationStandIn]),
@@ -67,6 +69,7 @@ let package = Package(
                                                                "CompositorTestSupport", "CompositorMP4TestSupport"]),
         .testTarget(name: "CompositorHLSTests", dependencies: ["CompositorHLS", "CompositorCore",
                                                                "CompositorTestSupport", "CompositorHLSTestSupport"]),
+        .testTarget(name: "CompositorAdsTests", dependencies: ["CompositorAds", "CompositorCore", "CompositorTestSupport"]),
         .testTarget(name: "CompositorTests", dependencies: ["Compositor", "CompositorCore", "CompositorIO", "CompositorTS", "CompositorMP4",
                                                             "CompositorHLS", "CompositorTesting", "CompositorTestSupport",
                                                             "CompositorHLSTestSupport", "CompositorMP4TestSupport",

@@ -3,3 +3,4 @@
 @_exported import CompositorCore
 @_exported import CompositorHLS
 @_exported import CompositorMP4
+@_exported import CompositorAds

@@ -1,0 +1,156 @@
+import Foundation
+#if canImport(FoundationXML)
+import FoundationXML
+#endif
+
+/// An element of an ad server's XML document: its local name (namespace prefix dropped), attributes,
+/// text (CDATA included, trimmed) and child elements, with the line it starts on.
+///
+/// VAST and VMAP documents are small trees read once, so they are read whole into this tree by
+/// Foundation's `XMLParser` and then walked by the readers, which keeps each reader a plain function
+/// of a value.
+struct XMLNode: Sendable {
+    var name: String
+    var attributes: [String: String]
+    var text: String
+    var children: [XMLNode]
+    var line: Int
+
+    /// The children named `name`, in document order.
+    func all(_ name: String) -> [XMLNode] { children.filter { $0.name == name } }
+
+    /// The first child named `name`.
+    func first(_ name: String) -> XMLNode? { children.first { $0.name == name } }
+
+    /// The trimmed text of the first child named `name`, or nil when there is none or it is empty.
+    func text(of name: String) -> String? {
+        guard let text = first(name)?.text, !text.isEmpty else { return nil }
+        return text
+    }
+}
+
+/// Bounds on what an XML document may make the reader do.
+public struct XMLReadLimits: Hashable, Sendable {
+    /// The largest document read, in bytes.
+    public var maximumBytes: Int
+    /// The most elements a document may have.
+    public var maximumElements: Int
+    /// The deepest nesting of elements.
+    public var maximumDepth: Int
+
+    public init(maximumBytes: Int = 4 << 20, maximumElements: Int = 200_000, maximumDepth: Int = 64) {
+        self.maximumBytes = maximumBytes
+        self.maximumElements = maximumElements
+        self.maximumDepth = maximumDepth
+    }
+
+    public static let `default` = XMLReadLimits()
+}
+
+/// Why a document is not XML this library reads.
+struct XMLTreeError: Error, Hashable, Sendable {
+    enum Kind: Hashable, Sendable {
+        /// Not well-formed XML (the parser's message).
+        case malformed
+        /// Well-formed, but past a limit or using a feature that is refused (entity declarations).
+        case refused
+    }
+
+    var kind: Kind
+    var line: Int?
+    var reason: String
+}
+
+enum XMLTree {
+    /// Reads `bytes` into its root element.
+    ///
+    /// Entity declarations are refused before parsing: no VAST or VMAP document needs a DTD, and an
+    /// internal entity is how a small document expands into gigabytes. External entities are never
+    /// resolved (`XMLParser`'s default), so a document never makes the reader open a file or a URL.
+    static func parse(_ bytes: [UInt8], limits: XMLReadLimits) throws(XMLTreeError) -> XMLNode {
+        guard bytes.count <= limits.maximumBytes else {
+            throw XMLTreeError(kind: .refused, line: nil, reason: "the document is \(bytes.count) bytes, more than the limit of \(limits.maximumBytes)")
+        }
+        if let line = entityDeclarationLine(in: bytes) {
+            throw XMLTreeError(kind: .refused, line: line, reason: "an entity declaration (<!ENTITY): ad documents need none, and they are not expanded")
+        }
+        let parser = XMLParser(data: Data(bytes))
+        parser.shouldProcessNamespaces = false
+        parser.shouldResolveExternalEntities = false
+        let builder = Builder(limits: limits)
+        parser.delegate = builder
+        let parsed = parser.parse()
+        if let refusal = builder.refusal { throw refusal }
+        guard parsed, let root = builder.root else {
+            let message = parser.parserError.map { Self.message(of: $0) } ?? "no root element"
+            throw XMLTreeError(kind: .malformed, line: parser.lineNumber > 0 ? parser.lineNumber : nil, reason: message)
+        }
+        return root
+    }
+
+    private static func message(of error: any Error) -> String {
+        let code = (error as NSError).code
+        return "not well-formed XML (XMLParser error \(code))"
+    }
+
+    /// The line of the first `<!ENTITY`, if any.
+    private static func entityDeclarationLine(in bytes: [UInt8]) -> Int? {
+        let pattern = Array("<!ENTITY".utf8)
+        guard bytes.count >= pattern.count else { return nil }
+        var line = 1
+        var i = 0
+        while i <= bytes.count - pattern.count {
+            if bytes[i] == UInt8(ascii: "\n") { line += 1 }
+            if bytes[i] == UInt8(ascii: "<"), bytes[i..<i + pattern.count].elementsEqual(pattern) { return line }
+            i += 1
+        }
+        return nil
+    }
+
+    /// Builds the tree from `XMLParser`'s events, counting elements and depth as they open.
+    private final class Builder: NSObject, XMLParserDelegate {
+        let limits: XMLReadLimits
+        var stack: [XMLNode] = []
+        var root: XMLNode?
+        var elements = 0
+        var refusal: XMLTreeError?
+
+        init(limits: XMLReadLimits) { self.limits = limits }
+
+        func parser(_ parser: XMLParser, didStartElement elementName: String, namespaceURI: String?,
+                    qualifiedName qName: String?, attributes attributeDict: [String: String] = [:]) {
+            elements += 1
+            if elements > limits.maximumElements || stack.count >= limits.maximumDepth {
+                let what = elements > limits.maximumElements ? "more than \(limits.maximumElements) elements" : "elements nested deeper than \(limits.maximumDepth)"
+                refusal = XMLTreeError(kind: .refused, line: parser.lineNumber, reason: "the document has \(what)")
+                parser.abortParsing()
+                return
+            }
+            let local = elementName.lastIndex(of: ":").map { String(elementName[elementName.index(after: $0)...]) } ?? elementName
+            stack.append(XMLNode(name: local, attributes: attributeDict, text: "", children: [], line: parser.lineNumber))
+        }
+
+        func parser(_ parser: XMLParser, foundCharacters string: String) {
+            guard !stack.isEmpty else { return }
+            stack[stack.count - 1].text += string
+        }
+
+        func parser(_ parser: XMLParser, foundCDATA CDATABlock: Data) {
+            guard !stack.isEmpty else { return }
+            stack[stack.count - 1].text += String(decoding: CDATABlock, as: UTF8.self)
+        }
+
+        func parser(_ parser: XMLParser, didEndElement elementName: String, namespaceURI: String?, qualifiedName qName: String?) {
+            guard var node = stack.popLast() else { return }
+            node.text = XMLTree.trimmed(node.text)
+            if stack.isEmpty { root = node } else { stack[stack.count - 1].children.append(node) }
+        }
+    }
+
+    /// `text` without leading and trailing XML whitespace (space, tab, CR, LF).
+    static func trimmed(_ text: String) -> String {
+        let isSpace: (Character) -> Bool = { $0 == " " || $0 == "\t" || $0 == "\n" || $0 == "\r" || $0 == "\r\n" }
+        guard let first = text.firstIndex(where: { !isSpace($0) }), let last = text.lastIndex(where: { !isSpace($0) }) else { return "" }
+        return String(text[first...last])
+    }
+}

@@ -1,0 +1,146 @@
+import CompositorAds
+import CompositorCore
+import Testing
+
+/// Reading VAST: what a document says, kept exactly; what it cannot say, refused with the VAST
+/// error code an ad server expects and the line to blame.
+@Suite struct VASTDocumentTests {
+    static let pod = """
+        <?xml version="1.0" encoding="UTF-8"?>
+        <VAST version="4.2">
+          <Ad id="second" sequence="2">
+            <InLine>
+              <AdSystem>test</AdSystem><AdTitle>Second</AdTitle>
+              <Impression><![CDATA[ http://127.0.0.1/imp/2 ]]></Impression>
+              <Error>http://127.0.0.1/err/2?c=[ERRORCODE]</Error>
+              <Creatives><Creative id="c2" adId="A2">
+                <UniversalAdId idRegistry="ad-id.org">CNPA0484000H</UniversalAdId>
+                <Linear skipoffset="25%">
+                  <Duration>00:00:10.010</Duration>
+                  <TrackingEvents>
+                    <Tracking event="start">http://127.0.0.1/t/2/start</Tracking>
+                    <Tracking event="progress" offset="00:00:05.5">http://127.0.0.1/t/2/p</Tracking>
+                    <Tracking event="acceptInvitationLinearX">http://127.0.0.1/t/2/unknown</Tracking>
+                  </TrackingEvents>
+                  <MediaFiles>
+                    <MediaFile delivery="progressive" type="video/mp4" width="1280" height="720" bitrate="2000" codec="avc1.64001f">
+                      http://127.0.0.1/ads/2.mp4
+                    </MediaFile>
+                    <Mezzanine delivery="progressive" type="video/mp4">http://127.0.0.1/ads/2-mezz.mp4</Mezzanine>
+                  </MediaFiles>
+                </Linear>
+              </Creative></Creatives>
+            </InLine>
+          </Ad>
+          <Ad id="first" sequence="1">
+            <InLine><AdSystem>test</AdSystem><AdTitle>First</AdTitle>
+              <Creatives><Creative><Linear><Duration>00:00:15</Duration>
+                <MediaFiles><MediaFile delivery="streaming" type="application/x-mpegURL">http://127.0.0.1/ads/1.m3u8</MediaFile></MediaFiles>
+              </Linear></Creative></Creatives>
+            </InLine>
+          </Ad>
+          <Ad id="buffet">
+            <InLine><AdSystem>test</AdSystem><AdTitle>Buffet</AdTitle>
+              <Creatives><Creative><NonLinearAds><NonLinear/></NonLinearAds></Creative></Creatives>
+            </InLine>
+          </Ad>
+        </VAST>
+        """
+
+    @Test func aPodIsOrderedBySequenceAndTheBuffetIsTheRest() throws {
+        let document = try VASTDocument(parsing: Array(Self.pod.utf8), source: "pod.xml")
+        #expect(document.version == "4.2")
+        #expect(document.pod.map(\.id) == ["first", "second"])
+        #expect(document.buffet.map(\.id) == ["buffet"])
+    }
+
+    @Test func valuesAreKeptExactly() throws {
+        let second = try #require(try VASTDocument(parsing: Array(Self.pod.utf8)).ads.first)
+        let linear = try #require(second.linear)
+        #expect(linear.duration == MediaTime(value: 10010, timescale: 1000))
+        #expect(linear.skipOffset == .fraction(basisPoints: 2500))
+        #expect(linear.skipOffset?.time(inAdOf: linear.duration!) == MediaTime(value: 10010, timescale: 4000))  // a quarter of 10.010 s, exact
+        #expect(second.impressions == ["http://127.0.0.1/imp/2"])  // CDATA, trimmed
+        #expect(second.errors == ["http://127.0.0.1/err/2?c=[ERRORCODE]"])
+        #expect(linear.tracking == [VASTTracking(event: .start, url: "http://127.0.0.1/t/2/start"),
+                                    VASTTracking(event: .progress(.time(MediaTime(value: 55, timescale: 10))), url: "http://127.0.0.1/t/2/p")])
+        #expect(linear.mediaFiles.map(\.url) == ["http://127.0.0.1/ads/2.mp4"])
+        #expect(linear.mediaFiles.first?.codec == "avc1.64001f")
+        #expect(linear.mediaFiles.first?.bitrate == 2000)
+        #expect(linear.mezzanines == ["http://127.0.0.1/ads/2-mezz.mp4"])
+        #expect(linear.universalAdIDs == [VASTUniversalAdID(registry: "ad-id.org", value: "CNPA0484000H")])
+        #expect(linear.creativeID == "c2" && linear.creativeAdID == "A2")
+    }
+
+    @Test func whatIsLeftOutIsSaidWithItsLine() throws {
+        let document = try VASTDocument(parsing: Array(Self.pod.utf8))
+        #expect(document.diagnostics.map(\.line) == [15, 35])
+        #expect(document.diagnostics[0].message.contains("acceptInvitationLinearX"))
+        #expect(document.diagnostics[1].message.contains("no Linear creative"))
+        #expect(document.ads[2].linear == nil)
+    }
+
+    @Test func wrappersInEachForm() throws {
+        let xml = """
+            <VAST version="3.0">
+              <Ad id="w"><Wrapper followAdditionalWrappers="false" allowMultipleAds="1" fallbackOnNoAd="true">
+                <AdSystem>x</AdSystem><VASTAdTagURI>  http://127.0.0.1/next.xml  </VASTAdTagURI>
+                <Impression>http://127.0.0.1/w/imp</Impression>
+              </Wrapper></Ad>
+              <Ad id="legacy"><Wrapper><VASTAdTagURL><URL>http://127.0.0.1/legacy.xml</URL></VASTAdTagURL></Wrapper></Ad>
+            </VAST>
+            """
+        let document = try VASTDocument(parsing: Array(xml.utf8))
+        #expect(document.ads.map(\.wrapper) == [
+            VASTWrapper(adTagURI: "http://127.0.0.1/next.xml", followAdditionalWrappers: false, allowMultipleAds: true, fallbackOnNoAd: true),
+            VASTWrapper(adTagURI: "http://127.0.0.1/legacy.xml"),
+        ])
+        #expect(document.ads[0].impressions == ["http://127.0.0.1/w/imp"])
+    }
+
+    @Test(arguments: [
+        ("<VAST version=\"4.0\"><Ad>", VASTErrorCode.xmlParsing),
+        ("", .xmlParsing),
+        ("<!DOCTYPE v [<!ENTITY a \"aaaaaaaaaa\">]><VAST version=\"4.0\">&a;</VAST>", .xmlParsing),
+        ("<VideoAdServingTemplate><Ad/></VideoAdServingTemplate>", .versionNotSupported),
+        ("<VAST version=\"1.0\"/>", .versionNotSupported),
+        ("<VAST/>", .schemaValidation),
+        ("<VMAP/>", .schemaValidation),
+        ("<VAST version=\"4.0\"><Ad><InLine><Creatives><Creative><Linear/></Creative></Creatives></InLine></Ad></VAST>", .schemaValidation),
+        ("<VAST version=\"4.0\"><Ad><InLine><Creatives><Creative><Linear><Duration>0:0:5</Duration></Linear></Creative></Creatives></InLine></Ad></VAST>", .schemaValidation),
+        ("<VAST version=\"4.0\"><Ad><Wrapper><AdSystem>x</AdSystem></Wrapper></Ad></VAST>", .schemaValidation),
+    ])
+    func refusedWithItsCode(xml: String, code: VASTErrorCode) {
+        #expect(throws: VASTError.self) { try VASTDocument(parsing: Array(xml.utf8), source: "doc.xml") }
+        do { _ = try VASTDocument(parsing: Array(xml.utf8), source: "doc.xml") } catch {
+            #expect(error.code == code)
+            #expect(error.document == "doc.xml")
+        }
+    }
+
+    @Test func anEmptyResponseIsADocumentWithNoAds() throws {
+        let document = try VASTDocument(parsing: Array("<VAST version=\"4.1\"><Error>http://127.0.0.1/no-ad?c=[ERRORCODE]</Error></VAST>".utf8))
+        #expect(document.ads.isEmpty)
+        #expect(document.errors == ["http://127.0.0.1/no-ad?c=[ERRORCODE]"])
+    }
+
+    @Test func limitsRefuseBeforeReading() throws {
+        let deep = String(repeating: "<a>", count: 100) + String(repeating: "</a>", count: 100)
+        #expect(throws: VASTError.self) { try VASTDocument(parsing: Array(deep.utf8)) }
+        let large = "<VAST version=\"4.0\">" + String(repeating: " ", count: 2000) + "</VAST>"
+        do { _ = try VASTDocument(parsing: Array(large.utf8), limits: XMLReadLimits(maximumBytes: 1000)) } catch {
+            #expect(error.code == .xmlParsing)
+            #expect(error.reason.contains("limit of 1000"))
+        }
+    }
+
+    @Test func offsetsAndClockTimes() {
+        #expect(VASTOffset(parsing: "00:00:05") == .time(MediaTime(seconds: 5)))
+        #expect(VASTOffset(parsing: "01:02:03.25") == .time(MediaTime(value: 372325, timescale: 100)))
+        #expect(VASTOffset(parsing: "12.5%") == .fraction(basisPoints: 1250))
+        #expect(VASTOffset(parsing: "100%") == .fraction(basisPoints: 10000))
+        for bad in ["101%", "5", "00:60:00", "00:00:5", "a%", "-1%", "00:00:05.", ""] { #expect(VASTOffset(parsing: bad) == nil, "\(bad)") }
+        #expect(VASTOffset.fraction(basisPoints: 1250).description == "12.50%")
+        #expect(VASTOffset.time(MediaTime(value: 372325, timescale: 100)).description == "01:02:03.250")
+    }
+}
