@@ -1,0 +1,63 @@
+import CompositorCore
+
+/// An ad ready to play: the InLine ad at the end of its wrapper chain, with everything the chain
+/// asks to be told merged in (impressions, tracking, errors, outermost first), and its media files
+/// ranked for the output that will play it.
+public struct ResolvedAd: Hashable, Sendable {
+    /// The InLine ad's `id`.
+    public var id: String?
+    /// The `sequence` of the slot in the first document (nil for a stand-alone ad).
+    public var sequence: Int?
+    public var adSystem: String?
+    public var title: String?
+    /// `Duration`, exact.
+    public var duration: MediaTime
+    public var skipOffset: VASTOffset?
+    /// The playable media files, best first (`MediaFileSelection`); never empty.
+    public var mediaFiles: [VASTMediaFile]
+    /// The file that plays: the first of `mediaFiles`.
+    public var mediaFile: VASTMediaFile { mediaFiles[0] }
+    /// `Impression` URLs of every ad in the chain, outermost wrapper first.
+    public var impressions: [String]
+    /// Linear tracking of every ad in the chain, outermost first.
+    public var tracking: [VASTTracking]
+    /// `Error` URLs of every ad in the chain, outermost first.
+    public var errors: [String]
+    /// `ClickThrough` (the InLine's) and the chain's `ClickTracking`.
+    public var clickThrough: String?
+    public var clickTracking: [String]
+    /// The `VASTAdTagURI`s followed to reach the ad, in order.
+    public var wrappers: [String]
+    public var universalAdIDs: [VASTUniversalAdID]
+    /// The chain's `AdVerifications`, for the app to run.
+    public var verifications: [VASTVerification]
+
+    /// The URLs of `event`, in order.
+    public func trackingURLs(_ event: VASTTrackingEvent) -> [String] {
+        tracking.filter { $0.event == event }.map(\.url)
+    }
+}
+
+/// An error to report to the ad server: the code and the `Error` URLs of the chain it happened in.
+public struct VASTErrorReport: Error, Hashable, Sendable {
+    public var error: VASTError
+    /// Where `[ERRORCODE]` is sent, outermost first (the VMAP break's `error` tracking included).
+    public var urls: [String]
+
+    public init(error: VASTError, urls: [String]) {
+        self.error = error
+        self.urls = urls
+    }
+}
+
+/// What a VAST request resolved to: the ads that will play, in order, and the errors owed to the
+/// ad server for the ones that will not.
+public struct VASTResolution: Hashable, Sendable {
+    public var ads: [ResolvedAd]
+    public var errors: [VASTErrorReport]
+
+    public init(ads: [ResolvedAd], errors: [VASTErrorReport]) {
+        self.ads = ads
+        self.errors = errors
+    }
+}
