@@ -24,6 +24,14 @@ enum DemoCommand {
         ("simulate", """
             CompositorDemo simulate SCHEDULE.json --actions "play 30; seek content 50; play 20"
                            [--snapback none|lastUnplayed|firstUnplayed|allUnplayed] [--json]
+                           [--send-beacons]   request the ad servers' beacons (listed in any case)
+                           actions: play S, seek content|composition T, skip ad|break,
+                           insert now URL [START END], cancel BREAK-ID, pause, resume
+            """),
+        ("vast", """
+            CompositorDemo vast SOURCE [--json] [--for mp4|hls]
+                           resolves a VAST document (URL or path) through its wrappers and prints the
+                           ads that will play, in order; fires nothing (exit 1 when none resolves)
             """),
         ("preview", """
             CompositorDemo preview SCHEDULE.json [--port N] [--snapback POLICY]
@@ -71,6 +79,7 @@ enum DemoCommand {
             case "render": try RenderCommand.run(&rest)
             case "hls": try HLSCommand.run(&rest)
             case "preview": try PreviewCommand.run(&rest)
+            case "vast": try VASTCommand.run(&rest)
             case "help", "-h", "--help": Output.out(usage)
             case "--version", "version": Output.out("CompositorDemo \(version)")
             default: throw DemoError.usage("unknown command \(quoted(name))")

@@ -6,32 +6,47 @@ struct LoadedSchedule {
     /// The schedule file's folder, which its relative URLs are resolved against.
     var folder: FilePath { path.parent }
     let schedule: Schedule
+    /// What the ad servers (a `vmap`, a break's `vast`) asked to be told, and the errors owed them.
+    let ads: AdSchedule
     let naturalDurations: [MediaLocation: MediaTime]
     /// Every source loaded once: local files and http(s) URLs.
     let catalog: SourceCatalog
     let composition: Composition
 
-    /// Reads and compiles the schedule at `path`, saying on stderr what it changed and, with
+    /// Reads and compiles the schedule at `path` (resolving its ads from ad servers, their media
+    /// files chosen for `output`), saying on stderr what it changed and, with
     /// `warningOfUnreadableSources`, which sources cannot be read. A command that reads every
     /// source itself (a render, a stitch) names one it cannot read in its own error, so it passes
     /// `false` and that is said once.
-    init(path: FilePath, warningOfUnreadableSources: Bool = true) throws(DemoError) {
+    init(path: FilePath, warningOfUnreadableSources: Bool = true, adsFor output: MediaFileSelection.Output = .progressiveMP4) throws(DemoError) {
         self.path = path
-        var readDiagnostics: [ScheduleDocumentDiagnostic] = []
-        do {
-            schedule = try ScheduleDocument.read(path: path, diagnostics: &readDiagnostics)
-        } catch {
-            if case .unreadable = error { throw .failure("\(error)") }
-            throw .failure("\(path): \(error)")
-        }
+        var options = VASTResolver.Options()
+        options.selection.output = output
+        let adOptions = options
         // The demo's commands are synchronous, on the main thread (not one of Swift concurrency's),
         // which may wait for the load.
-        let schedule = schedule
-        guard let catalog = waitForTask({ try? await SourceCatalog.load(schedule) }) else { throw .failure("\(path): the load was cancelled") }
-        self.catalog = catalog
+        let loaded = waitForTask { () async -> Result<(AdSchedule, SourceCatalog)?, ScheduleDocumentError> in
+            do throws(ScheduleDocumentError) {
+                var ads = try await ScheduleDocument.load(path: path, ads: adOptions)
+                guard let catalog = try? await ads.loadSources() else { return .success(nil) }
+                return .success((ads, catalog))
+            } catch {
+                return .failure(error)
+            }
+        }
+        switch loaded {
+        case .failure(let error):
+            if case .unreadable = error { throw .failure("\(error)") }
+            throw .failure("\(path): \(error)")
+        case .success(nil): throw .failure("\(path): the load was cancelled")
+        case .success(let (ads, catalog)?):
+            self.ads = ads
+            self.catalog = catalog
+        }
+        schedule = ads.schedule
         naturalDurations = catalog.naturalDurations
         do { composition = try Composition.loading(schedule, catalog: catalog) } catch { throw .failure("\(path): \(error)") }
-        for diagnostic in readDiagnostics { Output.err("warning: \(path): \(diagnostic)") }
+        for diagnostic in ads.diagnostics { Output.err("warning: \(path): \(diagnostic)") }
         for diagnostic in composition.diagnostics { Output.err("warning: \(path): \(diagnostic)") }
         // A source that cannot be read still places (its clips give their ends) but will
         // not render or play: say so now rather than at render time.

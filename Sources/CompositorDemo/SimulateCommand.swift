@@ -6,6 +6,7 @@ import CompositorTesting
 enum SimulateCommand {
     static func run(_ arguments: inout Arguments) throws(DemoError) {
         let json = arguments.flag("--json")
+        let sendBeacons = arguments.flag("--send-beacons")
         let script = try arguments.option("--actions") ?? ""
         let policyName = try arguments.option("--snapback") ?? SnapbackPolicy.lastUnplayed.rawValue
         let path = try arguments.positionalPath("SCHEDULE.json")
@@ -23,6 +24,9 @@ enum SimulateCommand {
         } catch {
             throw .failure("\(path): \(error)")
         }
+        session.adProgressOffsets = loaded.ads.tracking.progressOffsets
+        var beacons = Beacons(planner: BeaconPlanner(tracking: loaded.ads.tracking, schedule: loaded.schedule), json: json, sending: sendBeacons)
+        beacons.report(beacons.planner.beacons(for: loaded.ads.errors, macros: .now()))
         var player = SingleItemPlayer(composition: session.composition)
         // Each entry is printed as it happens and then dropped: a `compositionChanged` event holds
         // two whole compositions, so keeping a log would grow with the square of `insert now`s.
@@ -32,9 +36,41 @@ enum SimulateCommand {
             naturalDuration: { NaturalDurationProbe.duration(of: $0) }
         ) { entry in
             switch entry {
-            case .event(let event): Output.out(json ? eventJSON(event).serialized : eventText(event))
+            case .event(let event):
+                Output.out(json ? eventJSON(event).serialized : eventText(event))
+                beacons.report(beacons.planner.beacons(for: [event], macros: .now()))
             case .refused(let number, let error): Output.err("note: action \(number) refused: \(error)")
             case .invalidURL(let number, let error): Output.err("note: action \(number) refused: \(error)")
+            }
+        }
+    }
+
+    /// The beacons the events make due: listed after the event (`--json`: one object each), and
+    /// with `--send-beacons` requested, one at a time in order.
+    struct Beacons {
+        var planner: BeaconPlanner
+        let json: Bool
+        let sending: Bool
+
+        func report(_ due: [DueBeacon]) {
+            for beacon in due {
+                if json {
+                    var object = JSONObject()
+                    object.append("beacon", .string(beacon.name))
+                    object.append("url", .string(beacon.url))
+                    if let time = beacon.compositionTime { object.appendTime("compositionTime", time) }
+                    if let time = beacon.contentTime { object.appendTime("contentTime", time) }
+                    if let id = beacon.breakID { object.append("breakID", .string(id)) }
+                    if let id = beacon.adID { object.append("adID", .string(id)) }
+                    Output.out(JSONValue.object(object).serialized)
+                } else {
+                    Output.out("    beacon \(beacon.name): \(beacon.url)")
+                }
+                guard sending else { continue }
+                let failure = waitForTask { () async -> HTTPTransportError? in
+                    do throws(HTTPTransportError) { try await AdBeacons.send(beacon); return nil } catch { return error }
+                }
+                if let failure { Output.err("note: beacon \(beacon.name) not delivered: \(failure)") }
             }
         }
     }
@@ -53,6 +89,9 @@ enum SimulateCommand {
         case .adQuartile(let ad, let quartile):
             appendAd(ad, to: &object)
             object.append("quartile", .integer(quartile))
+        case .adProgress(let ad, let offset):
+            appendAd(ad, to: &object)
+            object.appendTime("offset", offset)
         case .adEnded(let ad, let skipped):
             appendAd(ad, to: &object)
             object.append("skipped", .bool(skipped))
@@ -63,7 +102,7 @@ enum SimulateCommand {
             object.appendTime("requestedTime", requested)
         case .compositionChanged(_, let new):
             object.appendTime("compositionDuration", new.duration)
-        case .contentResumed, .ended:
+        case .contentResumed, .ended, .paused, .resumed:
             break
         }
         return .object(object)
@@ -82,6 +121,9 @@ enum SimulateCommand {
         case .breakStarted(let id, let first): what = "break \(quoted(id)) starts" + (first ? " (first time)" : " (again)")
         case .adStarted(let ad): what = "ad \(quoted(ad.adID)) starts (\(ad.podPosition) of \(ad.podSize))"
         case .adQuartile(let ad, let q): what = "ad \(quoted(ad.adID)) \(["", "25%", "50%", "75%"][q])"
+        case .adProgress(let ad, let offset): what = "ad \(quoted(ad.adID)) played \(offset) s"
+        case .paused: what = "paused"
+        case .resumed: what = "resumed"
         case .adEnded(let ad, let skipped): what = "ad \(quoted(ad.adID)) " + (skipped ? "skipped" : "ends")
         case .breakEnded(let id, let skipped): what = "break \(quoted(id)) " + (skipped ? "skipped" : "ends")
         case .contentResumed: what = "content resumes"

@@ -50,6 +50,8 @@ public enum PlaybackSimulation {
         case skipBreak
         case insertNow(url: String, start: MediaTime?, end: MediaTime?)
         case cancelBreak(id: String)
+        case pause
+        case resume
     }
 
     /// One line of the outcome: an event, or an action the session refused (and why).
@@ -97,9 +99,11 @@ public enum PlaybackSimulation {
             case ("insert", 5) where words[1] == "now":
                 actions.append(.insertNow(url: words[2], start: try time(words[3]), end: try time(words[4])))
             case ("cancel", 2): actions.append(.cancelBreak(id: words[1]))
+            case ("pause", 1): actions.append(.pause)
+            case ("resume", 1): actions.append(.resume)
             default:
                 throw fail("expected play SECONDS, seek content|composition T, skip ad|break, "
-                    + "insert now URL [START END], or cancel BREAK-ID")
+                    + "insert now URL [START END], cancel BREAK-ID, pause or resume")
             }
         }
         return actions
@@ -182,6 +186,8 @@ public enum PlaybackSimulation {
                 case .skipAd: record(try session.skipAd())
                 case .skipBreak: record(try session.skipBreak())
                 case .cancelBreak(let id): record(try session.cancelBreak(id: id))
+                case .pause: record(session.pause())
+                case .resume: record(session.resume())
                 case .insertNow(let url, let start, let end):
                     let source: MediaLocation
                     do { source = try resolveURL(url) } catch {

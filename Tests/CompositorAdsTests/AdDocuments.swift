@@ -47,7 +47,7 @@ enum AdDocuments {
         }
 
         var fetch: AdDocumentFetch {
-            { url, _ throws(AdDocumentFetchError) in
+            { url, _, _ throws(AdDocumentFetchError) in
                 self.lock.withLock { self.requests.append(url); self.inFlight += 1; self.mostInFlight = max(self.mostInFlight, self.inFlight) }
                 if self.delay > .zero { try? await Task.sleep(for: self.delay) }
                 self.lock.withLock { self.inFlight -= 1 }

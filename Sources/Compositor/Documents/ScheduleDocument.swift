@@ -22,6 +22,9 @@ import CompositorMP4
 /// `"at": "markers"` (with `"clip"`, the first clip by default) places the break at every span the
 /// clip's HLS playlist marks as a break (`EXT-X-CUE-OUT`/`-IN`, `SCTE35-OUT` date ranges) within
 /// the clip, each replacing its span (see `MarkedBreaks`): breaks `ID-1`, `ID-2`, ….
+/// Ads from an ad server: `"vmap": "URL or path"` beside `content` places the VMAP's breaks, and a
+/// break's `"vast": "URL or path"` instead of `ads` fills it with the VAST's ads. Such a schedule is
+/// read with `ScheduleDocument.load(path:…)`, which fetches and resolves them (`ScheduleAds`).
 /// Unknown keys are errors, so a typo cannot pass unnoticed. Relative URLs are resolved against
 /// `baseFolder` (see `MediaLocation` for paths and `file:` URLs).
 public enum ScheduleDocument {
@@ -67,12 +70,29 @@ public enum ScheduleDocument {
     public static func decode(
         _ bytes: some Collection<UInt8>, baseFolder: FilePath? = nil, diagnostics: inout [ScheduleDocumentDiagnostic]
     ) throws(ScheduleDocumentError) -> Schedule {
+        let (schedule, requests) = try decodeWithAdRequests(bytes, baseFolder: baseFolder, diagnostics: &diagnostics)
+        if let path = requests.firstPath { throw .namesAdServer(path: path) }
+        return schedule
+    }
+
+    /// Reads a schedule whose ads may come from ad servers: the schedule without those breaks, and
+    /// what to fetch for them.
+    package static func decodeWithAdRequests(
+        _ bytes: some Collection<UInt8>, baseFolder: FilePath?, diagnostics: inout [ScheduleDocumentDiagnostic]
+    ) throws(ScheduleDocumentError) -> (Schedule, AdServerRequests) {
         guard bytes.count <= maximumBytes else { throw .tooLarge(bytes: bytes.count, limit: maximumBytes) }
         let root: JSONValue
         do { root = try JSONValue(parsing: bytes) } catch { throw .syntax(line: error.line, column: error.column, reason: error.reason) }
+        return try decodeWithAdRequests(root, baseFolder: baseFolder, diagnostics: &diagnostics)
+    }
+
+    private static func decodeWithAdRequests(
+        _ root: JSONValue, baseFolder: FilePath?, diagnostics: inout [ScheduleDocumentDiagnostic]
+    ) throws(ScheduleDocumentError) -> (Schedule, AdServerRequests) {
         var reader = Reader(baseFolder: baseFolder)
         defer { diagnostics += reader.diagnostics }
-        return try reader.schedule(root)
+        let schedule = try reader.schedule(root)
+        return (schedule, reader.requests)
     }
 
     /// `decode(_:baseFolder:diagnostics:)`, its diagnostics left unheard.
@@ -94,10 +114,14 @@ public enum ScheduleDocumentDiagnostic: Hashable, Sendable, CustomStringConverti
     /// starts, lies outside the playlist, has no end, overlaps an earlier one): `path` is the
     /// break's `at`, `playlist` the media playlist's URL, `reason` the marker and why.
     case markerIgnored(path: String, playlist: String, reason: String)
+    /// Ads asked of an ad server that will not play (the VMAP or VAST could not be had, a break got
+    /// no ad, a VMAP break was left out): `path` is where the schedule or the VMAP names them.
+    case adsUnavailable(path: String, reason: String)
 
     public var description: String {
         switch self {
         case .markerIgnored(let path, let playlist, let reason): "\(path): \(playlist): \(reason)"
+        case .adsUnavailable(let path, let reason): "\(path): \(reason)"
         }
     }
 }
@@ -115,6 +139,9 @@ public enum ScheduleDocumentError: Error, Equatable, Sendable, CustomStringConve
     case tooLarge(bytes: Int, limit: Int)
     /// The file could not be read.
     case unreadable(path: FilePath, reason: String)
+    /// The schedule names an ad server (`vmap`, a break's `vast`), which only the asynchronous
+    /// `ScheduleDocument.load(path:…)` fetches.
+    case namesAdServer(path: String)
 
     public var description: String {
         switch self {
@@ -123,6 +150,7 @@ public enum ScheduleDocumentError: Error, Equatable, Sendable, CustomStringConve
         case .schedule(let path, let error): return "\(path): \(error)"
         case .tooLarge(let bytes, let limit): return "the schedule is \(bytes) bytes, more than the limit of \(limit)"
         case .unreadable(let path, let reason): return "\(path): \(reason)"
+        case .namesAdServer(let path): return "\(path): ads from an ad server are fetched when the schedule is loaded (ScheduleDocument.load), not read"
         }
     }
 }
@@ -134,15 +162,17 @@ extension ScheduleDocument {
         private var locations: [String: MediaLocation] = [:]
         /// What was read but places nothing.
         private(set) var diagnostics: [ScheduleDocumentDiagnostic] = []
+        /// What the schedule asks of ad servers.
+        private(set) var requests = AdServerRequests()
 
         init(baseFolder: FilePath?) { self.baseFolder = baseFolder }
 
         /// The keys each kind of object may have (a few each: searched, not hashed).
         private enum Keys {
-            static let schedule = ["content", "breaks"]
+            static let schedule = ["content", "breaks", "vmap"]
             static let item = ["id", "url", "variant", "start", "end"]
             static let adBreak = [
-                "id", "at", "clip", "ads", "policy", "resumeOffset", "skippable", "skippableAfter", "seekWithinAds",
+                "id", "at", "clip", "ads", "vast", "policy", "resumeOffset", "skippable", "skippableAfter", "seekWithinAds",
             ]
         }
 
@@ -155,12 +185,20 @@ extension ScheduleDocument {
                 do { try schedule.appendContentClip(clip) } catch { throw .schedule(path: "content[\(i)]", error) }
             }
             if schedule.content.isEmpty { throw .schedule(path: "content", .noContent) }
+            if object["vmap"] != nil { requests.vmap = AdServerRequests.Document(location: try adServerLocation(object, "vmap", path: "schedule"), path: "vmap") }
             if let breaksValue = object["breaks"] {
                 let breakValues = try arrayValue(breaksValue, path: "breaks")
                 schedule.reserveCapacity(breaks: breakValues.count, ids: 2 * breakValues.count)  // a break and at least one ad
                 for (i, breakValue) in breakValues.enumerated() {
                     // Paths and default IDs are made only when needed: there may be 100,000 breaks.
-                    for adBreak in try self.adBreaks(breakValue, path: "breaks[\(i)]", defaultID: "break-\(i + 1)", content: schedule.content) {
+                    let adBreaks = try self.adBreaks(breakValue, path: "breaks[\(i)]", defaultID: "break-\(i + 1)", content: schedule.content)
+                    if case .object(let object) = breakValue, object["vast"] != nil {
+                        // Filled when the VAST is resolved; its IDs are taken now, so none is reused.
+                        let document = AdServerRequests.Document(location: try adServerLocation(object, "vast", path: "breaks[\(i)]"), path: "breaks[\(i)].vast")
+                        requests.breaks.append(AdServerRequests.Breaks(templates: adBreaks, vast: document))
+                        continue
+                    }
+                    for adBreak in adBreaks {
                         do { try schedule.appendBreak(adBreak) } catch { throw .schedule(path: "breaks[\(i)]", error) }
                     }
                 }
@@ -225,7 +263,12 @@ extension ScheduleDocument {
         private mutating func pod(
             _ object: JSONObject, id: String, path: @autoclosure () -> String
         ) throws(ScheduleDocumentError) -> (ads: [Ad], policy: BreakPolicy, restrictions: BreakRestrictions) {
-            guard let adsValue = object["ads"] else { throw .invalid(path: path(), reason: "missing key \"ads\"") }
+            if object["vast"] != nil, object["ads"] != nil {
+                throw .invalid(path: path(), reason: "\"ads\" and \"vast\" both give the break's ads: name one")
+            }
+            guard let adsValue = object["ads"] ?? (object["vast"] != nil ? .array([]) : nil) else {
+                throw .invalid(path: path(), reason: "missing key \"ads\" (or \"vast\")")
+            }
             var ads: [Ad] = []
             for (i, adValue) in try arrayValue(adsValue, path: path() + ".ads").enumerated() {
                 ads.append(try ad(adValue, path: "\(path()).ads[\(i)]", defaultID: "\(id)-ad-\(i + 1)"))
@@ -300,6 +343,14 @@ extension ScheduleDocument {
             let variant = try string(object, "variant", path: path())
             if variant?.isEmpty == true { throw .invalid(path: path() + ".variant", reason: "an empty variant name") }
             return location.selectingVariant(variant)
+        }
+
+        /// A `vmap` or `vast` value: a URL, or a path resolved against the schedule's folder.
+        private func adServerLocation(_ object: JSONObject, _ key: String, path: String) throws(ScheduleDocumentError) -> MediaLocation {
+            guard let text = try string(object, key, path: path) else { throw .invalid(path: "\(path).\(key)", reason: "missing") }
+            do { return try MediaLocation(parsing: text, relativeTo: baseFolder) } catch {
+                throw .invalid(path: "\(path).\(key)", reason: error.description)
+            }
         }
 
         private func time(_ object: JSONObject, _ key: String, path: @autoclosure () -> String) throws(ScheduleDocumentError) -> MediaTime? {

@@ -50,10 +50,12 @@ public struct VASTResolver: Sendable {
     ///   - allowMultipleAds: Whether a pod may answer (a VMAP `AdSource`'s `allowMultipleAds`).
     ///   - followRedirects: Whether wrappers are followed (VMAP's `followRedirects`).
     ///   - errorURLs: Where errors of this request go besides the documents' own (a VMAP break's).
-    public func resolve(url: String, allowMultipleAds: Bool = true, followRedirects: Bool = true, errorURLs: [String] = []) async -> VASTResolution {
+    ///   - referrer: The document that named `url` (a VMAP's `AdTagURI`), nil when the app did.
+    public func resolve(url: String, allowMultipleAds: Bool = true, followRedirects: Bool = true, errorURLs: [String] = [],
+                        referrer: String? = nil) async -> VASTResolution {
         let deadline = ContinuousClock.now.advanced(by: options.totalTimeout)
         let chain = Chain(errorURLs: errorURLs, followRedirects: followRedirects, deadline: deadline)
-        switch await document(at: url, chain: chain) {
+        switch await document(at: url, referrer: referrer, chain: chain) {
         case .failure(let report): return VASTResolution(ads: [], errors: [report])
         case .success(let document): return await resolve(document, source: url, allowMultipleAds: allowMultipleAds, chain: chain)
         }
@@ -88,14 +90,25 @@ public struct VASTResolver: Sendable {
         }
     }
 
-    private func document(at url: String, chain: Chain) async -> Result<VASTDocument, VASTErrorReport> {
+    /// Fetches and reads the VMAP at `url` within one hop's time.
+    ///
+    /// - Throws: `VASTError`: 301 (timed out), 300 (not fetched), 100 or 101 (not VMAP).
+    public func vmap(at url: String) async throws(VASTError) -> VMAPDocument {
+        let bytes: [UInt8]
+        do { bytes = try await fetch(url, nil, options.hopTimeout) } catch {
+            throw VASTError(code: error.timedOut ? .wrapperTimeout : .wrapperGeneral, document: URIReference.redactedForDisplay(url), reason: error.reason)
+        }
+        return try VMAPDocument(parsing: bytes, source: URIReference.redactedForDisplay(url), limits: options.documentLimits)
+    }
+
+    private func document(at url: String, referrer: String?, chain: Chain) async -> Result<VASTDocument, VASTErrorReport> {
         let left = ContinuousClock.now.duration(to: chain.deadline)
         let timeout = min(options.hopTimeout, left)
         guard timeout > .zero else {
             return .failure(chain.report(.wrapperTimeout, document: url, "the chain's \(options.totalTimeout) ran out before this document was requested"))
         }
         let bytes: [UInt8]
-        do { bytes = try await fetch(url, timeout) } catch {
+        do { bytes = try await fetch(url, referrer, timeout) } catch {
             let reason = error.timedOut ? "no response within \(timeout)" : error.reason
             return .failure(chain.report(error.timedOut ? .wrapperTimeout : .wrapperGeneral, document: url, reason))
         }
@@ -169,7 +182,7 @@ public struct VASTResolver: Sendable {
         next.tagURIs.append(tag)
         next.allowsWrappers = wrapper.followAdditionalWrappers
         var outcome: VASTResolution
-        switch await document(at: tag, chain: next) {
+        switch await document(at: tag, referrer: source, chain: next) {
         case .failure(let report): return VASTResolution(ads: [], errors: [report])
         case .success(let document):
             outcome = await resolve(document, source: tag, allowMultipleAds: wrapper.allowMultipleAds, chain: next)

@@ -1,6 +1,6 @@
-import Foundation
+internal import Foundation
 #if canImport(FoundationXML)
-import FoundationXML
+internal import FoundationXML
 #endif
 
 /// An element of an ad server's XML document: its local name (namespace prefix dropped), attributes,

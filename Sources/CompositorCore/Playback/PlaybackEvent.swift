@@ -7,6 +7,9 @@ public struct PlaybackEvent: Hashable, Sendable {
         case adStarted(AdPosition)
         /// `quartile` 1, 2 or 3: a quarter, half or three quarters of the ad played.
         case adQuartile(AdPosition, quartile: Int)
+        /// The ad has played `offset` into it: one of the session's `adProgressOffsets` for this ad
+        /// (VAST `progress` tracking).
+        case adProgress(AdPosition, offset: MediaTime)
         case adEnded(AdPosition, skipped: Bool)
         case breakEnded(breakID: String, skipped: Bool)
         /// Content plays again after a break.
@@ -18,6 +21,9 @@ public struct PlaybackEvent: Hashable, Sendable {
         case compositionChanged(old: Composition, new: Composition)
         /// Playback reached the end of the composition.
         case ended
+        /// The viewer paused (`PlaybackSession.pause()`), or played on after a pause.
+        case paused
+        case resumed
     }
 
     public let kind: Kind
@@ -32,12 +38,15 @@ public struct PlaybackEvent: Hashable, Sendable {
         case .breakStarted: return "breakStarted"
         case .adStarted: return "adStarted"
         case .adQuartile: return "adQuartile"
+        case .adProgress: return "adProgress"
         case .adEnded: return "adEnded"
         case .breakEnded: return "breakEnded"
         case .contentResumed: return "contentResumed"
         case .seekAdjusted: return "seekAdjusted"
         case .compositionChanged: return "compositionChanged"
         case .ended: return "ended"
+        case .paused: return "paused"
+        case .resumed: return "resumed"
         }
     }
 }

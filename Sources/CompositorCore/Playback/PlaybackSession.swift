@@ -31,6 +31,12 @@ public struct PlaybackSession: Sendable {
     public internal(set) var playedBreakIDs: Set<String> = []
     /// Whether playback reached the end (cleared by a seek back).
     public private(set) var hasEnded = false
+    /// Whether the viewer paused (`pause()`) and has not resumed.
+    public private(set) var isPaused = false
+    /// Times into each ad (by ad ID) that the session reports as `.adProgress` when play reaches
+    /// them, and offers as boundaries (VAST `progress` tracking: `[ad ID: [offset]]`). Offsets at or
+    /// past an ad's played end are never reached.
+    public var adProgressOffsets: [String: [MediaTime]] = [:]
 
     var startedBreakIDs: Set<String> = []
     /// Where to go when the current break ends: more snapback breaks, then the user's target.
@@ -108,13 +114,27 @@ public struct PlaybackSession: Sendable {
     private func boundary(after time: MediaTime, inSegment index: Int?) -> MediaTime {
         guard let index else { return .zero }
         let segment = composition.segments[index]
+        var next = segment.compositionRange.end
         if segment.isAd {
             for quartile in 1...3 {
                 let point = PlaybackSession.quartilePoint(quartile, of: segment.compositionRange)
-                if point > time { return point }
+                if point > time { next = point; break }
             }
+            for point in progressPoints(of: segment) where point.time > time && point.time < next { next = point.time }
         }
-        return segment.compositionRange.end
+        return next
+    }
+
+    /// Where each progress offset of the ad in `segment` falls on the composition's grid (the first
+    /// tick at or after it, as a quartile's), inside the segment.
+    private func progressPoints(of segment: Segment) -> [(time: MediaTime, offset: MediaTime)] {
+        guard let ad = segment.adPosition, let offsets = adProgressOffsets[ad.adID], !offsets.isEmpty else { return [] }
+        let range = segment.compositionRange
+        return offsets.compactMap { offset in
+            guard offset > .zero, let exact = try? range.start.adding(offset), exact < range.end,
+                  let time = try? exact.converted(to: composition.timescale, rounding: .up), time < range.end else { return nil }
+            return (time, offset)
+        }
     }
 
     /// The player played on to `newPosition`: reports every boundary crossed, in order. A position
@@ -149,9 +169,34 @@ public struct PlaybackSession: Sendable {
                     PlaybackSession.quartilePoint($0, of: segment.compositionRange) == boundary
                 }
                 if let quartile { emit(.adQuartile(ad, quartile: quartile), into: &reaction) }
+                for point in progressPoints(of: segment) where point.time == boundary {
+                    emit(.adProgress(ad, offset: point.offset), into: &reaction)
+                }
             }
         }
         if !hasEnded { position = target }
+        return reaction
+    }
+
+    /// The viewer paused: `.paused`, once (a second pause says nothing).
+    ///
+    /// - Returns: The event, or nothing when already paused.
+    public mutating func pause() -> Reaction {
+        var reaction = Reaction()
+        guard !isPaused else { return reaction }
+        isPaused = true
+        emit(.paused, into: &reaction)
+        return reaction
+    }
+
+    /// Playback goes on after a pause: `.resumed`, once.
+    ///
+    /// - Returns: The event, or nothing when not paused.
+    public mutating func resume() -> Reaction {
+        var reaction = Reaction()
+        guard isPaused else { return reaction }
+        isPaused = false
+        emit(.resumed, into: &reaction)
         return reaction
     }
 

@@ -17,11 +17,12 @@ func logLine(_ entry: PlaybackSimulation.Entry) -> String {
         case .breakStarted(let id, let first): line += " \(id)" + (first ? " first" : "")
         case .adStarted(let ad): line += " \(ad.adID) \(ad.podPosition)/\(ad.podSize)"
         case .adQuartile(let ad, let q): line += " \(ad.adID) q\(q)"
+        case .adProgress(let ad, let offset): line += " \(ad.adID) +\(offset)"
         case .adEnded(let ad, let skipped): line += " \(ad.adID)" + (skipped ? " skipped" : "")
         case .breakEnded(let id, let skipped): line += " \(id)" + (skipped ? " skipped" : "")
         case .seekAdjusted(let requested, let actual): line += " \(requested)->\(actual)"
         case .compositionChanged(let old, let new): line += " \(old.duration)->\(new.duration)"
-        case .contentResumed, .ended: break
+        case .contentResumed, .ended, .paused, .resumed: break
         }
         return line
     }

@@ -1,0 +1,221 @@
+import CompositorAds
+import CompositorCore
+import CompositorIO
+
+extension ScheduleDocument {
+    /// Reads the schedule file at `path` and resolves its ads from ad servers: the `vmap`'s linear
+    /// breaks placed (`start` a pre-roll, `end` a post-roll, a time, a percentage of the content,
+    /// `#n` the n-th span the content's cue markers mark; `repeatAfter` repeated to the content's
+    /// end), each `vast` break filled with the ads its VAST resolves to. VAST requests are made
+    /// concurrently. A schedule without ad servers is read as `read(path:)` reads it.
+    ///
+    /// What cannot be had does not fail the schedule: a VMAP that cannot be fetched, a break whose
+    /// VAST gives no ad, a break the VMAP places outside the content, are diagnostics, and the
+    /// errors owed to ad servers are in `AdSchedule.errors`.
+    ///
+    /// - Parameters:
+    ///   - path: The schedule file.
+    ///   - transport: What ad documents are fetched through.
+    ///   - limits: Redirects and body sizes for them.
+    ///   - ads: Wrapper depth, timeouts and media file selection.
+    /// - Returns: The schedule and its ad tracking.
+    /// - Throws: `ScheduleDocumentError`, as `read(path:)`.
+    public static func load(
+        path: FilePath, transport: any HTTPTransport = DefaultHTTPTransport(), limits: HTTPTransportLimits = .default,
+        ads: VASTResolver.Options = VASTResolver.Options()
+    ) async throws(ScheduleDocumentError) -> AdSchedule {
+        let bytes: [UInt8]
+        do { bytes = try ReadableFile.contents(of: path, limit: maximumBytes) } catch {
+            throw .unreadable(path: path, reason: error.reasonText)
+        }
+        var diagnostics: [ScheduleDocumentDiagnostic] = []
+        let (schedule, requests) = try decodeWithAdRequests(bytes, baseFolder: path.parent, diagnostics: &diagnostics)
+        var loader = AdScheduleLoader(schedule: schedule, resolver: VASTResolver(options: ads, transport: transport, limits: limits),
+                                      transport: transport, limits: limits, diagnostics: diagnostics)
+        try await loader.fill(requests)
+        return AdSchedule(schedule: loader.schedule, tracking: loader.tracking, errors: loader.errors, diagnostics: loader.diagnostics)
+    }
+}
+
+/// Fills a schedule from its ad servers' answers.
+struct AdScheduleLoader {
+    var schedule: Schedule
+    let resolver: VASTResolver
+    let transport: any HTTPTransport
+    let limits: HTTPTransportLimits
+    var diagnostics: [ScheduleDocumentDiagnostic]
+    var tracking = AdTracking()
+    var errors: [VASTErrorReport] = []
+
+    init(schedule: Schedule, resolver: VASTResolver, transport: any HTTPTransport, limits: HTTPTransportLimits, diagnostics: [ScheduleDocumentDiagnostic]) {
+        self.schedule = schedule
+        self.resolver = resolver
+        self.transport = transport
+        self.limits = limits
+        self.diagnostics = diagnostics
+    }
+
+    /// A break to fill: as read (or as the VMAP places it), where its ads come from.
+    struct Request: Sendable {
+        var templates: [AdBreak]
+        var path: String
+        var source: Source
+        var breakTracking: [VMAPBreakEvent: [String]] = [:]
+
+        enum Source: Sendable {
+            case url(String, referrer: String?, allowMultipleAds: Bool, followRedirects: Bool)
+            case inline(VASTDocument, source: String, allowMultipleAds: Bool, followRedirects: Bool)
+        }
+    }
+
+    mutating func fill(_ requests: AdServerRequests) async throws(ScheduleDocumentError) {
+        var pending = requests.breaks.map {
+            Request(templates: $0.templates, path: $0.vast.path,
+                    source: .url(Self.url(of: $0.vast.location), referrer: nil, allowMultipleAds: true, followRedirects: true))
+        }
+        if let vmap = requests.vmap { pending += await vmapRequests(vmap) }
+        let resolver = self.resolver
+        let resolutions = await withTaskGroup(of: (Int, VASTResolution).self) { group in
+            for (index, request) in pending.enumerated() {
+                group.addTask {
+                    let errorURLs = request.breakTracking[.error] ?? []
+                    switch request.source {
+                    case .url(let url, let referrer, let multiple, let follow):
+                        return (index, await resolver.resolve(url: url, allowMultipleAds: multiple, followRedirects: follow, errorURLs: errorURLs, referrer: referrer))
+                    case .inline(let document, let source, let multiple, let follow):
+                        return (index, await resolver.resolve(document, source: source, allowMultipleAds: multiple, followRedirects: follow, errorURLs: errorURLs))
+                    }
+                }
+            }
+            var resolutions = [VASTResolution](repeating: VASTResolution(ads: [], errors: []), count: pending.count)
+            for await (index, resolution) in group { resolutions[index] = resolution }
+            return resolutions
+        }
+        for (request, resolution) in zip(pending, resolutions) { try place(request, resolution) }
+    }
+
+    /// The breaks of the resolved ads, appended to the schedule.
+    private mutating func place(_ request: Request, _ resolution: VASTResolution) throws(ScheduleDocumentError) {
+        errors += resolution.errors
+        guard !resolution.ads.isEmpty else {
+            let why = resolution.errors.last.map { "\($0.error)" } ?? "no ad"
+            diagnostics.append(.adsUnavailable(path: request.path, reason: "no ad resolves, so \(request.templates.count == 1 ? "the break" : "its \(request.templates.count) breaks") will not play: \(why)"))
+            return
+        }
+        for template in request.templates {
+            var ads: [Ad] = []
+            for (n, resolved) in resolution.ads.enumerated() {
+                let id = "\(template.id)-ad-\(n + 1)"
+                guard let source = try? MediaLocation(parsing: resolved.mediaFile.url) else {
+                    errors.append(VASTErrorReport(error: VASTError(code: .fileNotFound, document: resolved.mediaFile.url, reason: "not a URL"), urls: resolved.errors))
+                    continue
+                }
+                ads.append(Ad(id: id, source: source))
+                tracking.ads[id] = resolved
+            }
+            guard !ads.isEmpty else { continue }
+            if !request.breakTracking.isEmpty { tracking.breaks[template.id] = request.breakTracking }
+            let adBreak = AdBreak(id: template.id, placement: template.placement, ads: ads, policy: template.policy,
+                                  resumeOffset: template.resumeOffset, restrictions: template.restrictions)
+            do { try schedule.appendBreak(adBreak) } catch {
+                if case .midrollOutsideContent = error {
+                    diagnostics.append(.adsUnavailable(path: request.path, reason: "\(error): left out"))
+                    continue
+                }
+                throw .schedule(path: request.path, error)
+            }
+        }
+    }
+
+    /// The VMAP's linear breaks, placed, or nothing (and a diagnostic) when it cannot be had.
+    private mutating func vmapRequests(_ vmap: AdServerRequests.Document) async -> [Request] {
+        let url = Self.url(of: vmap.location)
+        let document: VMAPDocument
+        do { document = try await resolver.vmap(at: url) } catch {
+            diagnostics.append(.adsUnavailable(path: vmap.path, reason: "\(error): the content plays without its breaks"))
+            return []
+        }
+        diagnostics += document.diagnostics.map { .adsUnavailable(path: vmap.path, reason: "\(URIReference.redactedForDisplay(url)): \($0)") }
+        var requests: [Request] = []
+        var contentDuration: MediaTime?? = .none
+        var usedIDs = Set(schedule.breaks.map(\.id))
+        for (index, adBreak) in document.breaks.enumerated() {
+            let path = "\(vmap.path): break \(adBreak.id.map { quoted($0) } ?? "at line \(adBreak.line)")"
+            guard let adSource = adBreak.source else {
+                diagnostics.append(.adsUnavailable(path: path, reason: "no AdSource: the break has no ads"))
+                continue
+            }
+            let needsDuration: Bool
+            if case .fraction = adBreak.timeOffset { needsDuration = true } else { needsDuration = adBreak.repeatAfter != nil }
+            if needsDuration, contentDuration == .none { contentDuration = .some(await self.contentDuration()) }
+            let placements: [Placement]
+            switch self.placements(of: adBreak, contentDuration: contentDuration ?? nil) {
+            case .success(let found): placements = found
+            case .failure(let reason):
+                diagnostics.append(.adsUnavailable(path: path, reason: reason.description))
+                continue
+            }
+            var id = adBreak.id ?? "vmap-\(index + 1)"
+            while usedIDs.contains(id) { id += "'" }
+            let ids = placements.indices.map { $0 == 0 ? id : "\(id)-\($0 + 1)" }
+            usedIDs.formUnion(ids)
+            let templates = zip(ids, placements).map { AdBreak(id: $0, placement: $1, ads: []) }
+            let source: Request.Source
+            switch adSource.ads {
+            case .adTagURI(let uri):
+                source = .url(URIReference.resolve(uri, against: url), referrer: url, allowMultipleAds: adSource.allowMultipleAds, followRedirects: adSource.followRedirects)
+            case .inline(let vast):
+                source = .inline(vast, source: url, allowMultipleAds: adSource.allowMultipleAds, followRedirects: adSource.followRedirects)
+            }
+            requests.append(Request(templates: templates, path: path, source: source, breakTracking: adBreak.tracking))
+        }
+        return requests
+    }
+
+    /// Where a VMAP break plays, every time it does.
+    private func placements(of adBreak: VMAPBreak, contentDuration: MediaTime?) -> Result<[Placement], Reason> {
+        let first: MediaTime
+        switch adBreak.timeOffset {
+        case .start: first = .zero
+        case .end: return .success([.postroll])
+        case .time(let time): first = time
+        case .fraction(let basisPoints):
+            guard let contentDuration else { return .failure(Reason("its timeOffset is a percentage of the content, whose duration is not known")) }
+            first = VASTOffset.fraction(basisPoints: basisPoints).time(inAdOf: contentDuration)
+        case .position(let n):
+            var ignored: [ScheduleDocumentDiagnostic] = []
+            guard let marked = try? MarkedBreaks.expand(id: "cue", ads: [], policy: .sticky, restrictions: BreakRestrictions(), clipID: nil,
+                                                        content: schedule.content, path: "vmap", diagnostics: &ignored),
+                  n <= marked.count else {
+                return .failure(Reason("its timeOffset #\(n) names a cue point the content's markers do not have"))
+            }
+            return .success([marked[n - 1].placement])
+        }
+        var times = [first]
+        if let repeatAfter = adBreak.repeatAfter {
+            guard let contentDuration else { return .failure(Reason("repeatAfter needs the content's duration, which is not known")) }
+            while let next = try? times[times.count - 1].adding(repeatAfter), next < contentDuration, times.count < 10_000 { times.append(next) }
+        }
+        return .success(times.map { $0.isZero ? .preroll : .midroll(at: $0) })
+    }
+
+    struct Reason: Error, CustomStringConvertible {
+        var description: String
+        init(_ description: String) { self.description = description }
+    }
+
+    /// The content's duration: the clips' given ends, or their sources' natural durations.
+    private func contentDuration() async -> MediaTime? {
+        let catalog = try? await SourceCatalog.load(schedule.content.filter { $0.end == nil }.map(\.source), transport: transport, limits: limits)
+        var total = MediaTime.zero
+        for clip in schedule.content {
+            guard let end = clip.end ?? catalog?.entries[clip.source]?.naturalDuration,
+                  let length = try? end.subtracting(clip.start), let sum = try? total.adding(length) else { return nil }
+            total = sum
+        }
+        return total
+    }
+
+    /// A document's URL as the resolver fetches it (`file:` for a local file, every byte kept).
+    static func url(of location: MediaLocation) -> String { location.url }
+}
