@@ -13,10 +13,12 @@ public struct ResolvedAd: Hashable, Sendable {
     /// `Duration`, exact.
     public var duration: MediaTime
     public var skipOffset: VASTOffset?
-    /// The playable media files, best first (`MediaFileSelection`); never empty.
-    public var mediaFiles: [VASTMediaFile]
-    /// The file that plays: the first of `mediaFiles`.
-    public var mediaFile: VASTMediaFile { mediaFiles[0] }
+    /// The file that plays: the best-ranked playable file (`MediaFileSelection`).
+    public var mediaFile: VASTMediaFile
+    /// The other playable files, next best first: where the ad falls when `mediaFile` fails to load.
+    public var fallbackMediaFiles: [VASTMediaFile]
+    /// `mediaFile`, then `fallbackMediaFiles`.
+    public var mediaFiles: [VASTMediaFile] { [mediaFile] + fallbackMediaFiles }
     /// `Impression` URLs of every ad in the chain, outermost wrapper first.
     public var impressions: [String]
     /// Linear tracking of every ad in the chain, outermost first.
@@ -31,6 +33,30 @@ public struct ResolvedAd: Hashable, Sendable {
     public var universalAdIDs: [VASTUniversalAdID]
     /// The chain's `AdVerifications`, for the app to run.
     public var verifications: [VASTVerification]
+
+    /// An ad an app resolved by its own means (its ad decisions, a server's), to be tracked as the
+    /// resolver's are.
+    public init(id: String?, sequence: Int? = nil, adSystem: String? = nil, title: String? = nil, duration: MediaTime,
+                skipOffset: VASTOffset? = nil, mediaFile: VASTMediaFile, fallbackMediaFiles: [VASTMediaFile] = [], impressions: [String] = [], tracking: [VASTTracking] = [],
+                errors: [String] = [], clickThrough: String? = nil, clickTracking: [String] = [], wrappers: [String] = [],
+                universalAdIDs: [VASTUniversalAdID] = [], verifications: [VASTVerification] = []) {
+        self.id = id
+        self.sequence = sequence
+        self.adSystem = adSystem
+        self.title = title
+        self.duration = duration
+        self.skipOffset = skipOffset
+        self.mediaFile = mediaFile
+        self.fallbackMediaFiles = fallbackMediaFiles
+        self.impressions = impressions
+        self.tracking = tracking
+        self.errors = errors
+        self.clickThrough = clickThrough
+        self.clickTracking = clickTracking
+        self.wrappers = wrappers
+        self.universalAdIDs = universalAdIDs
+        self.verifications = verifications
+    }
 
     /// The URLs of `event`, in order.
     public func trackingURLs(_ event: VASTTrackingEvent) -> [String] {

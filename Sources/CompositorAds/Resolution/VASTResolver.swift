@@ -200,7 +200,7 @@ public struct VASTResolver: Sendable {
             return .failure(chain.report(.unexpectedAdType, document: source, line: ad.line, "\(name) has no linear creative", adErrors: ad.errors))
         }
         let files = options.selection.rank(linear.mediaFiles)
-        guard !files.isEmpty else {
+        guard let best = files.first else {
             let types = Set(linear.mediaFiles.map { $0.apiFramework.map { "\($0) unit" } ?? "\($0.delivery.rawValue) \($0.type)" }).sorted()
             return .failure(chain.report(.noSupportedMediaFile, document: source, line: ad.line,
                                          "\(name): no media file the \(options.selection.output.rawValue) output plays (\(types.isEmpty ? "none" : types.joined(separator: ", ")))",
@@ -208,10 +208,14 @@ public struct VASTResolver: Sendable {
         }
         let ads = chain.wrappers + [ad]
         let linears = ads.compactMap(\.linear)
-        let url = { (text: String) in source.map { URIReference.resolve(text, against: $0) } ?? text }
+        let resolved = { (file: VASTMediaFile) in
+            var file = file
+            if let source { file.url = URIReference.resolve(file.url, against: source) }
+            return file
+        }
         return .success(ResolvedAd(
             id: ad.id, sequence: ad.sequence, adSystem: ad.adSystem, title: ad.title, duration: duration, skipOffset: linear.skipOffset,
-            mediaFiles: files.map { var file = $0; file.url = url(file.url); return file },
+            mediaFile: resolved(best), fallbackMediaFiles: files.dropFirst().map(resolved),
             impressions: ads.flatMap(\.impressions), tracking: linears.flatMap(\.tracking), errors: chain.errorURLs + ad.errors,
             clickThrough: linear.clickThrough, clickTracking: linears.flatMap(\.clickTracking), wrappers: chain.tagURIs,
             universalAdIDs: linear.universalAdIDs, verifications: ads.flatMap(\.verifications)))

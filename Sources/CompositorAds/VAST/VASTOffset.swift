@@ -61,15 +61,13 @@ extension VASTOffset: CustomStringConvertible {
         switch self {
         case .time(let time): return VASTTime.format(time)
         case .fraction(let basisPoints):
-            return basisPoints % 100 == 0 ? "\(basisPoints / 100)%" : "\(basisPoints / 100).\(String(format2: basisPoints % 100))%"
+            return basisPoints % 100 == 0 ? "\(basisPoints / 100)%" : "\(basisPoints / 100).\(twoDigits(basisPoints % 100))%"
         }
     }
 }
 
-extension String {
-    /// `n` as two digits.
-    init(format2 n: Int) { self = n < 10 ? "0\(n)" : "\(n)" }
-}
+/// `n` with at least two digits.
+func twoDigits(_ n: Int) -> String { n < 10 ? "0\(n)" : "\(n)" }
 
 extension Character {
     var isASCIIDigit: Bool { ("0"..."9").contains(self) }
@@ -100,7 +98,7 @@ enum VASTTime {
     static func format(_ time: MediaTime) -> String {
         let millis = (try? time.converted(to: 1000, rounding: .down).value) ?? 0
         let seconds = millis / 1000
-        return "\(String(format2: Int(seconds / 3600))):\(String(format2: Int(seconds / 60 % 60))):\(String(format2: Int(seconds % 60)))"
+        return "\(twoDigits(Int(seconds / 3600))):\(twoDigits(Int(seconds / 60 % 60))):\(twoDigits(Int(seconds % 60)))"
             + ".\(String(millis % 1000 + 1000).dropFirst())"
     }
 }
