@@ -1,6 +1,8 @@
 import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 import Testing
-import CompositorTestSupport
 
 /// HTTP servers the remote-source tests start on 127.0.0.1 (never another address): nginx serving
 /// `Fixtures/`, and `Tests/remote/fault_server.py` misbehaving on purpose.
@@ -8,30 +10,30 @@ import CompositorTestSupport
 /// Tests that need nginx are declared `.needsNginx`: without it they are skipped on a developer
 /// machine, but with `COMPOSITOR_REQUIRE_FFMPEG=1` (CI, whose `.ci/run` installs `nginx-light`)
 /// they run and its absence fails them, as `.needsFFmpeg` does for ffmpeg.
-enum LocalServers {
-    static let folders = (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":").map(String.init)
+package enum LocalServers {
+    package static let folders = (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":").map(String.init)
         + ["/usr/sbin", "/usr/local/sbin", "/usr/bin", "/usr/local/bin", "/opt/homebrew/bin"]
 
-    static func find(_ name: String) -> String? {
+    package static func find(_ name: String) -> String? {
         folders.map { $0 + "/" + name }.first { FileManager.default.isExecutableFile(atPath: $0) }
     }
 
-    static let nginx: String? = find("nginx")
-    static let python: String? = find("python3")
+    package static let nginx: String? = find("nginx")
+    package static let python: String? = find("python3")
 
-    struct Missing: Error, CustomStringConvertible {
-        var tool: String
-        var description: String { "\(tool) not found, and COMPOSITOR_REQUIRE_FFMPEG=1 requires it (apt-get install nginx-light)" }
+    package struct Missing: Error, CustomStringConvertible {
+        package var tool: String
+        package var description: String { "\(tool) not found, and COMPOSITOR_REQUIRE_FFMPEG=1 requires it (apt-get install nginx-light)" }
     }
 
-    struct NotListening: Error, CustomStringConvertible {
-        var what: String
-        var log: String
-        var description: String { "\(what) did not start listening on 127.0.0.1: \(log)" }
+    package struct NotListening: Error, CustomStringConvertible {
+        package var what: String
+        package var log: String
+        package var description: String { "\(what) did not start listening on 127.0.0.1: \(log)" }
     }
 
     /// A free TCP port on 127.0.0.1 (bound to 0, read, closed).
-    static func freePort() throws -> Int {
+    package static func freePort() throws -> Int {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw NotListening(what: "socket", log: "socket() failed") }
         defer { close(fd) }
@@ -47,7 +49,7 @@ enum LocalServers {
     }
 
     /// Whether something accepts connections on 127.0.0.1:`port`.
-    static func accepts(_ port: Int) -> Bool {
+    package static func accepts(_ port: Int) -> Bool {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { return false }
         defer { close(fd) }
@@ -61,7 +63,7 @@ enum LocalServers {
     }
 
     /// Runs `body` with a server started by `arguments(port)`, stopping it (SIGKILL) afterwards.
-    private static func with<T>(
+    package static func with<T>(
         _ what: String, _ executable: String, _ arguments: (Int) -> [String], logFile: URL?,
         _ body: (Int) async throws -> T
     ) async throws -> T {
@@ -88,7 +90,7 @@ enum LocalServers {
     /// Runs `body` with nginx serving `Fixtures/` on 127.0.0.1:port, from a generated config in a
     /// temporary folder. `/moved/content.m3u8` redirects (302) to
     /// `/hls/multivariant/content/master.m3u8`, whose variants resolve only against the final URL.
-    static func withNginx<T>(_ body: (Int) async throws -> T) async throws -> T {
+    package static func withNginx<T>(_ body: (Int) async throws -> T) async throws -> T {
         guard let nginx else { throw Missing(tool: "nginx") }
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("compositor-nginx-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
@@ -118,15 +120,23 @@ enum LocalServers {
     }
 
     /// Runs `body` with `Tests/remote/fault_server.py` on 127.0.0.1:port.
-    static func withFaultServer<T>(_ body: (Int) async throws -> T) async throws -> T {
+    package static func withFaultServer<T>(_ body: (Int) async throws -> T) async throws -> T {
         guard let python else { throw Missing(tool: "python3") }
         let script = packageRoot.appendingPathComponent("Tests/remote/fault_server.py").path
         return try await with("fault_server.py", python, { ["-u", script, String($0)] }, logFile: nil, body)
     }
 
+    /// Runs `body` with `Tests/remote/ad_server.py` on 127.0.0.1:port serving `root` (VMAP, VAST,
+    /// media; `{{BASE}}` in documents becomes `http://127.0.0.1:port`) and recording every request.
+    package static func withAdServer<T>(root: URL, _ body: (AdServer) async throws -> T) async throws -> T {
+        guard let python else { throw Missing(tool: "python3") }
+        let script = packageRoot.appendingPathComponent("Tests/remote/ad_server.py").path
+        return try await with("ad_server.py", python, { ["-u", script, String($0), root.path] }, logFile: nil) { try await body(AdServer(port: $0)) }
+    }
+
     /// Runs `body` with the fault server over TLS, its certificate self-signed (made here with
     /// `openssl`): one no client trusts.
-    static func withUntrustedTLSServer<T>(_ body: (Int) async throws -> T) async throws -> T {
+    package static func withUntrustedTLSServer<T>(_ body: (Int) async throws -> T) async throws -> T {
         guard let python else { throw Missing(tool: "python3") }
         guard let openssl = find("openssl") else { throw Missing(tool: "openssl") }
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("compositor-tls-\(UUID().uuidString)")
@@ -145,14 +155,33 @@ extension Trait where Self == ConditionTrait {
     /// For tests against nginx on 127.0.0.1: they run when nginx is installed, and also when
     /// `COMPOSITOR_REQUIRE_FFMPEG=1` requires the test tools (then its absence fails them);
     /// otherwise they are reported as skipped.
-    static var needsNginx: Self {
+    package static var needsNginx: Self {
         .enabled(if: LocalServers.nginx != nil || FFmpeg.required,
                  "needs nginx (apt-get install nginx-light; COMPOSITOR_REQUIRE_FFMPEG=1 makes its absence a failure)")
     }
 
     /// For tests against the fault server: python3, required as nginx is.
-    static var needsPython: Self {
+    package static var needsPython: Self {
         .enabled(if: LocalServers.python != nil || FFmpeg.required,
                  "needs python3 for Tests/remote/fault_server.py (COMPOSITOR_REQUIRE_FFMPEG=1 makes its absence a failure)")
+    }
+}
+
+/// The test ad server on 127.0.0.1: its base URL and the requests it has answered.
+package struct AdServer: Sendable {
+    package let port: Int
+    package var base: String { "http://127.0.0.1:\(port)" }
+
+    /// One answered request: its path with query, as received, and its kind (beacon, document, media).
+    package struct Request: Hashable, Sendable {
+        package var path: String
+        package var kind: String
+    }
+
+    /// Every request answered so far, in the order answered.
+    package func log() async throws -> [Request] {
+        let (data, _) = try await URLSession.shared.data(from: URL(string: base + "/_log")!)
+        let entries = try JSONSerialization.jsonObject(with: data) as? [[String: Any]] ?? []
+        return entries.map { Request(path: $0["path"] as? String ?? "", kind: $0["kind"] as? String ?? "") }
     }
 }
