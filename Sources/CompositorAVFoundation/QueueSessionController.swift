@@ -26,6 +26,15 @@ public final class QueueSessionController {
         get { pipeline.onError }
         set { pipeline.onError = newValue }
     }
+    /// Fires the ad servers' beacons from the session's events as they go to the app (nil: none).
+    ///
+    /// ```swift
+    /// controller.beacons = AdBeacons(ads: loaded, delivery: .send(DefaultHTTPTransport()))
+    /// ```
+    public var beacons: AdBeacons? {
+        get { pipeline.beacons }
+        set { pipeline.beacons = newValue }
+    }
     /// The session's events from now on, in order (the same `onEvents` gets), as a stream that
     /// ends at `stop()`. Each read of it is a new stream, so any number of readers may follow.
     public var events: AsyncStream<PlaybackEvent> { pipeline.events.stream() }
@@ -97,6 +106,18 @@ public final class QueueSessionController {
     ///   `MediaTime` form throws.
     public func seek(toCompositionTime time: CMTime) async throws { try await seek(toCompositionTime: MediaTime.numeric(time)) }
     /// Skips the playing ad, if its break allows it now.
+    /// Pauses the player; the session reports `.paused` (an ad's `pause` beacon).
+    public func pause() async throws {
+        player.pause()
+        try await pipeline.perform(session.pause())
+    }
+
+    /// Plays on after `pause()`; the session reports `.resumed` (an ad's `resume` beacon).
+    public func resume() async throws {
+        try await pipeline.perform(session.resume())
+        player.play()
+    }
+
     public func skipAd() async throws { try await pipeline.perform(session.skipAd()) }
     /// Skips the rest of the playing break, if it allows skipping now.
     public func skipBreak() async throws { try await pipeline.perform(session.skipBreak()) }

@@ -13,6 +13,8 @@ final class ReactionPipeline {
     /// Carries out one command (set by the controller that owns the pipeline).
     var execute: @MainActor (PlaybackSession.PlayerCommand) async throws -> Void = { _ in }
     var onEvents: ([PlaybackEvent]) -> Void = { _ in }
+    /// Gets every reaction as its events go to the app: the ad servers' beacons.
+    var beacons: AdBeacons?
     /// Failures of reactions nobody awaits (those the player's own progress caused).
     var onError: (any Error) -> Void = { _ in }
 
@@ -47,6 +49,7 @@ final class ReactionPipeline {
             while !waiting.isEmpty {
                 let (reaction, done) = waiting.removeFirst()
                 onEvents(reaction.events)
+                beacons?.handle(reaction)
                 for event in reaction.events { events.yield(event) }
                 do {
                     for command in reaction.commands { try await execute(command) }

@@ -250,6 +250,47 @@ struct AppleAdapterTests {
         #expect(states.contains { $0.ad != nil } && states.contains { $0.ad == nil })
     }
 
+    /// Issue 54: the controller fires the ad servers' beacons from the events it reports, the
+    /// same the planner makes of them; pause and resume in an ad are the ad's.
+    @Test("the controller's beacons are the planner's for the events it reported, pause and resume included")
+    func adBeacons() async throws {
+        registerReferenceMedia()
+        let player = AVPlayer()
+        var session = try PlaybackSession(schedule: schedule)
+        var tracking = AdTracking()
+        for ad in schedule.breaks.flatMap(\.ads) {
+            let url = "http://127.0.0.1/\(ad.id)/"
+            tracking.ads[ad.id] = ResolvedAd(
+                id: ad.id, duration: s(5), mediaFile: VASTMediaFile(url: url + "media.mp4", delivery: .progressive, type: "video/mp4"),
+                impressions: [url + "impression"],
+                tracking: [VASTTrackingEvent.start, .firstQuartile, .midpoint, .thirdQuartile, .complete, .pause, .resume, .progress(.time(s(1)))]
+                    .map { VASTTracking(event: $0, url: url + $0.name) })
+        }
+        session.adProgressOffsets = tracking.progressOffsets
+        let controller = PlaybackSessionController(session: session, player: player)
+        let log = EventLog()
+        controller.onEvents = { log.events += $0 }
+        var beacons: AdBeacons? = AdBeacons(ads: AdSchedule(schedule: schedule, tracking: tracking, errors: [], diagnostics: []), delivery: .stream)
+        let stream = beacons!.stream
+        let reader = Task { @MainActor in var seen: [String] = []; for await beacon in stream { seen.append(beacon.url) }; return seen }
+        controller.beacons = beacons
+        try await controller.start()
+        await play(player, seconds: 1)  // one step of the stand-in's clock: 1.987654321 s
+        try await controller.pause()
+        try await controller.resume()
+        await play(player, seconds: 60)
+        controller.stop()
+        controller.beacons = nil
+        beacons = nil  // ends the stream
+        let fired = await reader.value
+        var planner = BeaconPlanner(tracking: tracking, schedule: schedule)
+        let planned = planner.beacons(for: log.events, macros: BeaconMacros(cacheBusting: "1", timestamp: "t")).map(\.url)
+        #expect(fired == planned)
+        // The 5 s pre-roll: 1 s (its progress offset) and 1.25 s (a quarter) play before the pause at 1.99 s.
+        #expect(Array(fired.prefix(6)) == ["impression", "start", "progress", "firstQuartile", "pause", "resume"].map { "http://127.0.0.1/pre-ad/" + $0 })
+        #expect(fired.contains("http://127.0.0.1/pre-ad/complete") && fired.count > 20)
+    }
+
     /// ```
     /// content     0        23        43   50
     /// composition 0  5     28   62   82   107  114

@@ -65,7 +65,11 @@ import Testing
     func load(_ json: String) async throws -> AdSchedule {
         try write("schedule.json", json)
         defer { try? FileManager.default.removeItem(at: folder) }
-        return try await ScheduleDocument.load(path: FilePath(folder.appendingPathComponent("schedule.json").path))
+        // Time limits a starved parallel run cannot reach (the resolver's own tests test them).
+        var patient = VASTResolver.Options()
+        patient.hopTimeout = .seconds(600)
+        patient.totalTimeout = .seconds(600)
+        return try await ScheduleDocument.load(path: FilePath(folder.appendingPathComponent("schedule.json").path), ads: patient)
     }
 
     var content: String { #"[{"id": "c", "url": "\#(MP4Fixtures.content)", "end": 20}]"# }
