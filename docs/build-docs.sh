@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds the documentation of what `import Compositor` brings: the articles of
 # Sources/Compositor/Compositor.docc and the API reference of Compositor and the modules it
-# re-exports (CompositorCore, CompositorHLS, CompositorMP4), with the toolchain's own
+# re-exports (CompositorCore, CompositorHLS, CompositorMP4, CompositorAds), with the toolchain's own
 # swift-symbolgraph-extract and docc (no plugin package: the package stays dependency-free).
 # Any docc warning fails it: a symbol link that no longer resolves, a missing article or image.
 #
@@ -38,7 +38,7 @@ if command -v xcrun >/dev/null; then sdk=(-sdk "$(xcrun --show-sdk-path)"); fi
 rm -rf "$symbols" && mkdir -p "$symbols"
 if ! "$extract" -module-name Compositor -target "$triple" "${sdk[@]}" -I "$modules" \
     -minimum-access-level public -skip-inherited-docs \
-    -experimental-allowed-reexported-modules=CompositorCore,CompositorHLS,CompositorMP4 \
+    -experimental-allowed-reexported-modules=CompositorCore,CompositorHLS,CompositorMP4,CompositorAds \
     -output-dir "$symbols" >"$log" 2>&1; then
   cat "$log" >&2; echo "build-docs: swift-symbolgraph-extract failed" >&2; exit 1
 fi

@@ -11,7 +11,7 @@ count; exits 0 either way (a report, not a check).
 """
 import glob, json, os, re, sys
 
-MODULES = {"Compositor", "CompositorCore", "CompositorHLS", "CompositorMP4", "CompositorAVFoundation", "CompositorTesting"}
+MODULES = {"Compositor", "CompositorCore", "CompositorHLS", "CompositorMP4", "CompositorAds", "CompositorAVFoundation", "CompositorTesting"}
 KINDS = {"swift.init", "swift.method", "swift.type.method", "swift.func"}
 WITNESSES = {"hash(into:)", "init(rawValue:)", "init(stringLiteral:)", "init(unicodeScalarLiteral:)",
              "init(extendedGraphemeClusterLiteral:)", "init(integerLiteral:)", "init(from:)", "encode(to:)"}

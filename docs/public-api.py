@@ -15,7 +15,7 @@ import json, sys, glob, os
 TYPE_KINDS = {"swift.struct", "swift.class", "swift.enum", "swift.protocol", "swift.typealias", "swift.actor"}
 # What `import Compositor` brings: the module and the ones it re-exports; then the other products.
 PRODUCTS = {
-    "Compositor": ["Compositor", "CompositorCore", "CompositorHLS", "CompositorMP4"],
+    "Compositor": ["Compositor", "CompositorCore", "CompositorHLS", "CompositorMP4", "CompositorAds"],
     "CompositorAVFoundation": ["CompositorAVFoundation"],
     "CompositorTesting": ["CompositorTesting"],
 }

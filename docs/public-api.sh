@@ -15,7 +15,7 @@ trap 'rm -f "$log"' EXIT
 swift package dump-symbol-graph --minimum-access-level public >"$log" 2>&1 || true
 folder="$(swift build --show-bin-path 2>/dev/null)/../symbolgraph"
 
-for module in Compositor CompositorCore CompositorHLS CompositorMP4 CompositorAVFoundation CompositorTesting; do
+for module in Compositor CompositorCore CompositorHLS CompositorMP4 CompositorAds CompositorAVFoundation CompositorTesting; do
   [ -f "$folder/$module.symbols.json" ] || { tail -20 "$log" >&2; echo "public-api: no symbol graph for $module" >&2; exit 1; }
 done
 current=$(python3 docs/public-api.py "$folder")

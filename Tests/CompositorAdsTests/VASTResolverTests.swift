@@ -167,10 +167,10 @@ import Testing
     }
 
     @Test func onlyWhatTheOutputPlays() {
-        let files = [file("vpaid", type: "application/javascript", api: "VPAID"), file("hls", type: "application/x-mpegURL", delivery: .streaming),
+        let files = [file("vpaid", type: "application/javascript", api: "VPAID"), file("vpaid-mp4", api: "vpaid"), file("vast-api", api: "VAST"), file("hls", type: "application/x-mpegURL", delivery: .streaming),
                      file("webm", type: "video/webm"), file("mp4"), file("mp4-streaming", delivery: .streaming), file("flv", type: "video/x-flv")]
-        #expect(MediaFileSelection(output: .progressiveMP4).rank(files).map(\.url) == ["mp4"])
-        #expect(MediaFileSelection(output: .hls).rank(files).map(\.url) == ["hls", "mp4"])
+        #expect(MediaFileSelection(output: .progressiveMP4).rank(files).map(\.url) == ["vast-api", "mp4"])
+        #expect(MediaFileSelection(output: .hls).rank(files).map(\.url) == ["hls", "vast-api", "mp4"])
     }
 
     @Test func sameCodecFamilyThenUnstatedThenOther() {

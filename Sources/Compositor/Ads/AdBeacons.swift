@@ -5,6 +5,8 @@ internal import Foundation
 extension BeaconMacros {
     /// Macros for a batch of beacons sent now: a new random `[CACHEBUSTING]` and the wall clock's
     /// `[TIMESTAMP]` (ISO 8601, milliseconds, UTC).
+    ///
+    /// - Returns: The macros, without the per-beacon values (the planner fills those).
     public static func now() -> BeaconMacros {
         let formatter = ISO8601DateFormatter()
         formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
@@ -48,6 +50,8 @@ public final class AdBeacons: @unchecked Sendable {
     deinit { continuation.finish() }
 
     /// Plans and delivers the beacons `reaction`'s events make due.
+    ///
+    /// - Parameter reaction: What the session answered (its events are what count).
     public func handle(_ reaction: PlaybackSession.Reaction) {
         guard !reaction.events.isEmpty else { return }
         let due = lock.withLock { planner.beacons(for: reaction.events, macros: .now()) }
@@ -57,6 +61,9 @@ public final class AdBeacons: @unchecked Sendable {
     /// Requests one beacon now (what `.send` delivery does for each): a GET retried at most twice
     /// (connection failures, 5xx) within a short timeout, following redirects within http(s).
     ///
+    /// - Parameters:
+    ///   - beacon: The beacon, its URL expanded.
+    ///   - transport: What requests it.
     /// - Throws: `HTTPTransportError` when it could not be delivered.
     public static func send(_ beacon: DueBeacon, transport: any HTTPTransport = DefaultHTTPTransport()) async throws(HTTPTransportError) {
         if let error = await BeaconSender.send(beacon, transport: transport) { throw error }

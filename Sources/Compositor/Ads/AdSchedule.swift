@@ -34,6 +34,10 @@ public struct AdSchedule: Sendable {
     /// its next-ranked file (VAST error 401, 402 or 405 owed for the one that failed), or, with no
     /// file left, stays and fails as any source does.
     ///
+    /// - Parameters:
+    ///   - transport: What remote sources are fetched through.
+    ///   - limits: Timeouts, retries, body sizes and requests in flight.
+    ///   - timeout: How long each load may take (`SourceCatalog.load`).
     /// - Returns: The catalog of the schedule as it now is.
     /// - Throws: `CancellationError` when the task was cancelled.
     public mutating func loadSources(

@@ -1,8 +1,8 @@
 /// How an ad's media file is chosen: the rules, stated, which the app may change.
 ///
 /// 1. Only files this library can play: progressive `video/mp4` (and `video/quicktime`,
-///    `video/x-m4v`), or an HLS stream; never an interactive unit (`apiFramework`, VPAID,
-///    JavaScript, Flash).
+///    `video/x-m4v`), or an HLS stream; never an interactive unit (an `apiFramework` of VPAID,
+///    SIMID or MRAID; JavaScript, Flash).
 /// 2. Only those the output takes: an `AVMutableComposition` and `render` need progressive MP4;
 ///    `hls` takes HLS (first: no packaging) or MP4.
 /// 3. Then a file the content can be joined with: its codec's family (`avc1`, `hvc1`) matching the
@@ -51,20 +51,29 @@ public struct MediaFileSelection: Hashable, Sendable {
     }
 
     /// Whether `file` can play in this output at all (rules 1 and 2).
+    ///
+    /// - Parameter file: A media file of a VAST ad.
+    /// - Returns: Whether it may be chosen.
     public func isPlayable(_ file: VASTMediaFile) -> Bool { formatRank(file) != nil }
 
     /// The playable files of `files`, best first.
+    ///
+    /// - Parameter files: An ad's media files, in document order.
+    /// - Returns: Those that can play, ranked by the rules above.
     public func rank(_ files: [VASTMediaFile]) -> [VASTMediaFile] {
         files.enumerated().compactMap { index, file in formatRank(file).map { (key: sortKey(file, formatRank: $0, index: index), file: file) } }
             .sorted { $0.key.lexicographicallyPrecedes($1.key) }.map(\.file)
     }
 
+    /// `apiFramework`s of interactive units (code, not video). Other values seen in the wild
+    /// (`VAST` on a plain MP4 in IAB's VAST 3 samples) do not make a file unplayable.
+    private static let interactiveFrameworks = ["VPAID", "SIMID", "MRAID"]
     private static let mp4Types: Set<String> = ["video/mp4", "video/quicktime", "video/x-m4v"]
     private static let hlsTypes: Set<String> = ["application/x-mpegurl", "application/vnd.apple.mpegurl", "audio/mpegurl", "audio/x-mpegurl"]
 
     /// 0 for the output's first choice, 1 for its second, nil for a file it cannot play.
     private func formatRank(_ file: VASTMediaFile) -> Int? {
-        if let framework = file.apiFramework, !framework.isEmpty { return nil }
+        if let framework = file.apiFramework?.uppercased(), Self.interactiveFrameworks.contains(where: framework.contains) { return nil }
         let type = file.type.lowercased()
         let isMP4 = Self.mp4Types.contains(type) && file.delivery == .progressive
         let isHLS = Self.hlsTypes.contains(type)

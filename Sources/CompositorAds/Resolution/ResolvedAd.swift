@@ -59,6 +59,9 @@ public struct ResolvedAd: Hashable, Sendable {
     }
 
     /// The URLs of `event`, in order.
+    ///
+    /// - Parameter event: A tracking event.
+    /// - Returns: Its URLs, the outermost wrapper's first.
     public func trackingURLs(_ event: VASTTrackingEvent) -> [String] {
         tracking.filter { $0.event == event }.map(\.url)
     }

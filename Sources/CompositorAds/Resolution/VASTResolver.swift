@@ -38,6 +38,9 @@ public struct VASTResolver: Sendable {
     public var options: Options
     let fetch: AdDocumentFetch
 
+    /// - Parameters:
+    ///   - options: Depth, timeouts, media file selection.
+    ///   - fetch: How documents are fetched (`VASTResolver(options:transport:limits:)` uses the transport).
     public init(options: Options = Options(), fetch: @escaping AdDocumentFetch) {
         self.options = options
         self.fetch = fetch
@@ -51,6 +54,7 @@ public struct VASTResolver: Sendable {
     ///   - followRedirects: Whether wrappers are followed (VMAP's `followRedirects`).
     ///   - errorURLs: Where errors of this request go besides the documents' own (a VMAP break's).
     ///   - referrer: The document that named `url` (a VMAP's `AdTagURI`), nil when the app did.
+    /// - Returns: The ads that play, in order, and the errors owed to the ad servers.
     public func resolve(url: String, allowMultipleAds: Bool = true, followRedirects: Bool = true, errorURLs: [String] = [],
                         referrer: String? = nil) async -> VASTResolution {
         let deadline = ContinuousClock.now.advanced(by: options.totalTimeout)
@@ -62,6 +66,14 @@ public struct VASTResolver: Sendable {
     }
 
     /// Resolves a document already read (a VMAP's inline `VASTAdData`).
+    ///
+    /// - Parameters:
+    ///   - document: The VAST.
+    ///   - source: Its URL, which its relative URLs are resolved against.
+    ///   - allowMultipleAds: Whether a pod may answer.
+    ///   - followRedirects: Whether wrappers are followed.
+    ///   - errorURLs: Where errors go besides the documents' own.
+    /// - Returns: The ads that play, in order, and the errors owed to the ad servers.
     public func resolve(_ document: VASTDocument, source: String? = nil, allowMultipleAds: Bool = true, followRedirects: Bool = true,
                         errorURLs: [String] = []) async -> VASTResolution {
         let chain = Chain(errorURLs: errorURLs, followRedirects: followRedirects, deadline: ContinuousClock.now.advanced(by: options.totalTimeout))
@@ -92,6 +104,8 @@ public struct VASTResolver: Sendable {
 
     /// Fetches and reads the VMAP at `url` within one hop's time.
     ///
+    /// - Parameter url: The VMAP's URL or path.
+    /// - Returns: The VMAP.
     /// - Throws: `VASTError`: 301 (timed out), 300 (not fetched), 100 or 101 (not VMAP).
     public func vmap(at url: String) async throws(VASTError) -> VMAPDocument {
         let bytes: [UInt8]

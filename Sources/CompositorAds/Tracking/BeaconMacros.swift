@@ -36,6 +36,9 @@ public struct BeaconMacros: Hashable, Sendable {
     /// ```swift
     /// macros.expand("http://127.0.0.1/e?code=[ERRORCODE]&t=[ADPLAYHEAD]")  // ".../e?code=303&t=00%3A00%3A05.000"
     /// ```
+    ///
+    /// - Parameter template: A URL as the VAST or VMAP writes it.
+    /// - Returns: The URL to request.
     public func expand(_ template: String) -> String {
         guard template.contains("[") else { return template }
         var result = ""
@@ -70,6 +73,9 @@ public struct BeaconMacros: Hashable, Sendable {
     }
 
     /// RFC 3986 percent-encoding: every byte but the unreserved characters as `%XX`.
+    ///
+    /// - Parameter text: A macro's value.
+    /// - Returns: It, encoded.
     public static func percentEncoded(_ text: String) -> String {
         let hex = Array("0123456789ABCDEF".utf8)
         var bytes: [UInt8] = []

@@ -23,6 +23,9 @@ public struct BeaconPlanner: Sendable {
     /// The ad playing (its ID and composition start), for pause and resume.
     private var current: (adID: String, breakID: String, start: MediaTime)?
 
+    /// - Parameters:
+    ///   - tracking: What the ad servers asked to be told, by the schedule's IDs.
+    ///   - schedule: The schedule the session plays (for `[BREAKPOSITION]`).
     public init(tracking: AdTracking, schedule: Schedule) {
         self.tracking = tracking
         var positions: [String: Int] = [:]
@@ -37,6 +40,11 @@ public struct BeaconPlanner: Sendable {
     }
 
     /// The beacons `events` make due, in order, their macros filled from `macros` and each event.
+    ///
+    /// - Parameters:
+    ///   - events: The session's events, in the order it reported them.
+    ///   - macros: `[CACHEBUSTING]` and `[TIMESTAMP]` for this batch.
+    /// - Returns: The beacons due.
     public mutating func beacons(for events: [PlaybackEvent], macros: BeaconMacros) -> [DueBeacon] {
         var due: [DueBeacon] = []
         for event in events { beacons(for: event, macros: macros, into: &due) }
@@ -83,6 +91,11 @@ public struct BeaconPlanner: Sendable {
     }
 
     /// The error beacons owed for `reports` (found while resolving or loading, before playback).
+    ///
+    /// - Parameters:
+    ///   - reports: The errors, with the URLs they go to.
+    ///   - macros: `[CACHEBUSTING]` and `[TIMESTAMP]` for this batch.
+    /// - Returns: One beacon per URL, `[ERRORCODE]` filled.
     public func beacons(for reports: [VASTErrorReport], macros: BeaconMacros) -> [DueBeacon] {
         reports.flatMap { report in
             var filled = macros

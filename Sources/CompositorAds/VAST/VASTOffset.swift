@@ -8,9 +8,10 @@ public enum VASTOffset: Hashable, Sendable {
     /// A fraction of the ad's duration, in hundredths of a percent (`12.5%` is 1250; 10,000 is the whole).
     case fraction(basisPoints: Int)
 
-    /// Reads `HH:MM:SS`, `HH:MM:SS.mmm` or `n%` (up to two decimals, 0 to 100).
+    /// Reads `HH:MM:SS`, `HH:MM:SS.mmm` or `n%` (up to two decimals, 0 to 100), or nil when `text`
+    /// is neither form.
     ///
-    /// - Returns: The offset, or nil when `text` is neither form.
+    /// - Parameter text: The attribute's value.
     public init?(parsing text: String) {
         if text.hasSuffix("%") {
             guard let basisPoints = VASTOffset.basisPoints(text.dropLast()), basisPoints <= 10_000 else { return nil }
@@ -25,6 +26,9 @@ public enum VASTOffset: Hashable, Sendable {
     /// The time from the ad's start this offset names in an ad of `duration`: exact where the
     /// timescale allows (a quarter of 10.010 s is 10010/4000 s), else rounded up to the next tick of
     /// `duration`'s timescale (the first instant the ad has played that much).
+    ///
+    /// - Parameter duration: The ad's duration.
+    /// - Returns: The time into the ad.
     public func time(inAdOf duration: MediaTime) -> MediaTime {
         switch self {
         case .time(let time): return time

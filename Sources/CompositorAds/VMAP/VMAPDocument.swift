@@ -54,7 +54,9 @@ public enum VMAPTimeOffset: Hashable, Sendable {
     /// `#n`: the n-th cue point (from 1) of the content, its marked spans.
     case position(Int)
 
-    /// Reads `start`, `end`, `HH:MM:SS(.mmm)`, `n%` or `#n`.
+    /// Reads `start`, `end`, `HH:MM:SS(.mmm)`, `n%` or `#n`; nil for anything else.
+    ///
+    /// - Parameter text: The `timeOffset` attribute.
     public init?(parsing text: String) {
         switch text {
         case "start": self = .start
