@@ -94,25 +94,37 @@ enum XMLTree {
     }
 
     /// The line of the first `<!ENTITY`, if any.
+    ///
+    /// Each `<` is found with `memchr` and the pattern compared there; lines are counted only once
+    /// one is found (byte by byte, the scan took 0.55 ms of the 1 MB document of `Benchmarks/ads`).
     private static func entityDeclarationLine(in bytes: [UInt8]) -> Int? {
         let pattern = Array("<!ENTITY".utf8)
-        guard bytes.count >= pattern.count else { return nil }
-        var line = 1
-        var i = 0
-        while i <= bytes.count - pattern.count {
-            if bytes[i] == UInt8(ascii: "\n") { line += 1 }
-            if bytes[i] == UInt8(ascii: "<"), bytes[i..<i + pattern.count].elementsEqual(pattern) { return line }
-            i += 1
+        return bytes.withUnsafeBufferPointer { buffer -> Int? in
+            guard let base = buffer.baseAddress, buffer.count >= pattern.count else { return nil }
+            let last = buffer.count - pattern.count
+            var i = 0
+            while i <= last {
+                guard let found = memchr(base + i, Int32(UInt8(ascii: "<")), last + 1 - i) else { return nil }
+                i = base.distance(to: found.assumingMemoryBound(to: UInt8.self))
+                if memcmp(base + i, pattern, pattern.count) == 0 {
+                    return 1 + UnsafeBufferPointer(rebasing: buffer[..<i]).reduce(0) { $0 + ($1 == UInt8(ascii: "\n") ? 1 : 0) }
+                }
+                i += 1
+            }
+            return nil
         }
-        return nil
     }
 
     /// Builds the tree from `XMLParser`'s events, counting elements and depth as they open.
+    ///
+    /// `stack` and `elements`, touched at every event, are not checked for exclusive access at run
+    /// time: only the parser's callbacks touch them, one at a time on the parsing thread, and never
+    /// while another access is open (the checks took 0.7 ms of the 1 MB document of `Benchmarks/ads`).
     private final class Builder: NSObject, XMLParserDelegate {
         let limits: XMLReadLimits
-        var stack: [XMLNode] = []
+        @exclusivity(unchecked) var stack: [XMLNode] = []
         var root: XMLNode?
-        var elements = 0
+        @exclusivity(unchecked) var elements = 0
         var refusal: XMLTreeError?
 
         init(limits: XMLReadLimits) { self.limits = limits }
@@ -126,7 +138,11 @@ enum XMLTree {
                 parser.abortParsing()
                 return
             }
-            let local = elementName.lastIndex(of: ":").map { String(elementName[elementName.index(after: $0)...]) } ?? elementName
+            // A name without a colon byte (every VAST and VMAP name) is its own local name; the
+            // Character-wise search (1.35 ms of the 1 MB document of Benchmarks/ads) runs only for
+            // names that have one.
+            let local = !elementName.utf8.contains(UInt8(ascii: ":")) ? elementName
+                : elementName.lastIndex(of: ":").map { String(elementName[elementName.index(after: $0)...]) } ?? elementName
             stack.append(XMLNode(name: local, attributes: attributeDict, text: "", children: [], line: parser.lineNumber))
         }
 
@@ -148,7 +164,29 @@ enum XMLTree {
     }
 
     /// `text` without leading and trailing XML whitespace (space, tab, CR, LF).
+    ///
+    /// Trimmed over UTF-8 bytes; the result is the Character-wise trim's (`characterwiseTrimmed`),
+    /// which runs instead where the two could differ: where a non-ASCII scalar touches whitespace that
+    /// would be removed (a space followed by a combining mark is one Character, not whitespace).
+    /// Character-wise only, the trims took 2.3 ms of the 1 MB document of `Benchmarks/ads` (12.8 ms).
     static func trimmed(_ text: String) -> String {
+        let bytewise = text.utf8.withContiguousStorageIfAvailable { bytes -> String? in
+            let isSpace = { (byte: UInt8) in byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D }
+            var start = 0
+            var end = bytes.count
+            while start < end, isSpace(bytes[start]) { start += 1 }
+            if start == end { return "" }
+            while isSpace(bytes[end - 1]) { end -= 1 }
+            if start == 0, end == bytes.count { return text }
+            if start > 0, bytes[start] >= 0x80 { return nil }
+            if end < bytes.count, bytes[end - 1] >= 0x80 { return nil }
+            return String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<end]), as: UTF8.self)
+        }
+        if let bytewise, let bytewise { return bytewise }
+        return characterwiseTrimmed(text)
+    }
+
+    private static func characterwiseTrimmed(_ text: String) -> String {
         let isSpace: (Character) -> Bool = { $0 == " " || $0 == "\t" || $0 == "\n" || $0 == "\r" || $0 == "\r\n" }
         guard let first = text.firstIndex(where: { !isSpace($0) }), let last = text.lastIndex(where: { !isSpace($0) }) else { return "" }
         return String(text[first...last])
