@@ -144,3 +144,27 @@ import Testing
         #expect(VASTOffset.time(MediaTime(value: 372325, timescale: 100)).description == "01:02:03.250")
     }
 }
+
+/// Ad documents are UTF-8: a byte that is not is refused (code 100) with its offset and line,
+/// before Foundation's XMLParser (which traps on such a name on Linux) sees it.
+@Suite struct VASTEncodingTests {
+    @Test(arguments: [
+        ([0xCA], 26), ([0xC0, 0x80], 26), ([0xED, 0xA0, 0x80], 26), ([0xF4, 0x90, 0x80, 0x80], 26), ([0xE2, 0x82], 26), ([0xFF], 26),
+    ] as [([UInt8], Int)])
+    func notUTF8IsRefusedWhereItIs(bad: [UInt8], offset: Int) {
+        let bytes = Array("<VAST version=\"4.0\">\n  <Ad".utf8) + bad + Array("vent/></VAST>".utf8)
+        do {
+            _ = try VASTDocument(parsing: bytes, source: "x.xml")
+            Issue.record("read")
+        } catch {
+            #expect(error.code == .xmlParsing)
+            #expect(error.line == 2)
+            #expect(error.reason == "not UTF-8 at byte \(offset) (ad documents are read as UTF-8)")
+        }
+    }
+
+    @Test func utf8IsRead() throws {
+        let document = try VASTDocument(parsing: Array("<VAST version=\"4.0\"><Error>http://127.0.0.1/é/€/𝄞</Error></VAST>".utf8))
+        #expect(document.errors == ["http://127.0.0.1/é/€/𝄞"])
+    }
+}

@@ -71,6 +71,12 @@ enum XMLTree {
         guard bytes.count <= limits.maximumBytes else {
             throw XMLTreeError(kind: .refused, line: nil, reason: "the document is \(bytes.count) bytes, more than the limit of \(limits.maximumBytes)")
         }
+        // Foundation's XMLParser on Linux traps on a name that is not UTF-8 (a fuzzed byte in an
+        // element name crashed it), so no such byte reaches it: ad documents are UTF-8.
+        if let offset = firstInvalidUTF8Offset(in: bytes) {
+            let line = 1 + bytes[..<offset].reduce(0) { $0 + ($1 == UInt8(ascii: "\n") ? 1 : 0) }
+            throw XMLTreeError(kind: .malformed, line: line, reason: "not UTF-8 at byte \(offset) (ad documents are read as UTF-8)")
+        }
         if let line = entityDeclarationLine(in: bytes) {
             throw XMLTreeError(kind: .refused, line: line, reason: "an entity declaration (<!ENTITY): ad documents need none, and they are not expanded")
         }
@@ -86,6 +92,40 @@ enum XMLTree {
             throw XMLTreeError(kind: .malformed, line: parser.lineNumber > 0 ? parser.lineNumber : nil, reason: message)
         }
         return root
+    }
+
+    /// The offset of the first byte that is not part of well-formed UTF-8 (RFC 3629: no overlong
+    /// forms, no surrogates, nothing past U+10FFFF), or nil. ASCII is skipped eight bytes at a time.
+    static func firstInvalidUTF8Offset(in bytes: [UInt8]) -> Int? {
+        bytes.withUnsafeBytes { raw -> Int? in
+            let count = raw.count
+            var i = 0
+            while i < count {
+                if i + 8 <= count, raw.loadUnaligned(fromByteOffset: i, as: UInt64.self) & 0x8080_8080_8080_8080 == 0 {
+                    i += 8
+                    continue
+                }
+                let lead = raw[i]
+                if lead < 0x80 { i += 1; continue }
+                let length: Int, lowest: UInt32
+                switch lead {
+                case 0xC2...0xDF: (length, lowest) = (2, 0x80)
+                case 0xE0...0xEF: (length, lowest) = (3, 0x800)
+                case 0xF0...0xF4: (length, lowest) = (4, 0x10000)
+                default: return i
+                }
+                guard i + length <= count else { return i }
+                var scalar = UInt32(lead) & (0xFF >> (length + 1))
+                for k in 1..<length {
+                    let byte = raw[i + k]
+                    guard byte & 0xC0 == 0x80 else { return i }
+                    scalar = scalar << 6 | UInt32(byte & 0x3F)
+                }
+                guard scalar >= lowest, scalar <= 0x10FFFF, !(0xD800...0xDFFF).contains(scalar) else { return i }
+                i += length
+            }
+            return nil
+        }
     }
 
     private static func message(of error: any Error) -> String {
