@@ -174,8 +174,9 @@ import Testing
     }
 
     @Test func sameCodecFamilyThenUnstatedThenOther() {
-        let files = [file("hevc", codec: "hvc1.1.6.L93.B0"), file("unstated"), file("avc3", codec: "avc3.4d401f")]
-        #expect(MediaFileSelection(contentCodec: "avc1.64001f").rank(files).map(\.url) == ["avc3", "unstated", "hevc"])
+        let files = [file("hevc", codec: "hvc1.1.6.L93.B0"), file("unstated"), file("avc3", codec: "avc3.4d401f"), file("named", codec: "H.264")]
+        #expect(MediaFileSelection(contentCodec: "avc1.64001f").rank(files).map(\.url) == ["avc3", "named", "unstated", "hevc"])
+        #expect(MediaFileSelection(contentCodec: "hev1").rank(files).map(\.url) == ["hevc", "unstated", "avc3", "named"])
     }
 
     @Test func withinLimitsThenClosestPictureThenBitrate() {

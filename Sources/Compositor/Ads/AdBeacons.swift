@@ -1,6 +1,12 @@
 import CompositorAds
 import CompositorCore
+// As URLSessionTransport imports it: internal on Linux, plainly on Apple platforms (where the
+// module imports Foundation for its public API, and one module imports a module at one level).
+#if canImport(FoundationNetworking)
 internal import Foundation
+#else
+import Foundation
+#endif
 
 extension BeaconMacros {
     /// Macros for a batch of beacons sent now: a new random `[CACHEBUSTING]` and the wall clock's

@@ -13,6 +13,10 @@ extension ScheduleDocument {
     /// VAST gives no ad, a break the VMAP places outside the content, are diagnostics, and the
     /// errors owed to ad servers are in `AdSchedule.errors`.
     ///
+    /// When `ads.selection` does not give the content's codec and picture size, they are read from
+    /// the first content clip's MP4 (its video's sample entry), so each ad's media file is ranked
+    /// for joining that content.
+    ///
     /// - Parameters:
     ///   - path: The schedule file.
     ///   - transport: What ad documents are fetched through.
@@ -40,12 +44,14 @@ extension ScheduleDocument {
 /// Fills a schedule from its ad servers' answers.
 struct AdScheduleLoader {
     var schedule: Schedule
-    let resolver: VASTResolver
+    var resolver: VASTResolver
     let transport: any HTTPTransport
     let limits: HTTPTransportLimits
     var diagnostics: [ScheduleDocumentDiagnostic]
     var tracking = AdTracking()
     var errors: [VASTErrorReport] = []
+    /// The content's sources, loaded once when a placement or the media selection needs them.
+    private var contentCatalog: SourceCatalog??
 
     init(schedule: Schedule, resolver: VASTResolver, transport: any HTTPTransport, limits: HTTPTransportLimits, diagnostics: [ScheduleDocumentDiagnostic]) {
         self.schedule = schedule
@@ -74,6 +80,7 @@ struct AdScheduleLoader {
                     source: .url(Self.url(of: $0.vast.location), referrer: nil, allowMultipleAds: true, followRedirects: true))
         }
         if let vmap = requests.vmap { pending += await vmapRequests(vmap) }
+        if !pending.isEmpty { await describeContent() }
         let resolver = self.resolver
         let resolutions = await withTaskGroup(of: (Int, VASTResolution).self) { group in
             for (index, request) in pending.enumerated() {
@@ -204,9 +211,28 @@ struct AdScheduleLoader {
         init(_ description: String) { self.description = description }
     }
 
+    /// The content's sources, loaded once (nil when the load was cancelled).
+    private mutating func loadedContent() async -> SourceCatalog? {
+        if let contentCatalog { return contentCatalog }
+        let catalog = try? await SourceCatalog.load(schedule.content.map(\.source), transport: transport, limits: limits)
+        contentCatalog = .some(catalog)
+        return catalog
+    }
+
+    /// The first clip's video codec and coded picture size, into the media selection where the
+    /// caller gave neither (an HLS or audio-only clip gives nothing: the ranking goes without).
+    private mutating func describeContent() async {
+        guard resolver.options.selection.contentCodec == nil, resolver.options.selection.contentWidth == nil,
+              let first = schedule.content.first,
+              let video = await loadedContent()?.entries[first.source]?.movie?.videoTrack?.sampleDescriptions.first else { return }
+        resolver.options.selection.contentCodec = video.format.description
+        resolver.options.selection.contentWidth = video.width
+        resolver.options.selection.contentHeight = video.height
+    }
+
     /// The content's duration: the clips' given ends, or their sources' natural durations.
-    private func contentDuration() async -> MediaTime? {
-        let catalog = try? await SourceCatalog.load(schedule.content.filter { $0.end == nil }.map(\.source), transport: transport, limits: limits)
+    private mutating func contentDuration() async -> MediaTime? {
+        let catalog = schedule.content.allSatisfy { $0.end != nil } ? nil : await loadedContent()
         var total = MediaTime.zero
         for clip in schedule.content {
             guard let end = clip.end ?? catalog?.entries[clip.source]?.naturalDuration,

@@ -103,9 +103,17 @@ public struct MediaFileSelection: Hashable, Sendable {
         return [formatRank, codecRank, overBitrate + overSize, sizeRank, -clamp(file.bitrate ?? file.maxBitrate), index]
     }
 
-    /// A codec's family: what precedes the first dot (`avc1.64001f` is `avc1`; `avc3` joins `avc1`).
-    private static func family(_ codec: String) -> String {
-        let family = codec.split(separator: ".").first.map { String($0).lowercased() } ?? ""
+    /// A codec's family: what precedes the first dot of an RFC 6381 string (`avc1.64001f` is
+    /// `avc1`; `avc3` joins `avc1`, `hev1` joins `hvc1`), or the family a common name says
+    /// (`H.264` and `AVC` are `avc1`; `H.265` and `HEVC` are `hvc1`, as ad servers write them).
+    static func family(_ codec: String) -> String {
+        let name = codec.lowercased().trimmingXMLSpace
+        switch name {
+        case "h.264", "h264", "avc", "x264": return "avc1"
+        case "h.265", "h265", "hevc", "x265": return "hvc1"
+        default: break
+        }
+        let family = name.split(separator: ".").first.map(String.init) ?? ""
         switch family {
         case "avc3": return "avc1"
         case "hev1": return "hvc1"

@@ -18,8 +18,8 @@ import Testing
             <VAST version="4.1">
               <Ad id="second" sequence="2"><InLine><AdSystem>t</AdSystem><AdTitle>2</AdTitle><Impression>http://127.0.0.1/i/2</Impression>
                 <Creatives><Creative><Linear><Duration>00:00:07</Duration><MediaFiles>
-                  <MediaFile delivery="progressive" type="video/mp4" width="1920" height="1080">missing.mp4</MediaFile>
-                  <MediaFile delivery="progressive" type="video/mp4" width="640" height="360">\(ad2)</MediaFile>
+                  <MediaFile delivery="progressive" type="video/mp4" width="1920" height="1080">\(ad2)</MediaFile>
+                  <MediaFile delivery="progressive" type="video/mp4" width="320" height="180" codec="H.264">missing.mp4</MediaFile>
                 </MediaFiles></Linear></Creative></Creatives><Error>http://127.0.0.1/e/2?c=[ERRORCODE]</Error></InLine></Ad>
               <Ad id="first" sequence="1"><InLine><AdSystem>t</AdSystem><AdTitle>1</AdTitle>
                 <Creatives><Creative><Linear><Duration>00:00:10</Duration>
@@ -114,6 +114,9 @@ import Testing
 
     @Test func aMediaFileThatFailsToLoadFallsToTheNext() async throws {
         var loaded = try await load(#"{"content": \#(content), "breaks": [{"id": "b", "at": 4, "vast": "pod.xml"}]}"#)
+        // The content is 320x180 H.264 (read from its MP4): the file of that size and codec ranks
+        // first, before the larger one.
+        #expect(loaded.tracking.ads["b-ad-2"]?.mediaFiles.map(\.width) == [320, 1920])
         #expect(loaded.schedule.breaks[0].ads[1].source == MediaLocation(path: folder.path + "/missing.mp4"))
         let catalog = try await loaded.loadSources()
         #expect(catalog.failures.isEmpty)
