@@ -14,6 +14,12 @@ public struct AdDocumentFetchError: Error, Hashable, Sendable, CustomStringConve
     public var timedOut: Bool
     public var reason: String
 
+    /// Makes a value from its parts.
+    ///
+    /// - Parameters:
+    ///   - url: The URL or path, without secrets.
+    ///   - timedOut: Whether the time allowed ran out (VAST error 301 for a wrapper) rather than the fetch failing.
+    ///   - reason: Why, in words.
     public init(url: String, timedOut: Bool, reason: String) {
         self.url = url
         self.timedOut = timedOut

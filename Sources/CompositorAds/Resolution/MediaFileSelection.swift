@@ -39,6 +39,16 @@ public struct MediaFileSelection: Hashable, Sendable {
     /// The content's codec (RFC 6381, `avc1.64001f`): ads of its family rank first.
     public var contentCodec: String?
 
+    /// Makes a value from its parts.
+    ///
+    /// - Parameters:
+    ///   - output: What will play the ad.
+    ///   - maximumBitrate: Files above this bitrate (kbit/s) rank after those within it.
+    ///   - maximumWidth: Files larger than this picture rank after those within it.
+    ///   - maximumHeight: Files taller than this rank after those within it.
+    ///   - contentWidth: The content's picture size, which an ad's should match.
+    ///   - contentHeight: The content's picture height.
+    ///   - contentCodec: The content's codec (RFC 6381, `avc1.64001f`): ads of its family rank first.
     public init(output: Output = .progressiveMP4, maximumBitrate: Int? = nil, maximumWidth: Int? = nil, maximumHeight: Int? = nil,
                 contentWidth: Int? = nil, contentHeight: Int? = nil, contentCodec: String? = nil) {
         self.output = output

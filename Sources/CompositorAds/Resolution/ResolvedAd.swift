@@ -36,6 +36,24 @@ public struct ResolvedAd: Hashable, Sendable {
 
     /// An ad an app resolved by its own means (its ad decisions, a server's), to be tracked as the
     /// resolver's are.
+    ///
+    /// - Parameters:
+    ///   - id: The InLine ad's `id`.
+    ///   - sequence: The `sequence` of the slot in the first document (nil for a stand-alone ad).
+    ///   - adSystem: `AdSystem`.
+    ///   - title: `AdTitle`.
+    ///   - duration: `Duration`, exact.
+    ///   - skipOffset: `skipoffset`: when the viewer may skip (nil: not skippable).
+    ///   - mediaFile: The file that plays: the best-ranked playable file (`MediaFileSelection`).
+    ///   - fallbackMediaFiles: The other playable files, next best first: where the ad falls when `mediaFile` fails to load.
+    ///   - impressions: `Impression` URLs of every ad in the chain, outermost wrapper first.
+    ///   - tracking: Linear tracking of every ad in the chain, outermost first.
+    ///   - errors: `Error` URLs of every ad in the chain, outermost first.
+    ///   - clickThrough: `ClickThrough` (the InLine's) and the chain's `ClickTracking`.
+    ///   - clickTracking: The chain's `ClickTracking` URLs.
+    ///   - wrappers: The `VASTAdTagURI`s followed to reach the ad, in order.
+    ///   - universalAdIDs: The creative's `UniversalAdId`s.
+    ///   - verifications: The chain's `AdVerifications`, for the app to run.
     public init(id: String?, sequence: Int? = nil, adSystem: String? = nil, title: String? = nil, duration: MediaTime,
                 skipOffset: VASTOffset? = nil, mediaFile: VASTMediaFile, fallbackMediaFiles: [VASTMediaFile] = [], impressions: [String] = [], tracking: [VASTTracking] = [],
                 errors: [String] = [], clickThrough: String? = nil, clickTracking: [String] = [], wrappers: [String] = [],
@@ -73,6 +91,11 @@ public struct VASTErrorReport: Error, Hashable, Sendable {
     /// Where `[ERRORCODE]` is sent, outermost first (the VMAP break's `error` tracking included).
     public var urls: [String]
 
+    /// Makes a value from its parts.
+    ///
+    /// - Parameters:
+    ///   - error: What went wrong, with its code.
+    ///   - urls: Where `[ERRORCODE]` is sent, outermost first (the VMAP break's `error` tracking included).
     public init(error: VASTError, urls: [String]) {
         self.error = error
         self.urls = urls
@@ -85,6 +108,11 @@ public struct VASTResolution: Hashable, Sendable {
     public var ads: [ResolvedAd]
     public var errors: [VASTErrorReport]
 
+    /// Makes a value from its parts.
+    ///
+    /// - Parameters:
+    ///   - ads: The ads that play, in order.
+    ///   - errors: The errors owed to the ad servers.
     public init(ads: [ResolvedAd], errors: [VASTErrorReport]) {
         self.ads = ads
         self.errors = errors

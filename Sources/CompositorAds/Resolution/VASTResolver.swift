@@ -25,6 +25,14 @@ public struct VASTResolver: Sendable {
         public var selection: MediaFileSelection
         public var documentLimits: XMLReadLimits
 
+        /// Makes a value from its parts.
+        ///
+        /// - Parameters:
+        ///   - maximumWrapperDepth: The most wrappers followed before an InLine (IAB: five).
+        ///   - hopTimeout: The time allowed for each document.
+        ///   - totalTimeout: The time allowed for a whole chain, from the first request.
+        ///   - selection: How the media file of each ad is chosen.
+        ///   - documentLimits: Bounds on each document's size, element count and depth.
         public init(maximumWrapperDepth: Int = 5, hopTimeout: Duration = .seconds(5), totalTimeout: Duration = .seconds(10),
                     selection: MediaFileSelection = MediaFileSelection(), documentLimits: XMLReadLimits = .default) {
             self.maximumWrapperDepth = maximumWrapperDepth

@@ -9,6 +9,11 @@ public struct AdTracking: Hashable, Sendable {
     /// The VMAP `breakStart` / `breakEnd` / `error` URLs of each break, by break ID.
     public var breaks: [String: [VMAPBreakEvent: [String]]]
 
+    /// Makes a value from its parts.
+    ///
+    /// - Parameters:
+    ///   - ads: The resolved ad behind each schedule ad, by ad ID.
+    ///   - breaks: The VMAP `breakStart` / `breakEnd` / `error` URLs of each break, by break ID.
     public init(ads: [String: ResolvedAd] = [:], breaks: [String: [VMAPBreakEvent: [String]]] = [:]) {
         self.ads = ads
         self.breaks = breaks
@@ -47,6 +52,15 @@ public struct DueBeacon: Hashable, Sendable {
     public var compositionTime: MediaTime?
     public var contentTime: MediaTime?
 
+    /// Makes a value from its parts.
+    ///
+    /// - Parameters:
+    ///   - kind: What it reports.
+    ///   - url: The URL to request, macros expanded.
+    ///   - breakID: The break it concerns.
+    ///   - adID: The ad it concerns.
+    ///   - compositionTime: Where playback was when it became due (nil for an error found while loading).
+    ///   - contentTime: The content time then.
     public init(kind: Kind, url: String, breakID: String? = nil, adID: String? = nil, compositionTime: MediaTime? = nil, contentTime: MediaTime? = nil) {
         self.kind = kind
         self.url = url

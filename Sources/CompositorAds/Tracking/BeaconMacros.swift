@@ -20,6 +20,16 @@ public struct BeaconMacros: Hashable, Sendable {
     /// `[ERRORCODE]`.
     public var errorCode: VASTErrorCode?
 
+    /// Makes a value from its parts.
+    ///
+    /// - Parameters:
+    ///   - cacheBusting: `[CACHEBUSTING]`: a random 8-digit number, new for each batch of beacons.
+    ///   - timestamp: `[TIMESTAMP]`: the time of the request, ISO 8601 with milliseconds and offset.
+    ///   - contentPlayhead: `[CONTENTPLAYHEAD]` and `[MEDIAPLAYHEAD]`: the content time.
+    ///   - adPlayhead: `[ADPLAYHEAD]`: the time into the ad.
+    ///   - assetURI: `[ASSETURI]`: the ad's media file.
+    ///   - breakPosition: `[BREAKPOSITION]`: 1 pre-roll, 2 mid-roll, 3 post-roll, 4 stand-alone.
+    ///   - errorCode: `[ERRORCODE]`.
     public init(cacheBusting: String, timestamp: String, contentPlayhead: MediaTime? = nil, adPlayhead: MediaTime? = nil,
                 assetURI: String? = nil, breakPosition: Int? = nil, errorCode: VASTErrorCode? = nil) {
         self.cacheBusting = cacheBusting

@@ -15,6 +15,13 @@ public struct VASTDocument: Hashable, Sendable {
     /// What was read but left out (a non-linear ad, an unknown tracking event), in document order.
     public var diagnostics: [VASTDiagnostic]
 
+    /// Makes a value from its parts.
+    ///
+    /// - Parameters:
+    ///   - version: The `version` attribute, as written (`"4.1"`).
+    ///   - ads: The `Ad` elements, in document order.
+    ///   - errors: The root's own `Error` URLs: where a response with no ad reports 303.
+    ///   - diagnostics: What was read but left out (a non-linear ad, an unknown tracking event), in document order.
     public init(version: String, ads: [VASTAd], errors: [String] = [], diagnostics: [VASTDiagnostic] = []) {
         self.version = version
         self.ads = ads
@@ -38,6 +45,11 @@ public struct VASTDiagnostic: Hashable, Sendable, CustomStringConvertible {
     public var line: Int
     public var message: String
 
+    /// Makes a value from its parts.
+    ///
+    /// - Parameters:
+    ///   - line: The document's line (from 1).
+    ///   - message: What was left out, and why.
     public init(line: Int, message: String) {
         self.line = line
         self.message = message
@@ -76,6 +88,20 @@ public struct VASTAd: Hashable, Sendable {
         case wrapper(VASTWrapper)
     }
 
+    /// Makes a value from its parts.
+    ///
+    /// - Parameters:
+    ///   - id: The `id` attribute.
+    ///   - sequence: The `sequence` attribute: the ad's place in a pod.
+    ///   - isConditional: VAST 4's `conditionalAd` attribute.
+    ///   - adSystem: `AdSystem`.
+    ///   - title: `AdTitle` (InLine).
+    ///   - kind: InLine or Wrapper, with what only that kind has.
+    ///   - impressions: `Impression` URLs, in document order (empty ones dropped).
+    ///   - errors: The root's own `Error` URLs: where a response with no ad reports 303.
+    ///   - linear: The first `Linear` creative, or nil when the ad has none (a non-linear or companion-only ad).
+    ///   - verifications: `AdVerifications`: carried for the app, which runs them (this library executes no script).
+    ///   - line: The document's line (from 1).
     public init(id: String?, sequence: Int?, isConditional: Bool = false, adSystem: String? = nil, title: String? = nil,
                 kind: Kind, impressions: [String] = [], errors: [String] = [], linear: VASTLinear?,
                 verifications: [VASTVerification] = [], line: Int = 0) {
@@ -110,6 +136,13 @@ public struct VASTWrapper: Hashable, Sendable {
     /// `fallbackOnNoAd`: whether the buffet fills in when this wrapper's chain brings no ad.
     public var fallbackOnNoAd: Bool?
 
+    /// Makes a value from its parts.
+    ///
+    /// - Parameters:
+    ///   - adTagURI: `VASTAdTagURI` (VAST 2 to 4) or VAST 1's `VASTAdTagURL/URL`.
+    ///   - followAdditionalWrappers: `followAdditionalWrappers` (default true): whether the next document may be a wrapper too.
+    ///   - allowMultipleAds: `allowMultipleAds` (default false): whether the next document may answer with a pod.
+    ///   - fallbackOnNoAd: `fallbackOnNoAd`: whether the buffet fills in when this wrapper's chain brings no ad.
     public init(adTagURI: String, followAdditionalWrappers: Bool = true, allowMultipleAds: Bool = false, fallbackOnNoAd: Bool? = nil) {
         self.adTagURI = adTagURI
         self.followAdditionalWrappers = followAdditionalWrappers
@@ -128,6 +161,13 @@ public struct VASTVerification: Hashable, Sendable {
     /// The verification's own `TrackingEvents` (`verificationNotExecuted`), event name to URLs.
     public var tracking: [String: [String]]
 
+    /// Makes a value from its parts.
+    ///
+    /// - Parameters:
+    ///   - vendor: `vendor`.
+    ///   - javaScriptResources: `JavaScriptResource` URLs (never executed here).
+    ///   - parameters: `VerificationParameters`, as written.
+    ///   - tracking: The verification's own `TrackingEvents` (`verificationNotExecuted`), event name to URLs.
     public init(vendor: String?, javaScriptResources: [String], parameters: String?, tracking: [String: [String]] = [:]) {
         self.vendor = vendor
         self.javaScriptResources = javaScriptResources

@@ -9,6 +9,13 @@ public struct VASTError: Error, Hashable, Sendable, CustomStringConvertible {
     public var line: Int?
     public var reason: String
 
+    /// Makes a value from its parts.
+    ///
+    /// - Parameters:
+    ///   - code: The code sent as `[ERRORCODE]`.
+    ///   - document: The document: its URL (secrets removed) or path.
+    ///   - line: The line in the document, where one is to blame.
+    ///   - reason: Why, in words.
     public init(code: VASTErrorCode, document: String? = nil, line: Int? = nil, reason: String) {
         self.code = code
         self.document = document

@@ -5,6 +5,9 @@
 public struct VASTErrorCode: Hashable, Sendable, CustomStringConvertible {
     public let rawValue: Int
 
+    /// Makes a value from its parts.
+    ///
+    /// - Parameter rawValue: The code (100, 303, ...).
     public init(_ rawValue: Int) { self.rawValue = rawValue }
 
     /// 100: the XML is not well-formed (or is refused: too large, an entity declaration).

@@ -22,6 +22,19 @@ public struct VASTLinear: Hashable, Sendable {
     public var creativeID: String?
     public var creativeAdID: String?
 
+    /// Makes a value from its parts.
+    ///
+    /// - Parameters:
+    ///   - duration: `Duration`, exact.
+    ///   - skipOffset: The `skipoffset` attribute: when the viewer may skip.
+    ///   - mediaFiles: `MediaFiles/MediaFile`, in document order.
+    ///   - mezzanines: `MediaFiles/Mezzanine` URLs (VAST 4): the source a stitcher would transcode.
+    ///   - tracking: `TrackingEvents/Tracking`, in document order.
+    ///   - clickThrough: `VideoClicks/ClickThrough`.
+    ///   - clickTracking: `VideoClicks/ClickTracking` URLs.
+    ///   - universalAdIDs: The creative's `UniversalAdId`s (VAST 4), in document order.
+    ///   - creativeID: The `Creative`'s `id` and `adId` attributes.
+    ///   - creativeAdID: The `Creative`'s `adId`.
     public init(duration: MediaTime?, skipOffset: VASTOffset? = nil, mediaFiles: [VASTMediaFile] = [], mezzanines: [String] = [],
                 tracking: [VASTTracking] = [], clickThrough: String? = nil, clickTracking: [String] = [],
                 universalAdIDs: [VASTUniversalAdID] = [], creativeID: String? = nil, creativeAdID: String? = nil) {
@@ -43,6 +56,11 @@ public struct VASTUniversalAdID: Hashable, Sendable {
     public var registry: String
     public var value: String
 
+    /// Makes a value from its parts.
+    ///
+    /// - Parameters:
+    ///   - registry: `idRegistry` (`ad-id.org`).
+    ///   - value: The identifier in that registry.
     public init(registry: String, value: String) {
         self.registry = registry
         self.value = value
@@ -75,6 +93,21 @@ public struct VASTMediaFile: Hashable, Sendable {
     /// The document line of the `MediaFile`.
     public var line: Int
 
+    /// Makes a value from its parts.
+    ///
+    /// - Parameters:
+    ///   - url: The file's URL.
+    ///   - delivery: `delivery`: progressive or streaming.
+    ///   - type: `type`, the MIME type (`video/mp4`, `application/x-mpegURL`).
+    ///   - width: `width` in pixels.
+    ///   - height: `height` in pixels.
+    ///   - bitrate: `bitrate` in kbit/s, or nil (then `minBitrate`/`maxBitrate` may say).
+    ///   - minBitrate: `minBitrate` in kbit/s.
+    ///   - maxBitrate: `maxBitrate` in kbit/s.
+    ///   - codec: `codec` (RFC 6381), when stated.
+    ///   - apiFramework: `apiFramework` (`VPAID`): such a file is an interactive unit, never played here.
+    ///   - id: `id`.
+    ///   - line: The document line of the `MediaFile`.
     public init(url: String, delivery: Delivery, type: String, width: Int? = nil, height: Int? = nil, bitrate: Int? = nil,
                 minBitrate: Int? = nil, maxBitrate: Int? = nil, codec: String? = nil, apiFramework: String? = nil,
                 id: String? = nil, line: Int = 0) {
@@ -98,6 +131,11 @@ public struct VASTTracking: Hashable, Sendable {
     public var event: VASTTrackingEvent
     public var url: String
 
+    /// Makes a value from its parts.
+    ///
+    /// - Parameters:
+    ///   - event: The event it reports.
+    ///   - url: The file's URL.
     public init(event: VASTTrackingEvent, url: String) {
         self.event = event
         self.url = url

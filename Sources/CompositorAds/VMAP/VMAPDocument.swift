@@ -9,6 +9,12 @@ public struct VMAPDocument: Hashable, Sendable {
     /// What was left out (non-linear breaks, custom ad data), in document order.
     public var diagnostics: [VASTDiagnostic]
 
+    /// Makes a value from its parts.
+    ///
+    /// - Parameters:
+    ///   - version: The `version` attribute (`"1.0"`).
+    ///   - breaks: The linear `AdBreak`s, in document order.
+    ///   - diagnostics: What was left out (non-linear breaks, custom ad data), in document order.
     public init(version: String, breaks: [VMAPBreak], diagnostics: [VASTDiagnostic] = []) {
         self.version = version
         self.breaks = breaks
@@ -30,6 +36,15 @@ public struct VMAPBreak: Hashable, Sendable {
     /// The document line of the `AdBreak`.
     public var line: Int
 
+    /// Makes a value from its parts.
+    ///
+    /// - Parameters:
+    ///   - id: `breakId`.
+    ///   - timeOffset: When the break plays.
+    ///   - repeatAfter: `repeatAfter`: the break plays again this long after each time it is placed, to the content's end.
+    ///   - source: `AdSource`, or nil for a break that only carries tracking.
+    ///   - tracking: `TrackingEvents`: `breakStart`, `breakEnd` and `error` URLs.
+    ///   - line: The document line of the `AdBreak`.
     public init(id: String?, timeOffset: VMAPTimeOffset, repeatAfter: MediaTime? = nil, source: VMAPAdSource?,
                 tracking: [VMAPBreakEvent: [String]] = [:], line: Int = 0) {
         self.id = id
@@ -91,6 +106,13 @@ public struct VMAPAdSource: Hashable, Sendable {
     public var followRedirects: Bool
     public var ads: Ads
 
+    /// Makes a value from its parts.
+    ///
+    /// - Parameters:
+    ///   - id: The `AdSource`'s `id`.
+    ///   - allowMultipleAds: `allowMultipleAds` (default true for an `AdSource`): whether a pod may fill the break.
+    ///   - followRedirects: `followRedirects` (default true): whether wrappers are followed.
+    ///   - ads: Where the ads come from.
     public init(id: String?, allowMultipleAds: Bool = true, followRedirects: Bool = true, ads: Ads) {
         self.id = id
         self.allowMultipleAds = allowMultipleAds

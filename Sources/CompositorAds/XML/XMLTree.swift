@@ -38,6 +38,12 @@ public struct XMLReadLimits: Hashable, Sendable {
     /// The deepest nesting of elements.
     public var maximumDepth: Int
 
+    /// Makes a value from its parts.
+    ///
+    /// - Parameters:
+    ///   - maximumBytes: The largest document read, in bytes.
+    ///   - maximumElements: The most elements a document may have.
+    ///   - maximumDepth: The deepest nesting of elements.
     public init(maximumBytes: Int = 4 << 20, maximumElements: Int = 200_000, maximumDepth: Int = 64) {
         self.maximumBytes = maximumBytes
         self.maximumElements = maximumElements
