@@ -20,7 +20,7 @@ trap 'rm -rf "$out"' EXIT
 
 # The library targets in dependency order (stand-ins, the demo and benchmarks left out: the
 # stand-ins exist only where Apple's frameworks do not).
-modules=(CompositorCore CompositorIO CompositorTS CompositorMP4 CompositorHLS Compositor CompositorAVFoundation CompositorTesting)
+modules=(CompositorCore CompositorIO CompositorTS CompositorMP4 CompositorHLS CompositorAds Compositor CompositorAVFoundation CompositorTesting)
 bad=0
 build() {
   local name=$1; shift
