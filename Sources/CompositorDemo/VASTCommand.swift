@@ -82,7 +82,7 @@ enum VASTCommand {
             if urls[tracking.event.name] == nil { names.append(tracking.event.name) }
             urls[tracking.event.name, default: []].append(tracking.url)
         }
-        for name in names { object.append(name, .array(urls[name]!.map(JSONValue.string))) }
+        for name in names { object.append(name, .array((urls[name] ?? []).map(JSONValue.string))) }
         if !progress.isEmpty { object.append("progress", .array(progress)) }
         return object
     }

@@ -31,8 +31,8 @@ public struct VASTDocument: Hashable, Sendable {
 
     /// The ads of the pod, ordered by `sequence` (ties in document order).
     public var pod: [VASTAd] {
-        ads.enumerated().filter { $0.element.sequence != nil }
-            .sorted { ($0.element.sequence!, $0.offset) < ($1.element.sequence!, $1.offset) }.map(\.element)
+        ads.enumerated().compactMap { index, ad in ad.sequence.map { (sequence: $0, index: index, ad: ad) } }
+            .sorted { ($0.sequence, $0.index) < ($1.sequence, $1.index) }.map(\.ad)
     }
 
     /// The ads without `sequence`: stand-alone ads, or a buffet that fills a failed pod slot.

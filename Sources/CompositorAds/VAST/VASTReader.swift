@@ -83,8 +83,9 @@ struct VASTReader {
         for creative in parent.first("Creatives")?.all("Creative") ?? [] {
             guard let node = creative.first("Linear") else { continue }
             var duration: MediaTime?
-            if let text = node.text(of: "Duration") {
-                guard let time = VASTTime.parse(text) else { throw schemaError(node.first("Duration")!, "Duration \(quoted(text)) is not HH:MM:SS or HH:MM:SS.mmm") }
+            if let durationNode = node.first("Duration"), !durationNode.text.isEmpty {
+                let text = durationNode.text
+                guard let time = VASTTime.parse(text) else { throw schemaError(durationNode, "Duration \(quoted(text)) is not HH:MM:SS or HH:MM:SS.mmm") }
                 duration = time
             } else if isInline {
                 throw schemaError(node, "an InLine Linear without Duration")
