@@ -98,6 +98,16 @@ import Testing
         #expect(resolution.errors.first?.error.reason.contains("VPAID unit") == true)
     }
 
+    @Test func aDocumentFromTheWebNeverNamesALocalFile() async throws {
+        let server = D.Server([base + "local.xml": D.vast(D.inline("x")).replacingOccurrences(of: "http://127.0.0.1/m/x.mp4", with: "file:///etc/passwd")
+                                                  .replacingOccurrences(of: "</MediaFiles>", with: "<MediaFile delivery=\"progressive\" type=\"video/mp4\">/etc/hosts</MediaFile></MediaFiles>")])
+        let resolution = await resolver(server).resolve(url: base + "local.xml")
+        // The path resolves against the document's URL (http://127.0.0.1/etc/hosts); the file: URL is dropped.
+        #expect(resolution.ads.first?.mediaFiles.map(\.url) == [base + "etc/hosts"])
+        let onlyLocal = D.Server([base + "only.xml": D.vast(D.inline("y")).replacingOccurrences(of: "http://127.0.0.1/m/y.mp4", with: "file:///etc/passwd")])
+        #expect(await resolver(onlyLocal).resolve(url: base + "only.xml").errors.map(\.error.code) == [.noSupportedMediaFile])
+    }
+
     @Test func standAloneAdsPlayTheFirstThatResolves() async throws {
         let server = D.Server([base + "s.xml": D.vast(D.inline("flash", type: "application/x-shockwave-flash"), D.inline("ok"), D.inline("later"))])
         let resolution = await resolver(server).resolve(url: base + "s.xml")

@@ -109,19 +109,17 @@ struct AdScheduleLoader {
             diagnostics.append(.adsUnavailable(path: request.path, reason: "no ad resolves, so \(request.templates.count == 1 ? "the break" : "its \(request.templates.count) breaks") will not play: \(why)"))
             return
         }
-        for template in request.templates {
-            var ads: [Ad] = []
-            for (n, resolved) in resolution.ads.enumerated() {
-                let id = "\(template.id)-ad-\(n + 1)"
-                guard let source = try? MediaLocation(parsing: resolved.mediaFile.url) else {
-                    errors.append(VASTErrorReport(error: VASTError(code: .fileNotFound, document: resolved.mediaFile.url, reason: "not a URL"), urls: resolved.errors))
-                    continue
-                }
-                ads.append(Ad(id: id, source: source))
-                tracking.ads[id] = resolved
+        var playable: [(ResolvedAd, MediaLocation)] = []
+        for resolved in resolution.ads {
+            guard let source = try? MediaLocation(parsing: resolved.mediaFile.url) else {
+                errors.append(VASTErrorReport(error: VASTError(code: .fileNotFound, document: resolved.mediaFile.url, reason: "not a URL"), urls: resolved.errors))
+                continue
             }
-            guard !ads.isEmpty else { continue }
-            if !request.breakTracking.isEmpty { tracking.breaks[template.id] = request.breakTracking }
+            playable.append((resolved, source))
+        }
+        guard !playable.isEmpty else { return }
+        for template in request.templates {
+            let ads = playable.indices.map { Ad(id: "\(template.id)-ad-\($0 + 1)", source: playable[$0].1) }
             let adBreak = AdBreak(id: template.id, placement: template.placement, ads: ads, policy: template.policy,
                                   resumeOffset: template.resumeOffset, restrictions: template.restrictions)
             do { try schedule.appendBreak(adBreak) } catch {
@@ -131,6 +129,8 @@ struct AdScheduleLoader {
                 }
                 throw .schedule(path: request.path, error)
             }
+            for (ad, (resolved, _)) in zip(ads, playable) { tracking.ads[ad.id] = resolved }
+            if !request.breakTracking.isEmpty { tracking.breaks[template.id] = request.breakTracking }
         }
     }
 

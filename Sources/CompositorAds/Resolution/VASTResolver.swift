@@ -216,12 +216,26 @@ public struct VASTResolver: Sendable {
         return outcome
     }
 
+    /// Whether `url` is an http or https URL.
+    static func isWeb(_ url: String) -> Bool {
+        let scheme = URIReference(parsing: url).scheme?.lowercased()
+        return scheme == "http" || scheme == "https"
+    }
+
     private func inline(_ ad: VASTAd, source: String?, chain: Chain) -> Result<ResolvedAd, VASTErrorReport> {
         let name = "ad \(ad.id.map { "'\($0)'" } ?? "at line \(ad.line)")"
         guard let linear = ad.linear, let duration = linear.duration else {
             return .failure(chain.report(.unexpectedAdType, document: source, line: ad.line, "\(name) has no linear creative", adErrors: ad.errors))
         }
-        let files = options.selection.rank(linear.mediaFiles)
+        // A document from an ad server names media on the web only: never a local file.
+        let remote = source.map(Self.isWeb) ?? false
+        let ranked = options.selection.rank(linear.mediaFiles)
+        let files = ranked.filter { file in !remote || Self.isWeb(source.map { URIReference.resolve(file.url, against: $0) } ?? file.url) }
+        if files.isEmpty, !ranked.isEmpty {
+            return .failure(chain.report(.noSupportedMediaFile, document: source, line: ad.line,
+                                         "\(name): its playable media files are local files, which a document from the web may not name",
+                                         adErrors: ad.errors))
+        }
         guard let best = files.first else {
             let types = Set(linear.mediaFiles.map { $0.apiFramework.map { "\($0) unit" } ?? "\($0.delivery.rawValue) \($0.type)" }).sorted()
             return .failure(chain.report(.noSupportedMediaFile, document: source, line: ad.line,
