@@ -77,7 +77,7 @@ struct AdScheduleLoader {
     mutating func fill(_ requests: AdServerRequests) async throws(ScheduleDocumentError) {
         var pending = requests.breaks.map {
             Request(templates: $0.templates, path: $0.vast.path,
-                    source: .url(Self.url(of: $0.vast.location), referrer: nil, allowMultipleAds: true, followRedirects: true))
+                    source: .url($0.vast.location.url, referrer: nil, allowMultipleAds: true, followRedirects: true))
         }
         if let vmap = requests.vmap { pending += await vmapRequests(vmap) }
         if !pending.isEmpty { await describeContent() }
@@ -136,7 +136,7 @@ struct AdScheduleLoader {
 
     /// The VMAP's linear breaks, placed, or nothing (and a diagnostic) when it cannot be had.
     private mutating func vmapRequests(_ vmap: AdServerRequests.Document) async -> [Request] {
-        let url = Self.url(of: vmap.location)
+        let url = vmap.location.url
         let document: VMAPDocument
         do { document = try await resolver.vmap(at: url) } catch {
             diagnostics.append(.adsUnavailable(path: vmap.path, reason: "\(error): the content plays without its breaks"))
@@ -242,6 +242,4 @@ struct AdScheduleLoader {
         return total
     }
 
-    /// A document's URL as the resolver fetches it (`file:` for a local file, every byte kept).
-    static func url(of location: MediaLocation) -> String { location.url }
 }

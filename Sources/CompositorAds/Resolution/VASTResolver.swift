@@ -227,10 +227,14 @@ public struct VASTResolver: Sendable {
         guard let linear = ad.linear, let duration = linear.duration else {
             return .failure(chain.report(.unexpectedAdType, document: source, line: ad.line, "\(name) has no linear creative", adErrors: ad.errors))
         }
-        // A document from an ad server names media on the web only: never a local file.
-        let remote = source.map(Self.isWeb) ?? false
-        let ranked = options.selection.rank(linear.mediaFiles)
-        let files = ranked.filter { file in !remote || Self.isWeb(source.map { URIReference.resolve(file.url, against: $0) } ?? file.url) }
+        // Every URL resolved once against the document; one from an ad server names media on the
+        // web only, never a local file.
+        let ranked = options.selection.rank(linear.mediaFiles).map { file in
+            var file = file
+            if let source { file.url = URIReference.resolve(file.url, against: source) }
+            return file
+        }
+        let files = source.map(Self.isWeb) == true ? ranked.filter { Self.isWeb($0.url) } : ranked
         if files.isEmpty, !ranked.isEmpty {
             return .failure(chain.report(.noSupportedMediaFile, document: source, line: ad.line,
                                          "\(name): its playable media files are local files, which a document from the web may not name",
@@ -244,14 +248,9 @@ public struct VASTResolver: Sendable {
         }
         let ads = chain.wrappers + [ad]
         let linears = ads.compactMap(\.linear)
-        let resolved = { (file: VASTMediaFile) in
-            var file = file
-            if let source { file.url = URIReference.resolve(file.url, against: source) }
-            return file
-        }
         return .success(ResolvedAd(
             id: ad.id, sequence: ad.sequence, adSystem: ad.adSystem, title: ad.title, duration: duration, skipOffset: linear.skipOffset,
-            mediaFile: resolved(best), fallbackMediaFiles: files.dropFirst().map(resolved),
+            mediaFile: best, fallbackMediaFiles: Array(files.dropFirst()),
             impressions: ads.flatMap(\.impressions), tracking: linears.flatMap(\.tracking), errors: chain.errorURLs + ad.errors,
             clickThrough: linear.clickThrough, clickTracking: linears.flatMap(\.clickTracking), wrappers: chain.tagURIs,
             universalAdIDs: linear.universalAdIDs, verifications: ads.flatMap(\.verifications)))

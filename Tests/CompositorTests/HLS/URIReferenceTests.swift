@@ -114,7 +114,7 @@ struct URIReferenceTests {
         ("https://127.0.0.1/v/out/stitched.m3u8", "https://127.0.0.1/v/out/a:b.ts", "./a:b.ts"),
         ("file:///tmp/o/s.m3u8", "file:///tmp/src/a.ts", "../src/a.ts"),
         ("https://127.0.0.1/v/out/stitched.m3u8", "https://other/v/a.ts", "https://other/v/a.ts"),
-        ("https://127.0.0.1/v/out/stitched.m3u8", "http://h/v/out/a.ts", "http://h/v/out/a.ts"),
+        ("https://127.0.0.1/v/out/stitched.m3u8", "http://127.0.0.2/v/out/a.ts", "http://127.0.0.2/v/out/a.ts"),
         ("https://127.0.0.1/v/out/stitched.m3u8", "skd://key", "skd://key"),
     ])
     func relative(base: String, target: String, expected: String) {
