@@ -1,0 +1,180 @@
+import CompositorCore
+
+/// One ad a live break can play: a finished media playlist (an MP4 packaged into the content's
+/// segment format, or an HLS ad), its segment URIs resolved where the stitched playlist finds them.
+package struct LiveAd: Hashable, Sendable {
+    /// The schedule's name for it, for reports.
+    package var id: String
+    package var playlist: HLSMediaPlaylist
+
+    package init(id: String, playlist: HLSMediaPlaylist) {
+        self.id = id
+        self.playlist = playlist
+    }
+}
+
+/// A break to open at a content segment: what a marker, a date in the schedule or "insert now"
+/// asks of the live stitcher.
+package struct LiveBreakRequest: Hashable, Sendable {
+    /// The break's ID in the stitched playlist (its `EXT-X-DATERANGE`): unique for the stream's
+    /// life, so derived from where it starts (`ssai-1042`).
+    package var id: String
+    /// The media sequence number of the first content segment it replaces.
+    package var startSequence: UInt64
+    /// How much content it replaces from there; `nil`: until the content's `EXT-X-CUE-IN`, or
+    /// until the ads end, whichever is first.
+    package var duration: MediaTime?
+    /// The pod, in order.
+    package var ads: [LiveAd]
+    /// How far into the break the first replaced segment already is: zero, except for a break
+    /// joined under way (a `EXT-X-CUE-OUT-CONT` with its `ElapsedTime`), whose ads play from there.
+    package var elapsed: MediaTime
+
+    package init(id: String, startSequence: UInt64, duration: MediaTime?, ads: [LiveAd], elapsed: MediaTime = .zero) {
+        self.id = id
+        self.startSequence = startSequence
+        self.duration = duration
+        self.ads = ads
+        self.elapsed = elapsed
+    }
+}
+
+/// A break the live stitcher has opened, and what it has seen of the content it replaces: the
+/// decision a stitched playlist is a function of.
+///
+/// Time inside a break runs from the start of its first replaced content segment. The ads'
+/// segments are laid from there (after `leadingGap` when joined under way), and each is published
+/// once the content has passed its end, so the stitched live edge never runs ahead of the
+/// content's. The break ends at the first content boundary at or after the last ad segment that
+/// fits its span (the span is `duration`, else ends at the content's `EXT-X-CUE-IN`, else when the
+/// ads run out): an ad that would cross the span's end is cut at its last segment inside it, and
+/// content that the ads leave unfilled plays.
+///
+/// ```
+/// content    | 100 | 101 | 102 | 103 | 104 |      CUE-OUT:DURATION=6 on 101 (2 s segments)
+/// ads              [a0  a1 ][b0   ]               a 3 s ad and a 2 s one: b0 ends at 5 > 4
+/// stitched   | 100 |a0|a1 |b0   | 104 |           b0 is published with 103; content returns at 104
+/// ```
+package struct LiveBreak: Hashable, Sendable {
+    /// A content segment the break replaces, as the stitcher saw it.
+    package struct Replaced: Hashable, Sendable {
+        package var duration: MediaTime
+        package var isDiscontinuity: Bool
+    }
+
+    /// Where the content comes back.
+    package struct Return: Hashable, Sendable {
+        /// The media sequence number of the first content segment after the break.
+        package var sequence: UInt64
+        /// Whether that segment has `EXT-X-DISCONTINUITY` of its own (the stitched one has one anyway).
+        package var isDiscontinuity: Bool
+    }
+
+    package let id: String
+    package let startSequence: UInt64
+    /// The program date-time of the first replaced segment; `nil` when the content has none.
+    package let startDate: HLSDateTime?
+    /// The span it may fill, when known (from the request, or from the content's `EXT-X-CUE-IN`).
+    package private(set) var duration: MediaTime?
+    /// The span the request asked for, from the break's start (its date range's `PLANNED-DURATION`).
+    package let plannedDuration: MediaTime?
+    /// The ads' segments, in play order (a joined break's from the first that starts after its
+    /// elapsed time), each ad's first with `EXT-X-DISCONTINUITY`, URIs where the output finds them.
+    package let adSegments: [HLSMediaSegment]
+    /// Break time before the first ad segment: nonzero only for a break joined under way.
+    package let leadingGap: MediaTime
+    /// Where each ad segment ends, in break time.
+    package let adEnds: [MediaTime]
+    /// Which ad of the pod each ad segment is (an index into the request's `ads`).
+    package let adOfSegment: [Int]
+    /// `EXT-X-DISCONTINUITY` tags of the content before the break (on segments before `startSequence`).
+    package let discontinuitiesBefore: UInt64
+    /// The content segments it replaces, from `startSequence`, as far as seen.
+    package private(set) var replaced: [Replaced] = []
+    /// Where content comes back, once it has.
+    package private(set) var contentReturn: Return?
+
+    init(_ request: LiveBreakRequest, startDate: HLSDateTime?, discontinuitiesBefore: UInt64) {
+        id = request.id
+        startSequence = request.startSequence
+        self.startDate = startDate
+        self.discontinuitiesBefore = discontinuitiesBefore
+        var segments: [HLSMediaSegment] = [], ends: [MediaTime] = [], owners: [Int] = []
+        var adTime = MediaTime.zero
+        var gap: MediaTime?
+        for (index, ad) in request.ads.enumerated() {
+            var startsAd = true
+            for var segment in ad.playlist.segments {
+                defer { adTime += segment.duration }
+                guard adTime >= request.elapsed else { continue }
+                if gap == nil { gap = adTime - request.elapsed }
+                segment.isDiscontinuity = startsAd || segments.isEmpty
+                segment.programDateTime = nil
+                segment.dateRanges = []
+                segment.cueIn = nil
+                segment.cueOut = nil
+                segment.cueOutContinuation = nil
+                startsAd = false
+                segments.append(segment)
+                ends.append(adTime + segment.duration - request.elapsed)
+                owners.append(index)
+            }
+        }
+        adSegments = segments
+        adEnds = ends
+        adOfSegment = owners
+        leadingGap = gap ?? .zero
+        duration = request.duration.map { $0 - request.elapsed }
+        plannedDuration = duration
+    }
+
+    /// The break time the replaced segments seen so far cover.
+    package var replacedDuration: MediaTime { replaced.reduce(.zero) { $0 + $1.duration } }
+
+    /// How many ad segments are published: those ending within the span that the content has
+    /// passed (once the break is over, every ad segment that plays).
+    package var publishedCount: Int { published(within: replacedDuration) }
+
+    /// How many ad segments end within the span and within `passed` of break time.
+    func published(within passed: MediaTime) -> Int {
+        let limit = duration.map { MediaTime.min($0, passed) } ?? passed
+        return adEnds.prefix { $0 <= limit }.count
+    }
+
+    /// Whether the break is still taking content segments.
+    package var isOpen: Bool { contentReturn == nil }
+
+    /// Takes the next content segment (number `startSequence + replaced.count`): replaces it, or
+    /// ends the break there. Returns whether the segment is replaced.
+    mutating func take(_ segment: HLSMediaSegment, sequence: UInt64) -> Bool {
+        let elapsed = replacedDuration
+        if segment.isCueIn, duration == nil { duration = elapsed }
+        let fits = adEnds.prefix { $0 <= (duration ?? elapsed) }
+        // Everything that fits has played (or nothing fits), and the span is known or the ads are spent.
+        let spent = (fits.last ?? .zero) <= elapsed && (duration != nil || fits.count == adEnds.count)
+        if spent {
+            if fits.isEmpty {
+                // No ad fits the span: nothing was published for the segments held back, so they
+                // play as content after all, and the break changes nothing.
+                replaced = []
+                contentReturn = Return(sequence: startSequence, isDiscontinuity: false)
+            } else {
+                contentReturn = Return(sequence: sequence, isDiscontinuity: segment.isDiscontinuity)
+            }
+            return false
+        }
+        replaced.append(Replaced(duration: segment.duration, isDiscontinuity: segment.isDiscontinuity))
+        return true
+    }
+
+    /// The ad segments published with replaced segment `index` (from 0): those whose end the
+    /// content passes within it.
+    func adSegments(publishedWith index: Int, replacedStart: MediaTime) -> Range<Int> {
+        let first = published(within: replacedStart)
+        return first..<Swift.max(first, published(within: replacedStart + replaced[index].duration))
+    }
+
+    /// Whether the stitched playlist marks the content's return (a break that placed no ad
+    /// segment changes nothing).
+    package var marksReturn: Bool { publishedCount > 0 }
+}

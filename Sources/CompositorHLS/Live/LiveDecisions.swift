@@ -1,0 +1,69 @@
+import CompositorCore
+
+/// Everything the live stitcher has decided: the breaks it opened and the content segments each
+/// replaced, and how far into the content it has looked. With the content playlist as last
+/// loaded, the whole input of `LiveStitcher.playlist`: media and discontinuity sequence numbers
+/// are derived from it, never counted, so every process holding the same decisions writes the
+/// same playlist for the same content.
+///
+/// Advance it with each load of the content, in order:
+///
+/// ```swift
+/// decisions = try decisions.advanced(by: load, requests: requests(for: load))
+/// let stitched = try LiveStitcher.playlist(content: load, decisions: decisions, url: outputURL)
+/// ```
+///
+/// Decisions depend on which segments the content published, not on when it was loaded: two
+/// stitchers that reload at different times, each seeing every segment, decide alike.
+package struct LiveDecisions: Hashable, Sendable {
+    /// The breaks, in content order.
+    package private(set) var breaks: [LiveBreak] = []
+    /// The media sequence number of the last content segment taken; `nil` before the first load.
+    package private(set) var lastSequence: UInt64?
+
+    package init() {}
+
+    /// The decisions after the stitcher takes `content`'s new segments (those after `lastSequence`),
+    /// opening a break at each new segment a request starts at (the first request there wins; none
+    /// while a break is open: a marker inside a break is part of it).
+    ///
+    /// On the first load every segment is new, so a break joined under way is a request at the
+    /// window's first segment with its `elapsed` time.
+    ///
+    /// - Throws: `LiveStitchError.missedSegments` when the window moved past segments never seen,
+    ///   `.contentWentBack` when its media sequence decreased.
+    package func advanced(by content: HLSMediaPlaylist, requests: [LiveBreakRequest]) throws(LiveStitchError) -> LiveDecisions {
+        let first = content.mediaSequence ?? 0
+        var next = self
+        var number = first
+        if let last = lastSequence {
+            guard first <= last &+ 1 else { throw .missedSegments(url: content.url, lastSeen: last, firstNow: first) }
+        }
+        let dates = try LiveStitcher.programDates(of: content)
+        var byStart: [UInt64: LiveBreakRequest] = [:]
+        for request in requests where byStart[request.startSequence] == nil { byStart[request.startSequence] = request }
+        var discontinuities = content.discontinuitySequence ?? 0
+        for (index, segment) in content.segments.enumerated() {
+            defer { number &+= 1 }
+            if let last = lastSequence, number <= last {
+                if segment.isDiscontinuity { discontinuities += 1 }
+                continue
+            }
+            var replaced = false
+            if let open = next.breaks.indices.last, next.breaks[open].isOpen {
+                replaced = next.breaks[open].take(segment, sequence: number)
+            }
+            if !replaced, let request = byStart[number] {
+                var opened = LiveBreak(request, startDate: dates[index], discontinuitiesBefore: discontinuities)
+                _ = opened.take(segment, sequence: number)
+                next.breaks.append(opened)
+            }
+            if segment.isDiscontinuity { discontinuities += 1 }
+        }
+        guard !content.segments.isEmpty else { return next }
+        let end = number &- 1
+        if let last = lastSequence, end < last { throw .contentWentBack(url: content.url, lastSeen: last, lastNow: end) }
+        next.lastSequence = end
+        return next
+    }
+}

@@ -1,0 +1,219 @@
+import CompositorCore
+
+/// The stitched live media playlist: a pure function of the content playlist as last loaded and
+/// the decisions so far. Nothing else is kept between reloads, so any number of processes write
+/// byte-identical playlists for the same input, and a restarted one carries on where it was.
+///
+/// ```
+/// content      seq 100  | 100 | 101 | 102 | 103 | 104 |        DS 7, CUE-OUT on 101 (6 s)
+/// stitched     seq 100  | 100 |/a0|a1 |/b0  |/104 |            DS 7  (/ a discontinuity)
+/// ...later     seq 102           |a1 |/b0  |/104 | 105 |       DS 8: a0's tag left with it
+/// ```
+///
+/// How every number is derived:
+/// - A content segment keeps its own URI, duration and program date-time; the first after a break
+///   gets `EXT-X-DISCONTINUITY`.
+/// - An ad segment is listed with the replaced content segment in which the content passes its
+///   end (`LiveBreak`); its date continues the content's clock from the break's start.
+/// - `EXT-X-MEDIA-SEQUENCE` is the content's, plus, for every break, the ad segments published
+///   before the window less the content segments replaced before it.
+/// - `EXT-X-DISCONTINUITY-SEQUENCE` is the content's, plus, before the window, the breaks' tags
+///   (each ad's first segment, each return to content) less the content tags they replaced.
+/// - Each break has an `EXT-X-DATERANGE` (its ID, `CLASS`, `START-DATE`, `PLANNED-DURATION` when its
+///   span is asked, `DURATION` once it is over), kept while any of its dates is in the window;
+///   the content's own date ranges on replaced segments move to the segment where they start.
+/// - The target duration, type, `EXT-X-ENDLIST` and header are the content's.
+package enum LiveStitcher {
+    /// The `CLASS` of the date range written for each break.
+    package static let breakClass = "com.compositor.ad-break"
+
+    /// The stitched playlist for `content` (`decisions` advanced by it, or by a later load).
+    ///
+    /// - Parameters:
+    ///   - content: The content media playlist as last loaded.
+    ///   - decisions: The decisions after that load.
+    ///   - url: Where the stitched playlist is served: URIs are written relative to it.
+    /// - Returns: The stitched media playlist.
+    /// - Throws: `LiveStitchError.decisionsBehind` when `decisions` have not taken `content`'s segments.
+    package static func playlist(content: HLSMediaPlaylist, decisions: LiveDecisions, url: String) throws(LiveStitchError) -> HLSMediaPlaylist {
+        let first = content.mediaSequence ?? 0
+        let count = UInt64(content.segments.count)
+        if count > 0, (decisions.lastSequence ?? 0) < first + count - 1 || decisions.lastSequence == nil {
+            throw .decisionsBehind(url: content.url, contentLast: first + count - 1, decided: decisions.lastSequence)
+        }
+        let dates = try programDates(of: content)
+        let relocate = Relocation(outputURL: url)
+
+        // What the breaks published before the window shifts both sequence numbers.
+        var sequence = Int64(clamping: first), discontinuities = Int64(clamping: content.discontinuitySequence ?? 0)
+        // A return marks its segment unless the next break starts right there (back to back).
+        let replacing = Set(decisions.breaks.filter { !$0.replaced.isEmpty }.map(\.startSequence))
+        func marksReturn(_ item: LiveBreak) -> UInt64? {
+            guard item.marksReturn, let back = item.contentReturn?.sequence, !replacing.contains(back) else { return nil }
+            return back
+        }
+        for item in decisions.breaks where item.startSequence < first {
+            let before = Int(Swift.min(first - item.startSequence, UInt64(item.replaced.count)))
+            let passed = item.replaced[..<before].reduce(MediaTime.zero) { $0 + $1.duration }
+            let published = item.published(within: passed)
+            sequence += Int64(published) - Int64(before)
+            discontinuities += Int64(item.adSegments[..<published].filter(\.isDiscontinuity).count)
+                - Int64(item.replaced[..<before].filter(\.isDiscontinuity).count)
+            if let back = marksReturn(item), back < first, item.contentReturn?.isDiscontinuity == false { discontinuities += 1 }
+        }
+        guard sequence >= 0, discontinuities >= 0 else {
+            throw .inconsistentDecisions(url: content.url, reason: "the breaks before the window remove more segments than the content had")
+        }
+
+        var segments: [HLSMediaSegment] = []
+        segments.reserveCapacity(content.segments.count + 8)
+        var moved: [(range: HLSDateRange, after: Int)] = []
+        // The breaks that can touch the window, in order, and the one the walk is in.
+        let touching = decisions.breaks.filter { item in
+            item.contentReturn.map { $0.sequence >= first } ?? true
+        }
+        let returns = Set(touching.compactMap(marksReturn))
+        var current = 0
+        var replacedStart = MediaTime.zero
+        for (index, original) in content.segments.enumerated() {
+            let number = first + UInt64(index)
+            // Past the breaks whose replaced segments are all before this one.
+            while current < touching.count, touching[current].startSequence + UInt64(touching[current].replaced.count) <= number {
+                current += 1
+                replacedStart = .zero
+            }
+            if current < touching.count, touching[current].startSequence <= number {
+                let item = touching[current]
+                let position = Int(number - item.startSequence)
+                // A window that starts inside a break: the break time its left segments covered.
+                if index == 0 { replacedStart = item.replaced[..<position].reduce(.zero) { $0 + $1.duration } }
+                for ad in item.adSegments(publishedWith: position, replacedStart: replacedStart) {
+                    var segment = relocate(item.adSegments[ad])
+                    segment.programDateTime = try item.startDate.map { (date) throws(LiveStitchError) in
+                        try time { () throws(MediaTimeError) in try date.adding(item.adEnds[ad] - item.adSegments[ad].duration) }
+                    }
+                    segments.append(segment)
+                }
+                replacedStart += item.replaced[position].duration
+                moved += original.dateRanges.map { ($0, segments.count) }
+                continue
+            }
+            var segment = relocate(original)
+            segment.programDateTime = dates[index]
+            if returns.contains(number) {
+                segment.isDiscontinuity = true
+                segment.cueIn = nil
+                segment.cueOutContinuation = nil
+            }
+            segments.append(segment)
+        }
+
+        var stitched = content
+        stitched.url = url
+        stitched.mediaSequence = UInt64(sequence)
+        stitched.discontinuitySequence = UInt64(discontinuities)
+        stitched.segments = segments
+        stitched.trailingLines = content.trailingLines.filter { !$0.hasPrefix("#EXT-X-CUE") }
+        try addDateRanges(moved, breaks: touching, to: &stitched)
+        return stitched
+    }
+
+    /// Each segment's program date-time: its own, else the one before it plus that one's
+    /// duration (segments before the first dated one count back from it); all `nil` without one.
+    static func programDates(of content: HLSMediaPlaylist) throws(LiveStitchError) -> [HLSDateTime?] {
+        guard let anchor = content.segments.firstIndex(where: { $0.programDateTime != nil }),
+              var date = content.segments[anchor].programDateTime else {
+            return Array(repeating: nil, count: content.segments.count)
+        }
+        var dates = [HLSDateTime?](repeating: nil, count: content.segments.count)
+        var back = date.secondsSinceEpoch
+        for index in stride(from: anchor - 1, through: 0, by: -1) {
+            back = back - content.segments[index].duration
+            dates[index] = HLSDateTime(secondsSinceEpoch: back, utcOffsetMinutes: date.utcOffsetMinutes)
+        }
+        for index in anchor..<content.segments.count {
+            if let own = content.segments[index].programDateTime { date = own }
+            dates[index] = date
+            date = try time { () throws(MediaTimeError) in try date.adding(content.segments[index].duration) }
+        }
+        return dates
+    }
+
+    /// The breaks' date ranges, each kept while one of its dates is in the window, and the
+    /// content's moved ones, each on the last segment starting at or before its `START-DATE`
+    /// (the first segment when it starts before the window; without dates, where it was).
+    private static func addDateRanges(
+        _ moved: [(range: HLSDateRange, after: Int)], breaks: [LiveBreak], to playlist: inout HLSMediaPlaylist
+    ) throws(LiveStitchError) {
+        guard !playlist.segments.isEmpty else { return }
+        let starts = playlist.segments.map { $0.programDateTime?.secondsSinceEpoch }
+        func place(_ range: HLSDateRange, fallback: Int) {
+            var index = Swift.min(fallback, playlist.segments.count - 1)
+            if let start = range.startDate?.secondsSinceEpoch, starts[0] != nil {
+                index = starts.lastIndex { $0.map { $0 <= start } ?? false } ?? 0
+            }
+            playlist.segments[index].dateRanges.append(range)
+        }
+        for (range, after) in moved { place(range, fallback: after) }
+        guard let windowStart = starts[0] else { return }
+        for item in breaks {
+            guard let date = item.startDate else { continue }
+            var range = HLSDateRange(id: item.id, class: breakClass, startDate: date, plannedDuration: item.plannedDuration)
+            if !item.isOpen {
+                let length = item.adEnds[..<item.publishedCount].last ?? .zero
+                range.attributes["DURATION"] = .decimal(length)
+                guard (try? date.adding(length).secondsSinceEpoch).map({ $0 >= windowStart }) ?? true else { continue }
+            }
+            place(range, fallback: 0)
+        }
+    }
+
+    static func time<T>(_ body: () throws(MediaTimeError) -> T) throws(LiveStitchError) -> T {
+        do { return try body() } catch { throw .timeOverflow(error) }
+    }
+}
+
+/// Segments (and their maps and keys) with URIs relative to the stitched playlist. Segments of
+/// one folder share its relative path, worked out once: a window of thousands of segments costs
+/// one `relativize` per folder, not per segment.
+private final class Relocation {
+    let outputURL: String
+    private var folders: [Substring: String] = [:]
+
+    init(outputURL: String) {
+        self.outputURL = outputURL
+    }
+
+    func callAsFunction(_ original: HLSMediaSegment) -> HLSMediaSegment {
+        var segment = original
+        segment.uri = relative(original.resolvedURI)
+        segment.map = original.map.map { map in
+            var map = map
+            map.attributes["URI"] = .quotedString(relative(map.resolvedURI))
+            return map
+        }
+        segment.keys = original.keys.map { key in
+            guard let resolved = key.resolvedURI else { return key }
+            var key = key
+            key.attributes["URI"] = .quotedString(relative(resolved))
+            return key
+        }
+        return segment
+    }
+
+    private func relative(_ uri: String) -> String {
+        // A plain file name after the last slash: the folder's relative path, then the name.
+        guard let slash = uri.lastIndex(of: "/") else { return URIReference.relativize(uri, from: outputURL) }
+        let name = uri[uri.index(after: slash)...]
+        guard !name.isEmpty, name != ".", name != "..", !name.contains(where: { $0 == ":" || $0 == "?" || $0 == "#" }) else {
+            return URIReference.relativize(uri, from: outputURL)
+        }
+        let folder = uri[...slash]
+        if let known = folders[folder] { return known + name }
+        let probe = URIReference.relativize(folder + "x", from: outputURL)
+        guard probe.hasSuffix("x") else { return URIReference.relativize(uri, from: outputURL) }
+        let prefix = String(probe.dropLast())
+        folders[folder] = prefix
+        return prefix + name
+    }
+}
