@@ -21,6 +21,13 @@ enum DemoCommand {
                            [--unmarked-encoding-changes]   with it, no MPEG-TS discontinuity where only the
                                encoding changes (GStreamer and VLC follow that; Chromium does not)
             """),
+        ("live", """
+            CompositorDemo live SCHEDULE.json --output DIR [--duration SECONDS] [--join full|rest]
+                           follows the schedule's live HLS content, rewriting DIR/stitched.m3u8 after every
+                           change (ads packaged once into DIR/ads/) until the content ends or SECONDS pass;
+                           a status line per reload on stderr; "insert ID" on stdin plays an on-demand break
+                           --join: a break under way at the start plays as content (full) or its rest (rest)
+            """),
         ("simulate", """
             CompositorDemo simulate SCHEDULE.json --actions "play 30; seek content 50; play 20"
                            [--snapback none|lastUnplayed|firstUnplayed|allUnplayed] [--json]
@@ -78,6 +85,7 @@ enum DemoCommand {
             case "simulate": try SimulateCommand.run(&rest)
             case "render": try RenderCommand.run(&rest)
             case "hls": try HLSCommand.run(&rest)
+            case "live": try LiveCommand.run(&rest)
             case "preview": try PreviewCommand.run(&rest)
             case "vast": try VASTCommand.run(&rest)
             case "help", "-h", "--help": Output.out(usage)

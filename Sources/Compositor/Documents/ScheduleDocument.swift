@@ -95,6 +95,22 @@ public enum ScheduleDocument {
         return (schedule, reader.requests)
     }
 
+    /// A live schedule from its JSON: one content clip, played whole, and breaks placed as it plays.
+    static func decodeLive(_ root: JSONValue, baseFolder: FilePath?) throws(ScheduleDocumentError) -> LiveSchedule {
+        var reader = Reader(baseFolder: baseFolder, isLive: true)
+        let schedule = try reader.schedule(root)
+        if let path = reader.requests.firstPath {
+            throw .invalid(path: path, reason: "ads from an ad server are not yet taken for live content: name the ads")
+        }
+        guard schedule.content.count == 1, let clip = schedule.content.first else {
+            throw .invalid(path: "content", reason: "live content is one clip, the live playlist (\(schedule.content.count) given)")
+        }
+        guard clip.start == .zero, clip.end == nil else {
+            throw .invalid(path: "content[0]", reason: "live content plays as it comes: it takes no \"start\" or \"end\"")
+        }
+        return LiveSchedule(content: clip, breaks: reader.liveBreaks)
+    }
+
     /// `decode(_:baseFolder:diagnostics:)`, its diagnostics left unheard.
     ///
     /// - Parameters:
@@ -164,8 +180,15 @@ extension ScheduleDocument {
         private(set) var diagnostics: [ScheduleDocumentDiagnostic] = []
         /// What the schedule asks of ad servers.
         private(set) var requests = AdServerRequests()
+        /// Whether the content is live: breaks are then placed as the content plays (`LiveSchedule`).
+        let isLive: Bool
+        /// A live schedule's breaks.
+        private(set) var liveBreaks: [LiveSchedule.Break] = []
 
-        init(baseFolder: FilePath?) { self.baseFolder = baseFolder }
+        init(baseFolder: FilePath?, isLive: Bool = false) {
+            self.baseFolder = baseFolder
+            self.isLive = isLive
+        }
 
         /// The keys each kind of object may have (a few each: searched, not hashed).
         private enum Keys {
@@ -234,6 +257,10 @@ extension ScheduleDocument {
             let id = try string(object, "id", path: path()) ?? defaultID()
             guard let at = object["at"] else { throw .invalid(path: path(), reason: "missing key \"at\"") }
             let clipID = try string(object, "clip", path: path())
+            if isLive {
+                try liveBreak(object, id: id, at: at, path: path())
+                return []
+            }
             let placement: Placement
             switch at {
             case .string("preroll"): placement = .preroll
@@ -257,6 +284,28 @@ extension ScheduleDocument {
             return AdBreak(
                 id: id, placement: placement, ads: pod.ads, policy: pod.policy,
                 resumeOffset: try time(object, "resumeOffset", path: path()) ?? .zero, restrictions: pod.restrictions)
+        }
+
+        /// A break of a live schedule: at `"markers"`, at a date-time, or `"on-demand"`, with its ads.
+        private mutating func liveBreak(_ object: JSONObject, id: String, at: JSONValue, path: @autoclosure () -> String) throws(ScheduleDocumentError) {
+            for key in ["clip", "resumeOffset", "vast"] where object[key] != nil {
+                throw .invalid(path: "\(path()).\(key)", reason: "a break of live content takes no \"\(key)\"")
+            }
+            let trigger: LiveSchedule.Trigger
+            switch at {
+            case .string("markers"): trigger = .markers
+            case .string("on-demand"): trigger = .onDemand
+            case .string(let text):
+                do { trigger = .date(try HLSDateTime(parsing: text)) } catch {
+                    throw .invalid(path: path() + ".at", reason: "expected \"markers\", \"on-demand\" or a date-time (2026-11-26T21:00:00Z): \(error.reason)")
+                }
+            default:
+                throw .invalid(path: path() + ".at", reason: "a break of live content is at \"markers\", \"on-demand\" or a date-time, not \(at.typeName)")
+            }
+            let pod = try self.pod(object, id: id, path: path())
+            guard !pod.ads.isEmpty else { throw .invalid(path: path() + ".ads", reason: "a live break needs at least one ad") }
+            guard !liveBreaks.contains(where: { $0.id == id }) else { throw .invalid(path: path() + ".id", reason: "break \(quoted(id)) is named twice") }
+            liveBreaks.append(LiveSchedule.Break(id: id, trigger: trigger, ads: pod.ads))
         }
 
         /// A break's ads, policy and restrictions.

@@ -33,9 +33,13 @@ package enum LiveStitcher {
     ///   - content: The content media playlist as last loaded.
     ///   - decisions: The decisions after that load.
     ///   - url: Where the stitched playlist is served: URIs are written relative to it.
+    ///   - removingCueTags: Whether the content's `EXT-X-CUE-OUT`/`-CONT`/`-IN` are left out (when
+    ///     they place the breaks, which the stitched playlist marks with its date ranges instead).
     /// - Returns: The stitched media playlist.
     /// - Throws: `LiveStitchError.decisionsBehind` when `decisions` have not taken `content`'s segments.
-    package static func playlist(content: HLSMediaPlaylist, decisions: LiveDecisions, url: String) throws(LiveStitchError) -> HLSMediaPlaylist {
+    package static func playlist(
+        content: HLSMediaPlaylist, decisions: LiveDecisions, url: String, removingCueTags: Bool = false
+    ) throws(LiveStitchError) -> HLSMediaPlaylist {
         let first = content.mediaSequence ?? 0
         let count = UInt64(content.segments.count)
         if count > 0, (decisions.lastSequence ?? 0) < first + count - 1 || decisions.lastSequence == nil {
@@ -100,10 +104,11 @@ package enum LiveStitcher {
             }
             var segment = relocate(original)
             segment.programDateTime = dates[index]
-            if returns.contains(number) {
-                segment.isDiscontinuity = true
+            if returns.contains(number) { segment.isDiscontinuity = true }
+            if removingCueTags || returns.contains(number) {
                 segment.cueIn = nil
                 segment.cueOutContinuation = nil
+                if removingCueTags { segment.cueOut = nil }
             }
             segments.append(segment)
         }

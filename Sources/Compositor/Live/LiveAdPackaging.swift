@@ -1,0 +1,101 @@
+import CompositorCore
+import CompositorHLS
+import CompositorIO
+import CompositorMP4
+
+/// The ads of a live schedule, each packaged once, before the first break, into the live
+/// content's segment format (MPEG-TS or fragmented MP4) and no longer than its target duration,
+/// written to `ads/` in the output folder: MP4 ads by passthrough (`ads/NAME-0.ts`, …); an HLS ad
+/// plays from its own playlist, which must have the content's segment format and target duration.
+struct LiveAdPackaging {
+    /// Each ad of each break, in the break's order, as the stitcher plays it.
+    private(set) var pods: [String: [LiveAd]] = [:]
+
+    /// Packages every ad of `schedule` and writes the MP4 ones' segments into `folder/ads`.
+    ///
+    /// - Parameters:
+    ///   - schedule: The live schedule.
+    ///   - content: The content as first loaded: its segment format and target duration.
+    ///   - folder: The output folder; `outputURL` the stitched playlist's URL in it.
+    ///   - playlists: Reads an HLS ad's playlist.
+    init(
+        _ schedule: LiveSchedule, content: HLSMediaPlaylist, folder: FilePath, outputURL: String,
+        playlists: (MediaLocation) async throws(LiveStitchingError) -> HLSMediaPlaylist
+    ) async throws(LiveStitchingError) {
+        let format = content.segments.first.map(HLSSegmentFormat.init(segment:)) ?? .mpegTS
+        let container: HLSSegmentContainer = format == .fragmentedMP4 ? .fragmentedMP4 : .mpegTS
+        let adsFolder = HLSOutputLocation(URIReference.resolve("ads/ads.m3u8", against: outputURL))
+        var stems: Set<String> = []
+        var packaged: [HLSPackagedSource] = []
+        var playing: [Ad: LiveAd] = [:]
+        for item in schedule.breaks {
+            for ad in item.ads where playing[ad] == nil {
+                if let path = ad.source.filePath, !SourceProbe.isPlaylist(ad.source) {
+                    let (source, playlist) = try Self.package(
+                        ad, path: path, container: container, target: content.targetDuration, stems: &stems, folder: adsFolder)
+                    packaged.append(source)
+                    playing[ad] = LiveAd(id: ad.id, playlist: playlist)
+                } else {
+                    playing[ad] = LiveAd(id: ad.id, playlist: try Self.check(await playlists(ad.source), of: ad, format: format, target: content.targetDuration))
+                }
+            }
+            pods[item.id] = item.ads.compactMap { playing[$0] }
+        }
+        guard !packaged.isEmpty else { return }
+        do {
+            let draft = try AtomicOutputFolder.Draft(folder.appending("ads"), names: packaged.flatMap(\.fileNames))
+            for source in packaged {
+                do { try source.write(into: draft) } catch { throw LiveStitchingError(.ad(item: source.item, reason: error.description)) }
+            }
+            try draft.commit()
+        } catch let error as FileError {
+            throw LiveStitchingError(.cannotWrite(path: folder.appending("ads").description, reason: error.reasonText))
+        } catch let error as LiveStitchingError {
+            throw error
+        } catch {
+            throw LiveStitchingError(.cannotWrite(path: folder.appending("ads").description, reason: "\(error)"))
+        }
+    }
+
+    /// An MP4 ad packaged by passthrough, the part its `start` and `end` ask for (to the nearest
+    /// segment boundary, which the packaging puts at the keyframe next to each).
+    private static func package(
+        _ ad: Ad, path: FilePath, container: HLSSegmentContainer, target: Int64, stems: inout Set<String>, folder: HLSOutputLocation
+    ) throws(LiveStitchingError) -> (HLSPackagedSource, HLSMediaPlaylist) {
+        let cuts = [ad.start] + (ad.end.map { [$0] } ?? [])
+        var source: HLSPackagedSource
+        do {
+            let packaging = try HLSPackagedSource.packaging(
+                of: ad.source, readPath: path, item: ad.id, playlist: nil, container: container, targetDuration: target, cuts: cuts)
+            source = try HLSPackagedSource(ad.source, item: ad.id, packaging: packaging, stem: HLSPackagedSource.stem(for: ad.source, taken: &stems), folder: folder)
+        } catch {
+            throw LiveStitchingError(.ad(item: ad.id, reason: error.description))
+        }
+        let boundaries = (try? source.playlist.segmentBoundaries) ?? []
+        let wanted = MediaTimeRange(start: ad.start, end: ad.end ?? boundaries.last ?? .zero)
+        let (first, last) = HLSStitcher.snap(wanted, to: boundaries, rule: .nearest)
+        guard first < last else { throw LiveStitchingError(.ad(item: ad.id, reason: "its start and end snap to the same segment boundary: nothing plays")) }
+        let longest = source.playlist.segments[first..<last].map(\.duration).max() ?? .zero
+        guard longest.wholeSeconds(rounding: .toNearestOrAwayFromZero) <= target else {
+            throw LiveStitchingError(.ad(item: ad.id, reason: "a segment of \(longest) s between its keyframes, longer than the content's target duration of \(target) s"))
+        }
+        source.usedSegments = Array(first..<last)
+        var playlist = source.playlist
+        playlist.segments = Array(playlist.segments[first..<last])
+        return (source, playlist)
+    }
+
+    /// An HLS ad as it plays: finished, in the content's segment format, within its target duration.
+    private static func check(_ playlist: HLSMediaPlaylist, of ad: Ad, format: HLSSegmentFormat, target: Int64) throws(LiveStitchingError) -> HLSMediaPlaylist {
+        guard playlist.isFinite else { throw LiveStitchingError(.ad(item: ad.id, reason: "its playlist is live; an ad is a finished playlist")) }
+        guard let first = playlist.segments.first else { throw LiveStitchingError(.ad(item: ad.id, reason: "its playlist has no segments")) }
+        let adFormat = HLSSegmentFormat(segment: first)
+        guard adFormat == format else {
+            throw LiveStitchingError(.ad(item: ad.id, reason: "its segments are \(adFormat), the content's \(format): one playlist cannot carry both"))
+        }
+        guard playlist.targetDuration <= target else {
+            throw LiveStitchingError(.ad(item: ad.id, reason: "its target duration \(playlist.targetDuration) s is longer than the content's \(target) s"))
+        }
+        return playlist
+    }
+}

@@ -1,0 +1,266 @@
+import CompositorCore
+import CompositorHLS
+import CompositorIO
+
+/// Follows live HLS content and keeps a stitched live playlist beside its ads: `DIR/stitched.m3u8`
+/// rewritten (atomically: a reader sees the old or the new file) after every change of the
+/// content, until the content ends (`EXT-X-ENDLIST`) or the time given runs out.
+///
+/// Each reload is the pure step `LiveDecisions.advanced` then `LiveStitcher.playlist`: nothing else
+/// is carried from one reload to the next. The content is reloaded as RFC 8216bis 6.3.4 has a
+/// client reload: a target duration after the last load began, half of one after a load that
+/// found no change. Ads are packaged once, before the first reload is written (`LiveAdPackaging`).
+///
+/// ```swift
+/// let live = LiveHLSStitching(schedule: try ScheduleDocument.readLive(path: file), output: folder)
+/// try await live.run(for: .seconds(600)) { status in print(status) }
+/// ```
+package final class LiveHLSStitching: Sendable {
+    /// Breaks already under way when the stitcher first loads the content.
+    package enum JoinRule: String, Sendable, CaseIterable {
+        /// Play as content: ads are placed only in breaks whose start the stitcher saw (MediaTailor's
+        /// FULL_AVAIL_ONLY).
+        case fullBreaksOnly = "full"
+        /// Play the rest of the break: its ads from the first segment after the time already gone
+        /// (PARTIAL_AVAIL).
+        case restOfBreak = "rest"
+    }
+
+    static let playlistName = "stitched.m3u8"
+
+    let schedule: LiveSchedule
+    let folder: FilePath
+    let transport: any HTTPTransport
+    let limits: HTTPTransportLimits
+    let joinRule: JoinRule
+    private let insertions = Insertions()
+
+    /// - Parameters:
+    ///   - schedule: The live schedule.
+    ///   - output: The folder the stitched playlist and the ads are written to (made when missing).
+    ///   - joinRule: What a break under way at the first load plays (`.fullBreaksOnly`).
+    ///   - transport: What loads http(s) content and ads.
+    ///   - limits: Timeouts and retries of each load.
+    package init(
+        schedule: LiveSchedule, output: FilePath, joinRule: JoinRule = .fullBreaksOnly,
+        transport: any HTTPTransport = DefaultHTTPTransport(), limits: HTTPTransportLimits = .default
+    ) {
+        self.schedule = schedule
+        folder = output
+        self.joinRule = joinRule
+        self.transport = transport
+        self.limits = limits
+    }
+
+    /// Plays the on-demand break `id` from the next segment the content publishes ("insert now").
+    ///
+    /// - Throws: `.noSuchBreak` when the schedule has no on-demand break `id`.
+    package func insertNow(_ id: String) async throws(LiveStitchingError) {
+        let known = schedule.breaks.filter { $0.trigger == .onDemand }.map(\.id)
+        guard known.contains(id) else { throw LiveStitchingError(.noSuchBreak(id: id, known: known)) }
+        await insertions.add(id)
+    }
+
+    /// Follows the content until it ends, `duration` passes, or the task is cancelled, calling
+    /// `status` after every reload.
+    ///
+    /// - Parameters:
+    ///   - duration: How long to follow (`nil`: until the content ends).
+    ///   - status: Told what each reload found and did.
+    /// - Returns: The last reload's status.
+    /// - Throws: `LiveStitchingError`: content that cannot be loaded five times running, is not
+    ///   live HLS, or moved past segments unseen; an ad that cannot play in it; a folder not written.
+    @discardableResult
+    package func run(for duration: Duration? = nil, status: (LiveReloadStatus) -> Void = { _ in }) async throws(LiveStitchingError) -> LiveReloadStatus? {
+        let clock = ContinuousClock()
+        let deadline = duration.map { clock.now + $0 }
+        do { try FilePath.makeFolder(folder) } catch {
+            throw LiveStitchingError(.cannotWrite(path: folder.description, reason: error.reasonText))
+        }
+        let outputURL = MediaLocation(folder.appending(Self.playlistName)).url
+        var mediaURL = schedule.content.source.url
+        var decisions = LiveDecisions()
+        var ads: LiveAdPackaging?
+        var last: (bytes: [UInt8], content: HLSMediaPlaylist, written: String)?
+        var failures = 0
+        var reload = 0
+        var latest: LiveReloadStatus?
+        while !Task.isCancelled {
+            let began = clock.now
+            reload += 1
+            var report = LiveReloadStatus(reload: reload)
+            var wait = Duration.seconds(1)
+            defer { latest = report }
+            do throws(LiveStitchingError) {
+                let (bytes, url) = try await load(mediaURL, location: schedule.content.source)
+                failures = 0
+                if bytes == last?.bytes {
+                    report.change = .unchanged
+                    wait = .milliseconds(Int64(last.map { $0.content.targetDuration * 500 } ?? 1000))
+                } else {
+                    var content = try await mediaPlaylist(bytes, url: url, mediaURL: &mediaURL, first: last == nil)
+                    if ads == nil { ads = try await LiveAdPackaging(schedule, content: content, folder: folder, outputURL: outputURL, playlists: adPlaylist) }
+                    if let previous = last?.content {
+                        report.contentViolations = LiveReloadCheck.violations(from: previous, to: content).map(\.description)
+                    }
+                    let requests = await self.requests(for: content, decisions: decisions, pods: ads?.pods ?? [:], notes: &report.notes)
+                    content.url = url
+                    let (advanced, stitched) = try Self.stitching { () throws(LiveStitchError) in
+                        let advanced = try decisions.advanced(by: content, requests: requests)
+                        return (advanced, try LiveStitcher.playlist(
+                            content: content, decisions: advanced, url: outputURL, removingCueTags: schedule.markerBreak != nil))
+                    }
+                    decisions = advanced
+                    let text = stitched.text
+                    if text != last?.written { try write(text) }
+                    report.record(content: content, stitched: stitched, decisions: decisions, wrote: text != last?.written)
+                    last = (bytes, content, text)
+                    wait = .seconds(content.targetDuration)
+                }
+            } catch {
+                if case .content = error.cause, failures < 4, last != nil {
+                    failures += 1
+                    report.change = .failed(error.description)
+                    wait = .milliseconds(Int64((last?.content.targetDuration ?? 2) * 500))
+                } else {
+                    status(report)
+                    throw error
+                }
+            }
+            status(report)
+            if last?.content.hasEndList == true, report.change != .unchanged { return report }
+            let next = began + wait
+            if let deadline, next >= deadline { return report }
+            do { try await clock.sleep(until: next) } catch { break }
+        }
+        return latest
+    }
+
+    /// The content's bytes and the URL they came from (after redirects).
+    private func load(_ url: String, location: MediaLocation) async throws(LiveStitchingError) -> (bytes: [UInt8], url: String) {
+        if HTTPFetch.isHTTP(url) {
+            do {
+                let (final, response) = try await HTTPFetch.get(url, transport: transport, limits: limits)
+                return (response.body, final)
+            } catch {
+                throw LiveStitchingError(.content(url: url, reason: error.description))
+            }
+        }
+        guard let path = (try? MediaLocation(resolvedURI: url))?.filePath else { throw LiveStitchingError(.content(url: url, reason: "neither a file nor an http(s) URL")) }
+        do { return (try ReadableFile.contents(of: path, limit: HLSParseLimits.default.maximumPlaylistBytes), url) } catch {
+            throw LiveStitchingError(.content(url: url, reason: error.reasonText))
+        }
+    }
+
+    /// The content's media playlist: the playlist itself, or a multivariant playlist's named (else
+    /// highest-bandwidth) variant, which later reloads load directly (`mediaURL`).
+    private func mediaPlaylist(_ bytes: [UInt8], url: String, mediaURL: inout String, first: Bool) async throws(LiveStitchingError) -> HLSMediaPlaylist {
+        let playlist = try Self.parsing(url) { () throws(HLSParseError) in try HLSPlaylistParser().parse(bytes, url: url) }
+        switch playlist {
+        case .media(let media):
+            // Live content ends with EXT-X-ENDLIST; content that starts finished is not live.
+            guard !first || !media.isFinite else {
+                throw LiveStitchingError(.notLive(url: url, reason: "the playlist is finished (EXT-X-ENDLIST or VOD): stitch it with `hls`"))
+            }
+            return media
+        case .multivariant(let multivariant):
+            let name = schedule.content.source.variant
+            guard let variant = name.map({ multivariant.variant(named: $0) }) ?? multivariant.variants.max(by: { $0.bandwidth < $1.bandwidth }) else {
+                throw LiveStitchingError(.notLive(url: url, reason: name.map { "no variant \(quoted($0)); its variants: \(multivariant.variantNames)" } ?? "a multivariant playlist without variants"))
+            }
+            mediaURL = variant.resolvedURI
+            let (mediaBytes, finalURL) = try await load(variant.resolvedURI, location: schedule.content.source)
+            return try await self.mediaPlaylist(mediaBytes, url: finalURL, mediaURL: &mediaURL, first: first)
+        }
+    }
+
+    private func adPlaylist(_ location: MediaLocation) async throws(LiveStitchingError) -> HLSMediaPlaylist {
+        var url = location.url
+        let (bytes, final) = try await load(url, location: location)
+        let playlist = try Self.parsing(final) { () throws(HLSParseError) in try HLSPlaylistParser().parse(bytes, url: final) }
+        switch playlist {
+        case .media(let media): return media
+        case .multivariant(let multivariant):
+            guard let variant = location.variant.map({ multivariant.variant(named: $0) }) ?? multivariant.variants.max(by: { $0.bandwidth < $1.bandwidth }) else {
+                throw LiveStitchingError(.content(url: final, reason: "no variant \(quoted(location.variant ?? "")); its variants: \(multivariant.variantNames)"))
+            }
+            url = variant.resolvedURI
+            let (mediaBytes, mediaFinal) = try await load(url, location: location)
+            return try Self.parsing(mediaFinal) { () throws(HLSParseError) in try HLSMediaPlaylist(parsing: mediaBytes, url: mediaFinal) }
+        }
+    }
+
+    /// The breaks to open in `content`'s new segments: at its markers, at the schedule's dates,
+    /// and the on-demand ones asked for.
+    private func requests(
+        for content: HLSMediaPlaylist, decisions: LiveDecisions, pods: [String: [LiveAd]], notes: inout [String]
+    ) async -> [LiveBreakRequest] {
+        let firstNew = decisions.lastSequence.map { $0 + 1 } ?? (content.mediaSequence ?? 0)
+        let opened = Set(decisions.breaks.map(\.id))
+        var requests: [LiveBreakRequest] = []
+        if let markers = schedule.markerBreak, let pod = pods[markers.id] {
+            for marked in content.liveMarkedBreaks where marked.sequence >= firstNew {
+                if marked.elapsed > .zero {
+                    guard decisions.lastSequence == nil, joinRule == .restOfBreak else {
+                        if decisions.lastSequence == nil {
+                            notes.append("the break under way at segment \(marked.sequence) plays as content (join rule: full breaks only)")
+                        }
+                        continue
+                    }
+                }
+                requests.append(LiveBreakRequest(
+                    id: "\(markers.id)-\(marked.sequence)", startSequence: marked.sequence, duration: marked.duration, ads: pod, elapsed: marked.elapsed))
+            }
+        }
+        for item in schedule.breaks where !opened.contains(item.id) {
+            guard case .date(let date) = item.trigger, let pod = pods[item.id] else { continue }
+            if let sequence = content.firstSegment(startingAtOrAfter: date), sequence >= firstNew {
+                requests.append(LiveBreakRequest(id: item.id, startSequence: sequence, duration: Self.length(of: pod), ads: pod))
+            }
+        }
+        for (id, sequence) in await insertions.pending(opened: opened, next: firstNew + (decisions.lastSequence == nil ? UInt64(content.segments.count) : 0)) {
+            guard let pod = pods[id] else { continue }
+            requests.append(LiveBreakRequest(id: "\(id)-\(sequence)", startSequence: sequence, duration: Self.length(of: pod), ads: pod))
+        }
+        return requests
+    }
+
+    private static func stitching<T>(_ body: () throws(LiveStitchError) -> T) throws(LiveStitchingError) -> T {
+        do { return try body() } catch { throw LiveStitchingError(.stitch(error)) }
+    }
+
+    private static func parsing<T>(_ url: String, _ body: () throws(HLSParseError) -> T) throws(LiveStitchingError) -> T {
+        do { return try body() } catch { throw LiveStitchingError(.content(url: url, reason: error.description)) }
+    }
+
+    private static func length(of pod: [LiveAd]) -> MediaTime {
+        pod.reduce(.zero) { $0 + ((try? $1.playlist.totalDuration) ?? .zero) }
+    }
+
+    private func write(_ text: String) throws(LiveStitchingError) {
+        let path = folder.appending(Self.playlistName)
+        do {
+            let file = try AtomicOutputFile(path: path)
+            try file.write(Array(text.utf8))
+            try file.commit()
+        } catch {
+            throw LiveStitchingError(.cannotWrite(path: path.description, reason: error.reasonText))
+        }
+    }
+}
+
+/// The on-demand breaks asked for, each from the first segment published after it was (the next
+/// new one), until the stitcher has opened it.
+private actor Insertions {
+    private var asked: [(id: String, sequence: UInt64?)] = []
+
+    func add(_ id: String) { asked.append((id, nil)) }
+
+    /// Each break asked for and not yet opened (`opened` holds `ID-SEQ` once it is), with the
+    /// segment it starts at: `next` for one asked since the last load.
+    func pending(opened: Set<String>, next: UInt64) -> [(id: String, sequence: UInt64)] {
+        asked.removeAll { entry in entry.sequence.map { opened.contains("\(entry.id)-\($0)") } ?? false }
+        for index in asked.indices where asked[index].sequence == nil { asked[index].sequence = next }
+        return asked.map { ($0.id, $0.sequence ?? next) }
+    }
+}
