@@ -72,8 +72,21 @@ package final class LiveHLSStitching: Sendable {
     ///   live HLS, or moved past segments unseen; an ad that cannot play in it; a folder not written.
     @discardableResult
     package func run(for duration: Duration? = nil, status: (LiveReloadStatus) -> Void = { _ in }) async throws(LiveStitchingError) -> LiveReloadStatus? {
-        let clock = ContinuousClock()
-        let deadline = duration.map { clock.now + $0 }
+        try await run(for: duration, clock: ContinuousClock(), status: status)
+    }
+
+    /// `run(for:status:)` on `clock`: its waits and its deadline (a test's clock need not wait).
+    ///
+    /// - Parameters:
+    ///   - duration: How long to follow (`nil`: until the content ends).
+    ///   - clock: What the reloads wait on.
+    ///   - status: Told what each reload found and did.
+    /// - Returns: The last reload's status.
+    @discardableResult
+    package func run<C: Clock>(
+        for duration: Duration?, clock: C, status: (LiveReloadStatus) -> Void
+    ) async throws(LiveStitchingError) -> LiveReloadStatus? where C.Duration == Duration {
+        let deadline = duration.map { clock.now.advanced(by: $0) }
         do { try FilePath.makeFolder(folder) } catch {
             throw LiveStitchingError(.cannotWrite(path: folder.description, reason: error.reasonText))
         }
@@ -129,9 +142,9 @@ package final class LiveHLSStitching: Sendable {
             }
             status(report)
             if last?.content.hasEndList == true, report.change != .unchanged { return report }
-            let next = began + wait
+            let next = began.advanced(by: wait)
             if let deadline, next >= deadline { return report }
-            do { try await clock.sleep(until: next) } catch { break }
+            do { try await clock.sleep(until: next, tolerance: nil) } catch { break }
         }
         return latest
     }

@@ -1,0 +1,209 @@
+@testable import Compositor
+import CompositorCore
+@testable import CompositorHLS
+import CompositorIO
+import CompositorTestSupport
+import Foundation
+import Testing
+
+/// Following live content: a scripted origin whose playlist gains a segment at every load (2 s
+/// segments, a 6-segment window), a clock that does not wait, and the stitched playlist read back
+/// from the folder after every reload.
+///
+///     content  | 0 | 1 | 2 | 3 | 4 | 5 | 6 | 7 | ... | 13 |END     CUE-OUT:DURATION=4 on 3, CUE-IN on 5
+///     stitched | 0 | 1 | 2 |/ad1-0|/ad1-1|/5 | 6 | ...| 13 |END     ad1.mp4 cut to 4 s, 2 s segments
+@Suite("Live: following content and rewriting the stitched playlist")
+struct LiveHLSStitchingTests {
+    /// An origin at http://127.0.0.1/live.m3u8 that publishes one more segment per load, up to
+    /// `count`, then EXT-X-ENDLIST; loads listed in `failing` (by number, from 1) get a 503.
+    final class ScriptedOrigin: HTTPTransport, @unchecked Sendable {
+        let count: Int
+        let markers: [Int: String]
+        let failing: Set<Int>
+        let finishedFromStart: Bool
+        private let lock = NSLock()
+        private var loads = 0
+        /// Loads that returned the same playlist as the one before (the origin repeats every third).
+        let repeatsEveryThird: Bool
+
+        init(count: Int = 14, markers: [Int: String] = [:], failing: Set<Int> = [], repeatsEveryThird: Bool = false, finishedFromStart: Bool = false) {
+            self.count = count
+            self.markers = markers
+            self.failing = failing
+            self.repeatsEveryThird = repeatsEveryThird
+            self.finishedFromStart = finishedFromStart
+        }
+
+        static let epoch = 1_795_000_000
+
+        func get(_ request: HTTPTransportRequest) async throws(HTTPTransportError) -> HTTPTransportResponse {
+            let load = lock.withLock { () -> Int in loads += 1; return loads }
+            guard request.url == "http://127.0.0.1/live.m3u8" else { return HTTPTransportResponse(status: 404) }
+            if failing.contains(load) { return HTTPTransportResponse(status: 503) }
+            let published = finishedFromStart ? count : min(count, 3 + (repeatsEveryThird ? load - load / 3 : load))
+            let first = max(0, published - 6)
+            var text = "#EXTM3U\n#EXT-X-VERSION:3\n#EXT-X-TARGETDURATION:2\n#EXT-X-MEDIA-SEQUENCE:\(first)\n"
+            for n in first..<published {
+                if let marker = markers[n] { text += marker + "\n" }
+                text += "#EXT-X-PROGRAM-DATE-TIME:\(HLSDateTime(secondsSinceEpoch: MediaTime(seconds: Int64(Self.epoch + 2 * n))))\n"
+                text += "#EXTINF:2.0,\nseg\(n).ts\n"
+            }
+            if published == count { text += "#EXT-X-ENDLIST\n" }
+            return HTTPTransportResponse(status: 200, body: Array(text.utf8))
+        }
+    }
+
+    /// A clock that never waits: each sleep moves it to the instant asked for, and is recorded.
+    final class InstantClock: Clock, @unchecked Sendable {
+        struct Instant: InstantProtocol {
+            var offset: Duration
+            func advanced(by duration: Duration) -> Instant { Instant(offset: offset + duration) }
+            func duration(to other: Instant) -> Duration { other.offset - offset }
+            static func < (a: Instant, b: Instant) -> Bool { a.offset < b.offset }
+        }
+
+        private let lock = NSLock()
+        private var current = Instant(offset: .zero)
+        private(set) var sleeps: [Duration] = []
+        var now: Instant { lock.withLock { current } }
+        var minimumResolution: Duration { .nanoseconds(1) }
+
+        func sleep(until deadline: Instant, tolerance: Duration?) async throws {
+            lock.withLock {
+                sleeps.append(current.duration(to: deadline))
+                current = deadline
+            }
+        }
+    }
+
+    static func schedule(_ breaks: String) throws -> LiveSchedule {
+        let fixtures = MP4Fixtures.folder
+        let text = """
+            { "content": [ { "id": "channel", "url": "http://127.0.0.1/live.m3u8" } ],
+              "breaks": [ \(breaks.replacingOccurrences(of: "FIXTURES", with: fixtures)) ] }
+            """
+        return try ScheduleDocument.decodeLive(Array(text.utf8), baseFolder: nil)
+    }
+
+    /// Runs the stitcher against `origin` into a new folder; returns each stitched playlist as
+    /// read back after the reload that wrote it, and the statuses.
+    static func follow(
+        _ schedule: LiveSchedule, origin: ScriptedOrigin, clock: InstantClock = InstantClock(), join: LiveHLSStitching.JoinRule = .fullBreaksOnly,
+        before: (LiveHLSStitching) async throws -> Void = { _ in }
+    ) async throws -> (playlists: [HLSMediaPlaylist], statuses: [LiveReloadStatus], folder: FilePath) {
+        let folder = FilePath(FileManager.default.temporaryDirectory.appendingPathComponent("live-\(UUID().uuidString)").path)
+        let live = LiveHLSStitching(
+            schedule: schedule, output: folder, joinRule: join, transport: origin, limits: HTTPTransportLimits(maximumRetries: 0))
+        try await before(live)
+        var playlists: [HLSMediaPlaylist] = [], statuses: [LiveReloadStatus] = []
+        let playlistPath = folder.appending("stitched.m3u8").description
+        try await live.run(for: nil, clock: clock) { status in
+            statuses.append(status)
+            if status.wrote, let bytes = FileManager.default.contents(atPath: playlistPath) {
+                playlists.append((try? HLSMediaPlaylist(parsing: Array(bytes), url: "file://" + playlistPath))!)
+            }
+        }
+        return (playlists, statuses, folder)
+    }
+
+    static let ad1For4Seconds = #"{ "id": "ssai", "at": "markers", "ads": [ { "url": "FIXTURES/ad1.mp4", "end": 4 } ] }"#
+
+    @Test func theTimelineAbove() async throws {
+        let origin = ScriptedOrigin(markers: [3: "#EXT-X-CUE-OUT:DURATION=4", 5: "#EXT-X-CUE-IN"])
+        let (playlists, statuses, folder) = try await Self.follow(try Self.schedule(Self.ad1For4Seconds), origin: origin)
+        defer { try? FileManager.default.removeItem(atPath: folder.description) }
+        // Every reload a good reload of the one before; the last one ends.
+        for (previous, next) in zip(playlists, playlists.dropFirst()) {
+            #expect(LiveReloadCheck.violations(from: previous, to: next) == [])
+        }
+        let last = try #require(playlists.last)
+        #expect(last.hasEndList && statuses.last?.ended == true)
+        // The whole stream, by media sequence number, from every reload.
+        var stream: [UInt64: String] = [:]
+        for playlist in playlists {
+            for (offset, segment) in playlist.segments.enumerated() {
+                stream[playlist.mediaSequence! + UInt64(offset)] = (segment.isDiscontinuity ? "/" : "") + segment.uri
+            }
+        }
+        let uris = stream.keys.sorted().map { stream[$0]! }
+        let content = { (n: Int) in "http://127.0.0.1/seg\(n).ts" }
+        #expect(uris == (0..<3).map(content) + ["/ads/ad1-0.ts", "ads/ad1-1.ts", "/" + content(5)] + (6..<14).map(content))
+        // The ads were packaged once, in the content's format, beside the playlist.
+        let ads = try FileManager.default.contentsOfDirectory(atPath: folder.appending("ads").description).filter { !$0.hasPrefix(".") }.sorted()
+        #expect(ads == ["ad1-0.ts", "ad1-1.ts"])
+        // Their dates go on from the break's start; the content's cue tags are gone.
+        let withAds = try #require(playlists.first { $0.segments.contains { $0.uri == "ads/ad1-1.ts" } })
+        let adDates = withAds.segments.filter { $0.uri.hasPrefix("ads/") }.map { $0.programDateTime!.secondsSinceEpoch }
+        #expect(adDates == [MediaTime(seconds: Int64(ScriptedOrigin.epoch + 6)), MediaTime(seconds: Int64(ScriptedOrigin.epoch + 8))])
+        #expect(playlists.allSatisfy { $0.segments.allSatisfy { $0.cueOut == nil && $0.cueIn == nil } })
+    }
+
+    @Test func reloadsWaitATargetDurationAndHalfOfOneAfterNoChange() async throws {
+        let origin = ScriptedOrigin(count: 10, repeatsEveryThird: true)
+        let clock = InstantClock()
+        let (_, statuses, folder) = try await Self.follow(try Self.schedule(Self.ad1For4Seconds), origin: origin, clock: clock)
+        defer { try? FileManager.default.removeItem(atPath: folder.description) }
+        #expect(statuses.contains { $0.change == .unchanged })
+        for (status, sleep) in zip(statuses, clock.sleeps) {
+            #expect(sleep == (status.change == .unchanged ? .seconds(1) : .seconds(2)), "\(status)")
+        }
+    }
+
+    @Test func aFailedLoadKeepsThePlaylistAndTriesAgain() async throws {
+        let origin = ScriptedOrigin(count: 10, failing: [4, 5])
+        let (playlists, statuses, folder) = try await Self.follow(try Self.schedule(Self.ad1For4Seconds), origin: origin)
+        defer { try? FileManager.default.removeItem(atPath: folder.description) }
+        #expect(statuses.filter { if case .failed = $0.change { true } else { false } }.count == 2)
+        #expect(playlists.last?.hasEndList == true)
+    }
+
+    @Test func aDatedBreakAndAnInsertedOne() async throws {
+        // The dated break at segment 6's date; "news", asked for before the first load (segments
+        // 0-3), plays from the first segment published after it: 4.
+        let date = HLSDateTime(secondsSinceEpoch: MediaTime(seconds: Int64(ScriptedOrigin.epoch + 2 * 6)))
+        let schedule = try Self.schedule("""
+            { "id": "six", "at": "\(date)", "ads": [ { "url": "FIXTURES/ad1.mp4", "end": 2 } ] },
+            { "id": "news", "at": "on-demand", "ads": [ { "url": "FIXTURES/ad2.mp4", "end": 2 } ] }
+            """)
+        let (playlists, _, folder) = try await Self.follow(schedule, origin: ScriptedOrigin(count: 16)) { live in
+            try await live.insertNow("news")
+            await #expect(throws: LiveStitchingError(.noSuchBreak(id: "six", known: ["news"]))) { try await live.insertNow("six") }
+        }
+        defer { try? FileManager.default.removeItem(atPath: folder.description) }
+        let ranges = Set(playlists.flatMap { $0.segments.flatMap { $0.dateRanges.map(\.id) } })
+        #expect(ranges == ["six", "news-4"])
+        for (previous, next) in zip(playlists, playlists.dropFirst()) {
+            #expect(LiveReloadCheck.violations(from: previous, to: next) == [])
+        }
+    }
+
+    @Test func contentThatIsNotLiveOrNotThereIsATypedError() async throws {
+        let schedule = try Self.schedule(Self.ad1For4Seconds)
+        await #expect(throws: LiveStitchingError.self) {
+            _ = try await Self.follow(schedule, origin: ScriptedOrigin(finishedFromStart: true))
+        }
+        do {
+            _ = try await Self.follow(schedule, origin: ScriptedOrigin(failing: [1]))
+            Issue.record("a first load that fails must stop the stitcher")
+        } catch let error as LiveStitchingError {
+            #expect(error.description.contains("http://127.0.0.1/live.m3u8"))
+        }
+    }
+
+    @Test(arguments: [
+        (#"{ "content": [ { "url": "a.m3u8" }, { "url": "b.m3u8" } ] }"#, "content: live content is one clip"),
+        (#"{ "content": [ { "url": "a.m3u8", "end": 10 } ] }"#, "content[0]: live content plays as it comes"),
+        (#"{ "content": [ { "url": "a.m3u8" } ], "breaks": [ { "at": 30, "ads": [ { "url": "x.mp4" } ] } ] }"#, "breaks[0].at: a break of live content is at"),
+        (#"{ "content": [ { "url": "a.m3u8" } ], "breaks": [ { "at": "tomorrow", "ads": [ { "url": "x.mp4" } ] } ] }"#, "breaks[0].at: expected \"markers\", \"on-demand\" or a date-time"),
+        (#"{ "content": [ { "url": "a.m3u8" } ], "breaks": [ { "at": "markers", "ads": [] } ] }"#, "breaks[0].ads: a live break needs at least one ad"),
+        (#"{ "content": [ { "url": "a.m3u8" } ], "breaks": [ { "at": "markers", "vast": "v.xml" } ] }"#, "breaks[0].vast: a break of live content takes no"),
+        (#"{ "content": [ { "url": "a.m3u8" } ], "breaks": [ { "id": "x", "at": "on-demand", "ads": [ { "url": "x.mp4" } ] }, { "id": "x", "at": "markers", "ads": [ { "url": "x.mp4" } ] } ] }"#, "breaks[1].id: break 'x' is named twice"),
+    ])
+    func aLiveScheduleSaysWhereItIsWrong(_ text: String, _ expected: String) {
+        #expect {
+            _ = try ScheduleDocument.decodeLive(Array(text.utf8), baseFolder: nil)
+        } throws: { error in
+            "\(error)".hasPrefix(expected)
+        }
+    }
+}
