@@ -91,10 +91,11 @@ package final class LiveHLSStitching: Sendable {
             throw LiveStitchingError(.cannotWrite(path: folder.description, reason: error.reasonText))
         }
         let outputURL = MediaLocation(folder.appending(Self.playlistName)).url
-        var mediaURL = schedule.content.source.url
+        var layout: Layout?
         var decisions = LiveDecisions()
         var ads: LiveAdPackaging?
-        var last: (bytes: [UInt8], content: HLSMediaPlaylist, written: String)?
+        var last: (bytes: [UInt8], content: HLSMediaPlaylist)?
+        var written: [String: String] = [:]
         var failures = 0
         var reload = 0
         var latest: LiveReloadStatus?
@@ -105,29 +106,50 @@ package final class LiveHLSStitching: Sendable {
             var wait = Duration.seconds(1)
             defer { latest = report }
             do throws(LiveStitchingError) {
-                let (bytes, url) = try await load(mediaURL, location: schedule.content.source)
+                let followed: Layout
+                if let known = layout { followed = known } else { followed = try await self.layout(outputURL: outputURL) }
+                layout = followed
+                let reference = followed.variants[0]
+                let (bytes, url) = try await load(reference.url)
                 failures = 0
                 if bytes == last?.bytes {
                     report.change = .unchanged
                     wait = .milliseconds(Int64(last.map { $0.content.targetDuration * 500 } ?? 1000))
                 } else {
-                    var content = try await mediaPlaylist(bytes, url: url, mediaURL: &mediaURL, first: last == nil)
+                    let content = try mediaPlaylist(bytes, url: url, first: last == nil)
                     if ads == nil { ads = try await LiveAdPackaging(schedule, content: content, folder: folder, outputURL: outputURL, playlists: adPlaylist) }
                     if let previous = last?.content {
                         report.contentViolations = LiveReloadCheck.violations(from: previous, to: content).map(\.description)
                     }
                     let requests = await self.requests(for: content, decisions: decisions, pods: ads?.pods ?? [:], notes: &report.notes)
-                    content.url = url
-                    let (advanced, stitched) = try Self.stitching { () throws(LiveStitchError) in
-                        let advanced = try decisions.advanced(by: content, requests: requests)
-                        return (advanced, try LiveStitcher.playlist(
-                            content: content, decisions: advanced, url: outputURL, removingCueTags: schedule.markerBreak != nil))
+                    decisions = try Self.stitching { () throws(LiveStitchError) in try decisions.advanced(by: content, requests: requests) }
+                    // Every variant from the same decisions: they agree on sequence numbers and discontinuities.
+                    var stitchedReference: HLSMediaPlaylist?
+                    for (index, variant) in followed.variants.enumerated() {
+                        var media = content
+                        if index > 0 {
+                            let (variantBytes, variantURL) = try await load(variant.url)
+                            media = Self.taking(try mediaPlaylist(variantBytes, url: variantURL, first: false), through: decisions.lastSequence)
+                        }
+                        let stitched = try Self.stitching { () throws(LiveStitchError) in
+                            try LiveStitcher.playlist(
+                                content: media, decisions: decisions, url: URIReference.resolve(variant.name, against: outputURL),
+                                removingCueTags: schedule.markerBreak != nil)
+                        }
+                        let text = stitched.text
+                        if text != written[variant.name] {
+                            try write(text, name: variant.name)
+                            written[variant.name] = text
+                            report.wrote = true
+                        }
+                        stitchedReference = stitchedReference ?? stitched
                     }
-                    decisions = advanced
-                    let text = stitched.text
-                    if text != last?.written { try write(text) }
-                    report.record(content: content, stitched: stitched, decisions: decisions, wrote: text != last?.written)
-                    last = (bytes, content, text)
+                    if let multivariant = followed.multivariant, written[Self.playlistName] == nil {
+                        try write(multivariant.text, name: Self.playlistName)
+                        written[Self.playlistName] = multivariant.text
+                    }
+                    if let stitchedReference { report.record(content: content, stitched: stitchedReference, decisions: decisions) }
+                    last = (bytes, content)
                     wait = .seconds(content.targetDuration)
                 }
             } catch {
@@ -141,7 +163,7 @@ package final class LiveHLSStitching: Sendable {
                 }
             }
             status(report)
-            if last?.content.hasEndList == true, report.change != .unchanged { return report }
+            if last?.content.hasEndList == true, report.change == .changed { return report }
             let next = began.advanced(by: wait)
             if let deadline, next >= deadline { return report }
             do { try await clock.sleep(until: next, tolerance: nil) } catch { break }
@@ -149,8 +171,53 @@ package final class LiveHLSStitching: Sendable {
         return latest
     }
 
+    /// The content's media playlists, each with the name of its stitched playlist: the content
+    /// itself, or its named variant, or every variant of it (the first deciding the breaks) under
+    /// a multivariant `stitched.m3u8` whose variants are `stitched-N.m3u8`.
+    private struct Layout {
+        var multivariant: HLSMultivariantPlaylist?
+        var variants: [(url: String, name: String)]
+    }
+
+    private func layout(outputURL: String) async throws(LiveStitchingError) -> Layout {
+        let source = schedule.content.source
+        let (bytes, url) = try await load(source.url)
+        let playlist = try Self.parsing(url) { () throws(HLSParseError) in try HLSPlaylistParser().parse(bytes, url: url) }
+        guard case .multivariant(var multivariant) = playlist else { return Layout(variants: [(url, Self.playlistName)]) }
+        if let name = source.variant {
+            guard let variant = multivariant.variant(named: name) else {
+                throw LiveStitchingError(.content(url: url, reason: "no variant \(quoted(name)); its variants: \(multivariant.variantNames)"))
+            }
+            return Layout(variants: [(variant.resolvedURI, Self.playlistName)])
+        }
+        guard !multivariant.variants.isEmpty else { throw LiveStitchingError(.notLive(url: url, reason: "a multivariant playlist without variants")) }
+        if let rendition = multivariant.renditions.first(where: { $0.uri != nil }) {
+            throw LiveStitchingError(.unsupported(url: url, reason: "its \(rendition.type) rendition \(quoted(rendition.uri ?? "")) is a playlist of its own; live stitching takes variants with muxed audio for now"))
+        }
+        let variants = multivariant.variants.enumerated().map { index, variant in (variant.resolvedURI, "stitched-\(index).m3u8") }
+        for index in multivariant.variants.indices {
+            multivariant.variants[index].uri = variants[index].1
+            multivariant.variants[index].resolvedURI = URIReference.resolve(variants[index].1, against: outputURL)
+        }
+        multivariant.iFrameStreams = []
+        return Layout(multivariant: multivariant, variants: variants)
+    }
+
+    /// A variant's playlist without the segments the decisions have not yet taken (a variant
+    /// loaded a moment after the one deciding may be a segment ahead): they come at the next reload.
+    private static func taking(_ playlist: HLSMediaPlaylist, through last: UInt64?) -> HLSMediaPlaylist {
+        guard let last else { return playlist }
+        var taken = playlist
+        let first = playlist.mediaSequence ?? 0
+        let keep = last >= first ? Int(min(UInt64(playlist.segments.count), last - first + 1)) : 0
+        guard keep < playlist.segments.count else { return playlist }
+        taken.segments = Array(playlist.segments.prefix(keep))
+        taken.hasEndList = false
+        return taken
+    }
+
     /// The content's bytes and the URL they came from (after redirects).
-    private func load(_ url: String, location: MediaLocation) async throws(LiveStitchingError) -> (bytes: [UInt8], url: String) {
+    private func load(_ url: String) async throws(LiveStitchingError) -> (bytes: [UInt8], url: String) {
         if HTTPFetch.isHTTP(url) {
             do {
                 let (final, response) = try await HTTPFetch.get(url, transport: transport, limits: limits)
@@ -165,31 +232,22 @@ package final class LiveHLSStitching: Sendable {
         }
     }
 
-    /// The content's media playlist: the playlist itself, or a multivariant playlist's named (else
-    /// highest-bandwidth) variant, which later reloads load directly (`mediaURL`).
-    private func mediaPlaylist(_ bytes: [UInt8], url: String, mediaURL: inout String, first: Bool) async throws(LiveStitchingError) -> HLSMediaPlaylist {
+    /// A media playlist of the content; the first must be live (a finished one is for `hls`).
+    private func mediaPlaylist(_ bytes: [UInt8], url: String, first: Bool) throws(LiveStitchingError) -> HLSMediaPlaylist {
         let playlist = try Self.parsing(url) { () throws(HLSParseError) in try HLSPlaylistParser().parse(bytes, url: url) }
-        switch playlist {
-        case .media(let media):
-            // Live content ends with EXT-X-ENDLIST; content that starts finished is not live.
-            guard !first || !media.isFinite else {
-                throw LiveStitchingError(.notLive(url: url, reason: "the playlist is finished (EXT-X-ENDLIST or VOD): stitch it with `hls`"))
-            }
-            return media
-        case .multivariant(let multivariant):
-            let name = schedule.content.source.variant
-            guard let variant = name.map({ multivariant.variant(named: $0) }) ?? multivariant.variants.max(by: { $0.bandwidth < $1.bandwidth }) else {
-                throw LiveStitchingError(.notLive(url: url, reason: name.map { "no variant \(quoted($0)); its variants: \(multivariant.variantNames)" } ?? "a multivariant playlist without variants"))
-            }
-            mediaURL = variant.resolvedURI
-            let (mediaBytes, finalURL) = try await load(variant.resolvedURI, location: schedule.content.source)
-            return try await self.mediaPlaylist(mediaBytes, url: finalURL, mediaURL: &mediaURL, first: first)
+        guard case .media(let media) = playlist else {
+            throw LiveStitchingError(.content(url: url, reason: "a multivariant playlist where a variant's media playlist was"))
         }
+        // Live content ends with EXT-X-ENDLIST; content that starts finished is not live.
+        guard !first || !media.isFinite else {
+            throw LiveStitchingError(.notLive(url: url, reason: "the playlist is finished (EXT-X-ENDLIST or VOD): stitch it with `hls`"))
+        }
+        return media
     }
 
     private func adPlaylist(_ location: MediaLocation) async throws(LiveStitchingError) -> HLSMediaPlaylist {
         var url = location.url
-        let (bytes, final) = try await load(url, location: location)
+        let (bytes, final) = try await load(url)
         let playlist = try Self.parsing(final) { () throws(HLSParseError) in try HLSPlaylistParser().parse(bytes, url: final) }
         switch playlist {
         case .media(let media): return media
@@ -198,7 +256,7 @@ package final class LiveHLSStitching: Sendable {
                 throw LiveStitchingError(.content(url: final, reason: "no variant \(quoted(location.variant ?? "")); its variants: \(multivariant.variantNames)"))
             }
             url = variant.resolvedURI
-            let (mediaBytes, mediaFinal) = try await load(url, location: location)
+            let (mediaBytes, mediaFinal) = try await load(url)
             return try Self.parsing(mediaFinal) { () throws(HLSParseError) in try HLSMediaPlaylist(parsing: mediaBytes, url: mediaFinal) }
         }
     }
@@ -225,15 +283,23 @@ package final class LiveHLSStitching: Sendable {
                     id: "\(markers.id)-\(marked.sequence)", startSequence: marked.sequence, duration: marked.duration, ads: pod, elapsed: marked.elapsed))
             }
         }
+        // A dated or inserted break held up by another one starts at the first new segment, or
+        // where that break gives the content back.
         for item in schedule.breaks where !opened.contains(item.id) {
-            guard case .date(let date) = item.trigger, let pod = pods[item.id] else { continue }
-            if let sequence = content.firstSegment(startingAtOrAfter: date), sequence >= firstNew {
-                requests.append(LiveBreakRequest(id: item.id, startSequence: sequence, duration: Self.length(of: pod), ads: pod))
+            guard case .date(let date) = item.trigger, let pod = pods[item.id],
+                  let sequence = content.firstSegment(startingAtOrAfter: date) else { continue }
+            if decisions.lastSequence == nil, sequence == content.mediaSequence ?? 0,
+               let first = content.segments.first?.programDateTime, first.secondsSinceEpoch > date.secondsSinceEpoch {
+                notes.append("break \(quoted(item.id)) at \(date) was before the content's window when the stitcher joined")
+                continue
             }
+            requests.append(LiveBreakRequest(
+                id: item.id, startSequence: max(sequence, firstNew), duration: Self.length(of: pod), ads: pod, waitsForOpenBreak: true))
         }
         for (id, sequence) in await insertions.pending(opened: opened, next: firstNew + (decisions.lastSequence == nil ? UInt64(content.segments.count) : 0)) {
             guard let pod = pods[id] else { continue }
-            requests.append(LiveBreakRequest(id: "\(id)-\(sequence)", startSequence: sequence, duration: Self.length(of: pod), ads: pod))
+            requests.append(LiveBreakRequest(
+                id: "\(id)-\(sequence)", startSequence: max(sequence, firstNew), duration: Self.length(of: pod), ads: pod, waitsForOpenBreak: true))
         }
         return requests
     }
@@ -250,8 +316,8 @@ package final class LiveHLSStitching: Sendable {
         pod.reduce(.zero) { $0 + ((try? $1.playlist.totalDuration) ?? .zero) }
     }
 
-    private func write(_ text: String) throws(LiveStitchingError) {
-        let path = folder.appending(Self.playlistName)
+    private func write(_ text: String, name: String) throws(LiveStitchingError) {
+        let path = folder.appending(name)
         do {
             let file = try AtomicOutputFile(path: path)
             try file.write(Array(text.utf8))

@@ -36,13 +36,12 @@ package struct LiveReloadStatus: Sendable, Equatable, CustomStringConvertible {
 
     package init(reload: Int) { self.reload = reload }
 
-    mutating func record(content: HLSMediaPlaylist, stitched: HLSMediaPlaylist, decisions: LiveDecisions, wrote: Bool) {
+    mutating func record(content: HLSMediaPlaylist, stitched: HLSMediaPlaylist, decisions: LiveDecisions) {
         let first = content.mediaSequence ?? 0
         self.content = content.segments.isEmpty ? nil : first...(first + UInt64(content.segments.count) - 1)
         stitchedSequence = stitched.mediaSequence
         stitchedDiscontinuitySequence = stitched.discontinuitySequence
         stitchedSegments = stitched.segments.count
-        self.wrote = wrote
         breaks = decisions.breaks.count
         if let open = decisions.breaks.last, open.isOpen { openBreak = (open.id, open.publishedCount, open.adSegments.count) }
         ended = content.hasEndList

@@ -8,6 +8,8 @@ package struct LiveStitchingError: Error, Equatable, Sendable, CustomStringConve
         case content(url: String, reason: String)
         /// The content is not live HLS (an MP4, say).
         case notLive(url: String, reason: String)
+        /// Valid content this stitcher does not take yet (renditions in playlists of their own).
+        case unsupported(url: String, reason: String)
         /// An ad cannot play in this content.
         case ad(item: String, reason: String)
         /// The stitcher cannot go on consistently (it missed segments, say).
@@ -25,6 +27,7 @@ package struct LiveStitchingError: Error, Equatable, Sendable, CustomStringConve
         switch cause {
         case .content(let url, let reason): return "\(url): \(reason)"
         case .notLive(let url, let reason): return "\(url): \(reason)"
+        case .unsupported(let url, let reason): return "\(url): not supported: \(reason)"
         case .ad(let item, let reason): return "ad \(quoted(item)): \(reason)"
         case .stitch(let error): return error.description
         case .cannotWrite(let path, let reason): return "\(path): \(reason)"

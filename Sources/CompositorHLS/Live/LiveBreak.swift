@@ -29,13 +29,17 @@ package struct LiveBreakRequest: Hashable, Sendable {
     /// How far into the break the first replaced segment already is: zero, except for a break
     /// joined under way (a `EXT-X-CUE-OUT-CONT` with its `ElapsedTime`), whose ads play from there.
     package var elapsed: MediaTime
+    /// Whether, asked for inside another break, it starts where that one gives the content back
+    /// (a dated or inserted break) instead of being dropped (a marker inside a break is part of it).
+    package var waitsForOpenBreak: Bool
 
-    package init(id: String, startSequence: UInt64, duration: MediaTime?, ads: [LiveAd], elapsed: MediaTime = .zero) {
+    package init(id: String, startSequence: UInt64, duration: MediaTime?, ads: [LiveAd], elapsed: MediaTime = .zero, waitsForOpenBreak: Bool = false) {
         self.id = id
         self.startSequence = startSequence
         self.duration = duration
         self.ads = ads
         self.elapsed = elapsed
+        self.waitsForOpenBreak = waitsForOpenBreak
     }
 }
 
@@ -94,9 +98,9 @@ package struct LiveBreak: Hashable, Sendable {
     /// Where content comes back, once it has.
     package private(set) var contentReturn: Return?
 
-    init(_ request: LiveBreakRequest, startDate: HLSDateTime?, discontinuitiesBefore: UInt64) {
+    init(_ request: LiveBreakRequest, at sequence: UInt64, startDate: HLSDateTime?, discontinuitiesBefore: UInt64) {
         id = request.id
-        startSequence = request.startSequence
+        startSequence = sequence
         self.startDate = startDate
         self.discontinuitiesBefore = discontinuitiesBefore
         var segments: [HLSMediaSegment] = [], ends: [MediaTime] = [], owners: [Int] = []

@@ -24,8 +24,10 @@ package struct LiveDecisions: Hashable, Sendable {
     package init() {}
 
     /// The decisions after the stitcher takes `content`'s new segments (those after `lastSequence`),
-    /// opening a break at each new segment a request starts at (the first request there wins; none
-    /// while a break is open: a marker inside a break is part of it).
+    /// opening a break at each new segment a request starts at (the first request there wins; a
+    /// request whose ID a break already has is done). Inside an open break a request is dropped (a
+    /// marker inside a break is part of it) unless it `waitsForOpenBreak`: then it starts where
+    /// the content comes back.
     ///
     /// On the first load every segment is new, so a break joined under way is a request at the
     /// window's first segment with its `elapsed` time.
@@ -41,7 +43,11 @@ package struct LiveDecisions: Hashable, Sendable {
         }
         let dates = try LiveStitcher.programDates(of: content)
         var byStart: [UInt64: LiveBreakRequest] = [:]
-        for request in requests where byStart[request.startSequence] == nil { byStart[request.startSequence] = request }
+        let decided = Set(breaks.map(\.id))
+        for request in requests where byStart[request.startSequence] == nil && !decided.contains(request.id) {
+            byStart[request.startSequence] = request
+        }
+        var waiting: LiveBreakRequest?
         var discontinuities = content.discontinuitySequence ?? 0
         for (index, segment) in content.segments.enumerated() {
             defer { number &+= 1 }
@@ -53,10 +59,13 @@ package struct LiveDecisions: Hashable, Sendable {
             if let open = next.breaks.indices.last, next.breaks[open].isOpen {
                 replaced = next.breaks[open].take(segment, sequence: number)
             }
-            if !replaced, let request = byStart[number] {
-                var opened = LiveBreak(request, startDate: dates[index], discontinuitiesBefore: discontinuities)
+            if !replaced, let request = byStart[number] ?? waiting {
+                if request.id == waiting?.id { waiting = nil }
+                var opened = LiveBreak(request, at: number, startDate: dates[index], discontinuitiesBefore: discontinuities)
                 _ = opened.take(segment, sequence: number)
                 next.breaks.append(opened)
+            } else if replaced, waiting == nil, let request = byStart[number], request.waitsForOpenBreak {
+                waiting = request
             }
             if segment.isDiscontinuity { discontinuities += 1 }
         }

@@ -37,10 +37,22 @@ struct LiveHLSStitchingTests {
         static let epoch = 1_795_000_000
 
         func get(_ request: HTTPTransportRequest) async throws(HTTPTransportError) -> HTTPTransportResponse {
-            let load = lock.withLock { () -> Int in loads += 1; return loads }
-            guard request.url == "http://127.0.0.1/live.m3u8" else { return HTTPTransportResponse(status: 404) }
+            let base = "http://127.0.0.1/"
+            guard request.url.hasPrefix(base) else { return HTTPTransportResponse(status: 404) }
+            let path = String(request.url.dropFirst(base.count))
+            if path == "master.m3u8" {
+                let text = "#EXTM3U\n#EXT-X-STREAM-INF:BANDWIDTH=900000\nv0/live.m3u8\n#EXT-X-STREAM-INF:BANDWIDTH=300000\nv1/live.m3u8\n"
+                return HTTPTransportResponse(status: 200, body: Array(text.utf8))
+            }
+            // The second variant is loaded after the first, and is a segment ahead of it.
+            let ahead = path == "v1/live.m3u8" ? 1 : 0
+            guard ["live.m3u8", "v0/live.m3u8", "v1/live.m3u8"].contains(path) else { return HTTPTransportResponse(status: 404) }
+            let load = lock.withLock { () -> Int in
+                if ahead == 0 { loads += 1 }
+                return loads
+            }
             if failing.contains(load) { return HTTPTransportResponse(status: 503) }
-            let published = finishedFromStart ? count : min(count, 3 + (repeatsEveryThird ? load - load / 3 : load))
+            let published = finishedFromStart ? count : min(count, 3 + ahead + (repeatsEveryThird ? load - load / 3 : load))
             let first = max(0, published - 6)
             var text = "#EXTM3U\n#EXT-X-VERSION:3\n#EXT-X-TARGETDURATION:2\n#EXT-X-MEDIA-SEQUENCE:\(first)\n"
             for n in first..<published {
@@ -76,10 +88,10 @@ struct LiveHLSStitchingTests {
         }
     }
 
-    static func schedule(_ breaks: String) throws -> LiveSchedule {
+    static func schedule(_ breaks: String, content: String = "http://127.0.0.1/live.m3u8") throws -> LiveSchedule {
         let fixtures = MP4Fixtures.folder
         let text = """
-            { "content": [ { "id": "channel", "url": "http://127.0.0.1/live.m3u8" } ],
+            { "content": [ { "id": "channel", "url": "\(content)" } ],
               "breaks": [ \(breaks.replacingOccurrences(of: "FIXTURES", with: fixtures)) ] }
             """
         return try ScheduleDocument.decodeLive(Array(text.utf8), baseFolder: nil)
@@ -138,6 +150,53 @@ struct LiveHLSStitchingTests {
         #expect(playlists.allSatisfy { $0.segments.allSatisfy { $0.cueOut == nil && $0.cueIn == nil } })
     }
 
+    /// Two variants, the second loaded a segment ahead of the first: each stitched playlist is a
+    /// good reload of its last, and the two agree, segment for segment, on sequence numbers,
+    /// discontinuities, dates and ads, once the second's extra segment is taken.
+    @Test func everyVariantFromTheSameDecisions() async throws {
+        let origin = ScriptedOrigin(markers: [3: "#EXT-X-CUE-OUT:DURATION=4", 5: "#EXT-X-CUE-IN"])
+        let schedule = try Self.schedule(Self.ad1For4Seconds, content: "http://127.0.0.1/master.m3u8")
+        let folder = FilePath(FileManager.default.temporaryDirectory.appendingPathComponent("live-\(UUID().uuidString)").path)
+        defer { try? FileManager.default.removeItem(atPath: folder.description) }
+        let live = LiveHLSStitching(schedule: schedule, output: folder, transport: origin, limits: HTTPTransportLimits(maximumRetries: 0))
+        var loads: [[HLSMediaPlaylist]] = [[], []]
+        try await live.run(for: nil, clock: InstantClock()) { _ in
+            for variant in 0..<2 {
+                let path = folder.appending("stitched-\(variant).m3u8").description
+                guard let bytes = FileManager.default.contents(atPath: path) else { continue }
+                loads[variant].append((try? HLSMediaPlaylist(parsing: Array(bytes), url: "file://" + path))!)
+            }
+        }
+        let multivariant = try #require(FileManager.default.contents(atPath: folder.appending("stitched.m3u8").description))
+        #expect(String(decoding: multivariant, as: UTF8.self).contains("stitched-1.m3u8"))
+        for variant in loads {
+            for (previous, next) in zip(variant, variant.dropFirst()) { #expect(LiveReloadCheck.violations(from: previous, to: next) == []) }
+        }
+        func shape(_ playlist: HLSMediaPlaylist) -> [String] {
+            playlist.segments.enumerated().map { offset, segment in
+                "\(playlist.mediaSequence! + UInt64(offset)) \(segment.isDiscontinuity) \(segment.programDateTime!) \(segment.uri.hasPrefix("ads/") ? segment.uri : "content")"
+            }
+        }
+        // Each segment by media sequence number, with its discontinuity number (RFC 8216bis 6.2.2:
+        // what renditions must agree on): the same in both variants wherever both list it.
+        func numbered(_ playlist: HLSMediaPlaylist) -> [UInt64: String] {
+            var number = playlist.discontinuitySequence ?? 0
+            var found: [UInt64: String] = [:]
+            for (offset, line) in shape(playlist).enumerated() {
+                if playlist.segments[offset].isDiscontinuity { number += 1 }
+                found[playlist.mediaSequence! + UInt64(offset)] = "\(line) d\(number)"
+            }
+            return found
+        }
+        #expect(loads[0].count == loads[1].count && loads[0].count > 5)
+        for (first, second) in zip(loads[0], loads[1]) {
+            let (a, b) = (numbered(first), numbered(second))
+            let both = Set(a.keys).intersection(b.keys)
+            #expect(both.count >= 4 && both.allSatisfy { a[$0] == b[$0] }, "\(shape(first)) against \(shape(second))")
+        }
+        #expect(loads[0].contains { $0.segments.contains { $0.uri == "ads/ad1-1.ts" } })
+    }
+
     @Test func reloadsWaitATargetDurationAndHalfOfOneAfterNoChange() async throws {
         let origin = ScriptedOrigin(count: 10, repeatsEveryThird: true)
         let clock = InstantClock()
@@ -158,8 +217,9 @@ struct LiveHLSStitchingTests {
     }
 
     @Test func aDatedBreakAndAnInsertedOne() async throws {
-        // The dated break at segment 6's date; "news", asked for before the first load (segments
-        // 0-3), plays from the first segment published after it: 4.
+        // "news", asked for before the first load (segments 0-4), plays from the first segment
+        // published after it, 5, for 2.002 s: through 6, whose date the dated break has; that one
+        // waits for the content to come back, at 7.
         let date = HLSDateTime(secondsSinceEpoch: MediaTime(seconds: Int64(ScriptedOrigin.epoch + 2 * 6)))
         let schedule = try Self.schedule("""
             { "id": "six", "at": "\(date)", "ads": [ { "url": "FIXTURES/ad1.mp4", "end": 2 } ] },
@@ -171,7 +231,10 @@ struct LiveHLSStitchingTests {
         }
         defer { try? FileManager.default.removeItem(atPath: folder.description) }
         let ranges = Set(playlists.flatMap { $0.segments.flatMap { $0.dateRanges.map(\.id) } })
-        #expect(ranges == ["six", "news-4"])
+        #expect(ranges == ["six", "news-5"])
+        let starts = Dictionary(playlists.flatMap { $0.segments.flatMap { segment in segment.dateRanges.map { ($0.id, $0.startDate!.secondsSinceEpoch) } } },
+                                uniquingKeysWith: { first, _ in first })
+        #expect(starts["six"] == MediaTime(seconds: Int64(ScriptedOrigin.epoch + 14)))
         for (previous, next) in zip(playlists, playlists.dropFirst()) {
             #expect(LiveReloadCheck.violations(from: previous, to: next) == [])
         }
