@@ -37,6 +37,9 @@ published is closed before EXT-X-ENDLIST. markers.json lists each published brea
 {"cue_out_msn", "duration", "cue_in_msn", "date" (the cue-out segment's PROGRAM-DATE-TIME),
 "cue_in_date"}.
 
+--endlist-delay S publishes the last segment alone, and EXT-X-ENDLIST S seconds later (GStreamer's
+hlsdemux and hlsdemux2 both skip segments that arrive in the same reload as EXT-X-ENDLIST).
+
 --end-after S stops the encoder after S seconds of media (ffmpeg -t S: it writes its last,
 possibly short, segment and EXT-X-ENDLIST); without it the origin runs until stopped (Ctrl-C
 makes ffmpeg finish the same way).
@@ -170,7 +173,7 @@ def ffmpeg_command(raw, format, end_after=None):
     if end_after:
         command += ["-t", str(end_after)]
     command += ["-map", "0:v", "-map", "1:a",
-                "-c:v", "libx264", "-preset", "ultrafast", "-profile:v", "main", "-pix_fmt", "yuv420p",
+                "-c:v", "libx264", "-preset", "veryfast", "-profile:v", "main", "-pix_fmt", "yuv420p",
                 "-bf", "0", "-g", str(SEGMENT_SECONDS * FPS), "-keyint_min", str(SEGMENT_SECONDS * FPS),
                 "-sc_threshold", "0", "-threads", "1",
                 "-c:a", "aac", "-b:a", "48k", "-ac", "1", "-ar", "44100",
@@ -236,7 +239,7 @@ def write_atomically(path, text):
 
 class LiveOrigin:
     def __init__(self, folder, format="ts", end_after=None, window=6, break_every=12, break_segments=8,
-                 break_offset=6, serve=True, log=None):
+                 break_offset=6, serve=True, log=None, endlist_delay=0.0):
         if format not in ("ts", "fmp4"):
             raise ValueError("format is ts or fmp4")
         self.folder = Path(folder).resolve()
@@ -256,6 +259,7 @@ class LiveOrigin:
         self.publications = 0
         self.started_at = None
         self.log = log
+        self.endlist_delay = endlist_delay
 
     @property
     def base(self):
@@ -291,6 +295,13 @@ class LiveOrigin:
                 playlist = parse(text)
                 if not playlist.errors and playlist.segments:
                     self.note_markers(playlist)
+                    if playlist.endlist and self.endlist_delay:
+                        # The last segment first, EXT-X-ENDLIST in a later publication.
+                        playlist.endlist = False
+                        write_atomically(self.origin / "live.m3u8", publish(playlist, self.window, self.rule))
+                        self.publications += 1
+                        time.sleep(self.endlist_delay)
+                        playlist.endlist = True
                     write_atomically(self.origin / "live.m3u8", publish(playlist, self.window, self.rule))
                     self.publications += 1
                     if playlist.endlist:
@@ -383,11 +394,14 @@ def main():
     parser.add_argument("--break-every", type=int, default=12)
     parser.add_argument("--break-segments", type=int, default=8)
     parser.add_argument("--break-offset", type=int, default=6)
+    parser.add_argument("--endlist-delay", type=float, default=0.0,
+                        help="publish the last segment this long before EXT-X-ENDLIST (default: together, as ffmpeg)")
     parser.add_argument("--linger", type=float, help="after EXT-X-ENDLIST, serve this many seconds more "
                         "(default: until interrupted)")
     args = parser.parse_args()
     origin = LiveOrigin(args.folder, args.format, args.end_after, args.window, args.break_every,
-                        args.break_segments, args.break_offset, log=lambda m: print(m, file=sys.stderr))
+                        args.break_segments, args.break_offset, log=lambda m: print(m, file=sys.stderr),
+                        endlist_delay=args.endlist_delay)
     with origin:
         print(f"serving {origin.folder} at {origin.base}/ ; live playlist {origin.url}", flush=True)
         try:
