@@ -25,7 +25,7 @@ libavcodec.
 `judge` (a pure function of the identified sequence) reports the pictures as runs
 (`content msn 12 f0 .. msn 19 f59 (480)`, `ad1 f0..f299 (300)`) and asserts:
 
-  - no unidentified picture (garbage) and no picture shown twice;
+  - no unidentified picture (garbage), no content picture shown twice, no picture twice in a row;
   - content strictly increasing, without a gap except where ads replace it;
   - each ad run contiguous, from frame 0 (unless it is the very first run: joined mid-ad) to its
     last frame (ad_lengths: the frames the schedule places), unless the stream ends in it;
@@ -187,7 +187,9 @@ def judge(found, ad_lengths=None, breaks=None, ad_frame=None, target=2, segment_
     for position, who in enumerate(found):
         if who is None:
             continue
-        if who in seen:
+        # A content frame is shown once in all; an ad's frames once in each play of it (a frame
+        # repeated inside a play breaks its run).
+        if (who[0] == "content" and who in seen) or (position and found[position - 1] == who):
             repeated.append(position)
         seen.add(who)
     if repeated:
