@@ -279,15 +279,17 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--demo", help="the CompositorDemo executable (default: swift build --show-bin-path's)")
     parser.add_argument("--formats", default="ts,fmp4")
-    parser.add_argument("--players", default="ffmpeg,gstreamer")
+    parser.add_argument("--players", help="players for every format (default: ffmpeg,gstreamer,gstreamer3 for TS; "
+                        "ffmpeg,gstreamer3 for fMP4: playbin's legacy hlsdemux stalls on live fMP4 after ~1 s)")
     parser.add_argument("--seconds", type=float, default=64, help="media seconds before EXT-X-ENDLIST")
     parser.add_argument("--stall", type=float, default=1.0, help="the most a player may fall behind real time (s)")
-    parser.add_argument("--endlist-delay", type=float, default=0.0,
-                        help="the origin publishes its last segment this long before EXT-X-ENDLIST")
+    parser.add_argument("--endlist-delay", type=float, default=2.0,
+                        help="the origin publishes its last segment this long before EXT-X-ENDLIST (2; 0: "
+                             "together, as ffmpeg does, which GStreamer's demuxers answer by skipping it)")
     parser.add_argument("--work", type=Path, help="keep everything here (default: a temporary folder, removed)")
     parser.add_argument("--dry-run", action="store_true", help="check and play the origin itself (no demo)")
     args = parser.parse_args()
-    args.players = [p for p in args.players.split(",") if p]
+    chosen = args.players
     demo = None if args.dry_run else demo_path(args.demo)
     work = args.work or Path(tempfile.mkdtemp(prefix="live-test-"))
     work.mkdir(parents=True, exist_ok=True)
@@ -295,6 +297,8 @@ def main():
     rows = []
     try:
         for fmt in [f for f in args.formats.split(",") if f]:
+            default = "ffmpeg,gstreamer,gstreamer3" if fmt == "ts" else "ffmpeg,gstreamer3"
+            args.players = [p for p in (chosen or default).split(",") if p]
             rows += run_format(fmt, args, demo, work)
     finally:
         if not args.work:
