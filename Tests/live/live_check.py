@@ -25,8 +25,11 @@ the previous one (`compare`, a pure function of two parsed loads) and to itself 
                 or START-DATE + DURATION) lies within the window's dates; an attribute of an ID
                 never changes value (RFC 8216bis 4.4.5.1: later tags may add attributes).
   endlist       nothing changes after EXT-X-ENDLIST.
-  stall         while live, the playlist changes at least once every 1.5 target durations (the
-                longest unchanged interval is reported either way).
+  stall         while live, the playlist changes at least once every 1.5 target durations (RFC
+                8216bis 6.2.1's rule for a server). The checker sees a change only at its next
+                reload, so an interval is known to within --interval: the rule fails beyond 1.5
+                target durations plus --interval (the longest unchanged interval is reported
+                either way).
   fetch         every reload after the first succeeds (HTTP 200, a playlist).
 
 The report (JSON on stdout or --report) gives the reloads, every segment seen (by media sequence
@@ -351,9 +354,11 @@ def daterange_conflicts(known, current):
 class Checker:
     """Holds the loads of one URL as they come: feed(text, at) per successful reload."""
 
-    def __init__(self, allow_missing_dates=False, stall_factor=Decimal("1.5")):
+    def __init__(self, allow_missing_dates=False, stall_factor=Decimal("1.5"), resolution=0.0):
         self.allow_missing_dates = allow_missing_dates
         self.stall_factor = stall_factor
+        # How late a change can be seen: the time between two reloads.
+        self.resolution = resolution
         self.previous = None
         self.reloads = 0
         self.changes = 0
@@ -408,9 +413,10 @@ class Checker:
         if target:
             limit = float(self.stall_factor) * target
             interval, reload = self.longest_unchanged
-            if interval > limit:
+            if interval > limit + self.resolution:
                 self.violation("stall", f"unchanged for {interval:.2f} s (more than {limit:.1f} s = "
-                                        f"{self.stall_factor} target durations) before reload {reload}", reload)
+                                        f"{self.stall_factor} target durations, plus {self.resolution} s "
+                                        f"between reloads) before reload {reload}", reload)
 
     def report(self, url, ended, elapsed, fetch_errors):
         segments = [self.segments[k].as_json() for k in sorted(self.segments)]
@@ -437,7 +443,7 @@ def check(url, timeout=120.0, interval=0.5, allow_missing_dates=False, wait_firs
     report. Until the first successful load (at most wait_first seconds, default: the timeout),
     failed fetches are waited out; after it, a failed fetch is a violation (one per streak of
     failures), and give_up seconds of nothing but failures end the run."""
-    checker = Checker(allow_missing_dates=allow_missing_dates)
+    checker = Checker(allow_missing_dates=allow_missing_dates, resolution=interval)
     start = time.monotonic()
     wait_first = timeout if wait_first is None else wait_first
     fetch_errors = 0

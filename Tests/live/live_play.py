@@ -241,17 +241,19 @@ def judge(found, ad_lengths=None, breaks=None, ad_frame=None, target=2, segment_
                 if b[2] != out - 1 or (last_frame is not None and b[3] != last_frame - 1):
                     problems.append(f"break {out}-{back}: the content before it ends at msn {b[2]} f{b[3]}, "
                                     f"not with msn {out - 1}")
-                if a[2] != back or a[3] != 0:
+                # Content comes back at a segment of the span's (or at its end), from its first frame.
+                if not (out < a[2] <= back) or a[3] != 0:
                     problems.append(f"break {out}-{back}: the content after it starts at msn {a[2]} f{a[3]}, "
-                                    f"not at msn {back} f0")
-                if ad_frame:
+                                    f"not at the first frame of msn {out + 1} to {back}")
+                elif ad_frame:
+                    # ... at one of the two boundaries around the ads' end: the ads and the content
+                    # they replace differ by less than a segment either way.
                     played = sum(r[4] * ad_frame.get(r[1], CONTENT_FRAME) for r in ads)
-                    span = sum((segment_frames or {}).get(m, 60) for m in range(out, back)) * CONTENT_FRAME
-                    short = span - played
-                    if short < -Fraction(1, 100) or short >= target:
-                        problems.append(f"break {out}-{back}: ads last {float(played):.3f} s of a "
-                                        f"{float(span):.3f} s span (short by {float(short):+.3f} s; "
-                                        f"allowed 0 to < {target} s)")
+                    replaced = sum((segment_frames or {}).get(m, 60) for m in range(out, a[2])) * CONTENT_FRAME
+                    if abs(played - replaced) >= target:
+                        problems.append(f"break {out}-{back}: ads last {float(played):.3f} s in place of "
+                                        f"{float(replaced):.3f} s of content (msn {out} to {a[2] - 1}); "
+                                        f"allowed: less than {target} s apart")
             for out, back in breaks:
                 if first_msn < out and back <= last_msn and (out, back) not in placed:
                     problems.append(f"break {out}-{back} was played through as content (no ads)")

@@ -140,27 +140,31 @@ def stitched_problems(report, markers, origin_base, raw_extension):
         except (KeyError, ValueError):
             problems.append(f"EXT-X-DATERANGE {ident} without a START-DATE")
     covered = 0
+    positions = {content_msn(s["uri"]): k for k, s in enumerate(segments) if content_msn(s["uri"]) is not None}
     for m in markers:
         out, back = m["cue_out_msn"], m["cue_in_msn"]
-        if first_content is None or first_content > out - 1:
+        if first_content is None or first_content > out - 1 or out - 1 not in positions:
             continue  # the stitched playlist began inside or after this break
-        positions = {content_msn(s["uri"]): k for k, s in enumerate(segments) if content_msn(s["uri"]) is not None}
-        if back not in positions:
+        k_before = positions[out - 1]
+        # Content comes back at a segment of the span (the boundary nearest the ads' end) or at its end.
+        k_back = next((k for k in range(k_before + 1, len(segments)) if kinds[k] == "content"), None)
+        if k_back is None:
             continue  # ended before its end
         covered += 1
-        inside = [msn for msn in range(out, back) if msn in positions]
+        returned = content_msn(segments[k_back]["uri"])
+        if not out < returned <= back:
+            problems.append(f"break {out}-{back}: content comes back at msn {returned}, outside the span")
+        inside = [msn for msn in range(out, returned) if msn in positions]
         if inside:
-            problems.append(f"break {out}-{back}: content msn {inside} still in the stitched playlist")
-        k_before, k_back = positions.get(out - 1), positions[back]
-        if k_before is None:
-            continue
+            problems.append(f"break {out}-{back}: replaced content msn {inside} still in the stitched playlist")
         ads = segments[k_before + 1:k_back]
         if not ads:
-            problems.append(f"break {out}-{back}: no ad segment between msn {out - 1} and {back}")
+            problems.append(f"break {out}-{back}: no ad segment between msn {out - 1} and {returned}")
             continue
         date = live_check.parse_date(m["date"])
         first_ad = ads[0]
-        if first_ad["date"] is None or abs(live_check.parse_date(first_ad["date"]) - date) > Decimal("0.001"):
+        # The stitched clock runs within a target duration of the content's (earlier breaks' doing).
+        if first_ad["date"] is None or abs(live_check.parse_date(first_ad["date"]) - date) >= target:
             problems.append(f"break {out}-{back}: first ad segment dated {first_ad['date']}, the break at {m['date']}")
         back_segment = segments[k_back]
         if not back_segment["discontinuity"]:
@@ -169,10 +173,11 @@ def stitched_problems(report, markers, origin_base, raw_extension):
             problems.append(f"break {out}-{back}: the first ad has no EXT-X-DISCONTINUITY")
         ads_end = live_check.parse_date(ads[-1]["date"]) + Decimal(ads[-1]["duration"]) if ads[-1]["date"] else None
         back_date = live_check.parse_date(back_segment["date"]) if back_segment["date"] else None
-        if ads_end is not None and back_date is not None and not (Decimal("-0.001") <= back_date - ads_end < target):
-            problems.append(f"break {out}-{back}: the content returns {back_date - ads_end:+} s after the ads' end")
-        if not any(abs(s - date) <= Decimal("0.001") for s in starts):
-            problems.append(f"break {out}-{back}: no EXT-X-DATERANGE starting at {m['date']}")
+        if ads_end is not None and back_date is not None and abs(back_date - ads_end) > Decimal("0.001"):
+            problems.append(f"break {out}-{back}: the content's date {back_date - ads_end:+} s from the ads' end")
+        ad_date = live_check.parse_date(first_ad["date"]) if first_ad["date"] else None
+        if ad_date is not None and not any(abs(s - ad_date) <= Decimal("0.001") for s in starts):
+            problems.append(f"break {out}-{back}: no EXT-X-DATERANGE starting with its first ad, at {first_ad['date']}")
     if len(ranges) < covered:
         problems.append(f"{len(ranges)} date ranges for {covered} breaks")
     return problems

@@ -50,6 +50,11 @@ class Good(unittest.TestCase):
         self.assertEqual(result["runs"][:3], ["content msn 1 f0 .. msn 5 f59 (300)", "ad1 f0..f299 (300)",
                                               "ad2 f0..f119 (120)"])
 
+    def test_content_back_at_the_boundary_before_the_ads_end(self):
+        # 14.004 s of ads in place of 14 s of content (msn 6-12): back at msn 13, 4 ms late.
+        found = content(1, 5) + ad("ad1") + ad("ad2") + content(13, 17)
+        self.assertEqual(verdict(found)["problems"], [])
+
     def test_content_only(self):
         self.assertTrue(judge(content(0, 11))["ok"])
 
@@ -84,7 +89,7 @@ class Bad(unittest.TestCase):
         found = content(1, 5) + ad("ad1", 0, 239) + ad("ad2") + content(14, 17)
         problems = " ".join(verdict(found)["problems"])
         self.assertIn("does not end at frame 299", problems)
-        self.assertIn("short by", problems)  # 2 s more than the span allows
+        self.assertIn("ads last 12.004 s in place of 16.000 s", problems)  # 4 s short: more than a segment
 
     def test_an_ad_missing_frames_inside(self):
         found = content(1, 5) + ad("ad1", 0, 99) + ad("ad1", 101) + ad("ad2") + content(14, 17)
@@ -93,11 +98,11 @@ class Bad(unittest.TestCase):
     def test_ads_too_long_for_the_span(self):
         found = content(1, 5) + ad("ad1") + ad("ad2") + ad("ad2") + content(14, 17)
         problems = " ".join(verdict(found)["problems"])
-        self.assertIn("short by -", problems)
+        self.assertIn("ads last 18.008 s in place of 16.000 s", problems)
 
     def test_returns_to_content_late(self):
         found = content(1, 5) + ad("ad1") + ad("ad2") + content(15, 17)
-        self.assertIn("not at msn 14 f0", " ".join(verdict(found)["problems"]))
+        self.assertIn("starts at msn 15 f0, not at the first frame of msn 7 to 14", " ".join(verdict(found)["problems"]))
 
     def test_leaves_content_early(self):
         found = content(1, 4) + ad("ad1") + ad("ad2") + content(14, 17)

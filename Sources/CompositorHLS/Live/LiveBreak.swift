@@ -49,15 +49,22 @@ package struct LiveBreakRequest: Hashable, Sendable {
 /// Time inside a break runs from the start of its first replaced content segment. The ads'
 /// segments are laid from there (after `leadingGap` when joined under way), and each is published
 /// once the content has passed its end, so the stitched live edge never runs ahead of the
-/// content's. The break ends at the first content boundary at or after the last ad segment that
-/// fits its span (the span is `duration`, else ends at the content's `EXT-X-CUE-IN`, else when the
-/// ads run out): an ad that would cross the span's end is cut at its last segment inside it, and
-/// content that the ads leave unfilled plays.
+/// content's. The ads that play are those within the span (`duration`, else up to the content's
+/// `EXT-X-CUE-IN`, else all of them): an ad that would cross the span's end is cut at its last
+/// segment inside it.
+///
+/// Content comes back at one of the two content boundaries around the ads' end: the one that
+/// keeps the stitched stream nearest the content's clock, counting what earlier breaks left
+/// (`debtBefore`). Back at the boundary before the ads' end, the stream runs late by the
+/// difference; at the one after, early. Choosing each time keeps it within half a target
+/// duration of the content's clock, break after break, so a player neither drifts from the live
+/// edge nor runs out of segments (what an always-early stream does to it).
 ///
 /// ```
 /// content    | 100 | 101 | 102 | 103 | 104 |      CUE-OUT:DURATION=6 on 101 (2 s segments)
-/// ads              [a0  a1 ][b0   ]               a 3 s ad and a 2 s one: b0 ends at 5 > 4
-/// stitched   | 100 |a0|a1 |b0   | 104 |           b0 is published with 103; content returns at 104
+/// ads              [a0  a1 ][b0   ]               a 3 s ad, then a 2 s one: they end at 5
+/// stitched   | 100 |a0|a1 |b0   | 103 | 104 |     back at 103 (1 s late) or 104 (1 s early):
+///                                                 a tie goes to late, which costs no stall
 /// ```
 package struct LiveBreak: Hashable, Sendable {
     /// A content segment the break replaces, as the stitcher saw it.
@@ -93,16 +100,20 @@ package struct LiveBreak: Hashable, Sendable {
     package let adOfSegment: [Int]
     /// `EXT-X-DISCONTINUITY` tags of the content before the break (on segments before `startSequence`).
     package let discontinuitiesBefore: UInt64
+    /// How far behind the content's clock the stitched stream runs when the break starts (earlier
+    /// breaks' ads less the content they replaced; negative: ahead).
+    package let debtBefore: MediaTime
     /// The content segments it replaces, from `startSequence`, as far as seen.
     package private(set) var replaced: [Replaced] = []
     /// Where content comes back, once it has.
     package private(set) var contentReturn: Return?
 
-    init(_ request: LiveBreakRequest, at sequence: UInt64, startDate: HLSDateTime?, discontinuitiesBefore: UInt64) {
+    init(_ request: LiveBreakRequest, at sequence: UInt64, startDate: HLSDateTime?, discontinuitiesBefore: UInt64, debtBefore: MediaTime) {
         id = request.id
         startSequence = sequence
         self.startDate = startDate
         self.discontinuitiesBefore = discontinuitiesBefore
+        self.debtBefore = debtBefore
         var segments: [HLSMediaSegment] = [], ends: [MediaTime] = [], owners: [Int] = []
         var adTime = MediaTime.zero
         var gap: MediaTime?
@@ -135,9 +146,12 @@ package struct LiveBreak: Hashable, Sendable {
     /// The break time the replaced segments seen so far cover.
     package var replacedDuration: MediaTime { replaced.reduce(.zero) { $0 + $1.duration } }
 
-    /// How many ad segments are published: those ending within the span that the content has
-    /// passed (once the break is over, every ad segment that plays).
-    package var publishedCount: Int { published(within: replacedDuration) }
+    /// How many ad segments play: those within the span (all, while the span is open-ended).
+    package var placedCount: Int { duration.map { limit in adEnds.prefix { $0 <= limit }.count } ?? adEnds.count }
+
+    /// How many ad segments are published: those the content has passed while the break is open;
+    /// once it is over, every one that plays.
+    package var publishedCount: Int { isOpen ? published(within: replacedDuration) : placedCount }
 
     /// How many ad segments end within the span and within `passed` of break time.
     func published(within passed: MediaTime) -> Int {
@@ -145,31 +159,52 @@ package struct LiveBreak: Hashable, Sendable {
         return adEnds.prefix { $0 <= limit }.count
     }
 
+    /// The ad segments listed just before the content comes back: those ending after the last
+    /// replaced segment (when content comes back before the ads' end).
+    var adSegmentsAtReturn: Range<Int> {
+        let first = published(within: replacedDuration)
+        return first..<Swift.max(first, placedCount)
+    }
+
+    /// How far behind the content's clock the stream runs after the break (`debtBefore` while open).
+    package var debtAfter: MediaTime {
+        guard !isOpen, placedCount > 0 else { return debtBefore }
+        return debtBefore + adEnds[placedCount - 1] - replacedDuration
+    }
+
     /// Whether the break is still taking content segments.
     package var isOpen: Bool { contentReturn == nil }
 
     /// Takes the next content segment (number `startSequence + replaced.count`): replaces it, or
-    /// ends the break there. Returns whether the segment is replaced.
+    /// gives the content back there. Returns whether the segment is replaced.
     mutating func take(_ segment: HLSMediaSegment, sequence: UInt64) -> Bool {
-        let elapsed = replacedDuration
-        if segment.isCueIn, duration == nil { duration = elapsed }
-        let fits = adEnds.prefix { $0 <= (duration ?? elapsed) }
-        // Everything that fits has played (or nothing fits), and the span is known or the ads are spent.
-        let spent = (fits.last ?? .zero) <= elapsed && (duration != nil || fits.count == adEnds.count)
-        if spent {
-            if fits.isEmpty {
-                // No ad fits the span: nothing was published for the segments held back, so they
-                // play as content after all, and the break changes nothing.
-                replaced = []
-                contentReturn = Return(sequence: startSequence, isDiscontinuity: false)
-            } else {
-                contentReturn = Return(sequence: sequence, isDiscontinuity: segment.isDiscontinuity)
-            }
+        let start = replacedDuration, end = start + segment.duration
+        if segment.isCueIn, duration == nil { duration = start }
+        let placed = placedCount
+        guard placed > 0 else {
+            // No ad fits the span: nothing was published for the segments held back, so they
+            // play as content after all, and the break changes nothing.
+            replaced = []
+            contentReturn = Return(sequence: startSequence, isDiscontinuity: false)
+            return false
+        }
+        let adsEnd = adEnds[placed - 1]
+        var backHere = adsEnd <= start
+        if !backHere, adsEnd <= end, start > .zero {
+            // The ads end inside this segment: back here (late by adsEnd - start), or at the next
+            // (early by end - adsEnd), whichever leaves the stream nearer the content's clock.
+            let late = debtBefore + (adsEnd - start), early = debtBefore + (adsEnd - end)
+            backHere = Self.magnitude(late) <= Self.magnitude(early)
+        }
+        if backHere {
+            contentReturn = Return(sequence: sequence, isDiscontinuity: segment.isDiscontinuity)
             return false
         }
         replaced.append(Replaced(duration: segment.duration, isDiscontinuity: segment.isDiscontinuity))
         return true
     }
+
+    private static func magnitude(_ time: MediaTime) -> MediaTime { time < .zero ? .zero - time : time }
 
     /// The ad segments published with replaced segment `index` (from 0): those whose end the
     /// content passes within it.

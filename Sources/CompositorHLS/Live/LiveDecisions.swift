@@ -48,6 +48,8 @@ package struct LiveDecisions: Hashable, Sendable {
             byStart[request.startSequence] = request
         }
         var waiting: LiveBreakRequest?
+        // How far behind the content's clock the stream runs after the breaks over so far.
+        var debt = next.breaks.last { !$0.isOpen }?.debtAfter ?? .zero
         var discontinuities = content.discontinuitySequence ?? 0
         for (index, segment) in content.segments.enumerated() {
             defer { number &+= 1 }
@@ -58,11 +60,13 @@ package struct LiveDecisions: Hashable, Sendable {
             var replaced = false
             if let open = next.breaks.indices.last, next.breaks[open].isOpen {
                 replaced = next.breaks[open].take(segment, sequence: number)
+                if !next.breaks[open].isOpen { debt = next.breaks[open].debtAfter }
             }
             if !replaced, let request = byStart[number] ?? waiting {
                 if request.id == waiting?.id { waiting = nil }
-                var opened = LiveBreak(request, at: number, startDate: dates[index], discontinuitiesBefore: discontinuities)
+                var opened = LiveBreak(request, at: number, startDate: dates[index], discontinuitiesBefore: discontinuities, debtBefore: debt)
                 _ = opened.take(segment, sequence: number)
+                if !opened.isOpen { debt = opened.debtAfter }
                 next.breaks.append(opened)
             } else if replaced, waiting == nil, let request = byStart[number], request.waitsForOpenBreak {
                 waiting = request

@@ -59,7 +59,9 @@ package enum LiveStitcher {
         for item in decisions.breaks where item.startSequence < first {
             let before = Int(Swift.min(first - item.startSequence, UInt64(item.replaced.count)))
             let passed = item.replaced[..<before].reduce(MediaTime.zero) { $0 + $1.duration }
-            let published = item.published(within: passed)
+            // Ads listed with the return count once the return has left too.
+            let returned = item.contentReturn.map { $0.sequence < first } ?? false
+            let published = returned ? item.placedCount : item.published(within: passed)
             sequence += Int64(published) - Int64(before)
             discontinuities += Int64(item.adSegments[..<published].filter(\.isDiscontinuity).count)
                 - Int64(item.replaced[..<before].filter(\.isDiscontinuity).count)
@@ -77,10 +79,28 @@ package enum LiveStitcher {
             item.contentReturn.map { $0.sequence >= first } ?? true
         }
         let returns = Set(touching.compactMap(marksReturn))
+        let returning = Dictionary(
+            touching.filter { $0.placedCount > 0 }.compactMap { item in item.contentReturn.map { ($0.sequence, item) } }, uniquingKeysWith: { $1 })
+        // How far behind the content's clock the stream runs: what the breaks over before the window left.
+        var debt = decisions.breaks.last { ($0.contentReturn?.sequence).map { $0 <= first } ?? false }?.debtAfter ?? .zero
+        func append(_ item: LiveBreak, ads: Range<Int>) throws(LiveStitchError) {
+            for ad in ads {
+                var segment = relocate(item.adSegments[ad])
+                segment.programDateTime = try item.startDate.map { (date) throws(LiveStitchError) in
+                    try time { () throws(MediaTimeError) in try date.adding(item.debtBefore + item.adEnds[ad] - item.adSegments[ad].duration) }
+                }
+                segments.append(segment)
+            }
+        }
         var current = 0
         var replacedStart = MediaTime.zero
         for (index, original) in content.segments.enumerated() {
             let number = first + UInt64(index)
+            // A break giving the content back here: the ads that end after its last replaced segment.
+            if let item = returning[number] {
+                try append(item, ads: item.adSegmentsAtReturn)
+                debt = item.debtAfter
+            }
             // Past the breaks whose replaced segments are all before this one.
             while current < touching.count, touching[current].startSequence + UInt64(touching[current].replaced.count) <= number {
                 current += 1
@@ -91,19 +111,16 @@ package enum LiveStitcher {
                 let position = Int(number - item.startSequence)
                 // A window that starts inside a break: the break time its left segments covered.
                 if index == 0 { replacedStart = item.replaced[..<position].reduce(.zero) { $0 + $1.duration } }
-                for ad in item.adSegments(publishedWith: position, replacedStart: replacedStart) {
-                    var segment = relocate(item.adSegments[ad])
-                    segment.programDateTime = try item.startDate.map { (date) throws(LiveStitchError) in
-                        try time { () throws(MediaTimeError) in try date.adding(item.adEnds[ad] - item.adSegments[ad].duration) }
-                    }
-                    segments.append(segment)
-                }
+                try append(item, ads: item.adSegments(publishedWith: position, replacedStart: replacedStart))
                 replacedStart += item.replaced[position].duration
                 moved += original.dateRanges.map { ($0, segments.count) }
                 continue
             }
             var segment = relocate(original)
-            segment.programDateTime = dates[index]
+            // On the stitched clock: the content's date, later by what the breaks so far left.
+            segment.programDateTime = try dates[index].map { (date) throws(LiveStitchError) in
+                try time { () throws(MediaTimeError) in try date.adding(debt) }
+            }
             if returns.contains(number) { segment.isDiscontinuity = true }
             if removingCueTags || returns.contains(number) {
                 segment.cueIn = nil
@@ -119,7 +136,7 @@ package enum LiveStitcher {
         stitched.discontinuitySequence = UInt64(discontinuities)
         stitched.segments = segments
         stitched.trailingLines = content.trailingLines.filter { !$0.hasPrefix("#EXT-X-CUE") }
-        try addDateRanges(moved, breaks: touching, to: &stitched)
+        try addDateRanges(moved, breaks: decisions.breaks, to: &stitched)
         return stitched
     }
 
@@ -162,10 +179,10 @@ package enum LiveStitcher {
         for (range, after) in moved { place(range, fallback: after) }
         guard let windowStart = starts[0] else { return }
         for item in breaks {
-            guard let date = item.startDate else { continue }
+            guard let start = item.startDate, let date = try? start.adding(item.debtBefore) else { continue }
             var range = HLSDateRange(id: item.id, class: breakClass, startDate: date, plannedDuration: item.plannedDuration)
             if !item.isOpen {
-                let length = item.adEnds[..<item.publishedCount].last ?? .zero
+                let length = item.adEnds[..<item.placedCount].last ?? .zero
                 range.attributes["DURATION"] = .decimal(length)
                 guard (try? date.adding(length).secondsSinceEpoch).map({ $0 >= windowStart }) ?? true else { continue }
             }

@@ -218,8 +218,8 @@ struct LiveHLSStitchingTests {
 
     @Test func aDatedBreakAndAnInsertedOne() async throws {
         // "news", asked for before the first load (segments 0-4), plays from the first segment
-        // published after it, 5, for 2.002 s: through 6, whose date the dated break has; that one
-        // waits for the content to come back, at 7.
+        // published after it, 5, for 2.002 s; content is back at 6 (2 ms late), where the dated
+        // break starts, on the stitched clock: 2 ms after segment 6's own date.
         let date = HLSDateTime(secondsSinceEpoch: MediaTime(seconds: Int64(ScriptedOrigin.epoch + 2 * 6)))
         let schedule = try Self.schedule("""
             { "id": "six", "at": "\(date)", "ads": [ { "url": "FIXTURES/ad1.mp4", "end": 2 } ] },
@@ -234,7 +234,7 @@ struct LiveHLSStitchingTests {
         #expect(ranges == ["six", "news-5"])
         let starts = Dictionary(playlists.flatMap { $0.segments.flatMap { segment in segment.dateRanges.map { ($0.id, $0.startDate!.secondsSinceEpoch) } } },
                                 uniquingKeysWith: { first, _ in first })
-        #expect(starts["six"] == MediaTime(seconds: Int64(ScriptedOrigin.epoch + 14)))
+        #expect(starts["six"] == MediaTime(seconds: Int64(ScriptedOrigin.epoch + 12)) + MediaTime(value: 2, timescale: 1000))
         for (previous, next) in zip(playlists, playlists.dropFirst()) {
             #expect(LiveReloadCheck.violations(from: previous, to: next) == [])
         }
