@@ -21,6 +21,9 @@
 //
 // --runs N: runs of the 3,600-segment window (default 200); smaller windows get proportionally more.
 // --write-stitched PATH: the 3,600-segment stitched playlist, as the timed step writes it.
+// --replay-window N: the window of the replay (default 3600); the decisions are the same for any
+//   window (each reload sees one new segment), so 60 gives them in a few seconds (for profiling).
+// --windows LIST: the windows timed (default 60,600,3600).
 import Compositor
 import CompositorHLS
 import Foundation
@@ -42,6 +45,8 @@ var runs3600 = 200
 var format = "ts"
 var stitchedPath: String?
 var contentPath: String?
+var replayWindow = 3600
+var windows = [60, 600, 3600]
 do {
     var arguments = CommandLine.arguments.dropFirst()
     while let argument = arguments.popFirst() {
@@ -50,7 +55,9 @@ do {
         case "--format": format = arguments.popFirst() ?? format
         case "--write-stitched": stitchedPath = arguments.popFirst()
         case "--write-content": contentPath = arguments.popFirst()
-        default: fatalError("usage: LiveBenchmark [--runs N] [--format ts|fmp4] [--write-stitched PATH] [--write-content PATH]")
+        case "--replay-window": replayWindow = arguments.popFirst().flatMap { Int($0) } ?? replayWindow
+        case "--windows": windows = (arguments.popFirst() ?? "").split(separator: ",").compactMap { Int($0) }
+        default: fatalError("usage: LiveBenchmark [--runs N] [--format ts|fmp4] [--write-stitched PATH] [--write-content PATH] [--replay-window N] [--windows 60,600,3600]")
         }
     }
     guard format == "ts" || format == "fmp4" else { fatalError("--format ts or fmp4") }
@@ -190,13 +197,13 @@ let replayStart = now()
 var replayBytes = 0
 for last in 0..<segmentCount {
     if last == segmentCount - 1 { before = decisions }
-    let (advanced, bytes) = try reload(contentWindow(through: last, window: 3600), decisions)
+    let (advanced, bytes) = try reload(contentWindow(through: last, window: replayWindow), decisions)
     decisions = advanced
     replayBytes += bytes.count
 }
 let replayTime = Double(now() - replayStart)
 let decided = decisions.breaks.filter { !$0.isOpen && $0.marksReturn }.count
-print("replay: \(segmentCount) reloads from the stream's start (window growing to 3600, then sliding), one new segment each: "
+print("replay: \(segmentCount) reloads from the stream's start (window growing to \(replayWindow), then sliding), one new segment each: "
       + "\(format(replayTime)), \(format(replayTime / Double(segmentCount))) per reload on average, "
       + String(format: "%.0f MB written", Double(replayBytes) / 1e6))
 print("       \(decisions.breaks.count) breaks decided, \(decided) of them over with ads played")
@@ -231,7 +238,7 @@ struct Row {
     var breaksInWindow: Int
 }
 var rows: [Row] = []
-for window in [60, 600, 3600] {
+for window in windows {
     let runs = max(20, runs3600 * 3600 / window)
     let content = contentWindow(through: segmentCount - 1, window: window)
     let (_, bytes) = try reload(content, before)
@@ -296,7 +303,7 @@ for row in rows {
                  row.memcpy / b, row.write / b, row.plain / Double(row.plainBytes), row.plainBytes) + format(row.plain) + ")")
 }
 print("  * parsing the content window (not part of the timed step; a real reload also does it), per stitched byte")
-let small = rows[0], large = rows[2]
+guard let small = rows.first(where: { $0.window == 60 }), let large = rows.first(where: { $0.window == 3600 }) else { exit(0) }
 let growth = (large.step.best / Double(large.bytes)) / (small.step.best / Double(small.bytes))
 print("")
 print(String(format: "ns/byte at 3600 / ns/byte at 60 = %.2f (1.00: time per byte does not grow with the window)", growth))
