@@ -24,6 +24,8 @@
 // --replay-window N: the window of the replay (default 3600); the decisions are the same for any
 //   window (each reload sees one new segment), so 60 gives them in a few seconds (for profiling).
 // --windows LIST: the windows timed (default 60,600,3600).
+// --profile SECONDS: after the replay, only repeat the step at the first window for that long (for
+//   `perf record`), then exit.
 import Compositor
 import CompositorHLS
 import Foundation
@@ -47,6 +49,7 @@ var stitchedPath: String?
 var contentPath: String?
 var replayWindow = 3600
 var windows = [60, 600, 3600]
+var profileSeconds: Double?
 do {
     var arguments = CommandLine.arguments.dropFirst()
     while let argument = arguments.popFirst() {
@@ -56,8 +59,9 @@ do {
         case "--write-stitched": stitchedPath = arguments.popFirst()
         case "--write-content": contentPath = arguments.popFirst()
         case "--replay-window": replayWindow = arguments.popFirst().flatMap { Int($0) } ?? replayWindow
+        case "--profile": profileSeconds = arguments.popFirst().flatMap { Double($0) }
         case "--windows": windows = (arguments.popFirst() ?? "").split(separator: ",").compactMap { Int($0) }
-        default: fatalError("usage: LiveBenchmark [--runs N] [--format ts|fmp4] [--write-stitched PATH] [--write-content PATH] [--replay-window N] [--windows 60,600,3600]")
+        default: fatalError("usage: LiveBenchmark [--runs N] [--format ts|fmp4] [--write-stitched PATH] [--write-content PATH] [--replay-window N] [--windows 60,600,3600] [--profile SECONDS]")
         }
     }
     guard format == "ts" || format == "fmp4" else { fatalError("--format ts or fmp4") }
@@ -191,16 +195,20 @@ func writeFile(_ path: String, _ bytes: [UInt8]) {
 // MARK: the replay
 
 print("stream: \(segmentCount) segments of 2 s (\(format)), \(breakCount) breaks (30-90 s, pods of 2-3 of \(ads.count) ads), DVR window 3600 segments")
-var decisions = LiveDecisions()
-var before = LiveDecisions()   // after the reload before the last
-let replayStart = now()
-var replayBytes = 0
-for last in 0..<segmentCount {
-    if last == segmentCount - 1 { before = decisions }
-    let (advanced, bytes) = try reload(contentWindow(through: last, window: replayWindow), decisions)
-    decisions = advanced
-    replayBytes += bytes.count
+/// Replays the stream of `segments` reload by reload from its start: the decisions after the last
+/// reload and after the one before it, and the bytes written in all.
+func replay(_ segments: [HLSMediaSegment], window: Int) throws -> (last: LiveDecisions, before: LiveDecisions, bytes: Int) {
+    var decisions = LiveDecisions(), before = LiveDecisions(), bytes = 0
+    for last in 0..<segmentCount {
+        if last == segmentCount - 1 { before = decisions }
+        let (advanced, written) = try reload(contentWindow(through: last, window: window, segments: segments), decisions)
+        decisions = advanced
+        bytes += written.count
+    }
+    return (decisions, before, bytes)
 }
+let replayStart = now()
+let (decisions, before, replayBytes) = try replay(allSegments, window: replayWindow)
 let replayTime = Double(now() - replayStart)
 let decided = decisions.breaks.filter { !$0.isOpen && $0.marksReturn }.count
 print("replay: \(segmentCount) reloads from the stream's start (window growing to \(replayWindow), then sliding), one new segment each: "
@@ -227,6 +235,15 @@ func time(_ runs: Int, _ body: () throws -> Int) rethrows -> (best: Double, mean
     return (Double(best), Double(total) / Double(runs))
 }
 
+if let profileSeconds, let window = windows.first {
+    let content = contentWindow(through: segmentCount - 1, window: window)
+    let end = now() + UInt64(profileSeconds * 1e9)
+    var steps = 0
+    while now() < end { _ = try reload(content, before); steps += 1 }
+    print("profile: \(steps) steps at \(window) segments")
+    exit(0)
+}
+
 let scratch = "/tmp/live-bench-\(getpid()).m3u8"
 defer { unlink(scratch); unlink(scratch + ".tmp") }
 
@@ -235,6 +252,7 @@ struct Row {
     var markers: Double, advance: Double, stitch: Double, text: Double, parse: Double
     var memcpy: Double, write: Double
     var plainBytes: Int, plain: Double
+    var recentBreaks: Int, recentBytes: Int, recent: Double
     var breaksInWindow: Int
 }
 var rows: [Row] = []
@@ -280,10 +298,24 @@ for window in windows {
     let (_, plainBytes) = try reload(plainContent, plainBefore)
     let plain = try time(runs) { try reload(plainContent, plainBefore).1.count }.best
 
+    // The other control: the same window of a stream whose earlier breaks were never marked (cue
+    // tags only from 60 segments before the window: a break lasts at most 45), so only the breaks
+    // near the window are decided: the cost of the stream's history of breaks.
+    let cutoff = segmentCount - window - 60
+    let recentSegments = allSegments.enumerated().map { n, segment in
+        guard n < cutoff else { return segment }
+        return plainSegments[n]
+    }
+    let recentBefore = try replay(recentSegments, window: 60).before
+    let recentContent = contentWindow(through: segmentCount - 1, window: window, segments: recentSegments)
+    let (_, recentBytes) = try reload(recentContent, recentBefore)
+    let recent = try time(runs) { try reload(recentContent, recentBefore).1.count }.best
+
     let first = UInt64(segmentCount - window)
     let inWindow = before.breaks.filter { $0.startSequence + UInt64($0.replaced.count) > first }.count
     rows.append(Row(window: window, bytes: bytes.count, step: step, markers: markers, advance: advance, stitch: stitch, text: text,
-                    parse: parse, memcpy: copy, write: write, plainBytes: plainBytes.count, plain: plain, breaksInWindow: inWindow))
+                    parse: parse, memcpy: copy, write: write, plainBytes: plainBytes.count, plain: plain,
+                    recentBreaks: recentBefore.breaks.count, recentBytes: recentBytes.count, recent: recent, breaksInWindow: inWindow))
 }
 
 print("")
@@ -303,6 +335,14 @@ for row in rows {
                  row.memcpy / b, row.write / b, row.plain / Double(row.plainBytes), row.plainBytes) + format(row.plain) + ")")
 }
 print("  * parsing the content window (not part of the timed step; a real reload also does it), per stitched byte")
+print("")
+print("the same window with only the breaks near it decided (earlier breaks never marked) against all 100 decided:")
+print("  segments  breaks decided      bytes   best step   ns/byte  | with 100 decided: ns/byte   ratio")
+for row in rows {
+    let recent = row.recent / Double(row.recentBytes), all = row.step.best / Double(row.bytes)
+    print(String(format: "  %8d  %14d  %9d  ", row.window, row.recentBreaks, row.recentBytes) + pad(format(row.recent), 10)
+          + String(format: "  %8.2f  | %25.2f   %.2f", recent, all, all / recent))
+}
 guard let small = rows.first(where: { $0.window == 60 }), let large = rows.first(where: { $0.window == 3600 }) else { exit(0) }
 let growth = (large.step.best / Double(large.bytes)) / (small.step.best / Double(small.bytes))
 print("")
