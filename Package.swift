@@ -59,6 +59,7 @@ let package = Package(
         .executableTarget(name: "RenderBenchmark", dependencies: ["Compositor", "CompositorIO"], path: "Benchmarks/Sources/RenderBenchmark"),
         .executableTarget(name: "SessionBenchmark", dependencies: ["Compositor", "BenchmarkSupport"], path: "Benchmarks/Sources/SessionBenchmark"),
         .executableTarget(name: "AdsBenchmark", dependencies: ["Compositor"], path: "Benchmarks/Sources/AdsBenchmark"),
+        .executableTarget(name: "LiveBenchmark", dependencies: ["Compositor"], path: "Benchmarks/Sources/LiveBenchmark"),
         // The tests: one target per library target, each depending on its library target (and what
         // that one depends on, where its tests use it) and on the support targets of its layer, so a
         // test reaches no module above its own (.ci/check-layers.sh shows it). A test that spans
