@@ -8,7 +8,8 @@ import Testing
 ///
 ///     content   seq 100 | 100 | 101 | 102 | 103 | 104 |   2 s segments, CUE-OUT:DURATION=6 on 101
 ///     ads               [a0 1.5][a1 1.5][b0  2 ]         a 3 s ad, then a 2 s one: they end at 5
-///     stitched  seq 100 | 100 |/a0|a1 |/b0  |/103 | 104 |  content back at 103 (the stream 1 s
+///     stitched  seq 100 | 100 |/a0|a1 |/b0  |/103 | 104 |  each ad out once the content passes its
+///                                                        start; content back at 103 (the stream 1 s
 ///                                                        late) rather than 104 (1 s early)
 @Suite struct LiveStitcherTests {
     static let epoch = MediaTime(seconds: 1_790_000_000)
@@ -83,13 +84,13 @@ import Testing
         var stitcher = Stitcher(pods: { _ in Self.spots })
         func uris(_ playlist: HLSMediaPlaylist) -> [String] { playlist.segments.map { ($0.isDiscontinuity ? "/" : "") + $0.uri } }
 
-        // 101 is replaced, but a0 ends at 1.5 s, inside it: listed with it.
+        // 101 is replaced; the content passes the starts of a0 (0) and a1 (1.5 s) in it: both go out.
         var stitched = try stitcher.stitch(origin.load(through: 101))
-        #expect(uris(stitched) == ["../origin/seg98.ts", "../origin/seg99.ts", "../origin/seg100.ts", "/ads/a-0.ts"])
+        #expect(uris(stitched) == ["../origin/seg98.ts", "../origin/seg99.ts", "../origin/seg100.ts", "/ads/a-0.ts", "ads/a-1.ts"])
         #expect(stitched.mediaSequence == 98)
-        // 102 passes 4 s: a1 (ends at 3). b0 ends at 5 s, inside 103.
+        // 102 passes 3 s, where b0 starts.
         stitched = try stitcher.stitch(origin.load(through: 102))
-        #expect(uris(stitched).suffix(2) == ["/ads/a-0.ts", "ads/a-1.ts"])
+        #expect(uris(stitched).suffix(3) == ["/ads/a-0.ts", "ads/a-1.ts", "/ads/b-0.ts"])
         // Content back at 103 (1 s late) or 104 (1 s early): a tie goes to late. b0 comes first.
         stitched = try stitcher.stitch(origin.load(through: 103))
         #expect(uris(stitched) == ["../origin/seg100.ts", "/ads/a-0.ts", "ads/a-1.ts", "/ads/b-0.ts", "/../origin/seg103.ts"])
@@ -102,10 +103,10 @@ import Testing
         #expect(range.id == "ssai-101" && range.className == LiveStitcher.breakClass)
         #expect(range.duration == MediaTime(seconds: 5) && range.plannedDuration == MediaTime(seconds: 6))
 
-        // Sliding on: 101 and 102 leave, and with them a0 and a1 and a0's tag (DS 1).
+        // Sliding on: 101 and 102 leave, and with them the three ads and two tags.
         stitched = try stitcher.stitch(origin.load(through: 106))
-        #expect(uris(stitched) == ["/ads/b-0.ts", "/../origin/seg103.ts", "../origin/seg104.ts", "../origin/seg105.ts", "../origin/seg106.ts"])
-        #expect(stitched.mediaSequence == 103 && stitched.discontinuitySequence == 1)
+        #expect(uris(stitched) == ["/../origin/seg103.ts", "../origin/seg104.ts", "../origin/seg105.ts", "../origin/seg106.ts"])
+        #expect(stitched.mediaSequence == 104 && stitched.discontinuitySequence == 2)
         // Then the break is gone: three ad segments for two content ones, three tags.
         stitched = try stitcher.stitch(origin.load(through: 110))
         #expect(uris(stitched) == ["../origin/seg107.ts", "../origin/seg108.ts", "../origin/seg109.ts", "../origin/seg110.ts"])

@@ -48,8 +48,9 @@ package struct LiveBreakRequest: Hashable, Sendable {
 ///
 /// Time inside a break runs from the start of its first replaced content segment. The ads'
 /// segments are laid from there (after `leadingGap` when joined under way), and each is published
-/// once the content has passed its end, so the stitched live edge never runs ahead of the
-/// content's. The ads that play are those within the span (`duration`, else up to the content's
+/// once the content passes its start (its end, when the span is open-ended and a content
+/// `EXT-X-CUE-IN` may still cut it): the stitched live edge runs ahead of the content's by at most
+/// one ad segment. The ads that play are those within the span (`duration`, else up to the content's
 /// `EXT-X-CUE-IN`, else all of them): an ad that would cross the span's end is cut at its last
 /// segment inside it.
 ///
@@ -153,8 +154,17 @@ package struct LiveBreak: Hashable, Sendable {
     /// once it is over, every one that plays.
     package var publishedCount: Int { isOpen ? published(within: replacedDuration) : placedCount }
 
-    /// How many ad segments end within the span and within `passed` of break time.
+    /// How many ad segments are out once the content has passed `passed` of break time. With the
+    /// span asked from the start, each goes out once the content passes its start (so a player at
+    /// the live edge never waits for an ad the content has reached); with an open-ended span, once
+    /// the content passes its end (an `EXT-X-CUE-IN` may yet cut it).
     func published(within passed: MediaTime) -> Int {
+        if let span = plannedDuration {
+            let fits = adEnds.prefix { $0 <= span }.count
+            var count = 0
+            while count < fits, adEnds[count] - adSegments[count].duration < passed { count += 1 }
+            return count
+        }
         let limit = duration.map { MediaTime.min($0, passed) } ?? passed
         return adEnds.prefix { $0 <= limit }.count
     }

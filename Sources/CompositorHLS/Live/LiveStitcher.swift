@@ -1,20 +1,23 @@
 import CompositorCore
 
 /// The stitched live media playlist: a pure function of the content playlist as last loaded and
-/// the decisions so far. Nothing else is kept between reloads, so any number of processes write
-/// byte-identical playlists for the same input, and a restarted one carries on where it was.
+/// the decisions so far. Nothing else is kept between reloads, so any number of processes holding
+/// the same decisions write byte-identical playlists for the same content.
 ///
 /// ```
-/// content      seq 100  | 100 | 101 | 102 | 103 | 104 |        DS 7, CUE-OUT on 101 (6 s)
-/// stitched     seq 100  | 100 |/a0|a1 |/b0  |/104 |            DS 7  (/ a discontinuity)
-/// ...later     seq 102           |a1 |/b0  |/104 | 105 |       DS 8: a0's tag left with it
+/// content      seq 100  | 100 | 101 | 102 | 103 | 104 |      DS 7, CUE-OUT:DURATION=6 on 101
+/// stitched     seq 100  | 100 |/a0|a1 |/b0  |/103 | 104 |   DS 7  (/ a discontinuity)
+/// ...later     seq 103                |/b0  |/103 | 104 | 105 |   DS 8: a0's tag left with it
 /// ```
 ///
 /// How every number is derived:
-/// - A content segment keeps its own URI, duration and program date-time; the first after a break
-///   gets `EXT-X-DISCONTINUITY`.
+/// - A content segment keeps its own URI and duration; the first after a break gets
+///   `EXT-X-DISCONTINUITY`.
 /// - An ad segment is listed with the replaced content segment in which the content passes its
-///   end (`LiveBreak`); its date continues the content's clock from the break's start.
+///   start (its end, for an open-ended span: `LiveBreak`); its date continues the stitched clock
+///   from the break's start.
+/// - Content segments' dates are the content's, moved by what the breaks so far left
+///   (`LiveBreak.debtAfter`), so dates run on across breaks.
 /// - `EXT-X-MEDIA-SEQUENCE` is the content's, plus, for every break, the ad segments published
 ///   before the window less the content segments replaced before it.
 /// - `EXT-X-DISCONTINUITY-SEQUENCE` is the content's, plus, before the window, the breaks' tags
@@ -135,6 +138,7 @@ package enum LiveStitcher {
         stitched.mediaSequence = UInt64(sequence)
         stitched.discontinuitySequence = UInt64(discontinuities)
         stitched.segments = segments
+        segments = []   // the playlist's array alone: date ranges are added in place, not to a copy
         stitched.trailingLines = content.trailingLines.filter { !$0.hasPrefix("#EXT-X-CUE") }
         try addDateRanges(moved, breaks: decisions.breaks, to: &stitched)
         return stitched
@@ -201,6 +205,7 @@ package enum LiveStitcher {
 private final class Relocation {
     let outputURL: String
     private var folders: [Substring: String] = [:]
+    private var lastFolder: (folder: String, prefix: String)?
 
     init(outputURL: String) {
         self.outputURL = outputURL
@@ -225,17 +230,26 @@ private final class Relocation {
 
     private func relative(_ uri: String) -> String {
         // A plain file name after the last slash: the folder's relative path, then the name.
-        guard let slash = uri.lastIndex(of: "/") else { return URIReference.relativize(uri, from: outputURL) }
-        let name = uri[uri.index(after: slash)...]
-        guard !name.isEmpty, name != ".", name != "..", !name.contains(where: { $0 == ":" || $0 == "?" || $0 == "#" }) else {
+        let bytes = uri.utf8
+        guard let slash = bytes.lastIndex(of: UInt8(ascii: "/")) else { return URIReference.relativize(uri, from: outputURL) }
+        let nameBytes = bytes[bytes.index(after: slash)...]
+        guard !nameBytes.isEmpty, !nameBytes.allSatisfy({ $0 == UInt8(ascii: ".") }),
+              !nameBytes.contains(where: { $0 == UInt8(ascii: ":") || $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") }) else {
             return URIReference.relativize(uri, from: outputURL)
         }
+        let name = uri[bytes.index(after: slash)...]
         let folder = uri[...slash]
-        if let known = folders[folder] { return known + name }
+        // Consecutive segments are nearly always in one folder: compare with the last before hashing.
+        if let last = lastFolder, last.folder.utf8.elementsEqual(folder.utf8) { return last.prefix + name }
+        if let known = folders[folder] {
+            lastFolder = (String(folder), known)
+            return known + name
+        }
         let probe = URIReference.relativize(folder + "x", from: outputURL)
         guard probe.hasSuffix("x") else { return URIReference.relativize(uri, from: outputURL) }
         let prefix = String(probe.dropLast())
         folders[folder] = prefix
+        lastFolder = (String(folder), prefix)
         return prefix + name
     }
 }

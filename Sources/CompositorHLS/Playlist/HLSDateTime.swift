@@ -124,6 +124,7 @@ package struct HLSDateTime: Hashable, Sendable, CustomStringConvertible {
     /// nanoseconds is rounded to the microsecond).
     package var description: String {
         var local = secondsSinceEpoch + MediaTime(seconds: Int64(utcOffsetMinutes ?? 0) * 60)
+        if let text = millisecondText(local) { return text }
         if let text = local.exactDecimalString, let dot = text.firstIndex(of: "."),
            text.distance(from: dot, to: text.endIndex) - 1 > 9 {
             local = (try? local.converted(to: 1_000_000, rounding: .toNearestOrAwayFromZero)) ?? local
@@ -153,6 +154,43 @@ package struct HLSDateTime: Hashable, Sendable, CustomStringConvertible {
             }
         }
         return text
+    }
+
+    /// `description` for the common case, an instant in whole milliseconds of the years 0 to 9999,
+    /// written digit by digit into 29 bytes at most (a live playlist writes one per segment).
+    private func millisecondText(_ local: MediaTime) -> String? {
+        let (scaled, overflow) = local.value.multipliedReportingOverflow(by: 1000)
+        guard !overflow, scaled % Int64(local.timescale) == 0 else { return nil }
+        let milliseconds = scaled / Int64(local.timescale)
+        let whole = milliseconds >= 0 ? milliseconds / 1000 : (milliseconds - 999) / 1000
+        let fraction = milliseconds - whole * 1000
+        let days = whole >= 0 ? whole / 86_400 : (whole - 86_399) / 86_400
+        let secondOfDay = whole - days * 86_400
+        let (year, month, day) = HLSDateTime.civilFromDays(days)
+        guard (0...9999).contains(year) else { return nil }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(29)
+        func digits(_ n: Int64, _ width: Int) {
+            var divisor: Int64 = 1
+            for _ in 1..<width { divisor *= 10 }
+            while divisor > 0 {
+                bytes.append(UInt8(ascii: "0") + UInt8(n / divisor % 10))
+                divisor /= 10
+            }
+        }
+        digits(year, 4); bytes.append(UInt8(ascii: "-")); digits(month, 2); bytes.append(UInt8(ascii: "-")); digits(day, 2)
+        bytes.append(UInt8(ascii: "T"))
+        digits(secondOfDay / 3600, 2); bytes.append(UInt8(ascii: ":")); digits(secondOfDay / 60 % 60, 2)
+        bytes.append(UInt8(ascii: ":")); digits(secondOfDay % 60, 2); bytes.append(UInt8(ascii: ".")); digits(fraction, 3)
+        if let offset = utcOffsetMinutes {
+            if offset == 0 {
+                bytes.append(UInt8(ascii: "Z"))
+            } else {
+                bytes.append(UInt8(ascii: offset < 0 ? "-" : "+"))
+                digits(Int64(offset.magnitude) / 60, 2); bytes.append(UInt8(ascii: ":")); digits(Int64(offset.magnitude) % 60, 2)
+            }
+        }
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     static func isLeapYear(_ y: Int64) -> Bool { y % 4 == 0 && (y % 100 != 0 || y % 400 == 0) }
