@@ -358,6 +358,8 @@ def verdict(played, index, **judging):
                    segment_frames=index.segment_frames, **judging)
     worst, at = lateness(played["arrivals"], durations_of(found, index))
     result["lateness"] = round(worst, 3)
+    # Where: the picture most behind, as the runs name pictures.
+    result["lateness_at"] = None if at is None else f"picture {at}" + (f" ({found[at][0]} {found[at][1:4]})" if found[at] else "")
     result["elapsed"] = round(played["elapsed"], 3)
     result["media_seconds"] = round(float(sum(durations_of(found, index))), 3)
     result["outcome"] = played["outcome"]

@@ -261,7 +261,7 @@ def run_format(fmt, args, demo, work):
             if not content or content[-1][1] != index.content_frames - 1:
                 verdict["problems"].append(f"did not play to the last content frame ({index.content_frames - 1})")
             if verdict["lateness"] > args.stall:
-                verdict["problems"].append(f"stalled: up to {verdict['lateness']} s behind real time")
+                verdict["problems"].append(f"stalled: up to {verdict['lateness']} s behind real time, at {verdict['lateness_at']}")
             verdict["ok"] = not verdict["problems"]
             (root / f"play-{name}.json").write_text(json.dumps(verdict, indent=1))
             runs = verdict["runs"]

@@ -117,7 +117,14 @@ package final class LiveHLSStitching: Sendable {
                     wait = .milliseconds(Int64(last.map { $0.content.targetDuration * 500 } ?? 1000))
                 } else {
                     let content = try mediaPlaylist(bytes, url: url, first: last == nil)
-                    if ads == nil { ads = try await LiveAdPackaging(schedule, content: content, folder: folder, outputURL: outputURL, playlists: adPlaylist) }
+                    if ads == nil {
+                        let packaged = try await LiveAdPackaging(schedule, content: content, folder: folder, outputURL: outputURL, playlists: adPlaylist)
+                        ads = packaged
+                        if let resumed = try resumedDecisions(pods: packaged.pods) {
+                            decisions = resumed
+                            report.notes.append("carried on from \(LiveDecisionsFile.name): \(resumed.breaks.count) breaks, up to segment \(resumed.lastSequence.map(String.init) ?? "none")")
+                        }
+                    }
                     if let previous = last?.content {
                         report.contentViolations = LiveReloadCheck.violations(from: previous, to: content).map(\.description)
                     }
@@ -144,6 +151,7 @@ package final class LiveHLSStitching: Sendable {
                         }
                         stitchedReference = stitchedReference ?? stitched
                     }
+                    try write(LiveDecisionsFile.text(of: decisions), name: LiveDecisionsFile.name)
                     if let multivariant = followed.multivariant, written[Self.playlistName] == nil {
                         try write(multivariant.text, name: Self.playlistName)
                         written[Self.playlistName] = multivariant.text
@@ -169,6 +177,13 @@ package final class LiveHLSStitching: Sendable {
             do { try await clock.sleep(until: next, tolerance: nil) } catch { break }
         }
         return latest
+    }
+
+    /// The decisions an earlier run on this folder wrote, if it did.
+    private func resumedDecisions(pods: [String: [LiveAd]]) throws(LiveStitchingError) -> LiveDecisions? {
+        let path = folder.appending(LiveDecisionsFile.name)
+        guard let bytes = try? ReadableFile.contents(of: path, limit: 64 << 20) else { return nil }
+        return try LiveDecisionsFile.decisions(bytes, path: path.description, pods: Array(pods.values))
     }
 
     /// The content's media playlists, each with the name of its stitched playlist: the content

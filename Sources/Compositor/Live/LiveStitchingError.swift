@@ -15,6 +15,8 @@ package struct LiveStitchingError: Error, Equatable, Sendable, CustomStringConve
         /// The stitcher cannot go on consistently (it missed segments, say).
         case stitch(LiveStitchError)
         case cannotWrite(path: String, reason: String)
+        /// The decisions written by an earlier run cannot be taken up.
+        case cannotResume(path: String, reason: String)
         /// `insert` named no on-demand break.
         case noSuchBreak(id: String, known: [String])
     }
@@ -31,6 +33,8 @@ package struct LiveStitchingError: Error, Equatable, Sendable, CustomStringConve
         case .ad(let item, let reason): return "ad \(quoted(item)): \(reason)"
         case .stitch(let error): return error.description
         case .cannotWrite(let path, let reason): return "\(path): \(reason)"
+        case .cannotResume(let path, let reason):
+            return "\(path): cannot carry on the stream an earlier run left: \(reason) (remove the file to start a new stream)"
         case .noSuchBreak(let id, let known):
             return "no on-demand break \(quoted(id))" + (known.isEmpty ? " (the schedule has none)" : " (on-demand breaks: \(known.map(quoted).joined(separator: ", ")))")
         }

@@ -72,6 +72,11 @@ package struct LiveBreak: Hashable, Sendable {
     package struct Replaced: Hashable, Sendable {
         package var duration: MediaTime
         package var isDiscontinuity: Bool
+
+        package init(duration: MediaTime, isDiscontinuity: Bool) {
+            self.duration = duration
+            self.isDiscontinuity = isDiscontinuity
+        }
     }
 
     /// Where the content comes back.
@@ -80,6 +85,11 @@ package struct LiveBreak: Hashable, Sendable {
         package var sequence: UInt64
         /// Whether that segment has `EXT-X-DISCONTINUITY` of its own (the stitched one has one anyway).
         package var isDiscontinuity: Bool
+
+        package init(sequence: UInt64, isDiscontinuity: Bool) {
+            self.sequence = sequence
+            self.isDiscontinuity = isDiscontinuity
+        }
     }
 
     package let id: String
@@ -95,6 +105,10 @@ package struct LiveBreak: Hashable, Sendable {
     package let adSegments: [HLSMediaSegment]
     /// Break time before the first ad segment: nonzero only for a break joined under way.
     package let leadingGap: MediaTime
+    /// The pod's ads, by ID, and how far into the break its first replaced segment was (the
+    /// request's, kept so the break can be made again from them: `init(restoring:…)`).
+    package let adIDs: [String]
+    package let elapsed: MediaTime
     /// Where each ad segment ends, in break time.
     package let adEnds: [MediaTime]
     /// Which ad of the pod each ad segment is (an index into the request's `ads`).
@@ -142,6 +156,20 @@ package struct LiveBreak: Hashable, Sendable {
         leadingGap = gap ?? .zero
         duration = request.duration.map { $0 - request.elapsed }
         plannedDuration = duration
+        adIDs = request.ads.map(\.id)
+        elapsed = request.elapsed
+    }
+
+    /// A break as decided and seen before (written down by a stitcher that stopped), its request
+    /// made again with the same ads.
+    package init(
+        restoring request: LiveBreakRequest, at sequence: UInt64, startDate: HLSDateTime?, discontinuitiesBefore: UInt64,
+        debtBefore: MediaTime, duration: MediaTime?, replaced: [Replaced], contentReturn: Return?
+    ) {
+        self.init(request, at: sequence, startDate: startDate, discontinuitiesBefore: discontinuitiesBefore, debtBefore: debtBefore)
+        self.duration = duration
+        self.replaced = replaced
+        self.contentReturn = contentReturn
     }
 
     /// The break time the replaced segments seen so far cover.

@@ -23,6 +23,13 @@ package struct LiveDecisions: Hashable, Sendable {
 
     package init() {}
 
+    /// Decisions written down before (`LiveDecisions.breaks` and `lastSequence` of a stitcher that
+    /// stopped), to carry on its stream.
+    package init(restoring breaks: [LiveBreak], lastSequence: UInt64?) {
+        self.breaks = breaks
+        self.lastSequence = lastSequence
+    }
+
     /// The decisions after the stitcher takes `content`'s new segments (those after `lastSequence`),
     /// opening a break at each new segment a request starts at (the first request there wins; a
     /// request whose ID a break already has is done). Inside an open break a request is dropped (a

@@ -197,6 +197,51 @@ struct LiveHLSStitchingTests {
         #expect(loads[0].contains { $0.segments.contains { $0.uri == "ads/ad1-1.ts" } })
     }
 
+    /// A stitcher stopped after four reloads and another started on the same folder carry on one
+    /// stream: the reload across the restart is a good one, and the stream is the one a single
+    /// stitcher writes.
+    @Test func aRestartedStitcherCarriesOnTheStream() async throws {
+        let markers = [3: "#EXT-X-CUE-OUT:DURATION=4", 5: "#EXT-X-CUE-IN", 8: "#EXT-X-CUE-OUT:DURATION=6", 11: "#EXT-X-CUE-IN"]
+        let schedule = try Self.schedule(Self.ad1For4Seconds)
+        func stream(_ playlists: [HLSMediaPlaylist]) -> [UInt64: String] {
+            var found: [UInt64: String] = [:]
+            for playlist in playlists {
+                for (offset, segment) in playlist.segments.enumerated() {
+                    found[playlist.mediaSequence! + UInt64(offset)] = "\(segment.isDiscontinuity) \(segment.programDateTime!) \(segment.uri)"
+                }
+            }
+            return found
+        }
+        let whole = try await Self.follow(schedule, origin: ScriptedOrigin(markers: markers))
+        defer { try? FileManager.default.removeItem(atPath: whole.folder.description) }
+
+        let origin = ScriptedOrigin(markers: markers)
+        let folder = FilePath(FileManager.default.temporaryDirectory.appendingPathComponent("live-\(UUID().uuidString)").path)
+        defer { try? FileManager.default.removeItem(atPath: folder.description) }
+        var playlists: [HLSMediaPlaylist] = [], notes: [String] = []
+        for duration in [Duration.seconds(7), nil] {
+            let live = LiveHLSStitching(schedule: schedule, output: folder, transport: origin, limits: HTTPTransportLimits(maximumRetries: 0))
+            let path = folder.appending("stitched.m3u8").description
+            try await live.run(for: duration, clock: InstantClock()) { status in
+                notes += status.notes
+                if status.wrote, let bytes = FileManager.default.contents(atPath: path) {
+                    playlists.append((try? HLSMediaPlaylist(parsing: Array(bytes), url: "file://" + path))!)
+                }
+            }
+        }
+        #expect(notes.contains { $0.hasPrefix("carried on from live-decisions.json: 1 breaks") })
+        for (previous, next) in zip(playlists, playlists.dropFirst()) {
+            #expect(LiveReloadCheck.violations(from: previous, to: next) == [])
+        }
+        #expect(stream(playlists) == stream(whole.playlists))
+        #expect(playlists.last?.hasEndList == true)
+
+        // A decisions file that is not one, or names ads the schedule does not have: said, not guessed.
+        try Data("{\"format\": \"other\"}".utf8).write(to: URL(fileURLWithPath: folder.appending("live-decisions.json").description))
+        let again = LiveHLSStitching(schedule: schedule, output: folder, transport: ScriptedOrigin(), limits: HTTPTransportLimits(maximumRetries: 0))
+        await #expect(throws: LiveStitchingError.self) { try await again.run(for: nil, clock: InstantClock()) { _ in } }
+    }
+
     @Test func reloadsWaitATargetDurationAndHalfOfOneAfterNoChange() async throws {
         let origin = ScriptedOrigin(count: 10, repeatsEveryThird: true)
         let clock = InstantClock()
