@@ -53,28 +53,14 @@ from fractions import Fraction
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "players"))
 from live_check import parse  # noqa: E402
+from matrix import framemd5  # noqa: E402  (each frame's presentation time and MD5, as the matrix reads them)
 
 CONTENT_FRAME = Fraction(1, 30)
 
 # ---------------------------------------------------------------------------------------------
 # The index
-
-
-def framemd5(input_args):
-    """[(pts, MD5)] of every frame ffmpeg decodes from the input, in presentation order."""
-    text = subprocess.run(["ffmpeg", "-v", "error", *map(str, input_args), "-map", "0:v:0",
-                           "-fps_mode", "passthrough", "-autoscale", "0", "-pix_fmt", "yuv420p",
-                           "-f", "framemd5", "-"], check=True, capture_output=True, text=True).stdout
-    base, frames = Fraction(1), []
-    for line in text.splitlines():
-        if line.startswith("#tb 0:"):
-            num, den = line.split(":")[1].strip().split("/")
-            base = Fraction(int(num), int(den))
-        elif line and not line.startswith("#"):
-            fields = [f.strip() for f in line.split(",")]
-            frames.append((int(fields[2]) * base, fields[5]))
-    return frames
 
 
 class Index:
@@ -104,7 +90,7 @@ class Index:
                 if init:
                     source = Path(scratch) / "joined.mp4"
                     source.write_bytes(Path(init).read_bytes() + Path(path).read_bytes())
-                frames = framemd5(["-i", source])
+                frames = framemd5(source)
                 self.first_ordinal[msn] = self.content_frames
                 self.segment_frames[msn] = len(frames)
                 for f, (pts, digest) in enumerate(frames):
@@ -112,7 +98,7 @@ class Index:
                     self.content_frames += 1
 
     def add_ad(self, name, path):
-        frames = framemd5(["-i", path])
+        frames = framemd5(path)
         self.ad_lengths[name] = len(frames)
         if len(frames) > 1:
             self.ad_frame[name] = (frames[-1][0] - frames[0][0]) / (len(frames) - 1)

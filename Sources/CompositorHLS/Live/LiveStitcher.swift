@@ -182,14 +182,13 @@ package enum LiveStitcher {
         }
         for (range, after) in moved { place(range, fallback: after) }
         guard let windowStart = starts[0] else { return }
+        // Breaks in order: those over before the window are passed over before any range is made.
         for item in breaks {
             guard let start = item.startDate, let date = try? start.adding(item.debtBefore) else { continue }
+            let length = item.isOpen ? nil : item.adEnds[..<item.placedCount].last ?? .zero
+            if let length, let end = try? date.secondsSinceEpoch.adding(length), end < windowStart { continue }
             var range = HLSDateRange(id: item.id, class: breakClass, startDate: date, plannedDuration: item.plannedDuration)
-            if !item.isOpen {
-                let length = item.adEnds[..<item.placedCount].last ?? .zero
-                range.attributes["DURATION"] = .decimal(length)
-                guard (try? date.adding(length).secondsSinceEpoch).map({ $0 >= windowStart }) ?? true else { continue }
-            }
+            if let length { range.attributes["DURATION"] = .decimal(length) }
             place(range, fallback: 0)
         }
     }
