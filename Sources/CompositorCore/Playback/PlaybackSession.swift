@@ -178,6 +178,32 @@ public struct PlaybackSession: Sendable {
         return reaction
     }
 
+    /// Puts the playhead at `newPosition` without reporting what lies before it: a viewer joining
+    /// a live stream there. Reports what the segment there starts (the break and ad, in one).
+    mutating func join(at newPosition: MediaTime) -> Reaction {
+        var reaction = Reaction()
+        position = composition.onGrid(newPosition, clampedTo: composition.duration)
+        hasEnded = false
+        pendingSeeks.removeAll()
+        enterSegment(at: position, into: &reaction)
+        return reaction
+    }
+
+    /// Takes a schedule of the same live stream, reloaded: more content, breaks joined or grown.
+    /// The playhead keeps its composition time (the stream's clock); the player is told nothing,
+    /// since it plays the stream itself.
+    mutating func follow(_ schedule: Schedule) throws(ScheduleError) -> Reaction {
+        var reaction = Reaction()
+        let new = try PlaybackSession.compile(schedule, naturalDurations, played: playedBreakIDs)
+        self.schedule = schedule
+        guard new != composition else { return reaction }
+        let old = composition
+        composition = new
+        position = new.onGrid(position, clampedTo: new.duration)
+        emit(.compositionChanged(old: old, new: new), into: &reaction)
+        return reaction
+    }
+
     /// The viewer paused: `.paused`, once (a second pause says nothing).
     ///
     /// - Returns: The event, or nothing when already paused.

@@ -251,6 +251,19 @@ package struct LiveBreak: Hashable, Sendable {
         return first..<Swift.max(first, published(within: replacedStart + replaced[index].duration))
     }
 
+    /// The pod's ads from the first that plays (after `elapsed`), each with how long it plays in
+    /// the break uncut: what the break's date range lists.
+    package var podAsItPlays: [(id: String, duration: MediaTime)] {
+        var pod: [(id: String, duration: MediaTime)] = []
+        var previous: Int?
+        for (segment, ad) in zip(adSegments, adOfSegment) {
+            if ad != previous { pod.append((adIDs[ad], .zero)) }
+            previous = ad
+            pod[pod.count - 1].duration += segment.duration
+        }
+        return pod
+    }
+
     /// Whether the stitched playlist marks the content's return (a break that placed no ad
     /// segment changes nothing).
     package var marksReturn: Bool { publishedCount > 0 }

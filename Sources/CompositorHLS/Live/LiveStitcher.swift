@@ -188,9 +188,32 @@ package enum LiveStitcher {
             let length = item.isOpen ? nil : item.adEnds[..<item.placedCount].last ?? .zero
             if let length, let end = try? date.secondsSinceEpoch.adding(length), end < windowStart { continue }
             var range = HLSDateRange(id: item.id, class: breakClass, startDate: date, plannedDuration: item.plannedDuration)
-            if let length { range.attributes["DURATION"] = .decimal(length) }
+            // The pod as it plays, written when the break opens (so never changed): a session
+            // knows each ad from it, even when the break's first segments have left the window.
+            let pod = item.podAsItPlays
+            range.attributes["X-AD-IDS"] = .quotedString(pod.map { listed($0.id) }.joined(separator: ","))
+            range.attributes["X-AD-DURATIONS"] = .quotedString(pod.map { $0.duration.hlsDecimalString }.joined(separator: ","))
+            if item.leadingGap > .zero { range.attributes["X-AD-OFFSET"] = .decimal(item.leadingGap) }
+            if let length {
+                range.attributes["DURATION"] = .decimal(length)
+                range.attributes["X-REPLACED"] = .decimal(item.replacedDuration)
+            }
             place(range, fallback: 0)
         }
+    }
+
+    /// An ad ID as an item of `X-AD-IDS`: `%`, `,` and `"` percent-encoded.
+    private static func listed(_ id: String) -> String {
+        var text = ""
+        for character in id.unicodeScalars {
+            switch character {
+            case "%": text += "%25"
+            case ",": text += "%2C"
+            case "\"": text += "%22"
+            default: text.unicodeScalars.append(character)
+            }
+        }
+        return text
     }
 
     static func time<T>(_ body: () throws(MediaTimeError) -> T) throws(LiveStitchError) -> T {

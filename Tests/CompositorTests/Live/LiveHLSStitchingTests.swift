@@ -242,6 +242,26 @@ struct LiveHLSStitchingTests {
         await #expect(throws: LiveStitchingError.self) { try await again.run(for: nil, clock: InstantClock()) { _ in } }
     }
 
+    /// What an app's session reads from each reload: the stitched playlist as bytes.
+    @Test func aStitchedPlaylistReadAsALiveTimeline() async throws {
+        let origin = ScriptedOrigin(markers: [3: "#EXT-X-CUE-OUT:DURATION=4", 5: "#EXT-X-CUE-IN"])
+        let (playlists, _, folder) = try await Self.follow(try Self.schedule(Self.ad1For4Seconds), origin: origin)
+        defer { try? FileManager.default.removeItem(atPath: folder.description) }
+        let withBreak = try #require(playlists.last { $0.segments.contains { $0.uri == "ads/ad1-1.ts" } })
+        let timeline = try LiveTimeline(stitchedPlaylist: Array(withBreak.text.utf8), url: "http://127.0.0.1/out/stitched.m3u8")
+        let start = MediaTime(seconds: Int64(ScriptedOrigin.epoch + 6))
+        #expect(timeline.breaks == [LiveTimeline.Break(
+            id: "ssai-3", start: start, ads: [LiveTimeline.Ad(id: "ssai-ad-1", duration: MediaTime(seconds: 4))], replaced: MediaTime(seconds: 4))])
+        #expect(timeline.windowStart == withBreak.segments[0].programDateTime!.secondsSinceEpoch && !timeline.hasEnded)
+        #expect(throws: LiveTimelineError.self) {
+            _ = try LiveTimeline(stitchedPlaylist: Array("#EXTM3U\n#EXTINF:x,\na.ts\n".utf8), url: "http://127.0.0.1/bad.m3u8")
+        }
+        #expect(throws: LiveTimelineError(url: "http://127.0.0.1/undated.m3u8",
+                                          reason: "no segment with EXT-X-PROGRAM-DATE-TIME: a live stream's clock is its dates")) {
+            _ = try LiveTimeline(stitchedPlaylist: Array("#EXTM3U\n#EXT-X-TARGETDURATION:2\n#EXTINF:2,\na.ts\n".utf8), url: "http://127.0.0.1/undated.m3u8")
+        }
+    }
+
     @Test func reloadsWaitATargetDurationAndHalfOfOneAfterNoChange() async throws {
         let origin = ScriptedOrigin(count: 10, repeatsEveryThird: true)
         let clock = InstantClock()
