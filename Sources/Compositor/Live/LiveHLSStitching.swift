@@ -289,7 +289,7 @@ package final class LiveHLSStitching: Sendable {
                 if marked.elapsed > .zero {
                     guard decisions.lastSequence == nil, joinRule == .restOfBreak else {
                         if decisions.lastSequence == nil {
-                            notes.append("the break under way at segment \(marked.sequence) plays as content (join rule: full breaks only)")
+                            notes.append("the break \(marked.marker) marks, under way at segment \(marked.sequence), plays as content (join rule: full breaks only)")
                         }
                         continue
                     }
