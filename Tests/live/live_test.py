@@ -97,7 +97,7 @@ def ad_lengths(index):
     """The frames each ad places: all, or those starting before its "end"."""
     lengths = {}
     for name, (path, end) in ADS.items():
-        frames = live_play.framemd5(["-i", path])
+        frames = live_play.framemd5(path)
         lengths[name] = len(frames) if end is None else sum(1 for t, _ in frames if t - frames[0][0] < end)
     return lengths
 

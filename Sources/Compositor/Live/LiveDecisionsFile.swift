@@ -10,7 +10,7 @@ import CompositorHLS
 /// { "format": "compositor-live-decisions", "version": 1, "lastSequence": 23,
 ///   "breaks": [ { "id": "ssai-6", "start": 6, "date": "2026-11-27T13:05:22.022Z",
 ///                 "ads": ["ssai-ad-1", "ssai-ad-2"], "elapsed": "0/1", "planned": "16/1", "duration": "16/1",
-///                 "discontinuitiesBefore": 0, "debtBefore": "0/1",
+///                 "debtBefore": "0/1",
 ///                 "replaced": [["2/1", false], ["2/1", false]], "return": [13, false] } ] }
 /// ```
 ///
@@ -38,7 +38,6 @@ enum LiveDecisionsFile {
         object.append("elapsed", time(item.elapsed))
         object.append("planned", item.plannedDuration.map(time) ?? .null)
         object.append("duration", item.duration.map(time) ?? .null)
-        object.append("discontinuitiesBefore", .number(String(item.discontinuitiesBefore)))
         object.append("debtBefore", time(item.debtBefore))
         object.append("replaced", .array(item.replaced.map { .array([time($0.duration), .bool($0.isDiscontinuity)]) }))
         object.append("return", item.contentReturn.map { .array([.number(String($0.sequence)), .bool($0.isDiscontinuity)]) } ?? .null)
@@ -115,8 +114,7 @@ enum LiveDecisionsFile {
             let request = LiveBreakRequest(
                 id: id, startSequence: try number("start"), duration: planned.map { $0 + elapsed }, ads: ads, elapsed: elapsed)
             breaks.append(LiveBreak(
-                restoring: request, at: request.startSequence, startDate: date,
-                discontinuitiesBefore: try number("discontinuitiesBefore"), debtBefore: try required("debtBefore"),
+                restoring: request, at: request.startSequence, startDate: date, debtBefore: try required("debtBefore"),
                 duration: try time(object["duration"], "duration"), replaced: replaced, contentReturn: back))
         }
         return LiveDecisions(restoring: breaks, lastSequence: lastSequence)

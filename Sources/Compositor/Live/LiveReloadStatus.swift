@@ -6,7 +6,7 @@ import CompositorHLS
 /// ```
 /// reload 14: content 340-345 (6), stitched seq 338 ds 4 (8 segments), wrote; break ssai-343 open (3 of 5 ad segments)
 /// ```
-package struct LiveReloadStatus: Sendable, Equatable, CustomStringConvertible {
+package struct LiveReloadStatus: Sendable, CustomStringConvertible {
     package enum Change: Sendable, Equatable {
         case changed
         /// The content was as last loaded.
@@ -46,8 +46,6 @@ package struct LiveReloadStatus: Sendable, Equatable, CustomStringConvertible {
         if let open = decisions.breaks.last, open.isOpen { openBreak = (open.id, open.publishedCount, open.adSegments.count) }
         ended = content.hasEndList
     }
-
-    package static func == (a: Self, b: Self) -> Bool { a.description == b.description }
 
     package var description: String {
         var text = "reload \(reload): "

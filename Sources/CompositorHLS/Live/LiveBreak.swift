@@ -113,8 +113,6 @@ package struct LiveBreak: Hashable, Sendable {
     package let adEnds: [MediaTime]
     /// Which ad of the pod each ad segment is (an index into the request's `ads`).
     package let adOfSegment: [Int]
-    /// `EXT-X-DISCONTINUITY` tags of the content before the break (on segments before `startSequence`).
-    package let discontinuitiesBefore: UInt64
     /// How far behind the content's clock the stitched stream runs when the break starts (earlier
     /// breaks' ads less the content they replaced; negative: ahead).
     package let debtBefore: MediaTime
@@ -123,11 +121,10 @@ package struct LiveBreak: Hashable, Sendable {
     /// Where content comes back, once it has.
     package private(set) var contentReturn: Return?
 
-    init(_ request: LiveBreakRequest, at sequence: UInt64, startDate: HLSDateTime?, discontinuitiesBefore: UInt64, debtBefore: MediaTime) {
+    init(_ request: LiveBreakRequest, at sequence: UInt64, startDate: HLSDateTime?, debtBefore: MediaTime) {
         id = request.id
         startSequence = sequence
         self.startDate = startDate
-        self.discontinuitiesBefore = discontinuitiesBefore
         self.debtBefore = debtBefore
         var segments: [HLSMediaSegment] = [], ends: [MediaTime] = [], owners: [Int] = []
         var adTime = MediaTime.zero
@@ -163,10 +160,10 @@ package struct LiveBreak: Hashable, Sendable {
     /// A break as decided and seen before (written down by a stitcher that stopped), its request
     /// made again with the same ads.
     package init(
-        restoring request: LiveBreakRequest, at sequence: UInt64, startDate: HLSDateTime?, discontinuitiesBefore: UInt64,
-        debtBefore: MediaTime, duration: MediaTime?, replaced: [Replaced], contentReturn: Return?
+        restoring request: LiveBreakRequest, at sequence: UInt64, startDate: HLSDateTime?, debtBefore: MediaTime,
+        duration: MediaTime?, replaced: [Replaced], contentReturn: Return?
     ) {
-        self.init(request, at: sequence, startDate: startDate, discontinuitiesBefore: discontinuitiesBefore, debtBefore: debtBefore)
+        self.init(request, at: sequence, startDate: startDate, debtBefore: debtBefore)
         self.duration = duration
         self.replaced = replaced
         self.contentReturn = contentReturn

@@ -57,13 +57,9 @@ package struct LiveDecisions: Hashable, Sendable {
         var waiting: LiveBreakRequest?
         // How far behind the content's clock the stream runs after the breaks over so far.
         var debt = next.breaks.last { !$0.isOpen }?.debtAfter ?? .zero
-        var discontinuities = content.discontinuitySequence ?? 0
         for (index, segment) in content.segments.enumerated() {
             defer { number &+= 1 }
-            if let last = lastSequence, number <= last {
-                if segment.isDiscontinuity { discontinuities += 1 }
-                continue
-            }
+            if let last = lastSequence, number <= last { continue }
             var replaced = false
             if let open = next.breaks.indices.last, next.breaks[open].isOpen {
                 replaced = next.breaks[open].take(segment, sequence: number)
@@ -71,14 +67,13 @@ package struct LiveDecisions: Hashable, Sendable {
             }
             if !replaced, let request = byStart[number] ?? waiting {
                 if request.id == waiting?.id { waiting = nil }
-                var opened = LiveBreak(request, at: number, startDate: dates[index], discontinuitiesBefore: discontinuities, debtBefore: debt)
+                var opened = LiveBreak(request, at: number, startDate: dates[index], debtBefore: debt)
                 _ = opened.take(segment, sequence: number)
                 if !opened.isOpen { debt = opened.debtAfter }
                 next.breaks.append(opened)
             } else if replaced, waiting == nil, let request = byStart[number], request.waitsForOpenBreak {
                 waiting = request
             }
-            if segment.isDiscontinuity { discontinuities += 1 }
         }
         guard !content.segments.isEmpty else { return next }
         let end = number &- 1
