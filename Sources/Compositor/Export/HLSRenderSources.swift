@@ -55,8 +55,8 @@ struct HLSRenderSources {
         let url = hlsURL(location)
         switch try playlists.playlist(at: url, variant: location.variant) {
         case .multivariant(let multivariant):
-            // `max(by:)` keeps the last of equals; the first is wanted (a named variant is the only one).
-            guard let variant = multivariant.variants.reversed().max(by: { $0.bandwidth < $1.bandwidth }) else {
+            // A named variant is the only one left.
+            guard let variant = multivariant.variant(playing: nil) else {
                 throw HLSExportError(.unsupported(url: url, reason: "a multivariant playlist without variants to play"))
             }
             let video = try segments(of: variant.resolvedURI, named: playlistPath)

@@ -107,10 +107,17 @@ package final class LiveHLSStitching: Sendable {
             defer { latest = report }
             do throws(LiveStitchingError) {
                 let followed: Layout
-                if let known = layout { followed = known } else { followed = try await self.layout(outputURL: outputURL) }
-                layout = followed
-                let reference = followed.variants[0]
-                let (bytes, url) = try await load(reference.url)
+                let bytes: [UInt8], url: String
+                if let known = layout {
+                    followed = known
+                    (bytes, url) = try await load(followed.variants[0].url)
+                } else {
+                    // The first load of media content is the layout's own: not loaded twice.
+                    followed = try await self.layout(outputURL: outputURL)
+                    if let first = followed.firstLoad { (bytes, url) = first } else { (bytes, url) = try await load(followed.variants[0].url) }
+                    layout = followed
+                    layout?.firstLoad = nil
+                }
                 failures = 0
                 if bytes == last?.bytes {
                     report.change = .unchanged
@@ -192,13 +199,17 @@ package final class LiveHLSStitching: Sendable {
     private struct Layout {
         var multivariant: HLSMultivariantPlaylist?
         var variants: [(url: String, name: String)]
+        /// The content as `layout` loaded it, when it is the media playlist followed.
+        var firstLoad: (bytes: [UInt8], url: String)?
     }
 
     private func layout(outputURL: String) async throws(LiveStitchingError) -> Layout {
         let source = schedule.content.source
         let (bytes, url) = try await load(source.url)
         let playlist = try Self.parsing(url) { () throws(HLSParseError) in try HLSPlaylistParser().parse(bytes, url: url) }
-        guard case .multivariant(var multivariant) = playlist else { return Layout(variants: [(url, Self.playlistName)]) }
+        guard case .multivariant(var multivariant) = playlist else {
+            return Layout(variants: [(url, Self.playlistName)], firstLoad: (bytes, url))
+        }
         if let name = source.variant {
             guard let variant = multivariant.variant(named: name) else {
                 throw LiveStitchingError(.content(url: url, reason: "no variant \(quoted(name)); its variants: \(multivariant.variantNames)"))
@@ -267,7 +278,7 @@ package final class LiveHLSStitching: Sendable {
         switch playlist {
         case .media(let media): return media
         case .multivariant(let multivariant):
-            guard let variant = location.variant.map({ multivariant.variant(named: $0) }) ?? multivariant.variants.max(by: { $0.bandwidth < $1.bandwidth }) else {
+            guard let variant = multivariant.variant(playing: location.variant) else {
                 throw LiveStitchingError(.content(url: final, reason: "no variant \(quoted(location.variant ?? "")); its variants: \(multivariant.variantNames)"))
             }
             url = variant.resolvedURI

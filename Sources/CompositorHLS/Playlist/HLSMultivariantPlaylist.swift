@@ -46,6 +46,14 @@ package struct HLSMultivariantPlaylist: Hashable, Sendable {
         variants.first { $0.uri == name || $0.stableID == name }
     }
 
+    /// The variant a source plays: the one `name` names (`variant(named:)`), or without a name the
+    /// highest `BANDWIDTH`, the first of equals; `nil` when there is none such.
+    package func variant(playing name: String?) -> HLSVariantStream? {
+        if let name { return variant(named: name) }
+        // `max(by:)` keeps the last of equals; the first is wanted.
+        return variants.reversed().max { $0.bandwidth < $1.bandwidth }
+    }
+
     /// What `variant(named:)` accepts, for a message naming the choices: each variant's URI.
     package var variantNames: String {
         variants.map { "\"\($0.uri)\"" }.joined(separator: ", ")

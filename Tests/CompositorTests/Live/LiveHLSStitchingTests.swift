@@ -282,9 +282,10 @@ struct LiveHLSStitchingTests {
     }
 
     @Test func aDatedBreakAndAnInsertedOne() async throws {
-        // "news", asked for before the first load (segments 0-4), plays from the first segment
-        // published after it, 5, for 2.002 s; content is back at 6 (2 ms late), where the dated
-        // break starts, on the stitched clock: 2 ms after segment 6's own date.
+        // "news", asked for before the first load (segments 0-3: the scripted origin publishes one
+        // more per load), plays from the first segment published after it, 4, for 2.002 s; content
+        // is back at 5 (2 ms late), and the dated break starts at 6, on the stitched clock: 2 ms
+        // after segment 6's own date.
         let date = HLSDateTime(secondsSinceEpoch: MediaTime(seconds: Int64(ScriptedOrigin.epoch + 2 * 6)))
         let schedule = try Self.schedule("""
             { "id": "six", "at": "\(date)", "ads": [ { "url": "FIXTURES/ad1.mp4", "end": 2 } ] },
@@ -296,7 +297,7 @@ struct LiveHLSStitchingTests {
         }
         defer { try? FileManager.default.removeItem(atPath: folder.description) }
         let ranges = Set(playlists.flatMap { $0.segments.flatMap { $0.dateRanges.map(\.id) } })
-        #expect(ranges == ["six", "news-5"])
+        #expect(ranges == ["six", "news-4"])
         let starts = Dictionary(playlists.flatMap { $0.segments.flatMap { segment in segment.dateRanges.map { ($0.id, $0.startDate!.secondsSinceEpoch) } } },
                                 uniquingKeysWith: { first, _ in first })
         #expect(starts["six"] == MediaTime(seconds: Int64(ScriptedOrigin.epoch + 12)) + MediaTime(value: 2, timescale: 1000))
