@@ -51,36 +51,40 @@ struct AtomicOutputTests {
         return largest
     }
 
-    /// Starts `render SCHEDULE --output OUT`, waits until the output being written has some but
-    /// not all of its bytes, stops the process there (SIGSTOP) and kills it (SIGKILL). Returns the
-    /// bytes written when it was stopped, or nil when the render finished before it could be
-    /// caught (the caller then tries again).
+    /// Starts `render SCHEDULE --output OUT`, lets it run in slices of about a millisecond
+    /// (SIGCONT, sleep, SIGSTOP) until the output being written has some bytes, and kills it
+    /// there (SIGKILL). Returns the bytes written when it was stopped, or nil when the render
+    /// finished before it could be caught (the caller then tries again).
+    ///
+    /// Why slices: the render copies by `copy_file_range`, tens of MB in a few milliseconds, and
+    /// polling a running child on a busy machine (the sanitizer run) missed the whole write five
+    /// times in a row. Measured while the child is stopped, a slice is all it can write unseen.
     static func killRenderHalfway(schedule: String, output: String, folder: String, ignoring: Set<String>) async throws -> Int64? {
         let process = try ChildProcess.start(DemoProcess.executable, ["render", schedule, "--output", output])
         let pid = process.processIdentifier
         var caught: Int64?
         let deadline = Date().addingTimeInterval(300)
         while process.isRunning, Date() < deadline {
+            kill(pid, SIGSTOP)
             let written = bytesInProgress(pid: pid, folder: folder, ignoring: ignoring)
             if written > 0 {
-                kill(pid, SIGSTOP)
-                // Measured again while stopped: what the killed process really left written.
-                caught = bytesInProgress(pid: pid, folder: folder, ignoring: ignoring)
+                caught = written
                 break
             }
-            try? await Task.sleep(for: .microseconds(500))  // try?: the child is killed below whatever happens
+            kill(pid, SIGCONT)
+            usleep(1000)  // blocks this thread for a millisecond: a Task.sleep may oversleep by far more
         }
         kill(pid, SIGKILL)
         let exited = await process.wait()
         #expect(exited.terminationReason == .uncaughtSignal || caught == nil)
-        return caught.flatMap { $0 > 0 ? $0 : nil }
+        return caught
     }
 
     @Test("a render killed halfway leaves no file where there was none, and no temporary file")
     func killedRenderLeavesNothing() async throws {
         let folder = try MP4Fixtures.makeScratchFolder("killed")
         defer { MP4Fixtures.remove(folder) }
-        // Big enough (150 MB) that its writing outlasts the polling below on a busy machine.
+        // Big enough (150 MB) that its writing spans many of the slices the child is run in.
         let big = try Self.writeSchedule("big.json", clips: 300, in: folder)
         let output = folder + "/out.mp4"
         // The same render, left alone, writes the whole file: a kill counts as halfway only when it
