@@ -61,7 +61,7 @@ public final class PlaybackSessionController {
     /// The catalog the session's sources were loaded with, if any: items read them through it.
     public let catalog: SourceCatalog?
 
-    private let pipeline = ReactionPipeline()
+    private let pipeline = ReactionPipeline<PlaybackSession.PlayerCommand>()
     private let observers: TimeObservers
     private var seeksInFlight = 0
     /// Items made so far.

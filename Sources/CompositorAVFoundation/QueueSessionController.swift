@@ -39,7 +39,7 @@ public final class QueueSessionController {
     /// ends at `stop()`. Each read of it is a new stream, so any number of readers may follow.
     public var events: AsyncStream<PlaybackEvent> { pipeline.events.stream() }
 
-    private let pipeline = ReactionPipeline()
+    private let pipeline = ReactionPipeline<PlaybackSession.PlayerCommand>()
     private let observers: TimeObservers
     private var playing = false
     /// The plan index whose boundaries are observed.

@@ -6,12 +6,15 @@ import CompositorCore
 /// the seek into it). While anything is in flight the player's clock is not to be trusted (an old
 /// item still ticks while the new one is built; a seek reports the old time until it lands), so
 /// `isSettled` tells the controllers to ignore ticks until then.
+///
+/// `Command` is what the session asks of the player: `PlaybackSession.PlayerCommand`, or
+/// `LivePlaybackSession.Command` for a live stream.
 @MainActor
-final class ReactionPipeline {
-    private var waiting: [(reaction: PlaybackSession.Reaction, done: CheckedContinuation<Void, any Error>?)] = []
+final class ReactionPipeline<Command: Sendable> {
+    private var waiting: [(events: [PlaybackEvent], commands: [Command], done: CheckedContinuation<Void, any Error>?)] = []
     private var running = false
     /// Carries out one command (set by the controller that owns the pipeline).
-    var execute: @MainActor (PlaybackSession.PlayerCommand) async throws -> Void = { _ in }
+    var execute: @MainActor (Command) async throws -> Void = { _ in }
     var onEvents: ([PlaybackEvent]) -> Void = { _ in }
     /// Gets every reaction as its events go to the app: the ad servers' beacons.
     var beacons: AdBeacons?
@@ -26,19 +29,19 @@ final class ReactionPipeline {
     /// Called after each reaction was carried out (the controllers report their seek bars then).
     var afterReaction: @MainActor () -> Void = {}
 
-    /// Carries out `reaction` after those before it; returns when its commands were given, and
+    /// Carries out a reaction after those before it; returns when its commands were given, and
     /// throws the error of the first that failed.
-    func perform(_ reaction: PlaybackSession.Reaction) async throws {
+    func perform(events: [PlaybackEvent], commands: [Command]) async throws {
         try await withCheckedThrowingContinuation { continuation in
-            waiting.append((reaction, continuation))
+            waiting.append((events, commands, continuation))
             runIfIdle()
         }
     }
 
-    /// Carries out `reaction` after those before it; a failure goes to `onError`.
-    func submit(_ reaction: PlaybackSession.Reaction) {
-        guard !reaction.events.isEmpty || !reaction.commands.isEmpty else { return }
-        waiting.append((reaction, nil))
+    /// Carries out a reaction after those before it; a failure goes to `onError`.
+    func submit(events: [PlaybackEvent], commands: [Command]) {
+        guard !events.isEmpty || !commands.isEmpty else { return }
+        waiting.append((events, commands, nil))
         runIfIdle()
     }
 
@@ -47,12 +50,12 @@ final class ReactionPipeline {
         running = true
         Task { @MainActor in
             while !waiting.isEmpty {
-                let (reaction, done) = waiting.removeFirst()
-                onEvents(reaction.events)
-                beacons?.handle(reaction)
-                for event in reaction.events { events.yield(event) }
+                let (reactionEvents, commands, done) = waiting.removeFirst()
+                onEvents(reactionEvents)
+                beacons?.handle(events: reactionEvents)
+                for event in reactionEvents { events.yield(event) }
                 do {
-                    for command in reaction.commands { try await execute(command) }
+                    for command in commands { try await execute(command) }
                     done?.resume()
                 } catch {
                     if let done { done.resume(throwing: error) } else { onError(error) }
@@ -62,4 +65,14 @@ final class ReactionPipeline {
             running = false
         }
     }
+}
+
+extension ReactionPipeline where Command == PlaybackSession.PlayerCommand {
+    func perform(_ reaction: PlaybackSession.Reaction) async throws { try await perform(events: reaction.events, commands: reaction.commands) }
+    func submit(_ reaction: PlaybackSession.Reaction) { submit(events: reaction.events, commands: reaction.commands) }
+}
+
+extension ReactionPipeline where Command == LivePlaybackSession.Command {
+    func perform(_ reaction: LivePlaybackSession.Reaction) async throws { try await perform(events: reaction.events, commands: reaction.commands) }
+    func submit(_ reaction: LivePlaybackSession.Reaction) { submit(events: reaction.events, commands: reaction.commands) }
 }

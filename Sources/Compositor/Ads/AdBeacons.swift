@@ -58,9 +58,12 @@ public final class AdBeacons: @unchecked Sendable {
     /// Plans and delivers the beacons `reaction`'s events make due.
     ///
     /// - Parameter reaction: What the session answered (its events are what count).
-    public func handle(_ reaction: PlaybackSession.Reaction) {
-        guard !reaction.events.isEmpty else { return }
-        let due = lock.withLock { planner.beacons(for: reaction.events, macros: .now()) }
+    public func handle(_ reaction: PlaybackSession.Reaction) { handle(events: reaction.events) }
+
+    /// Plans and delivers the beacons `events` make due.
+    package func handle(events: [PlaybackEvent]) {
+        guard !events.isEmpty else { return }
+        let due = lock.withLock { planner.beacons(for: events, macros: .now()) }
         deliver(due)
     }
 

@@ -103,7 +103,7 @@ package final class LiveHLSStitching: Sendable {
             let began = clock.now
             reload += 1
             var report = LiveReloadStatus(reload: reload)
-            var wait = Duration.seconds(1)
+            var wait = LivePlaylistLoad.reloadDelay(targetDuration: nil, changed: true)
             defer { latest = report }
             do throws(LiveStitchingError) {
                 let followed: Layout
@@ -121,7 +121,7 @@ package final class LiveHLSStitching: Sendable {
                 failures = 0
                 if bytes == last?.bytes {
                     report.change = .unchanged
-                    wait = .milliseconds(Int64(last.map { $0.content.targetDuration * 500 } ?? 1000))
+                    wait = LivePlaylistLoad.reloadDelay(targetDuration: last?.content.targetDuration, changed: false)
                 } else {
                     let content = try mediaPlaylist(bytes, url: url, first: last == nil)
                     if ads == nil {
@@ -165,13 +165,13 @@ package final class LiveHLSStitching: Sendable {
                     }
                     if let stitchedReference { report.record(content: content, stitched: stitchedReference, decisions: decisions) }
                     last = (bytes, content)
-                    wait = .seconds(content.targetDuration)
+                    wait = LivePlaylistLoad.reloadDelay(targetDuration: content.targetDuration, changed: true)
                 }
             } catch {
                 if case .content = error.cause, failures < 4, last != nil {
                     failures += 1
                     report.change = .failed(error.description)
-                    wait = .milliseconds(Int64((last?.content.targetDuration ?? 2) * 500))
+                    wait = LivePlaylistLoad.reloadDelay(targetDuration: last?.content.targetDuration, changed: false)
                 } else {
                     status(report)
                     throw error
@@ -244,17 +244,8 @@ package final class LiveHLSStitching: Sendable {
 
     /// The content's bytes and the URL they came from (after redirects).
     private func load(_ url: String) async throws(LiveStitchingError) -> (bytes: [UInt8], url: String) {
-        if HTTPFetch.isHTTP(url) {
-            do {
-                let (final, response) = try await HTTPFetch.get(url, transport: transport, limits: limits)
-                return (response.body, final)
-            } catch {
-                throw LiveStitchingError(.content(url: url, reason: error.description))
-            }
-        }
-        guard let path = (try? MediaLocation(resolvedURI: url))?.filePath else { throw LiveStitchingError(.content(url: url, reason: "neither a file nor an http(s) URL")) }
-        do { return (try ReadableFile.contents(of: path, limit: HLSParseLimits.default.maximumPlaylistBytes), url) } catch {
-            throw LiveStitchingError(.content(url: url, reason: error.reasonText))
+        do { return try await LivePlaylistLoad.bytes(url, transport: transport, limits: limits) } catch {
+            throw LiveStitchingError(.content(url: error.url, reason: error.reason))
         }
     }
 

@@ -20,6 +20,11 @@ extension LiveTimeline {
         do { playlist = try HLSMediaPlaylist(parsing: bytes, url: url) } catch {
             throw LiveTimelineError(url: url, reason: error.description)
         }
+        self = try LiveTimeline(stitchedPlaylist: playlist, url: url)
+    }
+
+    /// `init(stitchedPlaylist:url:)` of a playlist already parsed.
+    package init(stitchedPlaylist playlist: HLSMediaPlaylist, url: String) throws(LiveTimelineError) {
         guard let timeline = LiveTimeline(stitched: playlist) else {
             throw LiveTimelineError(url: url, reason: "no segment with EXT-X-PROGRAM-DATE-TIME: a live stream's clock is its dates")
         }

@@ -115,6 +115,9 @@ open class AVPlayer {
     /// Time observers added and not removed.
     package var standInObserverCount: Int { observers.count }
 
+    /// The times the boundary observers watch, in order.
+    package var standInBoundaryTimes: [CMTime] { observers.flatMap(\.times).sorted() }
+
     /// Whether a seek is in process.
     package var standInSeekPending: Bool { pendingSeek != nil }
 

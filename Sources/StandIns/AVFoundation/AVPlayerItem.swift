@@ -8,6 +8,10 @@
 //   completion handler until its status is AVPlayerItemStatusReadyToPlay"). A seek without one
 //   positions the item: it starts there when it becomes current.
 // - An item that becomes current without being positioned plays from zero.
+// - `currentDate()` is the date its media maps the current time to (`StandInMedia.startDate` plus
+//   the time), nil when it maps none; `seek(to: Date)` "will fail if the supplied date is outside
+//   the range or if the content is not associated with a range of dates": here, a date before
+//   the start date, past the end of media that ends, or media without dates.
 #if !canImport(AVFoundation)
 import Foundation
 
@@ -59,6 +63,27 @@ open class AVPlayerItem {
     var playbackEnd: CMTime { forwardPlaybackEndTime.isNumeric ? forwardPlaybackEndTime : duration }
 
     public func currentTime() -> CMTime { time }
+
+    /// The media's date at time zero, if it has dates.
+    private var startDate: Date? { (asset as? AVURLAsset).flatMap { StandInWorld.content(at: $0.url)?.startDate } }
+
+    /// `currentDate()`: the date the current time is mapped to, or nil.
+    public nonisolated func currentDate() -> Date? {
+        MainActor.assumeIsolated { startDate.map { $0.addingTimeInterval(time.seconds) } }
+    }
+
+    /// `seek(to:completionHandler:)` for a date: a seek to the time the date is mapped to.
+    ///
+    /// - Returns: Whether the date is in the item's range of dates (the seek was made).
+    public nonisolated func seek(to date: Date, completionHandler: (@Sendable (Bool) -> Void)? = nil) -> Bool {
+        MainActor.assumeIsolated {
+            guard let startDate, date >= startDate else { return false }
+            let time = CMTime(seconds: date.timeIntervalSince(startDate), preferredTimescale: kCMTimeMaxTimescale)
+            if duration.isNumeric, time > duration { return false }
+            seek(to: time, toleranceBefore: .zero, toleranceAfter: .zero, completionHandler: completionHandler)
+            return true
+        }
+    }
 
     /// `seek(to:toleranceBefore:toleranceAfter:completionHandler:)`.
     public nonisolated func seek(to time: CMTime, toleranceBefore: CMTime, toleranceAfter: CMTime,

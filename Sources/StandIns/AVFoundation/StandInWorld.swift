@@ -29,12 +29,15 @@ package struct StandInMedia: Sendable {
     }
 
     package var tracks: [Track]
-    /// How long an `AVPlayerItem` of it plays.
+    /// How long an `AVPlayerItem` of it plays (`.indefinite` for a live stream: it plays on).
     package var duration: CMTime
+    /// The date its time zero is mapped to (a playlist's `EXT-X-PROGRAM-DATE-TIME`), if any.
+    package var startDate: Date?
 
-    package init(tracks: [Track], duration: CMTime? = nil) {
+    package init(tracks: [Track], duration: CMTime? = nil, startDate: Date? = nil) {
         self.tracks = tracks
         self.duration = duration ?? tracks.map(\.timeRange.end).max() ?? .zero
+        self.startDate = startDate
     }
 }
 

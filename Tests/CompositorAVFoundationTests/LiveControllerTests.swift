@@ -1,0 +1,290 @@
+// The live controller on the AVFoundation stand-in: a stitched live stream served by a scripted
+// origin whose window moves with a manual clock, an item whose dates run on with its time.
+#if !canImport(AVFoundation)
+import AVFoundationStandIn
+import Foundation
+import Testing
+import CompositorTestSupport
+@testable import Compositor
+@testable import CompositorAVFoundation
+@testable import CompositorCore
+@testable import CompositorHLS
+
+/// A clock the test moves: each sleep waits until `advance(by:)` passes its deadline (or the
+/// sleeping task is cancelled).
+final class ManualClock: Clock, @unchecked Sendable {
+    struct Instant: InstantProtocol {
+        var offset: Duration
+        func advanced(by duration: Duration) -> Instant { Instant(offset: offset + duration) }
+        func duration(to other: Instant) -> Duration { other.offset - offset }
+        static func < (a: Instant, b: Instant) -> Bool { a.offset < b.offset }
+    }
+
+    private let lock = NSLock()
+    private var current = Instant(offset: .zero)
+    private var sleepers: [(id: Int, deadline: Instant, continuation: CheckedContinuation<Void, any Error>)] = []
+    private var nextID = 0
+    var now: Instant { lock.withLock { current } }
+    var minimumResolution: Duration { .nanoseconds(1) }
+
+    func sleep(until deadline: Instant, tolerance: Duration?) async throws {
+        let id = lock.withLock { () -> Int in
+            defer { nextID += 1 }
+            return nextID
+        }
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+                let due = lock.withLock { () -> Bool in
+                    guard deadline > current, !Task.isCancelled else { return true }
+                    sleepers.append((id, deadline, continuation))
+                    return false
+                }
+                if due {
+                    if Task.isCancelled { continuation.resume(throwing: CancellationError()) } else { continuation.resume() }
+                }
+            }
+        } onCancel: {
+            let cancelled = lock.withLock { () -> CheckedContinuation<Void, any Error>? in
+                guard let index = sleepers.firstIndex(where: { $0.id == id }) else { return nil }
+                return sleepers.remove(at: index).continuation
+            }
+            cancelled?.resume(throwing: CancellationError())
+        }
+    }
+
+    /// Moves the clock on; every sleep whose deadline it reaches returns.
+    func advance(by duration: Duration) {
+        let woken = lock.withLock { () -> [CheckedContinuation<Void, any Error>] in
+            current = current.advanced(by: duration)
+            let due = sleepers.filter { $0.deadline <= current }
+            sleepers.removeAll { $0.deadline <= current }
+            return due.map(\.continuation)
+        }
+        for continuation in woken { continuation.resume() }
+    }
+
+    /// How many sleeps are waiting.
+    var waiting: Int { lock.withLock { sleepers.count } }
+}
+
+/// A stitched live stream at http://127.0.0.1/live/stitched.m3u8: 2 s segments from `epoch`, a
+/// window of 6, one more segment each 2 s of `clock`. The break `b1` replaces segments 8-10 with
+/// ads `a` (4 s) and `b` (2 s), as `LiveStitcher` writes it: its date range from its first ad
+/// segment (and at the window's first segment once that is later), `DURATION` and `X-REPLACED`
+/// once over.
+///
+///     segment   0   1   2 ... 7 | 8   9 | 10 | 11  12 ...
+///     date      T  T+2 T+4   T+14|T+16   |T+20|T+22
+///     stream    content         | ad a  | b  | content
+///     published 6 at first, one more each 2 s of the clock
+final class ScriptedLiveStream: HTTPTransport, @unchecked Sendable {
+    static let epoch: Int64 = 1_795_000_000
+    static let url = "http://127.0.0.1/live/stitched.m3u8"
+    let clock: ManualClock
+    /// Loads answered 503, by the clock's whole seconds when asked.
+    let failingAt: Set<Int64>
+    private let lock = NSLock()
+    private(set) var loads = 0
+
+    init(clock: ManualClock, failingAt: Set<Int64> = []) {
+        self.clock = clock
+        self.failingAt = failingAt
+    }
+
+    static func date(_ segment: Int) -> String {
+        HLSDateTime(secondsSinceEpoch: MediaTime(seconds: epoch + 2 * Int64(segment))).description
+    }
+
+    /// The playlist with segments up to `last`.
+    static func playlist(through last: Int) -> String {
+        let first = max(0, last - 5)
+        var text = "#EXTM3U\n#EXT-X-VERSION:3\n#EXT-X-TARGETDURATION:2\n#EXT-X-MEDIA-SEQUENCE:\(first)\n"
+        for n in first...last {
+            // The break's date range: at its first ad segment, or at the window's first while any
+            // of its segments is in the window.
+            if n == max(first, 8), first <= 10 {
+                text += "#EXT-X-DATERANGE:ID=\"b1\",CLASS=\"com.compositor.ad-break\",START-DATE=\"\(date(8))\",PLANNED-DURATION=6"
+                text += last >= 10 ? ",DURATION=6,X-REPLACED=6" : ""
+                text += ",X-AD-IDS=\"a,b\",X-AD-DURATIONS=\"4,2\"\n"
+            }
+            if n == 8 || n == 11 { text += "#EXT-X-DISCONTINUITY\n" }
+            text += "#EXT-X-PROGRAM-DATE-TIME:\(date(n))\n#EXTINF:2.0,\n"
+            text += (8...10).contains(n) ? "ads/\(n < 10 ? "a-\(n - 8)" : "b-0").ts\n" : "seg\(n).ts\n"
+        }
+        return text
+    }
+
+    func get(_ request: HTTPTransportRequest) async throws(HTTPTransportError) -> HTTPTransportResponse {
+        guard request.url == Self.url else { return HTTPTransportResponse(status: 404) }
+        let seconds = clock.now.offset.components.seconds
+        lock.withLock { loads += 1 }
+        if failingAt.contains(seconds) { return HTTPTransportResponse(status: 503) }
+        return HTTPTransportResponse(status: 200, body: Array(Self.playlist(through: 5 + Int(seconds / 2)).utf8))
+    }
+}
+
+extension AppleAdapterTests {
+    /// Where the item's time 0 is on the stream's clock: 0.3 s before the first window's start
+    /// (T), off the grid of segments and ticks, as a real item's time is.
+    static let itemStart = Double(ScriptedLiveStream.epoch) - 0.3
+
+    /// A live controller over the scripted stream, started: the item's dates run on with its
+    /// time from `itemStart`.
+    func startedLiveController(
+        clock: ManualClock, failingAt: Set<Int64> = [], dated: Bool = true
+    ) async throws -> (AVPlayer, LiveSessionController, EventLog, ScriptedLiveStream) {
+        StandInWorld.reset()
+        let url = try #require(URL(string: ScriptedLiveStream.url))
+        StandInWorld.register(url, StandInMedia(
+            tracks: [], duration: .indefinite, startDate: dated ? Date(timeIntervalSince1970: Self.itemStart) : nil))
+        let stream = ScriptedLiveStream(clock: clock, failingAt: failingAt)
+        let player = AVPlayer()
+        let controller = LiveSessionController(url: url, player: player, transport: stream,
+                                               limits: HTTPTransportLimits(maximumRetries: 0), clock: clock)
+        let log = EventLog()
+        controller.onEvents = { log.events += $0 }
+        try await controller.start()
+        return (player, controller, log, stream)
+    }
+
+    /// Plays `seconds` in quarter-second steps, the clock moving with the player; seeks land
+    /// before playing on, and reloads get to run (each waits on the clock).
+    /// `reloadsEnded` says when the controller stopped reloading (nothing will wait on the clock).
+    func playLive(_ player: AVPlayer, _ controller: LiveSessionController, clock: ManualClock, seconds: Int,
+                  reloadsEnded: () -> Bool = { false }, at moment: (Double) async -> Void = { _ in }) async {
+        let step = CMTime(value: 1, timescale: 4)
+        for quarter in 0..<(seconds * 4) {
+            await settle(player, controller, clock: clock, reloadsEnded: reloadsEnded)
+            await moment(Double(quarter) / 4)
+            await settle(player, controller, clock: clock, reloadsEnded: reloadsEnded)
+            player.standInPlay(for: step)
+            clock.advance(by: .milliseconds(250))
+        }
+        await settle(player, controller, clock: clock, reloadsEnded: reloadsEnded)
+    }
+
+    /// Lets reloads, queued callbacks and seeks run until nothing is left to do: the next reload
+    /// waits on the clock (or the reloads ended).
+    func settle(_ player: AVPlayer, _ controller: LiveSessionController, clock: ManualClock, reloadsEnded: () -> Bool = { false }) async {
+        for _ in 0..<2000 {
+            await StandInWorld.drainMainQueue()
+            if player.standInSeekPending { player.standInCompleteSeek(); continue }
+            if controller.isSettled, clock.waiting > 0 || reloadsEnded() { return }
+            try? await Task.sleep(nanoseconds: 1_000_000)
+        }
+        Issue.record("the controller never settled")
+    }
+
+    /// The events' names, with the date the player showed when each was reported.
+    static func names(_ events: [PlaybackEvent]) -> [String] {
+        events.compactMap { event in
+            switch event.kind {
+            case .breakStarted(let id, _): "breakStarted \(id)"
+            case .adStarted(let ad): "adStarted \(ad.adID)"
+            case .adEnded(let ad, _): "adEnded \(ad.adID)"
+            case .breakEnded(let id, _): "breakEnded \(id)"
+            case .contentResumed: "contentResumed"
+            default: nil
+            }
+        }
+    }
+
+    /// ```
+    /// date      T ........ T+16 |a 4 s |b 2 s| T+22 ...
+    /// player    joins at T (the first window's start), plays at 1x for 30 s
+    /// reloads   every 2 s; b1 first in the load of T+6 (segment 8 published)
+    /// ```
+    @Test("live: a stitched stream's break, first seen on a reload, reported at its dates as the player crosses them")
+    func liveBreakAtItsDates() async throws {
+        let clock = ManualClock()
+        let (player, controller, log, stream) = try await startedLiveController(clock: clock)
+        var dates: [String: Double] = [:]
+        var boundaries: [Double] = []
+        controller.onEvents = { events in
+            log.events += events
+            for name in Self.names(events) { dates[name] = player.currentItem?.currentDate()?.timeIntervalSince1970 }
+        }
+        await playLive(player, controller, clock: clock, seconds: 30, at: { second in
+            // The reload at 6 s brought b1's first segment (its ads so far: 2 s of a), the one at
+            // 10 s its last: all its boundaries are observed from then on.
+            if second == 7 { #expect(player.standInBoundaryTimes.map(\.seconds).max().map { abs($0 - 18.3) < 1e-6 } == true) }
+            if second == 11 { boundaries = player.standInBoundaryTimes.map(\.seconds) }
+        })
+        #expect(Self.names(log.events) == [
+            "breakStarted b1", "adStarted b1/a", "adEnded b1/a", "adStarted b1/b", "adEnded b1/b", "breakEnded b1", "contentResumed",
+        ])
+        // Observed at the item times of their dates (T+16, T+20, T+22 are 16.3, 20.3, 22.3 s
+        // into the item), so each is reported within a step of the player (0.25 s) of its date.
+        let t = Double(ScriptedLiveStream.epoch)
+        for expected in [16.3, 20.3, 22.3] {
+            #expect(boundaries.contains { abs($0 - expected) < 1e-6 }, "\(boundaries)")
+        }
+        for (name, date) in [("adStarted b1/a", t + 16), ("adStarted b1/b", t + 20), ("breakEnded b1", t + 22)] {
+            #expect(dates[name].map { $0 >= date - 1e-6 && $0 < date + 0.25 } == true, "\(name): \(dates[name].map { $0 - t } ?? -1)")
+        }
+        // Reloaded every target duration (2 s): 15 loads in 30 s, and the first.
+        #expect(stream.loads == 16)
+        // The seek bar: the window of the last load (segments 15-20), the playhead 30 s on.
+        let bar = try #require(controller.seekBar)
+        #expect(bar.windowStart == MediaTime(seconds: ScriptedLiveStream.epoch + 30))
+        #expect(bar.liveEdge == MediaTime(seconds: ScriptedLiveStream.epoch + 42))
+        #expect(abs(bar.position.seconds - (Self.itemStart + 30)) < 1e-6, "\(bar.position.seconds - t)")
+        controller.stop()
+        #expect(player.standInObserverCount == 0)
+    }
+
+    /// ```
+    /// date      T ..... T+13  T+16 |a 4 s |b 2 s| T+22  T+24
+    /// player    at T+13 seeks to the live edge (T+24): b1 plays first from T+16, then T+24
+    /// ```
+    @Test("live: a seek to the live edge across an unplayed break plays it first, then lands where asked")
+    func liveSnapback() async throws {
+        let clock = ManualClock()
+        let (player, controller, log, _) = try await startedLiveController(clock: clock)
+        var landed: [Double] = []
+        await playLive(player, controller, clock: clock, seconds: 20, at: { second in
+            guard second == 13 else { return }
+            #expect(controller.seekBar?.liveEdge == MediaTime(seconds: ScriptedLiveStream.epoch + 24))
+            try? await controller.seekToLiveEdge()
+            await settle(player, controller, clock: clock)
+            landed.append(player.currentItem?.currentDate()?.timeIntervalSince1970 ?? 0)
+        })
+        let t = Double(ScriptedLiveStream.epoch)
+        #expect(Self.names(log.events) == [
+            "breakStarted b1", "adStarted b1/a", "adEnded b1/a", "adStarted b1/b", "adEnded b1/b", "breakEnded b1", "contentResumed",
+        ])
+        #expect(landed.count == 1 && abs(landed[0] - (t + 16)) < 1e-6, "\(landed)")
+        // 6 s of break from T+16 (at 13 s), its end reported within a step (by 19.25 s), then on
+        // from T+24 for the rest of the 20 s: T+24.75 to T+25.
+        let now = try #require(player.currentItem?.currentDate()?.timeIntervalSince1970)
+        #expect(now >= t + 24.75 - 1e-6 && now <= t + 25 + 1e-6, "\(now - t)")
+        controller.stop()
+    }
+
+    @Test("live: reloads outlast four failed loads in a row and report the fifth; a seek the item cannot date is a typed error")
+    func liveFailures() async throws {
+        // Loads at 2, 3, 4 and 5 s fail (after a failure the next is half a target duration on);
+        // the one at 6 s succeeds, and b1 plays.
+        let clock = ManualClock()
+        let (player, controller, log, _) = try await startedLiveController(clock: clock, failingAt: [2, 3, 4, 5])
+        var errors: [String] = []
+        controller.onError = { errors.append("\($0)") }
+        await playLive(player, controller, clock: clock, seconds: 24)
+        #expect(errors.isEmpty)
+        #expect(Self.names(log.events).contains("breakEnded b1"))
+        controller.stop()
+
+        // A fifth failure in a row (at 6 s) stops the reloads and says why, naming the URL.
+        let other = ManualClock()
+        let failing = try await startedLiveController(clock: other, failingAt: Set(2...7))
+        failing.1.onError = { errors.append("\($0)") }
+        await playLive(failing.0, failing.1, clock: other, seconds: 8, reloadsEnded: { !errors.isEmpty })
+        #expect(errors.count == 1 && errors[0].hasPrefix(ScriptedLiveStream.url) && errors[0].contains("503"), "\(errors)")
+        failing.1.stop()
+
+        let undated = try await startedLiveController(clock: ManualClock(), dated: false)
+        await #expect(throws: LivePlayerError.self) { try await undated.1.seek(to: Date(timeIntervalSince1970: TimeInterval(ScriptedLiveStream.epoch + 4))) }
+        undated.1.stop()
+    }
+}
+#endif
