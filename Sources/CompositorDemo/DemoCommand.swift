@@ -23,10 +23,13 @@ enum DemoCommand {
             """),
         ("live", """
             CompositorDemo live SCHEDULE.json --output DIR [--duration SECONDS] [--join full|rest]
+                           [--form stitched|interstitials]
                            follows the schedule's live HLS content, rewriting DIR/stitched.m3u8 after every
                            change (ads packaged once into DIR/ads/) until the content ends or SECONDS pass;
                            a status line per reload on stderr; "insert ID" on stdin plays an on-demand break
                            --join: a break under way at the start plays as content (full) or its rest (rest)
+                           --form: ads in place of the content's segments (stitched), or the content as it
+                               is with each break an HLS interstitial, its asset lists in DIR/assets/
             """),
         ("simulate", """
             CompositorDemo simulate SCHEDULE.json --actions "play 30; seek content 50; play 20"

@@ -130,6 +130,12 @@ http {{
     root {self.root};
     location /.nginx/ {{ return 403; }}
     location ~ \\.m3u8$ {{ expires -1; add_header Access-Control-Allow-Origin *; }}
+    # HLS interstitial asset lists (CompositorDemo live --form interstitials): a client starting
+    # inside a break asks with _HLS_start_offset (RFC 8216bis D.4) and gets N-joined.json.
+    location ~ /assets/[0-9]+\\.json$ {{
+      expires -1; add_header Access-Control-Allow-Origin *;
+      if ($arg__HLS_start_offset) {{ rewrite ^(.*)\\.json$ $1-joined.json break; }}
+    }}
     location / {{ add_header Access-Control-Allow-Origin *; }}
   }}
 }}

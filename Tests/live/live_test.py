@@ -3,7 +3,7 @@
 stitched playlist and two players through it, judged.
 
     python3 Tests/live/live_test.py [--demo PATH] [--formats ts,fmp4] [--seconds 64]
-                                    [--work DIR] [--dry-run]
+                                    [--form stitched|interstitials] [--work DIR] [--dry-run]
 
 For each format (TS, then fMP4), in a temporary folder ROOT served by nginx on 127.0.0.1:PORT:
 
@@ -30,6 +30,15 @@ For each format (TS, then fMP4), in a temporary folder ROOT served by nginx on 1
     cue-out segment's date, the return with at most one target duration's jump forward; one
     EXT-X-DATERANGE per break, its START-DATE the break's date.
 
+--form interstitials runs `live --form interstitials`: the players (which do not play HLS
+interstitials) are judged on the content alone, every picture in order; the playlist seen across
+reloads is held to the interstitial rules instead (interstitial_problems): every segment the
+origin's own, at its own msn; one EXT-X-DATERANGE of class com.apple.hls.interstitial per break,
+its START-DATE the cue-out segment's date, its DURATION the ads' length (within the 16 s span);
+its X-ASSET-LIST served by nginx lists ad1 and ad2, whose playlists ffmpeg decodes to exactly the
+ads' frames (ad1's 300, ad2's before 4 s); the same list asked with _HLS_start_offset (a client
+starting inside the break) is empty (`--join full`, the default; nginx serves N-joined.json).
+
 --dry-run (until the command exists) skips 2: the checker and the players take the origin's own
 live.m3u8, judged as content only (no ads expected), to the last content frame.
 
@@ -39,6 +48,8 @@ Prints a summary table; exits 1 when a row failed. The whole run takes about 2 x
 import argparse
 import json
 import shutil
+import urllib.parse
+import urllib.request
 import subprocess
 import sys
 import tempfile
@@ -183,6 +194,60 @@ def stitched_problems(report, markers, origin_base, raw_extension):
     return problems
 
 
+INTERSTITIAL = "com.apple.hls.interstitial"
+
+
+def interstitial_problems(report, markers, origin_base, stitched_url, index, lengths):
+    """What is wrong in the interstitials form seen across reloads, against the origin's markers:
+    the content untouched, each break an interstitial whose assets play the ads' frames."""
+    problems = []
+    prefix = f"{origin_base}/origin/raw/seg"
+    for s in report["segments"]:
+        uri = s["uri"]
+        if not uri.startswith(prefix) or int(uri[len(prefix):].split(".")[0]) != s["msn"]:
+            problems.append(f"msn {s['msn']}: {uri} is not the origin's segment {s['msn']}")
+    ranges = {i: a for i, a in report["dateranges"].items() if live_check.unquote(a.get("CLASS", "")) == INTERSTITIAL}
+    seen = {s["msn"] for s in report["segments"]}
+    checked = 0
+    for m in markers:
+        ident = f"ssai-{m['cue_out_msn']}"
+        if ident not in ranges:
+            if m["cue_out_msn"] in seen and m["cue_out_msn"] - 1 in seen:
+                problems.append(f"break {ident}: no interstitial, though its cue-out segment was in the playlist")
+            continue
+        a = ranges.pop(ident)
+        start = live_check.parse_date(live_check.unquote(a["START-DATE"]))
+        if start != live_check.parse_date(m["date"]):
+            problems.append(f"{ident}: START-DATE {a['START-DATE']}, the cue-out segment's date {m['date']}")
+        list_url = urllib.parse.urljoin(stitched_url, live_check.unquote(a.get("X-ASSET-LIST", '""')))
+        try:
+            assets = json.loads(urllib.request.urlopen(list_url, timeout=10).read())["ASSETS"]
+            joined = json.loads(urllib.request.urlopen(list_url + "&_HLS_start_offset=3.5", timeout=10).read())["ASSETS"]
+        except (OSError, ValueError, KeyError) as error:
+            problems.append(f"{ident}: asset list {list_url}: {error}")
+            continue
+        if joined:
+            problems.append(f"{ident}: a client joining under way (--join full) got {len(joined)} assets, not none")
+        pod = sum(Decimal(str(asset["DURATION"])) for asset in assets)
+        if Decimal(a.get("DURATION", "-1")) != min(pod, Decimal(m["duration"])):
+            problems.append(f"{ident}: DURATION {a.get('DURATION')}, the ads play {pod} s of a {m['duration']} s span")
+        names = []
+        for asset in assets:
+            frames = live_play.framemd5(urllib.parse.urljoin(list_url, asset["URI"]))
+            found = index.identify([digest for _, digest in frames])
+            name = found[0][1] if found and found[0] and found[0][0] == "ad" else None
+            if name is None or found != [("ad", name, f) for f in range(lengths[name])]:
+                problems.append(f"{ident}: asset {asset['URI']} does not decode to one ad's frames, in order")
+            names.append(name)
+        if names != list(ADS):
+            problems.append(f"{ident}: assets {names}, expected {list(ADS)}")
+        checked += 1
+    problems += [f"interstitial {ident} for no published break" for ident in ranges]
+    if not checked:
+        problems.append("no interstitial checked")
+    return problems, checked
+
+
 def run_format(fmt, args, demo, work):
     rows = []
     root = work / fmt
@@ -198,7 +263,7 @@ def run_format(fmt, args, demo, work):
         if not args.dry_run:
             (root / "schedule.json").write_text(json.dumps(schedule(origin.url), indent=1))
             command = [str(demo), "live", str(root / "schedule.json"), "--output", str(root / "out"),
-                       "--duration", str(int(args.seconds + 30))]
+                       "--duration", str(int(args.seconds + 30)), "--form", args.form]
             print(f"[{fmt}] {' '.join(command)}", file=sys.stderr)
             demo_process = subprocess.Popen(command, stdout=open(demo_log, "wb"), stderr=subprocess.STDOUT)
         results = {}
@@ -244,20 +309,27 @@ def run_format(fmt, args, demo, work):
                      f"longest unchanged {report['longest_unchanged']} s, {len(report['violations'])} violations"
                      + "".join(f"\n      reload {v['reload']} [{v['rule']}] {v['detail']}"
                                for v in report["violations"][:8])))
-        if not args.dry_run:
+        lengths = ad_lengths(index)
+        interstitials = args.form == "interstitials" and not args.dry_run
+        if interstitials:
+            problems, checked = interstitial_problems(report, markers, origin.base, target_url, index, lengths)
+            rows.append((fmt, "interstitial rules", not problems,
+                         f"{len(markers)} breaks published, {checked} interstitials checked"
+                         + "".join(f"\n      {p}" for p in problems)))
+        elif not args.dry_run:
             problems = stitched_problems(report, markers, origin.base, fmt)
             rows.append((fmt, "stitching rules", not problems,
                          f"{len(markers)} breaks published" + "".join(f"\n      {p}" for p in problems)))
-        breaks = None if args.dry_run else [(m["cue_out_msn"], m["cue_in_msn"]) for m in markers]
-        lengths = ad_lengths(index)
+        # The players of the interstitials form play the content alone: they know no interstitials.
+        breaks = None if args.dry_run or interstitials else [(m["cue_out_msn"], m["cue_in_msn"]) for m in markers]
         for name in args.players:
             played = results[name]
             verdict = live_play.verdict(played, index, ad_lengths=lengths, breaks=breaks,
                                         target=report["target_duration"] or 2)
             found = index.identify(played["digests"])
             content = [w for w in found if w and w[0] == "content"]
-            if args.dry_run and verdict["counts"]["ads"]:
-                verdict["problems"].append("ads in the origin's own stream")
+            if (args.dry_run or interstitials) and verdict["counts"]["ads"]:
+                verdict["problems"].append("ads in a stream whose content plays alone")
             if not content or content[-1][1] != index.content_frames - 1:
                 verdict["problems"].append(f"did not play to the last content frame ({index.content_frames - 1})")
             if verdict["lateness"] > args.stall:
@@ -291,6 +363,8 @@ def main():
     parser.add_argument("--endlist-delay", type=float, default=2.0,
                         help="the origin publishes its last segment this long before EXT-X-ENDLIST (2; 0: "
                              "together, as ffmpeg does, which GStreamer's demuxers answer by skipping it)")
+    parser.add_argument("--form", choices=["stitched", "interstitials"], default="stitched",
+                        help="live's --form: ads in place of the content, or each break an HLS interstitial")
     parser.add_argument("--work", type=Path, help="keep everything here (default: a temporary folder, removed)")
     parser.add_argument("--dry-run", action="store_true", help="check and play the origin itself (no demo)")
     args = parser.parse_args()

@@ -7,9 +7,13 @@ import CompositorMP4
 /// content's segment format (MPEG-TS or fragmented MP4) and no longer than its target duration,
 /// written to `ads/` in the output folder: MP4 ads by passthrough (`ads/NAME-0.ts`, …); an HLS ad
 /// plays from its own playlist, which must have the content's segment format and target duration.
+/// For the interstitials form, each MP4 ad also gets a playlist of its own (`ads/NAME.m3u8`).
 struct LiveAdPackaging {
     /// Each ad of each break, in the break's order, as the stitcher plays it.
     private(set) var pods: [String: [LiveAd]] = [:]
+    /// Each ad as an interstitial asset, by ad ID: its own playlist (`ads/NAME.m3u8` for an MP4
+    /// ad, when `writingPlaylists`), and how long it plays.
+    private(set) var assets: [String: LiveStitcher.InterstitialAsset] = [:]
 
     /// Packages every ad of `schedule` and writes the MP4 ones' segments into `folder/ads`.
     ///
@@ -18,8 +22,9 @@ struct LiveAdPackaging {
     ///   - content: The content as first loaded: its segment format and target duration.
     ///   - folder: The output folder; `outputURL` the stitched playlist's URL in it.
     ///   - playlists: Reads an HLS ad's playlist.
+    ///   - writingPlaylists: Whether each MP4 ad gets a playlist of its own (for interstitials).
     init(
-        _ schedule: LiveSchedule, content: HLSMediaPlaylist, folder: FilePath, outputURL: String,
+        _ schedule: LiveSchedule, content: HLSMediaPlaylist, folder: FilePath, outputURL: String, writingPlaylists: Bool = false,
         playlists: (MediaLocation) async throws(LiveStitchingError) -> HLSMediaPlaylist
     ) async throws(LiveStitchingError) {
         let format = content.segments.first.map(HLSSegmentFormat.init(segment:)) ?? .mpegTS
@@ -27,26 +32,43 @@ struct LiveAdPackaging {
         let adsFolder = HLSOutputLocation(URIReference.resolve("ads/ads.m3u8", against: outputURL))
         var stems: Set<String> = []
         var packaged: [HLSPackagedSource] = []
+        var adPlaylists: [(name: String, text: String)] = []
         var playing: [Ad: LiveAd] = [:]
         for item in schedule.breaks {
             for ad in item.ads where playing[ad] == nil {
+                // Breaks name their ads by ID (date ranges, asset lists): one ID, one ad.
+                if let other = playing.keys.first(where: { $0.id == ad.id }) {
+                    throw LiveStitchingError(.ad(item: ad.id, reason: "two ads have this ID (\(other.source.url) and \(ad.source.url)): name them apart"))
+                }
+                var playlist: HLSMediaPlaylist
                 if let path = ad.source.filePath, !SourceProbe.isPlaylist(ad.source) {
-                    let (source, playlist) = try Self.package(
+                    let source: HLSPackagedSource
+                    let stem: String
+                    (source, playlist, stem) = try Self.package(
                         ad, path: path, container: container, target: content.targetDuration, stems: &stems, folder: adsFolder)
                     packaged.append(source)
-                    playing[ad] = LiveAd(id: ad.id, playlist: playlist)
+                    if writingPlaylists {
+                        var own = playlist
+                        own.hasEndList = true
+                        own.playlistType = .vod
+                        adPlaylists.append((stem + ".m3u8", own.text))
+                        assets[ad.id] = LiveStitcher.InterstitialAsset(url: adsFolder.beside(stem + ".m3u8"), duration: own.segments.reduce(.zero) { $0 + $1.duration })
+                    }
                 } else {
-                    playing[ad] = LiveAd(id: ad.id, playlist: try Self.check(await playlists(ad.source), of: ad, format: format, target: content.targetDuration))
+                    playlist = try Self.check(await playlists(ad.source), of: ad, format: format, target: content.targetDuration)
+                    assets[ad.id] = LiveStitcher.InterstitialAsset(url: playlist.url, duration: playlist.segments.reduce(.zero) { $0 + $1.duration })
                 }
+                playing[ad] = LiveAd(id: ad.id, playlist: playlist)
             }
             pods[item.id] = item.ads.compactMap { playing[$0] }
         }
         guard !packaged.isEmpty else { return }
         do {
-            let draft = try AtomicOutputFolder.Draft(folder.appending("ads"), names: packaged.flatMap(\.fileNames))
+            let draft = try AtomicOutputFolder.Draft(folder.appending("ads"), names: packaged.flatMap(\.fileNames) + adPlaylists.map(\.name))
             for source in packaged {
                 do { try source.write(into: draft) } catch { throw LiveStitchingError(.ad(item: source.item, reason: error.description)) }
             }
+            for (name, text) in adPlaylists { try draft.write(Array(text.utf8), name: name) }
             try draft.commit()
         } catch let error as FileError {
             throw LiveStitchingError(.cannotWrite(path: folder.appending("ads").description, reason: error.reasonText))
@@ -61,13 +83,14 @@ struct LiveAdPackaging {
     /// segment boundary, which the packaging puts at the keyframe next to each).
     private static func package(
         _ ad: Ad, path: FilePath, container: HLSSegmentContainer, target: Int64, stems: inout Set<String>, folder: HLSOutputLocation
-    ) throws(LiveStitchingError) -> (HLSPackagedSource, HLSMediaPlaylist) {
+    ) throws(LiveStitchingError) -> (HLSPackagedSource, HLSMediaPlaylist, stem: String) {
         let cuts = [ad.start] + (ad.end.map { [$0] } ?? [])
         var source: HLSPackagedSource
+        let stem = HLSPackagedSource.stem(for: ad.source, taken: &stems)
         do {
             let packaging = try HLSPackagedSource.packaging(
                 of: ad.source, readPath: path, item: ad.id, playlist: nil, container: container, targetDuration: target, cuts: cuts)
-            source = try HLSPackagedSource(ad.source, item: ad.id, packaging: packaging, stem: HLSPackagedSource.stem(for: ad.source, taken: &stems), folder: folder)
+            source = try HLSPackagedSource(ad.source, item: ad.id, packaging: packaging, stem: stem, folder: folder)
         } catch {
             throw LiveStitchingError(.ad(item: ad.id, reason: error.description))
         }
@@ -82,7 +105,7 @@ struct LiveAdPackaging {
         source.usedSegments = Array(first..<last)
         var playlist = source.playlist
         playlist.segments = Array(playlist.segments[first..<last])
-        return (source, playlist)
+        return (source, playlist, stem)
     }
 
     /// An HLS ad as it plays: finished, in the content's segment format, within its target duration.

@@ -26,6 +26,16 @@ package final class LiveHLSStitching: Sendable {
         case restOfBreak = "rest"
     }
 
+    /// What the stitched playlist does with a break.
+    package enum Form: String, Sendable, CaseIterable {
+        /// Its ads replace the content's segments: one stream, for every player.
+        case stitched
+        /// The content as it is, each break an HLS interstitial (`EXT-X-DATERANGE` of class
+        /// `com.apple.hls.interstitial` naming its asset list), which AVPlayer and hls.js play as
+        /// separate items (`LiveStitcher.interstitialsPlaylist`, `LiveAssetList`).
+        case interstitials
+    }
+
     static let playlistName = "stitched.m3u8"
 
     let schedule: LiveSchedule
@@ -33,21 +43,25 @@ package final class LiveHLSStitching: Sendable {
     let transport: any HTTPTransport
     let limits: HTTPTransportLimits
     let joinRule: JoinRule
+    let form: Form
     private let insertions = Insertions()
 
     /// - Parameters:
     ///   - schedule: The live schedule.
     ///   - output: The folder the stitched playlist and the ads are written to (made when missing).
-    ///   - joinRule: What a break under way at the first load plays (`.fullBreaksOnly`).
+    ///   - joinRule: What a break under way at the first load plays (`.fullBreaksOnly`); with
+    ///     interstitials, also what a client that starts inside a break gets (`LiveAssetList`).
+    ///   - form: Ads in place of the content's segments (`.stitched`), or as interstitials.
     ///   - transport: What loads http(s) content and ads.
     ///   - limits: Timeouts and retries of each load.
     package init(
-        schedule: LiveSchedule, output: FilePath, joinRule: JoinRule = .fullBreaksOnly,
+        schedule: LiveSchedule, output: FilePath, joinRule: JoinRule = .fullBreaksOnly, form: Form = .stitched,
         transport: any HTTPTransport = DefaultHTTPTransport(), limits: HTTPTransportLimits = .default
     ) {
         self.schedule = schedule
         folder = output
         self.joinRule = joinRule
+        self.form = form
         self.transport = transport
         self.limits = limits
     }
@@ -96,6 +110,8 @@ package final class LiveHLSStitching: Sendable {
         var ads: LiveAdPackaging?
         var last: (bytes: [UInt8], content: HLSMediaPlaylist)?
         var written: [String: String] = [:]
+        /// Each break's asset list (interstitials), relative to the output, once written.
+        var assetListPaths: [String: String] = [:]
         var failures = 0
         var reload = 0
         var latest: LiveReloadStatus?
@@ -125,7 +141,11 @@ package final class LiveHLSStitching: Sendable {
                 } else {
                     let content = try mediaPlaylist(bytes, url: url, first: last == nil)
                     if ads == nil {
-                        let packaged = try await LiveAdPackaging(schedule, content: content, folder: folder, outputURL: outputURL, playlists: adPlaylist)
+                        if form == .interstitials, !content.segments.contains(where: { $0.programDateTime != nil }) {
+                            throw LiveStitchingError(.unsupported(url: url, reason: "interstitials are placed by date, and the content has no EXT-X-PROGRAM-DATE-TIME"))
+                        }
+                        let packaged = try await LiveAdPackaging(
+                            schedule, content: content, folder: folder, outputURL: outputURL, writingPlaylists: form == .interstitials, playlists: adPlaylist)
                         ads = packaged
                         if let resumed = try resumedDecisions(pods: packaged.pods) {
                             decisions = resumed
@@ -137,6 +157,13 @@ package final class LiveHLSStitching: Sendable {
                     }
                     let requests = await self.requests(for: content, decisions: decisions, pods: ads?.pods ?? [:], notes: &report.notes)
                     decisions = try Self.stitching { () throws(LiveStitchError) in try decisions.advanced(by: content, requests: requests) }
+                    // Each new break's asset lists, before any playlist names them.
+                    if form == .interstitials, let assets = ads?.assets {
+                        for (index, item) in decisions.breaks.enumerated() where assetListPaths[item.id] == nil {
+                            try writeAssetLists(of: item, index: index, assets: assets, outputURL: outputURL)
+                            assetListPaths[item.id] = LiveAssetList.path(index: index, id: item.id)
+                        }
+                    }
                     // Every variant from the same decisions: they agree on sequence numbers and discontinuities.
                     var stitchedReference: HLSMediaPlaylist?
                     for (index, variant) in followed.variants.enumerated() {
@@ -146,9 +173,16 @@ package final class LiveHLSStitching: Sendable {
                             media = Self.taking(try mediaPlaylist(variantBytes, url: variantURL, first: false), through: decisions.lastSequence)
                         }
                         let stitched = try Self.stitching { () throws(LiveStitchError) in
-                            try LiveStitcher.playlist(
-                                content: media, decisions: decisions, url: URIReference.resolve(variant.name, against: outputURL),
-                                removingCueTags: schedule.markerBreak != nil)
+                            let url = URIReference.resolve(variant.name, against: outputURL)
+                            switch form {
+                            case .stitched:
+                                return try LiveStitcher.playlist(content: media, decisions: decisions, url: url, removingCueTags: schedule.markerBreak != nil)
+                            case .interstitials:
+                                return try LiveStitcher.interstitialsPlaylist(
+                                    content: media, decisions: decisions, url: url, assets: ads?.assets ?? [:],
+                                    assetListURL: { id in URIReference.resolve(assetListPaths[id] ?? "", against: outputURL) },
+                                    removingCueTags: schedule.markerBreak != nil)
+                            }
                         }
                         let text = stitched.text
                         if text != written[variant.name] {
@@ -331,6 +365,23 @@ package final class LiveHLSStitching: Sendable {
 
     private static func length(of pod: [LiveAd]) -> MediaTime {
         pod.reduce(.zero) { $0 + ((try? $1.playlist.totalDuration) ?? .zero) }
+    }
+
+    /// Writes break `item`'s asset list for a client starting at its start and for one joining
+    /// it under way (`LiveAssetList`).
+    private func writeAssetLists(of item: LiveBreak, index: Int, assets: [String: LiveStitcher.InterstitialAsset], outputURL: String) throws(LiveStitchingError) {
+        let lists = folder.appending(LiveAssetList.folder)
+        do { try FilePath.makeFolder(lists) } catch {
+            throw LiveStitchingError(.cannotWrite(path: lists.description, reason: error.reasonText))
+        }
+        for joined in [false, true] {
+            let name = LiveAssetList.path(index: index, id: item.id, joined: joined)
+            let file = String(name.prefix { $0 != "?" })
+            let text = LiveAssetList.json(
+                adIDs: item.adIDs, assets: assets, listURL: URIReference.resolve(file, against: outputURL),
+                joining: joined, joinRule: joinRule)
+            try write(text, name: file)
+        }
     }
 
     private func write(_ text: String, name: String) throws(LiveStitchingError) {

@@ -44,10 +44,7 @@ package enum LiveStitcher {
         content: HLSMediaPlaylist, decisions: LiveDecisions, url: String, removingCueTags: Bool = false
     ) throws(LiveStitchError) -> HLSMediaPlaylist {
         let first = content.mediaSequence ?? 0
-        let count = UInt64(content.segments.count)
-        if count > 0, (decisions.lastSequence ?? 0) < first + count - 1 || decisions.lastSequence == nil {
-            throw .decisionsBehind(url: content.url, contentLast: first + count - 1, decided: decisions.lastSequence)
-        }
+        try requireDecisions(decisions, taking: content)
         let dates = try programDates(of: content)
         let relocate = Relocation(outputURL: url)
 
@@ -144,6 +141,15 @@ package enum LiveStitcher {
         return stitched
     }
 
+    /// Throws `decisionsBehind` unless `decisions` took every segment of `content`.
+    static func requireDecisions(_ decisions: LiveDecisions, taking content: HLSMediaPlaylist) throws(LiveStitchError) {
+        let first = content.mediaSequence ?? 0
+        let count = UInt64(content.segments.count)
+        if count > 0, (decisions.lastSequence ?? 0) < first + count - 1 || decisions.lastSequence == nil {
+            throw .decisionsBehind(url: content.url, contentLast: first + count - 1, decided: decisions.lastSequence)
+        }
+    }
+
     /// Each segment's program date-time: its own, else the one before it plus that one's
     /// duration (segments before the first dated one count back from it); all `nil` without one.
     static func programDates(of content: HLSMediaPlaylist) throws(LiveStitchError) -> [HLSDateTime?] {
@@ -224,7 +230,7 @@ package enum LiveStitcher {
 /// Segments (and their maps and keys) with URIs relative to the stitched playlist. Segments of
 /// one folder share its relative path, worked out once: a window of thousands of segments costs
 /// one `relativize` per folder, not per segment.
-private final class Relocation {
+final class Relocation {
     let outputURL: String
     private var folders: [Substring: String] = [:]
     private var lastFolder: (folder: String, prefix: String)?

@@ -101,11 +101,11 @@ struct LiveHLSStitchingTests {
     /// read back after the reload that wrote it, and the statuses.
     static func follow(
         _ schedule: LiveSchedule, origin: ScriptedOrigin, clock: InstantClock = InstantClock(), join: LiveHLSStitching.JoinRule = .fullBreaksOnly,
-        before: (LiveHLSStitching) async throws -> Void = { _ in }
+        form: LiveHLSStitching.Form = .stitched, before: (LiveHLSStitching) async throws -> Void = { _ in }
     ) async throws -> (playlists: [HLSMediaPlaylist], statuses: [LiveReloadStatus], folder: FilePath) {
         let folder = FilePath(FileManager.default.temporaryDirectory.appendingPathComponent("live-\(UUID().uuidString)").path)
         let live = LiveHLSStitching(
-            schedule: schedule, output: folder, joinRule: join, transport: origin, limits: HTTPTransportLimits(maximumRetries: 0))
+            schedule: schedule, output: folder, joinRule: join, form: form, transport: origin, limits: HTTPTransportLimits(maximumRetries: 0))
         try await before(live)
         var playlists: [HLSMediaPlaylist] = [], statuses: [LiveReloadStatus] = []
         let playlistPath = folder.appending("stitched.m3u8").description
