@@ -56,11 +56,9 @@ public final class LiveSessionController {
     /// The seek bars as they change (at each tick, reload and reaction), as a stream that ends at `stop()`.
     public var seekBars: AsyncStream<LiveSeekBar> { seekBarUpdates.stream() }
 
-    private let follower: LiveStreamFollower
-    private let follow: @Sendable (LiveStreamFollower, LiveStreamFollower.Load, @escaping @Sendable (LiveTimeline) async -> Void) async throws -> Void
     private let pipeline = ReactionPipeline<LivePlaybackSession.Command>()
     private let observers: TimeObservers
-    private let reloads = ReloadTask()
+    private let reloads: LiveReloads
     private let seekBarUpdates = Broadcast<LiveSeekBar>()
     private var seeksInFlight = 0
     /// Whether the boundaries observed are out of date: the stream changed or the player jumped
@@ -82,8 +80,7 @@ public final class LiveSessionController {
     where C.Duration == Duration {
         self.url = url
         self.player = player
-        follower = LiveStreamFollower(url: url.absoluteString, transport: transport, limits: limits)
-        follow = { follower, first, reloaded in try await follower.follow(after: first, clock: clock, reloaded: reloaded) }
+        reloads = LiveReloads(LiveStreamFollower(url: url.absoluteString, transport: transport, limits: limits), clock: clock)
         observers = TimeObservers(player: player)
         pipeline.afterReaction = { [weak self] in self?.reportSeekBar() }
         pipeline.execute = { [weak self] command in try self?.execute(command) }
@@ -100,16 +97,12 @@ public final class LiveSessionController {
     /// - Throws: `LiveTimelineError` for a stream that cannot be loaded or has no program
     ///   date-times; `ScheduleError` for breaks that overlap.
     public func start() async throws {
-        let first = try await follower.load()
+        let first = try await reloads.follower.load()
         session = try LivePlaybackSession(timeline: first.timeline)
         player.replaceCurrentItem(with: AVPlayerItem(url: url))
         observers.periodic(every: Self.tickInterval) { [weak self] in self?.playerMoved() }
-        let follow = follow, follower = follower
-        let reloaded: @Sendable (LiveTimeline) async -> Void = { [weak self] timeline in await self?.reloaded(timeline) }
-        let failed: @Sendable (any Error) async -> Void = { [weak self] error in await self?.failed(error) }
-        reloads.start(Task.detached {
-            do { try await follow(follower, first, reloaded) } catch { await failed(error) }
-        })
+        reloads.start(after: first, reloaded: { [weak self] load in await self?.reloaded(load.timeline) },
+                      failed: { [weak self] error in await self?.failed(error) })
         player.play()
     }
 
@@ -217,32 +210,13 @@ public final class LiveSessionController {
 public enum LivePlayerError: Error, Equatable, CustomStringConvertible {
     /// The player has no such date: outside its window, or its item maps no dates.
     case notPlayable(Date)
+    /// The player's item has no date now: not playing yet, or the stream has no program date-time.
+    case noDate
 
     public var description: String {
         switch self {
         case .notPlayable(let date): return "the player's stream has no date \(date.formatted(.iso8601)) (outside its window, or the item has no program date-time)"
+        case .noDate: return "the player's item has no date now (not playing yet, or its stream has no EXT-X-PROGRAM-DATE-TIME)"
         }
-    }
-}
-
-/// The reloading task, cancelled by `stop()` or by the controller's `deinit` (not isolated, so
-/// it holds its task behind a lock).
-private final class ReloadTask: @unchecked Sendable {
-    private let lock = NSLock()
-    private var task: Task<Void, Never>?
-
-    func start(_ new: Task<Void, Never>) {
-        let old = lock.withLock { () -> Task<Void, Never>? in
-            defer { task = new }
-            return task
-        }
-        old?.cancel()
-    }
-
-    func cancel() {
-        lock.withLock { () -> Task<Void, Never>? in
-            defer { task = nil }
-            return task
-        }?.cancel()
     }
 }

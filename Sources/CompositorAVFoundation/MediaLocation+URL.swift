@@ -13,4 +13,9 @@ extension MediaLocation {
             return URL(string: url) ?? URL(fileURLWithPath: url)
         }
     }
+
+    /// `url` as a location: a file's path, or the remote URL.
+    init(foundationURL url: URL) {
+        self = url.isFileURL ? MediaLocation(FilePath(url.path)) : MediaLocation(remoteURL: url.absoluteString)
+    }
 }

@@ -286,5 +286,87 @@ extension AppleAdapterTests {
         await #expect(throws: LivePlayerError.self) { try await undated.1.seek(to: Date(timeIntervalSince1970: TimeInterval(ScriptedLiveStream.epoch + 4))) }
         undated.1.stop()
     }
+
+    // MARK: The client-side form
+
+    /// Live content at http://127.0.0.1/live/content.m3u8: 2 s segments from T, a window of 6,
+    /// one more each 2 s of `clock`; CUE-OUT:DURATION=6 on segment 8, CUE-OUT on 14, CUE-IN on 17.
+    final class ScriptedLiveContent: HTTPTransport, @unchecked Sendable {
+        static let url = "http://127.0.0.1/live/content.m3u8"
+        let clock: ManualClock
+        init(clock: ManualClock) { self.clock = clock }
+
+        func get(_ request: HTTPTransportRequest) async throws(HTTPTransportError) -> HTTPTransportResponse {
+            guard request.url == Self.url else { return HTTPTransportResponse(status: 404) }
+            let last = 5 + Int(clock.now.offset.components.seconds / 2)
+            let markers = [8: "#EXT-X-CUE-OUT:DURATION=6", 14: "#EXT-X-CUE-OUT", 17: "#EXT-X-CUE-IN"]
+            var text = "#EXTM3U\n#EXT-X-TARGETDURATION:2\n#EXT-X-MEDIA-SEQUENCE:\(max(0, last - 5))\n"
+            for n in max(0, last - 5)...last {
+                if let marker = markers[n] { text += marker + "\n" }
+                text += "#EXT-X-PROGRAM-DATE-TIME:\(ScriptedLiveStream.date(n))\n#EXTINF:2.0,\nseg\(n).ts\n"
+            }
+            return HTTPTransportResponse(status: 200, body: Array(text.utf8))
+        }
+    }
+
+    /// ```
+    /// content   ... 7 | 8 9 10 | 11 ... 13 | 14 15 16 | 17 ...     the player from T, at 1x
+    /// events    nine at T+40 from the start; ssai-8 (T+16, stops at 6 s) on the reload at 6 s;
+    ///           ssai-14 (T+28) at 18 s, its 6 s limit at 24 s; news-1 inserted at T+20, back where left
+    /// ```
+    @Test("live, client side: the content with each break an AVPlayerInterstitialEvent by date, breaking news where the viewer is")
+    func liveInterstitialEvents() async throws {
+        StandInWorld.reset()
+        let url = try #require(URL(string: ScriptedLiveContent.url))
+        StandInWorld.register(url, StandInMedia(tracks: [], duration: .indefinite, startDate: Date(timeIntervalSince1970: TimeInterval(ScriptedLiveStream.epoch))))
+        let text = """
+            { "content": [ { "id": "channel", "url": "\(ScriptedLiveContent.url)" } ],
+              "breaks": [ { "id": "ssai", "at": "markers", "ads": [ { "url": "http://127.0.0.1/ads/a.m3u8" }, { "url": "http://127.0.0.1/ads/b.mp4" } ] },
+                          { "id": "nine", "at": "\(ScriptedLiveStream.date(20))", "ads": [ { "url": "http://127.0.0.1/ads/a.m3u8" } ] },
+                          { "id": "news", "at": "on-demand", "ads": [ { "url": "http://127.0.0.1/news.m3u8" } ] } ] }
+            """
+        let schedule = try ScheduleDocument.decodeLive(Array(text.utf8), baseFolder: nil)
+        let clock = ManualClock()
+        let player = AVPlayer()
+        let controller = LiveInterstitialController(schedule: schedule, player: player, transport: ScriptedLiveContent(clock: clock),
+                                                    limits: HTTPTransportLimits(maximumRetries: 0), clock: clock)
+        try await controller.start()
+        func shown() -> [String] {
+            controller.interstitials.events.map { event in
+                let at = (event.date?.timeIntervalSince1970 ?? 0) - TimeInterval(ScriptedLiveStream.epoch)
+                let limit = event.playoutLimit.isNumeric ? "\(event.playoutLimit.seconds)" : "none"
+                let back = event.resumptionOffset.isIndefinite ? "played" : "\(event.resumptionOffset.seconds)"
+                return "\(event.identifier) T+\(at) \(event.templateItems.count) items limit \(limit) back \(back)"
+            }
+        }
+        #expect(shown() == ["nine T+40.0 1 items limit none back played"])
+        var seen: [Int: [String]] = [:]
+        for second in 1...26 {
+            for _ in 0..<4 {
+                player.standInPlay(for: CMTime(value: 1, timescale: 4))
+                clock.advance(by: .milliseconds(250))
+                for _ in 0..<50 where clock.waiting == 0 { await StandInWorld.drainMainQueue(); try? await Task.sleep(nanoseconds: 1_000_000) }
+                await StandInWorld.drainMainQueue()
+            }
+            if second == 20 { try controller.insertNow("news", resumption: .whereLeft) }
+            seen[second] = shown()
+        }
+        #expect(seen[5] == ["nine T+40.0 1 items limit none back played"])
+        #expect(seen[6] == ["ssai-8 T+16.0 2 items limit 6.0 back played", "nine T+40.0 1 items limit none back played"])
+        #expect(seen[18]?.contains("ssai-14 T+28.0 2 items limit none back played") == true)
+        #expect(seen[26] == [
+            "ssai-8 T+16.0 2 items limit 6.0 back played", "news-1 T+20.0 1 items limit none back 0.0",
+            "ssai-14 T+28.0 2 items limit 6.0 back played", "nine T+40.0 1 items limit none back played",
+        ])
+        #expect(controller.interstitials.events.allSatisfy { $0.primaryItem === player.currentItem })
+        #expect(controller.interstitials.events.first?.templateItems.map { ($0.asset as? AVURLAsset)?.url.absoluteString } == [
+            "http://127.0.0.1/ads/a.m3u8", "http://127.0.0.1/ads/b.mp4"])
+        #expect(StandInWorld.ruleBreaks.isEmpty, "\(StandInWorld.ruleBreaks)")
+        controller.stop()
+
+        // Before the player has a date, nothing can be inserted now.
+        let idle = LiveInterstitialController(schedule: schedule, player: AVPlayer(), transport: ScriptedLiveContent(clock: ManualClock()))
+        #expect(throws: LivePlayerError.noDate) { try idle.insertNow("news") }
+    }
 }
 #endif

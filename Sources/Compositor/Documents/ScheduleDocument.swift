@@ -296,7 +296,7 @@ extension ScheduleDocument {
             case .string("markers"): trigger = .markers
             case .string("on-demand"): trigger = .onDemand
             case .string(let text):
-                do { trigger = .date(try HLSDateTime(parsing: text)) } catch {
+                do { trigger = .date(try HLSDateTime(parsing: text).secondsSinceEpoch) } catch {
                     throw .invalid(path: path() + ".at", reason: "expected \"markers\", \"on-demand\" or a date-time (2026-11-26T21:00:00Z): \(error.reason)")
                 }
             default:

@@ -340,8 +340,8 @@ package final class LiveHLSStitching: Sendable {
             guard case .date(let date) = item.trigger, let pod = pods[item.id],
                   let sequence = content.firstSegment(startingAtOrAfter: date) else { continue }
             if decisions.lastSequence == nil, sequence == content.mediaSequence ?? 0,
-               let first = content.segments.first?.programDateTime, first.secondsSinceEpoch > date.secondsSinceEpoch {
-                notes.append("break \(quoted(item.id)) at \(date) was before the content's window when the stitcher joined")
+               let first = content.segments.first?.programDateTime, first.secondsSinceEpoch > date {
+                notes.append("break \(quoted(item.id)) at \(HLSDateTime(secondsSinceEpoch: date)) was before the content's window when the stitcher joined")
                 continue
             }
             requests.append(LiveBreakRequest(

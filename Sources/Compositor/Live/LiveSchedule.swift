@@ -19,30 +19,39 @@ import CompositorIO
 ///   the pod's length.
 /// - `"on-demand"`: the pod plays when the app (or the demo's `insert ID`) asks, from the next
 ///   segment the content publishes, for its length, as `ID-SEQ`.
-package struct LiveSchedule: Sendable, Equatable {
-    package enum Trigger: Sendable, Equatable {
+public struct LiveSchedule: Sendable, Equatable {
+    /// When a break plays.
+    public enum Trigger: Sendable, Equatable {
+        /// At every span the content marks.
         case markers
-        case date(HLSDateTime)
+        /// From the first segment starting at or after this program date-time (seconds since 1970).
+        case date(MediaTime)
+        /// When the app asks ("insert now").
         case onDemand
     }
 
-    package struct Break: Sendable, Equatable {
-        package var id: String
-        package var trigger: Trigger
-        package var ads: [Ad]
+    public struct Break: Sendable, Equatable {
+        public var id: String
+        public var trigger: Trigger
+        /// The pod, in play order.
+        public var ads: [Ad]
     }
 
     /// The live content: a media or multivariant playlist.
-    package var content: ContentClip
-    package var breaks: [Break]
+    public var content: ContentClip
+    public var breaks: [Break]
 
     /// The break of `"at": "markers"` (the first, when several say so).
-    package var markerBreak: Break? { breaks.first { $0.trigger == .markers } }
+    public var markerBreak: Break? { breaks.first { $0.trigger == .markers } }
 }
 
 extension ScheduleDocument {
     /// Reads a live schedule (`LiveSchedule`) from the file at `path`.
-    package static func readLive(path: FilePath) throws(ScheduleDocumentError) -> LiveSchedule {
+    ///
+    /// - Parameter path: The schedule file (JSON); relative URLs in it are resolved against its folder.
+    /// - Returns: The live schedule.
+    /// - Throws: `ScheduleDocumentError` naming the file, or the key and why.
+    public static func readLive(path: FilePath) throws(ScheduleDocumentError) -> LiveSchedule {
         let bytes: [UInt8]
         do { bytes = try ReadableFile.contents(of: path, limit: maximumBytes) } catch {
             throw .unreadable(path: path, reason: error.reasonText)
@@ -51,7 +60,13 @@ extension ScheduleDocument {
     }
 
     /// Reads a live schedule from JSON bytes; relative URLs are resolved against `baseFolder`.
-    package static func decodeLive(_ bytes: some Collection<UInt8>, baseFolder: FilePath?) throws(ScheduleDocumentError) -> LiveSchedule {
+    ///
+    /// - Parameters:
+    ///   - bytes: The JSON text.
+    ///   - baseFolder: What relative URLs are resolved against; `nil` leaves them relative.
+    /// - Returns: The live schedule.
+    /// - Throws: `ScheduleDocumentError` naming the key and why.
+    public static func decodeLive(_ bytes: some Collection<UInt8>, baseFolder: FilePath?) throws(ScheduleDocumentError) -> LiveSchedule {
         guard bytes.count <= maximumBytes else { throw .tooLarge(bytes: bytes.count, limit: maximumBytes) }
         let root: JSONValue
         do { root = try JSONValue(parsing: bytes) } catch { throw .syntax(line: error.line, column: error.column, reason: error.reason) }

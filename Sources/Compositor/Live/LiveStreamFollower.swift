@@ -9,12 +9,14 @@ import CompositorHLS
 /// ```swift
 /// let follower = LiveStreamFollower(url: "https://example.com/live/stitched.m3u8", transport: transport)
 /// let first = try await follower.load()
-/// try await follower.follow(after: first, clock: ContinuousClock()) { timeline in session.update(timeline: timeline) }
+/// try await follower.follow(after: first, clock: ContinuousClock()) { load in session.update(timeline: load.timeline) }
 /// ```
 package struct LiveStreamFollower: Sendable {
     /// One load of the stream.
     package struct Load: Sendable {
         package let timeline: LiveTimeline
+        /// The media playlist as loaded.
+        package let playlist: HLSMediaPlaylist
         /// The playlist's bytes: a reload with the same bytes found no change.
         package let bytes: [UInt8]
         package let targetDuration: Int64
@@ -61,7 +63,7 @@ package struct LiveStreamFollower: Sendable {
                 throw LiveTimelineError(url: final, reason: error.description)
             }
         }
-        return Load(timeline: try LiveTimeline(stitchedPlaylist: playlist, url: final), bytes: bytes, targetDuration: playlist.targetDuration, mediaURL: final)
+        return Load(timeline: try LiveTimeline(stitchedPlaylist: playlist, url: final), playlist: playlist, bytes: bytes, targetDuration: playlist.targetDuration, mediaURL: final)
     }
 
     /// Reloads the stream after `first` until it ends or the task is cancelled, calling `reloaded`
@@ -74,7 +76,7 @@ package struct LiveStreamFollower: Sendable {
     ///   - reloaded: Gets each changed stream, in order.
     /// - Throws: The last `LiveTimelineError` when one failure too many came in a row.
     package func follow<C: Clock>(
-        after first: Load, clock: C, reloaded: (LiveTimeline) async -> Void
+        after first: Load, clock: C, reloaded: (Load) async -> Void
     ) async throws(LiveTimelineError) where C.Duration == Duration {
         var last = first
         var began = clock.now
@@ -89,7 +91,7 @@ package struct LiveStreamFollower: Sendable {
                 failures = 0
                 changed = load.bytes != last.bytes
                 last = load
-                if changed { await reloaded(load.timeline) }
+                if changed { await reloaded(load) }
             } catch {
                 failures += 1
                 guard failures <= Self.tolerableFailures else { throw error }

@@ -53,11 +53,11 @@ extension HLSMediaPlaylist {
         return found.sorted { $0.sequence < $1.sequence }
     }
 
-    /// The media sequence number of the first segment starting at or after `date`, when the window
-    /// has program date-times and such a segment.
-    package func firstSegment(startingAtOrAfter date: HLSDateTime) -> UInt64? {
+    /// The media sequence number of the first segment starting at or after `date` (seconds since
+    /// 1970), when the window has program date-times and such a segment.
+    package func firstSegment(startingAtOrAfter date: MediaTime) -> UInt64? {
         guard let dates = try? LiveStitcher.programDates(of: self),
-              let index = dates.firstIndex(where: { $0.map { $0.secondsSinceEpoch >= date.secondsSinceEpoch } ?? false }) else { return nil }
+              let index = dates.firstIndex(where: { $0.map { $0.secondsSinceEpoch >= date } ?? false }) else { return nil }
         return (mediaSequence ?? 0) + UInt64(index)
     }
 }

@@ -152,7 +152,7 @@ package enum LiveStitcher {
 
     /// Each segment's program date-time: its own, else the one before it plus that one's
     /// duration (segments before the first dated one count back from it); all `nil` without one.
-    static func programDates(of content: HLSMediaPlaylist) throws(LiveStitchError) -> [HLSDateTime?] {
+    package static func programDates(of content: HLSMediaPlaylist) throws(LiveStitchError) -> [HLSDateTime?] {
         guard let anchor = content.segments.firstIndex(where: { $0.programDateTime != nil }),
               var date = content.segments[anchor].programDateTime else {
             return Array(repeating: nil, count: content.segments.count)

@@ -30,7 +30,10 @@ open class AVPlayerInterstitialEvent {
 
     public private(set) weak var primaryItem: AVPlayerItem?
     public var identifier: String
+    /// `.invalid` for an event made with a date.
     public var time: CMTime
+    /// `nil` for an event made with a time.
+    public var date: Date?
     public var templateItems: [AVPlayerItem]
     public var restrictions: Restrictions
     public var resumptionOffset: CMTime
@@ -53,6 +56,30 @@ open class AVPlayerInterstitialEvent {
         self.resumptionOffset = resumptionOffset
         self.playoutLimit = playoutLimit
         self.userDefinedAttributes = userDefinedAttributes
+        Self.requireDates(primaryItem)
+    }
+
+    /// The event at `date` of the primary item (the Swift initializer with `date:`).
+    @MainActor
+    public init(
+        primaryItem: AVPlayerItem, identifier: String?, date: Date, templateItems: [AVPlayerItem],
+        restrictions: Restrictions = [], resumptionOffset: CMTime = .indefinite, playoutLimit: CMTime = .invalid,
+        userDefinedAttributes: [String: Any] = [:]
+    ) {
+        self.primaryItem = primaryItem
+        self.identifier = identifier ?? UUID().uuidString
+        self.time = .invalid
+        self.date = date
+        self.templateItems = templateItems
+        self.restrictions = restrictions
+        self.resumptionOffset = resumptionOffset
+        self.playoutLimit = playoutLimit
+        self.userDefinedAttributes = userDefinedAttributes
+        Self.requireDates(primaryItem)
+    }
+
+    @MainActor
+    private static func requireDates(_ primaryItem: AVPlayerItem) {
         let dated = (primaryItem.asset as? AVURLAsset).map { $0.url.pathExtension.lowercased() == "m3u8" } ?? false
         if !dated {
             StandInWorld.broke("AVPlayerInterstitialEvent: its primary item has no mapping from its timeline to dates "

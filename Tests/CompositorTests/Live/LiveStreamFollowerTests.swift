@@ -27,7 +27,7 @@ import CompositorTestSupport
         #expect(first.mediaURL == "http://127.0.0.1/v0/live.m3u8" && first.targetDuration == 2)
         let clock = InstantClock()
         var timelines: [LiveTimeline] = []
-        try await follower.follow(after: first, clock: clock) { timelines.append($0) }
+        try await follower.follow(after: first, clock: clock) { timelines.append($0.timeline) }
         // Each change once, the live edge 2 s on each time, the last one ended.
         let edges = ([first.timeline] + timelines).map(\.liveEdge)
         #expect(zip(edges, edges.dropFirst()).allSatisfy { $1 - $0 == MediaTime(seconds: 2) }, "\(edges)")
