@@ -195,7 +195,7 @@ extension ScheduleDocument {
             static let schedule = ["content", "breaks", "vmap"]
             static let item = ["id", "url", "variant", "start", "end"]
             static let adBreak = [
-                "id", "at", "clip", "ads", "vast", "policy", "resumeOffset", "skippable", "skippableAfter", "seekWithinAds",
+                "id", "at", "clip", "ads", "vast", "policy", "resumeOffset", "skippable", "skippableAfter", "seekWithinAds", "slate",
             ]
         }
 
@@ -261,6 +261,9 @@ extension ScheduleDocument {
                 try liveBreak(object, id: id, at: at, path: path())
                 return []
             }
+            if object["slate"] != nil {
+                throw .invalid(path: path() + ".slate", reason: "a slate fills the rest of a live break's marked span; a break of finished content takes none")
+            }
             let placement: Placement
             switch at {
             case .string("preroll"): placement = .preroll
@@ -305,7 +308,14 @@ extension ScheduleDocument {
             let pod = try self.pod(object, id: id, path: path())
             guard !pod.ads.isEmpty else { throw .invalid(path: path() + ".ads", reason: "a live break needs at least one ad") }
             guard !liveBreaks.contains(where: { $0.id == id }) else { throw .invalid(path: path() + ".id", reason: "break \(quoted(id)) is named twice") }
-            liveBreaks.append(LiveSchedule.Break(id: id, trigger: trigger, ads: pod.ads))
+            var slate: Ad?
+            if let value = object["slate"] {
+                guard trigger == .markers else {
+                    throw .invalid(path: path() + ".slate", reason: "a slate fills the rest of a marked span; a break \(trigger == .onDemand ? "on demand" : "at a date") lasts as long as its ads")
+                }
+                slate = try ad(value, path: path() + ".slate", defaultID: "\(id)-slate")
+            }
+            liveBreaks.append(LiveSchedule.Break(id: id, trigger: trigger, ads: pod.ads, slate: slate))
         }
 
         /// A break's ads, policy and restrictions.

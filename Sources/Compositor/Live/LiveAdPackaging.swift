@@ -11,6 +11,8 @@ import CompositorMP4
 struct LiveAdPackaging {
     /// Each ad of each break, in the break's order, as the stitcher plays it.
     private(set) var pods: [String: [LiveAd]] = [:]
+    /// Each break's slate, when it has one.
+    private(set) var slates: [String: LiveAd] = [:]
     /// Each ad as an interstitial asset, by ad ID: its own playlist (`ads/NAME.m3u8` for an MP4
     /// ad, when `writingPlaylists`), and how long it plays.
     private(set) var assets: [String: LiveStitcher.InterstitialAsset] = [:]
@@ -35,7 +37,7 @@ struct LiveAdPackaging {
         var adPlaylists: [(name: String, text: String)] = []
         var playing: [Ad: LiveAd] = [:]
         for item in schedule.breaks {
-            for ad in item.ads where playing[ad] == nil {
+            for ad in item.ads + (item.slate.map { [$0] } ?? []) where playing[ad] == nil {
                 // Breaks name their ads by ID (date ranges, asset lists): one ID, one ad.
                 if let other = playing.keys.first(where: { $0.id == ad.id }) {
                     throw LiveStitchingError(.ad(item: ad.id, reason: "two ads have this ID (\(other.source.url) and \(ad.source.url)): name them apart"))
@@ -61,6 +63,7 @@ struct LiveAdPackaging {
                 playing[ad] = LiveAd(id: ad.id, playlist: playlist)
             }
             pods[item.id] = item.ads.compactMap { playing[$0] }
+            slates[item.id] = item.slate.flatMap { playing[$0] }
         }
         guard !packaged.isEmpty else { return }
         do {

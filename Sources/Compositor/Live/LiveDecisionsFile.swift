@@ -46,11 +46,12 @@ enum LiveDecisionsFile {
 
     private static func time(_ time: MediaTime) -> JSONValue { .string("\(time.value)/\(time.timescale)") }
 
-    /// The decisions the file's `bytes` hold, each break's ads found by their IDs in `pods`.
+    /// The decisions the file's `bytes` hold, each break's ads found by their IDs in `pods` (a
+    /// pod, then its slate repeated).
     ///
     /// - Throws: `LiveStitchingError.cannotResume` naming the file and what in it is wrong: not
     ///   this format, or a break whose ads the schedule no longer has.
-    static func decisions(_ bytes: [UInt8], path: String, pods: [[LiveAd]]) throws(LiveStitchingError) -> LiveDecisions {
+    static func decisions(_ bytes: [UInt8], path: String, pods: [(ads: [LiveAd], slate: LiveAd?)]) throws(LiveStitchingError) -> LiveDecisions {
         func fail(_ reason: String) -> LiveStitchingError { LiveStitchingError(.cannotResume(path: path, reason: reason)) }
         guard case .object(let root)? = try? JSONValue(parsing: bytes) else { throw fail("not a JSON object") }
         guard case .string(format)? = root["format"], case .number("1")? = root["version"] else {
@@ -87,7 +88,16 @@ enum LiveDecisionsFile {
             guard case .string(let id)? = object["id"] else { throw wrong("no id") }
             guard case .array(let adValues)? = object["ads"] else { throw wrong("no ads") }
             let adIDs = adValues.compactMap { value -> String? in if case .string(let id) = value { id } else { nil } }
-            guard let ads = pods.first(where: { $0.map(\.id) == adIDs }) else {
+            // The pod, then its slate as many times as the break repeated it.
+            let found = pods.lazy.compactMap { pod -> [LiveAd]? in
+                let podIDs = pod.ads.map(\.id)
+                guard adIDs.starts(with: podIDs) else { return nil }
+                let rest = adIDs.dropFirst(podIDs.count)
+                if rest.isEmpty { return pod.ads }
+                guard let slate = pod.slate, rest.allSatisfy({ $0 == slate.id }) else { return nil }
+                return pod.ads + Array(repeating: slate, count: rest.count)
+            }.first
+            guard let ads = found else {
                 throw wrong("its ads \(adIDs.map(quoted).joined(separator: ", ")) are no break's in the schedule any more")
             }
             var date: HLSDateTime?

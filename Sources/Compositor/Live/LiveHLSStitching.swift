@@ -147,7 +147,7 @@ package final class LiveHLSStitching: Sendable {
                         let packaged = try await LiveAdPackaging(
                             schedule, content: content, folder: folder, outputURL: outputURL, writingPlaylists: form == .interstitials, playlists: adPlaylist)
                         ads = packaged
-                        if let resumed = try resumedDecisions(pods: packaged.pods) {
+                        if let resumed = try resumedDecisions(pods: packaged.pods.map { ($0.value, packaged.slates[$0.key]) }) {
                             decisions = resumed
                             report.notes.append("carried on from \(LiveDecisionsFile.name): \(resumed.breaks.count) breaks, up to segment \(resumed.lastSequence.map(String.init) ?? "none")")
                         }
@@ -155,7 +155,7 @@ package final class LiveHLSStitching: Sendable {
                     if let previous = last?.content {
                         report.contentViolations = LiveReloadCheck.violations(from: previous, to: content).map(\.description)
                     }
-                    let requests = await self.requests(for: content, decisions: decisions, pods: ads?.pods ?? [:], notes: &report.notes)
+                    let requests = await self.requests(for: content, decisions: decisions, pods: ads?.pods ?? [:], slates: ads?.slates ?? [:], notes: &report.notes)
                     decisions = try Self.stitching { () throws(LiveStitchError) in try decisions.advanced(by: content, requests: requests) }
                     // Each new break's asset lists, before any playlist names them.
                     if form == .interstitials, let assets = ads?.assets {
@@ -221,10 +221,10 @@ package final class LiveHLSStitching: Sendable {
     }
 
     /// The decisions an earlier run on this folder wrote, if it did.
-    private func resumedDecisions(pods: [String: [LiveAd]]) throws(LiveStitchingError) -> LiveDecisions? {
+    private func resumedDecisions(pods: [(ads: [LiveAd], slate: LiveAd?)]) throws(LiveStitchingError) -> LiveDecisions? {
         let path = folder.appending(LiveDecisionsFile.name)
         guard let bytes = try? ReadableFile.contents(of: path, limit: 64 << 20) else { return nil }
-        return try LiveDecisionsFile.decisions(bytes, path: path.description, pods: Array(pods.values))
+        return try LiveDecisionsFile.decisions(bytes, path: path.description, pods: pods)
     }
 
     /// The content's media playlists, each with the name of its stitched playlist: the content
@@ -315,7 +315,7 @@ package final class LiveHLSStitching: Sendable {
     /// The breaks to open in `content`'s new segments: at its markers, at the schedule's dates,
     /// and the on-demand ones asked for.
     private func requests(
-        for content: HLSMediaPlaylist, decisions: LiveDecisions, pods: [String: [LiveAd]], notes: inout [String]
+        for content: HLSMediaPlaylist, decisions: LiveDecisions, pods: [String: [LiveAd]], slates: [String: LiveAd], notes: inout [String]
     ) async -> [LiveBreakRequest] {
         let firstNew = decisions.lastSequence.map { $0 + 1 } ?? (content.mediaSequence ?? 0)
         let opened = Set(decisions.breaks.map(\.id))
@@ -331,7 +331,8 @@ package final class LiveHLSStitching: Sendable {
                     }
                 }
                 requests.append(LiveBreakRequest(
-                    id: "\(markers.id)-\(marked.sequence)", startSequence: marked.sequence, duration: marked.duration, ads: pod, elapsed: marked.elapsed))
+                    id: "\(markers.id)-\(marked.sequence)", startSequence: marked.sequence, duration: marked.duration,
+                    ads: Self.filled(pod, slate: slates[markers.id], span: marked.duration), elapsed: marked.elapsed))
             }
         }
         // A dated or inserted break held up by another one starts at the first new segment, or
@@ -361,6 +362,25 @@ package final class LiveHLSStitching: Sendable {
 
     private static func parsing<T>(_ url: String, _ body: () throws(HLSParseError) -> T) throws(LiveStitchingError) -> T {
         do { return try body() } catch { throw LiveStitchingError(.content(url: url, reason: error.description)) }
+    }
+
+    /// The most times a slate is repeated in one break: a marker's duration comes from the content,
+    /// and a hostile one must not make the pod endless.
+    static let maximumSlateRepeats = 10_000
+
+    /// `pod`, then `slate` as many times as it takes to fill `span` (the break cuts the last one
+    /// at the span's end); `pod` alone without a slate or a span of known length.
+    static func filled(_ pod: [LiveAd], slate: LiveAd?, span: MediaTime?) -> [LiveAd] {
+        guard let slate, let span else { return pod }
+        let slateLength = length(of: [slate])
+        guard slateLength > .zero else { return pod }
+        var filled = pod
+        var total = length(of: pod)
+        while total < span, filled.count - pod.count < maximumSlateRepeats {
+            filled.append(slate)
+            total += slateLength
+        }
+        return filled
     }
 
     private static func length(of pod: [LiveAd]) -> MediaTime {

@@ -14,7 +14,8 @@ import CompositorIO
 ///
 /// - `"markers"`: the pod replaces every span the content marks as it appears (`EXT-X-CUE-OUT` to
 ///   `EXT-X-CUE-IN` or its duration, `SCTE35-OUT` date ranges), breaks `ID-SEQ` by the media
-///   sequence number they start at.
+///   sequence number they start at. With `"slate": { "url": "slate.mp4" }` the slate, repeated,
+///   fills what the ads leave of a span whose length the marker gives; otherwise the content does.
 /// - A date-time: the pod replaces the content from the first segment starting at or after it, for
 ///   the pod's length.
 /// - `"on-demand"`: the pod plays when the app (or the demo's `insert ID`) asks, from the next
@@ -35,6 +36,16 @@ public struct LiveSchedule: Sendable, Equatable {
         public var trigger: Trigger
         /// The pod, in play order.
         public var ads: [Ad]
+        /// What fills the rest of a marked span of known length after the ads, repeated and cut
+        /// at its end (`nil`: the content). A break at `"markers"` only.
+        public var slate: Ad?
+
+        public init(id: String, trigger: Trigger, ads: [Ad], slate: Ad? = nil) {
+            self.id = id
+            self.trigger = trigger
+            self.ads = ads
+            self.slate = slate
+        }
     }
 
     /// The live content: a media or multivariant playlist.

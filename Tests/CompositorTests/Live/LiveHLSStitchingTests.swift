@@ -242,6 +242,57 @@ struct LiveHLSStitchingTests {
         await #expect(throws: LiveStitchingError.self) { try await again.run(for: nil, clock: InstantClock()) { _ in } }
     }
 
+    /// A slate fills what the ads leave of a span whose length the marker gives, repeated, each a
+    /// new ad (a discontinuity); a span open until its CUE-IN gets none. A stitcher restarted
+    /// mid-break finds the slate's repeats again in the decisions it left.
+    ///
+    ///     content  | 0 | 1 | 2 | 3 | 4 | 5 | 6 | 7 | ...    CUE-OUT:DURATION=8 on 3, CUE-IN on 7
+    ///     stitched | 0 | 1 | 2 |/ad1-0|ad1-1|/slate|/slate|/7 | ...
+    @Test func aSlateFillsTheRestOfAMarkedSpan() async throws {
+        let slated = #"{ "id": "ssai", "at": "markers", "ads": [ { "url": "FIXTURES/ad1.mp4", "end": 4 } ], "slate": { "url": "FIXTURES/ad1.mp4", "end": 2 } }"#
+        let schedule = try Self.schedule(slated)
+        #expect(schedule.breaks.first?.slate?.id == "ssai-slate")
+        let markers = [3: "#EXT-X-CUE-OUT:DURATION=8", 7: "#EXT-X-CUE-IN", 9: "#EXT-X-CUE-OUT", 11: "#EXT-X-CUE-IN"]
+        func stream(_ playlists: [HLSMediaPlaylist]) -> [String] {
+            var found: [UInt64: String] = [:]
+            for playlist in playlists {
+                for (offset, segment) in playlist.segments.enumerated() {
+                    found[playlist.mediaSequence! + UInt64(offset)] = (segment.isDiscontinuity ? "/" : "") + segment.uri.replacingOccurrences(of: "http://127.0.0.1/", with: "")
+                }
+            }
+            return found.keys.sorted().map { found[$0]! }
+        }
+        let whole = try await Self.follow(schedule, origin: ScriptedOrigin(markers: markers))
+        defer { try? FileManager.default.removeItem(atPath: whole.folder.description) }
+        for (previous, next) in zip(whole.playlists, whole.playlists.dropFirst()) {
+            #expect(LiveReloadCheck.violations(from: previous, to: next) == [])
+        }
+        let slate = "ads/ad1-2-0.ts"
+        #expect(stream(whole.playlists) == ["seg0.ts", "seg1.ts", "seg2.ts", "/ads/ad1-0.ts", "ads/ad1-1.ts", "/" + slate, "/" + slate, "/seg7.ts", "seg8.ts",
+                                            "/ads/ad1-0.ts", "ads/ad1-1.ts", "/seg11.ts", "seg12.ts", "seg13.ts"])
+
+        // Stopped after the break's first reloads and started again on the folder: the same stream.
+        let folder = FilePath(FileManager.default.temporaryDirectory.appendingPathComponent("live-\(UUID().uuidString)").path)
+        defer { try? FileManager.default.removeItem(atPath: folder.description) }
+        let origin = ScriptedOrigin(markers: markers)
+        var playlists: [HLSMediaPlaylist] = []
+        for duration in [Duration.seconds(5), nil] {
+            let live = LiveHLSStitching(schedule: schedule, output: folder, transport: origin, limits: HTTPTransportLimits(maximumRetries: 0))
+            let path = folder.appending("stitched.m3u8").description
+            try await live.run(for: duration, clock: InstantClock()) { status in
+                if status.wrote, let bytes = FileManager.default.contents(atPath: path) {
+                    playlists.append((try? HLSMediaPlaylist(parsing: Array(bytes), url: "file://" + path))!)
+                }
+            }
+        }
+        #expect(stream(playlists) == stream(whole.playlists))
+
+        // Only a break at markers takes a slate.
+        #expect(throws: ScheduleDocumentError.self) {
+            _ = try Self.schedule(#"{ "id": "news", "at": "on-demand", "ads": [ { "url": "FIXTURES/ad1.mp4" } ], "slate": { "url": "FIXTURES/ad1.mp4" } }"#)
+        }
+    }
+
     /// What an app's session reads from each reload: the stitched playlist as bytes.
     @Test func aStitchedPlaylistReadAsALiveTimeline() async throws {
         let origin = ScriptedOrigin(markers: [3: "#EXT-X-CUE-OUT:DURATION=4", 5: "#EXT-X-CUE-IN"])
