@@ -185,9 +185,11 @@ import Testing
                 return (0..<Int(1 + pick.next() % 3)).map { _ in library[Int(pick.next() % UInt64(library.count))] }
             }
             let origins = origin
+            // Its own generator, so the scenarios stay those the seed always made.
+            var lag = SeededGenerator(seed: 55 ^ UInt64(scenario))
             var every = Stitcher(pods: pods), sometimes = Stitcher(pods: pods), late = Stitcher(pods: pods)
             let lateStart = UInt64(origin.window) + random.next() % 100
-            var last: (every: HLSMediaPlaylist?, sometimes: HLSMediaPlaylist?, late: HLSMediaPlaylist?) = (nil, nil, nil)
+            var last: (every: HLSMediaPlaylist?, sometimes: HLSMediaPlaylist?, late: HLSMediaPlaylist?, audio: HLSMediaPlaylist?) = (nil, nil, nil, nil)
             var stream: [UInt64: HLSMediaSegment] = [:]
             var nextSometimes = UInt64(0)
             for through in 0..<UInt64(count) {
@@ -197,6 +199,19 @@ import Testing
                 for (offset, segment) in stitched.segments.enumerated() { stream[stitched.mediaSequence! + UInt64(offset)] = segment }
                 last.every = stitched
                 reloads += 1
+                // An audio rendition, loaded a moment before (a segment behind, now and then: its
+                // window may still hold a segment the variant's left), stitched from the same
+                // decisions: it agrees with the variant wherever both list a segment.
+                var audio = origins.load(through: through - (through > 0 && lag.next() % 3 == 0 ? 1 : 0))
+                for index in audio.segments.indices {
+                    audio.segments[index].resolvedURI = audio.segments[index].resolvedURI.replacingOccurrences(of: "/origin/", with: "/origin/audio/")
+                }
+                let stitchedAudio = try LiveStitcher.playlist(content: audio, decisions: every.decisions, url: Self.outputURL)
+                try Self.expectGood(stitchedAudio, after: last.audio, target: origin.target, "scenario \(scenario), audio \(through)")
+                let (video, heard) = (Self.numbered(stitched), Self.numbered(stitchedAudio))
+                let differing = heard.filter { entry in video[entry.key].map { $0 != entry.value } ?? false }
+                #expect(differing.isEmpty, "scenario \(scenario), reload \(through): the rendition disagrees at \(differing.keys.sorted())")
+                last.audio = stitchedAudio
                 if through == nextSometimes {
                     let other = try sometimes.stitch(load)
                     #expect(other.text == stitched.text, "scenario \(scenario), reload \(through): two processes disagree")
@@ -222,6 +237,18 @@ import Testing
         }
         #expect(reloads >= 4000 && breaks > 150 && joined > 0,
                 "\(reloads) reloads, \(breaks) breaks, \(joined) joined under way, at most \(maximumDrift) s from the content's clock")
+    }
+
+    /// Each segment by media sequence number: its discontinuity number, date, and whether it is an
+    /// ad (RFC 8216bis 6.2.2: what a variant and its renditions must agree on).
+    static func numbered(_ playlist: HLSMediaPlaylist) -> [UInt64: String] {
+        var number = playlist.discontinuitySequence ?? 0
+        var found: [UInt64: String] = [:]
+        for (offset, segment) in playlist.segments.enumerated() {
+            if segment.isDiscontinuity { number += 1 }
+            found[(playlist.mediaSequence ?? 0) + UInt64(offset)] = "d\(number) \(segment.programDateTime.map(\.description) ?? "-") \(segment.uri.hasPrefix("ads/") ? "ad" : "content")"
+        }
+        return found
     }
 
     /// The reload rules, and dates that run on within 1 ms everywhere, breaks included.

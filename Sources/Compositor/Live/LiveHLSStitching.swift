@@ -176,7 +176,9 @@ package final class LiveHLSStitching: Sendable {
                             let url = URIReference.resolve(variant.name, against: outputURL)
                             switch form {
                             case .stitched:
-                                return try LiveStitcher.playlist(content: media, decisions: decisions, url: url, removingCueTags: schedule.markerBreak != nil)
+                                return try LiveStitcher.playlist(
+                                    content: media, decisions: decisions, url: url, removingCueTags: schedule.markerBreak != nil,
+                                    adSegmentURI: variant.kind == .subtitles ? Self.emptyCuesName : nil)
                             case .interstitials:
                                 return try LiveStitcher.interstitialsPlaylist(
                                     content: media, decisions: decisions, url: url, assets: ads?.assets ?? [:],
@@ -194,6 +196,7 @@ package final class LiveHLSStitching: Sendable {
                     }
                     try write(LiveDecisionsFile.text(of: decisions), name: LiveDecisionsFile.name)
                     if let multivariant = followed.multivariant, written[Self.playlistName] == nil {
+                        if followed.variants.contains(where: { $0.kind == .subtitles }) { try write("WEBVTT\n", name: Self.emptyCuesName) }
                         try write(multivariant.text, name: Self.playlistName)
                         written[Self.playlistName] = multivariant.text
                     }
@@ -229,38 +232,62 @@ package final class LiveHLSStitching: Sendable {
 
     /// The content's media playlists, each with the name of its stitched playlist: the content
     /// itself, or its named variant, or every variant of it (the first deciding the breaks) under
-    /// a multivariant `stitched.m3u8` whose variants are `stitched-N.m3u8`.
+    /// a multivariant `stitched.m3u8` whose variants are `stitched-N.m3u8`, and whose audio and
+    /// subtitle renditions are `stitched-audio-N.m3u8` and `stitched-subtitles-N.m3u8`.
     private struct Layout {
+        /// What a playlist carries: media (ads play in it), or subtitles (ads show none).
+        enum Kind { case media, subtitles }
         var multivariant: HLSMultivariantPlaylist?
-        var variants: [(url: String, name: String)]
+        var variants: [(url: String, name: String, kind: Kind)]
         /// The content as `layout` loaded it, when it is the media playlist followed.
         var firstLoad: (bytes: [UInt8], url: String)?
     }
+
+    /// What a subtitles rendition lists while an ad plays: a WebVTT file without cues.
+    static let emptyCuesName = "stitched-empty.vtt"
 
     private func layout(outputURL: String) async throws(LiveStitchingError) -> Layout {
         let source = schedule.content.source
         let (bytes, url) = try await load(source.url)
         let playlist = try Self.parsing(url) { () throws(HLSParseError) in try HLSPlaylistParser().parse(bytes, url: url) }
         guard case .multivariant(var multivariant) = playlist else {
-            return Layout(variants: [(url, Self.playlistName)], firstLoad: (bytes, url))
+            return Layout(variants: [(url, Self.playlistName, .media)], firstLoad: (bytes, url))
         }
         if let name = source.variant {
             guard let variant = multivariant.variant(named: name) else {
                 throw LiveStitchingError(.content(url: url, reason: "no variant \(quoted(name)); its variants: \(multivariant.variantNames)"))
             }
-            return Layout(variants: [(variant.resolvedURI, Self.playlistName)])
+            return Layout(variants: [(variant.resolvedURI, Self.playlistName, .media)])
         }
         guard !multivariant.variants.isEmpty else { throw LiveStitchingError(.notLive(url: url, reason: "a multivariant playlist without variants")) }
-        if let rendition = multivariant.renditions.first(where: { $0.uri != nil }) {
-            throw LiveStitchingError(.unsupported(url: url, reason: "its \(rendition.type) rendition \(quoted(rendition.uri ?? "")) is a playlist of its own; live stitching takes variants with muxed audio for now"))
-        }
-        let variants = multivariant.variants.enumerated().map { index, variant in (variant.resolvedURI, "stitched-\(index).m3u8") }
+        var followed = multivariant.variants.enumerated().map { index, variant in (variant.resolvedURI, "stitched-\(index).m3u8", Layout.Kind.media) }
         for index in multivariant.variants.indices {
-            multivariant.variants[index].uri = variants[index].1
-            multivariant.variants[index].resolvedURI = URIReference.resolve(variants[index].1, against: outputURL)
+            multivariant.variants[index].uri = followed[index].1
+            multivariant.variants[index].resolvedURI = URIReference.resolve(followed[index].1, against: outputURL)
+        }
+        // Renditions with playlists of their own, stitched from the same decisions: the ads' muxed
+        // segments in an audio rendition (as the VOD export does for an ad without one), no cues in a
+        // subtitles rendition.
+        var counts: [Layout.Kind: Int] = [:]
+        for index in multivariant.renditions.indices {
+            let rendition = multivariant.renditions[index]
+            guard let resolved = rendition.resolvedURI else { continue }
+            let kind: Layout.Kind
+            switch rendition.type {
+            case "AUDIO": kind = .media
+            case "SUBTITLES": kind = .subtitles
+            default:
+                throw LiveStitchingError(.unsupported(url: url, reason: "its \(rendition.type) rendition \(quoted(rendition.uri ?? "")) is a playlist of its own; live stitching takes audio and subtitle renditions"))
+            }
+            let number = counts[kind, default: 0]
+            counts[kind] = number + 1
+            let name = "stitched-\(kind == .media ? "audio" : "subtitles")-\(number).m3u8"
+            followed.append((resolved, name, kind))
+            multivariant.renditions[index].attributes["URI"] = .quotedString(name)
+            multivariant.renditions[index].resolvedURI = URIReference.resolve(name, against: outputURL)
         }
         multivariant.iFrameStreams = []
-        return Layout(multivariant: multivariant, variants: variants)
+        return Layout(multivariant: multivariant, variants: followed)
     }
 
     /// A variant's playlist without the segments the decisions have not yet taken (a variant

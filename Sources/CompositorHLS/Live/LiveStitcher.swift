@@ -40,8 +40,10 @@ package enum LiveStitcher {
     ///     they place the breaks, which the stitched playlist marks with its date ranges instead).
     /// - Returns: The stitched media playlist.
     /// - Throws: `LiveStitchError.decisionsBehind` when `decisions` have not taken `content`'s segments.
+    ///   - adSegmentURI: When given, every ad segment is listed with this URI and no map or key: an
+    ///     empty WebVTT file, in a subtitles rendition (ads carry no subtitles).
     package static func playlist(
-        content: HLSMediaPlaylist, decisions: LiveDecisions, url: String, removingCueTags: Bool = false
+        content: HLSMediaPlaylist, decisions: LiveDecisions, url: String, removingCueTags: Bool = false, adSegmentURI: String? = nil
     ) throws(LiveStitchError) -> HLSMediaPlaylist {
         let first = content.mediaSequence ?? 0
         try requireDecisions(decisions, taking: content)
@@ -86,6 +88,11 @@ package enum LiveStitcher {
         func append(_ item: LiveBreak, ads: Range<Int>) throws(LiveStitchError) {
             for ad in ads {
                 var segment = relocate(item.adSegments[ad])
+                if let adSegmentURI {
+                    segment.uri = adSegmentURI
+                    segment.map = nil
+                    segment.keys = []
+                }
                 segment.programDateTime = try item.startDate.map { (date) throws(LiveStitchError) in
                     try time { () throws(MediaTimeError) in try date.adding(item.debtBefore + item.adEnds[ad] - item.adSegments[ad].duration) }
                 }

@@ -44,9 +44,20 @@ struct LiveHLSStitchingTests {
                 let text = "#EXTM3U\n#EXT-X-STREAM-INF:BANDWIDTH=900000\nv0/live.m3u8\n#EXT-X-STREAM-INF:BANDWIDTH=300000\nv1/live.m3u8\n"
                 return HTTPTransportResponse(status: 200, body: Array(text.utf8))
             }
-            // The second variant is loaded after the first, and is a segment ahead of it.
-            let ahead = path == "v1/live.m3u8" ? 1 : 0
-            guard ["live.m3u8", "v0/live.m3u8", "v1/live.m3u8"].contains(path) else { return HTTPTransportResponse(status: 404) }
+            if path == "renditions.m3u8" {
+                let text = """
+                    #EXTM3U
+                    #EXT-X-MEDIA:TYPE=AUDIO,GROUP-ID="aud",NAME="en",DEFAULT=YES,URI="a/live.m3u8"
+                    #EXT-X-MEDIA:TYPE=SUBTITLES,GROUP-ID="subs",NAME="en",LANGUAGE="en",URI="s/live.m3u8"
+                    #EXT-X-STREAM-INF:BANDWIDTH=900000,AUDIO="aud",SUBTITLES="subs"
+                    v0/live.m3u8
+
+                    """
+                return HTTPTransportResponse(status: 200, body: Array(text.utf8))
+            }
+            // The other playlists are loaded after the first variant, and are a segment ahead of it.
+            let ahead = ["v1/live.m3u8", "a/live.m3u8", "s/live.m3u8"].contains(path) ? 1 : 0
+            guard ["live.m3u8", "v0/live.m3u8", "v1/live.m3u8", "a/live.m3u8", "s/live.m3u8"].contains(path) else { return HTTPTransportResponse(status: 404) }
             let load = lock.withLock { () -> Int in
                 if ahead == 0 { loads += 1 }
                 return loads
@@ -58,7 +69,7 @@ struct LiveHLSStitchingTests {
             for n in first..<published {
                 if let marker = markers[n] { text += marker + "\n" }
                 text += "#EXT-X-PROGRAM-DATE-TIME:\(HLSDateTime(secondsSinceEpoch: MediaTime(seconds: Int64(Self.epoch + 2 * n))))\n"
-                text += "#EXTINF:2.0,\nseg\(n).ts\n"
+                text += "#EXTINF:2.0,\nseg\(n).\(path.hasPrefix("s/") ? "vtt" : "ts")\n"
             }
             if published == count { text += "#EXT-X-ENDLIST\n" }
             return HTTPTransportResponse(status: 200, body: Array(text.utf8))
@@ -195,6 +206,66 @@ struct LiveHLSStitchingTests {
             #expect(both.count >= 4 && both.allSatisfy { a[$0] == b[$0] }, "\(shape(first)) against \(shape(second))")
         }
         #expect(loads[0].contains { $0.segments.contains { $0.uri == "ads/ad1-1.ts" } })
+    }
+
+    /// A variant with an audio and a subtitles rendition in playlists of their own, each loaded a
+    /// segment ahead of the variant: all three stitched from the same decisions, so at every
+    /// reload they agree segment for segment (wherever both list one) on sequence and
+    /// discontinuity numbers and dates; the
+    /// audio rendition plays the ads' muxed segments, the subtitles one an empty WebVTT file.
+    @Test func renditionsAgreeWithTheirVariant() async throws {
+        let origin = ScriptedOrigin(markers: [3: "#EXT-X-CUE-OUT:DURATION=4", 5: "#EXT-X-CUE-IN"])
+        let schedule = try Self.schedule(Self.ad1For4Seconds, content: "http://127.0.0.1/renditions.m3u8")
+        let folder = FilePath(FileManager.default.temporaryDirectory.appendingPathComponent("live-\(UUID().uuidString)").path)
+        defer { try? FileManager.default.removeItem(atPath: folder.description) }
+        let live = LiveHLSStitching(schedule: schedule, output: folder, transport: origin, limits: HTTPTransportLimits(maximumRetries: 0))
+        let names = ["stitched-0.m3u8", "stitched-audio-0.m3u8", "stitched-subtitles-0.m3u8"]
+        var loads: [[HLSMediaPlaylist]] = [[], [], []]
+        try await live.run(for: nil, clock: InstantClock()) { _ in
+            for (index, name) in names.enumerated() {
+                let path = folder.appending(name).description
+                guard let bytes = FileManager.default.contents(atPath: path) else { continue }
+                loads[index].append((try? HLSMediaPlaylist(parsing: Array(bytes), url: "file://" + path))!)
+            }
+        }
+        let multivariant = String(decoding: try #require(FileManager.default.contents(atPath: folder.appending("stitched.m3u8").description)), as: UTF8.self)
+        #expect(multivariant.contains(#"URI="stitched-audio-0.m3u8""#) && multivariant.contains(#"URI="stitched-subtitles-0.m3u8""#))
+        #expect(FileManager.default.contents(atPath: folder.appending("stitched-empty.vtt").description) == Data("WEBVTT\n".utf8))
+        for playlists in loads {
+            for (previous, next) in zip(playlists, playlists.dropFirst()) { #expect(LiveReloadCheck.violations(from: previous, to: next) == []) }
+        }
+        // Each segment by media sequence number: discontinuity number, date, and what it is.
+        func numbered(_ playlist: HLSMediaPlaylist) -> [UInt64: String] {
+            var number = playlist.discontinuitySequence ?? 0
+            var found: [UInt64: String] = [:]
+            for (offset, segment) in playlist.segments.enumerated() {
+                if segment.isDiscontinuity { number += 1 }
+                let what = segment.uri.hasPrefix("http") ? "content" : "ad"
+                found[playlist.mediaSequence! + UInt64(offset)] = "d\(number) \(segment.programDateTime!) \(what)"
+            }
+            return found
+        }
+        #expect(loads[0].count == loads[1].count && loads[0].count == loads[2].count && loads[0].count > 5)
+        for reload in loads[0].indices {
+            let video = numbered(loads[0][reload])
+            for rendition in [loads[1][reload], loads[2][reload]] {
+                // The rendition, loaded a segment later, may have lost the variant's first segment.
+                let other = numbered(rendition)
+                let both = Set(other.keys).intersection(video.keys)
+                #expect(both.count >= video.count - 1 && both.allSatisfy { video[$0] == other[$0] }, "reload \(reload): \(video) against \(other)")
+            }
+        }
+        // What each lists in the break, by media sequence number over every reload.
+        func stream(_ playlists: [HLSMediaPlaylist]) -> [UInt64: String] {
+            var found: [UInt64: String] = [:]
+            for playlist in playlists {
+                for (offset, segment) in playlist.segments.enumerated() { found[playlist.mediaSequence! + UInt64(offset)] = segment.uri }
+            }
+            return found
+        }
+        let (audio, subtitles) = (stream(loads[1]), stream(loads[2]))
+        #expect([audio[3], audio[4], audio[5]] == ["ads/ad1-0.ts", "ads/ad1-1.ts", "http://127.0.0.1/a/seg5.ts"])
+        #expect([subtitles[3], subtitles[4], subtitles[5]] == ["stitched-empty.vtt", "stitched-empty.vtt", "http://127.0.0.1/s/seg5.vtt"])
     }
 
     /// A stitcher stopped after four reloads and another started on the same folder carry on one
