@@ -37,7 +37,9 @@ import Testing
 
         /// The playlist once segments up to `last` are published.
         func load(through last: UInt64) -> HLSMediaPlaylist {
-            let first = last + 1 >= UInt64(window) ? last + 1 - UInt64(window) : 0
+            var first = last + 1 >= UInt64(window) ? last + 1 - UInt64(window) : 0
+            // As RFC 8216bis 6.2.2 has a server do: never shorter than three target durations.
+            while first > 0, (first...last).reduce(Int64(0), { $0 + durations[Int($1)] }) < 3000 * target { first -= 1 }
             var start = epoch
             for n in 0..<first { start += MediaTime(value: durations[Int(n)], timescale: 1000) }
             var segments: [HLSMediaSegment] = []
@@ -116,14 +118,22 @@ import Testing
     }
 
     @Test func aBreakWithoutADurationEndsAtTheCueInOrWhenTheAdsAreSpent() throws {
-        // Open until CUE-IN at 103 (4 s): b0 (ends at 5) does not fit; content is back at 103.
+        // Open until CUE-IN at 103 (4 s): content is back at 103. The ads end at their last
+        // segment inside the span (a1, at 3: 1 s early) or at the one crossing it (b0, at 5: 1 s
+        // late), whichever keeps the stream nearer the content's clock; a tie goes to late.
         var origin = Origin(durations: Array(repeating: 2000, count: 120), window: 6)
         origin.cueOuts[101] = .some(nil)
         origin.cueIns = [103]
         var stitcher = Stitcher(pods: { _ in Self.spots })
+        let tie = try stitcher.stitch(origin.load(through: 104))
+        #expect(tie.segments.map(\.uri).suffix(5) == ["ads/a-0.ts", "ads/a-1.ts", "ads/b-0.ts", "../origin/seg103.ts", "../origin/seg104.ts"])
+        #expect(tie.segments.map(\.isDiscontinuity).suffix(5) == [true, false, true, true, false])
+        #expect(stitcher.decisions.breaks.first?.debtAfter == MediaTime(seconds: 1))
+        // x ends its second segment at 3.8 s (0.2 s early) and its third at 5.8 (1.8 s late): early.
+        stitcher = Stitcher(pods: { _ in [Self.ad("x", [1900, 1900, 2000])] })
         let early = try stitcher.stitch(origin.load(through: 104))
-        #expect(early.segments.map(\.uri).suffix(4) == ["ads/a-0.ts", "ads/a-1.ts", "../origin/seg103.ts", "../origin/seg104.ts"])
-        #expect(early.segments.map(\.isDiscontinuity).suffix(4) == [true, false, true, false])
+        #expect(early.segments.map(\.uri).suffix(4) == ["ads/x-0.ts", "ads/x-1.ts", "../origin/seg103.ts", "../origin/seg104.ts"])
+        #expect(stitcher.decisions.breaks.first?.debtAfter == MediaTime(value: -1, timescale: 5))
 
         // No CUE-IN before the ads are spent: content is back at the first boundary after 5 s.
         origin.cueIns = [110]

@@ -52,14 +52,15 @@ package struct LiveBreakRequest: Hashable, Sendable {
 /// `EXT-X-CUE-IN` may still cut it): the stitched live edge runs ahead of the content's by at most
 /// one ad segment. The ads that play are those within the span (`duration`, else up to the content's
 /// `EXT-X-CUE-IN`, else all of them): an ad that would cross the span's end is cut at its last
-/// segment inside it.
+/// segment inside it; at an `EXT-X-CUE-IN` closing an open span, at that one or at the one
+/// crossing it, whichever keeps the stream nearer the content's clock.
 ///
 /// Content comes back at one of the two content boundaries around the ads' end: the one that
 /// keeps the stitched stream nearest the content's clock, counting what earlier breaks left
 /// (`debtBefore`). Back at the boundary before the ads' end, the stream runs late by the
-/// difference; at the one after, early. Choosing each time keeps it within half a target
-/// duration of the content's clock, break after break, so a player neither drifts from the live
-/// edge nor runs out of segments (what an always-early stream does to it).
+/// difference; at the one after, early. Choosing each time keeps it near the content's clock,
+/// break after break, so a player neither drifts from the live edge nor runs out of segments
+/// (what an always-early stream does to it).
 ///
 /// ```
 /// content    | 100 | 101 | 102 | 103 | 104 |      CUE-OUT:DURATION=6 on 101 (2 s segments)
@@ -96,7 +97,9 @@ package struct LiveBreak: Hashable, Sendable {
     package let startSequence: UInt64
     /// The program date-time of the first replaced segment; `nil` when the content has none.
     package let startDate: HLSDateTime?
-    /// The span it may fill, when known (from the request, or from the content's `EXT-X-CUE-IN`).
+    /// The break time its ads may fill, when known: the span the request asked, or for an open
+    /// span the time to its `EXT-X-CUE-IN` (or to the end of the ad segment crossing it, when that
+    /// keeps the stream nearer the content's clock).
     package private(set) var duration: MediaTime?
     /// The span the request asked for, from the break's start (its date range's `PLANNED-DURATION`).
     package let plannedDuration: MediaTime?
@@ -214,7 +217,18 @@ package struct LiveBreak: Hashable, Sendable {
     /// gives the content back there. Returns whether the segment is replaced.
     mutating func take(_ segment: HLSMediaSegment, sequence: UInt64) -> Bool {
         let start = replacedDuration, end = start + segment.duration
-        if segment.isCueIn, duration == nil { duration = start }
+        // An open span closes at its EXT-X-CUE-IN, and the content comes back there. Its ads end
+        // at their last segment inside it (the stream early) or at the one crossing its end (late),
+        // whichever leaves the stream nearer the content's clock: always cutting inside would
+        // put the stream early by up to an ad segment at every such break, and they add up.
+        let closesHere = segment.isCueIn && duration == nil
+        if closesHere {
+            duration = start
+            if let inside = adEnds.last(where: { $0 <= start }), let crossing = adEnds.first(where: { $0 > start }),
+               Self.magnitude(debtBefore + crossing - start) <= Self.magnitude(debtBefore + inside - start) {
+                duration = crossing
+            }
+        }
         let placed = placedCount
         guard placed > 0 else {
             // No ad fits the span: nothing was published for the segments held back, so they
@@ -224,7 +238,7 @@ package struct LiveBreak: Hashable, Sendable {
             return false
         }
         let adsEnd = adEnds[placed - 1]
-        var backHere = adsEnd <= start
+        var backHere = adsEnd <= start || closesHere
         if !backHere, adsEnd <= end, start > .zero {
             // The ads end inside this segment: back here (late by adsEnd - start), or at the next
             // (early by end - adsEnd), whichever leaves the stream nearer the content's clock.
