@@ -10,63 +10,6 @@ import CompositorTestSupport
 @testable import CompositorCore
 @testable import CompositorHLS
 
-/// A clock the test moves: each sleep waits until `advance(by:)` passes its deadline (or the
-/// sleeping task is cancelled).
-final class ManualClock: Clock, @unchecked Sendable {
-    struct Instant: InstantProtocol {
-        var offset: Duration
-        func advanced(by duration: Duration) -> Instant { Instant(offset: offset + duration) }
-        func duration(to other: Instant) -> Duration { other.offset - offset }
-        static func < (a: Instant, b: Instant) -> Bool { a.offset < b.offset }
-    }
-
-    private let lock = NSLock()
-    private var current = Instant(offset: .zero)
-    private var sleepers: [(id: Int, deadline: Instant, continuation: CheckedContinuation<Void, any Error>)] = []
-    private var nextID = 0
-    var now: Instant { lock.withLock { current } }
-    var minimumResolution: Duration { .nanoseconds(1) }
-
-    func sleep(until deadline: Instant, tolerance: Duration?) async throws {
-        let id = lock.withLock { () -> Int in
-            defer { nextID += 1 }
-            return nextID
-        }
-        try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-                let due = lock.withLock { () -> Bool in
-                    guard deadline > current, !Task.isCancelled else { return true }
-                    sleepers.append((id, deadline, continuation))
-                    return false
-                }
-                if due {
-                    if Task.isCancelled { continuation.resume(throwing: CancellationError()) } else { continuation.resume() }
-                }
-            }
-        } onCancel: {
-            let cancelled = lock.withLock { () -> CheckedContinuation<Void, any Error>? in
-                guard let index = sleepers.firstIndex(where: { $0.id == id }) else { return nil }
-                return sleepers.remove(at: index).continuation
-            }
-            cancelled?.resume(throwing: CancellationError())
-        }
-    }
-
-    /// Moves the clock on; every sleep whose deadline it reaches returns.
-    func advance(by duration: Duration) {
-        let woken = lock.withLock { () -> [CheckedContinuation<Void, any Error>] in
-            current = current.advanced(by: duration)
-            let due = sleepers.filter { $0.deadline <= current }
-            sleepers.removeAll { $0.deadline <= current }
-            return due.map(\.continuation)
-        }
-        for continuation in woken { continuation.resume() }
-    }
-
-    /// How many sleeps are waiting.
-    var waiting: Int { lock.withLock { sleepers.count } }
-}
-
 /// A stitched live stream at http://127.0.0.1/live/stitched.m3u8: 2 s segments from `epoch`, a
 /// window of 6, one more segment each 2 s of `clock`. The break `b1` replaces segments 8-10 with
 /// ads `a` (4 s) and `b` (2 s), as `LiveStitcher` writes it: its date range from its first ad

@@ -25,7 +25,7 @@ package enum LiveAssetList {
     /// The asset list of break number `index` (in the decisions), relative to the playlist's
     /// folder, with `_HLS_interstitial_id` (D.4).
     static func path(index: Int, id: String, joined: Bool = false) -> String {
-        "\(folder)/\(index)\(joined ? "-joined" : "").json" + (joined ? "" : "?_HLS_interstitial_id=" + queryEncoded(id))
+        "\(folder)/\(index)\(joined ? "-joined" : "").json" + (joined ? "" : "?_HLS_interstitial_id=" + percentEncodedUnreserved(id))
     }
 
     /// The list for a client starting at the break's start, or joining it under way: a request
@@ -48,21 +48,5 @@ package enum LiveAssetList {
             .object(JSONObject(["URI": .string(URIReference.relativize(asset.url, from: listURL)), "DURATION": .seconds(asset.duration)]))
         }))
         return JSONValue.object(root).serialized + "\n"
-    }
-
-    /// `text` as a query value: unreserved characters as they are, every other byte `%XX`.
-    private static func queryEncoded(_ text: String) -> String {
-        let hexDigits = Array("0123456789ABCDEF".utf8)
-        var encoded: [UInt8] = []
-        for byte in text.utf8 {
-            switch byte {
-            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
-                 UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"):
-                encoded.append(byte)
-            default:
-                encoded += [UInt8(ascii: "%"), hexDigits[Int(byte >> 4)], hexDigits[Int(byte & 15)]]
-            }
-        }
-        return String(decoding: encoded, as: UTF8.self)
     }
 }

@@ -205,7 +205,7 @@ package final class LiveHLSStitching: Sendable {
                     wait = LivePlaylistLoad.reloadDelay(targetDuration: content.targetDuration, changed: true)
                 }
             } catch {
-                if case .content = error.cause, failures < 4, last != nil {
+                if case .content = error.cause, failures < LivePlaylistLoad.tolerableFailures, last != nil {
                     failures += 1
                     report.change = .failed(error.description)
                     wait = LivePlaylistLoad.reloadDelay(targetDuration: last?.content.targetDuration, changed: false)

@@ -34,6 +34,9 @@ package enum LivePlaylistLoad {
         }
     }
 
+    /// How many failed loads in a row a follower outlasts (the last playlist stays meanwhile).
+    package static let tolerableFailures = 4
+
     /// How long after a load began the next one is due (RFC 8216bis 6.3.4): the target duration
     /// after a load that found a change, half of it after one that did not or that failed.
     ///

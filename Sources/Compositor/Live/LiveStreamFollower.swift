@@ -28,8 +28,6 @@ package struct LiveStreamFollower: Sendable {
     package let url: String
     let transport: any HTTPTransport
     let limits: HTTPTransportLimits
-    /// How many failed loads in a row `follow` outlasts (the last stream stays meanwhile).
-    package static let tolerableFailures = 4
 
     package init(url: String, transport: any HTTPTransport = DefaultHTTPTransport(), limits: HTTPTransportLimits = .default) {
         self.url = url
@@ -68,7 +66,7 @@ package struct LiveStreamFollower: Sendable {
 
     /// Reloads the stream after `first` until it ends or the task is cancelled, calling `reloaded`
     /// with every load that changed it. A failed load is tried again half a target duration later;
-    /// `tolerableFailures` in a row are outlasted.
+    /// `LivePlaylistLoad.tolerableFailures` in a row are outlasted.
     ///
     /// - Parameters:
     ///   - first: The load the player started from.
@@ -94,7 +92,7 @@ package struct LiveStreamFollower: Sendable {
                 if changed { await reloaded(load) }
             } catch {
                 failures += 1
-                guard failures <= Self.tolerableFailures else { throw error }
+                guard failures <= LivePlaylistLoad.tolerableFailures else { throw error }
                 changed = false
             }
         }

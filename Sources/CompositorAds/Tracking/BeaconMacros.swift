@@ -86,18 +86,5 @@ public struct BeaconMacros: Hashable, Sendable {
     ///
     /// - Parameter text: A macro's value.
     /// - Returns: It, encoded.
-    public static func percentEncoded(_ text: String) -> String {
-        let hex = Array("0123456789ABCDEF".utf8)
-        var bytes: [UInt8] = []
-        for byte in text.utf8 {
-            switch byte {
-            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
-                 UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"):
-                bytes.append(byte)
-            default:
-                bytes += [UInt8(ascii: "%"), hex[Int(byte >> 4)], hex[Int(byte & 15)]]
-            }
-        }
-        return String(decoding: bytes, as: UTF8.self)
-    }
+    public static func percentEncoded(_ text: String) -> String { percentEncodedUnreserved(text) }
 }

@@ -203,5 +203,22 @@ package func percentEncodedPath(_ bytes: [UInt8]) -> String {
     return String(decoding: out, as: UTF8.self)
 }
 
+/// `text` with every byte but RFC 3986's unreserved characters percent-encoded (`%XX`): a query
+/// value or a macro's value, whatever it holds.
+package func percentEncodedUnreserved(_ text: String) -> String {
+    let hexDigits = Array("0123456789ABCDEF".utf8)
+    var out: [UInt8] = []
+    for byte in text.utf8 {
+        switch byte {
+        case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+             UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"):
+            out.append(byte)
+        default:
+            out += [UInt8(ascii: "%"), hexDigits[Int(byte >> 4)], hexDigits[Int(byte & 15)]]
+        }
+    }
+    return String(decoding: out, as: UTF8.self)
+}
+
 /// The punctuation RFC 3986 allows unescaped in a path: unreserved, sub-delims, `:`, `@` and `/`.
 private let pathPunctuation = Set("-._~!$&'()*+,;=:@/".utf8)

@@ -43,32 +43,34 @@ open class AVPlayerInterstitialEvent {
     public var userDefinedAttributes: [AnyHashable: Any]
 
     @MainActor
-    public init(
+    public convenience init(
         primaryItem: AVPlayerItem, identifier: String?, time: CMTime, templateItems: [AVPlayerItem],
         restrictions: Restrictions = [], resumptionOffset: CMTime = .indefinite, playoutLimit: CMTime = .invalid,
         userDefinedAttributes: [String: Any] = [:]
     ) {
-        self.primaryItem = primaryItem
-        self.identifier = identifier ?? UUID().uuidString
-        self.time = time
-        self.templateItems = templateItems
-        self.restrictions = restrictions
-        self.resumptionOffset = resumptionOffset
-        self.playoutLimit = playoutLimit
-        self.userDefinedAttributes = userDefinedAttributes
-        Self.requireDates(primaryItem)
+        self.init(primaryItem: primaryItem, identifier: identifier, time: time, date: nil, templateItems: templateItems,
+                  restrictions: restrictions, resumptionOffset: resumptionOffset, playoutLimit: playoutLimit, userDefinedAttributes: userDefinedAttributes)
     }
 
     /// The event at `date` of the primary item (the Swift initializer with `date:`).
     @MainActor
-    public init(
+    public convenience init(
         primaryItem: AVPlayerItem, identifier: String?, date: Date, templateItems: [AVPlayerItem],
         restrictions: Restrictions = [], resumptionOffset: CMTime = .indefinite, playoutLimit: CMTime = .invalid,
         userDefinedAttributes: [String: Any] = [:]
     ) {
+        self.init(primaryItem: primaryItem, identifier: identifier, time: .invalid, date: date, templateItems: templateItems,
+                  restrictions: restrictions, resumptionOffset: resumptionOffset, playoutLimit: playoutLimit, userDefinedAttributes: userDefinedAttributes)
+    }
+
+    @MainActor
+    private init(
+        primaryItem: AVPlayerItem, identifier: String?, time: CMTime, date: Date?, templateItems: [AVPlayerItem],
+        restrictions: Restrictions, resumptionOffset: CMTime, playoutLimit: CMTime, userDefinedAttributes: [String: Any]
+    ) {
         self.primaryItem = primaryItem
         self.identifier = identifier ?? UUID().uuidString
-        self.time = .invalid
+        self.time = time
         self.date = date
         self.templateItems = templateItems
         self.restrictions = restrictions

@@ -76,29 +76,6 @@ struct LiveHLSStitchingTests {
         }
     }
 
-    /// A clock that never waits: each sleep moves it to the instant asked for, and is recorded.
-    final class InstantClock: Clock, @unchecked Sendable {
-        struct Instant: InstantProtocol {
-            var offset: Duration
-            func advanced(by duration: Duration) -> Instant { Instant(offset: offset + duration) }
-            func duration(to other: Instant) -> Duration { other.offset - offset }
-            static func < (a: Instant, b: Instant) -> Bool { a.offset < b.offset }
-        }
-
-        private let lock = NSLock()
-        private var current = Instant(offset: .zero)
-        private(set) var sleeps: [Duration] = []
-        var now: Instant { lock.withLock { current } }
-        var minimumResolution: Duration { .nanoseconds(1) }
-
-        func sleep(until deadline: Instant, tolerance: Duration?) async throws {
-            lock.withLock {
-                sleeps.append(current.duration(to: deadline))
-                current = deadline
-            }
-        }
-    }
-
     static func schedule(_ breaks: String, content: String = "http://127.0.0.1/live.m3u8") throws -> LiveSchedule {
         let fixtures = MP4Fixtures.folder
         let text = """

@@ -122,7 +122,7 @@ struct LiveInterstitialsTests {
         defer { try? FileManager.default.removeItem(atPath: folder.description) }
         let live = LiveHLSStitching(schedule: try LiveHLSStitchingTests.schedule(LiveHLSStitchingTests.ad1For4Seconds), output: folder,
                                     form: .interstitials, transport: Undated(), limits: HTTPTransportLimits(maximumRetries: 0))
-        let error = await #expect(throws: LiveStitchingError.self) { try await live.run(for: nil, clock: LiveHLSStitchingTests.InstantClock()) { _ in } }
+        let error = await #expect(throws: LiveStitchingError.self) { try await live.run(for: nil, clock: InstantClock()) { _ in } }
         #expect(error?.description.contains("EXT-X-PROGRAM-DATE-TIME") == true, "\(String(describing: error))")
     }
 }

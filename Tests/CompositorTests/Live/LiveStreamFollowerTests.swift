@@ -13,7 +13,6 @@ import CompositorTestSupport
 ///     follower load | 2 s | load | 2 s | load (same) | 1 s | load | ... | ENDLIST: done
 @Suite("Live: the player's follower of a stitched stream") struct LiveStreamFollowerTests {
     typealias Origin = LiveHLSStitchingTests.ScriptedOrigin
-    typealias InstantClock = LiveHLSStitchingTests.InstantClock
 
     static func follower(_ url: String = "http://127.0.0.1/master.m3u8", origin: Origin) -> LiveStreamFollower {
         LiveStreamFollower(url: url, transport: origin, limits: HTTPTransportLimits(maximumRetries: 0))
