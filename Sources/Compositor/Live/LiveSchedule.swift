@@ -40,6 +40,11 @@ public struct LiveSchedule: Sendable, Equatable {
         /// at its end (`nil`: the content). A break at `"markers"` only.
         public var slate: Ad?
 
+        /// - Parameters:
+        ///   - id: The break's ID (a marked break plays as `ID-SEQ`).
+        ///   - trigger: When it plays.
+        ///   - ads: The pod, in play order.
+        ///   - slate: What fills the rest of a marked span of known length (`"markers"` only).
         public init(id: String, trigger: Trigger, ads: [Ad], slate: Ad? = nil) {
             self.id = id
             self.trigger = trigger
