@@ -274,6 +274,8 @@ extension AppleAdapterTests {
         let controller = LiveInterstitialController(schedule: schedule, player: player, transport: ScriptedLiveContent(clock: clock),
                                                     limits: HTTPTransportLimits(maximumRetries: 0), clock: clock)
         try await controller.start()
+        // The reloads' clock starts when their task first runs: let it, before the clock moves.
+        await settle(player, nil, clock: clock)
         func shown() -> [String] {
             controller.interstitials.events.map { event in
                 let at = (event.date?.timeIntervalSince1970 ?? 0) - TimeInterval(ScriptedLiveStream.epoch)

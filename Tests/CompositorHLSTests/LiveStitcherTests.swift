@@ -1,6 +1,7 @@
 @testable import CompositorHLS
 import CompositorCore
 import CompositorTestSupport
+import Foundation
 import Testing
 
 /// The stitched live playlist, reload by reload, then over thousands of reloads of simulated
@@ -160,10 +161,14 @@ import Testing
     /// after every segment, one reloading after every few, and one started late (joining breaks under
     /// way). Every reload of each passes `LiveReloadCheck`; dates run on within 1 ms; the stitched
     /// stream is the content with each break's ads in place of what they replace, and never more
-    /// than half a target duration from the content's clock; and processes that loaded the same
-    /// playlist wrote the same bytes.
+    /// than two target durations from the content's clock; and processes that loaded the same
+    /// playlist wrote the same bytes. An audio rendition stitched beside agrees with the variant.
+    ///
+    /// `COMPOSITOR_LIVE_SEED=N swift test --filter LiveStitcherTests` runs other origins (5505 by
+    /// default); the test prints how far the stream ran from the content's clock.
     @Test func thousandsOfReloadsKeepEveryRule() throws {
-        var random = SeededGenerator(seed: 5_505)
+        let seed = ProcessInfo.processInfo.environment["COMPOSITOR_LIVE_SEED"].flatMap { UInt64($0) } ?? 5_505
+        var random = SeededGenerator(seed: seed)
         let library = [Self.ad("a", [1500, 1500]), Self.ad("b", [2000]), Self.ad("c", [1000, 1000, 1000, 700]),
                        Self.ad("d", [2000, 2000, 2000, 2000]), Self.ad("e", [400])]
         var reloads = 0, breaks = 0, joined = 0
@@ -245,8 +250,9 @@ import Testing
             breaks += every.decisions.breaks.count
             Self.expectContentAndAdsInPlace(stream, decisions: every.decisions, origin: origins, "scenario \(scenario)")
         }
-        #expect(reloads >= 4000 && breaks > 150 && joined > 0,
-                "\(reloads) reloads, \(breaks) breaks, \(joined) joined under way, at most \(maximumDrift) s from the content's clock")
+        let summary = "\(reloads) reloads, \(breaks) breaks, \(joined) joined under way, at most \(maximumDrift) s from the content's clock"
+        #expect(reloads >= 4000 && breaks > 150 && joined > 0, "\(summary)")
+        print("LiveStitcherTests, seed \(seed): \(summary)")
     }
 
     /// Each segment by media sequence number: its discontinuity number, date, and whether it is an

@@ -105,6 +105,9 @@ package final class LiveHLSStitching: Sendable {
             throw LiveStitchingError(.cannotWrite(path: folder.description, reason: error.reasonText))
         }
         let outputURL = MediaLocation(folder.appending(Self.playlistName)).url
+        // The decisions an earlier run on the folder left, if it did: this run carries its stream
+        // on (and may find the content just ended).
+        let earlier = try? ReadableFile.contents(of: folder.appending(LiveDecisionsFile.name), limit: 64 << 20)
         var layout: Layout?
         var decisions = LiveDecisions()
         var ads: LiveAdPackaging?
@@ -139,7 +142,7 @@ package final class LiveHLSStitching: Sendable {
                     report.change = .unchanged
                     wait = LivePlaylistLoad.reloadDelay(targetDuration: last?.content.targetDuration, changed: false)
                 } else {
-                    let content = try mediaPlaylist(bytes, url: url, first: last == nil)
+                    let content = try mediaPlaylist(bytes, url: url, first: last == nil && earlier == nil)
                     if ads == nil {
                         if form == .interstitials, !content.segments.contains(where: { $0.programDateTime != nil }) {
                             throw LiveStitchingError(.unsupported(url: url, reason: "interstitials are placed by date, and the content has no EXT-X-PROGRAM-DATE-TIME"))
@@ -147,7 +150,9 @@ package final class LiveHLSStitching: Sendable {
                         let packaged = try await LiveAdPackaging(
                             schedule, content: content, folder: folder, outputURL: outputURL, writingPlaylists: form == .interstitials, playlists: adPlaylist)
                         ads = packaged
-                        if let resumed = try resumedDecisions(pods: packaged.pods.map { ($0.value, packaged.slates[$0.key]) }) {
+                        if let earlier {
+                            let resumed = try LiveDecisionsFile.decisions(
+                                earlier, path: folder.appending(LiveDecisionsFile.name).description, pods: packaged.pods.map { ($0.value, packaged.slates[$0.key]) })
                             decisions = resumed
                             report.notes.append("carried on from \(LiveDecisionsFile.name): \(resumed.breaks.count) breaks, up to segment \(resumed.lastSequence.map(String.init) ?? "none")")
                         }
@@ -221,13 +226,6 @@ package final class LiveHLSStitching: Sendable {
             do { try await clock.sleep(until: next, tolerance: nil) } catch { break }
         }
         return latest
-    }
-
-    /// The decisions an earlier run on this folder wrote, if it did.
-    private func resumedDecisions(pods: [(ads: [LiveAd], slate: LiveAd?)]) throws(LiveStitchingError) -> LiveDecisions? {
-        let path = folder.appending(LiveDecisionsFile.name)
-        guard let bytes = try? ReadableFile.contents(of: path, limit: 64 << 20) else { return nil }
-        return try LiveDecisionsFile.decisions(bytes, path: path.description, pods: pods)
     }
 
     /// The content's media playlists, each with the name of its stitched playlist: the content

@@ -341,6 +341,62 @@ struct LiveHLSStitchingTests {
         }
     }
 
+    /// Restarts at random: over origins of 60 segments with breaks at random (a duration or not,
+    /// pods falling short or running long, a slate), a stitcher stopped after a random number of
+    /// reloads and started again on its folder, again and again, writes the stream one
+    /// uninterrupted stitcher writes, every reload across a restart a good one.
+    @Test func restartsAtRandomCarryOnTheStream() async throws {
+        var random = SeededGenerator(seed: 555)
+        let breaks = #"{ "id": "ssai", "at": "markers", "ads": [ { "url": "FIXTURES/ad1.mp4", "end": 4 }, { "url": "FIXTURES/ad1.mp4", "start": 4, "end": 6 } ], "slate": { "url": "FIXTURES/ad1.mp4", "end": 2 } }"#
+        let schedule = try Self.schedule(breaks)
+        func stream(_ playlists: [HLSMediaPlaylist]) -> [UInt64: String] {
+            var found: [UInt64: String] = [:]
+            for playlist in playlists {
+                for (offset, segment) in playlist.segments.enumerated() {
+                    found[playlist.mediaSequence! + UInt64(offset)] = "\(segment.isDiscontinuity) \(segment.programDateTime!) \(segment.uri)"
+                }
+            }
+            return found
+        }
+        var restarts = 0
+        for scenario in 0..<3 {
+            var markers: [Int: String] = [:]
+            var n = 2 + Int(random.next() % 4)
+            while n < 50 {
+                let length = 1 + Int(random.next() % 6)
+                markers[n] = random.next() % 3 == 0 ? "#EXT-X-CUE-OUT" : "#EXT-X-CUE-OUT:DURATION=\(2 * length)"
+                markers[n + length] = "#EXT-X-CUE-IN"
+                n += length + 1 + Int(random.next() % 6)
+            }
+            let whole = try await Self.follow(schedule, origin: ScriptedOrigin(count: 60, markers: markers))
+            defer { try? FileManager.default.removeItem(atPath: whole.folder.description) }
+
+            let origin = ScriptedOrigin(count: 60, markers: markers)
+            let folder = FilePath(FileManager.default.temporaryDirectory.appendingPathComponent("live-\(UUID().uuidString)").path)
+            defer { try? FileManager.default.removeItem(atPath: folder.description) }
+            var playlists: [HLSMediaPlaylist] = []
+            var ended = false
+            while !ended {
+                // A run of 1 to 8 reloads (2 s each), then a stop; the last run goes to the end.
+                let reloads = 1 + Int(random.next() % 8)
+                let live = LiveHLSStitching(schedule: schedule, output: folder, transport: origin, limits: HTTPTransportLimits(maximumRetries: 0))
+                let path = folder.appending("stitched.m3u8").description
+                let last = try await live.run(for: .seconds(2 * reloads), clock: InstantClock()) { status in
+                    if status.wrote, let bytes = FileManager.default.contents(atPath: path) {
+                        playlists.append((try? HLSMediaPlaylist(parsing: Array(bytes), url: "file://" + path))!)
+                    }
+                }
+                ended = last?.ended == true || playlists.last?.hasEndList == true
+                restarts += 1
+            }
+            for (previous, next) in zip(playlists, playlists.dropFirst()) {
+                #expect(LiveReloadCheck.violations(from: previous, to: next) == [], "scenario \(scenario)")
+            }
+            #expect(stream(playlists) == stream(whole.playlists), "scenario \(scenario): \(markers)")
+        }
+        #expect(restarts >= 15)
+    }
+
     /// What an app's session reads from each reload: the stitched playlist as bytes.
     @Test func aStitchedPlaylistReadAsALiveTimeline() async throws {
         let origin = ScriptedOrigin(markers: [3: "#EXT-X-CUE-OUT:DURATION=4", 5: "#EXT-X-CUE-IN"])
