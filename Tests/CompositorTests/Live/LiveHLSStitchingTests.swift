@@ -106,6 +106,19 @@ struct LiveHLSStitchingTests {
         return (playlists, statuses, folder)
     }
 
+    /// Every segment the playlists list, by media sequence number, as `describe` says (by default
+    /// its discontinuity, date and URI): what a stream is, over its reloads.
+    static func stream(
+        _ playlists: [HLSMediaPlaylist],
+        _ describe: (HLSMediaSegment) -> String = { "\($0.isDiscontinuity) \($0.programDateTime!) \($0.uri)" }
+    ) -> [UInt64: String] {
+        var found: [UInt64: String] = [:]
+        for playlist in playlists {
+            for (offset, segment) in playlist.segments.enumerated() { found[playlist.mediaSequence! + UInt64(offset)] = describe(segment) }
+        }
+        return found
+    }
+
     static let ad1For4Seconds = #"{ "id": "ssai", "at": "markers", "ads": [ { "url": "FIXTURES/ad1.mp4", "end": 4 } ] }"#
 
     @Test func theTimelineAbove() async throws {
@@ -233,14 +246,7 @@ struct LiveHLSStitchingTests {
             }
         }
         // What each lists in the break, by media sequence number over every reload.
-        func stream(_ playlists: [HLSMediaPlaylist]) -> [UInt64: String] {
-            var found: [UInt64: String] = [:]
-            for playlist in playlists {
-                for (offset, segment) in playlist.segments.enumerated() { found[playlist.mediaSequence! + UInt64(offset)] = segment.uri }
-            }
-            return found
-        }
-        let (audio, subtitles) = (stream(loads[1]), stream(loads[2]))
+        let (audio, subtitles) = (Self.stream(loads[1], \.uri), Self.stream(loads[2], \.uri))
         #expect([audio[3], audio[4], audio[5]] == ["ads/ad1-0.ts", "ads/ad1-1.ts", "http://127.0.0.1/a/seg5.ts"])
         #expect([subtitles[3], subtitles[4], subtitles[5]] == ["stitched-empty.vtt", "stitched-empty.vtt", "http://127.0.0.1/s/seg5.vtt"])
     }
@@ -251,15 +257,6 @@ struct LiveHLSStitchingTests {
     @Test func aRestartedStitcherCarriesOnTheStream() async throws {
         let markers = [3: "#EXT-X-CUE-OUT:DURATION=4", 5: "#EXT-X-CUE-IN", 8: "#EXT-X-CUE-OUT:DURATION=6", 11: "#EXT-X-CUE-IN"]
         let schedule = try Self.schedule(Self.ad1For4Seconds)
-        func stream(_ playlists: [HLSMediaPlaylist]) -> [UInt64: String] {
-            var found: [UInt64: String] = [:]
-            for playlist in playlists {
-                for (offset, segment) in playlist.segments.enumerated() {
-                    found[playlist.mediaSequence! + UInt64(offset)] = "\(segment.isDiscontinuity) \(segment.programDateTime!) \(segment.uri)"
-                }
-            }
-            return found
-        }
         let whole = try await Self.follow(schedule, origin: ScriptedOrigin(markers: markers))
         defer { try? FileManager.default.removeItem(atPath: whole.folder.description) }
 
@@ -281,7 +278,7 @@ struct LiveHLSStitchingTests {
         for (previous, next) in zip(playlists, playlists.dropFirst()) {
             #expect(LiveReloadCheck.violations(from: previous, to: next) == [])
         }
-        #expect(stream(playlists) == stream(whole.playlists))
+        #expect(Self.stream(playlists) == Self.stream(whole.playlists))
         #expect(playlists.last?.hasEndList == true)
 
         // A decisions file that is not one, or names ads the schedule does not have: said, not guessed.
@@ -301,13 +298,8 @@ struct LiveHLSStitchingTests {
         let schedule = try Self.schedule(slated)
         #expect(schedule.breaks.first?.slate?.id == "ssai-slate")
         let markers = [3: "#EXT-X-CUE-OUT:DURATION=8", 7: "#EXT-X-CUE-IN", 9: "#EXT-X-CUE-OUT", 11: "#EXT-X-CUE-IN"]
-        func stream(_ playlists: [HLSMediaPlaylist]) -> [String] {
-            var found: [UInt64: String] = [:]
-            for playlist in playlists {
-                for (offset, segment) in playlist.segments.enumerated() {
-                    found[playlist.mediaSequence! + UInt64(offset)] = (segment.isDiscontinuity ? "/" : "") + segment.uri.replacingOccurrences(of: "http://127.0.0.1/", with: "")
-                }
-            }
+        func uris(_ playlists: [HLSMediaPlaylist]) -> [String] {
+            let found = Self.stream(playlists) { ($0.isDiscontinuity ? "/" : "") + $0.uri.replacingOccurrences(of: "http://127.0.0.1/", with: "") }
             return found.keys.sorted().map { found[$0]! }
         }
         let whole = try await Self.follow(schedule, origin: ScriptedOrigin(markers: markers))
@@ -316,7 +308,7 @@ struct LiveHLSStitchingTests {
             #expect(LiveReloadCheck.violations(from: previous, to: next) == [])
         }
         let slate = "ads/ad1-2-0.ts"
-        #expect(stream(whole.playlists) == ["seg0.ts", "seg1.ts", "seg2.ts", "/ads/ad1-0.ts", "ads/ad1-1.ts", "/" + slate, "/" + slate, "/seg7.ts", "seg8.ts",
+        #expect(uris(whole.playlists) == ["seg0.ts", "seg1.ts", "seg2.ts", "/ads/ad1-0.ts", "ads/ad1-1.ts", "/" + slate, "/" + slate, "/seg7.ts", "seg8.ts",
                                             "/ads/ad1-0.ts", "ads/ad1-1.ts", "/seg11.ts", "seg12.ts", "seg13.ts"])
 
         // Stopped after the break's first reloads and started again on the folder: the same stream.
@@ -333,7 +325,7 @@ struct LiveHLSStitchingTests {
                 }
             }
         }
-        #expect(stream(playlists) == stream(whole.playlists))
+        #expect(uris(playlists) == uris(whole.playlists))
 
         // Only a break at markers takes a slate.
         #expect(throws: ScheduleDocumentError.self) {
@@ -349,15 +341,6 @@ struct LiveHLSStitchingTests {
         var random = SeededGenerator(seed: 555)
         let breaks = #"{ "id": "ssai", "at": "markers", "ads": [ { "url": "FIXTURES/ad1.mp4", "end": 4 }, { "url": "FIXTURES/ad1.mp4", "start": 4, "end": 6 } ], "slate": { "url": "FIXTURES/ad1.mp4", "end": 2 } }"#
         let schedule = try Self.schedule(breaks)
-        func stream(_ playlists: [HLSMediaPlaylist]) -> [UInt64: String] {
-            var found: [UInt64: String] = [:]
-            for playlist in playlists {
-                for (offset, segment) in playlist.segments.enumerated() {
-                    found[playlist.mediaSequence! + UInt64(offset)] = "\(segment.isDiscontinuity) \(segment.programDateTime!) \(segment.uri)"
-                }
-            }
-            return found
-        }
         var restarts = 0
         for scenario in 0..<3 {
             var markers: [Int: String] = [:]
@@ -392,7 +375,7 @@ struct LiveHLSStitchingTests {
             for (previous, next) in zip(playlists, playlists.dropFirst()) {
                 #expect(LiveReloadCheck.violations(from: previous, to: next) == [], "scenario \(scenario)")
             }
-            #expect(stream(playlists) == stream(whole.playlists), "scenario \(scenario): \(markers)")
+            #expect(Self.stream(playlists) == Self.stream(whole.playlists), "scenario \(scenario): \(markers)")
         }
         #expect(restarts >= 15)
     }
