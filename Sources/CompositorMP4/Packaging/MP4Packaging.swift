@@ -353,8 +353,9 @@ package protocol MP4SegmentWriter {
 /// Where a segment plays in a stream timestamped on the composition's clock, which a player
 /// follows from piece to piece as one stream: no timestamp jumps back or forward at a switch.
 ///
-/// A timestamp is composition time plus `compositionClockStart`, so that frames decoding
-/// before their presentation (B-frames) never need a negative one.
+/// A timestamp is composition time plus `clockStart` (`compositionClockStart` unless a stream
+/// goes on another's clock, as live ads go on the content's), so that frames decoding before
+/// their presentation (B-frames) never need a negative one.
 package struct SegmentPlacement: Sendable, Equatable {
     /// The timestamp of composition time 0.
     package static let compositionClockStart = MediaTime(seconds: 10)
@@ -365,16 +366,19 @@ package struct SegmentPlacement: Sendable, Equatable {
     package var piece: MediaTimeRange
     /// Where the piece starts in the composition.
     package var compositionStart: MediaTime
+    /// The timestamp of composition time 0.
+    package var clockStart: MediaTime
 
-    package init(piece: MediaTimeRange, compositionStart: MediaTime) {
+    package init(piece: MediaTimeRange, compositionStart: MediaTime, clockStart: MediaTime = compositionClockStart) {
         self.piece = piece
         self.compositionStart = compositionStart
+        self.clockStart = clockStart
     }
 
     /// Composition time - source time + the clock's start: what turns a source time of the
     /// piece into its timestamp.
     func offset() throws(MediaTimeError) -> MediaTime {
-        try compositionStart.subtracting(piece.start).adding(Self.compositionClockStart)
+        try compositionStart.subtracting(piece.start).adding(clockStart)
     }
 
     /// Whether an audio frame `[start, start + duration)` in source time is the piece's.
@@ -393,6 +397,9 @@ package struct PackagedStream: Sendable, Equatable {
     var nextSequenceNumber: UInt32 = 1
 
     package init() {}
+
+    /// A stream whose next fragmented MP4 segment is numbered `nextSequenceNumber` (from 1).
+    package init(nextSequenceNumber: UInt32) { self.nextSequenceNumber = nextSequenceNumber }
 }
 
 /// A packaging's sample bytes: an MP4 file's, read in blocks; an HLS source's, sample by sample.
