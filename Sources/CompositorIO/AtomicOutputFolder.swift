@@ -161,11 +161,6 @@ package enum AtomicOutputFolder {
             || name.contains(where: { $0 == UInt8(ascii: "/") || $0 == 0 || $0 == UInt8(ascii: "\n") }))
     }
 
-    private static func isRegularFile(_ path: FilePath) -> Bool {
-        var status = stat()
-        return (try? path.withCPath({ lstat($0, &status) })) == 0 && (status.st_mode & S_IFMT) == S_IFREG
-    }
-
     /// Puts `fresh` at `target`: a swap when `target` exists and the system can, else renames.
     private static func moveIntoPlace(_ fresh: FilePath, _ target: FilePath, replacing: Bool, swap: Bool) throws(FileError) {
         guard replacing else {

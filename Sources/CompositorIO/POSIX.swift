@@ -33,6 +33,22 @@ package func isFolder(_ path: FilePath) -> Bool {
     return (try? path.withCPath({ stat($0, &status) })) == 0 && (status.st_mode & S_IFMT) == S_IFDIR
 }
 
+/// Whether `path` names a regular file (not following a link).
+package func isRegularFile(_ path: FilePath) -> Bool {
+    var status = stat()
+    return (try? path.withCPath({ lstat($0, &status) })) == 0 && (status.st_mode & S_IFMT) == S_IFREG
+}
+
+/// Deletes the regular files `names` (plain names, see `AtomicOutputFolder.isPlainName`) in
+/// `folder`, then `folder` if that emptied it. Best effort: what cannot go stays.
+package func removeRegularFiles(_ names: [String], folder: FilePath) {
+    for name in names where AtomicOutputFolder.isPlainName(Array(name.utf8)) {
+        let path = FilePath(bytes: folder.bytes + [UInt8(ascii: "/")] + Array(name.utf8))
+        if isRegularFile(path) { _ = try? path.withCPath { unlink($0) } }
+    }
+    _ = try? folder.withCPath { rmdir($0) }
+}
+
 /// Writes all of `bytes` to `fd`, retrying `EINTR`; a failure names `path`.
 package func writeAll(_ bytes: UnsafeRawBufferPointer, to fd: Int32, path: FilePath) throws(FileError) {
     guard let base = bytes.baseAddress else { return }   // nothing to write

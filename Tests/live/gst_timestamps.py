@@ -3,24 +3,26 @@
 
     python3 Tests/live/gst_timestamps.py WORK/fmp4
 
-WORK is a `live_test.py --formats fmp4 --work WORK` folder, kept. Its origin segments and the
-stitched stream's ads are listed as a finished playlist (content msn 0-5, the ad1 break, content
-from msn 13), served on 127.0.0.1, and played by `gst-launch-1.0 playbin3` with adaptivedemux2's
-debug log. Prints, for each fragment downloaded, the presentation time of the first video buffer
-hlsdemux2 hands to its track after it:
+WORK is a `live_test.py --formats fmp4 --work WORK` folder, kept. The last break whose ads are
+still on disk (out/breaks/BREAK/, out/live-decisions.json) is listed as a finished playlist with
+the six origin segments before it and three after its return, served on 127.0.0.1, and played by
+`gst-launch-1.0 playbin3` with adaptivedemux2's debug log. Prints, for each fragment downloaded,
+the presentation time of the first video buffer hlsdemux2 hands to its track after it:
 
-    origin/raw/seg00005.m4s   10.0
-    out/ads/ad1-0.m4s          1.0      <- the ad's own timestamps, below the content's
+    origin/raw/seg00017.m4s           34.0
+    out/breaks/ssai-18/0-ad1-0.m4s    36.0    <- the ads go on from the content's clock
     ...
-    origin/raw/seg00013.m4s   26.0
+    origin/raw/seg00026.m4s           52.0
 
 Why it matters (LiveHLS.md, Players.md): adaptivedemux2's buffering level is the span of the
-timestamps queued on a track; while the ad's timestamps sit below the content's already played,
-the level does not grow, gst-launch keeps the pipeline paused for buffering, and the pictures wait
-until the content's timestamps come back (the 12 s wait of playbin3 on live fMP4).
+timestamps queued on a track. Ads that kept their own timestamps (from 0, below the content's
+already played) kept the level from growing, gst-launch kept the pipeline paused for buffering,
+and the pictures waited until the content's timestamps came back: the 12 s wait playbin3 had on
+live fMP4 before the stitcher put each break's ads on the content's clock (`LiveAdClock`).
 """
 
 import http.server
+import json
 import os
 import re
 import subprocess
@@ -35,15 +37,30 @@ def main():
     if len(sys.argv) != 2:
         sys.exit(__doc__)
     work = Path(sys.argv[1])
-    raw, ads = work / "origin" / "raw", work / "out" / "ads"
-    if not (raw / "init.mp4").exists() or not (ads / "ad1-init.mp4").exists():
-        sys.exit(f"error: {work}: no fMP4 origin (origin/raw/init.mp4) or stitched ads (out/ads/ad1-init.mp4)")
+    raw, out = work / "origin" / "raw", work / "out"
+    decisions = json.loads((out / "live-decisions.json").read_text()) if (out / "live-decisions.json").exists() else {}
+    kept = [b for b in decisions.get("breaks", []) if b.get("return") and (out / "breaks" / b["id"]).is_dir()]
+    if not (raw / "init.mp4").exists() or not kept:
+        sys.exit(f"error: {work}: no fMP4 origin (origin/raw/init.mp4) or no break's ads left in out/breaks")
+    item = kept[-1]
+    start, back = item["start"], item["return"][0]
+
+    def order(path):  # K-STEM-N.m4s: by place in the pod, then segment number
+        place, rest = path.stem.split("-", 1)
+        stem, number = rest.rsplit("-", 1)
+        return int(place), int(number), stem
+
     lines = ["#EXTM3U", "#EXT-X-VERSION:7", "#EXT-X-TARGETDURATION:2", '#EXT-X-MAP:URI="origin/raw/init.mp4"']
-    lines += [f"#EXTINF:2.0,\norigin/raw/seg{n:05d}.m4s" for n in range(6)]
-    lines += ["#EXT-X-DISCONTINUITY", '#EXT-X-MAP:URI="out/ads/ad1-init.mp4"']
-    lines += [f"#EXTINF:2.0,\nout/ads/ad1-{n}.m4s" for n in range(5)]
+    lines += [f"#EXTINF:2.0,\norigin/raw/seg{n:05d}.m4s" for n in range(max(0, start - 6), start)]
+    previous = None
+    for path in sorted((out / "breaks" / item["id"]).glob("*.m4s"), key=order):
+        place, _, stem = order(path)
+        if place != previous:
+            lines += ["#EXT-X-DISCONTINUITY", f'#EXT-X-MAP:URI="out/ads/{stem}-init.mp4"']
+            previous = place
+        lines += [f"#EXTINF:2.0,\nout/breaks/{item['id']}/{path.name}"]
     lines += ["#EXT-X-DISCONTINUITY", '#EXT-X-MAP:URI="origin/raw/init.mp4"']
-    lines += [f"#EXTINF:2.0,\norigin/raw/seg{n:05d}.m4s" for n in range(13, 16)]
+    lines += [f"#EXTINF:2.0,\norigin/raw/seg{n:05d}.m4s" for n in range(back, back + 3)]
     (work / "gst-timestamps.m3u8").write_text("\n".join(lines + ["#EXT-X-ENDLIST"]) + "\n")
 
     class Quiet(http.server.SimpleHTTPRequestHandler):
@@ -66,7 +83,7 @@ def main():
                 fragment = m.group(1)
             elif fragment and (m := re.search(r"main-video-\d+> buffer buffer: \S+, pts (\d+):(\d+):([\d.]+)", line)):
                 hours, minutes, seconds = m.groups()
-                print(f"{fragment:28} {int(hours) * 3600 + int(minutes) * 60 + float(seconds):6.1f}")
+                print(f"{fragment:34} {int(hours) * 3600 + int(minutes) * 60 + float(seconds):6.1f}")
                 fragment = None
 
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """What GStreamer, VLC and Chromium do at a switch of clips in MPEG-TS HLS made by another packager.
 
-    python3 Tests/players/reference_discontinuity.py [--players gstreamer,vlc,chromium] [--unmarked] [--work DIR]
+    python3 Tests/players/reference_discontinuity.py [--players gstreamer,vlc,chromium] [--unmarked] [--segments fmp4] [--work DIR]
 
 The player matrix finds, on the stitched TS playlists with every piece packaged, that GStreamer
 shows a piece's first pictures late after a marked switch and that VLC drops the last pictures of
@@ -20,6 +20,12 @@ pieces: no tag, timestamps continuous (each clip segmented with `-output_ts_offs
 the playlist), so the only change at a switch is the clip's parameter sets. Chromium hands back
 thumbnails, not decoded pictures, so for it the script prints how playback ended and how many
 pictures it showed.
+
+With --segments fmp4 ffmpeg's muxer writes fragmented MP4 segments (`-hls_segment_type fmp4`),
+and each clip's init segment follows its discontinuity as an EXT-X-MAP: what a stitched fMP4
+playlist of clips with different parameter sets is, packaged by someone else. (ffmpeg 5.1 as a
+player skips every init segment after the first, "Found duplicated MOOV Atom", and decodes the
+later clips with the first one's parameter sets.)
 """
 
 import argparse
@@ -35,20 +41,26 @@ import matrix  # noqa: E402
 CLIPS = ["ad1", "content", "ad1", "content2", "ad2"]
 
 
-def segment(clip, folder, offset=None):
-    """The clip segmented by ffmpeg into folder, its timestamps moved by offset seconds if given:
-    [(EXTINF seconds, segment path)]."""
+def segment(clip, folder, offset=None, fragmented=False):
+    """The clip segmented by ffmpeg into folder (in fMP4 after folder/init.mp4 if fragmented), its
+    timestamps moved by offset seconds if given: [(EXTINF seconds, segment path)]."""
     folder.mkdir(parents=True, exist_ok=True)
     moved = ["-output_ts_offset", str(float(offset))] if offset is not None else []
+    kind = ["-hls_segment_type", "fmp4", "-hls_fmp4_init_filename", "init.mp4"] if fragmented else []
     matrix.run("ffmpeg", "-v", "error", "-y", "-i", matrix.ROOT / f"Fixtures/{clip}.mp4", "-c", "copy", *moved,
-               "-f", "hls", "-hls_time", "2", "-hls_playlist_type", "vod",
-               "-hls_segment_filename", folder / "s%d.ts", folder / "index.m3u8")
+               "-f", "hls", "-hls_time", "2", "-hls_playlist_type", "vod", *kind,
+               "-hls_segment_filename", folder / ("s%d.m4s" if fragmented else "s%d.ts"), folder / "index.m3u8")
     text = (folder / "index.m3u8").read_text()
     return [(Fraction(duration), folder / name) for duration, name in re.findall(r"#EXTINF:([0-9.]+),\n(\S+)", text)]
 
 
 def reorder_delay(path):
-    """PTS - DTS of the first video packet of a segment, in seconds."""
+    """PTS - DTS of the first video packet of a segment (a fragmented one read after its folder's
+    init.mp4), in seconds."""
+    if path.suffix == ".m4s":
+        joined = path.with_suffix(".with-init.mp4")
+        joined.write_bytes((path.parent / "init.mp4").read_bytes() + path.read_bytes())
+        path = joined
     line = matrix.run("ffprobe", "-v", "error", "-select_streams", "v", "-show_packets", "-read_intervals", "%+#1",
                       "-show_entries", "packet=pts_time,dts_time", "-of", "csv=p=0", path).splitlines()[0]
     pts, dts = (Fraction(field) for field in line.split(",")[:2])
@@ -60,21 +72,26 @@ def main():
     parser.add_argument("--players", default="gstreamer,vlc")
     parser.add_argument("--unmarked", action="store_true",
                         help="no EXT-X-DISCONTINUITY: timestamps continue from clip to clip")
+    parser.add_argument("--segments", choices=["ts", "fmp4"], default="ts",
+                        help="the segments ffmpeg's muxer writes: MPEG-TS, or fragmented MP4 with an EXT-X-MAP per clip")
     parser.add_argument("--work", type=Path, help="keep the segments here (default: a temporary folder)")
     arguments = parser.parse_args()
     work = arguments.work or Path(tempfile.mkdtemp())
     work.mkdir(parents=True, exist_ok=True)
 
-    lines = ["#EXTM3U", "#EXT-X-VERSION:3", "#EXT-X-TARGETDURATION:2", "#EXT-X-PLAYLIST-TYPE:VOD"]
+    fragmented = arguments.segments == "fmp4"
+    lines = ["#EXTM3U", f"#EXT-X-VERSION:{7 if fragmented else 3}", "#EXT-X-TARGETDURATION:2", "#EXT-X-PLAYLIST-TYPE:VOD"]
     starts, start, segments = [], Fraction(0), {}
     for index, clip in enumerate(CLIPS):
         if arguments.unmarked:
             # Each place in the playlist its own segments, their timestamps starting where it starts.
-            pieces = segments[clip] = segment(clip, work / f"{index}-{clip}", offset=start)
+            pieces = segments[clip] = segment(clip, work / f"{index}-{clip}", offset=start, fragmented=fragmented)
         else:
-            pieces = segments[clip] = segments.get(clip) or segment(clip, work / clip)
+            pieces = segments[clip] = segments.get(clip) or segment(clip, work / clip, fragmented=fragmented)
             if index:
                 lines.append("#EXT-X-DISCONTINUITY")
+        if fragmented:
+            lines.append(f'#EXT-X-MAP:URI="{(pieces[0][1].parent / "init.mp4").relative_to(work)}"')
         starts.append(start)
         for duration, path in pieces:
             lines += [f"#EXTINF:{float(duration):.6f},", str(path.relative_to(work))]
@@ -85,7 +102,7 @@ def main():
     frames = {clip: [digest for _, digest in matrix.framemd5(matrix.ROOT / f"Fixtures/{clip}.mp4")] for clip in segments}
     frame_of = {digest: (clip, number) for clip, digests in frames.items() for number, digest in enumerate(digests)}
     joins = "timestamps continuous, no tag" if arguments.unmarked else "a discontinuity before each but the first"
-    print(f"{playlist}: {' | '.join(CLIPS)}, each segmented by ffmpeg, {joins}")
+    print(f"{playlist}: {' | '.join(CLIPS)}, each segmented by ffmpeg into {arguments.segments}, {joins}")
     for player in arguments.players.split(","):
         scratch = Path(tempfile.mkdtemp(dir=work))
         shown, error = matrix.PLAYERS[player][2](playlist, scratch)[:2]

@@ -177,6 +177,16 @@ package struct HLSPackagedSource: Sendable, Equatable {
         }
     }
 
+    /// Writes the init segment alone (fragmented MP4): for segments written elsewhere.
+    func writeInitSegment(into draft: AtomicOutputFolder.Draft) throws(HLSExportError) {
+        guard let initSegmentName else { return }
+        do {
+            if let bytes = try packaging.segmentWriter().initSegment() { try write(bytes, name: initSegmentName, into: draft) }
+        } catch {
+            throw HLSExportError(.packaging(item: item, error))
+        }
+    }
+
     /// Writes the init segment and the used segments into `draft`, calling `afterEachFile` after each.
     func write(
         into draft: AtomicOutputFolder.Draft, afterEachFile: () throws(HLSExportError) -> Void = {}

@@ -8,6 +8,8 @@ import CompositorMP4
 /// written to `ads/` in the output folder: MP4 ads by passthrough (`ads/NAME-0.ts`, …); an HLS ad
 /// plays from its own playlist, which must have the content's segment format and target duration.
 /// For the interstitials form, each MP4 ad also gets a playlist of its own (`ads/NAME.m3u8`).
+/// In stitched fragmented MP4, each break plays copies of its own on the content's clock
+/// (`clock`): only the init segments are written here.
 struct LiveAdPackaging {
     /// Each ad of each break, in the break's order, as the stitcher plays it.
     private(set) var pods: [String: [LiveAd]] = [:]
@@ -16,6 +18,8 @@ struct LiveAdPackaging {
     /// Each ad as an interstitial asset, by ad ID: its own playlist (`ads/NAME.m3u8` for an MP4
     /// ad, when `writingPlaylists`), and how long it plays.
     private(set) var assets: [String: LiveStitcher.InterstitialAsset] = [:]
+    /// What puts each break's MP4 ads on the content's clock, when `onContentClock`.
+    private(set) var clock: LiveAdClock?
 
     /// Packages every ad of `schedule` and writes the MP4 ones' segments into `folder/ads`.
     ///
@@ -25,9 +29,11 @@ struct LiveAdPackaging {
     ///   - folder: The output folder; `outputURL` the stitched playlist's URL in it.
     ///   - playlists: Reads an HLS ad's playlist.
     ///   - writingPlaylists: Whether each MP4 ad gets a playlist of its own (for interstitials).
+    ///   - onContentClock: Whether, in fragmented MP4 content, breaks play MP4 ads on the
+    ///     content's clock (`LiveAdClock`; for the stitched form).
     init(
         _ schedule: LiveSchedule, content: HLSMediaPlaylist, folder: FilePath, outputURL: String, writingPlaylists: Bool = false,
-        playlists: (MediaLocation) async throws(LiveStitchingError) -> HLSMediaPlaylist
+        onContentClock: Bool = false, playlists: (MediaLocation) async throws(LiveStitchingError) -> HLSMediaPlaylist
     ) async throws(LiveStitchingError) {
         let format = content.segments.first.map(HLSSegmentFormat.init(segment:)) ?? .mpegTS
         let container: HLSSegmentContainer = format == .fragmentedMP4 ? .fragmentedMP4 : .mpegTS
@@ -66,10 +72,19 @@ struct LiveAdPackaging {
             slates[item.id] = item.slate.flatMap { playing[$0] }
         }
         guard !packaged.isEmpty else { return }
+        let separately = onContentClock && container == .fragmentedMP4
+        if separately {
+            clock = LiveAdClock(sources: Dictionary(packaged.map { ($0.item, $0) }) { first, _ in first }, output: folder, outputURL: outputURL)
+        }
         do {
-            let draft = try AtomicOutputFolder.Draft(folder.appending("ads"), names: packaged.flatMap(\.fileNames) + adPlaylists.map(\.name))
+            let names = separately ? packaged.compactMap(\.initSegmentName) : packaged.flatMap(\.fileNames)
+            let draft = try AtomicOutputFolder.Draft(folder.appending("ads"), names: names + adPlaylists.map(\.name))
             for source in packaged {
-                do { try source.write(into: draft) } catch { throw LiveStitchingError(.ad(item: source.item, reason: error.description)) }
+                do {
+                    if separately { try source.writeInitSegment(into: draft) } else { try source.write(into: draft) }
+                } catch {
+                    throw LiveStitchingError(.ad(item: source.item, reason: error.description))
+                }
             }
             for (name, text) in adPlaylists { try draft.write(Array(text.utf8), name: name) }
             try draft.commit()

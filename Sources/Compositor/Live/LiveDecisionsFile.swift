@@ -11,25 +11,28 @@ import CompositorHLS
 ///   "breaks": [ { "id": "ssai-6", "start": 6, "date": "2026-11-27T13:05:22.022Z",
 ///                 "ads": ["ssai-ad-1", "ssai-ad-2"], "elapsed": "0/1", "planned": "16/1", "duration": "16/1",
 ///                 "debtBefore": "0/1",
-///                 "replaced": [["2/1", false], ["2/1", false]], "return": [13, false] } ] }
+///                 "replaced": [["2/1", false], ["2/1", false]], "return": [13, false],
+///                 "clock": "648288000/90000" } ] }
 /// ```
 ///
-/// Times are exact rationals, `"value/timescale"`.
+/// Times are exact rationals, `"value/timescale"`. `clock` is where a break's fragmented MP4 ads
+/// go on the content's clock (`LiveAdClock`): `null` when they keep their own, absent when no
+/// clock was decided (transport stream content, HLS ads).
 enum LiveDecisionsFile {
     static let name = "live-decisions.json"
     static let format = "compositor-live-decisions"
 
-    /// `decisions` as the file's text.
-    static func text(of decisions: LiveDecisions) -> String {
+    /// `decisions` as the file's text, with each break's ads' clock, when decided.
+    static func text(of decisions: LiveDecisions, clocks: [String: MediaTime?] = [:]) -> String {
         var root = JSONObject()
         root.append("format", .string(format))
         root.append("version", .integer(1))
         root.append("lastSequence", decisions.lastSequence.map { .number(String($0)) } ?? .null)
-        root.append("breaks", .array(decisions.breaks.map(json)))
+        root.append("breaks", .array(decisions.breaks.map { json($0, clock: clocks[$0.id]) }))
         return JSONValue.object(root).serialized + "\n"
     }
 
-    private static func json(_ item: LiveBreak) -> JSONValue {
+    private static func json(_ item: LiveBreak, clock: MediaTime??) -> JSONValue {
         var object = JSONObject()
         object.append("id", .string(item.id))
         object.append("start", .number(String(item.startSequence)))
@@ -41,17 +44,22 @@ enum LiveDecisionsFile {
         object.append("debtBefore", time(item.debtBefore))
         object.append("replaced", .array(item.replaced.map { .array([time($0.duration), .bool($0.isDiscontinuity)]) }))
         object.append("return", item.contentReturn.map { .array([.number(String($0.sequence)), .bool($0.isDiscontinuity)]) } ?? .null)
+        if let clock { object.append("clock", clock.map(time) ?? .null) }
         return .object(object)
     }
 
     private static func time(_ time: MediaTime) -> JSONValue { .string("\(time.value)/\(time.timescale)") }
 
     /// The decisions the file's `bytes` hold, each break's ads found by their IDs in `pods` (a
-    /// pod, then its slate repeated).
+    /// pod, then its slate repeated) and played as `playing` has a break play them; and the
+    /// clocks decided for the breaks' ads.
     ///
     /// - Throws: `LiveStitchingError.cannotResume` naming the file and what in it is wrong: not
     ///   this format, or a break whose ads the schedule no longer has.
-    static func decisions(_ bytes: [UInt8], path: String, pods: [(ads: [LiveAd], slate: LiveAd?)]) throws(LiveStitchingError) -> LiveDecisions {
+    static func decisions(
+        _ bytes: [UInt8], path: String, pods: [(ads: [LiveAd], slate: LiveAd?)],
+        playing: (_ ads: [LiveAd], _ breakID: String) -> [LiveAd] = { ads, _ in ads }
+    ) throws(LiveStitchingError) -> (decisions: LiveDecisions, clocks: [String: MediaTime?]) {
         func fail(_ reason: String) -> LiveStitchingError { LiveStitchingError(.cannotResume(path: path, reason: reason)) }
         guard case .object(let root)? = try? JSONValue(parsing: bytes) else { throw fail("not a JSON object") }
         guard case .string(format)? = root["format"], case .number("1")? = root["version"] else {
@@ -65,6 +73,7 @@ enum LiveDecisionsFile {
         }
         guard case .array(let items)? = root["breaks"] else { throw fail("no breaks") }
         var breaks: [LiveBreak] = []
+        var clocks: [String: MediaTime?] = [:]
         for (index, value) in items.enumerated() {
             func wrong(_ what: String) -> LiveStitchingError { fail("breaks[\(index)]: \(what)") }
             guard case .object(let object) = value else { throw wrong("not an object") }
@@ -121,12 +130,13 @@ enum LiveDecisionsFile {
                 }
                 back = LiveBreak.Return(sequence: sequence, isDiscontinuity: cut)
             }
+            if let clock = object["clock"] { clocks[id] = try time(clock, "clock") }
             let request = LiveBreakRequest(
-                id: id, startSequence: try number("start"), duration: planned.map { $0 + elapsed }, ads: ads, elapsed: elapsed)
+                id: id, startSequence: try number("start"), duration: planned.map { $0 + elapsed }, ads: playing(ads, id), elapsed: elapsed)
             breaks.append(LiveBreak(
                 restoring: request, at: request.startSequence, startDate: date, debtBefore: try required("debtBefore"),
                 duration: try time(object["duration"], "duration"), replaced: replaced, contentReturn: back))
         }
-        return LiveDecisions(restoring: breaks, lastSequence: lastSequence)
+        return (LiveDecisions(restoring: breaks, lastSequence: lastSequence), clocks)
     }
 }

@@ -111,6 +111,9 @@ package final class LiveHLSStitching: Sendable {
         var layout: Layout?
         var decisions = LiveDecisions()
         var ads: LiveAdPackaging?
+        /// Each break's ads' clock (fragmented MP4): the content's at its start, `nil` when they keep their own.
+        var adClock: LiveAdClock?
+        var clocks: [String: MediaTime?] = [:]
         var last: (bytes: [UInt8], content: HLSMediaPlaylist)?
         var written: [String: String] = [:]
         /// Each break's asset list (interstitials), relative to the output, once written.
@@ -148,11 +151,15 @@ package final class LiveHLSStitching: Sendable {
                             throw LiveStitchingError(.unsupported(url: url, reason: "interstitials are placed by date, and the content has no EXT-X-PROGRAM-DATE-TIME"))
                         }
                         let packaged = try await LiveAdPackaging(
-                            schedule, content: content, folder: folder, outputURL: outputURL, writingPlaylists: form == .interstitials, playlists: adPlaylist)
+                            schedule, content: content, folder: folder, outputURL: outputURL, writingPlaylists: form == .interstitials,
+                            onContentClock: form == .stitched, playlists: adPlaylist)
                         ads = packaged
+                        adClock = packaged.clock
                         if let earlier {
-                            let resumed = try LiveDecisionsFile.decisions(
-                                earlier, path: folder.appending(LiveDecisionsFile.name).description, pods: packaged.pods.map { ($0.value, packaged.slates[$0.key]) })
+                            let resumed: LiveDecisions
+                            (resumed, clocks) = try LiveDecisionsFile.decisions(
+                                earlier, path: folder.appending(LiveDecisionsFile.name).description, pods: packaged.pods.map { ($0.value, packaged.slates[$0.key]) },
+                                playing: { [adClock] ads, id in adClock?.pod(ads, breakID: id) ?? ads })
                             decisions = resumed
                             report.notes.append("carried on from \(LiveDecisionsFile.name): \(resumed.breaks.count) breaks, up to segment \(resumed.lastSequence.map(String.init) ?? "none")")
                         }
@@ -160,8 +167,15 @@ package final class LiveHLSStitching: Sendable {
                     if let previous = last?.content {
                         report.contentViolations = LiveReloadCheck.violations(from: previous, to: content).map(\.description)
                     }
-                    let requests = await self.requests(for: content, decisions: decisions, pods: ads?.pods ?? [:], slates: ads?.slates ?? [:], notes: &report.notes)
+                    var requests = await self.requests(for: content, decisions: decisions, pods: ads?.pods ?? [:], slates: ads?.slates ?? [:], notes: &report.notes)
+                    if let adClock {
+                        for index in requests.indices { requests[index].ads = adClock.pod(requests[index].ads, breakID: requests[index].id) }
+                    }
                     decisions = try Self.stitching { () throws(LiveStitchError) in try decisions.advanced(by: content, requests: requests) }
+                    if var clock = adClock {
+                        try await writeCopies(&clock, clocks: &clocks, decisions: decisions, content: content, notes: &report.notes)
+                        adClock = clock
+                    }
                     // Each new break's asset lists, before any playlist names them.
                     if form == .interstitials, let assets = ads?.assets {
                         for (index, item) in decisions.breaks.enumerated() where assetListPaths[item.id] == nil {
@@ -199,7 +213,8 @@ package final class LiveHLSStitching: Sendable {
                         }
                         stitchedReference = stitchedReference ?? stitched
                     }
-                    try write(LiveDecisionsFile.text(of: decisions), name: LiveDecisionsFile.name)
+                    try write(LiveDecisionsFile.text(of: decisions, clocks: clocks), name: LiveDecisionsFile.name)
+                    adClock?.removeFolders(of: decisions.breaks, before: content)
                     if let multivariant = followed.multivariant, written[Self.playlistName] == nil {
                         if followed.variants.contains(where: { $0.kind == .subtitles }) { try write("WEBVTT\n", name: Self.emptyCuesName) }
                         try write(multivariant.text, name: Self.playlistName)
@@ -226,6 +241,23 @@ package final class LiveHLSStitching: Sendable {
             do { try await clock.sleep(until: next, tolerance: nil) } catch { break }
         }
         return latest
+    }
+
+    /// Writes the copies of their ads on the content's clock that the breaks in `content`'s window
+    /// publish (`LiveAdClock`), before a playlist names them; a new break's clock is read first.
+    private func writeCopies(
+        _ adClock: inout LiveAdClock, clocks: inout [String: MediaTime?], decisions: LiveDecisions, content: HLSMediaPlaylist, notes: inout [String]
+    ) async throws(LiveStitchingError) {
+        let first = content.mediaSequence ?? 0
+        for item in decisions.breaks where item.isOpen || item.contentReturn.map({ $0.sequence >= first }) == true {
+            if clocks[item.id] == nil {
+                do { clocks[item.id] = try await LiveAdClock.contentClock(at: item, in: content, transport: transport, limits: limits) } catch {
+                    clocks[item.id] = .some(nil)
+                    notes.append("break \(quoted(item.id)) plays its ads on their own clock: \(error)")
+                }
+            }
+            try adClock.writeSegments(of: item, clock: clocks[item.id] ?? nil)
+        }
     }
 
     /// The content's media playlists, each with the name of its stitched playlist: the content

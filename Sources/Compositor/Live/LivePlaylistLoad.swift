@@ -12,24 +12,42 @@ package enum LivePlaylistLoad {
         package let reason: String
     }
 
-    /// The playlist's bytes and the URL they came from (after redirects).
+    /// The playlist's bytes (or the part of a segment `range` names) and the URL they came from
+    /// (after redirects).
     ///
     /// - Parameters:
     ///   - url: An http(s) URL, or a `file:` URL or absolute path.
+    ///   - range: The bytes to load (`EXT-X-BYTERANGE`), or `nil` for all of them.
     ///   - transport: What loads http(s) URLs.
     ///   - limits: Timeouts and retries of the load.
     /// - Throws: `Failure` naming the URL.
-    package static func bytes(_ url: String, transport: any HTTPTransport, limits: HTTPTransportLimits) async throws(Failure) -> (bytes: [UInt8], url: String) {
+    package static func bytes(
+        _ url: String, range: ClosedRange<UInt64>? = nil, transport: any HTTPTransport, limits: HTTPTransportLimits
+    ) async throws(Failure) -> (bytes: [UInt8], url: String) {
         if HTTPFetch.isHTTP(url) {
-            do {
-                let (final, response) = try await HTTPFetch.get(url, transport: transport, limits: limits)
+            do throws(HTTPTransportError) {
+                let (final, response) = try await HTTPFetch.get(url, byteRange: range, transport: transport, limits: limits)
+                // A server that ignores the range answers 200 with the whole body.
+                if let range, response.status == 200 {
+                    guard range.upperBound < UInt64(response.body.count) else {
+                        throw HTTPTransportError(url: final, problem: .badResponse("\(response.body.count) bytes, where bytes \(range.lowerBound)-\(range.upperBound) were asked for"))
+                    }
+                    return (Array(response.body[Int(range.lowerBound)...Int(range.upperBound)]), final)
+                }
                 return (response.body, final)
             } catch {
-                throw Failure(url: url, reason: error.description)
+                throw Failure(url: error.url, reason: error.reason)
             }
         }
         guard let path = (try? MediaLocation(resolvedURI: url))?.filePath else { throw Failure(url: url, reason: "neither a file nor an http(s) URL") }
-        do { return (try ReadableFile.contents(of: path, limit: HLSParseLimits.default.maximumPlaylistBytes), url) } catch {
+        do throws(FileError) {
+            guard let range else { return (try ReadableFile.contents(of: path, limit: HLSParseLimits.default.maximumPlaylistBytes), url) }
+            let last = range.upperBound - range.lowerBound
+            guard last < UInt64(limits.maximumBodyBytes) else {
+                throw FileError(path, .tooLarge(bytes: last &+ 1, limit: UInt64(limits.maximumBodyBytes)))
+            }
+            return (try ReadableFile(path: path).read(at: range.lowerBound, count: Int(last) + 1), url)
+        } catch {
             throw Failure(url: url, reason: error.reasonText)
         }
     }

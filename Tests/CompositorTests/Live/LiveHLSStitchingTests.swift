@@ -2,6 +2,7 @@
 import CompositorCore
 @testable import CompositorHLS
 import CompositorIO
+@testable import CompositorMP4
 import CompositorTestSupport
 import Foundation
 import Testing
@@ -16,18 +17,27 @@ import Testing
 struct LiveHLSStitchingTests {
     /// An origin at http://127.0.0.1/live.m3u8 that publishes one more segment per load, up to
     /// `count`, then EXT-X-ENDLIST; loads listed in `failing` (by number, from 1) get a 503.
+    /// Its segments are `segN.ts` (never served), or `fragmented`'s (served): `segN.m4s`, or with
+    /// `ranged`, byte ranges of one file, `all.mp4`, after its init section.
     final class ScriptedOrigin: HTTPTransport, @unchecked Sendable {
         let count: Int
         let markers: [Int: String]
         let failing: Set<Int>
         let finishedFromStart: Bool
+        let fragmented: FragmentedContent?
+        let ranged: Bool
         private let lock = NSLock()
         private var loads = 0
         /// Loads that returned the same playlist as the one before (the origin repeats every third).
         let repeatsEveryThird: Bool
 
-        init(count: Int = 14, markers: [Int: String] = [:], failing: Set<Int> = [], repeatsEveryThird: Bool = false, finishedFromStart: Bool = false) {
+        init(
+            count: Int = 14, markers: [Int: String] = [:], failing: Set<Int> = [], repeatsEveryThird: Bool = false, finishedFromStart: Bool = false,
+            fragmented: FragmentedContent? = nil, ranged: Bool = false
+        ) {
             self.count = count
+            self.fragmented = fragmented
+            self.ranged = ranged
             self.markers = markers
             self.failing = failing
             self.repeatsEveryThird = repeatsEveryThird
@@ -40,6 +50,7 @@ struct LiveHLSStitchingTests {
             let base = "http://127.0.0.1/"
             guard request.url.hasPrefix(base) else { return HTTPTransportResponse(status: 404) }
             let path = String(request.url.dropFirst(base.count))
+            if let fragmented, let bytes = fragmented.file(path) { return HTTPTransportResponse(status: 200, body: bytes) }
             if path == "master.m3u8" {
                 let text = "#EXTM3U\n#EXT-X-STREAM-INF:BANDWIDTH=900000\nv0/live.m3u8\n#EXT-X-STREAM-INF:BANDWIDTH=300000\nv1/live.m3u8\n"
                 return HTTPTransportResponse(status: 200, body: Array(text.utf8))
@@ -65,14 +76,72 @@ struct LiveHLSStitchingTests {
             if failing.contains(load) { return HTTPTransportResponse(status: 503) }
             let published = finishedFromStart ? count : min(count, 3 + ahead + (repeatsEveryThird ? load - load / 3 : load))
             let first = max(0, published - 6)
-            var text = "#EXTM3U\n#EXT-X-VERSION:3\n#EXT-X-TARGETDURATION:2\n#EXT-X-MEDIA-SEQUENCE:\(first)\n"
+            var text = "#EXTM3U\n#EXT-X-VERSION:\(fragmented == nil ? 3 : 7)\n#EXT-X-TARGETDURATION:2\n#EXT-X-MEDIA-SEQUENCE:\(first)\n"
+            if let fragmented {
+                text += ranged ? "#EXT-X-MAP:URI=\"all.mp4\",BYTERANGE=\"\(fragmented.initSection.count)@0\"\n" : "#EXT-X-MAP:URI=\"init.mp4\"\n"
+            }
             for n in first..<published {
                 if let marker = markers[n] { text += marker + "\n" }
                 text += "#EXT-X-PROGRAM-DATE-TIME:\(HLSDateTime(secondsSinceEpoch: MediaTime(seconds: Int64(Self.epoch + 2 * n))))\n"
-                text += "#EXTINF:2.0,\nseg\(n).\(path.hasPrefix("s/") ? "vtt" : "ts")\n"
+                if let fragmented, ranged, let range = fragmented.ranges[n] {
+                    text += "#EXTINF:2.0,\n#EXT-X-BYTERANGE:\(range.count)@\(range.lowerBound)\nall.mp4\n"
+                } else {
+                    text += "#EXTINF:2.0,\nseg\(n).\(path.hasPrefix("s/") ? "vtt" : fragmented == nil ? "ts" : "m4s")\n"
+                }
             }
             if published == count { text += "#EXT-X-ENDLIST\n" }
             return HTTPTransportResponse(status: 200, body: Array(text.utf8))
+        }
+    }
+
+    /// Live content in fragmented MP4: content.mp4's 2 s segments over and over, segment `n`
+    /// timestamped from 7200 + 2n s (its decode time a B-frame lead before).
+    final class FragmentedContent: Sendable {
+        static let clockStart = MediaTime(seconds: 7200)
+        static let shared = try! FragmentedContent(count: 30)
+
+        let initSection: [UInt8]
+        let segments: [[UInt8]]
+
+        init(count: Int) throws {
+            let packaging = try MP4Packaging(
+                movie: try MP4Reader.read(path: FilePath(MP4Fixtures.path("content.mp4"))), container: .fragmentedMP4,
+                targetDuration: MediaTime(seconds: 2), cuts: [])
+            var writer = try packaging.segmentWriter()
+            initSection = try #require(writer.initSegment())
+            var segments: [[UInt8]] = [], stream = PackagedStream(), bytes = OutputBytes()
+            for n in 0..<count {
+                let index = n % packaging.segments.count
+                let placement = SegmentPlacement(
+                    piece: packaging.segments[index].range, compositionStart: MediaTime(seconds: Int64(2 * n)), clockStart: Self.clockStart)
+                try writer.segment(index, placedAt: placement, continuing: &stream, into: &bytes)
+                segments.append(bytes.withUnsafeBytes { Array($0) })
+            }
+            self.segments = segments
+        }
+
+        /// Where each segment is in `all.mp4`.
+        var ranges: [Int: Range<Int>] {
+            var ranges: [Int: Range<Int>] = [:], offset = initSection.count
+            for (n, segment) in segments.enumerated() {
+                ranges[n] = offset..<offset + segment.count
+                offset += segment.count
+            }
+            return ranges
+        }
+
+        /// The bytes the origin serves at `path`: `init.mp4`, `segN.m4s`, or all of them after
+        /// each other, `all.mp4` (whatever range is asked: a server that ignores `Range`).
+        func file(_ path: String) -> [UInt8]? {
+            if path == "init.mp4" { return initSection }
+            if path == "all.mp4" { return initSection + segments.joined() }
+            guard path.hasPrefix("seg"), path.hasSuffix(".m4s"), let n = Int(path.dropFirst(3).dropLast(4)), segments.indices.contains(n) else { return nil }
+            return segments[n]
+        }
+
+        /// Segment `n`'s decode time.
+        func decodeTime(_ n: Int) throws -> MediaTime {
+            try FragmentDecodeTime.start(initSection: initSection, initName: "init.mp4", segment: segments[n], segmentName: "seg\(n).m4s")
         }
     }
 
@@ -89,7 +158,8 @@ struct LiveHLSStitchingTests {
     /// read back after the reload that wrote it, and the statuses.
     static func follow(
         _ schedule: LiveSchedule, origin: ScriptedOrigin, clock: InstantClock = InstantClock(), join: LiveHLSStitching.JoinRule = .fullBreaksOnly,
-        form: LiveHLSStitching.Form = .stitched, before: (LiveHLSStitching) async throws -> Void = { _ in }
+        form: LiveHLSStitching.Form = .stitched, before: (LiveHLSStitching) async throws -> Void = { _ in },
+        after: (LiveReloadStatus, FilePath) -> Void = { _, _ in }
     ) async throws -> (playlists: [HLSMediaPlaylist], statuses: [LiveReloadStatus], folder: FilePath) {
         let folder = FilePath(FileManager.default.temporaryDirectory.appendingPathComponent("live-\(UUID().uuidString)").path)
         let live = LiveHLSStitching(
@@ -102,6 +172,7 @@ struct LiveHLSStitchingTests {
             if status.wrote, let bytes = FileManager.default.contents(atPath: playlistPath) {
                 playlists.append((try? HLSMediaPlaylist(parsing: Array(bytes), url: "file://" + playlistPath))!)
             }
+            after(status, folder)
         }
         return (playlists, statuses, folder)
     }
@@ -149,6 +220,79 @@ struct LiveHLSStitchingTests {
         let adDates = withAds.segments.filter { $0.uri.hasPrefix("ads/") }.map { $0.programDateTime!.secondsSinceEpoch }
         #expect(adDates == [MediaTime(seconds: Int64(ScriptedOrigin.epoch + 6)), MediaTime(seconds: Int64(ScriptedOrigin.epoch + 8))])
         #expect(playlists.allSatisfy { $0.segments.allSatisfy { $0.cueOut == nil && $0.cueIn == nil } })
+    }
+
+    /// In fragmented MP4 content each break plays copies of its own of its ads, their decode
+    /// times going on from the content's at the break's first replaced segment (GStreamer's
+    /// hlsdemux2 keeps decode times across discontinuities). Once the window has moved a whole
+    /// window past a break, its copies go.
+    ///
+    ///     content tfdt | 7200 | 7202 | 7204 | 7206 | 7208 | 7210 |     CUE-OUT:DURATION=4 on 3, CUE-IN on 5
+    ///     stitched     |  0   |  1   |  2   |/ad1 7206|ad1 7208|/5 |     and again on 8 and 10
+    ///
+    /// The content's segments are files of their own, or byte ranges of one file.
+    @Test(arguments: [false, true])
+    func fragmentedAdsGoOnTheContentsClock(ranged: Bool) async throws {
+        let content = FragmentedContent.shared
+        let markers = [3: "#EXT-X-CUE-OUT:DURATION=4", 5: "#EXT-X-CUE-IN", 8: "#EXT-X-CUE-OUT:DURATION=4", 10: "#EXT-X-CUE-IN"]
+        var folders: [(window: ClosedRange<UInt64>, breaks: [String])] = []
+        var written: [String: [UInt8]] = [:]
+        let (playlists, _, folder) = try await Self.follow(
+            try Self.schedule(Self.ad1For4Seconds), origin: ScriptedOrigin(count: 24, markers: markers, fragmented: content, ranged: ranged),
+            after: { status, folder in
+            guard let window = status.content else { return }
+            let ads = folder.appending("breaks").description
+            let breaks = ((try? FileManager.default.contentsOfDirectory(atPath: ads)) ?? []).filter { $0.hasPrefix("ssai") }.sorted()
+            folders.append((window, breaks))
+            for name in breaks.flatMap({ id in ((try? FileManager.default.contentsOfDirectory(atPath: ads + "/" + id)) ?? []).map { id + "/" + $0 } }) {
+                written[name] = FileManager.default.contents(atPath: ads + "/" + name).map(Array.init)
+            }
+        })
+        defer { try? FileManager.default.removeItem(atPath: folder.description) }
+        let stream = Self.stream(playlists) { ($0.isDiscontinuity ? "/" : "") + $0.uri }
+        let uris = stream.keys.sorted().map { stream[$0]! }
+        let segment = { (n: Int) in ranged ? "http://127.0.0.1/all.mp4" : "http://127.0.0.1/seg\(n).m4s" }
+        let ads = { (id: String) in ["/breaks/\(id)/0-ad1-0.m4s", "breaks/\(id)/0-ad1-1.m4s"] }
+        #expect(uris == (0..<3).map(segment) + ads("ssai-3") + ["/" + segment(5)] + (6..<8).map(segment) + ads("ssai-8") + ["/" + segment(10)] + (11..<24).map(segment))
+
+        // Each ad segment's decode time is the content's at its break's start plus its break time.
+        for (id, start) in [("ssai-3", 3), ("ssai-8", 8)] {
+            let clock = try content.decodeTime(start)
+            #expect(clock > FragmentedContent.clockStart + MediaTime(seconds: Int64(2 * start - 1)))
+            var breakTime = MediaTime.zero
+            for name in ["0-ad1-0.m4s", "0-ad1-1.m4s"] {
+                let time = try FragmentDecodeTime.start(
+                    initSection: Array(try Data(contentsOf: URL(fileURLWithPath: folder.appending("ads/ad1-init.mp4").description))), initName: "ad1-init.mp4",
+                    segment: try #require(written[id + "/" + name]), segmentName: name)
+                #expect(abs((time - (clock + breakTime)).seconds) < 0.001, "\(id)/\(name): \(time) s")
+                breakTime += try #require(playlists.lazy.compactMap { $0.segments.first { $0.uri == "breaks/\(id)/\(name)" } }.first).duration
+            }
+        }
+        // The decisions say each break's clock, for a stitcher restarted after its segment left.
+        let decisions = try String(contentsOfFile: folder.appending("live-decisions.json").description, encoding: .utf8)
+        #expect(decisions.contains("\"clock\":\"\(try content.decodeTime(3).value)/\(try content.decodeTime(3).timescale)\""), "\(decisions)")
+
+        // A break's copies stay until the window has moved a whole window (6) past its return.
+        for (window, breaks) in folders {
+            #expect(breaks.contains("ssai-3") == (window.lowerBound < 5 + 6 && window.upperBound >= 3), "window \(window): \(breaks)")
+            #expect(breaks.contains("ssai-8") == (window.lowerBound < 10 + 6 && window.upperBound >= 8), "window \(window): \(breaks)")
+        }
+    }
+
+    /// When the content's segment cannot be read, the break's ads keep their own decode times
+    /// (from 0), and the reload says why.
+    @Test func aBreakWhoseSegmentCannotBeReadKeepsItsAdsOwnClock() async throws {
+        let markers = [3: "#EXT-X-CUE-OUT:DURATION=4", 5: "#EXT-X-CUE-IN"]
+        let (_, statuses, folder) = try await Self.follow(
+            try Self.schedule(Self.ad1For4Seconds), origin: ScriptedOrigin(markers: markers, fragmented: try FragmentedContent(count: 0)))
+        defer { try? FileManager.default.removeItem(atPath: folder.description) }
+        #expect(statuses.flatMap(\.notes).contains { $0 == "break 'ssai-3' plays its ads on their own clock: http://127.0.0.1/seg3.m4s: HTTP 404 (not found)" }, "\(statuses.flatMap(\.notes))")
+        let time = try FragmentDecodeTime.start(
+            initSection: Array(try Data(contentsOf: URL(fileURLWithPath: folder.appending("ads/ad1-init.mp4").description))), initName: "ad1-init.mp4",
+            segment: Array(try Data(contentsOf: URL(fileURLWithPath: folder.appending("breaks/ssai-3/0-ad1-0.m4s").description))), segmentName: "0-ad1-0.m4s")
+        #expect(time <= MediaTime(seconds: 1))
+        let decisions = try String(contentsOfFile: folder.appending("live-decisions.json").description, encoding: .utf8)
+        #expect(decisions.contains("\"clock\":null"))
     }
 
     /// Two variants, the second loaded a segment ahead of the first: each stitched playlist is a
@@ -253,14 +397,16 @@ struct LiveHLSStitchingTests {
 
     /// A stitcher stopped after four reloads and another started on the same folder carry on one
     /// stream: the reload across the restart is a good one, and the stream is the one a single
-    /// stitcher writes.
-    @Test func aRestartedStitcherCarriesOnTheStream() async throws {
+    /// stitcher writes. In fragmented MP4, so are the breaks' copies of their ads, byte for byte.
+    @Test(arguments: [false, true])
+    func aRestartedStitcherCarriesOnTheStream(fragmented: Bool) async throws {
         let markers = [3: "#EXT-X-CUE-OUT:DURATION=4", 5: "#EXT-X-CUE-IN", 8: "#EXT-X-CUE-OUT:DURATION=6", 11: "#EXT-X-CUE-IN"]
         let schedule = try Self.schedule(Self.ad1For4Seconds)
-        let whole = try await Self.follow(schedule, origin: ScriptedOrigin(markers: markers))
+        let content = fragmented ? FragmentedContent.shared : nil
+        let whole = try await Self.follow(schedule, origin: ScriptedOrigin(markers: markers, fragmented: content))
         defer { try? FileManager.default.removeItem(atPath: whole.folder.description) }
 
-        let origin = ScriptedOrigin(markers: markers)
+        let origin = ScriptedOrigin(markers: markers, fragmented: content)
         let folder = FilePath(FileManager.default.temporaryDirectory.appendingPathComponent("live-\(UUID().uuidString)").path)
         defer { try? FileManager.default.removeItem(atPath: folder.description) }
         var playlists: [HLSMediaPlaylist] = [], notes: [String] = []
@@ -280,6 +426,13 @@ struct LiveHLSStitchingTests {
         }
         #expect(Self.stream(playlists) == Self.stream(whole.playlists))
         #expect(playlists.last?.hasEndList == true)
+        let ads = { (folder: FilePath) -> [String: Data] in
+            let root = folder.description
+            let names = FileManager.default.enumerator(atPath: root)?.compactMap { $0 as? String } ?? []
+            return Dictionary(uniqueKeysWithValues: names.compactMap { name in FileManager.default.contents(atPath: root + "/" + name).map { (name, $0) } })
+        }
+        #expect(ads(folder).filter { $0.key.hasPrefix("ads/") || $0.key.hasPrefix("breaks/") } == ads(whole.folder).filter { $0.key.hasPrefix("ads/") || $0.key.hasPrefix("breaks/") })
+        #expect(ads(folder).keys.contains("breaks/ssai-8/0-ad1-1.m4s") == fragmented)
 
         // A decisions file that is not one, or names ads the schedule does not have: said, not guessed.
         try Data("{\"format\": \"other\"}".utf8).write(to: URL(fileURLWithPath: folder.appending("live-decisions.json").description))
