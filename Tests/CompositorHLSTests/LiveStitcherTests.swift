@@ -143,6 +143,37 @@ import Testing
         #expect(spent.segments.map(\.uri).suffix(6) == ["ads/a-0.ts", "ads/a-1.ts", "ads/b-0.ts", "../origin/seg103.ts", "../origin/seg104.ts", "../origin/seg105.ts"])
     }
 
+    /// A window that starts inside the content a break replaced keeps every ad segment the break
+    /// published. Without x0, the 6 s window 102-104 (three 2 s targets, as short as RFC 8216bis
+    /// 6.2.2 allows) would be x1 and 104 alone: 5 s.
+    ///
+    ///     content  | 101 | 102 | 103 | 104 | 105 | 106 |    CUE-OUT:DURATION=6 on 101, a 3-segment window
+    ///     stitched |/x0 (3 s) | x1 (3 s)|/104 | 105 | 106 |
+    ///     window 102-104: x0 x1 104 | 103-105: x0 x1 104 105 | 104-106: 104 105 106
+    @Test func aWindowStartingInsideABreakKeepsItsAds() throws {
+        var origin = Origin(durations: Array(repeating: 2000, count: 120), window: 3)
+        origin.cueOuts[101] = MediaTime(seconds: 6)
+        origin.cueIns = [104]
+        var stitcher = Stitcher(pods: { _ in [Self.ad("x", [3000, 3000])] })
+        func uris(_ playlist: HLSMediaPlaylist) -> [String] { playlist.segments.map { ($0.isDiscontinuity ? "/" : "") + $0.uri } }
+        var previous = try stitcher.stitch(origin.load(through: 103))
+        #expect(uris(previous) == ["/ads/x-0.ts", "ads/x-1.ts"])
+        var windows: [HLSMediaPlaylist] = []
+        for through: UInt64 in 104...106 {
+            let stitched = try stitcher.stitch(origin.load(through: through))
+            #expect(LiveReloadCheck.violations(from: previous, to: stitched) == [], "through \(through)")
+            windows.append(stitched)
+            previous = stitched
+        }
+        let content = { (n: Int) in "../origin/seg\(n).ts" }
+        #expect(uris(windows[0]) == ["/ads/x-0.ts", "ads/x-1.ts", "/" + content(104)])
+        #expect(uris(windows[1]) == ["/ads/x-0.ts", "ads/x-1.ts", "/" + content(104), content(105)])
+        #expect(windows[1].mediaSequence == 101 && windows[1].discontinuitySequence == 0)
+        // Once the window passes the break, its two ad segments and its tag leave together.
+        #expect(uris(windows[2]) == ["/" + content(104), content(105), content(106)])
+        #expect(windows[2].mediaSequence == 103 && windows[2].discontinuitySequence == 1)
+    }
+
     @Test func aStitcherThatMissesSegmentsSaysSoInsteadOfGuessing() throws {
         let origin = Origin(durations: Array(repeating: 2000, count: 120), window: 4)
         var stitcher = Stitcher(pods: { _ in [] })

@@ -18,8 +18,10 @@ import CompositorCore
 ///   from the break's start.
 /// - Content segments' dates are the content's, moved by what the breaks so far left
 ///   (`LiveBreak.debtAfter`), so dates run on across breaks.
+/// - A window that starts inside the content a break replaced keeps every ad segment the break
+///   published (`keepsItsAds`).
 /// - `EXT-X-MEDIA-SEQUENCE` is the content's, plus, for every break, the ad segments published
-///   before the window less the content segments replaced before it.
+///   before the window (and not kept) less the content segments replaced before it.
 /// - `EXT-X-DISCONTINUITY-SEQUENCE` is the content's, plus, before the window, the breaks' tags
 ///   (each ad's first segment, each return to content) less the content tags they replaced.
 /// - Each break has an `EXT-X-DATERANGE` (its ID, `CLASS`, `START-DATE`, `PLANNED-DURATION` when its
@@ -61,9 +63,10 @@ package enum LiveStitcher {
         for item in decisions.breaks where item.startSequence < first {
             let before = Int(Swift.min(first - item.startSequence, UInt64(item.replaced.count)))
             let passed = item.replaced[..<before].reduce(MediaTime.zero) { $0 + $1.duration }
-            // Ads listed with the return count once the return has left too.
+            // Ads listed with the return count once the return has left too; a break the window
+            // starts inside keeps every ad it published (`keepsItsAds`).
             let returned = item.contentReturn.map { $0.sequence < first } ?? false
-            let published = returned ? item.placedCount : item.published(within: passed)
+            let published = returned ? item.placedCount : Self.keepsItsAds(item, windowStart: first) ? 0 : item.published(within: passed)
             sequence += Int64(published) - Int64(before)
             discontinuities += Int64(item.adSegments[..<published].filter(\.isDiscontinuity).count)
                 - Int64(item.replaced[..<before].filter(\.isDiscontinuity).count)
@@ -116,8 +119,12 @@ package enum LiveStitcher {
             if current < touching.count, touching[current].startSequence <= number {
                 let item = touching[current]
                 let position = Int(number - item.startSequence)
-                // A window that starts inside a break: the break time its left segments covered.
-                if index == 0 { replacedStart = item.replaced[..<position].reduce(.zero) { $0 + $1.duration } }
+                // A window that starts inside a break: the break time its left segments covered,
+                // and the ads published with them, kept.
+                if index == 0 {
+                    replacedStart = item.replaced[..<position].reduce(.zero) { $0 + $1.duration }
+                    if Self.keepsItsAds(item, windowStart: first) { try append(item, ads: 0..<item.published(within: replacedStart)) }
+                }
                 try append(item, ads: item.adSegments(publishedWith: position, replacedStart: replacedStart))
                 replacedStart += item.replaced[position].duration
                 moved += original.dateRanges.map { ($0, segments.count) }
@@ -146,6 +153,25 @@ package enum LiveStitcher {
         stitched.trailingLines = content.trailingLines.filter { !$0.hasPrefix("#EXT-X-CUE") }
         try addDateRanges(moved, breaks: decisions.breaks, to: &stitched)
         return stitched
+    }
+
+    /// Whether the window starting at content segment `windowStart` lists every ad segment `item`
+    /// published: when it starts inside the content the break replaced, past its first segment.
+    ///
+    /// Why: the content segments the break replaced before the window have left it, and the
+    /// ads published with them would leave too, the one playing across the window's start among
+    /// them. The stitched window would then fall short of the content's, below three target
+    /// durations (RFC 8216bis 6.2.2) when the content's is at that minimum. Ad segments are the
+    /// stitcher's to keep (the content's that left may be gone from the origin). The window's
+    /// first segment still only moves on: it stays at the break's first ad while the window
+    /// starts inside the break, then goes to where the content comes back.
+    ///
+    /// ```
+    /// content  | 3 | 4 | 5 | 6 | 7 |          a window 5-7 inside a break that replaced 3-5
+    /// stitched |a0 a1|a2 a3|a4 | 6 | 7 |      a0-a3, published with 3 and 4, kept: a0-a4 6 7
+    /// ```
+    static func keepsItsAds(_ item: LiveBreak, windowStart first: UInt64) -> Bool {
+        item.startSequence < first && first - item.startSequence < UInt64(item.replaced.count)
     }
 
     /// Throws `decisionsBehind` unless `decisions` took every segment of `content`.
