@@ -21,6 +21,10 @@ enum DemoCommand {
                            [--unmarked-encoding-changes]   with it, no MPEG-TS discontinuity where only the
                                encoding changes (GStreamer and VLC follow that; Chromium does not)
             """),
+        ("dash", """
+            CompositorDemo dash SCHEDULE.json --output DIR [--snap RULE]
+                           DIR/stitched.mpd (one period per piece, fMP4 segments by passthrough), timeline.json
+            """),
         ("live", """
             CompositorDemo live SCHEDULE.json --output DIR [--duration SECONDS] [--join full|rest]
                            [--form stitched|interstitials]
@@ -88,6 +92,7 @@ enum DemoCommand {
             case "simulate": try SimulateCommand.run(&rest)
             case "render": try RenderCommand.run(&rest)
             case "hls": try HLSCommand.run(&rest)
+            case "dash": try DASHCommand.run(&rest)
             case "live": try LiveCommand.run(&rest)
             case "preview": try PreviewCommand.run(&rest)
             case "vast": try VASTCommand.run(&rest)

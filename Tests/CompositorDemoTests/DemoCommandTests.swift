@@ -259,12 +259,12 @@ struct DemoCommandTests {
 
     /// Issue 53: the conventions of a command-line tool.
     @Test("--version prints the version; COMMAND --help prints that command's usage and exits 0",
-          arguments: ["timeline", "map", "render", "hls", "simulate", "preview"])
+          arguments: ["timeline", "map", "render", "hls", "dash", "simulate", "preview"])
     func helpPerCommand(command: String) async throws {
         let help = try await DemoProcess.run([command, "--help"])
         #expect(help.status == 0 && help.stderr.isEmpty)
         #expect(help.stdout.hasPrefix("usage: CompositorDemo \(command) "), "\(help.stdout)")
-        let others = ["timeline", "map", "render", "hls", "simulate", "preview"].filter { $0 != command }
+        let others = ["timeline", "map", "render", "hls", "dash", "simulate", "preview"].filter { $0 != command }
         #expect(others.allSatisfy { !help.stdout.contains("CompositorDemo \($0) ") }, "\(help.stdout)")
         let version = try await DemoProcess.run(["--version"])
         #expect(version.status == 0 && version.stdout == "CompositorDemo \(DemoVersion.expected)\n")
@@ -298,6 +298,7 @@ struct DemoCommandTests {
         ["simulate", "Fixtures/reference-sample.json", "--snapback", "sometimes"],
         ["hls", "Fixtures/demo-hls.json", "--output", "/tmp/never-written", "--interstitials", "--package-every-piece"],
         ["hls", "Fixtures/demo-hls.json", "--output", "/tmp/never-written", "--unmarked-encoding-changes"],
+        ["dash", "Fixtures/demo.json"], ["dash", "Fixtures/demo.json", "--output", "/tmp/never-written", "--snap", "sideways"],
     ])
     func usage(arguments: [String]) async throws {
         let result = try await DemoProcess.run(arguments)

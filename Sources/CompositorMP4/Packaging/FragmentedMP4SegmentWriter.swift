@@ -9,8 +9,9 @@ import CompositorIO
 /// source. On the source's clock, decode times are the source's, moved so that presentation 0
 /// falls on a whole second (0, unless priming or B-frames decode earlier), the same second for
 /// every track; on the composition's clock (`SegmentPlacement`), so that presentation is
-/// composition time, and sequence numbers continue the stream's.
-struct FragmentedMP4SegmentWriter: MP4SegmentWriter {
+/// composition time, and sequence numbers continue the stream's. Written `only` one kind of
+/// track (a DASH representation's), the tracks' times are what they are muxed.
+package struct FragmentedMP4SegmentWriter: MP4SegmentWriter {
     private struct Track {
         let timeline: SourceTrackTimeline
         let trackID: UInt32
@@ -25,7 +26,7 @@ struct FragmentedMP4SegmentWriter: MP4SegmentWriter {
     let packaging: MP4Packaging
     private var tracks: [Track]
 
-    init(_ packaging: MP4Packaging) throws(MP4Error) {
+    init(_ packaging: MP4Packaging, only kind: TrackKind? = nil) throws(MP4Error) {
         let name = packaging.path.description
         self.packaging = packaging
         let timelines = [packaging.video, packaging.audio].compactMap { $0 }
@@ -50,17 +51,17 @@ struct FragmentedMP4SegmentWriter: MP4SegmentWriter {
         // One source opened: each track's reader keeps its own segment of an HLS source open.
         let reader = try packaging.sampleReader()
         var tracks: [Track] = []
-        for (index, (timeline, zero)) in zip(timelines, starts).enumerated() {
+        for (timeline, zero) in zip(timelines, starts) where kind == nil || timeline.track.kind == kind {
             let (baseTicks, o1) = base.multipliedReportingOverflow(by: Int64(timeline.timescale))
             let (shift, o2) = baseTicks.addingReportingOverflow(zero)
             guard !o1, !o2 else { throw .timeOverflow(file: name, reason: "\(timeline.track.boxPath) decode times past the 64-bit range") }
-            tracks.append(Track(timeline: timeline, trackID: UInt32(index + 1), zero: zero, shift: shift, reader: reader))
+            tracks.append(Track(timeline: timeline, trackID: UInt32(tracks.count + 1), zero: zero, shift: shift, reader: reader))
         }
         self.tracks = tracks
     }
 
     /// `ftyp` and `moov`: the tracks and their sample entries, no samples.
-    func initSegment() -> [UInt8]? {
+    package func initSegment() -> [UInt8]? {
         var writer = ByteWriter()
         writer.write(Self.fileTypeBox())
         writer.writeBox("moov") { moov in
@@ -109,12 +110,12 @@ struct FragmentedMP4SegmentWriter: MP4SegmentWriter {
         }
     }
 
-    func checkUnchanged() throws(MP4Error) {
+    package func checkUnchanged() throws(MP4Error) {
         for track in tracks { try track.reader.checkUnchanged() }
     }
 
     /// Segment `index` on the source's clock: `moof` (sequence number `index + 1`) and `mdat`.
-    mutating func segment(_ index: Int, into out: inout OutputBytes) throws(MP4Error) {
+    package mutating func segment(_ index: Int, into out: inout OutputBytes) throws(MP4Error) {
         let segment = packaging.segments[index]
         let runs = tracks.map { track in track.timeline.track.kind == .video ? segment.video : segment.audio }
         try write(index, runs: runs, shifts: tracks.map(\.shift), sequenceNumber: UInt32(truncatingIfNeeded: index + 1), into: &out)
@@ -122,8 +123,42 @@ struct FragmentedMP4SegmentWriter: MP4SegmentWriter {
 
     /// Segment `index` on the composition's clock, numbered after the stream's segments before it;
     /// the audio frames `placement`'s piece holds.
-    mutating func segment(_ index: Int, placedAt placement: SegmentPlacement, continuing stream: inout PackagedStream,
-                          into out: inout OutputBytes) throws(MP4Error) {
+    package mutating func segment(_ index: Int, placedAt placement: SegmentPlacement, continuing stream: inout PackagedStream,
+                                  into out: inout OutputBytes) throws(MP4Error) {
+        let (runs, shifts) = try placed(index, at: placement)
+        try write(index, runs: runs, shifts: shifts, sequenceNumber: stream.nextSequenceNumber, into: &out)
+        stream.nextSequenceNumber &+= 1
+    }
+
+    /// Where segment `index`, placed by `placement` (on the source's clock without one), presents
+    /// in each track written: in the track's ticks, its samples' earliest presentation time and
+    /// their total duration (what a DASH `SegmentTimeline`'s `S@t` and `S@d` say). A track with
+    /// no samples in it is left out.
+    package func presentation(ofSegment index: Int, placedAt placement: SegmentPlacement? = nil) throws(MP4Error) -> [SegmentPresentation] {
+        let (runs, shifts): ([Range<Int>], [Int64])
+        if let placement {
+            (runs, shifts) = try placed(index, at: placement)
+        } else {
+            let segment = packaging.segments[index]
+            (runs, shifts) = (tracks.map { $0.timeline.track.kind == .video ? segment.video : segment.audio }, tracks.map(\.shift))
+        }
+        var found: [SegmentPresentation] = []
+        for ((track, run), shift) in zip(zip(tracks, runs), shifts) where !run.isEmpty {
+            let samples = track.timeline.samples
+            let earliest = run.map { samples.decodeTimes[$0] + samples.compositionOffset($0) }.min() ?? 0
+            let duration = samples.durations[run].reduce(Int64(0)) { $0 + Int64($1) }
+            let (start, overflow) = earliest.addingReportingOverflow(shift)
+            guard !overflow, start >= 0 else {
+                throw .timeOverflow(file: packaging.path.description, reason: "segment \(index + 1) does not fit a fragment's fields")
+            }
+            let bytes = samples.sizes[run].reduce(0) { $0 + Int($1) }
+            found.append(SegmentPresentation(kind: track.timeline.track.kind == .audio ? .audio : .video, timescale: track.timeline.timescale, start: start, duration: duration, bytes: bytes))
+        }
+        return found
+    }
+
+    /// Each track's samples of segment `index` and what moves their decode times, placed by `placement`.
+    private func placed(_ index: Int, at placement: SegmentPlacement) throws(MP4Error) -> (runs: [Range<Int>], shifts: [Int64]) {
         let segment = packaging.segments[index]
         let name = packaging.path.description
         var runs: [Range<Int>] = []
@@ -140,8 +175,7 @@ struct FragmentedMP4SegmentWriter: MP4SegmentWriter {
             }
             runs.append(timeline.track.kind == .audio ? try packaging.audioFrames(ofSegment: index, heldBy: placement) : segment.video)
         }
-        try write(index, runs: runs, shifts: shifts, sequenceNumber: stream.nextSequenceNumber, into: &out)
-        stream.nextSequenceNumber &+= 1
+        return (runs, shifts)
     }
 
     /// The most bytes of consecutive samples read in one call: 16 MiB.
@@ -203,4 +237,14 @@ struct FragmentedMP4SegmentWriter: MP4SegmentWriter {
             }
         }
     }
+}
+
+/// Where a segment presents in one track: its samples' earliest presentation time and their
+/// total duration, in the track's ticks; and their bytes.
+package struct SegmentPresentation: Sendable, Equatable {
+    package let kind: TrackKind
+    package let timescale: Int32
+    package let start: Int64
+    package let duration: Int64
+    package let bytes: Int
 }

@@ -128,6 +128,23 @@ package struct MP4Packaging: Sendable {
         }
     }
 
+    /// The kinds of track packaged: video, then audio, each when the source has it.
+    package var trackKinds: [TrackKind] { (video == nil ? [] : [.video]) + (audio == nil ? [] : [.audio]) }
+
+    /// The sample description of the track of `kind` (its first), when there is one.
+    package func sampleDescription(of kind: TrackKind) -> MP4SampleDescription? {
+        (kind == .video ? video : audio)?.track.sampleDescriptions.first
+    }
+
+    /// A writer of fragmented MP4 segments of one kind of track alone (a DASH representation's):
+    /// its init segment holds that track, as track 1; times are as `segmentWriter()` writes them.
+    ///
+    /// - Returns: `nil` when the source has no track of `kind`.
+    package func fragmentedSegmentWriter(only kind: TrackKind) throws(MP4Error) -> FragmentedMP4SegmentWriter? {
+        guard (kind == .video ? video : audio) != nil else { return nil }
+        return try FragmentedMP4SegmentWriter(self, only: kind)
+    }
+
     /// The audio frames of segment `index` that `placement`'s piece holds (see `SegmentPlacement`):
     /// its own, less those whose middle is outside the piece, and, for the piece's first segment,
     /// the frame before it that straddles the piece's start, when its middle is inside.

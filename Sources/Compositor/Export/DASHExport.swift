@@ -1,0 +1,271 @@
+import CompositorCore
+import CompositorHLS
+import CompositorIO
+import CompositorMP4
+
+/// The schedule as a static multi-period MPEG-DASH presentation (`stitched.mpd`): one `Period` per
+/// piece of the reconciled composition, content or ad, over fragmented MP4 (CMAF) segments made
+/// by passthrough.
+///
+/// It is made from the HLS export with every piece packaged in fragmented MP4
+/// (`HLSExportOptions.packagesEveryPiece`), whose packaging already puts a segment boundary at
+/// every cut: a period plays whole segments of its source. Each source's tracks are packaged
+/// apart, once, on the source's own clock (`NAME-video-init.mp4`, `NAME-video-N.m4s`, and
+/// `NAME-audio-…`), and every period that plays a source lists the segments it plays with a
+/// `SegmentTemplate` and `SegmentTimeline`, its `presentationTimeOffset` where the period starts in
+/// the source. A content clip split by breaks so shares its segments across its periods, and a
+/// period that resumes it where the one before left off says so (`period-continuity`).
+///
+/// ```
+/// composition | content 0-10 | ad1 | ad2 | content 10-20 |
+/// periods     | 1            | 2   | 3   | 4             |   4: continuity with 1 (content, at 10 s)
+/// segments    content-video-0..4      content-video-5..9      one set, listed by both
+/// ```
+///
+/// Each period has `AssetIdentifier` (the clip's or the ad's ID), one video and one audio
+/// adaptation set (IDs 1 and 2 in every period, as players match them across periods), and
+/// each content period that a break follows has an SCTE-35 `EventStream`
+/// (`urn:scte:scte35:2013:xml`) with the values the HLS markers carry: a splice insert out of
+/// network, its event ID the break's place (from 1), its break duration the break's length at
+/// 90 kHz, at the period's end. (A pre-roll's goes at the start of its first ad period.)
+package struct DASHExport: Sendable {
+    package static let manifestName = "stitched.mpd"
+
+    /// The composition as scheduled and as the periods play it.
+    package let reconciled: ReconciledComposition
+    /// The MPD's text.
+    package let manifest: String
+    /// Each packaged source's tracks and the segments the periods play of each.
+    private let files: [SourceFiles]
+
+    /// One source's tracks, packaged apart.
+    private struct SourceFiles: Sendable {
+        let source: HLSPackagedSource
+        let stem: String
+        let kinds: [TrackKind]
+        /// The segments any period plays, ascending.
+        var segments: [Int]
+
+        func initName(_ kind: TrackKind) -> String { "\(stem)-\(kind)-init.mp4" }
+        func segmentName(_ kind: TrackKind, _ index: Int) -> String { "\(stem)-\(kind)-\(index).m4s" }
+        var names: [String] { kinds.flatMap { kind in [initName(kind)] + segments.map { segmentName(kind, $0) } } }
+    }
+
+    /// The presentation of `export`, which must have every piece packaged in fragmented MP4.
+    ///
+    /// - Throws: `DASHExportError`: an export not packaged so, a source whose codec has no RFC 6381
+    ///   name here (HEVC), or segments that cannot be read.
+    package init(_ export: HLSExport) throws(DASHExportError) {
+        reconciled = export.reconciled
+        let composition = export.composition
+        guard !export.placedSegments.isEmpty, export.packagedSources.allSatisfy({ $0.packaging.container == .fragmentedMP4 }) else {
+            throw DASHExportError(item: "the schedule", reason: "a DASH export is made from an HLS export with every piece packaged in fragmented MP4")
+        }
+        var files: [SourceFiles] = []
+        var writers: [String: FragmentedMP4SegmentWriter] = [:]
+        var periods: [XMLTree] = []
+        var lastOfClip: [String: (id: String, source: MediaLocation, end: MediaTime)] = [:]
+        var longestSegment = MediaTime.zero
+        for (number, piece) in composition.segments.enumerated() {
+            let periodID = "\(number + 1)"
+            guard let sourceIndex = export.packagedSources.firstIndex(where: { $0.location == piece.source }) else {
+                throw DASHExportError(item: piece.id, reason: "its source \(piece.source.url) was not packaged")
+            }
+            let source = export.packagedSources[sourceIndex]
+            let packaging = source.packaging
+            // The segments the piece plays: those whose middle is in its source range (the
+            // packaging cut them at the piece's ends; the playlist's times are to the microsecond).
+            let played = packaging.segments.indices.filter { index in
+                let range = packaging.segments[index].range
+                let twiceMiddle = range.start + range.end
+                return twiceMiddle >= piece.sourceRange.start + piece.sourceRange.start && twiceMiddle < piece.sourceRange.end + piece.sourceRange.end
+            }
+            guard !played.isEmpty else { throw DASHExportError(item: piece.id, reason: "no packaged segment in its source range \(piece.sourceRange)") }
+            let stem = source.initSegmentName.map { String($0.dropLast("-init.mp4".count)) } ?? "source\(sourceIndex)"
+            if !files.contains(where: { $0.source.location == source.location }) {
+                files.append(SourceFiles(source: source, stem: stem, kinds: packaging.trackKinds, segments: []))
+            }
+            let fileIndex = files.lastIndex { $0.source.location == source.location } ?? files.count - 1
+            files[fileIndex].segments = Array(Set(files[fileIndex].segments + played)).sorted()
+            let entry = files[fileIndex]
+
+            var period = XMLTree("Period", ["id": periodID, "start": Self.duration(piece.compositionRange.start)])
+            period.children.append(XMLTree("AssetIdentifier", ["schemeIdUri": "urn:org:dashif:asset-id:2013", "value": piece.id]))
+            if let events = Self.events(of: number, in: composition) { period.children.append(events) }
+            // Continuity: the same clip from the same source, resumed where its last period left off.
+            var continuity: XMLTree?
+            if case .content(let clip) = piece.role, let earlier = lastOfClip[clip], earlier.source == piece.source {
+                let scheme = earlier.end == piece.sourceRange.start ? "urn:mpeg:dash:period-continuity:2015" : "urn:mpeg:dash:period-connectivity:2015"
+                continuity = XMLTree("SupplementalProperty", ["schemeIdUri": scheme, "value": earlier.id])
+            }
+            if case .content(let clip) = piece.role { lastOfClip[clip] = (periodID, piece.source, piece.sourceRange.end) }
+            var periodStart: MediaTime?
+            for (setID, kind) in entry.kinds.enumerated() {
+                let key = "\(sourceIndex)-\(kind)"
+                let writer: FragmentedMP4SegmentWriter
+                do throws(MP4Error) {
+                    if let open = writers[key] { writer = open } else {
+                        guard let made = try packaging.fragmentedSegmentWriter(only: kind) else { continue }
+                        writer = made
+                        writers[key] = made
+                    }
+                } catch {
+                    throw DASHExportError(item: piece.id, reason: error.description)
+                }
+                var timeline: [SegmentPresentation] = []
+                for index in played {
+                    do throws(MP4Error) { timeline += try writer.presentation(ofSegment: index) } catch {
+                        throw DASHExportError(item: piece.id, reason: error.description)
+                    }
+                }
+                guard let first = timeline.first, let description = packaging.sampleDescription(of: kind) else { continue }
+                let timescale = first.timescale
+                // One start for every representation of the period: the first one's (video's).
+                let start = periodStart ?? MediaTime(value: first.start, timescale: timescale)
+                periodStart = start
+                let offset = (try? start.converted(to: timescale, rounding: .toNearestOrAwayFromZero).value) ?? first.start
+                guard let codecs = description.rfc6381Codec else {
+                    throw DASHExportError(item: piece.id, reason: "its \(kind) codec (\(description.codecIdentity)) has no RFC 6381 name here; the DASH export takes H.264 and AAC")
+                }
+                let seconds = timeline.reduce(MediaTime.zero) { $0 + MediaTime(value: $1.duration, timescale: timescale) }
+                let bits = timeline.reduce(0) { $0 + $1.bytes } * 8
+                for entry in timeline { longestSegment = MediaTime.max(longestSegment, MediaTime(value: entry.duration, timescale: timescale)) }
+                var set = XMLTree("AdaptationSet", [
+                    "id": "\(setID + 1)", "contentType": kind.rawValue, "mimeType": kind == .video ? "video/mp4" : "audio/mp4",
+                    "segmentAlignment": "true", "startWithSAP": "1",
+                ])
+                if kind == .audio, let channels = description.channelCount {
+                    set.children.append(XMLTree("AudioChannelConfiguration", [
+                        "schemeIdUri": "urn:mpeg:dash:23003:3:audio_channel_configuration:2011", "value": "\(channels)",
+                    ]))
+                }
+                if let continuity { set.children.append(continuity) }
+                var representation = XMLTree("Representation", ["id": kind.rawValue, "codecs": codecs])
+                representation.add("bandwidth", "\(max(1, Int((Double(bits) / max(seconds.seconds, 0.001)).rounded(.up))))")
+                if kind == .video {
+                    representation.add("width", description.width.map(String.init))
+                    representation.add("height", description.height.map(String.init))
+                } else {
+                    representation.add("audioSamplingRate", description.sampleRate.map(String.init))
+                }
+                representation.children.append(XMLTree("SegmentTemplate", [
+                    "timescale": "\(timescale)", "presentationTimeOffset": "\(offset)",
+                    "initialization": entry.initName(kind), "media": "\(entry.stem)-\(kind)-$Number$.m4s", "startNumber": "\(played[0])",
+                ], [XMLTree("SegmentTimeline", [:], Self.timeline(timeline))]))
+                set.children.append(representation)
+                period.children.append(set)
+            }
+            periods.append(period)
+        }
+        var mpd = XMLTree("MPD", [
+            "xmlns": "urn:mpeg:dash:schema:mpd:2011", "profiles": "urn:mpeg:dash:profile:isoff-live:2011", "type": "static",
+            "mediaPresentationDuration": Self.duration(composition.duration),
+            "minBufferTime": Self.duration(MediaTime(seconds: max(1, longestSegment.wholeSeconds(rounding: .up)))),
+        ])
+        mpd.children = periods
+        manifest = mpd.document
+        self.files = files
+    }
+
+    /// The `S` elements of a timeline: each segment's start and duration, a run of equal
+    /// durations one after another as one element with `r`.
+    private static func timeline(_ entries: [SegmentPresentation]) -> [XMLTree] {
+        var elements: [XMLTree] = []
+        var runStart = 0
+        while runStart < entries.count {
+            var runEnd = runStart + 1
+            while runEnd < entries.count, entries[runEnd].duration == entries[runStart].duration,
+                  entries[runEnd].start == entries[runEnd - 1].start + entries[runEnd - 1].duration { runEnd += 1 }
+            var element = XMLTree("S", ["t": "\(entries[runStart].start)", "d": "\(entries[runStart].duration)"])
+            if runEnd - runStart > 1 { element.add("r", "\(runEnd - runStart - 1)") }
+            elements.append(element)
+            runStart = runEnd
+        }
+        return elements
+    }
+
+    /// The SCTE-35 `EventStream` of period `number`: the breaks that start where it ends (it is
+    /// content), or at its start (it is a pre-roll's first ad).
+    private static func events(of number: Int, in composition: Composition) -> XMLTree? {
+        let piece = composition.segments[number]
+        var found: [(index: Int, item: PlacedBreak, time: MediaTime)] = []
+        for (index, item) in composition.breaks.enumerated() {
+            if !piece.isAd, item.compositionRange.start == piece.compositionRange.end, !item.segmentIndices.isEmpty {
+                found.append((index, item, piece.compositionRange.duration))
+            } else if piece.isAd, number == 0, item.segmentIndices.lowerBound == 0 {
+                found.append((index, item, .zero))
+            }
+        }
+        guard !found.isEmpty else { return nil }
+        let scte35 = "http://www.scte.org/schemas/35/2016"
+        return XMLTree("EventStream", ["schemeIdUri": "urn:scte:scte35:2013:xml", "timescale": "90000"], found.map { index, item, time in
+            let ticks = { (time: MediaTime) in "\((try? time.converted(to: 90_000, rounding: .toNearestOrAwayFromZero).value) ?? 0)" }
+            return XMLTree("Event", ["presentationTime": ticks(time), "duration": ticks(item.compositionRange.duration), "id": "\(index + 1)"], [
+                XMLTree("scte35:SpliceInfoSection", ["xmlns:scte35": scte35, "protocolVersion": "0", "ptsAdjustment": "0", "tier": "4095"], [
+                    XMLTree("scte35:SpliceInsert", [
+                        "spliceEventId": "\(index + 1)", "spliceEventCancelIndicator": "false", "outOfNetworkIndicator": "true",
+                        "spliceImmediateFlag": "true", "uniqueProgramId": "0", "availNum": "0", "availsExpected": "0",
+                    ], [
+                        XMLTree("scte35:Program"),
+                        XMLTree("scte35:BreakDuration", ["autoReturn": "true", "duration": ticks(item.compositionRange.duration)]),
+                    ]),
+                ]),
+            ])
+        })
+    }
+
+    /// An `xs:duration` in seconds, to the microsecond: `PT12.5S`.
+    static func duration(_ time: MediaTime) -> String {
+        let micros = (try? time.converted(to: 1_000_000, rounding: .toNearestOrAwayFromZero)) ?? time
+        return "PT" + (micros.exactDecimalString ?? String(micros.seconds)) + "S"
+    }
+
+    /// Every file name written: the MPD, the extra files, each source's init and used segments.
+    package func fileNames(extraFiles: [HLSExport.File]) -> [String] {
+        [Self.manifestName] + extraFiles.map(\.name) + files.flatMap(\.names)
+    }
+
+    /// Writes the MPD, `extraFiles` and the segments into `folder`, which appears whole or not at
+    /// all (as `HLSExport.write(into:)` writes).
+    ///
+    /// - Throws: `DASHExportError` naming the folder or the source that cannot be written or read.
+    package func write(into folder: FilePath, extraFiles: [HLSExport.File] = []) throws(DASHExportError) {
+        let draft: AtomicOutputFolder.Draft
+        do {
+            draft = try AtomicOutputFolder.Draft(folder, names: fileNames(extraFiles: extraFiles))
+            try draft.write(Array(manifest.utf8), name: Self.manifestName)
+            for file in extraFiles { try draft.write(Array(file.text.utf8), name: file.name) }
+        } catch {
+            throw DASHExportError(item: folder.description, reason: error.reasonText)
+        }
+        var bytes = OutputBytes()
+        for entry in files {
+            for kind in entry.kinds {
+                do throws(MP4Error) {
+                    guard var writer = try entry.source.packaging.fragmentedSegmentWriter(only: kind) else { continue }
+                    if let initBytes = writer.initSegment() { try Self.write(initBytes, entry.initName(kind), draft) }
+                    for index in entry.segments {
+                        try writer.segment(index, into: &bytes)
+                        try Self.write(bytes.withUnsafeBytes { Array($0) }, entry.segmentName(kind, index), draft)
+                    }
+                    try writer.checkUnchanged()
+                } catch {
+                    throw DASHExportError(item: entry.source.item, reason: error.description)
+                }
+            }
+        }
+        do { try draft.commit() } catch { throw DASHExportError(item: folder.description, reason: error.reasonText) }
+    }
+
+    private static func write(_ bytes: [UInt8], _ name: String, _ draft: AtomicOutputFolder.Draft) throws(MP4Error) {
+        do { try draft.write(bytes, name: name) } catch { throw MP4Error(error) }
+    }
+}
+
+/// Why a DASH export could not be made or written: the schedule item (or folder) and why.
+package struct DASHExportError: Error, Equatable, Sendable, CustomStringConvertible {
+    package let item: String
+    package let reason: String
+
+    package var description: String { "\(quoted(item)): \(reason)" }
+}

@@ -1,0 +1,141 @@
+import Foundation
+#if canImport(FoundationXML)
+import FoundationXML
+#endif
+import Testing
+@testable import Compositor
+@testable import CompositorCore
+@testable import CompositorIO
+import CompositorTestSupport
+import CompositorUmbrellaTestSupport
+
+/// The schedule as a multi-period MPD: one period per piece of the reconciled composition,
+/// starting where the piece does, each playing exactly the piece's frames from its segments.
+///
+///     composition | content 0-10 | ad1 | ad2 | content 10-20 |
+///     periods     | 1            | 2   | 3   | 4 (continuity with 1) |
+extension XMLElement {
+    /// The child elements named `name` in the MPD's namespace.
+    func children(_ name: String) -> [XMLElement] { elements(forLocalName: name, uri: DASHExportTests.namespace) }
+
+    /// The attribute `name`'s value (swift-corelibs-foundation's `attribute(forName:)` finds none
+    /// on an element in a default namespace).
+    func value(_ name: String) -> String? { attributes?.first { $0.name == name }?.stringValue }
+}
+
+@Suite("DASH: the schedule as a multi-period MPD")
+struct DASHExportTests {
+    /// A period's video as the MPD lists it: the init segment and media segments, where the
+    /// period starts, and its first segment's time against its `presentationTimeOffset`.
+    struct Period {
+        var id: String
+        var start: MediaTime
+        var files: [String] = []
+        var firstSegmentLead: Int64?
+        var continuity: String?
+    }
+
+    /// The MPD read by Foundation's XML parser, not by the code that wrote it.
+    static let namespace = "urn:mpeg:dash:schema:mpd:2011"
+
+    static func periods(_ path: String) throws -> (duration: MediaTime, periods: [Period]) {
+        let document = try XMLDocument(contentsOf: URL(fileURLWithPath: path), options: [])
+        let root = try #require(document.rootElement())
+        func seconds(_ text: String?) throws -> MediaTime {
+            let text = try #require(text)
+            #expect(text.hasPrefix("PT") && text.hasSuffix("S"), "\(text)")
+            return try MediaTime(parsing: String(text.dropFirst(2).dropLast()))
+        }
+        var periods: [Period] = []
+        for element in root.children("Period") {
+            var period = Period(id: element.value("id") ?? "", start: try seconds(element.value("start")))
+            for set in element.children("AdaptationSet") where set.value("contentType") == "video" {
+                period.continuity = set.children("SupplementalProperty").first {
+                    $0.value("schemeIdUri") == "urn:mpeg:dash:period-continuity:2015"
+                }?.value("value")
+                let template = try #require(set.children("Representation").first?.children("SegmentTemplate").first)
+                let value = { (name: String) in template.value(name) ?? "" }
+                var number = try #require(Int(value("startNumber")))
+                period.files.append(value("initialization"))
+                for s in try #require(template.children("SegmentTimeline").first).children("S") {
+                    let t = try #require(Int64(s.value("t") ?? ""))
+                    if period.firstSegmentLead == nil { period.firstSegmentLead = t - (Int64(value("presentationTimeOffset")) ?? 0) }
+                    for _ in 0...(Int(s.value("r") ?? "0") ?? 0) {
+                        period.files.append(value("media").replacingOccurrences(of: "$Number$", with: "\(number)"))
+                        number += 1
+                    }
+                }
+            }
+            periods.append(period)
+        }
+        return (try seconds(root.value("mediaPresentationDuration")), periods)
+    }
+
+    @Test(.needsFFmpeg, arguments: ["demo.json", "demo-hls.json", "demo-hls-fmp4.json", "seed-scenario.json"])
+    func everyPeriodPlaysItsPiece(_ name: String) async throws {
+        let ffmpeg = try FFmpeg.require()
+        let folder = try MP4Fixtures.makeScratchFolder("dash")
+        defer { MP4Fixtures.remove(folder) }
+        let options = try HLSExportOptions(segmentContainer: .fragmentedMP4, packagesEveryPiece: true)
+        let stitched = try HLSExporter(outputURL: folder + "/out/stitched.m3u8", options: options).stitch(try HLSJoin.composition(name))
+        let presentation = try DASHExport(stitched)
+        try presentation.write(into: FilePath(folder + "/out"))
+        let played = presentation.reconciled.played
+
+        let (duration, periods) = try Self.periods(folder + "/out/stitched.mpd")
+        let micro = { (time: MediaTime) in try time.converted(to: 1_000_000, rounding: .toNearestOrAwayFromZero) }
+        #expect(periods.count == played.segments.count)
+        #expect(duration == (try micro(played.duration)))
+        #expect(periods.map(\.start) == (try played.segments.map { try micro($0.compositionRange.start) }))
+        #expect(Set(periods.map(\.id)).count == periods.count, "period IDs are unique")
+
+        // Each period's video, its segments joined after its init segment, is exactly the piece's
+        // frames; its first segment starts at its presentationTimeOffset (its first frame is the
+        // piece's first).
+        var judge = HLSJoinJudge(ffmpeg: ffmpeg)
+        let sources = played.segments.map { $0.source.filePath?.description ?? $0.source.url }
+        let expected = try await judge.expectedFrames(played, sourcePlaylists: sources)
+        for (index, period) in periods.enumerated() {
+            var bytes: [UInt8] = []
+            for file in period.files { bytes += try MP4Fixtures.bytes(folder + "/out/" + file) }
+            let joined = folder + "/period-\(index)"
+            try MP4Fixtures.write(bytes, to: joined)
+            let frames = try await ffmpeg.decodedFrames(joined)
+            #expect(!expected[index].isEmpty)
+            #expect(frames.map(\.hash) == expected[index].map(\.hash), "\(name): period \(period.id) ('\(played.segments[index].id)')")
+            #expect(period.firstSegmentLead == 0, "\(name): period \(period.id)")
+        }
+        // A content clip resumed where its last period left off says so.
+        for (index, piece) in played.segments.enumerated() where !piece.isAd {
+            let earlier = played.segments[..<index].lastIndex { !$0.isAd && $0.id == piece.id && $0.source == piece.source }
+            let resumes = earlier.map { played.segments[$0].sourceRange.end == piece.sourceRange.start } ?? false
+            #expect((periods[index].continuity != nil) == resumes, "\(name): period \(periods[index].id)")
+        }
+    }
+
+    /// The MPD validates against MPEG-DASH's schema (`../shared/dash-schema`), offline: XLink's
+    /// attributes come from `Tests/dash/xlink.xsd` through an XML catalog.
+    @Test(.needsSharedData("dash-schema"), .enabled(if: LocalServers.find("xmllint") != nil || FFmpeg.required, "needs xmllint (libxml2-utils)"))
+    func theMPDIsSchemaValid() async throws {
+        let xmllint = try #require(LocalServers.find("xmllint"), "xmllint (libxml2-utils)")
+        let folder = try MP4Fixtures.makeScratchFolder("dash-schema")
+        defer { MP4Fixtures.remove(folder) }
+        let options = try HLSExportOptions(segmentContainer: .fragmentedMP4, packagesEveryPiece: true)
+        let stitched = try HLSExporter(outputURL: folder + "/out/stitched.m3u8", options: options).stitch(try HLSJoin.composition("demo.json"))
+        try DASHExport(stitched).write(into: FilePath(folder + "/out"))
+        let xlink = packageRoot.appendingPathComponent("Tests/dash/xlink.xsd").path
+        let catalog = """
+            <?xml version="1.0"?>
+            <catalog xmlns="urn:oasis:names:tc:entity:xmlns:xml:catalog">
+              <uri name="http://www.w3.org/XML/2008/06/xlink.xsd" uri="file://\(xlink)"/>
+              <system systemId="http://www.w3.org/XML/2008/06/xlink.xsd" uri="file://\(xlink)"/>
+            </catalog>
+            """
+        try Data(catalog.utf8).write(to: URL(fileURLWithPath: folder + "/catalog.xml"))
+        let schema = try #require(SharedData.path("dash-schema")) + "/DASH-MPD.xsd"
+        let script = "XML_CATALOG_FILES=\(folder)/catalog.xml exec \(xmllint) --nonet --noout --schema \(schema) \(folder)/out/stitched.mpd"
+        let output = try await ChildProcess.run("/bin/sh", ["-c", script])
+        #expect(output.status == 0, "\(output.stderr)")
+        #expect(output.stderr.contains("validates"), "\(output.stderr)")
+    }
+}
