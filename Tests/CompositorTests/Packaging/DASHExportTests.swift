@@ -14,13 +14,45 @@ import CompositorUmbrellaTestSupport
 ///
 ///     composition | content 0-10 | ad1 | ad2 | content 10-20 |
 ///     periods     | 1            | 2   | 3   | 4 (continuity with 1) |
-extension XMLElement {
-    /// The child elements named `name` in the MPD's namespace.
-    func children(_ name: String) -> [XMLElement] { elements(forLocalName: name, uri: DASHExportTests.namespace) }
+/// An element of the MPD as `XMLParser` reads it, not by the code that wrote it. (The DOM classes
+/// of swift-corelibs-foundation, `XMLDocument`, leak their libxml2 trees under LeakSanitizer.)
+final class MPDElement {
+    let name: String
+    let attributes: [String: String]
+    private(set) var elements: [MPDElement] = []
 
-    /// The attribute `name`'s value (swift-corelibs-foundation's `attribute(forName:)` finds none
-    /// on an element in a default namespace).
-    func value(_ name: String) -> String? { attributes?.first { $0.name == name }?.stringValue }
+    init(name: String, attributes: [String: String]) {
+        self.name = name
+        self.attributes = attributes
+    }
+
+    /// The child elements named `name`.
+    func children(_ name: String) -> [MPDElement] { elements.filter { $0.name == name } }
+
+    func value(_ name: String) -> String? { attributes[name] }
+
+    /// The document at `path`, read whole.
+    static func read(_ path: String) throws -> MPDElement {
+        final class Builder: NSObject, XMLParserDelegate {
+            var stack: [MPDElement] = []
+            var root: MPDElement?
+            func parser(_ parser: XMLParser, didStartElement name: String, namespaceURI: String?, qualifiedName: String?,
+                        attributes: [String: String] = [:]) {
+                let element = MPDElement(name: name, attributes: attributes)
+                stack.last?.elements.append(element)
+                if stack.isEmpty { root = element }
+                stack.append(element)
+            }
+            func parser(_ parser: XMLParser, didEndElement name: String, namespaceURI: String?, qualifiedName: String?) {
+                stack.removeLast()
+            }
+        }
+        let parser = XMLParser(data: try Data(contentsOf: URL(fileURLWithPath: path)))
+        let builder = Builder()
+        parser.delegate = builder
+        guard parser.parse(), let root = builder.root else { throw DemoTestError("\(path): \(parser.parserError.map { "\($0)" } ?? "no root")") }
+        return root
+    }
 }
 
 @Suite("DASH: the schedule as a multi-period MPD")
@@ -35,12 +67,9 @@ struct DASHExportTests {
         var continuity: String?
     }
 
-    /// The MPD read by Foundation's XML parser, not by the code that wrote it.
-    static let namespace = "urn:mpeg:dash:schema:mpd:2011"
-
+    /// The MPD's periods, read by Foundation's XML parser.
     static func periods(_ path: String) throws -> (duration: MediaTime, periods: [Period]) {
-        let document = try XMLDocument(contentsOf: URL(fileURLWithPath: path), options: [])
-        let root = try #require(document.rootElement())
+        let root = try MPDElement.read(path)
         func seconds(_ text: String?) throws -> MediaTime {
             let text = try #require(text)
             #expect(text.hasPrefix("PT") && text.hasSuffix("S"), "\(text)")
