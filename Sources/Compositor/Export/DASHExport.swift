@@ -61,7 +61,7 @@ package struct DASHExport: Sendable {
         guard !export.placedSegments.isEmpty, export.packagedSources.allSatisfy({ $0.packaging.container == .fragmentedMP4 }) else {
             throw DASHExportError(item: "the schedule", reason: "a DASH export is made from an HLS export with every piece packaged in fragmented MP4")
         }
-        var files: [SourceFiles] = []
+        var files: [Int: SourceFiles] = [:]
         var writers: [String: FragmentedMP4SegmentWriter] = [:]
         var periods: [XMLTree] = []
         var lastOfClip: [String: (id: String, source: MediaLocation, end: MediaTime)] = [:]
@@ -82,12 +82,9 @@ package struct DASHExport: Sendable {
             }
             guard !played.isEmpty else { throw DASHExportError(item: piece.id, reason: "no packaged segment in its source range \(piece.sourceRange)") }
             let stem = source.initSegmentName.map { String($0.dropLast("-init.mp4".count)) } ?? "source\(sourceIndex)"
-            if !files.contains(where: { $0.source.location == source.location }) {
-                files.append(SourceFiles(source: source, stem: stem, kinds: packaging.trackKinds, segments: []))
-            }
-            let fileIndex = files.lastIndex { $0.source.location == source.location } ?? files.count - 1
-            files[fileIndex].segments = Array(Set(files[fileIndex].segments + played)).sorted()
-            let entry = files[fileIndex]
+            var entry = files[sourceIndex] ?? SourceFiles(source: source, stem: stem, kinds: packaging.trackKinds, segments: [])
+            entry.segments = Array(Set(entry.segments + played)).sorted()
+            files[sourceIndex] = entry
 
             var period = XMLTree("Period", ["id": periodID, "start": Self.duration(piece.compositionRange.start)])
             period.children.append(XMLTree("AssetIdentifier", ["schemeIdUri": "urn:org:dashif:asset-id:2013", "value": piece.id]))
@@ -119,40 +116,14 @@ package struct DASHExport: Sendable {
                     }
                 }
                 guard let first = timeline.first, let description = packaging.sampleDescription(of: kind) else { continue }
-                let timescale = first.timescale
                 // One start for every representation of the period: the first one's (video's).
-                let start = periodStart ?? MediaTime(value: first.start, timescale: timescale)
+                let start = periodStart ?? MediaTime(value: first.start, timescale: first.timescale)
                 periodStart = start
-                let offset = (try? start.converted(to: timescale, rounding: .toNearestOrAwayFromZero).value) ?? first.start
-                guard let codecs = description.rfc6381Codec else {
-                    throw DASHExportError(item: piece.id, reason: "its \(kind) codec (\(description.codecIdentity)) has no RFC 6381 name here; the DASH export takes H.264 and AAC")
-                }
-                let seconds = timeline.reduce(MediaTime.zero) { $0 + MediaTime(value: $1.duration, timescale: timescale) }
-                let bits = timeline.reduce(0) { $0 + $1.bytes } * 8
-                for entry in timeline { longestSegment = MediaTime.max(longestSegment, MediaTime(value: entry.duration, timescale: timescale)) }
-                var set = XMLTree("AdaptationSet", [
-                    "id": "\(setID + 1)", "contentType": kind.rawValue, "mimeType": kind == .video ? "video/mp4" : "audio/mp4",
-                    "segmentAlignment": "true", "startWithSAP": "1",
-                ])
-                if kind == .audio, let channels = description.channelCount {
-                    set.children.append(XMLTree("AudioChannelConfiguration", [
-                        "schemeIdUri": "urn:mpeg:dash:23003:3:audio_channel_configuration:2011", "value": "\(channels)",
-                    ]))
-                }
-                if let continuity { set.children.append(continuity) }
-                var representation = XMLTree("Representation", ["id": kind.rawValue, "codecs": codecs])
-                representation.add("bandwidth", "\(max(1, Int((Double(bits) / max(seconds.seconds, 0.001)).rounded(.up))))")
-                if kind == .video {
-                    representation.add("width", description.width.map(String.init))
-                    representation.add("height", description.height.map(String.init))
-                } else {
-                    representation.add("audioSamplingRate", description.sampleRate.map(String.init))
-                }
-                representation.children.append(XMLTree("SegmentTemplate", [
-                    "timescale": "\(timescale)", "presentationTimeOffset": "\(offset)",
-                    "initialization": entry.initName(kind), "media": "\(entry.stem)-\(kind)-$Number$.m4s", "startNumber": "\(played[0])",
-                ], [XMLTree("SegmentTimeline", [:], Self.timeline(timeline))]))
-                set.children.append(representation)
+                for entry in timeline { longestSegment = MediaTime.max(longestSegment, MediaTime(value: entry.duration, timescale: first.timescale)) }
+                let set = try Self.adaptationSet(
+                    id: setID + 1, kind: kind, description: description, timeline: timeline, start: start,
+                    initialization: entry.initName(kind), media: "\(entry.stem)-\(kind)-$Number$.m4s", firstSegment: played[0],
+                    continuity: continuity, item: piece.id)
                 period.children.append(set)
             }
             periods.append(period)
@@ -164,7 +135,50 @@ package struct DASHExport: Sendable {
         ])
         mpd.children = periods
         manifest = mpd.document
-        self.files = files
+        self.files = files.keys.sorted().compactMap { files[$0] }
+    }
+
+    /// The adaptation set of one kind of track in a period: its representation, whose
+    /// `SegmentTemplate` lists `timeline` from segment `firstSegment`, the period starting at
+    /// `start` (`presentationTimeOffset`).
+    private static func adaptationSet(
+        id: Int, kind: TrackKind, description: MP4SampleDescription, timeline: [SegmentPresentation], start: MediaTime,
+        initialization: String, media: String, firstSegment: Int, continuity: XMLTree?, item: String
+    ) throws(DASHExportError) -> XMLTree {
+        let timescale = timeline.first?.timescale ?? start.timescale
+        guard let codecs = description.rfc6381Codec else {
+            throw DASHExportError(item: item, reason: "its \(kind) codec (\(description.codecIdentity)) has no RFC 6381 name here; the DASH export takes H.264 and AAC")
+        }
+        let offset: Int64
+        do { offset = try start.converted(to: timescale, rounding: .toNearestOrAwayFromZero).value } catch {
+            throw DASHExportError(item: item, reason: "its start \(start) s in its \(kind) track's ticks: \(error)")
+        }
+        let seconds = timeline.reduce(MediaTime.zero) { $0 + MediaTime(value: $1.duration, timescale: timescale) }
+        let bits = timeline.reduce(0) { $0 + $1.bytes } * 8
+        var set = XMLTree("AdaptationSet", [
+            "id": "\(id)", "contentType": kind.rawValue, "mimeType": kind == .video ? "video/mp4" : "audio/mp4",
+            "segmentAlignment": "true", "startWithSAP": "1",
+        ])
+        if kind == .audio, let channels = description.channelCount {
+            set.children.append(XMLTree("AudioChannelConfiguration", [
+                "schemeIdUri": "urn:mpeg:dash:23003:3:audio_channel_configuration:2011", "value": "\(channels)",
+            ]))
+        }
+        if let continuity { set.children.append(continuity) }
+        var representation = XMLTree("Representation", ["id": kind.rawValue, "codecs": codecs])
+        representation.add("bandwidth", "\(max(1, Int((Double(bits) / max(seconds.seconds, 0.001)).rounded(.up))))")
+        if kind == .video {
+            representation.add("width", description.width.map(String.init))
+            representation.add("height", description.height.map(String.init))
+        } else {
+            representation.add("audioSamplingRate", description.sampleRate.map(String.init))
+        }
+        representation.children.append(XMLTree("SegmentTemplate", [
+            "timescale": "\(timescale)", "presentationTimeOffset": "\(offset)",
+            "initialization": initialization, "media": media, "startNumber": "\(firstSegment)",
+        ], [XMLTree("SegmentTimeline", [:], Self.timeline(timeline))]))
+        set.children.append(representation)
+        return set
     }
 
     /// The `S` elements of a timeline: each segment's start and duration, a run of equal
@@ -197,6 +211,7 @@ package struct DASHExport: Sendable {
             }
         }
         guard !found.isEmpty else { return nil }
+        // An XML namespace name (SCTE 35's XML schema), never fetched.
         let scte35 = "http://www.scte.org/schemas/35/2016"
         return XMLTree("EventStream", ["schemeIdUri": "urn:scte:scte35:2013:xml", "timescale": "90000"], found.map { index, item, time in
             let ticks = { (time: MediaTime) in "\((try? time.converted(to: 90_000, rounding: .toNearestOrAwayFromZero).value) ?? 0)" }

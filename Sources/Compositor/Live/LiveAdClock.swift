@@ -135,16 +135,16 @@ struct LiveAdClock {
             var bytes = OutputBytes()
             do throws(MP4Error) {
                 var writer: any MP4SegmentWriter
-                if let open = writers[file.adID] { writer = open } else { writer = try file.source.packaging.segmentWriter() }
+                if let open = writers[file.source.item] { writer = open } else { writer = try file.source.packaging.segmentWriter() }
                 if let placement = file.placement {
                     var stream = PackagedStream(nextSequenceNumber: file.sequenceNumber)
                     try writer.segment(file.index, placedAt: placement, continuing: &stream, into: &bytes)
                 } else {
                     try writer.segment(file.index, into: &bytes)
                 }
-                writers[file.adID] = writer
+                writers[file.source.item] = writer
             } catch {
-                throw LiveStitchingError(.ad(item: file.adID, reason: "break \(quoted(item.id)): \(error.description)"))
+                throw LiveStitchingError(.ad(item: file.source.item, reason: "break \(quoted(item.id)): \(error.description)"))
             }
             do {
                 let output = try AtomicOutputFile(path: path)
@@ -175,7 +175,7 @@ struct LiveAdClock {
     private struct Copy {
         /// Its file under `breaks/`: the URI the break lists it by.
         let name: String
-        let adID: String
+        /// The ad's packaging (its `item` is the ad's ID).
         let source: HLSPackagedSource
         /// The segment in the ad's packaging.
         let index: Int
@@ -210,7 +210,7 @@ struct LiveAdClock {
                 }
                 for (offset, index) in used.enumerated() where position + offset < count {
                     files.append(Copy(
-                        name: item.adSegments[position + offset].uri, adID: adID, source: source, index: index,
+                        name: item.adSegments[position + offset].uri, source: source, index: index,
                         sequenceNumber: UInt32(truncatingIfNeeded: position + offset + 1), placement: placement))
                 }
             }

@@ -116,9 +116,7 @@ package struct FragmentedMP4SegmentWriter: MP4SegmentWriter {
 
     /// Segment `index` on the source's clock: `moof` (sequence number `index + 1`) and `mdat`.
     package mutating func segment(_ index: Int, into out: inout OutputBytes) throws(MP4Error) {
-        let segment = packaging.segments[index]
-        let runs = tracks.map { track in track.timeline.track.kind == .video ? segment.video : segment.audio }
-        try write(index, runs: runs, shifts: tracks.map(\.shift), sequenceNumber: UInt32(truncatingIfNeeded: index + 1), into: &out)
+        try write(index, runs: sourceClockRuns(index), shifts: tracks.map(\.shift), sequenceNumber: UInt32(truncatingIfNeeded: index + 1), into: &out)
     }
 
     /// Segment `index` on the composition's clock, numbered after the stream's segments before it;
@@ -139,8 +137,7 @@ package struct FragmentedMP4SegmentWriter: MP4SegmentWriter {
         if let placement {
             (runs, shifts) = try placed(index, at: placement)
         } else {
-            let segment = packaging.segments[index]
-            (runs, shifts) = (tracks.map { $0.timeline.track.kind == .video ? segment.video : segment.audio }, tracks.map(\.shift))
+            (runs, shifts) = (sourceClockRuns(index), tracks.map(\.shift))
         }
         var found: [SegmentPresentation] = []
         for ((track, run), shift) in zip(zip(tracks, runs), shifts) where !run.isEmpty {
@@ -155,6 +152,12 @@ package struct FragmentedMP4SegmentWriter: MP4SegmentWriter {
             found.append(SegmentPresentation(kind: track.timeline.track.kind == .audio ? .audio : .video, timescale: track.timeline.timescale, start: start, duration: duration, bytes: bytes))
         }
         return found
+    }
+
+    /// Each track's samples of segment `index` on the source's clock.
+    private func sourceClockRuns(_ index: Int) -> [Range<Int>] {
+        let segment = packaging.segments[index]
+        return tracks.map { $0.timeline.track.kind == .video ? segment.video : segment.audio }
     }
 
     /// Each track's samples of segment `index` and what moves their decode times, placed by `placement`.
