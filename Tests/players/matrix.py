@@ -14,10 +14,16 @@ each player, which hands back every picture it shows, with the time it shows it 
     mpv        mpv --vo=image --untimed, times from its time-pos at each drawn frame (a Lua script).
     vlc        VLC's yuv video output, in real time, no times (order and identity only). VLC will
                not run as root; as root the script runs it as $VLC_USER (default: nobody).
+    gstreamer3 the same with playbin3 (adaptivedemux2's HLS and DASH demuxers).
     chromium   headless, on a page served on 127.0.0.1 (player.html): every frame it presents
     firefox    (requestVideoFrameCallback) as a thumbnail with its media time, at half speed.
                Headless Firefox hands back a sample of the frames (SAMPLING), judged with its own
                count of them.
+    videojs    video.js 7 (PyPI js.videojs 7.5.5, served from its package) in headless Chromium,
+               on the same page: its VHS plays DASH and HLS by Media Source Extensions.
+
+The DASH outputs (`dash`, `dash-hls`; not run unless named) are played over HTTP on 127.0.0.1,
+GStreamer's too (from a file: URI its DASH demuxers stay at "buffering 0%").
 
 A shown picture is identified by its MD5 against every decoded frame of the output's sources
 (H.264 decoding is bit-exact, and ffmpeg, GStreamer's avdec and VLC all decode with libavcodec).
@@ -37,6 +43,7 @@ cell of an output named by --require is not right.
 """
 
 import argparse
+import contextlib
 import difflib
 import hashlib
 import http.server
@@ -304,11 +311,22 @@ def nanoseconds(match):
     return ((h * 60 + m) * 60 + s) * 10**9 + ns
 
 
+# The longest a gst-launch-1.0 run may take: every output here plays in about a minute.
+GSTREAMER_TIMEOUT = 240
+
+
 def gstreamer_buffers(command, element, raw):
     """Runs gst-launch-1.0 `command` and reads back what the identity named `element` passed to the
-    filesink writing `raw`: [(pts, end, (base, start, stop), bytes)] per buffer, in ns, with the
-    segment it was sent in."""
-    log = subprocess.run(["gst-launch-1.0", "-v", *command], capture_output=True, text=True, timeout=600).stdout
+    filesink writing `raw`: ([(pts, end, (base, start, stop), bytes)] per buffer, in ns, with the
+    segment it was sent in; how it stopped, None when it ended)."""
+    try:
+        log, stopped = subprocess.run(["gst-launch-1.0", "-v", *command], capture_output=True, text=True,
+                                      timeout=GSTREAMER_TIMEOUT).stdout, None
+    except subprocess.TimeoutExpired as timeout:
+        # A stalled pipeline: what it showed until then, and that it stalled.
+        output = timeout.stdout or b""
+        log = output.decode(errors="replace") if isinstance(output, bytes) else output
+        stopped = f"stalled: no end in {GSTREAMER_TIMEOUT} s"
     segment = (0, 0, 2**64 - 1)
     buffers = []
     with open(raw, "rb") as data:
@@ -322,15 +340,60 @@ def gstreamer_buffers(command, element, raw):
                 end = pts + (nanoseconds(d) if (d := GST_DURATION.search(line)) else 0)
                 buffers.append((pts, end, segment, data.read(int(GST_BYTES.search(line).group(1)))))
         # gst-launch drops property notifications when two identities report at once: one at a time.
-        if data.read(1):
+        if data.read(1) and not stopped:
             sys.exit(f"error: gst-launch-1.0 reported fewer buffers of {element} than it wrote")
-    return buffers
+    return buffers, stopped
+
+
+class QuietFiles(http.server.SimpleHTTPRequestHandler):
+    """Serves the whole file system (on 127.0.0.1 only): a stitched manifest refers to its sources'
+    segments where they are."""
+
+    extensions_map = {**http.server.SimpleHTTPRequestHandler.extensions_map,
+                      ".m3u8": "application/vnd.apple.mpegurl", ".mpd": "application/dash+xml", ".ts": "video/mp2t",
+                      ".m4s": "video/iso.segment", ".mp4": "video/mp4", "": "video/mp4"}
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, directory="/", **kwargs)
+
+    def log_message(self, *args):
+        pass
+
+
+@contextlib.contextmanager
+def served(handler=QuietFiles, session=None):
+    """An HTTP server on 127.0.0.1 with `handler` while the block runs: yields its root URL
+    (no trailing slash), for absolute paths."""
+    import threading
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    server.session = session
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def videojs_folder():
+    """Where video.js 7 is: PyPI's js.videojs (`pip install js.videojs==7.5.5`, as .ci/run does)."""
+    try:
+        import js.videojs
+    except ImportError:
+        sys.exit("error: video.js not found: pip install js.videojs==7.5.5 (player videojs)")
+    return Path(js.videojs.__file__).parent / "resources"
 
 
 def play_gstreamer(path, scratch, sound=None, element="playbin"):
     """The pictures playbin (or `element`: playbin3) shows; with `sound` (a Sound), also what it
     plays (a second run)."""
-    uri = f"uri={path.resolve().as_uri()}"
+    with served() as root:
+        # dashdemux from a file: URI stays at "buffering 0%" (Players.md, DASH): an MPD over HTTP.
+        uri = f"uri={root}{urllib.parse.quote(path.resolve().as_posix())}" if path.suffix == ".mpd" else f"uri={path.resolve().as_uri()}"
+        return gstreamer_pictures(uri, scratch, sound, element)
+
+
+def gstreamer_pictures(uri, scratch, sound, element):
     raw = scratch / "frames.i420"
     sink = f"videoconvert ! video/x-raw,format=I420 ! identity name=video silent=false ! filesink location={raw}"
     def running_time(pts, base, start):
@@ -338,8 +401,8 @@ def play_gstreamer(path, scratch, sound=None, element="playbin"):
         return Fraction(max(pts, start) - start + base, 10**9)
 
     pictures = []
-    for pts, end, (base, start, stop), picture in gstreamer_buffers(
-            [element, uri, "audio-sink=fakesink", f"video-sink={sink}"], "video", raw):
+    buffers, stopped = gstreamer_buffers([element, uri, "audio-sink=fakesink", f"video-sink={sink}"], "video", raw)
+    for pts, end, (base, start, stop), picture in buffers:
         # A sink shows a buffer that reaches into the segment.
         if end > start and pts < stop:
             pictures.append(Shown(running_time(pts, base, start), hashlib.md5(picture).hexdigest()))
@@ -349,14 +412,14 @@ def play_gstreamer(path, scratch, sound=None, element="playbin"):
         sink = (f"audioconvert ! audioresample ! audio/x-raw,format=F32LE,channels=1,rate={sound.rate}"
                 f" ! identity name=audio silent=false ! filesink location={raw}")
         for pts, end, (base, start, stop), data in gstreamer_buffers(
-                [element, uri, "video-sink=fakesink", f"audio-sink={sink}"], "audio", raw):
+                [element, uri, "video-sink=fakesink", f"audio-sink={sink}"], "audio", raw)[0]:
             chunk = numpy.frombuffer(data, numpy.float32)
             # A sink plays the part of a buffer inside its segment.
             skip = max(0, (start - pts) * sound.rate // 10**9)
             keep = max(0, min(len(chunk), (stop - pts) * sound.rate // 10**9))
             if skip < keep:
                 sound.place(running_time(pts, base, start), chunk[skip:keep])
-    return pictures, None
+    return pictures, stopped
 
 
 MPV_TICKS = """
@@ -440,19 +503,14 @@ def play_vlc(path, scratch):
     return pictures, None if pictures else "showed nothing"
 
 
-class BrowserPage(http.server.SimpleHTTPRequestHandler):
-    """Serves files and player.html, and takes the frames the page posts."""
-
-    extensions_map = {**http.server.SimpleHTTPRequestHandler.extensions_map,
-                      ".m3u8": "application/vnd.apple.mpegurl", ".ts": "video/mp2t",
-                      ".m4s": "video/iso.segment", ".mp4": "video/mp4", "": "video/mp4"}
-
-    def log_message(self, *args):
-        pass
+class BrowserPage(QuietFiles):
+    """Serves files, player.html and video.js (/videojs/), and takes the frames the page posts."""
 
     def translate_path(self, path):
         if path.split("?")[0] == "/player.html":
             return str(Path(__file__).with_name("player.html"))
+        if path.startswith("/videojs/"):
+            return str(videojs_folder() / path.split("?")[0][len("/videojs/"):])
         return super().translate_path(path)
 
     def do_POST(self):
@@ -503,41 +561,35 @@ class Counted:
         return f"its count: {self.frames} frames, {self.dropped} dropped, {self.corrupt} corrupt"
 
 
-def play_in_browser(browser, path, scratch):
+def play_in_browser(browser, path, scratch, engine=None):
     """Plays path in a headless browser, slowed (BROWSER_RATE) so that its compositor, without a
-    GPU, presents every frame (Chromium does; Firefox samples: SAMPLING). Returns the frames, how
-    playback stopped (None when it ended), and the browser's own Counted frames (None if not
-    ended)."""
-    import functools
+    GPU, presents every frame (Chromium does; Firefox samples: SAMPLING); with `engine` "videojs",
+    through video.js (its DASH and HLS by Media Source Extensions) instead of the browser's own
+    player. Returns the frames, how playback stopped (None when it ended), and the browser's own
+    Counted frames (None if not ended)."""
     import threading
-    # The whole file system, by absolute path (on 127.0.0.1 only): a stitched playlist refers to
-    # its sources' segments where they are.
-    handler = functools.partial(BrowserPage, directory="/")
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    server.session = {"frames": [], "outcome": "stopped: nothing for 60 s", "done": threading.Event(),
-                      "last": time.monotonic()}
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    url = (f"http://127.0.0.1:{server.server_address[1]}/player.html?rate={BROWSER_RATE}"
-           f"&src={urllib.parse.quote(path.resolve().as_posix())}")
-    profile = scratch / "profile"
-    profile.mkdir()
-    if browser == "firefox":
-        # Headless Firefox refreshes at its default rate; a faster one presents every frame.
-        (profile / "user.js").write_text('user_pref("layout.frame_rate", 240);\n'
-                                         'user_pref("media.autoplay.default", 0);\n')
-    extra = [f"--user-data-dir={profile}"] if browser == "chromium" else ["--profile", str(profile)]
-    process = subprocess.Popen(BROWSERS[browser] + extra + [url], stdout=subprocess.DEVNULL,
-                               stderr=subprocess.DEVNULL)
-    try:
-        while not server.session["done"].wait(timeout=5):
-            if time.monotonic() - server.session["last"] > 60:
-                break
-    finally:
-        process.terminate()
-        process.wait(timeout=30)
-        server.shutdown()
-    frames = [shown for _, shown in sorted(server.session["frames"], key=lambda f: f[0])]
-    outcome = server.session["outcome"]
+    session = {"frames": [], "outcome": "stopped: nothing for 60 s", "done": threading.Event(), "last": time.monotonic()}
+    with served(BrowserPage, session) as root:
+        url = (f"{root}/player.html?rate={BROWSER_RATE}&src={urllib.parse.quote(path.resolve().as_posix())}"
+               + (f"&engine={engine}" if engine else ""))
+        profile = scratch / "profile"
+        profile.mkdir()
+        if browser == "firefox":
+            # Headless Firefox refreshes at its default rate; a faster one presents every frame.
+            (profile / "user.js").write_text('user_pref("layout.frame_rate", 240);\n'
+                                             'user_pref("media.autoplay.default", 0);\n')
+        extra = [f"--user-data-dir={profile}"] if browser == "chromium" else ["--profile", str(profile)]
+        process = subprocess.Popen(BROWSERS[browser] + extra + [url], stdout=subprocess.DEVNULL,
+                                   stderr=subprocess.DEVNULL)
+        try:
+            while not session["done"].wait(timeout=5):
+                if time.monotonic() - session["last"] > 60:
+                    break
+        finally:
+            process.terminate()
+            process.wait(timeout=30)
+    frames = [shown for _, shown in sorted(session["frames"], key=lambda f: f[0])]
+    outcome = session["outcome"]
     if m := re.match(r"ended at [\d.]+; frames (\d+), dropped (\d+), corrupt (\d+)", outcome):
         return frames, None, Counted(*map(int, m.groups()))
     # "error at 4.877964: 3 PipelineStatus::PIPELINE_ERROR_DECODE: ...": the MediaError code.
@@ -557,6 +609,7 @@ PLAYERS = {
     "mpv": ("mpv", "mpv", play_mpv),
     "vlc": ("VLC", "cvlc", play_vlc),
     "chromium": ("Chromium", "chromium", lambda path, scratch: play_in_browser("chromium", path, scratch)),
+    "videojs": ("video.js 7 (Chromium)", "chromium", lambda path, scratch: play_in_browser("chromium", path, scratch, "videojs")),
     "firefox": ("Firefox ESR", "firefox-esr", lambda path, scratch: play_in_browser("firefox", path, scratch)),
 }
 

@@ -23,7 +23,8 @@ import CompositorMP4
 /// ```
 ///
 /// Each period has `AssetIdentifier` (the clip's or the ad's ID), one video and one audio
-/// adaptation set (IDs 1 and 2 in every period, as players match them across periods), and
+/// adaptation set (IDs 1 and 2 in every period, as players match them across periods; a piece
+/// without audio among pieces with audio plays `SilentAudioFragments`), and
 /// each content period that a break follows has an SCTE-35 `EventStream`
 /// (`urn:scte:scte35:2013:xml`) with the values the HLS markers carry: a splice insert out of
 /// network, its event ID the break's place (from 1), its break duration the break's length at
@@ -37,6 +38,10 @@ package struct DASHExport: Sendable {
     package let manifest: String
     /// Each packaged source's tracks and the segments the periods play of each.
     private let files: [SourceFiles]
+    /// The silent audio of each period without audio of its own (numbered from 1), in frames.
+    private let silences: [(period: Int, frames: Int)]
+    private static let silenceInitName = "silence-init.mp4"
+    private static func silenceName(_ period: Int) -> String { "silence-\(period).m4s" }
 
     /// One source's tracks, packaged apart.
     private struct SourceFiles: Sendable {
@@ -66,6 +71,11 @@ package struct DASHExport: Sendable {
         var periods: [XMLTree] = []
         var lastOfClip: [String: (id: String, source: MediaLocation, end: MediaTime)] = [:]
         var longestSegment = MediaTime.zero
+        var silences: [(period: Int, frames: Int)] = []
+        // When any piece has audio, a piece without gets silence (SilentAudioFragments says why).
+        let hasAudio = composition.segments.contains { piece in
+            export.packagedSources.first { $0.location == piece.source }?.packaging.trackKinds.contains(.audio) == true
+        }
         for (number, piece) in composition.segments.enumerated() {
             let periodID = "\(number + 1)"
             guard let sourceIndex = export.packagedSources.firstIndex(where: { $0.location == piece.source }) else {
@@ -97,7 +107,7 @@ package struct DASHExport: Sendable {
             }
             if case .content(let clip) = piece.role { lastOfClip[clip] = (periodID, piece.source, piece.sourceRange.end) }
             var periodStart: MediaTime?
-            for (setID, kind) in entry.kinds.enumerated() {
+            for kind in entry.kinds {
                 let key = "\(sourceIndex)-\(kind)"
                 let writer: FragmentedMP4SegmentWriter
                 do throws(MP4Error) {
@@ -121,10 +131,28 @@ package struct DASHExport: Sendable {
                 periodStart = start
                 for entry in timeline { longestSegment = MediaTime.max(longestSegment, MediaTime(value: entry.duration, timescale: first.timescale)) }
                 let set = try Self.adaptationSet(
-                    id: setID + 1, kind: kind, description: description, timeline: timeline, start: start,
+                    id: kind == .video ? 1 : 2, kind: kind, description: description, timeline: timeline, start: start,
                     initialization: entry.initName(kind), media: "\(entry.stem)-\(kind)-$Number$.m4s", firstSegment: played[0],
                     continuity: continuity, item: piece.id)
                 period.children.append(set)
+            }
+            if hasAudio, !entry.kinds.contains(.audio) {
+                let frames: Int
+                do { frames = try SilentAudioFragments.frames(lasting: piece.compositionRange.duration) } catch {
+                    throw DASHExportError(item: piece.id, reason: "its silent audio: \(error)")
+                }
+                guard let description = SilentAudioFragments.description else {
+                    throw DASHExportError(item: piece.id, reason: "its silent audio's sample entry does not read back")
+                }
+                let bytes = SilentAudioFragments.segment(frames: frames, sequenceNumber: 1).count
+                let timeline = [SegmentPresentation(
+                    kind: .audio, timescale: SilentAudioFragments.sampleRate, start: 0,
+                    duration: Int64(frames) * Int64(SilentAudioFragments.samplesPerFrame), bytes: bytes)]
+                period.children.append(try Self.adaptationSet(
+                    id: 2, kind: .audio, description: description, timeline: timeline, start: .zero,
+                    initialization: Self.silenceInitName, media: "silence-$Number$.m4s", firstSegment: number + 1,
+                    continuity: nil, item: piece.id))
+                silences.append((number + 1, frames))
             }
             periods.append(period)
         }
@@ -136,6 +164,7 @@ package struct DASHExport: Sendable {
         mpd.children = periods
         manifest = mpd.document
         self.files = files.keys.sorted().compactMap { files[$0] }
+        self.silences = silences
     }
 
     /// The adaptation set of one kind of track in a period: its representation, whose
@@ -159,7 +188,13 @@ package struct DASHExport: Sendable {
             "id": "\(id)", "contentType": kind.rawValue, "mimeType": kind == .video ? "video/mp4" : "audio/mp4",
             "segmentAlignment": "true", "startWithSAP": "1",
         ])
-        if kind == .audio, let channels = description.channelCount {
+        // AAC's own configuration over the sample entry's fields, which often say 2 channels for mono.
+        var (sampleRate, channels) = (description.sampleRate, description.channelCount)
+        if case .aac(let config) = description.codec {
+            sampleRate = config.sampleRate
+            if config.channelConfiguration > 0 { channels = config.channelConfiguration }
+        }
+        if kind == .audio, let channels {
             set.children.append(XMLTree("AudioChannelConfiguration", [
                 "schemeIdUri": "urn:mpeg:dash:23003:3:audio_channel_configuration:2011", "value": "\(channels)",
             ]))
@@ -171,7 +206,7 @@ package struct DASHExport: Sendable {
             representation.add("width", description.width.map(String.init))
             representation.add("height", description.height.map(String.init))
         } else {
-            representation.add("audioSamplingRate", description.sampleRate.map(String.init))
+            representation.add("audioSamplingRate", sampleRate.map(String.init))
         }
         representation.children.append(XMLTree("SegmentTemplate", [
             "timescale": "\(timescale)", "presentationTimeOffset": "\(offset)",
@@ -238,6 +273,7 @@ package struct DASHExport: Sendable {
     /// Every file name written: the MPD, the extra files, each source's init and used segments.
     package func fileNames(extraFiles: [HLSExport.File]) -> [String] {
         [Self.manifestName] + extraFiles.map(\.name) + files.flatMap(\.names)
+            + (silences.isEmpty ? [] : [Self.silenceInitName] + silences.map { Self.silenceName($0.period) })
     }
 
     /// Writes the MPD, `extraFiles` and the segments into `folder`, which appears whole or not at
@@ -268,6 +304,16 @@ package struct DASHExport: Sendable {
                     throw DASHExportError(item: entry.source.item, reason: error.description)
                 }
             }
+        }
+        do throws(MP4Error) {
+            if let description = SilentAudioFragments.description, !silences.isEmpty {
+                try Self.write(SilentAudioFragments.initSegment(description), Self.silenceInitName, draft)
+            }
+            for silence in silences {
+                try Self.write(SilentAudioFragments.segment(frames: silence.frames, sequenceNumber: 1), Self.silenceName(silence.period), draft)
+            }
+        } catch {
+            throw DASHExportError(item: folder.description, reason: error.description)
         }
         do { try draft.commit() } catch { throw DASHExportError(item: folder.description, reason: error.reasonText) }
     }

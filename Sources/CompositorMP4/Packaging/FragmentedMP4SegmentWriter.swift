@@ -10,7 +10,11 @@ import CompositorIO
 /// falls on a whole second (0, unless priming or B-frames decode earlier), the same second for
 /// every track; on the composition's clock (`SegmentPlacement`), so that presentation is
 /// composition time, and sequence numbers continue the stream's. Written `only` one kind of
-/// track (a DASH representation's), the tracks' times are what they are muxed.
+/// track (a DASH representation's), the tracks' times are what they are muxed, and audio frames
+/// that end before the source's presentation starts (encoder priming) are left out: a
+/// representation's first segment then starts where its period does, not a frame before it,
+/// where GStreamer's DASH demuxers find no segment (and the AAC decoder's first frame, without
+/// its priming, only fades in over its 23 ms).
 package struct FragmentedMP4SegmentWriter: MP4SegmentWriter {
     private struct Track {
         let timeline: SourceTrackTimeline
@@ -20,11 +24,19 @@ package struct FragmentedMP4SegmentWriter: MP4SegmentWriter {
         let zero: Int64
         /// Ticks added to every decode time on the source's clock.
         let shift: Int64
+        /// Ticks added to every decode time and hidden again by an edit list (video written
+        /// alone: its first picture's composition offset), so that a segment's decode time is
+        /// when its first picture presents, where video.js takes a segment to start (from
+        /// `tfdt`). Presentation times do not change; composition offsets stay positive (GStreamer
+        /// shows a fragment with negative ones late by the most negative).
+        var reorder: Int64 = 0
         var reader: PackagingSampleReader
     }
 
     let packaging: MP4Packaging
     private var tracks: [Track]
+    /// Whether audio frames that end before the presentation starts are left out (one track written).
+    private let leavesOutPriming: Bool
 
     init(_ packaging: MP4Packaging, only kind: TrackKind? = nil) throws(MP4Error) {
         let name = packaging.path.description
@@ -55,18 +67,44 @@ package struct FragmentedMP4SegmentWriter: MP4SegmentWriter {
             let (baseTicks, o1) = base.multipliedReportingOverflow(by: Int64(timeline.timescale))
             let (shift, o2) = baseTicks.addingReportingOverflow(zero)
             guard !o1, !o2 else { throw .timeOverflow(file: name, reason: "\(timeline.track.boxPath) decode times past the 64-bit range") }
-            tracks.append(Track(timeline: timeline, trackID: UInt32(tracks.count + 1), zero: zero, shift: shift, reader: reader))
+            var track = Track(timeline: timeline, trackID: UInt32(tracks.count + 1), zero: zero, shift: shift, reader: reader)
+            if kind == .video, !timeline.samples.decodeTimes.isEmpty {
+                track.reorder = max(0, timeline.samples.compositionOffset(0))
+            }
+            tracks.append(track)
         }
         self.tracks = tracks
+        leavesOutPriming = kind != nil
     }
 
     /// `ftyp` and `moov`: the tracks and their sample entries, no samples.
     package func initSegment() -> [UInt8]? {
+        Self.initSegment(tracks.map { track in
+            let source = track.timeline.track
+            return InitTrack(trackID: track.trackID, isVideo: source.kind == .video, timescale: source.timescale,
+                             description: source.sampleDescriptions[0], matrix: source.displayMatrix,
+                             hiddenStart: track.reorder)
+        })
+    }
+
+    /// What an init segment says of one track.
+    struct InitTrack {
+        let trackID: UInt32
+        let isVideo: Bool
+        let timescale: Int32
+        let description: MP4SampleDescription
+        var matrix: DisplayMatrix = .identity
+        /// Ticks of composition time an edit list hides before the presentation (none when 0).
+        var hiddenStart: Int64 = 0
+    }
+
+    /// `ftyp` and `moov` of `tracks`, no samples, with `mvex`.
+    static func initSegment(_ tracks: [InitTrack]) -> [UInt8] {
         var writer = ByteWriter()
-        writer.write(Self.fileTypeBox())
+        writer.write(fileTypeBox())
         writer.writeBox("moov") { moov in
             moov.write(box: MovieHeaderBox(timescale: 1000, duration: 0, nextTrackID: UInt32(tracks.count + 1)))
-            for track in tracks { Self.writeTrack(track, to: &moov) }
+            for track in tracks { writeTrack(track, to: &moov) }
             moov.writeBox("mvex") { mvex in
                 for track in tracks { mvex.write(box: TrackExtendsBox(trackID: track.trackID)) }
             }
@@ -85,16 +123,18 @@ package struct FragmentedMP4SegmentWriter: MP4SegmentWriter {
         }
     }
 
-    private static func writeTrack(_ track: Track, to writer: inout ByteWriter) {
-        let source = track.timeline.track
-        let isVideo = source.kind == .video
-        let description = source.sampleDescriptions[0]
+    private static func writeTrack(_ track: InitTrack, to writer: inout ByteWriter) {
+        let (isVideo, description) = (track.isVideo, track.description)
         writer.writeBox("trak") { trak in
             trak.write(box: TrackHeaderBox(
-                trackID: track.trackID, duration: 0, volume: isVideo ? 0 : 0x0100, matrix: source.displayMatrix,
+                trackID: track.trackID, duration: 0, volume: isVideo ? 0 : 0x0100, matrix: track.matrix,
                 width: UInt32(isVideo ? description.width ?? 0 : 0) << 16, height: UInt32(isVideo ? description.height ?? 0 : 0) << 16))
+            if track.hiddenStart > 0 {
+                // Duration 0: the edit lasts as long as the fragments do (ISO/IEC 14496-12, 8.6.6).
+                trak.writeBox("edts") { $0.write(box: EditListBox(entries: [MP4EditListEntry(segmentDuration: 0, mediaTime: track.hiddenStart)])) }
+            }
             trak.writeBox("mdia") { mdia in
-                mdia.write(box: MediaHeaderBox(timescale: UInt32(source.timescale), duration: 0))
+                mdia.write(box: MediaHeaderBox(timescale: UInt32(track.timescale), duration: 0))
                 mdia.write(box: HandlerBox(handlerType: isVideo ? "vide" : "soun", name: isVideo ? "VideoHandler" : "SoundHandler"))
                 mdia.writeBox("minf") { minf in
                     minf.writeMediaInformationHeaders(isVideo: isVideo)
@@ -157,7 +197,18 @@ package struct FragmentedMP4SegmentWriter: MP4SegmentWriter {
     /// Each track's samples of segment `index` on the source's clock.
     private func sourceClockRuns(_ index: Int) -> [Range<Int>] {
         let segment = packaging.segments[index]
-        return tracks.map { $0.timeline.track.kind == .video ? segment.video : segment.audio }
+        return tracks.map { track in
+            guard track.timeline.track.kind == .audio else { return segment.video }
+            guard leavesOutPriming else { return segment.audio }
+            // Priming: frames whose media time ends where the edit list starts the presentation, or before.
+            let samples = track.timeline.samples
+            var first = segment.audio.lowerBound
+            while first < segment.audio.upperBound,
+                  samples.decodeTimes[first] + samples.compositionOffset(first) + Int64(samples.durations[first]) <= track.timeline.mediaStart {
+                first += 1
+            }
+            return first..<segment.audio.upperBound
+        }
     }
 
     /// Each track's samples of segment `index` and what moves their decode times, placed by `placement`.
@@ -194,8 +245,9 @@ package struct FragmentedMP4SegmentWriter: MP4SegmentWriter {
                 moof.write(box: MovieFragmentHeaderBox(sequenceNumber: sequenceNumber))
                 for ((track, run), shift) in zip(zip(tracks, runs), shifts) where !run.isEmpty {
                     let samples = track.timeline.samples
-                    let (decodeTime, overflow) = samples.decodeTimes[run.lowerBound].addingReportingOverflow(shift)
-                    guard !overflow, decodeTime >= 0, let offset = Int32(exactly: dataOffset) else {
+                    let (moved, overflow1) = samples.decodeTimes[run.lowerBound].addingReportingOverflow(shift)
+                    let (decodeTime, overflow2) = moved.addingReportingOverflow(track.reorder)
+                    guard !overflow1, !overflow2, decodeTime >= 0, let offset = Int32(exactly: dataOffset) else {
                         failure = .timeOverflow(file: packaging.path.description, reason: "segment \(index + 1) does not fit a fragment's fields")
                         return
                     }
@@ -250,4 +302,8 @@ package struct SegmentPresentation: Sendable, Equatable {
     package let start: Int64
     package let duration: Int64
     package let bytes: Int
+
+    package init(kind: TrackKind, timescale: Int32, start: Int64, duration: Int64, bytes: Int) {
+        (self.kind, self.timescale, self.start, self.duration, self.bytes) = (kind, timescale, start, duration, bytes)
+    }
 }

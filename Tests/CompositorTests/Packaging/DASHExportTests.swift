@@ -65,6 +65,9 @@ struct DASHExportTests {
         var files: [String] = []
         var firstSegmentLead: Int64?
         var continuity: String?
+        /// The audio's files, and its first segment's time against its `presentationTimeOffset`.
+        var audioFiles: [String] = []
+        var audioLead: Int64?
     }
 
     /// The MPD's periods, read by Foundation's XML parser.
@@ -78,22 +81,27 @@ struct DASHExportTests {
         var periods: [Period] = []
         for element in root.children("Period") {
             var period = Period(id: element.value("id") ?? "", start: try seconds(element.value("start")))
-            for set in element.children("AdaptationSet") where set.value("contentType") == "video" {
-                period.continuity = set.children("SupplementalProperty").first {
-                    $0.value("schemeIdUri") == "urn:mpeg:dash:period-continuity:2015"
-                }?.value("value")
+            for set in element.children("AdaptationSet") {
+                let video = set.value("contentType") == "video"
+                if video {
+                    period.continuity = set.children("SupplementalProperty").first {
+                        $0.value("schemeIdUri") == "urn:mpeg:dash:period-continuity:2015"
+                    }?.value("value")
+                }
                 let template = try #require(set.children("Representation").first?.children("SegmentTemplate").first)
                 let value = { (name: String) in template.value(name) ?? "" }
                 var number = try #require(Int(value("startNumber")))
-                period.files.append(value("initialization"))
+                var files = [value("initialization")]
+                var lead: Int64?
                 for s in try #require(template.children("SegmentTimeline").first).children("S") {
                     let t = try #require(Int64(s.value("t") ?? ""))
-                    if period.firstSegmentLead == nil { period.firstSegmentLead = t - (Int64(value("presentationTimeOffset")) ?? 0) }
+                    if lead == nil { lead = t - (Int64(value("presentationTimeOffset")) ?? 0) }
                     for _ in 0...(Int(s.value("r") ?? "0") ?? 0) {
-                        period.files.append(value("media").replacingOccurrences(of: "$Number$", with: "\(number)"))
+                        files.append(value("media").replacingOccurrences(of: "$Number$", with: "\(number)"))
                         number += 1
                     }
                 }
+                if video { (period.files, period.firstSegmentLead) = (files, lead) } else { (period.audioFiles, period.audioLead) = (files, lead) }
             }
             periods.append(period)
         }
@@ -102,11 +110,68 @@ struct DASHExportTests {
 
     @Test(.needsFFmpeg, arguments: ["demo.json", "demo-hls.json", "demo-hls-fmp4.json", "seed-scenario.json"])
     func everyPeriodPlaysItsPiece(_ name: String) async throws {
+        try await Self.checkPeriods(of: try HLSJoin.composition(name), name: name)
+    }
+
+    /// Random schedules of the fixture clips (pre-, mid- and post-rolls, pods, the video-only
+    /// bumper, cuts anywhere): the periods' durations sum to the composition's, and each period
+    /// plays exactly its piece's frames from the one the reconciled composition names
+    /// (`checkPeriods`). `COMPOSITOR_DASH_SEED=N` runs another seed.
+    @Test(.needsFFmpeg)
+    func randomSchedules() async throws {
+        let seed = UInt64(ProcessInfo.processInfo.environment["COMPOSITOR_DASH_SEED"] ?? "") ?? 56
+        var random = SeededGenerator(seed: seed)
+        let clips = [("content.mp4", 200), ("content2.mp4", 160)], ads = [("ad1.mp4", 100), ("ad2.mp4", 70), ("bumper-video-only.mp4", 20)]
+        /// A range of a clip `tenths` long, in tenths of a second, at least `shortest` tenths long.
+        func range(_ tenths: Int, shortest: Int = 10) -> String {
+            let start = Int.random(in: 0...(tenths - shortest), using: &random)
+            let end = Int.random(in: (start + shortest)...tenths, using: &random)
+            return #""start": \#(Double(start) / 10), "end": \#(Double(end) / 10)"#
+        }
+        func pod(_ id: String) -> String {
+            (0..<Int.random(in: 1...2, using: &random)).map { index in
+                let (url, tenths) = ads.randomElement(using: &random)!
+                return #"{ "id": "\#(id)-\#(index)", "url": "\#(url)", \#(range(tenths)) }"#
+            }.joined(separator: ", ")
+        }
+        var checked = 0
+        for round in 0..<6 {
+            let content = (0..<Int.random(in: 1...2, using: &random)).map { index in
+                let (url, tenths) = clips.randomElement(using: &random)!
+                return #"{ "id": "c\#(index)", "url": "\#(url)", \#(range(tenths, shortest: 100)) }"#
+            }
+            var breaks: [String] = []
+            if Bool.random(using: &random) { breaks.append(#"{ "id": "pre", "at": "preroll", "ads": [\#(pod("pre"))] }"#) }
+            // Mid-rolls at different times inside the content (at least 10 s long).
+            let times = Set((0..<Int.random(in: 0...2, using: &random)).map { _ in Int.random(in: 10...90, using: &random) })
+            for (index, tenths) in times.sorted().enumerated() {
+                let (id, at) = ("mid\(index)", Double(tenths) / 10)
+                breaks.append(#"{ "id": "\#(id)", "at": \#(at), "ads": [\#(pod(id))] }"#)
+            }
+            if Bool.random(using: &random) { breaks.append(#"{ "id": "post", "at": "postroll", "ads": [\#(pod("post"))] }"#) }
+            let json = #"{ "content": [\#(content.joined(separator: ", "))], "breaks": [\#(breaks.joined(separator: ", "))] }"#
+            let name = "seed \(seed), schedule \(round): \(json)"
+            do {
+                try await Self.checkPeriods(of: try HLSJoin.composition(json: Array(json.utf8)), name: name)
+                checked += 1
+            } catch let error as HLSExportError where error.cause == .snapsToNothing {
+                // A piece shorter than the keyframe spacing around it: the export's typed refusal.
+                continue
+            }
+        }
+        #expect(checked >= 3, "seed \(seed): only \(checked) of 6 schedules exported")
+    }
+
+    /// Exports `composition` as DASH (from its HLS export with every piece in fMP4) and holds the
+    /// MPD to the composition: a period per piece, at its start, their durations summing to the
+    /// composition's; each period's video exactly its piece's frames from the first; audio in
+    /// every period or none, from the period's start (`name` says which schedule in messages).
+    static func checkPeriods(of composition: Composition, name: String) async throws {
         let ffmpeg = try FFmpeg.require()
         let folder = try MP4Fixtures.makeScratchFolder("dash")
         defer { MP4Fixtures.remove(folder) }
         let options = try HLSExportOptions(segmentContainer: .fragmentedMP4, packagesEveryPiece: true)
-        let stitched = try HLSExporter(outputURL: folder + "/out/stitched.m3u8", options: options).stitch(try HLSJoin.composition(name))
+        let stitched = try HLSExporter(outputURL: folder + "/out/stitched.m3u8", options: options).stitch(composition)
         let presentation = try DASHExport(stitched)
         try presentation.write(into: FilePath(folder + "/out"))
         let played = presentation.reconciled.played
@@ -117,6 +182,10 @@ struct DASHExportTests {
         #expect(duration == (try micro(played.duration)))
         #expect(periods.map(\.start) == (try played.segments.map { try micro($0.compositionRange.start) }))
         #expect(Set(periods.map(\.id)).count == periods.count, "period IDs are unique")
+        // Each period lasts until the next starts (the last, to the end): the durations sum to the composition's.
+        let durations = zip(periods.map(\.start), periods.dropFirst().map(\.start) + [duration]).map { $1 - $0 }
+        #expect(durations == (try played.segments.map { try micro($0.compositionRange.end) - micro($0.compositionRange.start) }), "\(name)")
+        #expect(durations.reduce(MediaTime.zero, +) == duration, "\(name)")
 
         // Each period's video, its segments joined after its init segment, is exactly the piece's
         // frames; its first segment starts at its presentationTimeOffset (its first frame is the
@@ -133,6 +202,27 @@ struct DASHExportTests {
             #expect(!expected[index].isEmpty)
             #expect(frames.map(\.hash) == expected[index].map(\.hash), "\(name): period \(period.id) ('\(played.segments[index].id)')")
             #expect(period.firstSegmentLead == 0, "\(name): period \(period.id)")
+        }
+        // Audio in every period, or in none: a piece without audio of its own plays silence as
+        // long as it (players that keep one audio buffer across periods wait at a gap). Audio
+        // starts at its period, or less than an AAC frame (1024 samples) after it, never before
+        // (GStreamer's DASH demuxers find no segment that starts before its period).
+        #expect(periods.allSatisfy { $0.audioFiles.isEmpty } || periods.allSatisfy { !$0.audioFiles.isEmpty }, "\(name)")
+        for (index, period) in periods.enumerated() where !period.audioFiles.isEmpty {
+            var bytes: [UInt8] = []
+            for file in period.audioFiles { bytes += try MP4Fixtures.bytes(folder + "/out/" + file) }
+            let joined = folder + "/period-\(index)-audio"
+            try MP4Fixtures.write(bytes, to: joined)
+            let lead = try #require(period.audioLead)
+            #expect(lead >= 0 && lead < 1024, "\(name): period \(period.id): audio starts \(lead) samples after it")
+            #expect(try await ffmpeg.audioDecodeErrors(joined).isEmpty, "\(name): period \(period.id)")
+            if period.audioFiles.first == "silence-init.mp4" {
+                let sound = try await ffmpeg.placedSound(joined)
+                let length = MediaTime(value: Int64(sound.count), timescale: 48_000)
+                let piece = played.segments[index].compositionRange.duration
+                #expect(sound.allSatisfy { $0 == 0 }, "\(name): period \(period.id)'s silence")
+                #expect(length >= piece && length < piece + MediaTime(value: 1024, timescale: 48_000), "\(name): period \(period.id): \(length) s of silence")
+            }
         }
         // A content clip resumed where its last period left off says so.
         for (index, piece) in played.segments.enumerated() where !piece.isAd {

@@ -1,0 +1,74 @@
+import CompositorCore
+
+/// Silent audio as fragmented MP4: AAC-LC at 48 kHz in stereo, every frame silent
+/// (`SilentAACFrame`), one track (ID 1) on its own.
+///
+/// A DASH export gives it to a period whose piece has no audio (a video-only bumper) when other
+/// periods have audio. Players that feed one audio buffer across periods (a browser's Media
+/// Source Extensions; GStreamer's playbin3, measured) wait at a period without audio for audio
+/// that never comes; with silence they play through, as they would through silent audio in the
+/// piece.
+///
+/// ```
+/// periods   | content (audio) | bumper (video only) | content (audio) |
+/// audio       content-audio-…   silence-N.m4s         content-audio-…
+/// ```
+package enum SilentAudioFragments {
+    /// Samples a second, which is also the track's timescale.
+    package static let sampleRate: Int32 = 48_000
+    /// Samples in a frame.
+    package static let samplesPerFrame = 1024
+
+    /// AudioSpecificConfig: object type 2 (AAC-LC), frequency index 3 (48 kHz), channel
+    /// configuration 2, 1024 samples a frame.
+    private static let config: [UInt8] = [0x11, 0x90]
+
+    /// The sample entry (`mp4a`), read back from the bytes written (never `nil`: tested).
+    package static let description = try? MP4SampleDescription(
+        entry: ByteReader(SampleEntryWriter.mp4a(sampleRate: Int(sampleRate), channelCount: 2, audioSpecificConfig: config)),
+        handler: "soun")
+
+    /// The init segment: `ftyp` and `moov` with the silent track, no samples.
+    package static func initSegment(_ description: MP4SampleDescription) -> [UInt8] {
+        FragmentedMP4SegmentWriter.initSegment([.init(trackID: 1, isVideo: false, timescale: sampleRate, description: description)])
+    }
+
+    /// How many frames play at least `duration`.
+    ///
+    /// - Throws: `MediaTimeError` when `duration` in samples does not fit 64 bits.
+    package static func frames(lasting duration: MediaTime) throws(MediaTimeError) -> Int {
+        let samples = try duration.converted(to: sampleRate, rounding: .up).value
+        return Int(max(0, (samples + Int64(samplesPerFrame) - 1) / Int64(samplesPerFrame)))
+    }
+
+    /// One media segment (`moof` numbered `sequenceNumber`, `mdat`) of `frames` silent frames,
+    /// decoding from `decodeTime` (in samples).
+    package static func segment(frames: Int, decodeTime: UInt64 = 0, sequenceNumber: UInt32) -> [UInt8] {
+        // The AudioSpecificConfig above is AAC-LC in stereo, for which SilentAACFrame always has a frame.
+        let frame = (try? AudioSpecificConfig(bytes: config)).flatMap(SilentAACFrame.bytes(for:)) ?? []
+        let count = max(0, frames)
+        func moof(dataOffset: Int32) -> [UInt8] {
+            ByteWriter.bytes { writer in
+                writer.writeBox("moof") { moof in
+                    moof.write(box: MovieFragmentHeaderBox(sequenceNumber: sequenceNumber))
+                    moof.writeBox("traf") { traf in
+                        traf.write(box: TrackFragmentHeaderBox(trackID: 1))
+                        traf.write(box: TrackFragmentDecodeTimeBox(baseMediaDecodeTime: decodeTime))
+                        traf.write(box: TrackFragmentRunBox(
+                            sampleCount: UInt32(count), dataOffset: dataOffset,
+                            durations: Array(repeating: UInt32(samplesPerFrame), count: count),
+                            sizes: Array(repeating: UInt32(frame.count), count: count),
+                            flags: Array(repeating: TrackFragmentRunBox.syncSampleFlags, count: count), compositionOffsets: nil))
+                    }
+                }
+            }
+        }
+        let payload = frame.count * count
+        let measured = moof(dataOffset: 0).count
+        var writer = ByteWriter()
+        writer.write(moof(dataOffset: Int32(clamping: measured + 8)))
+        writer.writeBoxHeader("mdat", payloadSize: UInt64(payload))
+        for _ in 0..<count { writer.write(frame) }
+        return writer.bytes
+    }
+}
