@@ -14,7 +14,8 @@ import CompositorIO
 /// that end before the source's presentation starts (encoder priming) are left out: a
 /// representation's first segment then starts where its period does, not a frame before it,
 /// where GStreamer's DASH demuxers find no segment (and the AAC decoder's first frame, without
-/// its priming, only fades in over its 23 ms).
+/// its priming, only fades in over its 23 ms); video decodes from its first picture's
+/// presentation (`Track.reorder`).
 package struct FragmentedMP4SegmentWriter: MP4SegmentWriter {
     private struct Track {
         let timeline: SourceTrackTimeline
@@ -27,8 +28,8 @@ package struct FragmentedMP4SegmentWriter: MP4SegmentWriter {
         /// Ticks added to every decode time and hidden again by an edit list (video written
         /// alone: its first picture's composition offset), so that a segment's decode time is
         /// when its first picture presents, where video.js takes a segment to start (from
-        /// `tfdt`). Presentation times do not change; composition offsets stay positive (GStreamer
-        /// shows a fragment with negative ones late by the most negative).
+        /// `tfdt`). Presentation times and composition offsets do not change: ffmpeg's DASH
+        /// muxer writes the same edit list.
         var reorder: Int64 = 0
         var reader: PackagingSampleReader
     }
