@@ -718,6 +718,16 @@ def judge(expected, shown, found, counted=None):
     return right, f"{matched}/{required}" + ("; " + ", ".join(problems) if problems else "")
 
 
+def clip_line(clip, numbers, count):
+    """How much of a clip of `count` frames a stretch of shown frame `numbers` has:
+    "  ad1       298/300 shown, missing 3...4"."""
+    missing = sorted(set(range(count)) - set(numbers))
+    line = f"  {clip:9} {len(set(numbers))}/{count} shown"
+    if missing:
+        line += f", missing {missing[0]}" + (f"...{missing[-1]}" if len(missing) > 1 else "")
+    return line
+
+
 def describe(shown, found):
     """The shown pictures as runs, one line each: "  5.000 s: Fixtures/content.mp4 0-203 (204)"."""
     runs = []

@@ -125,10 +125,7 @@ def main():
             if clip == "garbage":
                 print(f"  {len(pictures)} pictures of no clip")
                 continue
-            missing = sorted(set(range(len(frames[clip]))) - set(numbers))
-            line = f"  {clip:9} {len(set(numbers))}/{len(frames[clip])} shown"
-            if missing:
-                line += f", missing {missing[0]}" + (f"...{missing[-1]}" if len(missing) > 1 else "")
+            line = matrix.clip_line(clip, numbers, len(frames[clip]))
             if offset is not None and index < len(starts) and pictures[0][0] == 0:
                 late = pictures[0][1] - offset - starts[index]
                 delay = reorder_delay(segments[clip][0][1])

@@ -97,10 +97,7 @@ def main():
             if clip == "garbage":
                 print(f"  {len(pictures)} pictures of no clip")
                 continue
-            missing = sorted(set(range(len(frames[clip]))) - set(numbers))
-            line = f"  {clip:9} {len(set(numbers))}/{len(frames[clip])} shown"
-            if missing:
-                line += f", missing {missing[0]}" + (f"...{missing[-1]}" if len(missing) > 1 else "")
+            line = matrix.clip_line(clip, numbers, len(frames[clip]))
             if timed and pictures[0][0] == 0:
                 period = min(range(len(CLIPS)), key=lambda i: abs(starts[i] - pictures[0][1]))
                 late = pictures[0][1] - shown[0].time - starts[period]
