@@ -21,12 +21,15 @@ package enum SilentAudioFragments {
 
     /// AudioSpecificConfig: object type 2 (AAC-LC), frequency index 3 (48 kHz), channel
     /// configuration 2, 1024 samples a frame.
-    private static let config: [UInt8] = [0x11, 0x90]
+    private static var config: [UInt8] { [0x11, 0x90] }
 
-    /// The sample entry (`mp4a`), read back from the bytes written (never `nil`: tested).
-    package static let description = try? MP4SampleDescription(
-        entry: ByteReader(SampleEntryWriter.mp4a(sampleRate: Int(sampleRate), channelCount: 2, audioSpecificConfig: config)),
-        handler: "soun")
+    /// The sample entry (`mp4a`), read back from the bytes written (never `nil`: tested). Made
+    /// when asked, not kept in a global: LeakSanitizer reports a global's buffers as leaked.
+    package static var description: MP4SampleDescription? {
+        try? MP4SampleDescription(
+            entry: ByteReader(SampleEntryWriter.mp4a(sampleRate: Int(sampleRate), channelCount: 2, audioSpecificConfig: config)),
+            handler: "soun")
+    }
 
     /// The init segment: `ftyp` and `moov` with the silent track, no samples.
     package static func initSegment(_ description: MP4SampleDescription) -> [UInt8] {
