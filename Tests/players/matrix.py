@@ -387,10 +387,11 @@ def videojs_folder():
 def play_gstreamer(path, scratch, sound=None, element="playbin"):
     """The pictures playbin (or `element`: playbin3) shows; with `sound` (a Sound), also what it
     plays (a second run)."""
+    if path.suffix != ".mpd":
+        return gstreamer_pictures(f"uri={path.resolve().as_uri()}", scratch, sound, element)
+    # dashdemux from a file: URI stays at "buffering 0%" (Players.md, DASH): an MPD over HTTP.
     with served() as root:
-        # dashdemux from a file: URI stays at "buffering 0%" (Players.md, DASH): an MPD over HTTP.
-        uri = f"uri={root}{urllib.parse.quote(path.resolve().as_posix())}" if path.suffix == ".mpd" else f"uri={path.resolve().as_uri()}"
-        return gstreamer_pictures(uri, scratch, sound, element)
+        return gstreamer_pictures(f"uri={root}{urllib.parse.quote(path.resolve().as_posix())}", scratch, sound, element)
 
 
 def gstreamer_pictures(uri, scratch, sound, element):

@@ -40,8 +40,10 @@ package enum SilentAudioFragments {
     ///
     /// - Throws: `MediaTimeError` when `duration` in samples does not fit 64 bits.
     package static func frames(lasting duration: MediaTime) throws(MediaTimeError) -> Int {
-        let samples = try duration.converted(to: sampleRate, rounding: .up).value
-        return Int(max(0, (samples + Int64(samplesPerFrame) - 1) / Int64(samplesPerFrame)))
+        let samples = max(0, try duration.converted(to: sampleRate, rounding: .up).value)
+        let frame = Int64(samplesPerFrame)
+        // Rounded up without adding to `samples`, which may be near Int64.max.
+        return Int(samples / frame + (samples % frame == 0 ? 0 : 1))
     }
 
     /// One media segment (`moof` numbered `sequenceNumber`, `mdat`) of `frames` silent frames,
