@@ -3,7 +3,8 @@ import CompositorIO
 
 /// `dash SCHEDULE.json --output DIR [--snap RULE]`: the schedule as a static multi-period MPEG-DASH
 /// presentation, `DIR/stitched.mpd`, one period per piece of the composition over fragmented MP4
-/// segments made by passthrough (`DASHExport`), and the timeline that plays in it (`timeline
+/// segments made by passthrough (`DASHExporter`), every variant of a multivariant source a
+/// representation, and the timeline that plays in it (`timeline
 /// --json`'s shape) in `DIR/timeline.json`: the same timeline as `hls --package-every-piece
 /// --segments fmp4` writes for the schedule.
 ///
@@ -22,17 +23,8 @@ enum DASHCommand {
         try arguments.finish()
         let loaded = try LoadedSchedule(path: schedule, warningOfUnreadableSources: false, adsFor: .hls)
         let target = output.resolved(against: currentFolder())
-        let options: HLSExportOptions
-        do { options = try HLSExportOptions(snapping: snapping, segmentContainer: .fragmentedMP4, packagesEveryPiece: true) } catch {
-            throw .usage(error.description)
-        }
         let presentation: DASHExport
-        do {
-            let stitched = try HLSExporter(outputURL: hlsURL(target.appending(HLSCommand.playlistName)), options: options)
-                .readingSources(from: loaded.catalog)
-                .stitch(loaded.composition)
-            presentation = try DASHExport(stitched)
-        } catch {
+        do { presentation = try DASHExporter(snapping: snapping).readingSources(from: loaded.catalog).export(loaded.composition) } catch {
             throw .failure("\(loaded.path): \(error)")
         }
         let timeline = HLSExport.File(url: HLSCommand.timelineName, text: TimelineReport.json(presentation.reconciled.played).serialized + "\n")

@@ -128,6 +128,8 @@ OUTPUTS = [
            "Fixtures/seed-scenario.json", "hls", ("--package-every-piece",)),
     Output("dash", "DASH, one period per piece (`dash`)", "Fixtures/demo.json", "dash"),
     Output("dash-hls", "DASH of HLS sources (`dash`)", "Fixtures/demo-hls.json", "dash"),
+    Output("dash-multivariant", "DASH of multivariant HLS sources, a representation per variant (`dash`)",
+           "Fixtures/demo-hls-multivariant.json", "dash"),
 ]
 
 
@@ -207,6 +209,8 @@ class SourceFrames:
 
     def __init__(self):
         self.times, self.digests, self.thumbs, self.likenesses = {}, {}, {}, {}
+        # A multivariant playlist's other variants: their frames, one for one with its own.
+        self.variant_digests = {}
 
     def load(self, url):
         if url in self.times:
@@ -216,6 +220,15 @@ class SourceFrames:
         # A playlist's time zero is its earliest video frame (Compositor.docc/MP4Output.md, HLS sources in a render).
         self.times[url] = [t - zero for t, _ in frames]
         self.digests[url] = [d for _, d in frames]
+        # A DASH player may show any variant's picture of a frame (a representation each, keyframes aligned).
+        lines = (ROOT / url).read_text().splitlines() if url.endswith(".m3u8") else []
+        variants = [uri for tag, uri in zip(lines, lines[1:]) if tag.startswith("#EXT-X-STREAM-INF")]
+        self.variant_digests[url] = []
+        for variant in variants:
+            digests = [d for _, d in framemd5((ROOT / url).parent / variant)]
+            if len(digests) != len(frames):
+                sys.exit(f"error: {url}: variant {variant} has {len(digests)} frames, the playlist {len(frames)}")
+            self.variant_digests[url].append(digests)
 
     def thumbnails(self, url):
         if url not in self.thumbs:
@@ -226,8 +239,9 @@ class SourceFrames:
         """(url, frame index) of each shown picture among the urls' frames, None for garbage."""
         exact = {}
         for url in urls:
-            for index, digest in enumerate(self.digests[url]):
-                exact.setdefault(digest, (url, index))
+            for digests in [self.digests[url]] + self.variant_digests[url]:
+                for index, digest in enumerate(digests):
+                    exact.setdefault(digest, (url, index))
         found = [exact.get(s.digest) if s.digest else None for s in shown]
         if any(s.thumb is not None for s in shown):
             found = self.identify_by_likeness(shown, urls, found)

@@ -3,18 +3,17 @@ import CompositorHLS
 import CompositorIO
 import CompositorMP4
 
-/// The schedule as a static multi-period MPEG-DASH presentation (`stitched.mpd`): one `Period` per
-/// piece of the reconciled composition, content or ad, over fragmented MP4 (CMAF) segments made
-/// by passthrough.
+/// The schedule as a static multi-period MPEG-DASH presentation (`stitched.mpd`), as
+/// `DASHExporter` makes it: one `Period` per piece of the reconciled composition, content or ad,
+/// over fragmented MP4 (CMAF) segments made by passthrough.
 ///
-/// It is made from the HLS export with every piece packaged in fragmented MP4
-/// (`HLSExportOptions.packagesEveryPiece`), whose packaging already puts a segment boundary at
-/// every cut: a period plays whole segments of its source. Each source's tracks are packaged
-/// apart, once, on the source's own clock (`NAME-video-init.mp4`, `NAME-video-N.m4s`, and
-/// `NAME-audio-…`), and every period that plays a source lists the segments it plays with a
-/// `SegmentTemplate` and `SegmentTimeline`, its `presentationTimeOffset` where the period starts in
-/// the source. A content clip split by breaks so shares its segments across its periods, and a
-/// period that resumes it where the one before left off says so (`period-continuity`).
+/// Its packaging puts a segment boundary at every cut, so a period plays whole segments of its
+/// source. Each source's tracks are packaged apart, once, on the source's own clock
+/// (`NAME-video-init.mp4`, `NAME-video-N.m4s`, and `NAME-audio-…`), and every period that plays a
+/// source lists the segments it plays with a `SegmentTemplate` and `SegmentTimeline`, its
+/// `presentationTimeOffset` where the period starts in the source. A content clip split by breaks
+/// so shares its segments across its periods, and a period that resumes it where the one before
+/// left off says so (`period-continuity`).
 ///
 /// ```
 /// composition | content 0-10 | ad1 | ad2 | content 10-20 |
@@ -29,25 +28,31 @@ import CompositorMP4
 /// (`urn:scte:scte35:2013:xml`) with the values the HLS markers carry: a splice insert out of
 /// network, its event ID the break's place (from 1), its break duration the break's length at
 /// 90 kHz, at the period's end. (A pre-roll's goes at the start of its first ad period.)
-package struct DASHExport: Sendable {
-    package static let manifestName = "stitched.mpd"
+///
+/// A multivariant source gives each of its variants as a representation: its highest-bandwidth
+/// one as `video` and `audio` (files `NAME-…`), each other as `video-NAME-vN` (files `NAME-vN-…`,
+/// `N` the variant's place in its playlist), the same audio muxed in several variants once.
+public struct DASHExport: Sendable {
+    /// The MPD's file name in the output folder.
+    public static let manifestName = "stitched.mpd"
 
     /// The composition as scheduled and as the periods play it.
-    package let reconciled: ReconciledComposition
+    public let reconciled: ReconciledComposition
     /// The MPD's text.
-    package let manifest: String
-    /// Each packaged source's tracks and the segments the periods play of each.
+    public let manifest: String
+    /// Each packaged source's tracks (each variant's, of a multivariant source) and the segments the periods play of each.
     private let files: [SourceFiles]
     /// The silent audio of each period without audio of its own (numbered from 1), in frames.
     private let silences: [(period: Int, frames: Int)]
     private static let silenceInitName = "silence-init.mp4"
     private static func silenceName(_ period: Int) -> String { "silence-\(period).m4s" }
 
-    /// One source's tracks, packaged apart.
+    /// One packaged source's tracks, packaged apart.
     private struct SourceFiles: Sendable {
         let source: HLSPackagedSource
         let stem: String
-        let kinds: [TrackKind]
+        /// The tracks some period lists (audio that another variant has too is not).
+        var kinds: [TrackKind]
         /// The segments any period plays, ascending.
         var segments: [Int]
 
@@ -56,17 +61,27 @@ package struct DASHExport: Sendable {
         var names: [String] { kinds.flatMap { kind in [initName(kind)] + segments.map { segmentName(kind, $0) } } }
     }
 
-    /// The presentation of `export`, which must have every piece packaged in fragmented MP4.
+    /// One packaged source's place: its index in `HLSExport.packagedSources`, and which of its
+    /// variants (0: the one packaged there; from 1, `otherVariants`' in order).
+    private struct SourceKey: Hashable, Comparable {
+        let source: Int
+        let variant: Int
+        static func < (a: Self, b: Self) -> Bool { (a.source, a.variant) < (b.source, b.variant) }
+    }
+
+    /// The presentation of `export`, which must have every piece packaged in fragmented MP4, with
+    /// `otherVariants` (by index in its packaged sources) as more representations of their periods.
     ///
     /// - Throws: `DASHExportError`: an export not packaged so, a source whose codec has no RFC 6381
-    ///   name here (HEVC), or segments that cannot be read.
-    package init(_ export: HLSExport) throws(DASHExportError) {
+    ///   name here (HEVC), variants that do not start or end a period together, or segments that
+    ///   cannot be read.
+    package init(_ export: HLSExport, otherVariants: [Int: [HLSPackagedSource]] = [:]) throws(DASHExportError) {
         reconciled = export.reconciled
         let composition = export.composition
         guard !export.placedSegments.isEmpty, export.packagedSources.allSatisfy({ $0.packaging.container == .fragmentedMP4 }) else {
-            throw DASHExportError(item: "the schedule", reason: "a DASH export is made from an HLS export with every piece packaged in fragmented MP4")
+            throw DASHExportError(.packaging, item: "the schedule", reason: "a DASH export is made from an HLS export with every piece packaged in fragmented MP4")
         }
-        var files: [Int: SourceFiles] = [:]
+        var files: [SourceKey: SourceFiles] = [:]
         var writers: [String: FragmentedMP4SegmentWriter] = [:]
         var periods: [XMLTree] = []
         var lastOfClip: [String: (id: String, source: MediaLocation, end: MediaTime)] = [:]
@@ -79,22 +94,22 @@ package struct DASHExport: Sendable {
         for (number, piece) in composition.segments.enumerated() {
             let periodID = "\(number + 1)"
             guard let sourceIndex = export.packagedSources.firstIndex(where: { $0.location == piece.source }) else {
-                throw DASHExportError(item: piece.id, reason: "its source \(piece.source.url) was not packaged")
+                throw DASHExportError(.packaging, item: piece.id, reason: "its source \(piece.source.url) was not packaged")
             }
-            let source = export.packagedSources[sourceIndex]
-            let packaging = source.packaging
-            // The segments the piece plays: those whose middle is in its source range (the
-            // packaging cut them at the piece's ends; the playlist's times are to the microsecond).
-            let played = packaging.segments.indices.filter { index in
-                let range = packaging.segments[index].range
-                let twiceMiddle = range.start + range.end
-                return twiceMiddle >= piece.sourceRange.start + piece.sourceRange.start && twiceMiddle < piece.sourceRange.end + piece.sourceRange.end
+            // Every variant of the source, the packaged one first, each with the segments it plays.
+            var variants: [(key: SourceKey, played: [Int])] = []
+            for (position, source) in ([export.packagedSources[sourceIndex]] + (otherVariants[sourceIndex] ?? [])).enumerated() {
+                let played = Self.segments(of: source.packaging, playing: piece.sourceRange)
+                guard !played.isEmpty else {
+                    throw DASHExportError(.packaging, item: piece.id, reason: "no segment of \(source.location) in its source range \(piece.sourceRange)")
+                }
+                let key = SourceKey(source: sourceIndex, variant: position)
+                let stem = source.initSegmentName.map { String($0.dropLast("-init.mp4".count)) } ?? "source\(sourceIndex)-\(position)"
+                var entry = files[key] ?? SourceFiles(source: source, stem: stem, kinds: [], segments: [])
+                entry.segments = Array(Set(entry.segments + played)).sorted()
+                files[key] = entry
+                variants.append((key, played))
             }
-            guard !played.isEmpty else { throw DASHExportError(item: piece.id, reason: "no packaged segment in its source range \(piece.sourceRange)") }
-            let stem = source.initSegmentName.map { String($0.dropLast("-init.mp4".count)) } ?? "source\(sourceIndex)"
-            var entry = files[sourceIndex] ?? SourceFiles(source: source, stem: stem, kinds: packaging.trackKinds, segments: [])
-            entry.segments = Array(Set(entry.segments + played)).sorted()
-            files[sourceIndex] = entry
 
             var period = XMLTree("Period", ["id": periodID, "start": Self.duration(piece.compositionRange.start)])
             period.children.append(XMLTree("AssetIdentifier", ["schemeIdUri": "urn:org:dashif:asset-id:2013", "value": piece.id]))
@@ -106,52 +121,65 @@ package struct DASHExport: Sendable {
                 continuity = XMLTree("SupplementalProperty", ["schemeIdUri": scheme, "value": earlier.id])
             }
             if case .content(let clip) = piece.role { lastOfClip[clip] = (periodID, piece.source, piece.sourceRange.end) }
+            // One start for every representation of the period: the first video's.
             var periodStart: MediaTime?
-            for kind in entry.kinds {
-                let key = "\(sourceIndex)-\(kind)"
-                let writer: FragmentedMP4SegmentWriter
-                do throws(MP4Error) {
-                    if let open = writers[key] { writer = open } else {
-                        guard let made = try packaging.fragmentedSegmentWriter(only: kind) else { continue }
-                        writer = made
-                        writers[key] = made
+            for kind in TrackKind.allCases {
+                var representations: [XMLTree] = []
+                var listed: [(description: MP4SampleDescription, timeline: [SegmentPresentation], source: MediaLocation)] = []
+                for (key, played) in variants {
+                    guard let entry = files[key], entry.source.packaging.trackKinds.contains(kind) else { continue }
+                    let writerKey = "\(key.source)-\(key.variant)-\(kind)"
+                    var timeline: [SegmentPresentation] = []
+                    do throws(MP4Error) {
+                        let writer: FragmentedMP4SegmentWriter
+                        if let open = writers[writerKey] { writer = open } else {
+                            guard let made = try entry.source.packaging.fragmentedSegmentWriter(only: kind) else { continue }
+                            writer = made
+                            writers[writerKey] = made
+                        }
+                        for index in played { timeline += try writer.presentation(ofSegment: index) }
+                    } catch {
+                        throw DASHExportError(.packaging, item: piece.id, reason: error.description)
                     }
-                } catch {
-                    throw DASHExportError(item: piece.id, reason: error.description)
-                }
-                var timeline: [SegmentPresentation] = []
-                for index in played {
-                    do throws(MP4Error) { timeline += try writer.presentation(ofSegment: index) } catch {
-                        throw DASHExportError(item: piece.id, reason: error.description)
+                    guard let first = timeline.first, let description = entry.source.packaging.sampleDescription(of: kind) else { continue }
+                    // The same audio muxed in several variants is one representation.
+                    if listed.contains(where: { $0.description == description && $0.timeline == timeline }) { continue }
+                    if kind == .video, let reference = listed.first {
+                        try Self.checkAligned(timeline, of: entry.source.location, with: reference.timeline, of: reference.source, item: piece.id)
                     }
+                    listed.append((description, timeline, entry.source.location))
+                    if !entry.kinds.contains(kind) { files[key]?.kinds.append(kind) }
+                    let start = periodStart ?? MediaTime(value: first.start, timescale: first.timescale)
+                    periodStart = start
+                    for entry in timeline { longestSegment = MediaTime.max(longestSegment, MediaTime(value: entry.duration, timescale: first.timescale)) }
+                    representations.append(try Self.representation(
+                        id: key.variant == 0 ? kind.rawValue : "\(kind)-\(entry.stem)", kind: kind, description: description,
+                        timeline: timeline, start: start, initialization: entry.initName(kind),
+                        media: "\(entry.stem)-\(kind)-$Number$.m4s", firstSegment: played[0], item: piece.id))
                 }
-                guard let first = timeline.first, let description = packaging.sampleDescription(of: kind) else { continue }
-                // One start for every representation of the period: the first one's (video's).
-                let start = periodStart ?? MediaTime(value: first.start, timescale: first.timescale)
-                periodStart = start
-                for entry in timeline { longestSegment = MediaTime.max(longestSegment, MediaTime(value: entry.duration, timescale: first.timescale)) }
-                let set = try Self.adaptationSet(
-                    id: kind == .video ? 1 : 2, kind: kind, description: description, timeline: timeline, start: start,
-                    initialization: entry.initName(kind), media: "\(entry.stem)-\(kind)-$Number$.m4s", firstSegment: played[0],
-                    continuity: continuity, item: piece.id)
-                period.children.append(set)
+                guard !representations.isEmpty else { continue }
+                // Switching mid-period needs the representations' segments to start together.
+                let boundaries = listed.map { $0.timeline.map { MediaTime(value: $0.start, timescale: $0.timescale) } }
+                period.children.append(Self.adaptationSet(
+                    id: kind == .video ? 1 : 2, kind: kind, representations: representations,
+                    aligned: boundaries.allSatisfy { $0 == boundaries[0] }, continuity: continuity))
             }
-            if hasAudio, !entry.kinds.contains(.audio) {
+            if hasAudio, !export.packagedSources[sourceIndex].packaging.trackKinds.contains(.audio) {
                 let frames: Int
                 do { frames = try SilentAudioFragments.frames(lasting: piece.compositionRange.duration) } catch {
-                    throw DASHExportError(item: piece.id, reason: "its silent audio: \(error)")
+                    throw DASHExportError(.packaging, item: piece.id, reason: "its silent audio: \(error)")
                 }
                 guard let description = SilentAudioFragments.description else {
-                    throw DASHExportError(item: piece.id, reason: "its silent audio's sample entry does not read back")
+                    throw DASHExportError(.packaging, item: piece.id, reason: "its silent audio's sample entry does not read back")
                 }
                 let bytes = SilentAudioFragments.segment(frames: frames, sequenceNumber: 1).count
                 let timeline = [SegmentPresentation(
                     kind: .audio, timescale: SilentAudioFragments.sampleRate, start: 0,
                     duration: Int64(frames) * Int64(SilentAudioFragments.samplesPerFrame), bytes: bytes)]
-                period.children.append(try Self.adaptationSet(
-                    id: 2, kind: .audio, description: description, timeline: timeline, start: .zero,
-                    initialization: Self.silenceInitName, media: "silence-$Number$.m4s", firstSegment: number + 1,
-                    continuity: nil, item: piece.id))
+                let representation = try Self.representation(
+                    id: "audio", kind: .audio, description: description, timeline: timeline, start: .zero,
+                    initialization: Self.silenceInitName, media: "silence-$Number$.m4s", firstSegment: number + 1, item: piece.id)
+                period.children.append(Self.adaptationSet(id: 2, kind: .audio, representations: [representation], aligned: true, continuity: nil))
                 silences.append((number + 1, frames))
             }
             periods.append(period)
@@ -167,53 +195,86 @@ package struct DASHExport: Sendable {
         self.silences = silences
     }
 
-    /// The adaptation set of one kind of track in a period: its representation, whose
-    /// `SegmentTemplate` lists `timeline` from segment `firstSegment`, the period starting at
-    /// `start` (`presentationTimeOffset`).
-    private static func adaptationSet(
-        id: Int, kind: TrackKind, description: MP4SampleDescription, timeline: [SegmentPresentation], start: MediaTime,
-        initialization: String, media: String, firstSegment: Int, continuity: XMLTree?, item: String
+    /// The segments of `packaging` a piece playing `range` of it plays: those whose middle is in
+    /// the range (the packaging cut them at the piece's ends; playlist times are to the microsecond).
+    private static func segments(of packaging: MP4Packaging, playing range: MediaTimeRange) -> [Int] {
+        packaging.segments.indices.filter { index in
+            let segment = packaging.segments[index].range
+            let twiceMiddle = segment.start + segment.end
+            return twiceMiddle >= range.start + range.start && twiceMiddle < range.end + range.end
+        }
+    }
+
+    /// Refuses a variant whose video starts or ends a period more than a millisecond from the
+    /// first variant's: one period start cannot serve both (their keyframes are not aligned).
+    private static func checkAligned(
+        _ timeline: [SegmentPresentation], of source: MediaLocation, with reference: [SegmentPresentation], of referenceSource: MediaLocation,
+        item: String
+    ) throws(DASHExportError) {
+        func span(_ timeline: [SegmentPresentation]) -> MediaTimeRange? {
+            guard let first = timeline.first, let last = timeline.last else { return nil }
+            return MediaTimeRange(
+                start: MediaTime(value: first.start, timescale: first.timescale),
+                end: MediaTime(value: last.start + last.duration, timescale: last.timescale))
+        }
+        guard let range = span(timeline), let referenceRange = span(reference) else { return }
+        let tolerance = MediaTime(value: 1, timescale: 1000)
+        guard abs((range.start - referenceRange.start).seconds) > tolerance.seconds || abs((range.end - referenceRange.end).seconds) > tolerance.seconds else { return }
+        throw DASHExportError(.unaligned, item: item, reason: "\(source)'s video plays \(range) of it, \(referenceSource)'s \(referenceRange): "
+            + "the variants of one source must have their keyframes at the same times to be representations of one period")
+    }
+
+    /// An adaptation set of `representations` of one kind of track.
+    private static func adaptationSet(id: Int, kind: TrackKind, representations: [XMLTree], aligned: Bool, continuity: XMLTree?) -> XMLTree {
+        var set = XMLTree("AdaptationSet", [
+            "id": "\(id)", "contentType": kind.rawValue, "mimeType": kind == .video ? "video/mp4" : "audio/mp4",
+            "segmentAlignment": aligned ? "true" : "false", "startWithSAP": "1",
+        ])
+        if let continuity { set.children.append(continuity) }
+        set.children += representations
+        return set
+    }
+
+    /// One representation of a period: its `SegmentTemplate` lists `timeline` from segment
+    /// `firstSegment`, the period starting at `start` (`presentationTimeOffset`).
+    private static func representation(
+        id: String, kind: TrackKind, description: MP4SampleDescription, timeline: [SegmentPresentation], start: MediaTime,
+        initialization: String, media: String, firstSegment: Int, item: String
     ) throws(DASHExportError) -> XMLTree {
         let timescale = timeline.first?.timescale ?? start.timescale
         guard let codecs = description.rfc6381Codec else {
-            throw DASHExportError(item: item, reason: "its \(kind) codec (\(description.codecIdentity)) has no RFC 6381 name here; the DASH export takes H.264 and AAC")
+            throw DASHExportError(.unsupported, item: item, reason: "its \(kind) codec (\(description.codecIdentity)) has no RFC 6381 name here; the DASH export takes H.264 and AAC")
         }
         let offset: Int64
         do { offset = try start.converted(to: timescale, rounding: .toNearestOrAwayFromZero).value } catch {
-            throw DASHExportError(item: item, reason: "its start \(start) s in its \(kind) track's ticks: \(error)")
+            throw DASHExportError(.packaging, item: item, reason: "its start \(start) s in its \(kind) track's ticks: \(error)")
         }
         let seconds = timeline.reduce(MediaTime.zero) { $0 + MediaTime(value: $1.duration, timescale: timescale) }
         let bits = timeline.reduce(0) { $0 + $1.bytes } * 8
-        var set = XMLTree("AdaptationSet", [
-            "id": "\(id)", "contentType": kind.rawValue, "mimeType": kind == .video ? "video/mp4" : "audio/mp4",
-            "segmentAlignment": "true", "startWithSAP": "1",
-        ])
-        // AAC's own configuration over the sample entry's fields, which often say 2 channels for mono.
-        var (sampleRate, channels) = (description.sampleRate, description.channelCount)
-        if case .aac(let config) = description.codec {
-            sampleRate = config.sampleRate
-            if config.channelConfiguration > 0 { channels = config.channelConfiguration }
-        }
-        if kind == .audio, let channels {
-            set.children.append(XMLTree("AudioChannelConfiguration", [
-                "schemeIdUri": "urn:mpeg:dash:23003:3:audio_channel_configuration:2011", "value": "\(channels)",
-            ]))
-        }
-        if let continuity { set.children.append(continuity) }
-        var representation = XMLTree("Representation", ["id": kind.rawValue, "codecs": codecs])
+        var representation = XMLTree("Representation", ["id": id, "codecs": codecs])
         representation.add("bandwidth", "\(max(1, Int((Double(bits) / max(seconds.seconds, 0.001)).rounded(.up))))")
         if kind == .video {
             representation.add("width", description.width.map(String.init))
             representation.add("height", description.height.map(String.init))
         } else {
+            // AAC's own configuration over the sample entry's fields, which often say 2 channels for mono.
+            var (sampleRate, channels) = (description.sampleRate, description.channelCount)
+            if case .aac(let config) = description.codec {
+                sampleRate = config.sampleRate
+                if config.channelConfiguration > 0 { channels = config.channelConfiguration }
+            }
             representation.add("audioSamplingRate", sampleRate.map(String.init))
+            if let channels {
+                representation.children.append(XMLTree("AudioChannelConfiguration", [
+                    "schemeIdUri": "urn:mpeg:dash:23003:3:audio_channel_configuration:2011", "value": "\(channels)",
+                ]))
+            }
         }
         representation.children.append(XMLTree("SegmentTemplate", [
             "timescale": "\(timescale)", "presentationTimeOffset": "\(offset)",
             "initialization": initialization, "media": media, "startNumber": "\(firstSegment)",
         ], [XMLTree("SegmentTimeline", [:], Self.timeline(timeline))]))
-        set.children.append(representation)
-        return set
+        return representation
     }
 
     /// The `S` elements of a timeline: each segment's start and duration, a run of equal
@@ -271,23 +332,28 @@ package struct DASHExport: Sendable {
     }
 
     /// Every file name written: the MPD, the extra files, each source's init and used segments.
-    package func fileNames(extraFiles: [HLSExport.File]) -> [String] {
+    private func fileNames(extraFiles: [HLSExport.File]) -> [String] {
         [Self.manifestName] + extraFiles.map(\.name) + files.flatMap(\.names)
             + (silences.isEmpty ? [] : [Self.silenceInitName] + silences.map { Self.silenceName($0.period) })
     }
 
     /// Writes the MPD, `extraFiles` and the segments into `folder`, which appears whole or not at
-    /// all (as `HLSExport.write(into:)` writes).
+    /// all, and replaces an earlier write there (as `HLSExport.write(into:)` writes).
     ///
-    /// - Throws: `DASHExportError` naming the folder or the source that cannot be written or read.
-    package func write(into folder: FilePath, extraFiles: [HLSExport.File] = []) throws(DASHExportError) {
+    /// - Parameters:
+    ///   - folder: The output folder: new, empty, or holding an earlier write.
+    ///   - extraFiles: More files to write beside the MPD (none by default), each under the last
+    ///     path component of its `url`.
+    /// - Throws: `DASHExportError`: `.cannotWrite` naming the folder, `.packaging` naming the source
+    ///   that cannot be read (or changed since the export).
+    public func write(into folder: FilePath, extraFiles: [HLSExport.File] = []) throws(DASHExportError) {
         let draft: AtomicOutputFolder.Draft
         do {
             draft = try AtomicOutputFolder.Draft(folder, names: fileNames(extraFiles: extraFiles))
             try draft.write(Array(manifest.utf8), name: Self.manifestName)
             for file in extraFiles { try draft.write(Array(file.text.utf8), name: file.name) }
         } catch {
-            throw DASHExportError(item: folder.description, reason: error.reasonText)
+            throw DASHExportError(.cannotWrite, item: folder.description, reason: error.reasonText)
         }
         var bytes = OutputBytes()
         for entry in files {
@@ -301,7 +367,7 @@ package struct DASHExport: Sendable {
                     }
                     try writer.checkUnchanged()
                 } catch {
-                    throw DASHExportError(item: entry.source.item, reason: error.description)
+                    throw DASHExportError(.packaging, item: entry.source.item, reason: error.description)
                 }
             }
         }
@@ -313,20 +379,12 @@ package struct DASHExport: Sendable {
                 try Self.write(SilentAudioFragments.segment(frames: silence.frames, sequenceNumber: 1), Self.silenceName(silence.period), draft)
             }
         } catch {
-            throw DASHExportError(item: folder.description, reason: error.description)
+            throw DASHExportError(.cannotWrite, item: folder.description, reason: error.description)
         }
-        do { try draft.commit() } catch { throw DASHExportError(item: folder.description, reason: error.reasonText) }
+        do { try draft.commit() } catch { throw DASHExportError(.cannotWrite, item: folder.description, reason: error.reasonText) }
     }
 
     private static func write(_ bytes: [UInt8], _ name: String, _ draft: AtomicOutputFolder.Draft) throws(MP4Error) {
         do { try draft.write(bytes, name: name) } catch { throw MP4Error(error) }
     }
-}
-
-/// Why a DASH export could not be made or written: the schedule item (or folder) and why.
-package struct DASHExportError: Error, Equatable, Sendable, CustomStringConvertible {
-    package let item: String
-    package let reason: String
-
-    package var description: String { "\(quoted(item)): \(reason)" }
 }

@@ -68,6 +68,16 @@ struct DASHExportTests {
         /// The audio's files, and its first segment's time against its `presentationTimeOffset`.
         var audioFiles: [String] = []
         var audioLead: Int64?
+        /// Every representation of each kind, in the order listed.
+        var representations: [String: [Representation]] = [:]
+    }
+
+    /// One representation: its attributes, the files it plays (the init segment first), and its
+    /// first segment's time against its `presentationTimeOffset`.
+    struct Representation {
+        var attributes: [String: String]
+        var files: [String]
+        var lead: Int64?
     }
 
     /// The MPD's periods, read by Foundation's XML parser.
@@ -82,27 +92,30 @@ struct DASHExportTests {
         for element in root.children("Period") {
             var period = Period(id: element.value("id") ?? "", start: try seconds(element.value("start")))
             for set in element.children("AdaptationSet") {
-                let video = set.value("contentType") == "video"
-                if video {
+                let kind = set.value("contentType") ?? ""
+                if kind == "video" {
                     period.continuity = set.children("SupplementalProperty").first {
                         $0.value("schemeIdUri") == "urn:mpeg:dash:period-continuity:2015"
                     }?.value("value")
                 }
-                let template = try #require(set.children("Representation").first?.children("SegmentTemplate").first)
-                let value = { (name: String) in template.value(name) ?? "" }
-                var number = try #require(Int(value("startNumber")))
-                var files = [value("initialization")]
-                var lead: Int64?
-                for s in try #require(template.children("SegmentTimeline").first).children("S") {
-                    let t = try #require(Int64(s.value("t") ?? ""))
-                    if lead == nil { lead = t - (Int64(value("presentationTimeOffset")) ?? 0) }
-                    for _ in 0...(Int(s.value("r") ?? "0") ?? 0) {
-                        files.append(value("media").replacingOccurrences(of: "$Number$", with: "\(number)"))
-                        number += 1
+                for element in set.children("Representation") {
+                    let template = try #require(element.children("SegmentTemplate").first)
+                    let value = { (name: String) in template.value(name) ?? "" }
+                    var number = try #require(Int(value("startNumber")))
+                    var representation = Representation(attributes: element.attributes, files: [value("initialization")])
+                    for s in try #require(template.children("SegmentTimeline").first).children("S") {
+                        let t = try #require(Int64(s.value("t") ?? ""))
+                        if representation.lead == nil { representation.lead = t - (Int64(value("presentationTimeOffset")) ?? 0) }
+                        for _ in 0...(Int(s.value("r") ?? "0") ?? 0) {
+                            representation.files.append(value("media").replacingOccurrences(of: "$Number$", with: "\(number)"))
+                            number += 1
+                        }
                     }
+                    period.representations[kind, default: []].append(representation)
                 }
-                if video { (period.files, period.firstSegmentLead) = (files, lead) } else { (period.audioFiles, period.audioLead) = (files, lead) }
             }
+            if let video = period.representations["video"]?.first { (period.files, period.firstSegmentLead) = (video.files, video.lead) }
+            if let audio = period.representations["audio"]?.first { (period.audioFiles, period.audioLead) = (audio.files, audio.lead) }
             periods.append(period)
         }
         return (try seconds(root.value("mediaPresentationDuration")), periods)
@@ -154,7 +167,7 @@ struct DASHExportTests {
             do {
                 try await Self.checkPeriods(of: try HLSJoin.composition(json: Array(json.utf8)), name: name)
                 checked += 1
-            } catch let error as HLSExportError where error.cause == .snapsToNothing {
+            } catch let error as DASHExportError where error.hlsError?.cause == .snapsToNothing {
                 // A piece shorter than the keyframe spacing around it: the export's typed refusal.
                 continue
             }
@@ -170,9 +183,7 @@ struct DASHExportTests {
         let ffmpeg = try FFmpeg.require()
         let folder = try MP4Fixtures.makeScratchFolder("dash")
         defer { MP4Fixtures.remove(folder) }
-        let options = try HLSExportOptions(segmentContainer: .fragmentedMP4, packagesEveryPiece: true)
-        let stitched = try HLSExporter(outputURL: folder + "/out/stitched.m3u8", options: options).stitch(composition)
-        let presentation = try DASHExport(stitched)
+        let presentation = try DASHExporter().export(composition)
         try presentation.write(into: FilePath(folder + "/out"))
         let played = presentation.reconciled.played
 
@@ -232,16 +243,97 @@ struct DASHExportTests {
         }
     }
 
+    /// A multivariant source gives each variant as a representation of its periods, all starting
+    /// where the period does; the audio the variants mux alike is listed once:
+    ///
+    ///     master.m3u8   hi 320x180 ─┐  keyframes aligned
+    ///                   lo 160x90  ─┘
+    ///     period        video: hi, lo   audio: one
+    ///
+    /// Each representation plays exactly its variant's frames of the piece, and the folder holds
+    /// what the MPD names, nothing more.
+    @Test(.needsFFmpeg)
+    func aMultivariantSourceGivesARepresentationPerVariant() async throws {
+        let ffmpeg = try FFmpeg.require()
+        let folder = try MP4Fixtures.makeScratchFolder("dash-variants")
+        defer { MP4Fixtures.remove(folder) }
+        let presentation = try DASHExporter().export(try HLSJoin.composition("demo-hls-multivariant.json"))
+        try presentation.write(into: FilePath(folder + "/out"))
+        let played = presentation.reconciled.played
+        let (_, periods) = try Self.periods(folder + "/out/stitched.mpd")
+        #expect(periods.count == played.segments.count)
+
+        var judge = HLSJoinJudge(ffmpeg: ffmpeg)
+        var expected: [String: [[DecodedFrame]]] = [:]
+        for (width, variant) in [("320", "hi/index.m3u8"), ("160", "lo/index.m3u8")] {
+            let playlists = try played.segments.map { piece in
+                URL(fileURLWithPath: try #require(piece.source.filePath).description).deletingLastPathComponent().appendingPathComponent(variant).path
+            }
+            expected[width] = try await judge.expectedFrames(played, sourcePlaylists: playlists)
+        }
+        var named: Set<String> = ["stitched.mpd"]
+        for (index, period) in periods.enumerated() {
+            let video = period.representations["video"] ?? []
+            #expect(video.compactMap { $0.attributes["width"] }.sorted() == ["160", "320"], "period \(period.id)")
+            #expect(Set(video.compactMap { $0.attributes["id"] }).count == video.count, "period \(period.id): IDs are unique")
+            #expect(period.representations["audio"]?.count == 1, "period \(period.id): the variants' audio is the same")
+            for representation in video + (period.representations["audio"] ?? []) {
+                named.formUnion(representation.files)
+                #expect(representation.lead == 0 || representation.attributes["audioSamplingRate"] != nil, "period \(period.id)")
+            }
+            for representation in video {
+                var bytes: [UInt8] = []
+                for file in representation.files { bytes += try MP4Fixtures.bytes(folder + "/out/" + file) }
+                let joined = folder + "/period-\(index)-\(representation.attributes["width"] ?? "")"
+                try MP4Fixtures.write(bytes, to: joined)
+                let frames = try await ffmpeg.decodedFrames(joined)
+                let wanted = try #require(expected[representation.attributes["width"] ?? ""])[index]
+                #expect(!wanted.isEmpty)
+                #expect(frames.map(\.hash) == wanted.map(\.hash), "period \(period.id), \(representation.attributes["id"] ?? "")")
+            }
+        }
+        let written = try FileManager.default.contentsOfDirectory(atPath: folder + "/out").filter { !$0.hasPrefix(".") }
+        #expect(Set(written) == named)
+    }
+
+    /// Variants whose keyframes differ at a cut cannot share a period: refused, naming the item.
+    ///
+    ///     variant a   keyframes 0 1.5 2.25 4 …      piece 0-2 snaps to 0-2.25 in a
+    ///     variant b   keyframes 0 1.3 2 3.1         and to 0-2 in b
+    @Test
+    func variantsWithKeyframesApartAreRefused() throws {
+        let folder = try MP4Fixtures.makeScratchFolder("dash-unaligned")
+        defer { MP4Fixtures.remove(folder) }
+        let fixtures = packageRoot.appendingPathComponent("Fixtures/hls/multivariant").path
+        try FileManager.default.createSymbolicLink(atPath: folder + "/a", withDestinationPath: fixtures + "/content/hi")
+        try FileManager.default.createSymbolicLink(atPath: folder + "/b", withDestinationPath: fixtures + "/ad1/hi")
+        let master = """
+            #EXTM3U
+            #EXT-X-STREAM-INF:BANDWIDTH=300000,RESOLUTION=320x180
+            a/index.m3u8
+            #EXT-X-STREAM-INF:BANDWIDTH=200000,RESOLUTION=320x180
+            b/index.m3u8
+
+            """
+        try Data(master.utf8).write(to: URL(fileURLWithPath: folder + "/master.m3u8"))
+        let json = #"{ "content": [{ "id": "feature", "url": "\#(folder)/master.m3u8", "end": 2 }], "breaks": [] }"#
+        #expect {
+            try DASHExporter().export(try HLSJoin.composition(json: Array(json.utf8)))
+        } throws: { error in
+            let error = try #require(error as? DASHExportError)
+            return error.cause == .unaligned && error.item == "feature" && error.description.contains("b/index.m3u8")
+        }
+    }
+
     /// The MPD validates against MPEG-DASH's schema (`../shared/dash-schema`), offline: XLink's
     /// attributes come from `Tests/dash/xlink.xsd` through an XML catalog.
-    @Test(.needsSharedData("dash-schema"), .enabled(if: LocalServers.find("xmllint") != nil || FFmpeg.required, "needs xmllint (libxml2-utils)"))
-    func theMPDIsSchemaValid() async throws {
+    @Test(.needsSharedData("dash-schema"), .enabled(if: LocalServers.find("xmllint") != nil || FFmpeg.required, "needs xmllint (libxml2-utils)"),
+          arguments: ["demo.json", "demo-hls-multivariant.json"])
+    func theMPDIsSchemaValid(_ name: String) async throws {
         let xmllint = try #require(LocalServers.find("xmllint"), "xmllint (libxml2-utils)")
         let folder = try MP4Fixtures.makeScratchFolder("dash-schema")
         defer { MP4Fixtures.remove(folder) }
-        let options = try HLSExportOptions(segmentContainer: .fragmentedMP4, packagesEveryPiece: true)
-        let stitched = try HLSExporter(outputURL: folder + "/out/stitched.m3u8", options: options).stitch(try HLSJoin.composition("demo.json"))
-        try DASHExport(stitched).write(into: FilePath(folder + "/out"))
+        try DASHExporter().export(try HLSJoin.composition(name)).write(into: FilePath(folder + "/out"))
         let xlink = packageRoot.appendingPathComponent("Tests/dash/xlink.xsd").path
         let catalog = """
             <?xml version="1.0"?>
