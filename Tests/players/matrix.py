@@ -210,7 +210,7 @@ class SourceFrames:
     def __init__(self):
         self.times, self.digests, self.thumbs, self.likenesses = {}, {}, {}, {}
         # A multivariant playlist's other variants: their frames, one for one with its own.
-        self.variant_digests = {}
+        self.variant_digests, self.variant_paths = {}, {}
 
     def load(self, url):
         if url in self.times:
@@ -223,12 +223,14 @@ class SourceFrames:
         # A DASH player may show any variant's picture of a frame (a representation each, keyframes aligned).
         lines = (ROOT / url).read_text().splitlines() if url.endswith(".m3u8") else []
         variants = [uri for tag, uri in zip(lines, lines[1:]) if tag.startswith("#EXT-X-STREAM-INF")]
-        self.variant_digests[url] = []
+        self.variant_digests[url], self.variant_paths[url] = [], []
         for variant in variants:
-            digests = [d for _, d in framemd5((ROOT / url).parent / variant)]
+            path = (ROOT / url).parent / variant
+            digests = [d for _, d in framemd5(path)]
             if len(digests) != len(frames):
                 sys.exit(f"error: {url}: variant {variant} has {len(digests)} frames, the playlist {len(frames)}")
             self.variant_digests[url].append(digests)
+            self.variant_paths[url].append(str(path.relative_to(ROOT)))
 
     def thumbnails(self, url):
         if url not in self.thumbs:
@@ -260,8 +262,9 @@ class SourceFrames:
                 continue
             whole, corner = normalised(picture.thumb[numpy.newaxis])
             best = None
-            for url in urls:
-                wholes, corners = self.likeness(url)
+            # Any variant of a multivariant source may be on screen (a DASH representation each).
+            for url, source in ((url, source) for url in urls for source in [url] + self.variant_paths[url]):
+                wholes, corners = self.likeness(source)
                 distance = numpy.abs(wholes - whole).mean(axis=(1, 2))
                 score = distance + numpy.abs(corners - corner).mean(axis=(1, 2))
                 index = int(score.argmin())
