@@ -53,6 +53,26 @@ struct HLSMultivariantParsingTests {
         #expect(p.unknownLines == [#"#EXT-X-SESSION-DATA:DATA-ID="com.example.title",VALUE="Movie""#])
     }
 
+    /// Without a name a source plays the highest `BANDWIDTH`; of equals, the first listed (ffmpeg
+    /// lists a video variant and its audio renditions again as variants, all at one bandwidth).
+    @Test("plays the highest bandwidth, the first of equals, or the variant named")
+    func choosesTheVariantItPlays() throws {
+        let p = try HLSTest.multivariant("""
+            #EXTM3U
+            #EXT-X-STREAM-INF:BANDWIDTH=70400,RESOLUTION=160x90
+            v/index.m3u8
+            #EXT-X-STREAM-INF:BANDWIDTH=70400,CODECS="mp4a.40.2"
+            en/index.m3u8
+            #EXT-X-STREAM-INF:BANDWIDTH=9000,RESOLUTION=80x45
+            lo/index.m3u8
+            #EXT-X-STREAM-INF:BANDWIDTH=70400,CODECS="mp4a.40.2"
+            fr/index.m3u8
+            """, url: "https://127.0.0.1/vod/master.m3u8")
+        #expect(p.variant(playing: nil)?.uri == "v/index.m3u8")
+        #expect(p.variant(playing: "lo/index.m3u8")?.uri == "lo/index.m3u8")
+        #expect(p.variant(playing: "nothing.m3u8") == nil)
+    }
+
     @Test("writes and reads back the same playlist")
     func roundTrip() throws {
         let p = try HLSTest.multivariant(Self.text)

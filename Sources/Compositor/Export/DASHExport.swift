@@ -31,7 +31,10 @@ import CompositorMP4
 ///
 /// A multivariant source gives each of its variants as a representation: its highest-bandwidth
 /// one as `video` and `audio` (files `NAME-…`), each other as `video-NAME-vN` (files `NAME-vN-…`,
-/// `N` the variant's place in its playlist), the same audio muxed in several variants once.
+/// `N` the variant's place in its playlist), the same audio muxed in several variants once. The
+/// first content clip's other audio renditions are audio adaptation sets 3, 4, … (`lang`, `Role`
+/// `alternate`; set 2 is `main`), which each period fills with its source's rendition of the same
+/// language or name, else its own audio.
 public struct DASHExport: Sendable {
     /// The MPD's file name in the output folder.
     public static let manifestName = "stitched.mpd"
@@ -62,54 +65,127 @@ public struct DASHExport: Sendable {
     }
 
     /// One packaged source's place: its index in `HLSExport.packagedSources`, and which of its
-    /// variants (0: the one packaged there; from 1, `otherVariants`' in order).
+    /// packagings (0: the one there; then its alternates' variants, then their audio renditions).
     private struct SourceKey: Hashable, Comparable {
         let source: Int
         let variant: Int
         static func < (a: Self, b: Self) -> Bool { (a.source, a.variant) < (b.source, b.variant) }
     }
 
+    /// One audio adaptation set of every period: the content's audio rendition it carries (`nil`:
+    /// the content's audio, muxed or in no rendition of its own).
+    private struct AudioTrack {
+        let rendition: HLSRendition?
+        /// Which of a source's renditions plays it: the first of the same `LANGUAGE`, else of the same `NAME`.
+        func match(in renditions: [HLSRendition?]) -> Int? {
+            guard let rendition else { return nil }
+            if let language = rendition.language, let found = renditions.firstIndex(where: { $0?.language == language }) { return found }
+            return renditions.firstIndex { $0?.name == rendition.name }
+        }
+    }
+
+    /// What the periods list so far: the files, the open segment writers, the longest segment.
+    private struct Listing {
+        var files: [SourceKey: SourceFiles] = [:]
+        var writers: [String: FragmentedMP4SegmentWriter] = [:]
+        var longestSegment = MediaTime.zero
+
+        /// The representations of `kind` of `entries` (each a packaging and the segments the piece
+        /// plays of it), the same audio once; and whether their segments start together. The
+        /// first representation's first segment gives `start`, when it is not set yet.
+        mutating func representations(
+            _ entries: [(key: SourceKey, played: [Int])], kind: TrackKind, start: inout MediaTime?, item: String
+        ) throws(DASHExportError) -> (representations: [XMLTree], aligned: Bool) {
+            var representations: [XMLTree] = []
+            var listed: [(description: MP4SampleDescription, timeline: [SegmentPresentation], source: MediaLocation)] = []
+            for (key, played) in entries {
+                guard let entry = files[key], entry.source.packaging.trackKinds.contains(kind) else { continue }
+                let writerKey = "\(key.source)-\(key.variant)-\(kind)"
+                var timeline: [SegmentPresentation] = []
+                do throws(MP4Error) {
+                    let writer: FragmentedMP4SegmentWriter
+                    if let open = writers[writerKey] { writer = open } else {
+                        guard let made = try entry.source.packaging.fragmentedSegmentWriter(only: kind) else { continue }
+                        writer = made
+                        writers[writerKey] = made
+                    }
+                    for index in played { timeline += try writer.presentation(ofSegment: index) }
+                } catch {
+                    throw DASHExportError(.packaging, item: item, reason: error.description)
+                }
+                guard let first = timeline.first, let description = entry.source.packaging.sampleDescription(of: kind) else { continue }
+                // The same audio muxed in several variants is one representation.
+                if listed.contains(where: { $0.description == description && $0.timeline == timeline }) { continue }
+                if kind == .video, let reference = listed.first {
+                    try DASHExport.checkAligned(timeline, of: entry.source.location, with: reference.timeline, of: reference.source, item: item)
+                }
+                listed.append((description, timeline, entry.source.location))
+                if !entry.kinds.contains(kind) { files[key]?.kinds.append(kind) }
+                let periodStart = start ?? MediaTime(value: first.start, timescale: first.timescale)
+                start = periodStart
+                for entry in timeline { longestSegment = MediaTime.max(longestSegment, MediaTime(value: entry.duration, timescale: first.timescale)) }
+                representations.append(try DASHExport.representation(
+                    id: key.variant == 0 ? kind.rawValue : "\(kind)-\(entry.stem)", kind: kind, description: description,
+                    timeline: timeline, start: periodStart, initialization: entry.initName(kind),
+                    media: "\(entry.stem)-\(kind)-$Number$.m4s", firstSegment: played[0], item: item))
+            }
+            // Switching mid-period needs the representations' segments to start together.
+            let boundaries = listed.map { $0.timeline.map { MediaTime(value: $0.start, timescale: $0.timescale) } }
+            return (representations, boundaries.allSatisfy { $0 == boundaries.first })
+        }
+    }
+
     /// The presentation of `export`, which must have every piece packaged in fragmented MP4, with
-    /// `otherVariants` (by index in its packaged sources) as more representations of their periods.
+    /// `alternates` (by index in its packaged sources): more representations and audio tracks.
     ///
     /// - Throws: `DASHExportError`: an export not packaged so, a source whose codec has no RFC 6381
     ///   name here (HEVC), variants that do not start or end a period together, or segments that
     ///   cannot be read.
-    package init(_ export: HLSExport, otherVariants: [Int: [HLSPackagedSource]] = [:]) throws(DASHExportError) {
+    init(_ export: HLSExport, alternates: [Int: DASHSourceAlternates] = [:]) throws(DASHExportError) {
         reconciled = export.reconciled
         let composition = export.composition
         guard !export.placedSegments.isEmpty, export.packagedSources.allSatisfy({ $0.packaging.container == .fragmentedMP4 }) else {
             throw DASHExportError(.packaging, item: "the schedule", reason: "a DASH export is made from an HLS export with every piece packaged in fragmented MP4")
         }
-        var files: [SourceKey: SourceFiles] = [:]
-        var writers: [String: FragmentedMP4SegmentWriter] = [:]
+        var listing = Listing()
         var periods: [XMLTree] = []
         var lastOfClip: [String: (id: String, source: MediaLocation, end: MediaTime)] = [:]
-        var longestSegment = MediaTime.zero
         var silences: [(period: Int, frames: Int)] = []
         // When any piece has audio, a piece without gets silence (SilentAudioFragments says why).
         let hasAudio = composition.segments.contains { piece in
             export.packagedSources.first { $0.location == piece.source }?.packaging.trackKinds.contains(.audio) == true
         }
+        // The audio adaptation sets: the content's audio, then each other audio rendition of the
+        // first content clip's source, which every period fills as the HLS export's renditions do.
+        let primary = (composition.segments.first { !$0.isAd } ?? composition.segments.first).flatMap { piece in
+            export.packagedSources.firstIndex { $0.location == piece.source }
+        }
+        let contentAlternates = primary.flatMap { alternates[$0] }
+        let audioTracks = hasAudio ? [AudioTrack(rendition: contentAlternates?.audio)]
+            + (contentAlternates?.audioRenditions ?? []).map { AudioTrack(rendition: $0.rendition) } : []
         for (number, piece) in composition.segments.enumerated() {
             let periodID = "\(number + 1)"
             guard let sourceIndex = export.packagedSources.firstIndex(where: { $0.location == piece.source }) else {
                 throw DASHExportError(.packaging, item: piece.id, reason: "its source \(piece.source.url) was not packaged")
             }
-            // Every variant of the source, the packaged one first, each with the segments it plays.
-            var variants: [(key: SourceKey, played: [Int])] = []
-            for (position, source) in ([export.packagedSources[sourceIndex]] + (otherVariants[sourceIndex] ?? [])).enumerated() {
+            // Every packaging of the source (the packaged variant, the other variants, the other
+            // audio renditions), each with the segments the piece plays of it.
+            let own = alternates[sourceIndex] ?? DASHSourceAlternates()
+            let sources = [export.packagedSources[sourceIndex]] + own.variants + own.audioRenditions.map(\.source)
+            var entries: [(key: SourceKey, played: [Int])] = []
+            for (position, source) in sources.enumerated() {
                 let played = Self.segments(of: source.packaging, playing: piece.sourceRange)
                 guard !played.isEmpty else {
                     throw DASHExportError(.packaging, item: piece.id, reason: "no segment of \(source.location) in its source range \(piece.sourceRange)")
                 }
                 let key = SourceKey(source: sourceIndex, variant: position)
                 let stem = source.initSegmentName.map { String($0.dropLast("-init.mp4".count)) } ?? "source\(sourceIndex)-\(position)"
-                var entry = files[key] ?? SourceFiles(source: source, stem: stem, kinds: [], segments: [])
+                var entry = listing.files[key] ?? SourceFiles(source: source, stem: stem, kinds: [], segments: [])
                 entry.segments = Array(Set(entry.segments + played)).sorted()
-                files[key] = entry
-                variants.append((key, played))
+                listing.files[key] = entry
+                entries.append((key, played))
             }
+            let variants = Array(entries.prefix(1 + own.variants.count))
 
             var period = XMLTree("Period", ["id": periodID, "start": Self.duration(piece.compositionRange.start)])
             period.children.append(XMLTree("AssetIdentifier", ["schemeIdUri": "urn:org:dashif:asset-id:2013", "value": piece.id]))
@@ -123,47 +199,12 @@ public struct DASHExport: Sendable {
             if case .content(let clip) = piece.role { lastOfClip[clip] = (periodID, piece.source, piece.sourceRange.end) }
             // One start for every representation of the period: the first video's.
             var periodStart: MediaTime?
-            for kind in TrackKind.allCases {
-                var representations: [XMLTree] = []
-                var listed: [(description: MP4SampleDescription, timeline: [SegmentPresentation], source: MediaLocation)] = []
-                for (key, played) in variants {
-                    guard let entry = files[key], entry.source.packaging.trackKinds.contains(kind) else { continue }
-                    let writerKey = "\(key.source)-\(key.variant)-\(kind)"
-                    var timeline: [SegmentPresentation] = []
-                    do throws(MP4Error) {
-                        let writer: FragmentedMP4SegmentWriter
-                        if let open = writers[writerKey] { writer = open } else {
-                            guard let made = try entry.source.packaging.fragmentedSegmentWriter(only: kind) else { continue }
-                            writer = made
-                            writers[writerKey] = made
-                        }
-                        for index in played { timeline += try writer.presentation(ofSegment: index) }
-                    } catch {
-                        throw DASHExportError(.packaging, item: piece.id, reason: error.description)
-                    }
-                    guard let first = timeline.first, let description = entry.source.packaging.sampleDescription(of: kind) else { continue }
-                    // The same audio muxed in several variants is one representation.
-                    if listed.contains(where: { $0.description == description && $0.timeline == timeline }) { continue }
-                    if kind == .video, let reference = listed.first {
-                        try Self.checkAligned(timeline, of: entry.source.location, with: reference.timeline, of: reference.source, item: piece.id)
-                    }
-                    listed.append((description, timeline, entry.source.location))
-                    if !entry.kinds.contains(kind) { files[key]?.kinds.append(kind) }
-                    let start = periodStart ?? MediaTime(value: first.start, timescale: first.timescale)
-                    periodStart = start
-                    for entry in timeline { longestSegment = MediaTime.max(longestSegment, MediaTime(value: entry.duration, timescale: first.timescale)) }
-                    representations.append(try Self.representation(
-                        id: key.variant == 0 ? kind.rawValue : "\(kind)-\(entry.stem)", kind: kind, description: description,
-                        timeline: timeline, start: start, initialization: entry.initName(kind),
-                        media: "\(entry.stem)-\(kind)-$Number$.m4s", firstSegment: played[0], item: piece.id))
-                }
-                guard !representations.isEmpty else { continue }
-                // Switching mid-period needs the representations' segments to start together.
-                let boundaries = listed.map { $0.timeline.map { MediaTime(value: $0.start, timescale: $0.timescale) } }
+            let video = try listing.representations(variants, kind: .video, start: &periodStart, item: piece.id)
+            if !video.representations.isEmpty {
                 period.children.append(Self.adaptationSet(
-                    id: kind == .video ? 1 : 2, kind: kind, representations: representations,
-                    aligned: boundaries.allSatisfy { $0 == boundaries[0] }, continuity: continuity))
+                    id: 1, kind: .video, representations: video.representations, aligned: video.aligned, continuity: continuity))
             }
+            var silence: XMLTree?
             if hasAudio, !export.packagedSources[sourceIndex].packaging.trackKinds.contains(.audio) {
                 let frames: Int
                 do { frames = try SilentAudioFragments.frames(lasting: piece.compositionRange.duration) } catch {
@@ -176,22 +217,40 @@ public struct DASHExport: Sendable {
                 let timeline = [SegmentPresentation(
                     kind: .audio, timescale: SilentAudioFragments.sampleRate, start: 0,
                     duration: Int64(frames) * Int64(SilentAudioFragments.samplesPerFrame), bytes: bytes)]
-                let representation = try Self.representation(
+                silence = try Self.representation(
                     id: "audio", kind: .audio, description: description, timeline: timeline, start: .zero,
                     initialization: Self.silenceInitName, media: "silence-$Number$.m4s", firstSegment: number + 1, item: piece.id)
-                period.children.append(Self.adaptationSet(id: 2, kind: .audio, representations: [representation], aligned: true, continuity: nil))
                 silences.append((number + 1, frames))
+            }
+            for (position, track) in audioTracks.enumerated() {
+                var audio: (representations: [XMLTree], aligned: Bool) = (silence.map { [$0] } ?? [], true)
+                if silence == nil {
+                    // The source's own rendition of the track, else its played audio (any audio beats silence).
+                    let renditions = [own.audio] + own.audioRenditions.map(\.rendition)
+                    let chosen = position == 0 ? nil : track.match(in: renditions).flatMap { $0 == 0 ? nil : entries[own.variants.count + $0] }
+                    audio = try listing.representations(chosen.map { [$0] } ?? variants, kind: .audio, start: &periodStart, item: piece.id)
+                }
+                guard !audio.representations.isEmpty else { continue }
+                var set = Self.adaptationSet(
+                    id: 2 + position, kind: .audio, representations: audio.representations, aligned: audio.aligned,
+                    continuity: silence == nil ? continuity : nil)
+                if let rendition = track.rendition {
+                    set.add("lang", rendition.language)
+                    set.children.insert(XMLTree("Role", ["schemeIdUri": "urn:mpeg:dash:role:2011", "value": position == 0 ? "main" : "alternate"]),
+                                        at: set.children.firstIndex { $0.name == "Representation" } ?? set.children.count)
+                }
+                period.children.append(set)
             }
             periods.append(period)
         }
         var mpd = XMLTree("MPD", [
             "xmlns": "urn:mpeg:dash:schema:mpd:2011", "profiles": "urn:mpeg:dash:profile:isoff-live:2011", "type": "static",
             "mediaPresentationDuration": Self.duration(composition.duration),
-            "minBufferTime": Self.duration(MediaTime(seconds: max(1, longestSegment.wholeSeconds(rounding: .up)))),
+            "minBufferTime": Self.duration(MediaTime(seconds: max(1, listing.longestSegment.wholeSeconds(rounding: .up)))),
         ])
         mpd.children = periods
         manifest = mpd.document
-        self.files = files.keys.sorted().compactMap { files[$0] }
+        files = listing.files.keys.sorted().compactMap { listing.files[$0] }
         self.silences = silences
     }
 
@@ -207,7 +266,7 @@ public struct DASHExport: Sendable {
 
     /// Refuses a variant whose video starts or ends a period more than a millisecond from the
     /// first variant's: one period start cannot serve both (their keyframes are not aligned).
-    private static func checkAligned(
+    fileprivate static func checkAligned(
         _ timeline: [SegmentPresentation], of source: MediaLocation, with reference: [SegmentPresentation], of referenceSource: MediaLocation,
         item: String
     ) throws(DASHExportError) {
@@ -237,7 +296,7 @@ public struct DASHExport: Sendable {
 
     /// One representation of a period: its `SegmentTemplate` lists `timeline` from segment
     /// `firstSegment`, the period starting at `start` (`presentationTimeOffset`).
-    private static func representation(
+    fileprivate static func representation(
         id: String, kind: TrackKind, description: MP4SampleDescription, timeline: [SegmentPresentation], start: MediaTime,
         initialization: String, media: String, firstSegment: Int, item: String
     ) throws(DASHExportError) -> XMLTree {

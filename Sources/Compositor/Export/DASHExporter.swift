@@ -8,7 +8,8 @@ import CompositorHLS
 /// keyframe next to it (`snapping`), and the composition is rebuilt from where they landed, so
 /// `DASHExport.reconciled` is exact for the periods. The sources are MP4 files and HLS playlists;
 /// a multivariant playlist that names no variant gives every variant as a representation of its
-/// periods (their keyframes must be aligned), one that names one gives that one.
+/// periods (their keyframes must be aligned), one that names one gives that one; the played
+/// variant's audio renditions are audio adaptation sets by language.
 ///
 /// ```swift
 /// let presentation = try DASHExporter().export(composition)
@@ -82,15 +83,15 @@ public struct DASHExporter: Sendable {
         var hls = HLSExporter(outputURL: DASHExport.manifestName, options: options, loader: loader)
         if let catalog { hls = hls.readingSources(from: catalog) }
         let stitched: HLSExport
-        let otherVariants: [Int: [HLSPackagedSource]]
+        let alternates: [Int: DASHSourceAlternates]
         do throws(HLSExportError) {
             var stages = HLSExportStages(hls)
             let packaged = try stages.package(composition)
             stitched = try stages.stitch(composition, packaged: packaged, playing: .inOneStream)
-            otherVariants = try stages.packageOtherVariants(stitched.composition, packaged: stitched.packagedSources)
+            alternates = try stages.packageAlternates(stitched.composition, packaged: stitched.packagedSources)
         } catch {
             throw DASHExportError(error)
         }
-        return try DASHExport(stitched, otherVariants: otherVariants)
+        return try DASHExport(stitched, alternates: alternates)
     }
 }

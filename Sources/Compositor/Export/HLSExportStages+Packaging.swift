@@ -42,49 +42,9 @@ extension HLSExportStages {
         return packaged
     }
 
-    /// The other variants of each multivariant HLS source in `packaged` that names none (its
-    /// highest-bandwidth variant is packaged), each packaged as that one was, with boundaries at
-    /// the cuts `played` makes of it: the DASH export's other representations. Keyed by the index
-    /// in `packaged`, in the multivariant playlist's order; segments named `STEM-vN-…`, `N` the
-    /// variant's place in its playlist (from 0).
-    mutating func packageOtherVariants(
-        _ played: Composition, packaged: [HLSPackagedSource]
-    ) throws(HLSExportError) -> [Int: [HLSPackagedSource]] {
-        guard !packaged.isEmpty else { return [:] }
-        let (container, targetDuration) = try packagingFormat(following: played.segments.first { remote.isPlaylist($0.source) }?.source)
-        var stems = Set(packaged.compactMap { $0.initSegmentName.map { String($0.dropLast("-init.mp4".count)) } })
-        var hlsSources = HLSRenderSources(playlists: playlists, for: .packaging, remote: remote)
-        var others: [Int: [HLSPackagedSource]] = [:]
-        for (index, source) in packaged.enumerated() where source.location.variant == nil && remote.isPlaylist(source.location) {
-            guard case .multivariant(let multivariant) = try playlists.playlist(at: HLSSourcePlaylists.absolute(hlsURL(source.location))),
-                  let chosen = multivariant.variant(playing: nil) else { continue }
-            let cuts = played.segments.filter { $0.source == source.location }.flatMap { [$0.sourceRange.start, $0.sourceRange.end] }
-            let stem = source.initSegmentName.map { String($0.dropLast("-init.mp4".count)) } ?? "source\(index)"
-            for (position, variant) in multivariant.variants.enumerated() where variant != chosen {
-                let location = source.location.selectingVariant(variant.uri)
-                var name = "\(stem)-v\(position)"
-                var number = 2
-                while !stems.insert(name).inserted {
-                    name = "\(stem)-v\(position)-\(number)"
-                    number += 1
-                }
-                let packaging: MP4Packaging
-                do {
-                    packaging = try HLSPackagedSource.packaging(
-                        of: location, readPath: remote.readPath(of: source.location), item: source.item,
-                        playlist: try hlsSources.source(location), container: container, targetDuration: targetDuration, cuts: cuts)
-                } catch {
-                    throw remote.inUserTerms(error)
-                }
-                others[index, default: []].append(try HLSPackagedSource(location, item: source.item, packaging: packaging, stem: name, folder: output))
-            }
-        }
-        return others
-    }
-
     /// The container and longest segment of the packaging: `segmentContainer`, else the first HLS
     /// source's segments' (MPEG-TS without one); its target duration (6 s without one).
-    private mutating func packagingFormat(
+    mutating func packagingFormat(
         following firstPlaylist: MediaLocation?
     ) throws(HLSExportError) -> (container: HLSSegmentContainer, targetDuration: Int64) {
         var container = options.segmentContainer

@@ -47,8 +47,9 @@ struct HLSRenderSources {
     }
 
     /// The segments `location` plays: its media playlist's, or its variant's and, when the
-    /// variant's audio is in playlists of its own, those of the rendition a player picks.
-    mutating func source(_ location: MediaLocation) throws(HLSExportError) -> MP4StitchPiece.Source {
+    /// variant's audio is in playlists of its own, those of the rendition a player picks (or of
+    /// `audio`, one of the variant's other renditions).
+    mutating func source(_ location: MediaLocation, audio: HLSRendition? = nil) throws(HLSExportError) -> MP4StitchPiece.Source {
         guard let playlistPath = remote.readPath(of: location) else {
             throw HLSExportError(.unsupported(url: location.url, reason: "a remote playlist is \(purpose.done) from a SourceCatalog that loaded it"))
         }
@@ -60,7 +61,7 @@ struct HLSRenderSources {
                 throw HLSExportError(.unsupported(url: url, reason: "a multivariant playlist without variants to play"))
             }
             let video = try segments(of: variant.resolvedURI, named: playlistPath)
-            guard let rendition = Self.audioRendition(playedBy: variant, in: multivariant), let audioURL = rendition.resolvedURI else {
+            guard let rendition = audio ?? Self.audioRendition(playedBy: variant, in: multivariant), let audioURL = rendition.resolvedURI else {
                 return .hls(video)
             }
             let name = "the audio rendition \(quoted(rendition.name)) (EXT-X-MEDIA URI)"
@@ -74,7 +75,7 @@ struct HLSRenderSources {
     /// The audio rendition a player picks for `variant`: its group's `DEFAULT=YES` one, else the
     /// group's first; `nil` when the variant names no group. One without a `URI` means the audio
     /// is in the variant's own segments.
-    private static func audioRendition(playedBy variant: HLSVariantStream, in multivariant: HLSMultivariantPlaylist) -> HLSRendition? {
+    static func audioRendition(playedBy variant: HLSVariantStream, in multivariant: HLSMultivariantPlaylist) -> HLSRendition? {
         guard let group = variant.audioGroup else { return nil }
         let renditions = multivariant.renditions.filter { $0.type == "AUDIO" && $0.groupID == group }
         return renditions.first(where: \.isDefault) ?? renditions.first

@@ -50,8 +50,9 @@ package struct HLSMultivariantPlaylist: Hashable, Sendable {
     /// highest `BANDWIDTH`, the first of equals; `nil` when there is none such.
     package func variant(playing name: String?) -> HLSVariantStream? {
         if let name { return variant(named: name) }
-        // `max(by:)` keeps the last of equals; the first is wanted.
-        return variants.reversed().max { $0.bandwidth < $1.bandwidth }
+        // The first of equals (a reversed `max(by:)` gave the last).
+        guard let highest = variants.map(\.bandwidth).max() else { return nil }
+        return variants.first { $0.bandwidth == highest }
     }
 
     /// What `variant(named:)` accepts, for a message naming the choices: each variant's URI.

@@ -70,6 +70,8 @@ struct DASHExportTests {
         var audioLead: Int64?
         /// Every representation of each kind, in the order listed.
         var representations: [String: [Representation]] = [:]
+        /// Each audio adaptation set: its attributes and `Role`, and its representations.
+        var audioSets: [(attributes: [String: String], role: String?, representations: [Representation])] = []
     }
 
     /// One representation: its attributes, the files it plays (the init segment first), and its
@@ -98,6 +100,7 @@ struct DASHExportTests {
                         $0.value("schemeIdUri") == "urn:mpeg:dash:period-continuity:2015"
                     }?.value("value")
                 }
+                var listed: [Representation] = []
                 for element in set.children("Representation") {
                     let template = try #require(element.children("SegmentTemplate").first)
                     let value = { (name: String) in template.value(name) ?? "" }
@@ -112,7 +115,9 @@ struct DASHExportTests {
                         }
                     }
                     period.representations[kind, default: []].append(representation)
+                    listed.append(representation)
                 }
+                if kind == "audio" { period.audioSets.append((set.attributes, set.children("Role").first?.value("value"), listed)) }
             }
             if let video = period.representations["video"]?.first { (period.files, period.firstSegmentLead) = (video.files, video.lead) }
             if let audio = period.representations["audio"]?.first { (period.audioFiles, period.audioLead) = (audio.files, audio.lead) }
@@ -296,6 +301,46 @@ struct DASHExportTests {
         #expect(Set(written) == named)
     }
 
+    /// A source's audio renditions are audio adaptation sets of their own, by language, which
+    /// every period fills as the HLS export's renditions do (an ad with its own rendition of the
+    /// language, else its default audio):
+    ///
+    ///     video          |C 0-4     |ad 0-4      |C 4-12    |
+    ///     2 en (main)    |C 440 Hz  |ad 660 Hz   |C 440 Hz  |
+    ///     3 fr           |C 880 Hz  |ad 1320 Hz  |C 880 Hz  |
+    ///
+    /// Each period's audio in each set decodes cleanly to its tone, from the period's start.
+    @Test(.needsFFmpeg)
+    func audioRenditionsAreAdaptationSetsByLanguage() async throws {
+        let ffmpeg = try FFmpeg.require()
+        let folder = try MP4Fixtures.makeScratchFolder("dash-renditions")
+        defer { MP4Fixtures.remove(folder) }
+        let json = try await HLSJoinFFmpegTests.demuxedContentAndAd(ffmpeg, in: folder)
+        let presentation = try DASHExporter().export(try HLSJoin.composition(json: Array(json.utf8)))
+        try presentation.write(into: FilePath(folder + "/out"))
+        let (_, periods) = try Self.periods(folder + "/out/stitched.mpd")
+        #expect(periods.map { $0.representations["video"]?.count } == [1, 1, 1], "the audio-only variants are not video representations")
+        for (period, tones) in zip(periods, [(440.0, 880.0), (660.0, 1320.0), (440.0, 880.0)]) {
+            #expect(period.audioSets.map { $0.attributes["id"] } == ["2", "3"], "period \(period.id)")
+            #expect(period.audioSets.map { $0.attributes["lang"] } == ["en", "fr"], "period \(period.id)")
+            #expect(period.audioSets.map(\.role) == ["main", "alternate"], "period \(period.id)")
+            for (set, hertz) in zip(period.audioSets, [tones.0, tones.1]) {
+                let representation = try #require(set.representations.first)
+                #expect(set.representations.count == 1)
+                let lead = try #require(representation.lead)
+                #expect(lead >= 0 && lead < 1024, "period \(period.id): audio starts \(lead) samples after it")
+                var bytes: [UInt8] = []
+                for file in representation.files { bytes += try MP4Fixtures.bytes(folder + "/out/" + file) }
+                let joined = folder + "/period-\(period.id)-\(set.attributes["lang"] ?? "")"
+                try MP4Fixtures.write(bytes, to: joined)
+                let samples = try await HLSJoinFFmpegTests.decodedAudio(ffmpeg, joined)
+                let seconds = Double(samples.count) / 48_000
+                let tone = HLSJoinFFmpegTests.frequency(samples, seconds: 0.2..<(seconds - 0.2))
+                #expect(abs(tone - hertz) < 10, "period \(period.id), \(set.attributes["lang"] ?? ""): \(tone) Hz, not \(hertz)")
+            }
+        }
+    }
+
     /// Variants whose keyframes differ at a cut cannot share a period: refused, naming the item.
     ///
     ///     variant a   keyframes 0 1.5 2.25 4 …      piece 0-2 snaps to 0-2.25 in a
@@ -330,10 +375,26 @@ struct DASHExportTests {
     @Test(.needsSharedData("dash-schema"), .enabled(if: LocalServers.find("xmllint") != nil || FFmpeg.required, "needs xmllint (libxml2-utils)"),
           arguments: ["demo.json", "demo-hls-multivariant.json"])
     func theMPDIsSchemaValid(_ name: String) async throws {
-        let xmllint = try #require(LocalServers.find("xmllint"), "xmllint (libxml2-utils)")
         let folder = try MP4Fixtures.makeScratchFolder("dash-schema")
         defer { MP4Fixtures.remove(folder) }
         try DASHExporter().export(try HLSJoin.composition(name)).write(into: FilePath(folder + "/out"))
+        try await Self.validate(folder + "/out/stitched.mpd", in: folder)
+    }
+
+    /// The audio renditions' adaptation sets (`lang`, `Role`) validate too.
+    @Test(.needsFFmpeg, .needsSharedData("dash-schema"),
+          .enabled(if: LocalServers.find("xmllint") != nil || FFmpeg.required, "needs xmllint (libxml2-utils)"))
+    func theMPDOfAudioRenditionsIsSchemaValid() async throws {
+        let folder = try MP4Fixtures.makeScratchFolder("dash-schema")
+        defer { MP4Fixtures.remove(folder) }
+        let json = try await HLSJoinFFmpegTests.demuxedContentAndAd(try FFmpeg.require(), in: folder)
+        try DASHExporter().export(try HLSJoin.composition(json: Array(json.utf8))).write(into: FilePath(folder + "/out"))
+        try await Self.validate(folder + "/out/stitched.mpd", in: folder)
+    }
+
+    /// Validates `mpd` against MPEG-DASH's schema with xmllint, offline (its catalog written in `folder`).
+    static func validate(_ mpd: String, in folder: String) async throws {
+        let xmllint = try #require(LocalServers.find("xmllint"), "xmllint (libxml2-utils)")
         let xlink = packageRoot.appendingPathComponent("Tests/dash/xlink.xsd").path
         let catalog = """
             <?xml version="1.0"?>
@@ -344,7 +405,7 @@ struct DASHExportTests {
             """
         try Data(catalog.utf8).write(to: URL(fileURLWithPath: folder + "/catalog.xml"))
         let schema = try #require(SharedData.path("dash-schema")) + "/DASH-MPD.xsd"
-        let script = "XML_CATALOG_FILES=\(folder)/catalog.xml exec \(xmllint) --nonet --noout --schema \(schema) \(folder)/out/stitched.mpd"
+        let script = "XML_CATALOG_FILES=\(folder)/catalog.xml exec \(xmllint) --nonet --noout --schema \(schema) \(mpd)"
         let output = try await ChildProcess.run("/bin/sh", ["-c", script])
         #expect(output.status == 0, "\(output.stderr)")
         #expect(output.stderr.contains("validates"), "\(output.stderr)")

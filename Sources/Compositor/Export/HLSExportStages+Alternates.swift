@@ -1,0 +1,67 @@
+import CompositorCore
+import CompositorHLS
+import CompositorMP4
+
+/// What else a multivariant HLS source offers besides the variant packaged for it: the DASH
+/// export's other representations and audio adaptation sets.
+struct DASHSourceAlternates: Sendable {
+    /// Its other variants with video, each packaged as the played one was.
+    var variants: [HLSPackagedSource] = []
+    /// The audio rendition the played variant plays (in its packaged audio), when it has one in a
+    /// playlist of its own.
+    var audio: HLSRendition?
+    /// The played variant's other audio renditions, each packaged with the variant's video (whose
+    /// audio alone is listed).
+    var audioRenditions: [(rendition: HLSRendition, source: HLSPackagedSource)] = []
+}
+
+extension HLSExportStages {
+    /// The alternates of each multivariant HLS source in `packaged` (keyed by its index there),
+    /// each packaged as the source was, with boundaries at the cuts `played` makes of it, in its
+    /// playlist's order: other variants with video when the source names none (files
+    /// `STEM-vN-…`), and the played variant's other audio renditions (`STEM-aN-…`), `N` the
+    /// variant's or rendition's place in its playlist (from 0).
+    mutating func packageAlternates(_ played: Composition, packaged: [HLSPackagedSource]) throws(HLSExportError) -> [Int: DASHSourceAlternates] {
+        guard !packaged.isEmpty else { return [:] }
+        let (container, targetDuration) = try packagingFormat(following: played.segments.first { remote.isPlaylist($0.source) }?.source)
+        var stems = Set(packaged.compactMap { $0.initSegmentName.map { String($0.dropLast("-init.mp4".count)) } })
+        var hlsSources = HLSRenderSources(playlists: playlists, for: .packaging, remote: remote)
+        var found: [Int: DASHSourceAlternates] = [:]
+        for (index, source) in packaged.enumerated() where remote.isPlaylist(source.location) {
+            guard case .multivariant(let multivariant) = try playlists.playlist(at: HLSSourcePlaylists.absolute(hlsURL(source.location))),
+                  let chosen = multivariant.variant(playing: source.location.variant) else { continue }
+            let cuts = played.segments.filter { $0.source == source.location }.flatMap { [$0.sourceRange.start, $0.sourceRange.end] }
+            let stem = source.initSegmentName.map { String($0.dropLast("-init.mp4".count)) } ?? "source\(index)"
+            func package(_ location: MediaLocation, audio: HLSRendition?, as tag: String) throws(HLSExportError) -> HLSPackagedSource {
+                var name = "\(stem)-\(tag)"
+                var number = 2
+                while !stems.insert(name).inserted {
+                    name = "\(stem)-\(tag)-\(number)"
+                    number += 1
+                }
+                do {
+                    let packaging = try HLSPackagedSource.packaging(
+                        of: location, readPath: remote.readPath(of: source.location), item: source.item,
+                        playlist: try hlsSources.source(location, audio: audio), container: container, targetDuration: targetDuration, cuts: cuts)
+                    return try HLSPackagedSource(location, item: source.item, packaging: packaging, stem: name, folder: output)
+                } catch {
+                    throw remote.inUserTerms(error)
+                }
+            }
+            var alternates = DASHSourceAlternates()
+            if source.location.variant == nil {
+                for (position, variant) in multivariant.variants.enumerated() where variant != chosen && !variant.isAudioOnly {
+                    alternates.variants.append(try package(source.location.selectingVariant(variant.uri), audio: nil, as: "v\(position)"))
+                }
+            }
+            let group = multivariant.renditions.filter { $0.type == "AUDIO" && $0.groupID == chosen.audioGroup && $0.resolvedURI != nil }
+            alternates.audio = HLSRenderSources.audioRendition(playedBy: chosen, in: multivariant).flatMap { group.contains($0) ? $0 : nil }
+            for rendition in group where rendition != alternates.audio {
+                let position = multivariant.renditions.firstIndex(of: rendition) ?? 0
+                alternates.audioRenditions.append((rendition, try package(source.location, audio: rendition, as: "a\(position)")))
+            }
+            found[index] = alternates
+        }
+        return found
+    }
+}
