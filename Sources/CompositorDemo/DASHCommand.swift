@@ -24,7 +24,7 @@ enum DASHCommand {
         let loaded = try LoadedSchedule(path: schedule, warningOfUnreadableSources: false, adsFor: .hls)
         let target = output.resolved(against: currentFolder())
         let presentation: DASHExport
-        do { presentation = try DASHExporter(snapping: snapping).readingSources(from: loaded.catalog).export(loaded.composition) } catch {
+        do { presentation = try DASHExporter(snapping: snapping, renditions: loaded.schedule.renditions).readingSources(from: loaded.catalog).export(loaded.composition) } catch {
             throw .failure("\(loaded.path): \(error)")
         }
         let timeline = HLSExport.File(url: HLSCommand.timelineName, text: TimelineReport.json(presentation.reconciled.played).serialized + "\n")

@@ -86,6 +86,19 @@ struct ScheduleDocumentTests {
         #expect(schedule.content[0].source.description == #"/s/m.m3u8 (variant "720p/index.m3u8")"#)
     }
 
+    /// Other encodings of a source, by the source, each URL resolved as an item's; a source
+    /// not in the schedule may be named (it is never played), repeats are left out.
+    @Test("reads other renditions of a source")
+    func renditions() throws {
+        let schedule = try decode(#"""
+            {"content": [{"id": "a", "url": "show.mp4", "end": 1}],
+             "renditions": {"show.mp4": ["show-360.mp4", "file:///m/show-180.mp4", "show-360.mp4"]}}
+            """#, base: "/s")
+        #expect(schedule.renditions == [
+            MediaLocation(FilePath("/s/show.mp4")): [MediaLocation(FilePath("/s/show-360.mp4")), MediaLocation(FilePath("/m/show-180.mp4"))],
+        ])
+    }
+
     @Test("errors say where", arguments: [
         (#"{"content": [{"url": "c.mp4", "end": 5}"#, "not valid JSON: line 1, column 40: expected ',' or ']' in an array"),
         (#"{"content": []}"#, "content: the schedule has no content clip"),
@@ -110,6 +123,14 @@ struct ScheduleDocumentTests {
         (#"{"content": [{"url": "m.m3u8"}], "breaks": [{"at": 1, "ads": [{"url": "a", "variant": ""}]}]}"#,
          "breaks[0].ads[0].variant: an empty variant name"),
         (#"{"content": [{"url": "c.mp4", "id": "a", "id": "b"}]}"#, #"not valid JSON: line 1, column 42: duplicate key "id""#),
+        (#"{"content": [{"url": "c.mp4"}], "renditions": ["c-lo.mp4"]}"#,
+         "renditions: expected an object of a source's URL to its other renditions' URLs, got an array"),
+        (#"{"content": [{"url": "c.mp4"}], "renditions": {"c.mp4": "c-lo.mp4"}}"#, #"renditions["c.mp4"]: expected an array, got a string"#),
+        (#"{"content": [{"url": "c.mp4"}], "renditions": {"c.mp4": ["c-lo.mp4", 2]}}"#,
+         #"renditions["c.mp4"][1]: expected a URL string, got a number"#),
+        (#"{"content": [{"url": "c.mp4"}], "renditions": {"c.mp4": ["c.mp4"]}}"#, #"renditions["c.mp4"]: a source is not a rendition of itself"#),
+        (#"{"content": [{"url": "c.mp4"}], "renditions": {"c.mp4": ["file://nas/c.mp4"]}}"#,
+         #"renditions["c.mp4"][0]: "# + MediaLocationError.remoteFileHost("file://nas/c.mp4", host: "nas").description),
     ])
     func errors(text: String, message: String) {
         do {

@@ -141,8 +141,13 @@ public struct SourceCatalog: Sendable {
 }
 
 extension Schedule {
-    /// Every source it plays: content clips, then ads, in order (repeats kept).
-    package var sources: [MediaLocation] { content.map(\.source) + breaks.flatMap { $0.ads.map(\.source) } }
+    /// Every source it plays: content clips, then ads, in order (repeats kept), then the other
+    /// renditions named, by their sources' order.
+    package var sources: [MediaLocation] {
+        let played = content.map(\.source) + breaks.flatMap { $0.ads.map(\.source) }
+        var seen: Set<MediaLocation> = []
+        return played + played.filter { seen.insert($0).inserted }.flatMap { renditions[$0] ?? [] }
+    }
 }
 
 extension SourceCatalog.Identity {

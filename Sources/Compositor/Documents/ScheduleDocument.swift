@@ -192,7 +192,7 @@ extension ScheduleDocument {
 
         /// The keys each kind of object may have (a few each: searched, not hashed).
         private enum Keys {
-            static let schedule = ["content", "breaks", "vmap"]
+            static let schedule = ["content", "breaks", "vmap", "renditions"]
             static let item = ["id", "url", "variant", "start", "end"]
             static let adBreak = [
                 "id", "at", "clip", "ads", "vast", "policy", "resumeOffset", "skippable", "skippableAfter", "seekWithinAds", "slate",
@@ -226,7 +226,29 @@ extension ScheduleDocument {
                     }
                 }
             }
+            if let renditions = object["renditions"] { try self.renditions(renditions, into: &schedule) }
             return schedule
+        }
+
+        /// `"renditions": { URL: [URL, …] }`: the other encodings of a source, each URL resolved
+        /// as an item's `url` is.
+        private mutating func renditions(_ value: JSONValue, into schedule: inout Schedule) throws(ScheduleDocumentError) {
+            guard case .object(let object) = value else {
+                throw .invalid(path: "renditions", reason: "expected an object of a source's URL to its other renditions' URLs, got \(value.typeName)")
+            }
+            for (url, list) in object.members {
+                let path = "renditions[\"\(url)\"]"
+                var others: [MediaLocation] = []
+                for (i, element) in try arrayValue(list, path: path).enumerated() {
+                    guard case .string(let text) = element else {
+                        throw .invalid(path: "\(path)[\(i)]", reason: "expected a URL string, got \(element.typeName)")
+                    }
+                    others.append(try location(text, path: "\(path)[\(i)]"))
+                }
+                let source = try location(url, path: path)
+                if others.contains(source) { throw .invalid(path: path, reason: "a source is not a rendition of itself") }
+                schedule.setRenditions(others, of: source)
+            }
         }
 
         private mutating func clip(_ value: JSONValue, path: @autoclosure () -> String, defaultID: @autoclosure () -> String) throws(ScheduleDocumentError) -> ContentClip {
@@ -390,18 +412,21 @@ extension ScheduleDocument {
 
         private mutating func source(_ object: JSONObject, path: @autoclosure () -> String) throws(ScheduleDocumentError) -> MediaLocation {
             guard let url = try string(object, "url", path: path()) else { throw .invalid(path: path(), reason: "missing key \"url\"") }
-            let location: MediaLocation
-            if let known = locations[url] {
-                location = known
-            } else {
-                do { location = try MediaLocation(parsing: url, relativeTo: baseFolder) } catch {
-                    throw .invalid(path: path() + ".url", reason: error.description)
-                }
-                locations[url] = location
-            }
+            let location = try self.location(url, path: path() + ".url")
             let variant = try string(object, "variant", path: path())
             if variant?.isEmpty == true { throw .invalid(path: path() + ".variant", reason: "an empty variant name") }
             return location.selectingVariant(variant)
+        }
+
+        /// The location `url` names, resolved against the schedule's folder (each text once).
+        private mutating func location(_ url: String, path: @autoclosure () -> String) throws(ScheduleDocumentError) -> MediaLocation {
+            if let known = locations[url] { return known }
+            let location: MediaLocation
+            do { location = try MediaLocation(parsing: url, relativeTo: baseFolder) } catch {
+                throw .invalid(path: path(), reason: error.description)
+            }
+            locations[url] = location
+            return location
         }
 
         /// A `vmap` or `vast` value: a URL, or a path resolved against the schedule's folder.

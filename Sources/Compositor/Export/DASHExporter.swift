@@ -7,12 +7,13 @@ import CompositorHLS
 /// The cuts are placed as the HLS export places them with every piece packaged: each moves to a
 /// keyframe next to it (`snapping`), and the composition is rebuilt from where they landed, so
 /// `DASHExport.reconciled` is exact for the periods. The sources are MP4 files and HLS playlists;
-/// a multivariant playlist that names no variant gives every variant as a representation of its
-/// periods (their keyframes must be aligned), one that names one gives that one; the played
-/// variant's audio renditions are audio adaptation sets by language.
+/// the other renditions `renditions` names of a source (`Schedule.renditions`) are representations
+/// of its periods, as is every variant of a multivariant playlist that names no variant (their
+/// keyframes must be aligned with the source's); the played variant's audio renditions are audio
+/// adaptation sets by language.
 ///
 /// ```swift
-/// let presentation = try DASHExporter().export(composition)
+/// let presentation = try DASHExporter(renditions: schedule.renditions).export(composition)
 /// try presentation.write(into: FilePath("out"))   // out/stitched.mpd and its segments
 /// ```
 public struct DASHExporter: Sendable {
@@ -20,6 +21,9 @@ public struct DASHExporter: Sendable {
     public var snapping: HLSCutSnapping
     /// Rules for particular breaks, by break ID, in place of `snapping` (see `HLSExportOptions.breakSnapping`).
     public var breakSnapping: [String: HLSCutSnapping]
+    /// Other encodings of sources, by source (`Schedule.renditions`): each is a representation of
+    /// the periods its source plays, packaged at the same cuts (its keyframes must be aligned).
+    public var renditions: [MediaLocation: [MediaLocation]]
     /// Reads the HLS source playlists (local files by default).
     public var loader: HLSPlaylistLoader
     private var catalog: SourceCatalog?
@@ -29,10 +33,15 @@ public struct DASHExporter: Sendable {
     /// - Parameters:
     ///   - snapping: How cuts move to keyframes (`.nearest` by default).
     ///   - breakSnapping: Rules for particular breaks, by break ID (none by default).
+    ///   - renditions: Other encodings of sources, by source (`Schedule.renditions`; none by default).
     ///   - loader: Reads the HLS source playlists (local files by default).
-    public init(snapping: HLSCutSnapping = .nearest, breakSnapping: [String: HLSCutSnapping] = [:], loader: HLSPlaylistLoader = .fileSystem) {
+    public init(
+        snapping: HLSCutSnapping = .nearest, breakSnapping: [String: HLSCutSnapping] = [:],
+        renditions: [MediaLocation: [MediaLocation]] = [:], loader: HLSPlaylistLoader = .fileSystem
+    ) {
         self.snapping = snapping
         self.breakSnapping = breakSnapping
+        self.renditions = renditions
         self.loader = loader
     }
 
@@ -88,7 +97,7 @@ public struct DASHExporter: Sendable {
             var stages = HLSExportStages(hls)
             let packaged = try stages.package(composition)
             stitched = try stages.stitch(composition, packaged: packaged, playing: .inOneStream)
-            alternates = try stages.packageAlternates(stitched.composition, packaged: stitched.packagedSources)
+            alternates = try stages.packageAlternates(stitched.composition, packaged: stitched.packagedSources, renditions: renditions)
         } catch {
             throw DASHExportError(error)
         }

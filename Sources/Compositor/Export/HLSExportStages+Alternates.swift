@@ -5,7 +5,8 @@ import CompositorMP4
 /// What else a multivariant HLS source offers besides the variant packaged for it: the DASH
 /// export's other representations and audio adaptation sets.
 struct DASHSourceAlternates: Sendable {
-    /// Its other variants with video, each packaged as the played one was.
+    /// Its other variants with video, and the other renditions the schedule names of it
+    /// (`Schedule.renditions`), each packaged as the played one was.
     var variants: [HLSPackagedSource] = []
     /// The audio rendition the played variant plays (in its packaged audio), when it has one in a
     /// playlist of its own.
@@ -16,20 +17,20 @@ struct DASHSourceAlternates: Sendable {
 }
 
 extension HLSExportStages {
-    /// The alternates of each multivariant HLS source in `packaged` (keyed by its index there),
-    /// each packaged as the source was, with boundaries at the cuts `played` makes of it, in its
-    /// playlist's order: other variants with video when the source names none (files
-    /// `STEM-vN-…`), and the played variant's other audio renditions (`STEM-aN-…`), `N` the
-    /// variant's or rendition's place in its playlist (from 0).
-    mutating func packageAlternates(_ played: Composition, packaged: [HLSPackagedSource]) throws(HLSExportError) -> [Int: DASHSourceAlternates] {
+    /// The alternates of each source in `packaged` (keyed by its index there), each packaged as
+    /// the source was, with boundaries at the cuts `played` makes of it: the other renditions
+    /// `renditions` names of it (files `STEM-rN-…`, in its order); of a multivariant HLS source,
+    /// its other variants with video when it names none (`STEM-vN-…`) and its played variant's
+    /// other audio renditions (`STEM-aN-…`), `N` their place in its playlist (from 0).
+    mutating func packageAlternates(
+        _ played: Composition, packaged: [HLSPackagedSource], renditions: [MediaLocation: [MediaLocation]]
+    ) throws(HLSExportError) -> [Int: DASHSourceAlternates] {
         guard !packaged.isEmpty else { return [:] }
         let (container, targetDuration) = try packagingFormat(following: played.segments.first { remote.isPlaylist($0.source) }?.source)
         var stems = Set(packaged.compactMap { $0.initSegmentName.map { String($0.dropLast("-init.mp4".count)) } })
         var hlsSources = HLSRenderSources(playlists: playlists, for: .packaging, remote: remote)
         var found: [Int: DASHSourceAlternates] = [:]
-        for (index, source) in packaged.enumerated() where remote.isPlaylist(source.location) {
-            guard case .multivariant(let multivariant) = try playlists.playlist(at: HLSSourcePlaylists.absolute(hlsURL(source.location))),
-                  let chosen = multivariant.variant(playing: source.location.variant) else { continue }
+        for (index, source) in packaged.enumerated() {
             let cuts = played.segments.filter { $0.source == source.location }.flatMap { [$0.sourceRange.start, $0.sourceRange.end] }
             let stem = source.initSegmentName.map { String($0.dropLast("-init.mp4".count)) } ?? "source\(index)"
             func package(_ location: MediaLocation, audio: HLSRendition?, as tag: String) throws(HLSExportError) -> HLSPackagedSource {
@@ -40,15 +41,27 @@ extension HLSExportStages {
                     number += 1
                 }
                 do {
+                    let isPlaylist = remote.isPlaylist(location)
                     let packaging = try HLSPackagedSource.packaging(
-                        of: location, readPath: remote.readPath(of: source.location), item: source.item,
-                        playlist: try hlsSources.source(location, audio: audio), container: container, targetDuration: targetDuration, cuts: cuts)
+                        of: location, readPath: remote.readPath(of: isPlaylist ? source.location : location),
+                        readBefore: remote.catalog?.entries[location]?.movie, item: source.item,
+                        playlist: isPlaylist ? try hlsSources.source(location, audio: audio) : nil,
+                        container: container, targetDuration: targetDuration, cuts: cuts)
                     return try HLSPackagedSource(location, item: source.item, packaging: packaging, stem: name, folder: output)
                 } catch {
                     throw remote.inUserTerms(error)
                 }
             }
             var alternates = DASHSourceAlternates()
+            for (position, rendition) in (renditions[source.location] ?? []).enumerated() {
+                alternates.variants.append(try package(rendition, audio: nil, as: "r\(position)"))
+            }
+            guard remote.isPlaylist(source.location),
+                  case .multivariant(let multivariant) = try playlists.playlist(at: HLSSourcePlaylists.absolute(hlsURL(source.location))),
+                  let chosen = multivariant.variant(playing: source.location.variant) else {
+                if !alternates.variants.isEmpty { found[index] = alternates }
+                continue
+            }
             if source.location.variant == nil {
                 for (position, variant) in multivariant.variants.enumerated() where variant != chosen && !variant.isAudioOnly {
                     alternates.variants.append(try package(source.location.selectingVariant(variant.uri), audio: nil, as: "v\(position)"))

@@ -7,11 +7,13 @@
 ///                 "ads": [ { "id": "a1", "url": "/media/ad.mp4", "start": "0", "end": "1001/30000" } ] } ] }
 /// ```
 ///
+/// Other renditions of a source, when named, are `"renditions": { "show.mp4": ["show-360.mp4"] }`.
+///
 /// Decoding checks the schedule's rules as `Schedule(content:breaks:)` does; a broken one is
 /// `DecodingError.dataCorrupted` with the rule's message. Keys are the file format's; the
 /// defaults it allows may be left out.
 extension Schedule: Codable {
-    private enum Keys: String, CodingKey { case content, breaks }
+    private enum Keys: String, CodingKey { case content, breaks, renditions }
 
     /// Reads a schedule and checks its rules.
     ///
@@ -24,6 +26,12 @@ extension Schedule: Codable {
         do { self = try Schedule(content: content, breaks: breaks) } catch {
             throw DecodingError.dataCorrupted(DecodingError.Context(codingPath: decoder.codingPath, debugDescription: error.description))
         }
+        for (text, others) in try container.decodeIfPresent([String: [MediaLocation]].self, forKey: .renditions) ?? [:] {
+            do { setRenditions(others, of: try MediaLocation(parsing: text)) } catch {
+                throw DecodingError.dataCorrupted(DecodingError.Context(
+                    codingPath: decoder.codingPath + [Keys.renditions], debugDescription: "\(quoted(text)): \(error)"))
+            }
+        }
     }
 
     /// Writes the schedule in the file format's shape.
@@ -33,6 +41,10 @@ extension Schedule: Codable {
         var container = encoder.container(keyedBy: Keys.self)
         try container.encode(content, forKey: .content)
         try container.encode(breaks, forKey: .breaks)
+        guard !renditions.isEmpty else { return }
+        var byText: [String: [MediaLocation]] = [:]
+        for (source, others) in renditions { byText[try source.documentText(codingPath: encoder.codingPath + [Keys.renditions])] = others }
+        try container.encode(byText, forKey: .renditions)
     }
 }
 

@@ -15,6 +15,10 @@ public struct Schedule: Hashable, Sendable {
     public private(set) var content: [ContentClip] = []
     /// Breaks in scheduling order (which decides the order of breaks at the same place).
     public private(set) var breaks: [AdBreak] = []
+    /// Other encodings of a source (the same media at other sizes or bitrates, its keyframes at
+    /// the same times), by the source they stand for: an export that offers a choice offers them
+    /// wherever the source plays (the DASH export lists each as a representation). None by default.
+    public private(set) var renditions: [MediaLocation: [MediaLocation]] = [:]
     private var ids: Set<String> = []
 
     public init() {}
@@ -51,6 +55,24 @@ public struct Schedule: Hashable, Sendable {
         guard let index = content.firstIndex(where: { $0.id == id }) else { throw .unknownID(id) }
         content.remove(at: index)
         ids.remove(id)
+    }
+
+    // MARK: Renditions
+
+    /// Names the other encodings of `source`, replacing any named before (none removes them);
+    /// `source` itself and repeats are left out.
+    ///
+    /// ```swift
+    /// schedule.setRenditions(["show-720.mp4", "show-360.mp4"], of: "show-1080.mp4")
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - others: The other encodings, in the order an export lists them.
+    ///   - source: The source they stand for.
+    public mutating func setRenditions(_ others: [MediaLocation], of source: MediaLocation) {
+        var seen: Set<MediaLocation> = [source]
+        let kept = others.filter { seen.insert($0).inserted }
+        renditions[source] = kept.isEmpty ? nil : kept
     }
 
     // MARK: Breaks

@@ -341,6 +341,61 @@ struct DASHExportTests {
         }
     }
 
+    /// MP4 renditions named in the schedule (`"renditions"`) are representations of their
+    /// source's periods, each exactly its own frames of the piece; one whose keyframes are apart
+    /// from the source's at a cut is refused, `.unaligned`:
+    ///
+    ///     hi.mp4 (320x180)  keyframes every 1 s ─┐ representations of periods 1 and 3
+    ///     lo.mp4 (160x90)   keyframes every 1 s ─┘
+    ///     odd.mp4 (160x90)  keyframes every 1.6 s: the cut at 3 s falls between them
+    ///     composition  | hi 0-3 | ad1 | hi 3-8 |
+    @Test(.needsFFmpeg)
+    func mp4RenditionsNamedInTheScheduleAreRepresentations() async throws {
+        let ffmpeg = try FFmpeg.require()
+        let folder = try MP4Fixtures.makeScratchFolder("dash-mp4-renditions")
+        defer { MP4Fixtures.remove(folder) }
+        for (name, size, gop) in [("hi", "320x180", 25), ("lo", "160x90", 25), ("odd", "160x90", 40)] {
+            let made = try await ChildProcess.run(ffmpeg.ffmpeg, [
+                "-v", "error", "-f", "lavfi", "-i", "testsrc=size=\(size):rate=25:duration=8",
+                "-f", "lavfi", "-i", "sine=frequency=440:duration=8:sample_rate=48000",
+                "-c:v", "libx264", "-pix_fmt", "yuv420p", "-bf", "2", "-g", "\(gop)", "-keyint_min", "\(gop)", "-sc_threshold", "0",
+                "-c:a", "aac", "-b:a", "64k", folder + "/\(name).mp4",
+            ])
+            #expect(made.status == 0, "\(made.stderr)")
+        }
+        let composition = try HLSJoin.composition(json: Array(#"""
+            { "content": [{ "id": "c", "url": "\#(folder)/hi.mp4" }],
+              "breaks": [{ "id": "mid", "at": 3, "ads": [{ "id": "ad", "url": "ad1.mp4" }] }] }
+            """#.utf8))
+        let hi = MediaLocation(FilePath(folder + "/hi.mp4"))
+        let presentation = try DASHExporter(renditions: [hi: [MediaLocation(FilePath(folder + "/lo.mp4"))]]).export(composition)
+        try presentation.write(into: FilePath(folder + "/out"))
+        let played = presentation.reconciled.played
+        let (_, periods) = try Self.periods(folder + "/out/stitched.mpd")
+        #expect(periods.map { $0.representations["video"]?.count } == [2, 1, 2])
+        var judge = HLSJoinJudge(ffmpeg: ffmpeg)
+        for (width, file) in [("320", "hi.mp4"), ("160", "lo.mp4")] {
+            let sources = played.segments.map { $0.isAd ? $0.source.filePath?.description ?? $0.source.url : folder + "/" + file }
+            let expected = try await judge.expectedFrames(played, sourcePlaylists: sources)
+            // The ad (320x180) has one representation.
+            for (index, period) in periods.enumerated() where !(played.segments[index].isAd && width == "160") {
+                let representation = try #require(period.representations["video"]?.first { $0.attributes["width"] == width }, "period \(period.id)")
+                #expect(representation.lead == 0)
+                var bytes: [UInt8] = []
+                for name in representation.files { bytes += try MP4Fixtures.bytes(folder + "/out/" + name) }
+                try MP4Fixtures.write(bytes, to: folder + "/joined")
+                let frames = try await ffmpeg.decodedFrames(folder + "/joined")
+                #expect(!frames.isEmpty && frames.map(\.hash) == expected[index].map(\.hash), "period \(period.id), \(file)")
+            }
+        }
+        #expect {
+            try DASHExporter(renditions: [hi: [MediaLocation(FilePath(folder + "/odd.mp4"))]]).export(composition)
+        } throws: { error in
+            let error = try #require(error as? DASHExportError)
+            return error.cause == .unaligned && error.item == "c" && error.description.contains("odd.mp4")
+        }
+    }
+
     /// Variants whose keyframes differ at a cut cannot share a period: refused, naming the item.
     ///
     ///     variant a   keyframes 0 1.5 2.25 4 …      piece 0-2 snaps to 0-2.25 in a
