@@ -57,7 +57,9 @@ struct CodableTests {
         }
         schedules += RandomCompositions.seeds.map { RandomCompositions.randomSchedule(seed: $0).0 }
         var withRenditions = schedules[0]
-        withRenditions.setRenditions(["/m/content-360.mp4", "https://127.0.0.1/content-180.mp4"], of: withRenditions.content[0].source)
+        withRenditions.setRenditions(
+            [MediaLocation(FilePath("/m/content-360.mp4")), try MediaLocation(parsing: "https://127.0.0.1/content-180.mp4")],
+            of: withRenditions.content[0].source)
         schedules.append(withRenditions)
         for schedule in schedules {
             let json = try JSONEncoder().encode(schedule)
