@@ -55,7 +55,10 @@ final class MPDElement {
     }
 }
 
-@Suite("DASH: the schedule as a multi-period MPD")
+// One test at a time: each exports synchronously on the cooperative pool (2 threads on the CI
+// machine), and several at once starved other suites' timers under AddressSanitizer (a refused
+// connection reported as "did not finish within 120 s").
+@Suite("DASH: the schedule as a multi-period MPD", .serialized)
 struct DASHExportTests {
     /// A period's video as the MPD lists it: the init segment and media segments, where the
     /// period starts, and its first segment's time against its `presentationTimeOffset`.
