@@ -34,18 +34,29 @@ package enum LocalServers {
 
     /// A free TCP port on 127.0.0.1 (bound to 0, read, closed).
     package static func freePort() throws -> Int {
+        let (fd, port) = try boundPort()
+        close(fd)
+        return port
+    }
+
+    /// A socket bound to a free port on 127.0.0.1 that never listens, and the port: a connection
+    /// to it is refused at once, and no other test's server can take the port while it is open.
+    /// Close `fd` when done.
+    package static func boundPort() throws -> (fd: Int32, port: Int) {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw NotListening(what: "socket", log: "socket() failed") }
-        defer { close(fd) }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
         address.sin_port = 0
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
         let bound = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) } }
-        guard bound == 0 else { throw NotListening(what: "socket", log: "bind() failed") }
+        guard bound == 0 else {
+            close(fd)
+            throw NotListening(what: "socket", log: "bind() failed")
+        }
         _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) } }
-        return Int(UInt16(bigEndian: address.sin_port))
+        return (fd, Int(UInt16(bigEndian: address.sin_port)))
     }
 
     /// Whether something accepts connections on 127.0.0.1:`port`.

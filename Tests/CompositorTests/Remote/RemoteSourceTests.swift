@@ -436,7 +436,10 @@ struct RemoteFaultTests {
 
     @Test("nothing listening: a connection failure naming the URL, at once", arguments: Transports.allCases)
     func refused(_ transports: Transports) async throws {
-        let port = try LocalServers.freePort()
+        // Held, never listening: a port only freed could be taken by another test's server meanwhile
+        // (a stalling one held the probe to its 120 s limit in two CI runs).
+        let (socket, port) = try LocalServers.boundPort()
+        defer { close(socket) }
         let url = "http://127.0.0.1:\(port)/x.m3u8"
         do {
             // A refusal comes at once; the long timeout only keeps a starved run (AddressSanitizer,
