@@ -53,7 +53,7 @@ public struct DASHExport: Sendable {
     /// One packaged source's tracks, packaged apart.
     private struct SourceFiles: Sendable {
         let source: HLSPackagedSource
-        let stem: String
+        var stem: String { source.stem }
         /// The tracks some period lists (audio that another variant has too is not).
         var kinds: [TrackKind]
         /// The segments any period plays, ascending.
@@ -179,8 +179,7 @@ public struct DASHExport: Sendable {
                     throw DASHExportError(.packaging, item: piece.id, reason: "no segment of \(source.location) in its source range \(piece.sourceRange)")
                 }
                 let key = SourceKey(source: sourceIndex, variant: position)
-                let stem = source.initSegmentName.map { String($0.dropLast("-init.mp4".count)) } ?? "source\(sourceIndex)-\(position)"
-                var entry = listing.files[key] ?? SourceFiles(source: source, stem: stem, kinds: [], segments: [])
+                var entry = listing.files[key] ?? SourceFiles(source: source, kinds: [], segments: [])
                 entry.segments = Array(Set(entry.segments + played)).sorted()
                 listing.files[key] = entry
                 entries.append((key, played))

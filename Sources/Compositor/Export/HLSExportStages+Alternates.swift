@@ -27,12 +27,12 @@ extension HLSExportStages {
     ) throws(HLSExportError) -> [Int: DASHSourceAlternates] {
         guard !packaged.isEmpty else { return [:] }
         let (container, targetDuration) = try packagingFormat(following: played.segments.first { remote.isPlaylist($0.source) }?.source)
-        var stems = Set(packaged.compactMap { $0.initSegmentName.map { String($0.dropLast("-init.mp4".count)) } })
+        var stems = Set(packaged.map(\.stem))
         var hlsSources = HLSRenderSources(playlists: playlists, for: .packaging, remote: remote)
         var found: [Int: DASHSourceAlternates] = [:]
         for (index, source) in packaged.enumerated() {
             let cuts = played.segments.filter { $0.source == source.location }.flatMap { [$0.sourceRange.start, $0.sourceRange.end] }
-            let stem = source.initSegmentName.map { String($0.dropLast("-init.mp4".count)) } ?? "source\(index)"
+            let stem = source.stem
             func package(_ location: MediaLocation, audio: HLSRendition?, as tag: String) throws(HLSExportError) -> HLSPackagedSource {
                 var name = "\(stem)-\(tag)"
                 var number = 2

@@ -31,6 +31,8 @@ package struct HLSPackagedSource: Sendable, Equatable {
     /// The source as a media playlist whose segments are in the output folder (never written: the
     /// stitched playlists list its segments).
     package let playlist: HLSMediaPlaylist
+    /// What its files are named after (`NAME` above), unique among the sources.
+    package let stem: String
     /// The init segment's file name (fragmented MP4 only).
     package let initSegmentName: String?
     /// The segments the stitched playlists play, by index, ascending.
@@ -78,6 +80,7 @@ package struct HLSPackagedSource: Sendable, Equatable {
         self.location = location
         self.item = item
         self.packaging = packaging
+        self.stem = stem
         let container = packaging.container
         let extensionName = container == .mpegTS ? "ts" : "m4s"
         var map: HLSMap?
