@@ -61,6 +61,18 @@ package struct FFmpeg: Sendable {
         }
     }
 
+    /// The output of ffmpeg run with `arguments`, which read `path` and write nothing: run once per
+    /// process for a file of the repository's `Fixtures` (which tests only read, and many tests
+    /// decode to judge against), and every time for any other file.
+    private func reading(_ path: String, _ arguments: [String]) async throws -> ChildProcess.Output {
+        guard path.hasPrefix(MP4Fixtures.folder + "/") else { return try await ChildProcess.run(ffmpeg, arguments) }
+        let key = ([ffmpeg] + arguments).joined(separator: "\u{0}")
+        if let cached = FixtureReads.shared.output(key) { return cached }
+        let output = try await ChildProcess.run(ffmpeg, arguments)
+        if output.status == 0 { FixtureReads.shared.keep(output, key) }
+        return output
+    }
+
     /// Runs ffmpeg to make a test clip (`-v error -y` then `arguments`), throwing what it printed
     /// when it fails.
     package func make(_ arguments: [String]) async throws {
@@ -70,9 +82,9 @@ package struct FFmpeg: Sendable {
 
     /// Every frame of the file's first video stream as ffmpeg decodes it, in output order.
     package func videoFrames(_ path: String) async throws -> [Frame] {
-        let output = try await ChildProcess.run(ffmpeg, ["-v", "error", "-i", path, "-map", "0:v:0",
-                                                       "-fps_mode", "passthrough", "-enc_time_base", "-1", "-autoscale", "0",
-                                                       "-f", "framemd5", "-"])
+        let output = try await reading(path, ["-v", "error", "-i", path, "-map", "0:v:0",
+                                              "-fps_mode", "passthrough", "-enc_time_base", "-1", "-autoscale", "0",
+                                              "-f", "framemd5", "-"])
         guard output.status == 0 else { throw FFmpegFailure(message: output.stderr) }
         var timeBase = MediaTime(value: 1, timescale: 1)
         var frames: [Frame] = []
@@ -219,8 +231,8 @@ extension FFmpeg {
     /// Times are as decoded (the stream's own time base), in output order; any message on stderr
     /// is a failure.
     package func decodedFrames(_ path: String) async throws -> [DecodedFrame] {
-        let output = try await ChildProcess.run(ffmpeg, ["-v", "error", "-i", path, "-map", "0:v", "-fps_mode", "passthrough",
-                                                       "-enc_time_base", "-1", "-autoscale", "0", "-f", "framemd5", "-"])
+        let output = try await reading(path, ["-v", "error", "-i", path, "-map", "0:v", "-fps_mode", "passthrough",
+                                              "-enc_time_base", "-1", "-autoscale", "0", "-f", "framemd5", "-"])
         guard output.status == 0, output.stderr.isEmpty else { throw FFmpegFailure(message: "\(path): \(output.stderr)") }
         var timeBase: MediaTime?
         var frames: [DecodedFrame] = []
@@ -244,4 +256,15 @@ extension FFmpeg {
         guard let first = frames.map(\.time).min() else { return [] }
         return frames.map { DecodedFrame(time: $0.time - first, hash: $0.hash) }
     }
+}
+
+/// What ffmpeg read from the fixtures this test process, by command (`FFmpeg.reading`).
+/// `@unchecked Sendable`: `outputs` is only touched under `lock`.
+private final class FixtureReads: @unchecked Sendable {
+    static let shared = FixtureReads()
+    private let lock = NSLock()
+    private var outputs: [String: ChildProcess.Output] = [:]
+
+    func output(_ key: String) -> ChildProcess.Output? { lock.withLock { outputs[key] } }
+    func keep(_ output: ChildProcess.Output, _ key: String) { lock.withLock { outputs[key] = output } }
 }

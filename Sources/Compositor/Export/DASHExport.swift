@@ -34,7 +34,9 @@ import CompositorMP4
 /// `N` the variant's place in its playlist), the same audio muxed in several variants once. The
 /// first content clip's other audio renditions are audio adaptation sets 3, 4, … (`lang`, `Role`
 /// `alternate`; set 2 is `main`), which each period fills with its source's rendition of the same
-/// language or name, else its own audio.
+/// language or name, else its own audio. Its subtitle renditions are text adaptation sets (`lang`,
+/// `Role` `subtitle`), a WebVTT file per period (`subtitles-N-P.vtt`) with the cues its source's
+/// rendition of the same language or name shows during the piece, or none.
 public struct DASHExport: Sendable {
     /// The MPD's file name in the output folder.
     public static let manifestName = "stitched.mpd"
@@ -47,6 +49,8 @@ public struct DASHExport: Sendable {
     private let files: [SourceFiles]
     /// The silent audio of each period without audio of its own (numbered from 1), in frames.
     private let silences: [(period: Int, frames: Int)]
+    /// Each period's WebVTT file of each subtitle rendition.
+    private let subtitleFiles: [HLSExport.File]
     private static let silenceInitName = "silence-init.mp4"
     private static func silenceName(_ period: Int) -> String { "silence-\(period).m4s" }
 
@@ -72,13 +76,15 @@ public struct DASHExport: Sendable {
         static func < (a: Self, b: Self) -> Bool { (a.source, a.variant) < (b.source, b.variant) }
     }
 
-    /// One audio adaptation set of every period: the content's audio rendition it carries (`nil`:
-    /// the content's audio, muxed or in no rendition of its own).
-    private struct AudioTrack {
+    /// One audio or text adaptation set of every period: the content's rendition it carries
+    /// (`nil`: the content's audio, muxed or in no rendition of its own).
+    private struct RenditionTrack {
         let rendition: HLSRendition?
-        /// Which of a source's renditions plays it: the first of the same `LANGUAGE`, else of the same `NAME`.
+        /// Which of a source's renditions plays it: itself (the content's own), else the first of
+        /// the same `LANGUAGE`, else of the same `NAME`.
         func match(in renditions: [HLSRendition?]) -> Int? {
             guard let rendition else { return nil }
+            if let same = renditions.firstIndex(of: rendition) { return same }
             if let language = rendition.language, let found = renditions.firstIndex(where: { $0?.language == language }) { return found }
             return renditions.firstIndex { $0?.name == rendition.name }
         }
@@ -161,8 +167,12 @@ public struct DASHExport: Sendable {
             export.packagedSources.firstIndex { $0.location == piece.source }
         }
         let contentAlternates = primary.flatMap { alternates[$0] }
-        let audioTracks = hasAudio ? [AudioTrack(rendition: contentAlternates?.audio)]
-            + (contentAlternates?.audioRenditions ?? []).map { AudioTrack(rendition: $0.rendition) } : []
+        let audioTracks = hasAudio ? [RenditionTrack(rendition: contentAlternates?.audio)]
+            + (contentAlternates?.audioRenditions ?? []).map { RenditionTrack(rendition: $0.rendition) } : []
+        // The text adaptation sets: the first content clip's subtitle renditions, which every
+        // period fills with its source's of the same language or name, else with no cues.
+        let textTracks = (contentAlternates?.subtitles ?? []).map { RenditionTrack(rendition: $0.rendition) }
+        var subtitleFiles: [HLSExport.File] = []
         for (number, piece) in composition.segments.enumerated() {
             let periodID = "\(number + 1)"
             guard let sourceIndex = export.packagedSources.firstIndex(where: { $0.location == piece.source }) else {
@@ -240,6 +250,24 @@ public struct DASHExport: Sendable {
                 }
                 period.children.append(set)
             }
+            for (position, track) in textTracks.enumerated() {
+                let chosen = track.match(in: own.subtitles.map(\.rendition)).map { own.subtitles[$0] }
+                // The cues on the video's media timeline, where the period starts at `start`
+                // (the packaging may place the source's time 0 later than 0).
+                let start = periodStart ?? piece.sourceRange.start
+                let cues = (chosen?.cues(during: piece.sourceRange) ?? []).map { cue in
+                    var placed = cue
+                    placed.start = cue.start - piece.sourceRange.start + start
+                    placed.end = cue.end - piece.sourceRange.start + start
+                    return placed
+                }
+                let file = HLSExport.File(
+                    url: "subtitles-\(position)-\(number + 1).vtt", text: WebVTTDocument(headerBlocks: chosen?.headerBlocks ?? [], cues: cues).text)
+                subtitleFiles.append(file)
+                period.children.append(try Self.textSet(
+                    id: 2 + audioTracks.count + position, rendition: track.rendition, file: file,
+                    start: start, duration: piece.compositionRange.duration, item: piece.id))
+            }
             periods.append(period)
         }
         var mpd = XMLTree("MPD", [
@@ -251,6 +279,7 @@ public struct DASHExport: Sendable {
         manifest = mpd.document
         files = listing.files.keys.sorted().compactMap { listing.files[$0] }
         self.silences = silences
+        self.subtitleFiles = subtitleFiles
     }
 
     /// The segments of `packaging` a piece playing `range` of it plays: those whose middle is in
@@ -290,6 +319,30 @@ public struct DASHExport: Sendable {
         ])
         if let continuity { set.children.append(continuity) }
         set.children += representations
+        return set
+    }
+
+    /// A text adaptation set of one period: its WebVTT `file`, whose cue times are on the video's
+    /// media timeline, so its `presentationTimeOffset` is the period's `start` there, as the video's is.
+    private static func textSet(
+        id: Int, rendition: HLSRendition?, file: HLSExport.File, start: MediaTime, duration: MediaTime, item: String
+    ) throws(DASHExportError) -> XMLTree {
+        var set = XMLTree("AdaptationSet", ["id": "\(id)", "contentType": "text", "mimeType": "text/vtt"])
+        set.add("lang", rendition?.language)
+        set.children.append(XMLTree("Role", ["schemeIdUri": "urn:mpeg:dash:role:2011", "value": "subtitle"]))
+        let offset: MediaTime
+        do { offset = try start.converted(to: 1000, rounding: .toNearestOrAwayFromZero) } catch {
+            throw DASHExportError(.packaging, item: item, reason: "its start \(start) s in milliseconds: \(error)")
+        }
+        let bits = file.text.utf8.count * 8
+        var representation = XMLTree("Representation", [
+            "id": "subtitles-\(id)", "bandwidth": "\(max(1, Int((Double(bits) / max(duration.seconds, 0.001)).rounded(.up))))",
+        ])
+        representation.children = [
+            XMLTree("BaseURL", content: file.name),
+            XMLTree("SegmentBase", ["timescale": "1000", "presentationTimeOffset": "\(offset.value)"]),
+        ]
+        set.children.append(representation)
         return set
     }
 
@@ -391,7 +444,7 @@ public struct DASHExport: Sendable {
 
     /// Every file name written: the MPD, the extra files, each source's init and used segments.
     private func fileNames(extraFiles: [HLSExport.File]) -> [String] {
-        [Self.manifestName] + extraFiles.map(\.name) + files.flatMap(\.names)
+        [Self.manifestName] + extraFiles.map(\.name) + subtitleFiles.map(\.name) + files.flatMap(\.names)
             + (silences.isEmpty ? [] : [Self.silenceInitName] + silences.map { Self.silenceName($0.period) })
     }
 
@@ -409,7 +462,7 @@ public struct DASHExport: Sendable {
         do {
             draft = try AtomicOutputFolder.Draft(folder, names: fileNames(extraFiles: extraFiles))
             try draft.write(Array(manifest.utf8), name: Self.manifestName)
-            for file in extraFiles { try draft.write(Array(file.text.utf8), name: file.name) }
+            for file in extraFiles + subtitleFiles { try draft.write(Array(file.text.utf8), name: file.name) }
         } catch {
             throw DASHExportError(.cannotWrite, item: folder.description, reason: error.reasonText)
         }

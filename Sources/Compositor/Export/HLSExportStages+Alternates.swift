@@ -14,6 +14,8 @@ struct DASHSourceAlternates: Sendable {
     /// The played variant's other audio renditions, each packaged with the variant's video (whose
     /// audio alone is listed).
     var audioRenditions: [(rendition: HLSRendition, source: HLSPackagedSource)] = []
+    /// The played variant's subtitle renditions, their cues on the source's timeline.
+    var subtitles: [SourceSubtitles] = []
 }
 
 extension HLSExportStages {
@@ -21,7 +23,8 @@ extension HLSExportStages {
     /// the source was, with boundaries at the cuts `played` makes of it: the other renditions
     /// `renditions` names of it (files `STEM-rN-…`, in its order); of a multivariant HLS source,
     /// its other variants with video when it names none (`STEM-vN-…`) and its played variant's
-    /// other audio renditions (`STEM-aN-…`), `N` their place in its playlist (from 0).
+    /// other audio renditions (`STEM-aN-…`), `N` their place in its playlist (from 0), and its
+    /// played variant's subtitle renditions, read (`subtitles(_:of:item:)`).
     mutating func packageAlternates(
         _ played: Composition, packaged: [HLSPackagedSource], renditions: [MediaLocation: [MediaLocation]]
     ) throws(HLSExportError) -> [Int: DASHSourceAlternates] {
@@ -72,6 +75,10 @@ extension HLSExportStages {
             for rendition in group where rendition != alternates.audio {
                 let position = multivariant.renditions.firstIndex(of: rendition) ?? 0
                 alternates.audioRenditions.append((rendition, try package(source.location, audio: rendition, as: "a\(position)")))
+            }
+            let subtitles = multivariant.renditions.filter { $0.type == "SUBTITLES" && $0.groupID == chosen.subtitlesGroup && $0.resolvedURI != nil }
+            if !subtitles.isEmpty, case .hls(let video, _) = try hlsSources.source(source.location) {
+                for rendition in subtitles { alternates.subtitles.append(try self.subtitles(rendition, of: video, item: source.item)) }
             }
             found[index] = alternates
         }

@@ -5,6 +5,7 @@ import FoundationXML
 import Testing
 @testable import Compositor
 @testable import CompositorCore
+@testable import CompositorHLS
 @testable import CompositorIO
 import CompositorTestSupport
 import CompositorUmbrellaTestSupport
@@ -20,6 +21,8 @@ final class MPDElement {
     let name: String
     let attributes: [String: String]
     private(set) var elements: [MPDElement] = []
+    /// The text in it (outside its children).
+    private(set) var text = ""
 
     init(name: String, attributes: [String: String]) {
         self.name = name
@@ -46,6 +49,9 @@ final class MPDElement {
             func parser(_ parser: XMLParser, didEndElement name: String, namespaceURI: String?, qualifiedName: String?) {
                 stack.removeLast()
             }
+            func parser(_ parser: XMLParser, foundCharacters string: String) {
+                stack.last?.text += string.trimmingCharacters(in: .whitespacesAndNewlines)
+            }
         }
         let parser = XMLParser(data: try Data(contentsOf: URL(fileURLWithPath: path)))
         let builder = Builder()
@@ -55,11 +61,21 @@ final class MPDElement {
     }
 }
 
-// One test at a time: each exports synchronously on the cooperative pool (2 threads on the CI
-// machine), and several at once starved other suites' timers under AddressSanitizer (a refused
-// connection reported as "did not finish within 120 s").
-@Suite("DASH: the schedule as a multi-period MPD", .serialized)
+@Suite("DASH: the schedule as a multi-period MPD")
 struct DASHExportTests {
+    /// `composition` exported by `exporter` and written into `folder`, on a thread of its own: an
+    /// export blocks while it reads and packages, which would hold one of the cooperative pool's
+    /// few threads (and starve other suites' timers).
+    static func exported(_ composition: Composition, into folder: String, by exporter: DASHExporter = DASHExporter()) async throws -> DASHExport {
+        try await runOffCooperativePool {
+            Result { () throws(DASHExportError) -> DASHExport in
+                let presentation = try exporter.export(composition)
+                try presentation.write(into: FilePath(folder))
+                return presentation
+            }
+        }.get()
+    }
+
     /// A period's video as the MPD lists it: the init segment and media segments, where the
     /// period starts, and its first segment's time against its `presentationTimeOffset`.
     struct Period {
@@ -75,6 +91,8 @@ struct DASHExportTests {
         var representations: [String: [Representation]] = [:]
         /// Each audio adaptation set: its attributes and `Role`, and its representations.
         var audioSets: [(attributes: [String: String], role: String?, representations: [Representation])] = []
+        /// Each text adaptation set: its attributes and `Role`, its file, and its `presentationTimeOffset`.
+        var textSets: [(attributes: [String: String], role: String?, file: String, offset: MediaTime)] = []
     }
 
     /// One representation: its attributes, the files it plays (the init segment first), and its
@@ -102,6 +120,16 @@ struct DASHExportTests {
                     period.continuity = set.children("SupplementalProperty").first {
                         $0.value("schemeIdUri") == "urn:mpeg:dash:period-continuity:2015"
                     }?.value("value")
+                }
+                if kind == "text" {
+                    let representation = try #require(set.children("Representation").first)
+                    let base = try #require(representation.children("SegmentBase").first)
+                    let offset = MediaTime(
+                        value: try #require(Int64(base.value("presentationTimeOffset") ?? "")),
+                        timescale: try #require(Int32(base.value("timescale") ?? "")))
+                    let file = try #require(representation.children("BaseURL").first?.text)
+                    period.textSets.append((set.attributes, set.children("Role").first?.value("value"), file, offset))
+                    continue
                 }
                 var listed: [Representation] = []
                 for element in set.children("Representation") {
@@ -191,8 +219,7 @@ struct DASHExportTests {
         let ffmpeg = try FFmpeg.require()
         let folder = try MP4Fixtures.makeScratchFolder("dash")
         defer { MP4Fixtures.remove(folder) }
-        let presentation = try DASHExporter().export(composition)
-        try presentation.write(into: FilePath(folder + "/out"))
+        let presentation = try await Self.exported(composition, into: folder + "/out")
         let played = presentation.reconciled.played
 
         let (duration, periods) = try Self.periods(folder + "/out/stitched.mpd")
@@ -265,8 +292,7 @@ struct DASHExportTests {
         let ffmpeg = try FFmpeg.require()
         let folder = try MP4Fixtures.makeScratchFolder("dash-variants")
         defer { MP4Fixtures.remove(folder) }
-        let presentation = try DASHExporter().export(try HLSJoin.composition("demo-hls-multivariant.json"))
-        try presentation.write(into: FilePath(folder + "/out"))
+        let presentation = try await Self.exported(try HLSJoin.composition("demo-hls-multivariant.json"), into: folder + "/out")
         let played = presentation.reconciled.played
         let (_, periods) = try Self.periods(folder + "/out/stitched.mpd")
         #expect(periods.count == played.segments.count)
@@ -319,8 +345,7 @@ struct DASHExportTests {
         let folder = try MP4Fixtures.makeScratchFolder("dash-renditions")
         defer { MP4Fixtures.remove(folder) }
         let json = try await HLSJoinFFmpegTests.demuxedContentAndAd(ffmpeg, in: folder)
-        let presentation = try DASHExporter().export(try HLSJoin.composition(json: Array(json.utf8)))
-        try presentation.write(into: FilePath(folder + "/out"))
+        _ = try await Self.exported(try HLSJoin.composition(json: Array(json.utf8)), into: folder + "/out")
         let (_, periods) = try Self.periods(folder + "/out/stitched.mpd")
         #expect(periods.map { $0.representations["video"]?.count } == [1, 1, 1], "the audio-only variants are not video representations")
         for (period, tones) in zip(periods, [(440.0, 880.0), (660.0, 1320.0), (440.0, 880.0)]) {
@@ -341,6 +366,104 @@ struct DASHExportTests {
                 let tone = HLSJoinFFmpegTests.frequency(samples, seconds: 0.2..<(seconds - 0.2))
                 #expect(abs(tone - hertz) < 10, "period \(period.id), \(set.attributes["lang"] ?? ""): \(tone) Hz, not \(hertz)")
             }
+        }
+    }
+
+    /// 12 s of content with English subtitles as ffmpeg packages them (WebVTT segments of 2 s, the
+    /// timestamp map that ffmpeg 5.1 leaves out written in: its transport streams start at 1.4 s),
+    /// and hls/ts/ad1 at 5; returns the schedule. The cues, on the content's timeline:
+    ///
+    ///     content   0 ─ "first" 0.5-1.5 ─ "across" 3.5-4.5 ─ "second" 5-6 ─ "third" 9-10 ─ 12
+    static func subtitledContentAndAd(_ ffmpeg: FFmpeg, in folder: String) async throws -> String {
+        let cues = "1\n00:00:00,500 --> 00:00:01,500\nfirst\n\n2\n00:00:03,500 --> 00:00:04,500\nacross\n\n"
+            + "3\n00:00:05,000 --> 00:00:06,000\nsecond\n\n4\n00:00:09,000 --> 00:00:10,000\nthird\n"
+        try Data(cues.utf8).write(to: URL(fileURLWithPath: folder + "/cues.srt"))
+        try await ffmpeg.make([
+            "-f", "lavfi", "-i", "testsrc=size=160x90:rate=25:duration=12",
+            "-f", "lavfi", "-i", "sine=frequency=440:duration=12:sample_rate=48000", "-i", folder + "/cues.srt",
+            "-map", "0:v", "-map", "1:a", "-map", "2:s", "-c:v", "libx264", "-pix_fmt", "yuv420p", "-g", "25", "-c:a", "aac", "-c:s", "webvtt",
+            "-f", "hls", "-hls_time", "2", "-hls_playlist_type", "vod", "-master_pl_name", "master.m3u8",
+            "-var_stream_map", "v:0,a:0,s:0,sgroup:subs,language:en,name:v", "-hls_segment_filename", folder + "/%v/s%d.ts",
+            folder + "/%v/index.m3u8",
+        ])
+        let segments = try FileManager.default.contentsOfDirectory(atPath: folder + "/v").filter { $0.hasSuffix(".vtt") }
+        #expect(segments.count == 6)
+        for name in segments {
+            let path = folder + "/v/" + name
+            let text = try String(contentsOfFile: path, encoding: .utf8)
+            #expect(!text.contains("X-TIMESTAMP-MAP"))
+            let mapped = text.replacingOccurrences(of: "WEBVTT\n", with: "WEBVTT\nX-TIMESTAMP-MAP=MPEGTS:126000,LOCAL:00:00:00.000\n")
+            try Data(mapped.utf8).write(to: URL(fileURLWithPath: path))
+        }
+        return #"{ "content": [ { "id": "C", "url": "\#(folder)/master.m3u8" } ], "#
+            + #""breaks": [ { "id": "b", "at": 5, "ads": [ { "id": "ad", "url": "hls/ts/ad1/index.m3u8" } ] } ] }"#
+    }
+
+    /// A subtitle rendition is a text adaptation set (`lang`, `Role` `subtitle`) in every period,
+    /// a WebVTT file each, with the cues the piece shows, cut to it: none for the ad.
+    ///
+    ///     composition  |C 0-5            |ad1 0-4 |C 5-12                 |
+    ///     text         |"first" "across" |(none)  |"second" "third"       |   on the composition's clock
+    ///
+    /// Each cue is where the composition shows that moment of the content: the period's start
+    /// plus the cue's time past the set's `presentationTimeOffset`, to the millisecond.
+    @Test(.needsFFmpeg)
+    func subtitleRenditionsAreTextAdaptationSets() async throws {
+        let ffmpeg = try FFmpeg.require()
+        let folder = try MP4Fixtures.makeScratchFolder("dash-subtitles")
+        defer { MP4Fixtures.remove(folder) }
+        let json = try await Self.subtitledContentAndAd(ffmpeg, in: folder)
+        let presentation = try await Self.exported(try HLSJoin.composition(json: Array(json.utf8)), into: folder + "/out")
+        let played = presentation.reconciled.played
+        let (_, periods) = try Self.periods(folder + "/out/stitched.mpd")
+        #expect(periods.count == 3)
+        let source: [(start: Double, end: Double, text: String)] = [(0.5, 1.5, "first"), (3.5, 4.5, "across"), (5, 6, "second"), (9, 10, "third")]
+        func millis(_ time: MediaTime) throws -> Int64 { try time.converted(to: 1000, rounding: .toNearestOrAwayFromZero).value }
+        for (period, piece) in zip(periods, played.segments) {
+            #expect(period.textSets.map { $0.attributes["id"] } == ["3"], "period \(period.id)")
+            #expect(period.textSets.map { $0.attributes["lang"] } == ["en"], "period \(period.id)")
+            #expect(period.textSets.map(\.role) == ["subtitle"], "period \(period.id)")
+            let set = try #require(period.textSets.first)
+            let document = try WebVTTDocument(parsing: try MP4Fixtures.bytes(folder + "/out/" + set.file))
+            let shown = try document.cues.map { cue in
+                (try millis(period.start + cue.start - set.offset), try millis(period.start + cue.end - set.offset), cue.text)
+            }
+            // The content's cues the piece plays, cut to it, where the composition plays them.
+            var expected: [(Int64, Int64, String)] = []
+            if !piece.isAd {
+                for cue in source {
+                    let start = MediaTime.max(try MediaTime(parsing: "\(cue.start)"), piece.sourceRange.start)
+                    let end = MediaTime.min(try MediaTime(parsing: "\(cue.end)"), piece.sourceRange.end)
+                    guard start < end else { continue }
+                    let shift = piece.compositionRange.start - piece.sourceRange.start
+                    expected.append((try millis(start + shift), try millis(end + shift), cue.text))
+                }
+            }
+            #expect(shown.map { "\($0.0)-\($0.1) \($0.2)" } == expected.map { "\($0.0)-\($0.1) \($0.2)" }, "period \(period.id) ('\(piece.id)')")
+        }
+        #expect(periods.map { $0.textSets.first?.file } == ["subtitles-0-1.vtt", "subtitles-0-2.vtt", "subtitles-0-3.vtt"])
+        #expect(try String(contentsOfFile: folder + "/out/subtitles-0-2.vtt", encoding: .utf8) == "WEBVTT\n")
+    }
+
+    /// A cue's time on its source's timeline: its timestamp map's MPEG-2 timestamp after the
+    /// variant's first picture, less the map's local time; without a map, cue time 0 is timestamp
+    /// 0 (RFC 8216bis 3.1.4). Transport stream timestamps compare the nearer way round their 2^33
+    /// wrap; fragmented MP4's `tfdt` times do not wrap.
+    @Test("timestamp maps place cue times on the source's timeline, across the 33-bit wrap")
+    func timestampMapsPlaceCues() {
+        typealias Map = WebVTTDocument.TimestampMap
+        let wrap: Int64 = 1 << 33
+        let cases: [(map: Map?, zero: (ticks: Int64, wraps: Bool), seconds: MediaTime)] = [
+            (Map(mpegts: 126_000, local: .zero), (133_200, true), MediaTime(value: -7_200, timescale: 90_000)),
+            (Map(mpegts: 900_000, local: MediaTime(value: 10, timescale: 1)), (900_000, true), MediaTime(value: -10, timescale: 1)),
+            (nil, (133_200, true), MediaTime(value: -133_200, timescale: 90_000)),
+            // The map just past the wrap, the first picture just before it: 2 s later, not 26.5 hours earlier.
+            (Map(mpegts: 90_000, local: .zero), (wrap - 90_000, true), MediaTime(value: 2, timescale: 1)),
+            (Map(mpegts: wrap - 90_000, local: .zero), (90_000, true), MediaTime(value: -2, timescale: 1)),
+            (Map(mpegts: 90_000 + wrap, local: .zero), (0, false), MediaTime(value: 90_000 + wrap, timescale: 90_000)),
+        ]
+        for (map, zero, seconds) in cases {
+            #expect(HLSExportStages.sourceTime(of: map, zero: zero) == seconds, "\(String(describing: map)), zero \(zero)")
         }
     }
 
@@ -371,8 +494,8 @@ struct DASHExportTests {
               "breaks": [{ "id": "mid", "at": 3, "ads": [{ "id": "ad", "url": "ad1.mp4" }] }] }
             """#.utf8))
         let hi = MediaLocation(FilePath(folder + "/hi.mp4"))
-        let presentation = try DASHExporter(renditions: [hi: [MediaLocation(FilePath(folder + "/lo.mp4"))]]).export(composition)
-        try presentation.write(into: FilePath(folder + "/out"))
+        let presentation = try await Self.exported(
+            composition, into: folder + "/out", by: DASHExporter(renditions: [hi: [MediaLocation(FilePath(folder + "/lo.mp4"))]]))
         let played = presentation.reconciled.played
         let (_, periods) = try Self.periods(folder + "/out/stitched.mpd")
         #expect(periods.map { $0.representations["video"]?.count } == [2, 1, 2])
@@ -435,18 +558,21 @@ struct DASHExportTests {
     func theMPDIsSchemaValid(_ name: String) async throws {
         let folder = try MP4Fixtures.makeScratchFolder("dash-schema")
         defer { MP4Fixtures.remove(folder) }
-        try DASHExporter().export(try HLSJoin.composition(name)).write(into: FilePath(folder + "/out"))
+        _ = try await Self.exported(try HLSJoin.composition(name), into: folder + "/out")
         try await Self.validate(folder + "/out/stitched.mpd", in: folder)
     }
 
-    /// The audio renditions' adaptation sets (`lang`, `Role`) validate too.
+    /// The audio renditions' adaptation sets (`lang`, `Role`) validate too, and the subtitles'.
     @Test(.needsFFmpeg, .needsSharedData("dash-schema"),
-          .enabled(if: LocalServers.find("xmllint") != nil || FFmpeg.required, "needs xmllint (libxml2-utils)"))
-    func theMPDOfAudioRenditionsIsSchemaValid() async throws {
+          .enabled(if: LocalServers.find("xmllint") != nil || FFmpeg.required, "needs xmllint (libxml2-utils)"),
+          arguments: ["audio", "subtitles"])
+    func theMPDOfRenditionsIsSchemaValid(_ renditions: String) async throws {
         let folder = try MP4Fixtures.makeScratchFolder("dash-schema")
         defer { MP4Fixtures.remove(folder) }
-        let json = try await HLSJoinFFmpegTests.demuxedContentAndAd(try FFmpeg.require(), in: folder)
-        try DASHExporter().export(try HLSJoin.composition(json: Array(json.utf8))).write(into: FilePath(folder + "/out"))
+        let ffmpeg = try FFmpeg.require()
+        let json = renditions == "audio"
+            ? try await HLSJoinFFmpegTests.demuxedContentAndAd(ffmpeg, in: folder) : try await Self.subtitledContentAndAd(ffmpeg, in: folder)
+        _ = try await Self.exported(try HLSJoin.composition(json: Array(json.utf8)), into: folder + "/out")
         try await Self.validate(folder + "/out/stitched.mpd", in: folder)
     }
 
