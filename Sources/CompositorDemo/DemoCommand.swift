@@ -25,7 +25,7 @@ enum DemoCommand {
             CompositorDemo dash SCHEDULE.json --output DIR [--snap RULE]
                            DIR/stitched.mpd (one period per piece, fMP4 segments by passthrough), timeline.json;
                            a representation per variant and per schedule "renditions" entry, an audio
-                           adaptation set per audio rendition
+                           adaptation set per audio rendition, a text one (WebVTT) per subtitle rendition
             """),
         ("live", """
             CompositorDemo live SCHEDULE.json --output DIR [--duration SECONDS] [--join full|rest]
