@@ -78,7 +78,7 @@ package final class ReadableFile {
     package func read(at offset: UInt64, count: Int, into bytes: inout [UInt8]) throws(FileError) {
         if bytes.count != count {
             bytes.removeAll(keepingCapacity: true)
-            bytes.append(contentsOf: repeatElement(0, count: count))
+            bytes.appendZeros(count)
         }
         let result = bytes.withUnsafeMutableBytes { buffer in
             Result { () throws(FileError) in try read(exactly: buffer, at: offset) }

@@ -22,7 +22,7 @@ each player, which hands back every picture it shows, with the time it shows it 
     videojs    video.js 7 (PyPI js.videojs 7.5.5, served from its package) in headless Chromium,
                on the same page: its VHS plays DASH and HLS by Media Source Extensions.
 
-The DASH outputs (`dash`, `dash-hls`; not run unless named) are played over HTTP on 127.0.0.1,
+The DASH outputs (`dash`, `dash-hls`, ...; not run unless named) are played over HTTP on 127.0.0.1,
 GStreamer's too (from a file: URI its DASH demuxers stay at "buffering 0%").
 
 A shown picture is identified by its MD5 against every decoded frame of the output's sources
@@ -130,6 +130,9 @@ OUTPUTS = [
     Output("dash-hls", "DASH of HLS sources (`dash`)", "Fixtures/demo-hls.json", "dash"),
     Output("dash-multivariant", "DASH of multivariant HLS sources, a representation per variant (`dash`)",
            "Fixtures/demo-hls-multivariant.json", "dash"),
+    Output("dash-hls-fmp4", "DASH of fMP4 HLS sources (`dash`)", "Fixtures/demo-hls-fmp4.json", "dash"),
+    Output("dash-packaged", "DASH of HLS content and MP4 ads (`dash`)", "Fixtures/seed-scenario.json", "dash"),
+    Output("dash-web", "DASH of the web-safe schedule (`dash`)", "Fixtures/demo-web.json", "dash"),
 ]
 
 

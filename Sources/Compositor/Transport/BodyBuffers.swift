@@ -35,7 +35,7 @@ final class BodyBuffers: @unchecked Sendable {
         if body.count > count {
             body.removeLast(body.count - count)
         } else if body.count < count {
-            body.append(contentsOf: repeatElement(0, count: count - body.count))
+            body.appendZeros(count - body.count)
         }
         return body
     }

@@ -30,7 +30,7 @@ package struct OutputBytes: Sendable {
         let end = start + size
         if end > storage.count {
             // Doubling, so that a segment larger than any before costs its growth once.
-            storage.append(contentsOf: repeatElement(0, count: max(end, 2 * storage.count) - storage.count))
+            storage.appendZeros(max(end, 2 * storage.count) - storage.count)
         }
         let result = storage.withUnsafeMutableBytes { bytes in
             Result { () throws(E) -> T in try body(UnsafeMutableRawBufferPointer(rebasing: bytes[start..<end])) }

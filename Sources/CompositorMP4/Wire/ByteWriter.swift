@@ -25,7 +25,7 @@ struct ByteWriter: Sendable {
     mutating func write(_ code: FourCC) { write(code.rawValue) }
     mutating func write(uint24 value: UInt32) { append(UInt64(value), width: 3) }
     mutating func write(_ other: [UInt8]) { bytes.append(contentsOf: other) }
-    mutating func write(zeros count: Int) { bytes.append(contentsOf: repeatElement(0, count: count)) }
+    mutating func write(zeros count: Int) { bytes.appendZeros(count) }
 
     /// A full box's version and flags.
     mutating func writeVersion(_ version: UInt8, flags: UInt32 = 0) {
