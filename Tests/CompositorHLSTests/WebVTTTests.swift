@@ -28,6 +28,17 @@ struct WebVTTTests {
         #expect(document.text.hasPrefix("WEBVTT\nX-TIMESTAMP-MAP=MPEGTS:900000,LOCAL:00:00:00.000\n\nSTYLE\n"))
     }
 
+    /// W3C's parser ends a cue's text at a line holding "-->": the next cue's timing, its blank
+    /// line left out.
+    @Test("a cue without the blank line before it is a cue of its own")
+    func readsACueWithoutABlankLineBefore() throws {
+        let document = try WebVTTDocument(parsing: Array("WEBVTT\n\n00:00.000 --> 00:01.000\nhi\n00:02.000 --> 00:03.000\nthere\n".utf8))
+        #expect(document.cues == [
+            WebVTTDocument.Cue(start: .zero, end: Self.ms(1000), text: "hi"),
+            WebVTTDocument.Cue(start: Self.ms(2000), end: Self.ms(3000), text: "there"),
+        ])
+    }
+
     @Test("an empty segment: the signature alone")
     func readsAnEmptySegment() throws {
         #expect(try WebVTTDocument(parsing: Array("WEBVTT\n".utf8)) == WebVTTDocument())

@@ -51,6 +51,7 @@ extension HLSExportStages {
         let zero: (ticks: Int64, wraps: Bool)
         do { zero = try MP4Reader.timestampZero(of: video) } catch { throw HLSExportError(.packaging(item: item, error)) }
         var cues: [WebVTTDocument.Cue] = []
+        var seen = Set<WebVTTDocument.Cue>()
         var headerBlocks: [String]?
         for (index, segment) in media.segments.enumerated() {
             let name = "segment \(index + 1) (\(segment.uri))"
@@ -78,9 +79,7 @@ extension HLSExportStages {
                 var placed = cue
                 placed.start = cue.start + shift
                 placed.end = cue.end + shift
-                if !cues.contains(where: { $0.start == placed.start && $0.end == placed.end && $0.text == placed.text && $0.settings == placed.settings }) {
-                    cues.append(placed)
-                }
+                if seen.insert(placed).inserted { cues.append(placed) }
             }
         }
         // Stable: cues that start together keep their order.

@@ -21,7 +21,7 @@ package struct WebVTTDocument: Equatable, Sendable {
     }
 
     /// One cue: its text from `start` to `end`, with its identifier and settings as written.
-    package struct Cue: Equatable, Sendable {
+    package struct Cue: Hashable, Sendable {
         package var identifier: String?
         package var start: MediaTime
         package var end: MediaTime

@@ -74,11 +74,19 @@ extension WebVTTDocument {
             }
             index += 1
         }
-        // Blocks, separated by blank lines.
+        // Blocks, separated by blank lines; a cue's text also ends at a line holding "-->", the
+        // next cue's timing, as W3C's parser reads a blank line left out.
         while index < lines.count {
             guard !lines[index].isEmpty else { index += 1; continue }
             let first = index
-            while index < lines.count, !lines[index].isEmpty { index += 1 }
+            var timed = false
+            while index < lines.count, !lines[index].isEmpty {
+                if lines[index].contains("-->") {
+                    if timed { break }
+                    timed = true
+                }
+                index += 1
+            }
             let block = Array(lines[first..<index])
             let keyword = block[0].split(whereSeparator: { $0 == " " || $0 == "\t" }).first.map(String.init) ?? ""
             guard let timing = block.firstIndex(where: { $0.contains("-->") }), timing <= 1 else {
