@@ -19,9 +19,12 @@ package struct HLSParseError: Error, Equatable, Sendable, CustomStringConvertibl
 
     package init(line: Int?, lineText: String?, problem: Problem) {
         self.line = line
-        self.lineText = lineText.map { $0.count > 200 ? String($0.prefix(200)) + "…" : $0 }
+        self.lineText = lineText.map(Self.quotable)
         self.problem = problem
     }
+
+    /// A line as an error quotes it: cut to 200 characters, so a huge line does not flood a message.
+    static func quotable(_ line: String) -> String { line.count > 200 ? String(line.prefix(200)) + "…" : line }
 
     package enum Problem: Error, Equatable, Sendable, CustomStringConvertible {
         // Limits

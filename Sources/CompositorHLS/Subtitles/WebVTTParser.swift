@@ -27,7 +27,7 @@ package struct WebVTTParseError: Error, Equatable, Sendable, CustomStringConvert
 
     package init(line: Int?, lineText: String?, problem: Problem) {
         self.line = line
-        self.lineText = lineText.map { $0.count > 200 ? String($0.prefix(200)) + "…" : $0 }
+        self.lineText = lineText.map(HLSParseError.quotable)
         self.problem = problem
     }
 
