@@ -68,6 +68,8 @@ COUNTER = (slice(2, 20), slice(2, 44))
 # deviations of the frame's grey levels: players' RGB renditions of the right frame come to 0.1-0.2,
 # other sources' frames (and pictures decoded wrong) to 0.7 and more.
 LIKENESS = 0.4
+# Scores closer than this to the best are frames a thumbnail cannot tell apart (identify_by_likeness).
+LIKENESS_TIE = 0.005
 
 
 # ---------------------------------------------------------------------------------------------
@@ -265,12 +267,21 @@ class SourceFrames:
                 continue
             whole, corner = normalised(picture.thumb[numpy.newaxis])
             best = None
+            previous = found[position - 1] if position else None
             # Any variant of a multivariant source may be on screen (a DASH representation each).
             for url, source in ((url, source) for url in urls for source in [url] + self.variant_paths[url]):
                 wholes, corners = self.likeness(source)
                 distance = numpy.abs(wholes - whole).mean(axis=(1, 2))
                 score = distance + numpy.abs(corners - corner).mean(axis=(1, 2))
                 index = int(score.argmin())
+                # Frames a thumbnail cannot tell apart (demo-hls-fmp4's content has pairs, 86 and
+                # 87 among them, whose scores differ by under 0.002): the first after the picture
+                # before is the one shown, as a player shows each frame once, in order.
+                if previous and previous[0] == url:
+                    ties = numpy.flatnonzero(score <= score[index] + LIKENESS_TIE)
+                    after = ties[ties > previous[1]]
+                    if len(after):
+                        index = int(after.min())
                 if distance[index] < LIKENESS and (best is None or score[index] < best[0]):
                     best = (score[index], (url, index))
             found[position] = best[1] if best else None
