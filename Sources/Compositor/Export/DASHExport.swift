@@ -334,10 +334,7 @@ public struct DASHExport: Sendable {
         do { offset = try start.converted(to: 1000, rounding: .toNearestOrAwayFromZero) } catch {
             throw DASHExportError(.packaging, item: item, reason: "its start \(start) s in milliseconds: \(error)")
         }
-        let bits = file.text.utf8.count * 8
-        var representation = XMLTree("Representation", [
-            "id": "subtitles-\(id)", "bandwidth": "\(max(1, Int((Double(bits) / max(duration.seconds, 0.001)).rounded(.up))))",
-        ])
+        var representation = XMLTree("Representation", ["id": "subtitles-\(id)", "bandwidth": Self.bandwidth(bytes: file.text.utf8.count, over: duration)])
         representation.children = [
             XMLTree("BaseURL", content: file.name),
             XMLTree("SegmentBase", ["timescale": "1000", "presentationTimeOffset": "\(offset.value)"]),
@@ -361,9 +358,8 @@ public struct DASHExport: Sendable {
             throw DASHExportError(.packaging, item: item, reason: "its start \(start) s in its \(kind) track's ticks: \(error)")
         }
         let seconds = timeline.reduce(MediaTime.zero) { $0 + MediaTime(value: $1.duration, timescale: timescale) }
-        let bits = timeline.reduce(0) { $0 + $1.bytes } * 8
         var representation = XMLTree("Representation", ["id": id, "codecs": codecs])
-        representation.add("bandwidth", "\(max(1, Int((Double(bits) / max(seconds.seconds, 0.001)).rounded(.up))))")
+        representation.add("bandwidth", Self.bandwidth(bytes: timeline.reduce(0) { $0 + $1.bytes }, over: seconds))
         if kind == .video {
             representation.add("width", description.width.map(String.init))
             representation.add("height", description.height.map(String.init))
@@ -386,6 +382,11 @@ public struct DASHExport: Sendable {
             "initialization": initialization, "media": media, "startNumber": "\(firstSegment)",
         ], [XMLTree("SegmentTimeline", [:], Self.timeline(timeline))]))
         return representation
+    }
+
+    /// `@bandwidth`: `bytes` over `duration`, in bits per second, rounded up, at least 1.
+    private static func bandwidth(bytes: Int, over duration: MediaTime) -> String {
+        "\(max(1, Int((Double(bytes * 8) / max(duration.seconds, 0.001)).rounded(.up))))"
     }
 
     /// The `S` elements of a timeline: each segment's start and duration, a run of equal
