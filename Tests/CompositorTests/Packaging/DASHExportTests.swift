@@ -369,33 +369,40 @@ struct DASHExportTests {
         }
     }
 
-    /// 12 s of content with English subtitles as ffmpeg packages them (WebVTT segments of 2 s, the
-    /// timestamp map that ffmpeg 5.1 leaves out written in: its transport streams start at 1.4 s),
-    /// and hls/ts/ad1 at 5; returns the schedule. The cues, on the content's timeline:
+    /// 12 s of content with English subtitles as ffmpeg packages them (WebVTT segments of 2 s) in
+    /// `segments` "ts" or "fmp4", and hls/ts/ad1 at 5; returns the schedule. For transport
+    /// streams, which ffmpeg 5.1 starts at 1.4 s, the timestamp map it leaves out is written in;
+    /// fragmented MP4 starts its `tfdt` timeline at 0, where cue time 0 is without a map. The cues,
+    /// on the content's timeline:
     ///
     ///     content   0 ─ "first" 0.5-1.5 ─ "across" 3.5-4.5 ─ "second" 5-6 ─ "third" 9-10 ─ 12
-    static func subtitledContentAndAd(_ ffmpeg: FFmpeg, in folder: String) async throws -> String {
-        let cues = "1\n00:00:00,500 --> 00:00:01,500\nfirst\n\n2\n00:00:03,500 --> 00:00:04,500\nacross\n\n"
+    static func subtitledContentAndAd(_ ffmpeg: FFmpeg, in folder: String, segments: String = "ts") async throws -> String {
+        let srt = "1\n00:00:00,500 --> 00:00:01,500\nfirst\n\n2\n00:00:03,500 --> 00:00:04,500\nacross\n\n"
             + "3\n00:00:05,000 --> 00:00:06,000\nsecond\n\n4\n00:00:09,000 --> 00:00:10,000\nthird\n"
-        try Data(cues.utf8).write(to: URL(fileURLWithPath: folder + "/cues.srt"))
+        try Data(srt.utf8).write(to: URL(fileURLWithPath: folder + "/cues.srt"))
+        // (ffmpeg makes the variant's folder for transport streams, not for fragmented MP4.)
+        try FileManager.default.createDirectory(atPath: folder + "/v", withIntermediateDirectories: true)
         try await ffmpeg.make([
             "-f", "lavfi", "-i", "testsrc=size=160x90:rate=25:duration=12",
             "-f", "lavfi", "-i", "sine=frequency=440:duration=12:sample_rate=48000", "-i", folder + "/cues.srt",
             "-map", "0:v", "-map", "1:a", "-map", "2:s", "-c:v", "libx264", "-pix_fmt", "yuv420p", "-g", "25", "-c:a", "aac", "-c:s", "webvtt",
             "-f", "hls", "-hls_time", "2", "-hls_playlist_type", "vod", "-master_pl_name", "master.m3u8",
-            "-var_stream_map", "v:0,a:0,s:0,sgroup:subs,language:en,name:v", "-hls_segment_filename", folder + "/%v/s%d.ts",
-            folder + "/%v/index.m3u8",
-        ])
-        let segments = try FileManager.default.contentsOfDirectory(atPath: folder + "/v").filter { $0.hasSuffix(".vtt") }
-        #expect(segments.count == 6)
-        for name in segments {
+            "-var_stream_map", "v:0,a:0,s:0,sgroup:subs,language:en,name:v",
+        ] + (segments == "fmp4"
+            ? ["-hls_segment_type", "fmp4", "-hls_fmp4_init_filename", "init.mp4", "-hls_segment_filename", folder + "/v/s%d.m4s"]
+            : ["-hls_segment_filename", folder + "/%v/s%d.ts"]) + [folder + (segments == "fmp4" ? "/v/index.m3u8" : "/%v/index.m3u8")])
+        let cues = try FileManager.default.contentsOfDirectory(atPath: folder + "/v").filter { $0.hasSuffix(".vtt") }
+        #expect(cues.count == 6)
+        for name in cues where segments == "ts" {
             let path = folder + "/v/" + name
             let text = try String(contentsOfFile: path, encoding: .utf8)
             #expect(!text.contains("X-TIMESTAMP-MAP"))
             let mapped = text.replacingOccurrences(of: "WEBVTT\n", with: "WEBVTT\nX-TIMESTAMP-MAP=MPEGTS:126000,LOCAL:00:00:00.000\n")
             try Data(mapped.utf8).write(to: URL(fileURLWithPath: path))
         }
-        return #"{ "content": [ { "id": "C", "url": "\#(folder)/master.m3u8" } ], "#
+        // (With fragmented MP4, ffmpeg writes the multivariant playlist beside the variant's.)
+        let master = segments == "fmp4" ? folder + "/v/master.m3u8" : folder + "/master.m3u8"
+        return #"{ "content": [ { "id": "C", "url": "\#(master)" } ], "#
             + #""breaks": [ { "id": "b", "at": 5, "ads": [ { "id": "ad", "url": "hls/ts/ad1/index.m3u8" } ] } ] }"#
     }
 
@@ -407,12 +414,12 @@ struct DASHExportTests {
     ///
     /// Each cue is where the composition shows that moment of the content: the period's start
     /// plus the cue's time past the set's `presentationTimeOffset`, to the millisecond.
-    @Test(.needsFFmpeg)
-    func subtitleRenditionsAreTextAdaptationSets() async throws {
+    @Test(.needsFFmpeg, arguments: ["ts", "fmp4"])
+    func subtitleRenditionsAreTextAdaptationSets(_ segments: String) async throws {
         let ffmpeg = try FFmpeg.require()
         let folder = try MP4Fixtures.makeScratchFolder("dash-subtitles")
         defer { MP4Fixtures.remove(folder) }
-        let json = try await Self.subtitledContentAndAd(ffmpeg, in: folder)
+        let json = try await Self.subtitledContentAndAd(ffmpeg, in: folder, segments: segments)
         let presentation = try await Self.exported(try HLSJoin.composition(json: Array(json.utf8)), into: folder + "/out")
         let played = presentation.reconciled.played
         let (_, periods) = try Self.periods(folder + "/out/stitched.mpd")
