@@ -549,9 +549,7 @@ class BrowserPage(QuietFiles):
         body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
         session = self.server.session
         session["last"] = time.monotonic()
-        if self.path == "/cues":
-            session["cues"] = json.loads(body.decode())
-        elif self.path == "/frame":
+        if self.path == "/frame":
             import numpy
             thumb = numpy.frombuffer(body, numpy.uint8).reshape(THUMB_H, THUMB_W).astype(numpy.int16)
             at = Fraction(Decimal(self.headers["X-Media-Time"]))
@@ -595,13 +593,12 @@ class Counted:
         return f"its count: {self.frames} frames, {self.dropped} dropped, {self.corrupt} corrupt"
 
 
-def play_in_browser(browser, path, scratch, engine=None, cues=None):
+def play_in_browser(browser, path, scratch, engine=None):
     """Plays path in a headless browser, slowed (BROWSER_RATE) so that its compositor, without a
     GPU, presents every frame (Chromium does; Firefox samples: SAMPLING); with `engine` "videojs",
     through video.js (its DASH and HLS by Media Source Extensions) instead of the browser's own
     player. Returns the frames, how playback stopped (None when it ended), and the browser's own
-    Counted frames (None if not ended). The subtitle tracks' cues the page posts at the end go
-    into `cues`, a list, when one is given."""
+    Counted frames (None if not ended)."""
     import threading
     session = {"frames": [], "outcome": "stopped: nothing for 60 s", "done": threading.Event(), "last": time.monotonic()}
     with served(BrowserPage, session) as root:
@@ -623,8 +620,6 @@ def play_in_browser(browser, path, scratch, engine=None, cues=None):
         finally:
             process.terminate()
             process.wait(timeout=30)
-    if cues is not None:
-        cues.extend(session.get("cues", []))
     frames = [shown for _, shown in sorted(session["frames"], key=lambda f: f[0])]
     outcome = session["outcome"]
     if m := re.match(r"ended at [\d.]+; frames (\d+), dropped (\d+), corrupt (\d+)", outcome):
