@@ -48,8 +48,8 @@ extension HLSExportStages {
         guard media.isFinite else {
             throw HLSExportError(.unsupported(url: url, reason: "a live subtitle playlist (no EXT-X-ENDLIST, not VOD) has no end to export"))
         }
-        let zero: (ticks: Int64, wraps: Bool)
-        do { zero = try MP4Reader.timestampZero(of: video) } catch { throw HLSExportError(.packaging(item: item, error)) }
+        let zero: TimestampOrigin
+        do { zero = try MP4Reader.timestampOrigin(of: video) } catch { throw HLSExportError(.packaging(item: item, error)) }
         var cues: [WebVTTDocument.Cue] = []
         var seen = Set<WebVTTDocument.Cue>()
         var headerBlocks: [String]?
@@ -74,7 +74,10 @@ extension HLSExportStages {
                 throw HLSExportError(.malformed(url: url, reason: "its \(name) is not valid WebVTT: \(error)"))
             }
             if headerBlocks == nil { headerBlocks = document.headerBlocks }
-            let shift = Self.sourceTime(of: document.timestampMap, zero: zero)
+            let shift: MediaTime
+            do { shift = try Self.sourceTime(of: document.timestampMap, zero: zero) } catch {
+                throw HLSExportError(.malformed(url: url, reason: "its \(name)'s X-TIMESTAMP-MAP is too far from the video's timestamps: \(error)"))
+            }
             for cue in document.cues {
                 var placed = cue
                 placed.start = cue.start + shift
@@ -87,18 +90,16 @@ extension HLSExportStages {
         return SourceSubtitles(rendition: rendition, headerBlocks: headerBlocks ?? [], cues: ordered)
     }
 
-    /// The source time of cue time 0 under `map`: its timestamp less the local time it is, after
-    /// the source's time 0 (`zero`); MPEG-2 timestamps compared the nearer way round their 2^33 wrap.
-    static func sourceTime(of map: WebVTTDocument.TimestampMap?, zero: (ticks: Int64, wraps: Bool)) -> MediaTime {
-        let clock: Int32 = 90_000
-        let local = map?.local ?? .zero
-        guard zero.wraps else {
-            // The `tfdt` timeline's: `-` saturates rather than trap on a hostile MPEGTS.
-            return MediaTime(value: map?.mpegts ?? 0, timescale: clock) - MediaTime(value: zero.ticks, timescale: clock) - local
+    /// The source time of cue time 0 under `map`: its 90 kHz timestamp (0 without a map) after the
+    /// source's time 0 (`zero`, MPEG-2 timestamps the nearer way round their 2^33 wrap), less the
+    /// local time it is.
+    static func sourceTime(of map: WebVTTDocument.TimestampMap?, zero: TimestampOrigin) throws(MediaTimeError) -> MediaTime {
+        let mpegts = map?.mpegts ?? 0
+        let timestamp: TimestampOrigin
+        switch zero {
+        case .transportStream: timestamp = .transportStream(mpegts)
+        case .fragmented: timestamp = .fragmented(MediaTime(value: mpegts, timescale: 90_000))
         }
-        let wrap: Int64 = 1 << 33
-        var ticks = ((map?.mpegts ?? 0) % wrap - zero.ticks % wrap) % wrap
-        if ticks > wrap / 2 { ticks -= wrap } else if ticks < -wrap / 2 { ticks += wrap }
-        return MediaTime(value: ticks, timescale: clock) - local
+        return try zero.distance(to: timestamp).subtracting(map?.local ?? .zero)
     }
 }

@@ -1,8 +1,9 @@
 import CompositorCore
 
 /// Where a source's time 0 is on its samples' timestamps: what lines up an HLS variant and its
-/// renditions, whose segments share one clock but are read as separate movies.
-enum TimestampOrigin {
+/// renditions, whose segments share one clock but are read as separate movies, and a WebVTT
+/// rendition's `X-TIMESTAMP-MAP` against its variant.
+package enum TimestampOrigin {
     /// A 90 kHz presentation timestamp (unwrapped from the first segment's, so it may pass 2^33).
     case transportStream(Int64)
     /// A time on the `tfdt` timeline.
@@ -10,7 +11,7 @@ enum TimestampOrigin {
 
     /// How far after this origin `other` is. Two transport streams are compared modulo the 33-bit
     /// wrap (the nearer way round), as each was unwrapped from its own first timestamp.
-    func distance(to other: TimestampOrigin) throws(MediaTimeError) -> MediaTime {
+    package func distance(to other: TimestampOrigin) throws(MediaTimeError) -> MediaTime {
         let clock = Int32(TransportStreamReader.clock)
         if case .transportStream(let start) = self, case .transportStream(let end) = other {
             let wrap: Int64 = 1 << 33

@@ -28,25 +28,17 @@ extension MP4Reader {
         return try movie.replacingAudio(with: audio, startingAt: offset)
     }
 
-    /// Where `source`'s time 0 is on its segments' clock, in 90 kHz ticks: what a WebVTT
-    /// `X-TIMESTAMP-MAP`'s `MPEGTS` is measured against (RFC 8216bis 3.1.4). For transport streams
-    /// it is an MPEG-2 timestamp, which `wraps` at 2^33; for fragmented MP4, the `tfdt` timeline's
-    /// time. Reads the first segment alone, where time 0 is.
+    /// Where `source`'s time 0 is on its segments' clock: what a WebVTT `X-TIMESTAMP-MAP`'s
+    /// `MPEGTS` is measured against (RFC 8216bis 3.1.4), an MPEG-2 timestamp for transport
+    /// streams, a `tfdt` time for fragmented MP4. Reads the first segment alone, where time 0 is.
     ///
     /// - Parameter source: The segments of a variant (its video) or of a media playlist.
-    /// - Returns: The 90 kHz timestamp of time 0, and whether timestamps wrap at 2^33.
+    /// - Returns: The timestamp of time 0.
     /// - Throws: `MP4Error` for a first segment that cannot be read.
-    package static func timestampZero(of source: HLSSegmentSource) throws(MP4Error) -> (ticks: Int64, wraps: Bool) {
+    package static func timestampOrigin(of source: HLSSegmentSource) throws(MP4Error) -> TimestampOrigin {
         var budget = MP4SampleBudget.movie
         let first = HLSSegmentSource(playlist: source.playlist, container: source.container, segments: Array(source.segments.prefix(1)))
-        switch try readPlaylist(first, budget: &budget).1 {
-        case .transportStream(let ticks):
-            return (ticks, true)
-        case .fragmented(let time):
-            do { return (try time.converted(to: Int32(TransportStreamReader.clock), rounding: .toNearestOrAwayFromZero).value, false) } catch {
-                throw .timeOverflow(file: source.playlist.description, reason: "its first presentation time at 90 kHz: \(error)")
-            }
-        }
+        return try readPlaylist(first, budget: &budget).1
     }
 
     private static func readPlaylist(_ source: HLSSegmentSource, budget: inout MP4SampleBudget) throws(MP4Error) -> (MP4Movie, TimestampOrigin) {

@@ -7,6 +7,7 @@ import Testing
 @testable import CompositorCore
 @testable import CompositorHLS
 @testable import CompositorIO
+@testable import CompositorMP4
 import CompositorTestSupport
 import CompositorUmbrellaTestSupport
 
@@ -457,20 +458,20 @@ struct DASHExportTests {
     /// 0 (RFC 8216bis 3.1.4). Transport stream timestamps compare the nearer way round their 2^33
     /// wrap; fragmented MP4's `tfdt` times do not wrap.
     @Test("timestamp maps place cue times on the source's timeline, across the 33-bit wrap")
-    func timestampMapsPlaceCues() {
+    func timestampMapsPlaceCues() throws {
         typealias Map = WebVTTDocument.TimestampMap
         let wrap: Int64 = 1 << 33
-        let cases: [(map: Map?, zero: (ticks: Int64, wraps: Bool), seconds: MediaTime)] = [
-            (Map(mpegts: 126_000, local: .zero), (133_200, true), MediaTime(value: -7_200, timescale: 90_000)),
-            (Map(mpegts: 900_000, local: MediaTime(value: 10, timescale: 1)), (900_000, true), MediaTime(value: -10, timescale: 1)),
-            (nil, (133_200, true), MediaTime(value: -133_200, timescale: 90_000)),
+        let cases: [(map: Map?, zero: TimestampOrigin, seconds: MediaTime)] = [
+            (Map(mpegts: 126_000, local: .zero), .transportStream(133_200), MediaTime(value: -7_200, timescale: 90_000)),
+            (Map(mpegts: 900_000, local: MediaTime(value: 10, timescale: 1)), .transportStream(900_000), MediaTime(value: -10, timescale: 1)),
+            (nil, .transportStream(133_200), MediaTime(value: -133_200, timescale: 90_000)),
             // The map just past the wrap, the first picture just before it: 2 s later, not 26.5 hours earlier.
-            (Map(mpegts: 90_000, local: .zero), (wrap - 90_000, true), MediaTime(value: 2, timescale: 1)),
-            (Map(mpegts: wrap - 90_000, local: .zero), (90_000, true), MediaTime(value: -2, timescale: 1)),
-            (Map(mpegts: 90_000 + wrap, local: .zero), (0, false), MediaTime(value: 90_000 + wrap, timescale: 90_000)),
+            (Map(mpegts: 90_000, local: .zero), .transportStream(wrap - 90_000), MediaTime(value: 2, timescale: 1)),
+            (Map(mpegts: wrap - 90_000, local: .zero), .transportStream(90_000), MediaTime(value: -2, timescale: 1)),
+            (Map(mpegts: 90_000 + wrap, local: .zero), .fragmented(.zero), MediaTime(value: 90_000 + wrap, timescale: 90_000)),
         ]
         for (map, zero, seconds) in cases {
-            #expect(HLSExportStages.sourceTime(of: map, zero: zero) == seconds, "\(String(describing: map)), zero \(zero)")
+            #expect(try HLSExportStages.sourceTime(of: map, zero: zero) == seconds, "\(String(describing: map)), zero \(zero)")
         }
     }
 
