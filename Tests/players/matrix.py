@@ -21,6 +21,13 @@ each player, which hands back every picture it shows, with the time it shows it 
                count of them.
     videojs    video.js 7 (PyPI js.videojs 7.5.5, served from its package) in headless Chromium,
                on the same page: its VHS plays DASH and HLS by Media Source Extensions.
+    hlsjs      hls.js 1.6, dash.js 5.1 and Shaka Player 5.0, the web's reference players, built in
+    dashjs     ../shared/players (skipped, saying so, where that is absent), on the same page at
+    shaka      1x, as viewers play them: besides the pictures, a wait between two pictures over
+               0.5 s beyond what their times say is a stall (STALL), and a fatal error of the
+               player's ends the playback. hls.js opens HLS only, dash.js DASH only; hls.js also
+               plays `hls --interstitials` (the `hls-interstitials` output), timed on its
+               integrated timeline of content and ads.
 
 The DASH outputs (`dash`, `dash-hls`, ...; not run unless named) are played over HTTP on 127.0.0.1,
 GStreamer's too (from a file: URI its DASH demuxers stay at "buffering 0%").
@@ -128,6 +135,9 @@ OUTPUTS = [
            ("--package-every-piece",)),
     Output("hls-packaged-ts-every", "stitched HLS, TS content + MP4 ads, every piece packaged",
            "Fixtures/seed-scenario.json", "hls", ("--package-every-piece",)),
+    Output("hls-multivariant", "stitched HLS of multivariant sources", "Fixtures/demo-hls-multivariant.json", "hls"),
+    Output("hls-interstitials", "HLS interstitials (`hls --interstitials`)", "Fixtures/demo.json", "hls",
+           ("--interstitials",)),
     Output("dash", "DASH, one period per piece (`dash`)", "Fixtures/demo.json", "dash"),
     Output("dash-hls", "DASH of HLS sources (`dash`)", "Fixtures/demo-hls.json", "dash"),
     Output("dash-multivariant", "DASH of multivariant HLS sources, a representation per variant (`dash`)",
@@ -156,10 +166,11 @@ def run(*command, cwd=ROOT, timeout=600):
 class Shown:
     """A picture a player showed: when (None when the player gives no clock), and what."""
 
-    __slots__ = ("time", "digest", "thumb")
+    __slots__ = ("time", "digest", "thumb", "wall")
 
-    def __init__(self, time, digest=None, thumb=None):
-        self.time, self.digest, self.thumb = time, digest, thumb
+    def __init__(self, time, digest=None, thumb=None, wall=None):
+        # wall: the wall-clock time a player playing in real time showed it at (its stalls).
+        self.time, self.digest, self.thumb, self.wall = time, digest, thumb, wall
 
 
 class Sound:
@@ -535,14 +546,22 @@ def play_vlc(path, scratch):
     return pictures, None if pictures else "showed nothing"
 
 
+# The web's reference players, built (../shared/players: hls.js, dash.js, Shaka Player).
+SHARED_PLAYERS = ROOT.parent / "shared" / "players"
+
+
 class BrowserPage(QuietFiles):
-    """Serves files, player.html and video.js (/videojs/), and takes the frames the page posts."""
+    """Serves files, player.html, video.js (/videojs/) and the shared web players (/players/), and
+    takes the frames the page posts."""
 
     def translate_path(self, path):
-        if path.split("?")[0] == "/player.html":
+        path = path.split("?")[0]
+        if path == "/player.html":
             return str(Path(__file__).with_name("player.html"))
         if path.startswith("/videojs/"):
-            return str(videojs_folder() / path.split("?")[0][len("/videojs/"):])
+            return str(videojs_folder() / path[len("/videojs/"):])
+        if path.startswith("/players/"):
+            return str(SHARED_PLAYERS / path[len("/players/"):])
         return super().translate_path(path)
 
     def do_POST(self):
@@ -553,7 +572,8 @@ class BrowserPage(QuietFiles):
             import numpy
             thumb = numpy.frombuffer(body, numpy.uint8).reshape(THUMB_H, THUMB_W).astype(numpy.int16)
             at = Fraction(Decimal(self.headers["X-Media-Time"]))
-            session["frames"].append((int(self.headers["X-Sequence"]), Shown(at, thumb=thumb)))
+            wall = Fraction(Decimal(self.headers["X-Wall-Time"]))
+            session["frames"].append((int(self.headers["X-Sequence"]), Shown(at, thumb=thumb, wall=wall)))
         else:
             session["outcome"] = body.decode()
             session["done"].set()
@@ -571,6 +591,15 @@ BROWSERS = {
 
 
 BROWSER_RATE = 0.5
+# The web's reference players (../shared/players), played as viewers play them: at 1x, judged
+# for stalls too (STALL).
+REAL_TIME = {"hlsjs", "dashjs", "shaka"}
+# What a player opens, where it is not everything: its cells for other outputs read "-".
+OPENS = {"hlsjs": {".m3u8"}, "dashjs": {".mpd"}}
+# Players that play HLS interstitials here: others play the content alone (an output of kind
+# "hls" with --interstitials is theirs only). Not Shaka yet: it plays them through its ad
+# manager (initInterstitial), which player.html does not set up.
+INTERSTITIALS = {"hlsjs"}
 # Players that hand back a sample of the pictures they present, not every one: headless Firefox
 # calls requestVideoFrameCallback on a 40 ms step of media time, whatever the playback rate or
 # layout.frame_rate (the control row: 150 of Fixtures/web-ad.mp4's 180 frames at 30 fps, while its
@@ -593,16 +622,23 @@ class Counted:
         return f"its count: {self.frames} frames, {self.dropped} dropped, {self.corrupt} corrupt"
 
 
+# The longest a player may go without showing a picture, over what the pictures' times say
+# (issue 67: "no stall over 0.5 s"), in a player playing in real time.
+STALL = Fraction(1, 2)
+
+
 def play_in_browser(browser, path, scratch, engine=None):
     """Plays path in a headless browser, slowed (BROWSER_RATE) so that its compositor, without a
-    GPU, presents every frame (Chromium does; Firefox samples: SAMPLING); with `engine` "videojs",
-    through video.js (its DASH and HLS by Media Source Extensions) instead of the browser's own
-    player. Returns the frames, how playback stopped (None when it ended), and the browser's own
-    Counted frames (None if not ended)."""
+    GPU, presents every frame (Chromium does; Firefox samples: SAMPLING); with `engine`, through a
+    web player (player.html: video.js, hls.js, dash.js, Shaka; their DASH and HLS by Media Source
+    Extensions) instead of the browser's own player, the reference players at 1x (REAL_TIME).
+    Returns the frames, how playback stopped (None when it ended), and the browser's own Counted
+    frames (None if not ended)."""
     import threading
+    rate = 1 if engine in REAL_TIME else BROWSER_RATE
     session = {"frames": [], "outcome": "stopped: nothing for 60 s", "done": threading.Event(), "last": time.monotonic()}
     with served(BrowserPage, session) as root:
-        url = (f"{root}/player.html?rate={BROWSER_RATE}&src={urllib.parse.quote(path.resolve().as_posix())}"
+        url = (f"{root}/player.html?rate={rate}&src={urllib.parse.quote(path.resolve().as_posix())}"
                + (f"&engine={engine}" if engine else ""))
         profile = scratch / "profile"
         profile.mkdir()
@@ -622,15 +658,31 @@ def play_in_browser(browser, path, scratch, engine=None):
             process.wait(timeout=30)
     frames = [shown for _, shown in sorted(session["frames"], key=lambda f: f[0])]
     outcome = session["outcome"]
+    problems = []
+    if engine in REAL_TIME and (stall := longest_stall(frames, rate)):
+        problems.append(f"stalled {float(stall[0]):.2f} s at {float(stall[1]):.2f} s")
     if m := re.match(r"ended at [\d.]+; frames (\d+), dropped (\d+), corrupt (\d+)", outcome):
-        return frames, None, Counted(*map(int, m.groups()))
+        return frames, "; ".join(problems) or None, Counted(*map(int, m.groups()))
     # "error at 4.877964: 3 PipelineStatus::PIPELINE_ERROR_DECODE: ...": the MediaError code.
-    if m := re.match(r"error at ([\d.]+): (\d)", outcome):
+    if m := re.match(r"error at ([\d.]+): (\d) ", outcome):
         kind = {"1": "aborted", "2": "network error", "3": "decode error", "4": "not supported"}
-        return frames, f"{kind.get(m.group(2), 'error')} at {float(m.group(1)):.2f} s", None
-    if outcome.startswith("play() refused: NotSupportedError"):
-        return frames, "not supported", None
-    return frames, outcome[:80], None
+        problems.append(f"{kind.get(m.group(2), 'error')} at {float(m.group(1)):.2f} s")
+    elif outcome.startswith("play() refused: NotSupportedError"):
+        problems.append("not supported")
+    else:
+        problems.append(outcome[:160])
+    return frames, "; ".join(problems), None
+
+
+def longest_stall(frames, rate):
+    """(how long, at what time) of the longest wait between two pictures beyond what their times
+    say, when over STALL; None otherwise. A player that skips forward waits less, not more."""
+    worst = None
+    for before, after in zip(frames, frames[1:]):
+        waited = (after.wall - before.wall) * rate - (after.time - before.time)
+        if waited > STALL and (worst is None or waited > worst[0]):
+            worst = (waited, before.time)
+    return worst
 
 
 PLAYERS = {
@@ -642,6 +694,9 @@ PLAYERS = {
     "vlc": ("VLC", "cvlc", play_vlc),
     "chromium": ("Chromium", "chromium", lambda path, scratch: play_in_browser("chromium", path, scratch)),
     "videojs": ("video.js 7 (Chromium)", "chromium", lambda path, scratch: play_in_browser("chromium", path, scratch, "videojs")),
+    "hlsjs": ("hls.js 1.6 (Chromium)", "chromium", lambda path, scratch: play_in_browser("chromium", path, scratch, "hlsjs")),
+    "dashjs": ("dash.js 5.1 (Chromium)", "chromium", lambda path, scratch: play_in_browser("chromium", path, scratch, "dashjs")),
+    "shaka": ("Shaka Player 5.0 (Chromium)", "chromium", lambda path, scratch: play_in_browser("chromium", path, scratch, "shaka")),
     "firefox": ("Firefox ESR", "firefox-esr", lambda path, scratch: play_in_browser("firefox", path, scratch)),
 }
 
@@ -781,7 +836,7 @@ def describe(shown, found):
 def main():
     global BROWSER_RATE
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--players", default=",".join(PLAYERS))
+    parser.add_argument("--players", default=",".join(p for p in PLAYERS if p not in REAL_TIME))
     # DASH only when asked: no player here plays it through yet (Players.md, DASH).
     parser.add_argument("--outputs", default=",".join(o.name for o in OUTPUTS if o.kind != "dash"))
     parser.add_argument("--require", default="", help="outputs whose cells must all be right")
@@ -798,6 +853,11 @@ def main():
             sys.exit(f"error: unknown player {name!r} (known: {', '.join(PLAYERS)})")
         if not shutil.which(PLAYERS[name][1]):
             sys.exit(f"error: {PLAYERS[name][1]} not found (player {name})")
+    if missing := [name for name in players if name in REAL_TIME and not SHARED_PLAYERS.is_dir()]:
+        print(f"skipped: {', '.join(missing)}: {SHARED_PLAYERS} is absent (the built web players)")
+        players = [name for name in players if name not in missing]
+        if not players:
+            return
     names = [n for n in args.outputs.split(",") if n]
     unknown = set(names) - {o.name for o in OUTPUTS}
     if unknown:
@@ -819,9 +879,14 @@ def main():
         urls = sorted({url for url, *_ in expected})
         row = [output.label]
         for name in players:
+            played = output.played(made)
+            if played.suffix not in OPENS.get(name, {played.suffix}) or (
+                    "--interstitials" in output.extra and name not in INTERSTITIALS):
+                row.append("-")
+                continue
             scratch = Path(tempfile.mkdtemp(prefix=f"{name}-", dir=work))
             # A browser also gives its own count of frames, which judges a sampling one.
-            shown, stopped, *count = PLAYERS[name][2](output.played(made), scratch)
+            shown, stopped, *count = PLAYERS[name][2](played, scratch)
             counted = count[0] if name in SAMPLING else None
             found = sources.identify(shown, urls)
             # A picture reported twice in a row (a browser's compositor presenting it again) is
@@ -829,6 +894,10 @@ def main():
             kept = [i for i in range(len(found)) if i == 0 or found[i] is None or found[i] != found[i - 1]]
             shown, found = [shown[i] for i in kept], [found[i] for i in kept]
             right, cell = judge(expected, shown, found, counted)
+            if not right and count and count[0] and count[0].dropped and not counted:
+                # Pictures the browser decoded and did not present (its compositor late on this
+                # machine), against pictures the player never gave it.
+                cell += f"; the browser dropped {count[0].dropped}"
             if stopped:
                 right, cell = False, f"{cell}; {stopped}"
             row.append(cell if right else f"**x** {cell}")
