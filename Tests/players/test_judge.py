@@ -8,6 +8,11 @@ Two seconds of one 30 fps source, frame k scheduled at k/30 s:
     expected  0 1 2 3 4 5 6 7 8 9 ...
     every     0 1 2 3 4 5 6 7 8 9 ...   a player that hands back every frame
     sampled   0 1 2 3 4 . 6 7 8 9 ...   headless Firefox: one frame in six unseen, its own count whole
+
+A player in real time (hls.js, dash.js, Shaka) also hands back when it showed each frame:
+
+    media     0 ... 0.5  0.533 ...        1.0  1.033
+    wall      0 ... 0.5  0.533+0.6 ...    1.0+0.6    a stall of 0.6 s after frame 15
 """
 
 import sys
@@ -16,7 +21,7 @@ from fractions import Fraction
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from matrix import Counted, SAMPLING_GAP, Shown, judge  # noqa: E402
+from matrix import STALL, Counted, SAMPLING_GAP, Shown, judge, longest_stall  # noqa: E402
 
 FRAMES = 60
 EXPECTED = [("a.mp4", k, Fraction(k, 30), False) for k in range(FRAMES)]
@@ -107,6 +112,35 @@ class Sampler(unittest.TestCase):
         right, cell = judge(EXPECTED, shown, found, WHOLE)
         self.assertTrue(right, cell)
         self.assertNotIn("starts at", cell)
+
+
+class Stalls(unittest.TestCase):
+    """longest_stall: a wait between two pictures beyond what their media times say."""
+
+    @staticmethod
+    def shown(wait_after=15, wait=Fraction(0), skip=Fraction(0), rate=1):
+        frames = []
+        for k in range(FRAMES):
+            media = Fraction(k, 30) + (skip if k > wait_after else 0)
+            wall = Fraction(k, 30) / rate + (wait if k > wait_after else 0)
+            frames.append(Shown(media, wall=wall))
+        return frames
+
+    def test_no_wait(self):
+        self.assertIsNone(longest_stall(self.shown(), 1))
+
+    def test_a_wait_over_the_bound_is_a_stall_where_it_began(self):
+        self.assertEqual(longest_stall(self.shown(wait=Fraction(3, 5)), 1), (Fraction(3, 5), Fraction(15, 30)))
+
+    def test_a_wait_at_the_bound_is_not(self):
+        self.assertIsNone(longest_stall(self.shown(wait=STALL), 1))
+
+    def test_skipping_forward_is_no_stall(self):
+        self.assertIsNone(longest_stall(self.shown(skip=Fraction(2)), 1))
+
+    def test_a_slowed_playback_is_measured_at_its_rate(self):
+        self.assertIsNone(longest_stall(self.shown(rate=Fraction(1, 2)), Fraction(1, 2)))
+        self.assertIsNotNone(longest_stall(self.shown(wait=Fraction(2), rate=Fraction(1, 2)), Fraction(1, 2)))
 
 
 if __name__ == "__main__":
