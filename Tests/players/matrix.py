@@ -123,6 +123,9 @@ OUTPUTS = [
            ("--cut", "sample")),
     Output("mp4-keyframe", "MP4, keyframe-aligned cuts", "Fixtures/demo.json", "mp4",
            ("--cut", "keyframe")),
+    Output("hls-mp4", "stitched HLS of MP4 sources, TS (demo.json)", "Fixtures/demo.json", "hls"),
+    Output("hls-mp4-fmp4", "stitched HLS of MP4 sources, fMP4 (demo.json, `--segments fmp4`)", "Fixtures/demo.json", "hls",
+           ("--segments", "fmp4")),
     Output("hls-ts", "stitched HLS, TS", "Fixtures/demo-hls.json", "hls"),
     Output("hls-fmp4", "stitched HLS, fMP4", "Fixtures/demo-hls-fmp4.json", "hls"),
     Output("hls-packaged-ts", "stitched HLS, TS content + MP4 ads packaged",
@@ -166,11 +169,12 @@ def run(*command, cwd=ROOT, timeout=600):
 class Shown:
     """A picture a player showed: when (None when the player gives no clock), and what."""
 
-    __slots__ = ("time", "digest", "thumb", "wall")
+    __slots__ = ("time", "digest", "thumb", "wall", "presented")
 
-    def __init__(self, time, digest=None, thumb=None, wall=None):
-        # wall: the wall-clock time a player playing in real time showed it at (its stalls).
-        self.time, self.digest, self.thumb, self.wall = time, digest, thumb, wall
+    def __init__(self, time, digest=None, thumb=None, wall=None, presented=None):
+        # wall: the wall-clock time a player playing in real time showed it at (its stalls);
+        # presented: how many frames a browser had presented with it (presented_between).
+        self.time, self.digest, self.thumb, self.wall, self.presented = time, digest, thumb, wall, presented
 
 
 class Sound:
@@ -573,7 +577,8 @@ class BrowserPage(QuietFiles):
             thumb = numpy.frombuffer(body, numpy.uint8).reshape(THUMB_H, THUMB_W).astype(numpy.int16)
             at = Fraction(Decimal(self.headers["X-Media-Time"]))
             wall = Fraction(Decimal(self.headers["X-Wall-Time"]))
-            session["frames"].append((int(self.headers["X-Sequence"]), Shown(at, thumb=thumb, wall=wall)))
+            presented = int(self.headers["X-Presented"])
+            session["frames"].append((int(self.headers["X-Sequence"]), Shown(at, thumb=thumb, wall=wall, presented=presented)))
         else:
             session["outcome"] = body.decode()
             session["done"].set()
@@ -746,6 +751,19 @@ def longest_unseen(expected, seen):
     return longest, longest_from
 
 
+def presented_between(expected, shown, pairs):
+    """The expected frames between two pictures handed back one after the other, where the
+    browser says it presented that many frames between them (requestVideoFrameCallback's
+    presentedFrames, for "frames missed between callbacks"): shown, though no callback handed
+    them back. A frame the player never gave the browser is not counted there."""
+    between = set()
+    for (a1, b1), (a2, b2) in zip(pairs, pairs[1:]):
+        before, after = shown[b1].presented, shown[b2].presented
+        if b2 == b1 + 1 and a2 > a1 + 1 and before is not None and after is not None and after - before - 1 >= a2 - a1 - 1:
+            between.update(range(a1 + 1, a2))
+    return between
+
+
 def judge(expected, shown, found, counted=None):
     """(right, cell): what a player showed against what the composition says. With the player's
     own count (`counted`, from a SAMPLING player), every picture handed back must be right and
@@ -798,6 +816,11 @@ def judge(expected, shown, found, counted=None):
         summary = (f"{counted.frames}/{required} by its count ({matched} sampled, every one right, "
                    f"at most {longest} in a row unseen{slips})") if right else f"{matched}/{required} sampled{slips}"
         return right, summary + ("; " + ", ".join(problems) if problems else "")
+    if matched < required and (between := presented_between(expected, shown, pairs) - shown_expected):
+        shown_expected |= between
+        uncaught = sum(1 for a in between if not expected[a][3])
+        matched += uncaught
+        problems.append(f"{uncaught} presented between callbacks")
     if matched < required:
         first = next(e for a, e in enumerate(expected) if not e[3] and a not in shown_expected)
         problems.append(f"first missing at {float(first[2]):.2f} s")

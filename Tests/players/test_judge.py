@@ -114,6 +114,29 @@ class Sampler(unittest.TestCase):
         self.assertNotIn("starts at", cell)
 
 
+class PresentedBetweenCallbacks(unittest.TestCase):
+    """A browser's presentedFrames counts a frame it presented between two callbacks."""
+
+    @staticmethod
+    def shown_without(missing, counted):
+        shown, found = played([k for k in range(FRAMES) if k != missing])
+        presented = 0
+        for picture, (_, k) in zip(shown, found):
+            presented += 2 if k == missing + 1 and counted else 1
+            picture.presented = presented
+        return shown, found
+
+    def test_a_frame_presented_between_callbacks_is_shown(self):
+        right, cell = judge(EXPECTED, *self.shown_without(20, counted=True))
+        self.assertTrue(right, cell)
+        self.assertEqual(cell, "60/60; 1 presented between callbacks")
+
+    def test_a_frame_never_presented_is_missing(self):
+        right, cell = judge(EXPECTED, *self.shown_without(20, counted=False))
+        self.assertFalse(right)
+        self.assertEqual(cell, "59/60; first missing at 0.67 s")
+
+
 class Stalls(unittest.TestCase):
     """longest_stall: a wait between two pictures beyond what their media times say."""
 

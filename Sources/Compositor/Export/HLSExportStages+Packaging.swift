@@ -21,22 +21,29 @@ extension HLSExportStages {
         }
         guard !packagedLocations.isEmpty else { return [] }
         let (container, targetDuration) = try packagingFormat(following: firstPlaylist)
-        var stems: Set<String> = []
-        var packaged: [HLSPackagedSource] = []
+        var packagings: [MP4Packaging] = []
         // The HLS sources read as a render reads them, from the playlists already loaded.
         var hlsSources = HLSRenderSources(playlists: playlists, for: .packaging, remote: remote)
         for (location, item, isPlaylist) in packagedLocations {
             let cuts = composition.segments.filter { $0.source == location }.flatMap { [$0.sourceRange.start, $0.sourceRange.end] }
-            let stem = HLSPackagedSource.stem(for: location, taken: &stems)
-            let packaging: MP4Packaging
             do {
-                packaging = try HLSPackagedSource.packaging(
+                packagings.append(try HLSPackagedSource.packaging(
                     of: location, readPath: remote.readPath(of: location), readBefore: remote.catalog?.entries[location]?.movie,
                     item: item, playlist: isPlaylist ? try hlsSources.source(location) : nil,
-                    container: container, targetDuration: targetDuration, cuts: cuts)
+                    container: container, targetDuration: targetDuration, cuts: cuts))
             } catch {
                 throw remote.inUserTerms(error)
             }
+        }
+        // Where any packaged source has audio, one without gets silence: every piece of the
+        // stream then has the same tracks (`MP4Packaging.fillsAudioWithSilence`).
+        if packagings.contains(where: { $0.trackKinds.contains(.audio) }) {
+            for index in packagings.indices { packagings[index].fillsAudioWithSilence = true }
+        }
+        var stems: Set<String> = []
+        var packaged: [HLSPackagedSource] = []
+        for ((location, item, _), packaging) in zip(packagedLocations, packagings) {
+            let stem = HLSPackagedSource.stem(for: location, taken: &stems)
             packaged.append(try HLSPackagedSource(location, item: item, packaging: packaging, stem: stem, folder: output))
         }
         return packaged

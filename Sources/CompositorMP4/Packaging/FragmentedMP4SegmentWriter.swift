@@ -15,7 +15,9 @@ import CompositorIO
 /// representation's first segment then starts where its period does, not a frame before it,
 /// where GStreamer's DASH demuxers find no segment (and the AAC decoder's first frame, without
 /// its priming, only fades in over its 23 ms); video decodes from its first picture's
-/// presentation (`Track.reorder`).
+/// presentation (`Track.reorder`). A video-only source that `fillsAudioWithSilence` gets a silent
+/// AAC track (`SilentAudioFragments`) in its muxed segments, frame `k` of it presenting from
+/// `k` x 1,024 samples after the start of the piece (of the source, on its own clock).
 package struct FragmentedMP4SegmentWriter: MP4SegmentWriter {
     private struct Track {
         let timeline: SourceTrackTimeline
@@ -34,8 +36,18 @@ package struct FragmentedMP4SegmentWriter: MP4SegmentWriter {
         var reader: PackagingSampleReader
     }
 
+    /// The silent track beside the video (`MP4Packaging.fillsAudioWithSilence`).
+    private struct Silence {
+        let trackID: UInt32
+        let description: MP4SampleDescription
+        let frame: [UInt8]
+    }
+
     let packaging: MP4Packaging
     private var tracks: [Track]
+    private let silence: Silence?
+    /// Whole seconds added to presentation times on the source's clock.
+    private let sourceBase: Int64
     /// Whether audio frames that end before the presentation starts are left out (one track written).
     private let leavesOutPriming: Bool
 
@@ -75,17 +87,24 @@ package struct FragmentedMP4SegmentWriter: MP4SegmentWriter {
             tracks.append(track)
         }
         self.tracks = tracks
+        if kind == nil, packaging.writesSilence, let description = SilentAudioFragments.description {
+            silence = Silence(trackID: UInt32(tracks.count + 1), description: description, frame: SilentAudioFragments.frame)
+        } else {
+            silence = nil
+        }
+        sourceBase = base
         leavesOutPriming = kind != nil
     }
 
     /// `ftyp` and `moov`: the tracks and their sample entries, no samples.
     package func initSegment() -> [UInt8]? {
-        Self.initSegment(tracks.map { track in
+        let silent = silence.map { InitTrack(trackID: $0.trackID, isVideo: false, timescale: SilentAudioFragments.sampleRate, description: $0.description) }
+        return Self.initSegment(tracks.map { track in
             let source = track.timeline.track
             return InitTrack(trackID: track.trackID, isVideo: source.kind == .video, timescale: source.timescale,
                              description: source.sampleDescriptions[0], matrix: source.displayMatrix,
                              hiddenStart: track.reorder)
-        })
+        } + (silent.map { [$0] } ?? []))
     }
 
     /// What an init segment says of one track.
@@ -157,7 +176,9 @@ package struct FragmentedMP4SegmentWriter: MP4SegmentWriter {
 
     /// Segment `index` on the source's clock: `moof` (sequence number `index + 1`) and `mdat`.
     package mutating func segment(_ index: Int, into out: inout OutputBytes) throws(MP4Error) {
-        try write(index, runs: sourceClockRuns(index), shifts: tracks.map(\.shift), sequenceNumber: UInt32(truncatingIfNeeded: index + 1), into: &out)
+        let silent = try silentFrames(of: index, within: nil, origin: .zero, offset: MediaTime(seconds: sourceBase))
+        try write(index, runs: sourceClockRuns(index), shifts: tracks.map(\.shift), silent: silent,
+                  sequenceNumber: UInt32(truncatingIfNeeded: index + 1), into: &out)
     }
 
     /// Segment `index` on the composition's clock, numbered after the stream's segments before it;
@@ -165,8 +186,35 @@ package struct FragmentedMP4SegmentWriter: MP4SegmentWriter {
     package mutating func segment(_ index: Int, placedAt placement: SegmentPlacement, continuing stream: inout PackagedStream,
                                   into out: inout OutputBytes) throws(MP4Error) {
         let (runs, shifts) = try placed(index, at: placement)
-        try write(index, runs: runs, shifts: shifts, sequenceNumber: stream.nextSequenceNumber, into: &out)
+        let offset: MediaTime
+        do { offset = try placement.offset() } catch {
+            throw .timeOverflow(file: packaging.path.description, reason: "segment \(index + 1) placed at \(placement.compositionStart): \(error)")
+        }
+        let silent = try silentFrames(of: index, within: placement.piece, origin: placement.piece.start, offset: offset)
+        try write(index, runs: runs, shifts: shifts, silent: silent, sequenceNumber: stream.nextSequenceNumber, into: &out)
         stream.nextSequenceNumber &+= 1
+    }
+
+    /// The silent frames of segment `index` (none without `silence`): those of a grid of frames
+    /// from `origin` (source presentation time) that start in the segment, within `piece`; the
+    /// first's decode time, `offset` added (what turns source time into the written clock's).
+    private func silentFrames(of index: Int, within piece: MediaTimeRange?, origin: MediaTime,
+                              offset: MediaTime) throws(MP4Error) -> (decodeTime: UInt64, count: Int)? {
+        guard silence != nil else { return nil }
+        let segment = packaging.segments[index].range
+        do {
+            let start = try MediaTime.max(segment.start, piece?.start ?? segment.start).subtracting(origin)
+            let end = try MediaTime.min(segment.end, piece?.end ?? segment.end).subtracting(origin)
+            guard start < end else { return nil }
+            let (first, count) = try SilentAudioFragments.frames(startingIn: MediaTimeRange(start: start, end: end))
+            let ticks = try origin.adding(offset).converted(to: SilentAudioFragments.sampleRate, rounding: .toNearestOrAwayFromZero).value
+            let (firstSample, overflow1) = first.multipliedReportingOverflow(by: Int64(SilentAudioFragments.samplesPerFrame))
+            let (decodeTime, overflow2) = ticks.addingReportingOverflow(firstSample)
+            guard !overflow1, !overflow2, decodeTime >= 0 else { throw MediaTimeError.overflow("\(ticks) + \(first) frames") }
+            return count > 0 ? (UInt64(decodeTime), count) : nil
+        } catch {
+            throw .timeOverflow(file: packaging.path.description, reason: "the silence of segment \(index + 1): \(error)")
+        }
     }
 
     /// Where segment `index`, placed by `placement` (on the source's clock without one), presents
@@ -236,8 +284,11 @@ package struct FragmentedMP4SegmentWriter: MP4SegmentWriter {
     /// The most bytes of consecutive samples read in one call: 16 MiB.
     private static let longestRead = 16 << 20
 
-    /// `moof` and `mdat` of each track's samples `runs`, `shifts` added to their decode times.
-    private mutating func write(_ index: Int, runs: [Range<Int>], shifts: [Int64], sequenceNumber: UInt32, into out: inout OutputBytes) throws(MP4Error) {
+    /// `moof` and `mdat` of each track's samples `runs`, `shifts` added to their decode times, and
+    /// `silent` frames of the silent track.
+    private mutating func write(_ index: Int, runs: [Range<Int>], shifts: [Int64], silent: (decodeTime: UInt64, count: Int)?,
+                                sequenceNumber: UInt32, into out: inout OutputBytes) throws(MP4Error) {
+        let silentFrames = silence.flatMap { silence in silent.map { (silence, $0.decodeTime, $0.count) } }
         func moof(dataStart: Int) throws(MP4Error) -> [UInt8] {
             var writer = ByteWriter()
             var dataOffset = dataStart
@@ -263,12 +314,28 @@ package struct FragmentedMP4SegmentWriter: MP4SegmentWriter {
                     }
                     dataOffset += samples.sizes[run].reduce(0) { $0 + Int($1) }
                 }
+                if let (silence, decodeTime, count) = silentFrames {
+                    guard let offset = Int32(exactly: dataOffset) else {
+                        failure = .timeOverflow(file: packaging.path.description, reason: "segment \(index + 1) does not fit a fragment's fields")
+                        return
+                    }
+                    moof.writeBox("traf") { traf in
+                        traf.write(box: TrackFragmentHeaderBox(trackID: silence.trackID))
+                        traf.write(box: TrackFragmentDecodeTimeBox(baseMediaDecodeTime: decodeTime))
+                        traf.write(box: TrackFragmentRunBox(
+                            sampleCount: UInt32(count), dataOffset: offset,
+                            durations: Array(repeating: UInt32(SilentAudioFragments.samplesPerFrame), count: count),
+                            sizes: Array(repeating: UInt32(silence.frame.count), count: count),
+                            flags: Array(repeating: TrackFragmentRunBox.syncSampleFlags, count: count), compositionOffsets: nil))
+                    }
+                }
             }
             if let failure { throw failure }
             return writer.bytes
         }
         // The moof's size does not depend on the offsets in it: measure it, then write it for real.
-        let payload = zip(tracks, runs).reduce(0) { total, pair in total + pair.0.timeline.samples.sizes[pair.1].reduce(0) { $0 + Int($1) } }
+        let silentBytes = silentFrames.map { $0.0.frame.count * $0.2 } ?? 0
+        let payload = silentBytes + zip(tracks, runs).reduce(0) { total, pair in total + pair.0.timeline.samples.sizes[pair.1].reduce(0) { $0 + Int($1) } }
         let mdatHeaderSize = payload + 8 <= Int(UInt32.max) ? 8 : 16
         let measured = try moof(dataStart: 0).count
         let fragment = try moof(dataStart: measured + mdatHeaderSize)
@@ -291,6 +358,9 @@ package struct FragmentedMP4SegmentWriter: MP4SegmentWriter {
                 }
                 try tracks[position].reader.append(at: start, count: count, to: &out)
             }
+        }
+        if let (silence, _, count) = silentFrames {
+            for _ in 0..<count { out.append(contentsOf: silence.frame) }
         }
     }
 }

@@ -44,6 +44,12 @@ package struct MP4Packaging: Sendable {
     let video: SourceTrackTimeline?
     let audio: SourceTrackTimeline?
     package let segments: [Segment]
+    /// Whether its segments carry silent audio (`SilentAudioFragments`) beside its video, as a
+    /// source without audio does in a stream whose other pieces have audio: every piece then
+    /// carries the same tracks, and a player that feeds one audio buffer across pieces (hls.js:
+    /// "the video SourceBuffer does not exist" after an init segment without audio) plays on.
+    /// Fragmented MP4 muxed segments only (`segmentWriter()`); a source with audio has no use for it.
+    package var fillsAudioWithSilence = false
 
     /// How long the packaged playlist plays: the longest track's presentation.
     package var duration: MediaTime { segments.last?.range.end ?? .zero }
@@ -52,12 +58,16 @@ package struct MP4Packaging: Sendable {
     /// these change from one piece to the next, a playlist needs an `EXT-X-DISCONTINUITY` even
     /// when the timestamps run on (RFC 8216 4.3.2.3: the number and type of tracks).
     package var trackTypes: [String] {
-        [video, audio].compactMap { $0 }.map { timeline in
+        let types = [video, audio].compactMap { $0 }.map { timeline in
             let description = timeline.track.sampleDescriptions[0]
             let format = description.codec.videoCodingFormat.map { "\($0)" } ?? description.format.description
             return "\(timeline.track.kind.map { "\($0)" } ?? "media") \(format)"
         }
+        return types + (writesSilence ? ["audio mp4a"] : [])
     }
+
+    /// Whether the muxed segments written carry silence (`fillsAudioWithSilence`, where it applies).
+    var writesSilence: Bool { fillsAudioWithSilence && audio == nil && video != nil && container == .fragmentedMP4 }
 
     /// Reads the source's `moov` and decides the segments; no sample is read yet.
     package init(path: FilePath, container: Container, targetDuration: MediaTime, cuts: [MediaTime] = []) throws(MP4Error) {

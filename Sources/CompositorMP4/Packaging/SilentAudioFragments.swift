@@ -36,6 +36,24 @@ package enum SilentAudioFragments {
         FragmentedMP4SegmentWriter.initSegment([.init(trackID: 1, isVideo: false, timescale: sampleRate, description: description)])
     }
 
+    /// One silent frame. The AudioSpecificConfig above is AAC-LC in stereo, for which
+    /// `SilentAACFrame` always has a frame.
+    static var frame: [UInt8] { (try? AudioSpecificConfig(bytes: config)).flatMap(SilentAACFrame.bytes(for:)) ?? [] }
+
+    /// The frames of a silent track whose frame `k` presents from `k` x 1,024 samples that start
+    /// inside `range` (times from the track's 0): the first's index and how many.
+    ///
+    /// - Throws: `MediaTimeError` when the range in samples does not fit 64 bits.
+    static func frames(startingIn range: MediaTimeRange) throws(MediaTimeError) -> (first: Int64, count: Int) {
+        let frame = Int64(samplesPerFrame)
+        func firstFrame(from time: MediaTime) throws(MediaTimeError) -> Int64 {
+            let samples = max(0, try time.converted(to: sampleRate, rounding: .up).value)
+            return samples / frame + (samples % frame == 0 ? 0 : 1)
+        }
+        let first = try firstFrame(from: range.start), end = try firstFrame(from: range.end)
+        return (first, Int(clamping: max(0, end - first)))
+    }
+
     /// How many frames play at least `duration`.
     ///
     /// - Throws: `MediaTimeError` when `duration` in samples does not fit 64 bits.
@@ -49,8 +67,7 @@ package enum SilentAudioFragments {
     /// One media segment (`moof` numbered `sequenceNumber`, `mdat`) of `frames` silent frames,
     /// decoding from `decodeTime` (in samples).
     package static func segment(frames: Int, decodeTime: UInt64 = 0, sequenceNumber: UInt32) -> [UInt8] {
-        // The AudioSpecificConfig above is AAC-LC in stereo, for which SilentAACFrame always has a frame.
-        let frame = (try? AudioSpecificConfig(bytes: config)).flatMap(SilentAACFrame.bytes(for:)) ?? []
+        let frame = self.frame
         let count = max(0, frames)
         func moof(dataOffset: Int32) -> [UInt8] {
             ByteWriter.bytes { writer in
