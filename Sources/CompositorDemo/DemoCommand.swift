@@ -15,6 +15,7 @@ enum DemoCommand {
                            (DIR must be new, empty, or hold a previous stitch, which is replaced)
                            [--snap nearest|next|previous|covering|within] [--snap-break BREAK=RULE]...
                            [--interstitials [--restrict-jumps]]   content alone, each break an HLS interstitial
+                               [--asset-base-url URL]   where DIR is served: asset URIs under it (for hls.js)
                            [--cue-tags] [--scte35]   EXT-X-CUE-OUT/-CONT/-IN, SCTE35-OUT/-IN date ranges
                            [--segments ts|fmp4]   what MP4 sources are packaged into (default: as the HLS sources)
                            [--package-every-piece]   HLS sources too: one stream on the composition's clock

@@ -1,7 +1,7 @@
 import Compositor
 import CompositorIO
 
-/// `hls SCHEDULE.json --output DIR [--interstitials [--restrict-jumps] | --cue-tags --scte35] [--snap RULE] [--snap-break BREAK=RULE]... [--segments ts|fmp4] [--package-every-piece [--unmarked-encoding-changes]]`:
+/// `hls SCHEDULE.json --output DIR [--interstitials [--restrict-jumps] [--asset-base-url URL] | --cue-tags --scte35] [--snap RULE] [--snap-break BREAK=RULE]... [--segments ts|fmp4] [--package-every-piece [--unmarked-encoding-changes]]`:
 /// the schedule's HLS sources stitched into `DIR/stitched.m3u8` (a multivariant playlist with
 /// `stitched-N.m3u8` beside it when the content has variants), the exact-cut queue plan in
 /// `DIR/queue-plan.json`, and the timeline that plays in the playlist (cuts snapped; `timeline
@@ -9,7 +9,9 @@ import CompositorIO
 ///
 /// `--interstitials` writes the content alone with one HLS interstitial date range per break, the
 /// ads as their own playlists beside it (`interstitial-B-A.m3u8`, pods listed in
-/// `interstitial-B.json`); `--restrict-jumps` adds `X-RESTRICT="JUMP"` to sticky breaks.
+/// `interstitial-B.json`); `--restrict-jumps` adds `X-RESTRICT="JUMP"` to sticky breaks;
+/// `--asset-base-url` (where DIR is served) writes the asset URIs under it, for hls.js 1.6, which
+/// resolves relative ones against the page (`HLSExportOptions.assetBaseURL`).
 /// Otherwise `--cue-tags` writes `EXT-X-CUE-OUT`/`-CONT`/`-IN` around each break and `--scte35`
 /// SCTE 35 `SCTE35-OUT`/`-IN` date ranges.
 ///
@@ -59,6 +61,7 @@ enum HLSCommand {
         var segmentContainer: HLSSegmentContainer?
         var packagesEveryPiece = false
         var unmarkedEncodingChanges = false
+        var assetBaseURL: String?
 
         /// Each option read on its own; `validate()` checks them together.
         static func parse(_ arguments: inout Arguments) throws(DemoError) -> Options {
@@ -67,6 +70,7 @@ enum HLSCommand {
             options.output = output
             options.interstitials = arguments.flag("--interstitials")
             options.restrictingJumps = arguments.flag("--restrict-jumps")
+            options.assetBaseURL = try arguments.option("--asset-base-url")
             if arguments.flag("--cue-tags") { options.cueMarkers.insert(.cueTags) }
             if arguments.flag("--scte35") { options.cueMarkers.insert(.scte35) }
             if let name = try arguments.option("--snap") { options.snapping = try rule(named: name, option: "--snap") }
@@ -95,6 +99,7 @@ enum HLSCommand {
         /// `HLSExportOptions`'s, checked as `exportOptions` makes them.
         func validate() throws(DemoError) {
             guard interstitials || !restrictingJumps else { throw .usage("--restrict-jumps applies to --interstitials only") }
+            guard interstitials || assetBaseURL == nil else { throw .usage("--asset-base-url applies to --interstitials only") }
             guard !interstitials || cueMarkers.isEmpty else {
                 throw .usage("--cue-tags and --scte35 mark the ads in the playlist; with --interstitials there are none")
             }
@@ -111,9 +116,11 @@ enum HLSCommand {
             do {
                 return try HLSExportOptions(
                     snapping: snapping, breakSnapping: breakSnapping, cueMarkers: cueMarkers, segmentContainer: segmentContainer,
-                    packagesEveryPiece: packagesEveryPiece, marksEncodingChanges: !unmarkedEncodingChanges)
+                    packagesEveryPiece: packagesEveryPiece, marksEncodingChanges: !unmarkedEncodingChanges, assetBaseURL: assetBaseURL)
             } catch where error.cause == .unmarkedEncodingChangesNeedEveryPiece {
                 throw .usage("--unmarked-encoding-changes needs --package-every-piece: pieces listed as they are jump in timestamps at every switch")
+            } catch where error.cause == .invalidAssetBaseURL {
+                throw .usage("--asset-base-url: \(error.reason)")
             } catch {
                 throw .usage(error.description)
             }

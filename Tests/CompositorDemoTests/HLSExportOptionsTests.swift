@@ -28,6 +28,16 @@ struct HLSExportOptionsTests {
         Refusal(name: "encoding changes unmarked, pieces listed as they are", make: { () throws(HLSExportOptionsError) in
             try HLSExportOptions(marksEncodingChanges: false) },
             cause: .unmarkedEncodingChangesNeedEveryPiece, options: ["marksEncodingChanges", "packagesEveryPiece"]),
+        Refusal(name: "an asset base that is a relative path", make: { () throws(HLSExportOptionsError) in
+            try HLSExportOptions(assetBaseURL: "shows/42/") }, cause: .invalidAssetBaseURL, options: ["assetBaseURL"]),
+        Refusal(name: "an asset base without its closing slash", make: { () throws(HLSExportOptionsError) in
+            try HLSExportOptions(assetBaseURL: "https://cdn.example/shows/42") }, cause: .invalidAssetBaseURL, options: ["assetBaseURL"]),
+        Refusal(name: "an asset base of another scheme", make: { () throws(HLSExportOptionsError) in
+            try HLSExportOptions(assetBaseURL: "ftp://cdn.example/") }, cause: .invalidAssetBaseURL, options: ["assetBaseURL"]),
+        Refusal(name: "an asset base with a query", make: { () throws(HLSExportOptionsError) in
+            try HLSExportOptions(assetBaseURL: "/shows/?token=1/") }, cause: .invalidAssetBaseURL, options: ["assetBaseURL"]),
+        Refusal(name: "an asset base with a quote", make: { () throws(HLSExportOptionsError) in
+            try HLSExportOptions(assetBaseURL: "/a\"b/") }, cause: .invalidAssetBaseURL, options: ["assetBaseURL"]),
     ]
 
     @Test("options that cannot be written or do not go together are refused with a cause and the options named", arguments: refusals)
@@ -72,6 +82,9 @@ struct HLSExportOptionsTests {
 
     @Test("hls's options: each rule between them is a usage error naming the flags", arguments: [
         (["--restrict-jumps"], "--restrict-jumps applies to --interstitials only"),
+        (["--asset-base-url", "/out/"], "--asset-base-url applies to --interstitials only"),
+        (["--interstitials", "--asset-base-url", "out/"],
+         "--asset-base-url: 'out/' is not where a folder is served: give an http or https URL, or a path from the server's root (/shows/42/), ending in '/', without a query, a fragment, spaces or quotes"),
         (["--interstitials", "--cue-tags"], "--cue-tags and --scte35 mark the ads in the playlist; with --interstitials there are none"),
         (["--interstitials", "--package-every-piece"], "--package-every-piece makes one stream of every piece; with --interstitials each ad keeps its own"),
         (["--unmarked-encoding-changes"], "--unmarked-encoding-changes needs --package-every-piece: pieces listed as they are jump in timestamps at every switch"),
@@ -105,5 +118,7 @@ struct HLSExportOptionsTests {
         let interstitials = try Self.options(["s.json", "--output", "out", "--interstitials", "--restrict-jumps"])
         #expect(interstitials.layout == .interstitials(restrictingJumps: true))
         #expect(try interstitials.exportOptions() == .default)
+        let served = try Self.options(["s.json", "--output", "out", "--interstitials", "--asset-base-url", "https://cdn.example/show/"])
+        #expect(try served.exportOptions() == (try HLSExportOptions(assetBaseURL: "https://cdn.example/show/")))
     }
 }

@@ -62,6 +62,13 @@ public struct HLSExportOptions: Sendable, Equatable {
     /// unmarked change, while at a mark GStreamer shows the piece late by its B-frame delay and
     /// VLC drops about a second of the piece before it. Off, for players of the second kind.
     public let marksEncodingChanges: Bool
+    /// Where the output's folder is served, ending in `/`: an `http`/`https` URL or a path from
+    /// the server's root (`/shows/42/`). With it, interstitials' `X-ASSET-URI` and `X-ASSET-LIST`,
+    /// and the `URI`s in their asset lists, are written under it instead of relative to the
+    /// playlist: hls.js 1.6 resolves those against the page's address, not the playlist's, so a
+    /// page served from elsewhere gets 404s (<doc:Players>). `nil` (the default) writes them
+    /// relative, as RFC 8216 has them resolved.
+    public let assetBaseURL: String?
 
     /// Options for an HLS export, checked together.
     ///
@@ -74,14 +81,17 @@ public struct HLSExportOptions: Sendable, Equatable {
     ///   - segmentContainer: The container MP4 sources are packaged into (`nil`: as the HLS sources' segments).
     ///   - packagesEveryPiece: Whether every piece is packaged onto the composition's clock (`false` by default).
     ///   - marksEncodingChanges: Whether MPEG-TS switches of encoding parameters are marked (`true` by default).
+    ///   - assetBaseURL: Where the output's folder is served, for interstitials' asset URIs (`nil`: relative).
     /// - Throws: `HLSExportOptionsError`: a `programDateTime` that is not an ISO 8601 date and
-    ///   time, a `markerClass` no attribute can carry, or `marksEncodingChanges` off without
+    ///   time, a `markerClass` no attribute can carry, `marksEncodingChanges` off without
     ///   `packagesEveryPiece` (pieces listed as they are jump in timestamps at every switch,
-    ///   which is always marked).
+    ///   which is always marked), or an `assetBaseURL` that is neither an `http`/`https` URL nor
+    ///   a path from the server's root ending in `/`.
     public init(
         programDateTime: String = defaultProgramDateTime, markerClass: String = defaultMarkerClass,
         snapping: HLSCutSnapping = .nearest, breakSnapping: [String: HLSCutSnapping] = [:], cueMarkers: Set<HLSCueMarker> = [],
-        segmentContainer: HLSSegmentContainer? = nil, packagesEveryPiece: Bool = false, marksEncodingChanges: Bool = true
+        segmentContainer: HLSSegmentContainer? = nil, packagesEveryPiece: Bool = false, marksEncodingChanges: Bool = true,
+        assetBaseURL: String? = nil
     ) throws(HLSExportOptionsError) {
         do { _ = try HLSDateTime(parsing: programDateTime) } catch {
             throw HLSExportOptionsError(
@@ -99,22 +109,35 @@ public struct HLSExportOptions: Sendable, Equatable {
                 reason: "encoding changes can go unmarked only when every piece is packaged onto one clock (packagesEveryPiece): "
                     + "pieces listed as they are jump in timestamps at every switch")
         }
+        if let assetBaseURL {
+            let lowered = assetBaseURL.lowercased()
+            let isURL = (lowered.hasPrefix("http://") || lowered.hasPrefix("https://")) && assetBaseURL.split(separator: "/").count >= 2
+            let isRootPath = assetBaseURL.hasPrefix("/") && !assetBaseURL.hasPrefix("//")
+            guard isURL || isRootPath, assetBaseURL.hasSuffix("/"),
+                  !assetBaseURL.contains(where: { $0 == "\"" || $0 == "\n" || $0 == "\r" || $0 == " " || $0 == "?" || $0 == "#" }) else {
+                throw HLSExportOptionsError(
+                    .invalidAssetBaseURL, options: ["assetBaseURL"],
+                    reason: "\(quoted(assetBaseURL)) is not where a folder is served: give an http or https URL, or a path from the "
+                        + "server's root (/shows/42/), ending in '/', without a query, a fragment, spaces or quotes")
+            }
+        }
         self.init(
             checked: programDateTime, markerClass: markerClass, snapping: snapping, breakSnapping: breakSnapping,
             cueMarkers: cueMarkers, segmentContainer: segmentContainer, packagesEveryPiece: packagesEveryPiece,
-            marksEncodingChanges: marksEncodingChanges)
+            marksEncodingChanges: marksEncodingChanges, assetBaseURL: assetBaseURL)
     }
 
     /// The defaults, which need no check.
     private init() {
         self.init(
             checked: Self.defaultProgramDateTime, markerClass: Self.defaultMarkerClass, snapping: .nearest, breakSnapping: [:],
-            cueMarkers: [], segmentContainer: nil, packagesEveryPiece: false, marksEncodingChanges: true)
+            cueMarkers: [], segmentContainer: nil, packagesEveryPiece: false, marksEncodingChanges: true, assetBaseURL: nil)
     }
 
     private init(
         checked programDateTime: String, markerClass: String, snapping: HLSCutSnapping, breakSnapping: [String: HLSCutSnapping],
-        cueMarkers: Set<HLSCueMarker>, segmentContainer: HLSSegmentContainer?, packagesEveryPiece: Bool, marksEncodingChanges: Bool
+        cueMarkers: Set<HLSCueMarker>, segmentContainer: HLSSegmentContainer?, packagesEveryPiece: Bool, marksEncodingChanges: Bool,
+        assetBaseURL: String?
     ) {
         self.programDateTime = programDateTime
         self.markerClass = markerClass
@@ -124,6 +147,7 @@ public struct HLSExportOptions: Sendable, Equatable {
         self.segmentContainer = segmentContainer
         self.packagesEveryPiece = packagesEveryPiece
         self.marksEncodingChanges = marksEncodingChanges
+        self.assetBaseURL = assetBaseURL
     }
 }
 
@@ -137,7 +161,7 @@ public struct HLSExportOptionsError: Error, Hashable, Sendable, CustomStringConv
     /// What is wrong. New causes may be added: a `switch` over them needs a `default`.
     public struct Cause: Hashable, Sendable, CustomStringConvertible {
         private enum Code: String, Hashable, Sendable {
-            case invalidProgramDateTime, unwritableMarkerClass, unmarkedEncodingChangesNeedEveryPiece
+            case invalidProgramDateTime, unwritableMarkerClass, unmarkedEncodingChangesNeedEveryPiece, invalidAssetBaseURL
         }
         private let code: Code
         private init(_ code: Code) { self.code = code }
@@ -148,6 +172,8 @@ public struct HLSExportOptionsError: Error, Hashable, Sendable, CustomStringConv
         public static let unwritableMarkerClass = Cause(.unwritableMarkerClass)
         /// `marksEncodingChanges` is off while `packagesEveryPiece` is not on.
         public static let unmarkedEncodingChangesNeedEveryPiece = Cause(.unmarkedEncodingChangesNeedEveryPiece)
+        /// `assetBaseURL` is neither an `http`/`https` URL nor a path from the server's root, ending in `/`.
+        public static let invalidAssetBaseURL = Cause(.invalidAssetBaseURL)
 
         public var description: String { code.rawValue }
     }

@@ -36,8 +36,12 @@ package struct HLSInterstitialEvent: Hashable, Sendable {
     package let restrictsJumping: Bool
 
     /// The `EXT-X-DATERANGE` of class `com.apple.hls.interstitial` that says all this, asset URIs
-    /// relative to `playlistURL`.
-    package func dateRange(anchor: HLSDateTime, playlistURL: String) throws(MediaTimeError) -> HLSDateRange {
+    /// relative to `playlistURL`, or under `assetBaseURL` (where the playlist's folder is served).
+    package func dateRange(anchor: HLSDateTime, playlistURL: String, assetBaseURL: String? = nil) throws(MediaTimeError) -> HLSDateRange {
+        func reference(_ url: String) -> String {
+            let relative = URIReference.relativize(url, from: playlistURL)
+            return assetBaseURL.map { $0 + relative } ?? relative
+        }
         var list = HLSAttributeList()
         list["ID"] = .quotedString(id)
         list["CLASS"] = .quotedString(HLSExporter.interstitialClass)
@@ -49,9 +53,9 @@ package struct HLSInterstitialEvent: Hashable, Sendable {
         if playsOnce { cues.append("ONCE") }
         if !cues.isEmpty { list["CUE"] = .quotedString(cues.joined(separator: ",")) }
         if let assetListURL {
-            list["X-ASSET-LIST"] = .quotedString(URIReference.relativize(assetListURL, from: playlistURL))
+            list["X-ASSET-LIST"] = .quotedString(reference(assetListURL))
         } else {
-            list["X-ASSET-URI"] = .quotedString(URIReference.relativize(assetURLs[0], from: playlistURL))
+            list["X-ASSET-URI"] = .quotedString(reference(assetURLs[0]))
         }
         list["X-RESUME-OFFSET"] = .decimal(resumptionOffset)
         if let playoutLimit { list["X-PLAYOUT-LIMIT"] = .decimal(playoutLimit) }

@@ -68,7 +68,7 @@ extension HLSExporter {
         let plan = try InterstitialPlan(
             spliced: spliced, primary: primary.composition,
             primaryPlaylists: (primary.variants + primary.renditions).map(\.result.playlist), outputURL: primary.outputURL,
-            restrictingJumps: restrictingJumps, playlists: export.playlists)
+            restrictingJumps: restrictingJumps, assetBaseURL: options.assetBaseURL, playlists: export.playlists)
 
         let anchor: HLSDateTime
         do { anchor = try HLSDateTime(parsing: options.programDateTime) } catch {
@@ -79,7 +79,7 @@ extension HLSExporter {
             let result: HLSStitchResult
             do {
                 let dateRanges = try plan.events.map { (event) throws(MediaTimeError) in
-                    (try event.dateRange(anchor: anchor, playlistURL: variant.url), event.time)
+                    (try event.dateRange(anchor: anchor, playlistURL: variant.url, assetBaseURL: options.assetBaseURL), event.time)
                 }
                 result = try variant.result.addingDateRanges(dateRanges)
             } catch {
@@ -111,13 +111,16 @@ private struct InterstitialPlan {
 
     private let primary: Composition
     private let output: HLSOutputLocation
+    /// Where the output's folder is served, for the asset lists' URIs (`HLSExportOptions.assetBaseURL`).
+    private let assetBaseURL: String?
     private var sources: HLSSourcePlaylists
 
     init(
         spliced: HLSExport, primary: Composition, primaryPlaylists: [HLSMediaPlaylist], outputURL: String,
-        restrictingJumps: Bool, playlists: HLSSourcePlaylists
+        restrictingJumps: Bool, assetBaseURL: String?, playlists: HLSSourcePlaylists
     ) throws(HLSExportError) {
         self.primary = primary
+        self.assetBaseURL = assetBaseURL
         self.output = HLSOutputLocation(outputURL)
         self.sources = playlists
         let requested = spliced.requested, played = spliced.composition
@@ -162,7 +165,7 @@ private struct InterstitialPlan {
         if assetFiles.count > 1 {
             let url = output.beside("interstitial-\(number).json")
             var root = JSONObject()
-            root.append("ASSETS", .array(assetFiles.map { .object(JSONObject(["URI": .string($0.name), "DURATION": .seconds($0.duration)])) }))
+            root.append("ASSETS", .array(assetFiles.map { .object(JSONObject(["URI": .string((assetBaseURL ?? "") + $0.name), "DURATION": .seconds($0.duration)])) }))
             assets.append(HLSExport.File(url: url, text: JSONValue.object(root).serialized + "\n"))
             assetListURL = url
         }

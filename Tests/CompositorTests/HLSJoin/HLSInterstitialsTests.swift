@@ -23,10 +23,10 @@ import CompositorTesting
 struct HLSInterstitialsTests {
     /// Stitches `json` as interstitials with the output at `folder/stitched.m3u8` and writes every file.
     static func stitch(
-        _ json: String, folder: String, restrictingJumps: Bool = false
+        _ json: String, folder: String, restrictingJumps: Bool = false, options: HLSExportOptions = .default
     ) throws -> HLSExport {
         let (schedule, durations) = try HLSJoin.schedule(json: json)
-        let stitched = try HLSExporter(outputURL: folder + "/stitched.m3u8")
+        let stitched = try HLSExporter(outputURL: folder + "/stitched.m3u8", options: options)
             .stitchInterstitials(schedule, naturalDurations: durations, restrictingJumps: restrictingJumps)
         for file in stitched.files { try Data(file.text.utf8).write(to: URL(fileURLWithPath: file.url)) }
         return stitched
@@ -96,6 +96,28 @@ struct HLSInterstitialsTests {
             #expect(ad.segments.map(\.resolvedURI) == splicedSegments[spliced.variants[0].result.pieces[piece].segments].map(\.resolvedURI), "\(name)")
             #expect(ad.segments.allSatisfy { $0.dateRanges.isEmpty && !$0.isDiscontinuity } && ad.hasEndList)
         }
+    }
+
+    /// `assetBaseURL`, for hls.js 1.6, which resolves asset URIs against the page: every URI that
+    /// names an asset, in the playlist and in the asset lists, is under it; nothing else changes.
+    @Test("an asset base URL: asset URIs and asset lists' URIs under it", arguments: ["https://cdn.example/show/42/", "/show/42/"])
+    func assetBaseURL(base: String) throws {
+        let folder = try MP4Fixtures.makeScratchFolder("hls-interstitials-base")
+        defer { MP4Fixtures.remove(folder) }
+        let json = try HLSJoin.fixture("demo-hls.json")
+        let relative = try Self.stitch(json, folder: folder)
+        let relativeTable = try Self.table(try Self.interstitials(folder + "/stitched.m3u8"))
+        let based = try Self.stitch(json, folder: folder, options: try HLSExportOptions(assetBaseURL: base))
+        #expect(based.composition == relative.composition)
+        // Not checked by InterstitialRules, which reads each asset where its URI says: not served here.
+        let url = folder + "/stitched.m3u8"
+        let playlist = try HLSPlaylistParser().parseMediaPlaylist(Array(try String(contentsOfFile: url, encoding: .utf8).utf8), url: url)
+        let table = try Self.table(playlist.segments.flatMap(\.dateRanges))
+        #expect(table == relativeTable.map { $0.replacingOccurrences(of: " interstitial-", with: " \(base)interstitial-") })
+        #expect(table[1].hasPrefix("mid1 +8 \"ONCE\" \(base)interstitial-2.json "))
+        let list = try String(contentsOfFile: folder + "/interstitial-2.json", encoding: .utf8)
+        #expect(list == #"{"ASSETS":[{"URI":""# + base + #"interstitial-2-1.m3u8","DURATION":4},{"URI":""# + base
+            + #"interstitial-2-2.m3u8","DURATION":1.8}]}"# + "\n")
     }
 
     /// A break that replaces content, one whose ad runs past what was asked, and restrictions:
