@@ -97,7 +97,9 @@ class Output:
             path.unlink()
         if self.kind != "file":
             command = {"mp4": "render", "hls": "hls", "dash": "dash"}[self.kind]
-            run(demo, command, self.schedule, "--output", path, *self.extra)
+            # {folder}: where the output is served (the server serves the file system from its root).
+            extra = [urllib.parse.quote(path.resolve().as_posix()) + "/" if a == "{folder}" else a for a in self.extra]
+            run(demo, command, self.schedule, "--output", path, *extra)
 
     def played(self, path):
         return {"mp4": path, "hls": path / "stitched.m3u8", "dash": path / "stitched.mpd", "file": ROOT / self.schedule}[self.kind]
@@ -139,8 +141,10 @@ OUTPUTS = [
     Output("hls-packaged-ts-every", "stitched HLS, TS content + MP4 ads, every piece packaged",
            "Fixtures/seed-scenario.json", "hls", ("--package-every-piece",)),
     Output("hls-multivariant", "stitched HLS of multivariant sources", "Fixtures/demo-hls-multivariant.json", "hls"),
-    Output("hls-interstitials", "HLS interstitials (`hls --interstitials`)", "Fixtures/demo.json", "hls",
-           ("--interstitials",)),
+    # hls.js 1.6 resolves relative asset URIs against the page's address, not the playlist's
+    # (Players.md): the asset URIs are written under where the output is served.
+    Output("hls-interstitials", "HLS interstitials (`hls --interstitials --asset-base-url`)", "Fixtures/demo.json", "hls",
+           ("--interstitials", "--asset-base-url", "{folder}")),
     Output("dash", "DASH, one period per piece (`dash`)", "Fixtures/demo.json", "dash"),
     Output("dash-hls", "DASH of HLS sources (`dash`)", "Fixtures/demo-hls.json", "dash"),
     Output("dash-multivariant", "DASH of multivariant HLS sources, a representation per variant (`dash`)",
