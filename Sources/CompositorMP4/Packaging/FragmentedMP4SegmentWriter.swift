@@ -43,6 +43,14 @@ package struct FragmentedMP4SegmentWriter: MP4SegmentWriter {
         let frame: [UInt8]
     }
 
+    /// A segment's silent frames: the first's decode time and how many.
+    private struct SilentRun {
+        let silence: Silence
+        let decodeTime: UInt64
+        let count: Int
+        var bytes: Int { silence.frame.count * count }
+    }
+
     let packaging: MP4Packaging
     private var tracks: [Track]
     private let silence: Silence?
@@ -199,8 +207,8 @@ package struct FragmentedMP4SegmentWriter: MP4SegmentWriter {
     /// from `origin` (source presentation time) that start in the segment, within `piece`; the
     /// first's decode time, `offset` added (what turns source time into the written clock's).
     private func silentFrames(of index: Int, within piece: MediaTimeRange?, origin: MediaTime,
-                              offset: MediaTime) throws(MP4Error) -> (decodeTime: UInt64, count: Int)? {
-        guard silence != nil else { return nil }
+                              offset: MediaTime) throws(MP4Error) -> SilentRun? {
+        guard let silence else { return nil }
         let segment = packaging.segments[index].range
         do {
             let start = try MediaTime.max(segment.start, piece?.start ?? segment.start).subtracting(origin)
@@ -211,7 +219,7 @@ package struct FragmentedMP4SegmentWriter: MP4SegmentWriter {
             let (firstSample, overflow1) = first.multipliedReportingOverflow(by: Int64(SilentAudioFragments.samplesPerFrame))
             let (decodeTime, overflow2) = ticks.addingReportingOverflow(firstSample)
             guard !overflow1, !overflow2, decodeTime >= 0 else { throw MediaTimeError.overflow("\(ticks) + \(first) frames") }
-            return count > 0 ? (UInt64(decodeTime), count) : nil
+            return count > 0 ? SilentRun(silence: silence, decodeTime: UInt64(decodeTime), count: count) : nil
         } catch {
             throw .timeOverflow(file: packaging.path.description, reason: "the silence of segment \(index + 1): \(error)")
         }
@@ -286,9 +294,8 @@ package struct FragmentedMP4SegmentWriter: MP4SegmentWriter {
 
     /// `moof` and `mdat` of each track's samples `runs`, `shifts` added to their decode times, and
     /// `silent` frames of the silent track.
-    private mutating func write(_ index: Int, runs: [Range<Int>], shifts: [Int64], silent: (decodeTime: UInt64, count: Int)?,
+    private mutating func write(_ index: Int, runs: [Range<Int>], shifts: [Int64], silent: SilentRun?,
                                 sequenceNumber: UInt32, into out: inout OutputBytes) throws(MP4Error) {
-        let silentFrames = silence.flatMap { silence in silent.map { (silence, $0.decodeTime, $0.count) } }
         func moof(dataStart: Int) throws(MP4Error) -> [UInt8] {
             var writer = ByteWriter()
             var dataOffset = dataStart
@@ -314,28 +321,21 @@ package struct FragmentedMP4SegmentWriter: MP4SegmentWriter {
                     }
                     dataOffset += samples.sizes[run].reduce(0) { $0 + Int($1) }
                 }
-                if let (silence, decodeTime, count) = silentFrames {
+                if let silent {
                     guard let offset = Int32(exactly: dataOffset) else {
                         failure = .timeOverflow(file: packaging.path.description, reason: "segment \(index + 1) does not fit a fragment's fields")
                         return
                     }
-                    moof.writeBox("traf") { traf in
-                        traf.write(box: TrackFragmentHeaderBox(trackID: silence.trackID))
-                        traf.write(box: TrackFragmentDecodeTimeBox(baseMediaDecodeTime: decodeTime))
-                        traf.write(box: TrackFragmentRunBox(
-                            sampleCount: UInt32(count), dataOffset: offset,
-                            durations: Array(repeating: UInt32(SilentAudioFragments.samplesPerFrame), count: count),
-                            sizes: Array(repeating: UInt32(silence.frame.count), count: count),
-                            flags: Array(repeating: TrackFragmentRunBox.syncSampleFlags, count: count), compositionOffsets: nil))
-                    }
+                    SilentAudioFragments.writeTrackFragment(
+                        trackID: silent.silence.trackID, decodeTime: silent.decodeTime, count: silent.count,
+                        frameSize: silent.silence.frame.count, dataOffset: offset, to: &moof)
                 }
             }
             if let failure { throw failure }
             return writer.bytes
         }
         // The moof's size does not depend on the offsets in it: measure it, then write it for real.
-        let silentBytes = silentFrames.map { $0.0.frame.count * $0.2 } ?? 0
-        let payload = silentBytes + zip(tracks, runs).reduce(0) { total, pair in total + pair.0.timeline.samples.sizes[pair.1].reduce(0) { $0 + Int($1) } }
+        let payload = (silent?.bytes ?? 0) + zip(tracks, runs).reduce(0) { total, pair in total + pair.0.timeline.samples.sizes[pair.1].reduce(0) { $0 + Int($1) } }
         let mdatHeaderSize = payload + 8 <= Int(UInt32.max) ? 8 : 16
         let measured = try moof(dataStart: 0).count
         let fragment = try moof(dataStart: measured + mdatHeaderSize)
@@ -359,8 +359,8 @@ package struct FragmentedMP4SegmentWriter: MP4SegmentWriter {
                 try tracks[position].reader.append(at: start, count: count, to: &out)
             }
         }
-        if let (silence, _, count) = silentFrames {
-            for _ in 0..<count { out.append(contentsOf: silence.frame) }
+        if let silent {
+            for _ in 0..<silent.count { out.append(contentsOf: silent.silence.frame) }
         }
     }
 }

@@ -45,12 +45,7 @@ package enum SilentAudioFragments {
     ///
     /// - Throws: `MediaTimeError` when the range in samples does not fit 64 bits.
     static func frames(startingIn range: MediaTimeRange) throws(MediaTimeError) -> (first: Int64, count: Int) {
-        let frame = Int64(samplesPerFrame)
-        func firstFrame(from time: MediaTime) throws(MediaTimeError) -> Int64 {
-            let samples = max(0, try time.converted(to: sampleRate, rounding: .up).value)
-            return samples / frame + (samples % frame == 0 ? 0 : 1)
-        }
-        let first = try firstFrame(from: range.start), end = try firstFrame(from: range.end)
+        let first = try framesBefore(range.start), end = try framesBefore(range.end)
         return (first, Int(clamping: max(0, end - first)))
     }
 
@@ -58,10 +53,30 @@ package enum SilentAudioFragments {
     ///
     /// - Throws: `MediaTimeError` when `duration` in samples does not fit 64 bits.
     package static func frames(lasting duration: MediaTime) throws(MediaTimeError) -> Int {
-        let samples = max(0, try duration.converted(to: sampleRate, rounding: .up).value)
+        Int(try framesBefore(duration))
+    }
+
+    /// How many frames from 0 start before `time`: its samples divided by a frame's, rounded up.
+    private static func framesBefore(_ time: MediaTime) throws(MediaTimeError) -> Int64 {
+        let samples = max(0, try time.converted(to: sampleRate, rounding: .up).value)
         let frame = Int64(samplesPerFrame)
         // Rounded up without adding to `samples`, which may be near Int64.max.
-        return Int(samples / frame + (samples % frame == 0 ? 0 : 1))
+        return samples / frame + (samples % frame == 0 ? 0 : 1)
+    }
+
+    /// The `traf` of `count` silent frames (`frameSize` bytes each) of track `trackID`, decoding
+    /// from `decodeTime`, their bytes `dataOffset` from the start of the `moof`.
+    static func writeTrackFragment(trackID: UInt32, decodeTime: UInt64, count: Int, frameSize: Int, dataOffset: Int32,
+                                   to writer: inout ByteWriter) {
+        writer.writeBox("traf") { traf in
+            traf.write(box: TrackFragmentHeaderBox(trackID: trackID))
+            traf.write(box: TrackFragmentDecodeTimeBox(baseMediaDecodeTime: decodeTime))
+            traf.write(box: TrackFragmentRunBox(
+                sampleCount: UInt32(count), dataOffset: dataOffset,
+                durations: Array(repeating: UInt32(samplesPerFrame), count: count),
+                sizes: Array(repeating: UInt32(frameSize), count: count),
+                flags: Array(repeating: TrackFragmentRunBox.syncSampleFlags, count: count), compositionOffsets: nil))
+        }
     }
 
     /// One media segment (`moof` numbered `sequenceNumber`, `mdat`) of `frames` silent frames,
@@ -73,15 +88,7 @@ package enum SilentAudioFragments {
             ByteWriter.bytes { writer in
                 writer.writeBox("moof") { moof in
                     moof.write(box: MovieFragmentHeaderBox(sequenceNumber: sequenceNumber))
-                    moof.writeBox("traf") { traf in
-                        traf.write(box: TrackFragmentHeaderBox(trackID: 1))
-                        traf.write(box: TrackFragmentDecodeTimeBox(baseMediaDecodeTime: decodeTime))
-                        traf.write(box: TrackFragmentRunBox(
-                            sampleCount: UInt32(count), dataOffset: dataOffset,
-                            durations: Array(repeating: UInt32(samplesPerFrame), count: count),
-                            sizes: Array(repeating: UInt32(frame.count), count: count),
-                            flags: Array(repeating: TrackFragmentRunBox.syncSampleFlags, count: count), compositionOffsets: nil))
-                    }
+                    writeTrackFragment(trackID: 1, decodeTime: decodeTime, count: count, frameSize: frame.count, dataOffset: dataOffset, to: &moof)
                 }
             }
         }
