@@ -324,8 +324,12 @@ def play_gstreamer(url, scratch, timeout=180, element="playbin"):
     if raw.exists():
         with open(raw, "rb") as data:
             for size in sizes:
-                digests.append(hashlib.md5(data.read(size)).hexdigest())
+                picture = data.read(size)
+                if len(picture) < size:
+                    break  # a player killed mid-write leaves its last picture short: not a picture
+                digests.append(hashlib.md5(picture).hexdigest())
         raw.unlink()
+    arrivals = arrivals[:len(digests)]
     timed_out = time.monotonic() - start >= timeout
     outcome = "timed out" if timed_out else (None if code == 0 and not errors else
                                              f"exit {code}: {' | '.join(errors)[-300:]}")
