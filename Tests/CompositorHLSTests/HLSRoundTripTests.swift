@@ -43,7 +43,8 @@ struct HLSPlaylistGenerator {
 
     mutating func uri() -> String {
         var name = pick(Self.names)
-        if chance(0.5) { name = "\(int(0...9999))_" + name }
+        // A prefix on a URL would make `1234_https:` a scheme, which the reference policy refuses.
+        if chance(0.5), !name.contains("://") { name = "\(int(0...9999))_" + name }
         return name
     }
 
@@ -58,7 +59,10 @@ struct HLSPlaylistGenerator {
     mutating func key(format: String?) -> HLSKey {
         var list = HLSAttributeList()
         list["METHOD"] = .enumeratedString(pick(["AES-128", "SAMPLE-AES"]))
-        let uri = pick(["k1.key", "https://keys.example/k2", "skd://asset"])
+        // A DRM system's key (a KEYFORMAT other than identity) may have its own scheme (FairPlay's
+        // skd:); an identity key is fetched as any resource is, so http(s) only (ReferencePolicy).
+        let uri = pick(format.map { $0 == "identity" } == false
+                       ? ["k1.key", "https://keys.example/k2", "skd://asset"] : ["k1.key", "https://keys.example/k2"])
         list["URI"] = .quotedString(uri)
         if chance(0.5) { list["IV"] = .hexadecimal(String(repeating: pick(["0", "A", "f"]), count: 32)) }
         if let format { list["KEYFORMAT"] = .quotedString(format) }

@@ -98,15 +98,15 @@ package enum LocalServers {
         return try result.get()
     }
 
-    /// Runs `body` with nginx serving `Fixtures/` on 127.0.0.1:port, from a generated config in a
-    /// temporary folder. `/moved/content.m3u8` redirects (302) to
+    /// Runs `body` with nginx serving `root` (`Fixtures/` by default) on 127.0.0.1:port, from a
+    /// generated config in a temporary folder. `/moved/content.m3u8` redirects (302) to
     /// `/hls/multivariant/content/master.m3u8`, whose variants resolve only against the final URL.
-    package static func withNginx<T>(_ body: (Int) async throws -> T) async throws -> T {
+    package static func withNginx<T>(root: URL? = nil, _ body: (Int) async throws -> T) async throws -> T {
         guard let nginx else { throw Missing(tool: "nginx") }
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("compositor-nginx-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
-        let fixtures = packageRoot.appendingPathComponent("Fixtures").path
+        let fixtures = (root ?? packageRoot.appendingPathComponent("Fixtures")).path
         let p = folder.path
         return try await with("nginx", nginx, { port in
             let config = """

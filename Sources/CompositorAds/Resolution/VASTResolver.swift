@@ -216,28 +216,23 @@ public struct VASTResolver: Sendable {
         return outcome
     }
 
-    /// Whether `url` is an http or https URL.
-    static func isWeb(_ url: String) -> Bool {
-        let scheme = URIReference(parsing: url).scheme?.lowercased()
-        return scheme == "http" || scheme == "https"
-    }
-
     private func inline(_ ad: VASTAd, source: String?, chain: Chain) -> Result<ResolvedAd, VASTErrorReport> {
         let name = "ad \(ad.id.map { "'\($0)'" } ?? "at line \(ad.line)")"
         guard let linear = ad.linear, let duration = linear.duration else {
             return .failure(chain.report(.unexpectedAdType, document: source, line: ad.line, "\(name) has no linear creative", adErrors: ad.errors))
         }
-        // Every URL resolved once against the document; one from an ad server names media on the
-        // web only, never a local file.
+        // Every URL resolved once against the document and held to the reference policy: one from
+        // an ad server names media on the web only, never a local file.
+        let policy = source.map(ReferencePolicy.init(document:))
         let ranked = options.selection.rank(linear.mediaFiles).map { file in
             var file = file
             if let source { file.url = URIReference.resolve(file.url, against: source) }
             return file
         }
-        let files = source.map(Self.isWeb) == true ? ranked.filter { Self.isWeb($0.url) } : ranked
-        if files.isEmpty, !ranked.isEmpty {
+        let files = ranked.filter { policy?.refusal(of: $0.url) == nil }
+        if files.isEmpty, let refused = ranked.first, let reason = policy?.refusal(of: refused.url) {
             return .failure(chain.report(.noSupportedMediaFile, document: source, line: ad.line,
-                                         "\(name): its playable media files are local files, which a document from the web may not name",
+                                         "\(name): its playable media files are not followed (\(reason))",
                                          adErrors: ad.errors))
         }
         guard let best = files.first else {

@@ -80,11 +80,14 @@ package struct HLSParseError: Error, Equatable, Sendable, CustomStringConvertibl
         case unsupportedFeature(tag: String, reason: String)
         /// A protocol version newer than this parser knows.
         case unsupportedVersion(Int64)
+        /// A URI the reference policy does not follow from this playlist (`ReferencePolicy`): a
+        /// `file:` URL or a path in a playlist read over http(s), say. `uri` as the playlist wrote it.
+        case referenceRefused(uri: String, reason: String)
 
         package var category: WireFailure.Kind {
             switch self {
             case .playlistTooLarge, .lineTooLong: return .limitExceeded
-            case .unsupportedFeature, .unsupportedVersion: return .unsupported
+            case .unsupportedFeature, .unsupportedVersion, .referenceRefused: return .unsupported
             default: return .malformed
             }
         }
@@ -117,6 +120,7 @@ package struct HLSParseError: Error, Equatable, Sendable, CustomStringConvertibl
                 return "segment duration \(duration) rounds to more than EXT-X-TARGETDURATION \(target)"
             case .unsupportedFeature(let tag, let reason): return "unsupported \(tag): \(reason)"
             case .unsupportedVersion(let version): return "unsupported EXT-X-VERSION \(version)"
+            case .referenceRefused(let uri, let reason): return "'\(HLSParseError.quotable(uri))' not followed: \(reason)"
             }
         }
     }

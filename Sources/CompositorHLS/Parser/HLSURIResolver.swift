@@ -9,23 +9,46 @@ struct HLSURIResolver: Sendable {
     /// The resolved form of a reference with an empty last segment, `https://h/dir/`, as UTF-8.
     let directory: [UInt8]
 
+    /// What the playlist may reference, by where it was read from.
+    let policy: ReferencePolicy
+
     init(base text: String) {
         baseText = text
         base = URIReference(parsing: text)
+        policy = ReferencePolicy(document: text)
         let probe = URIReference(path: "_").resolved(against: base).description
         directory = Array(probe.utf8.dropLast())
     }
 
-    func resolve(_ reference: String) -> String {
+    /// `reference` resolved against the playlist's URL.
+    ///
+    /// - Throws: `.referenceRefused` when the policy refuses where it leads (a `file:` URL in a
+    ///   playlist read over http(s)).
+    func resolve(_ reference: String) throws(HLSParseError.Problem) -> String {
         var bytes = reference
-        return bytes.withUTF8 { resolve($0, text: reference) }
+        // `withUTF8` rethrows untyped errors: the typed one goes through a Result.
+        return try bytes.withUTF8 { buffer in
+            Result { () throws(HLSParseError.Problem) in try resolve(buffer, text: reference) }
+        }.get()
+    }
+
+    /// An `EXT-X-KEY` URI resolved: a DRM system's key (`KEYFORMAT` other than `identity`) may
+    /// keep its system's scheme (`skd:`), which Compositor never reads.
+    func resolveKey(_ reference: String, keyFormat: String?) throws(HLSParseError.Problem) -> String {
+        guard let keyFormat, keyFormat != "identity" else { return try resolve(reference) }
+        let resolved = URIReference(parsing: reference).resolved(against: base).description
+        if let reason = policy.refusal(ofKeySystemURI: resolved) { throw .referenceRefused(uri: reference, reason: reason) }
+        return resolved
     }
 
     /// `reference`'s UTF-8 resolved; `text` is the same reference as a string.
-    func resolve(_ reference: UnsafeBufferPointer<UInt8>, text: String) -> String {
+    func resolve(_ reference: UnsafeBufferPointer<UInt8>, text: String) throws(HLSParseError.Problem) -> String {
         guard HLSURIResolver.isPlainRelativePath(reference) else {
-            return URIReference(parsing: text).resolved(against: base).description
+            let resolved = URIReference(parsing: text).resolved(against: base).description
+            if let reason = policy.refusal(of: resolved) { throw .referenceRefused(uri: text, reason: reason) }
+            return resolved
         }
+        // A plain relative path stays on the playlist's own scheme and host: nothing to check.
         // One allocation of the exact size: this runs once per segment.
         return String(unsafeUninitializedCapacity: directory.count + reference.count) { out in
             let tail = UnsafeMutableBufferPointer(rebasing: out[directory.count...])

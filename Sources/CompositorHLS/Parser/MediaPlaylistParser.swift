@@ -110,7 +110,9 @@ struct MediaPlaylistParser {
             beginSegmentTag(line)
             let list = try HLSTagValue.attributes(value, tag: HLSKey.tag)
             try HLSKey.validate(list)
-            let key = HLSKey(attributes: list, resolvedURI: list.quotedString("URI").map(resolver.resolve))
+            let key = HLSKey(attributes: list, resolvedURI: try list.quotedString("URI").map { (uri) throws(HLSParseError.Problem) in
+                try resolver.resolveKey(uri, keyFormat: list.quotedString("KEYFORMAT"))
+            })
             if key.method == "NONE" {
                 currentKeys = []
             } else if let index = currentKeys.firstIndex(where: { $0.keyFormat == key.keyFormat }) {
@@ -122,7 +124,7 @@ struct MediaPlaylistParser {
             beginSegmentTag(line)
             let list = try HLSTagValue.attributes(value, tag: HLSMap.tag)
             try HLSMap.validate(list)
-            currentMap = HLSMap(attributes: list, resolvedURI: resolver.resolve(list.quotedString("URI") ?? ""))
+            currentMap = HLSMap(attributes: list, resolvedURI: try resolver.resolve(list.quotedString("URI") ?? ""))
         case .dateRange:
             beginSegmentTag(line)
             let list = try HLSTagValue.attributes(value, tag: HLSDateRange.tag)
@@ -278,7 +280,7 @@ struct MediaPlaylistParser {
     private mutating func finishSegment(_ line: HLSLine) throws(HLSParseError.Problem) {
         guard extinfLine != nil else { throw .uriWithoutEXTINF }
         guard let uri = line.line.validatedString(line.line.start, line.line.end) else { throw .invalidUTF8 }
-        let resolved = resolver.resolve(line.line.bytes, text: uri)
+        let resolved = try resolver.resolve(line.line.bytes, text: uri)
         var byteRange: HLSByteRange?
         if let range = pendingByteRange {
             if let offset = range.offset {

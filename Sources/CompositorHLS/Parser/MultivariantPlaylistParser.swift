@@ -55,7 +55,7 @@ struct MultivariantPlaylistParser {
             }
             guard let uri = line.line.validatedString(line.line.start, line.line.end) else { throw .invalidUTF8 }
             variants.append(HLSVariantStream(
-                attributes: pending.attributes, uri: uri, resolvedURI: resolver.resolve(uri), leadingLines: pending.leadingLines))
+                attributes: pending.attributes, uri: uri, resolvedURI: try resolver.resolve(uri), leadingLines: pending.leadingLines))
             pendingVariant = nil
             return
         }
@@ -82,11 +82,11 @@ struct MultivariantPlaylistParser {
         case .media:
             let list = try HLSTagValue.attributes(value, tag: HLSRendition.tag)
             try HLSRendition.validate(list)
-            renditions.append(HLSRendition(attributes: list, resolvedURI: list.quotedString("URI").map(resolver.resolve)))
+            renditions.append(HLSRendition(attributes: list, resolvedURI: try list.quotedString("URI").map { (uri) throws(HLSParseError.Problem) in try resolver.resolve(uri) }))
         case .iFrameStreamInf:
             let list = try HLSTagValue.attributes(value, tag: HLSIFrameStream.tag)
             try HLSIFrameStream.validate(list)
-            iFrameStreams.append(HLSIFrameStream(attributes: list, resolvedURI: resolver.resolve(list.quotedString("URI") ?? "")))
+            iFrameStreams.append(HLSIFrameStream(attributes: list, resolvedURI: try resolver.resolve(list.quotedString("URI") ?? "")))
         case .otherMultivariantTag:
             guard let text = line.line.validatedString(line.line.start, line.line.end) else { throw .invalidUTF8 }
             unknownLines.append(text)
