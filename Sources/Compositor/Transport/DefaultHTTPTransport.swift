@@ -12,9 +12,8 @@ import Darwin
 /// connections, a body read straight into the bytes returned (one copy; `URLSession` on Linux
 /// delivers bodies in 16 KiB pieces through its delegate queue, at a seventh of the speed:
 /// `Benchmarks/remote`). It asks for no content coding (`Accept-Encoding: identity`) and uses no
-/// proxy; a server that compresses a body anyway gets the request again through `URLSession`,
-/// which decodes it. `https:` URLs, and every URL on Apple platforms, go through
-/// `URLSessionTransport`.
+/// proxy; a body compressed anyway is refused (`.badResponse`), never inflated past the body
+/// limit. `https:` URLs, and every URL on Apple platforms, go through `URLSessionTransport`.
 ///
 /// ```swift
 /// let catalog = try await SourceCatalog.load(schedule, transport: DefaultHTTPTransport())
@@ -50,7 +49,7 @@ public struct DefaultHTTPTransport: HTTPTransport {
         }
         switch outcome {
         case .success(let response): return response
-        case .failure(.encoded): return try await sessions.get(request)
+        case .failure(.encoded(let coding)): throw HTTPTransportError(url: request.url, problem: .unaskedCoding(coding))
         case .failure(.tooLarge): throw HTTPTransportError(url: request.url, problem: .tooLarge(limit: request.maximumBodyBytes))
         case .failure(.badResponse(let why)): throw HTTPTransportError(url: request.url, problem: .badResponse(why))
         case .failure(.closedBeforeResponse):

@@ -16,7 +16,8 @@ enum HTTPExchange {
         /// The connection closed before any byte of a response: on a reused connection, the server
         /// had closed it while idle, and the request is sent again on a new one.
         case closedBeforeResponse
-        /// A 2xx body in a content coding (`gzip`, …), which this client does not decode.
+        /// A 2xx body in a coding this client did not ask for and does not decode: what
+        /// `unaskedCoding(in:)` says.
         case encoded(String)
     }
 
@@ -43,7 +44,7 @@ enum HTTPExchange {
             // Interim answers (100 Continue, 103 Early Hints) come before the real one.
             if (100..<200).contains(status), status != 101 { continue }
             let framing = try Framing(status: status, headers: headers)
-            if (200..<300).contains(status), let coding = headers["content-encoding"], coding.lowercased() != "identity", framing != .none {
+            if (200..<300).contains(status), framing != .none, let coding = Self.unaskedCoding(in: headers) {
                 throw .encoded(coding)
             }
             let body = try read.body(framing, limit: limit)
@@ -51,6 +52,21 @@ enum HTTPExchange {
                 && !(headers["connection"] ?? "").lowercased().split(separator: ",").contains { $0.trimmingASCIISpaces == "close" }
             return Outcome(response: HTTPTransportResponse(status: status, headers: headers, body: body), reusable: persistent)
         }
+    }
+
+    /// The coding a response's body is in that was not asked for, or `nil`: a content coding other
+    /// than `identity` (requests say `Accept-Encoding: identity`), or a transfer coding other than
+    /// `chunked` (requests send no `TE`, so RFC 9112 7.4 forbids one). Such a body is never decoded:
+    /// 1 MB of gzip inflates to 1 GB, past every body limit.
+    static func unaskedCoding(in headers: [String: String]) -> String? {
+        if let coding = headers["content-encoding"], coding.trimmingASCIISpaces.lowercased() != "identity" {
+            return "the content coding '\(coding.prefix(40))'"
+        }
+        if let codings = headers["transfer-encoding"],
+           codings.split(separator: ",").contains(where: { $0.trimmingASCIISpaces.lowercased() != "chunked" }) {
+            return "the transfer coding '\(codings.prefix(40))'"
+        }
+        return nil
     }
 
     /// How a response's body ends.

@@ -223,3 +223,12 @@ public struct HTTPTransportError: Error, Hashable, Sendable, CustomStringConvert
         return "\(whole).\(digits)"
     }
 }
+
+extension HTTPTransportError.Problem {
+    /// A 2xx body in a coding the request did not ask for (`what`: "the content coding 'gzip'"),
+    /// refused, never decoded: decoding would let a small body grow past every limit.
+    static func unaskedCoding(_ what: String) -> Self {
+        .badResponse("a body in \(what), which was not asked for (Accept-Encoding: identity); it is not decoded, "
+                     + "so no body grows past its limit")
+    }
+}

@@ -15,7 +15,9 @@ import Foundation
 ///
 /// Redirects are not followed here (the library follows them under its own limits); the request's
 /// timeout bounds the whole request, body included, and a body over `maximumBodyBytes` is
-/// cancelled as soon as it is seen to be (by its `Content-Length` or as it arrives).
+/// cancelled as soon as it is seen to be (by its `Content-Length` or as it arrives). It asks for
+/// no content coding (`Accept-Encoding: identity`) and refuses a body in one at its head
+/// (`.badResponse`): `URLSession` would inflate it whole before any limit saw it.
 ///
 /// ```swift
 /// let catalog = try await SourceCatalog.load(schedule, transport: URLSessionTransport())
@@ -39,6 +41,7 @@ public struct URLSessionTransport: HTTPTransport {
         let seconds = max(0.001, Double(request.timeout.components.seconds) + Double(request.timeout.components.attoseconds) * 1e-18)
         var urlRequest = URLRequest(url: url, cachePolicy: .reloadIgnoringLocalCacheData, timeoutInterval: seconds)
         urlRequest.httpMethod = "GET"
+        urlRequest.setValue("identity", forHTTPHeaderField: "Accept-Encoding")
         if let range = request.byteRange {
             urlRequest.setValue("bytes=\(range.lowerBound)-\(range.upperBound)", forHTTPHeaderField: "Range")
         }
@@ -65,6 +68,7 @@ public struct URLSessionTransport: HTTPTransport {
         case .timedOut: throw HTTPTransportError(url: request.url, problem: .timedOut(after: request.timeout))
         case .cancelled: throw HTTPTransportError(url: request.url, problem: .cancelled)
         case .failed(let why): throw HTTPTransportError(url: request.url, problem: .connectionFailed(why))
+        case .encoded(let coding): throw HTTPTransportError(url: request.url, problem: .unaskedCoding(coding))
         }
     }
 }
@@ -142,7 +146,7 @@ private final class TaskRouter: NSObject, URLSessionDataDelegate, @unchecked Sen
 ///
 /// `@unchecked Sendable`: its state is only touched under `lock`.
 private final class ResponseCollector: @unchecked Sendable {
-    enum Outcome: Sendable { case response(HTTPTransportResponse), tooLarge, timedOut, cancelled, failed(String) }
+    enum Outcome: Sendable { case response(HTTPTransportResponse), tooLarge, timedOut, cancelled, failed(String), encoded(String) }
 
     private let limit: Int
     private let lock = NSLock()
@@ -181,18 +185,24 @@ private final class ResponseCollector: @unchecked Sendable {
         return first
     }
 
-    /// The response's head: its status and headers; cancelled at once when its length is over the limit.
+    /// The response's head: its status and headers; cancelled at once when its length is over the
+    /// limit or its 2xx body is in a coding not asked for.
     func received(_ response: URLResponse, completionHandler: @escaping (URLSession.ResponseDisposition) -> Void) {
-        let tooLarge: Bool = lock.withLock {
+        let (tooLarge, coding): (Bool, String?) = lock.withLock {
             if let http = response as? HTTPURLResponse {
                 status = http.statusCode
                 for (name, value) in http.allHeaderFields {
                     if let name = name as? String, let value = value as? String { headers[name.lowercased()] = value }
                 }
             }
+            if (200..<300).contains(status), let coding = HTTPExchange.unaskedCoding(in: headers) { return (false, coding) }
             if response.expectedContentLength > Int64(limit) { overLimit = true }
             if !overLimit, response.expectedContentLength > 0 { body.reserveCapacity(Int(response.expectedContentLength)) }
-            return overLimit
+            return (overLimit, nil)
+        }
+        if let coding {
+            finish(.encoded(coding))
+            return completionHandler(.cancel)
         }
         completionHandler(tooLarge ? .cancel : .allow)
     }

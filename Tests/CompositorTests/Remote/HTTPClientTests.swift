@@ -125,7 +125,7 @@ struct HTTPClientTests {
     func framing() async throws {
         let server = try ScriptedHTTPServer([
             .init("HTTP/1.1 206 Partial Content\r\nContent-Length: 5\r\nContent-Range: bytes 2-6/10\r\nX-A: 1\r\nx-a: 2\r\n\r\nhello"),
-            .init("HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\nTransfer-Encoding: gzip, chunked\r\nX-Folded: a\r\n b\r\n\r\n"
+            .init("HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nX-Folded: a\r\n b\r\n\r\n"
                   + "3;ext=1\r\nabc\r\n0A\r\n0123456789\r\n0\r\nTrailer: t\r\n\r\n"),
             .init("HTTP/1.0 200 OK\r\n\r\nuntil the close", thenClose: true),
         ])
@@ -142,6 +142,23 @@ struct HTTPClientTests {
         let head = try #require(server.requests.first)
         #expect(head.hasPrefix("GET /x HTTP/1.1\r\nHost: 127.0.0.1:\(server.port)\r\n"), "\(head)")
         #expect(head.contains("\r\nRange: bytes=2-6") && head.contains("\r\nAccept-Encoding: identity"), "\(head)")
+    }
+
+    /// 1 MB of gzip inflates to 1 GB: a body in a coding the request did not ask for is refused at
+    /// its head, never decoded (it was asked again through URLSession, which inflated it whole).
+    @Test("a body in a content or transfer coding not asked for is refused, not decoded", arguments: [
+        ("Content-Encoding: gzip\r\nContent-Length: 4", "the content coding 'gzip'"),
+        ("Content-Encoding: br\r\nTransfer-Encoding: chunked", "the content coding 'br'"),
+        ("Transfer-Encoding: gzip, chunked", "the transfer coding 'gzip, chunked'"),
+    ])
+    func unaskedCodings(_ head: String, _ coding: String) async throws {
+        let server = try ScriptedHTTPServer([.init("HTTP/1.1 200 OK\r\n\(head)\r\n\r\n\u{1F}\u{8B}\u{8}\u{0}")])
+        await #expect(throws: HTTPTransportError(url: "http://127.0.0.1:\(server.port)/x", problem: .unaskedCoding(coding))) {
+            try await get(server)
+        }
+        // A 404's page may be compressed: it is not read as a resource.
+        let notFound = try ScriptedHTTPServer([.init("HTTP/1.1 404 Not Found\r\nContent-Encoding: gzip\r\nContent-Length: 4\r\n\r\n\u{1F}\u{8B}\u{8}\u{0}")])
+        #expect(try await get(notFound).status == 404)
     }
 
     @Test("a kept-alive connection the server closed while idle: the request goes again on a new one")
