@@ -64,7 +64,7 @@ struct ExportErrorCauseTests {
             (.mp4(Self.mp4Error), .mp4, nil),
             (.snapping(Self.scheduleError), .snapping, nil),
             (.planDisagrees(piece: 0, item: "C", plan: Self.range, composition: Self.range), .planDisagrees, "C"),
-            (.remoteSource(item: "ad", MediaLocation(remoteURL: "http://127.0.0.1/a.mp4")), .remoteSource, "ad"),
+            (.remoteSource(item: "ad", MediaLocation(remoteURL: "http://127.0.0.1/a.mp4"), loadFailure: nil), .remoteSource, "ad"),
             (.transport(transport), .transport, nil),
             (.playlist(item: "C", playlist), .playlist, "C"),
         ]

@@ -49,12 +49,14 @@ package struct HLSPackagedSource: Sendable, Equatable {
 
     /// Packages `location` (an MP4 file read at `readPath`, or `readBefore` when a catalog read it
     /// already; or the HLS source `playlist` read as `render` reads it) with the segment boundaries
-    /// that `cuts` need.
+    /// that `cuts` need. Without `readPath`, the error says why: `loadFailure`, the catalog's failure
+    /// to load it, or else that no catalog did.
     static func packaging(
-        of location: MediaLocation, readPath: FilePath?, readBefore: MP4Movie? = nil, item: String, playlist: MP4StitchPiece.Source?, container: HLSSegmentContainer,
-        targetDuration: Int64, cuts: [MediaTime]
+        of location: MediaLocation, readPath: FilePath?, loadFailure: SourceProbeError? = nil, readBefore: MP4Movie? = nil, item: String,
+        playlist: MP4StitchPiece.Source?, container: HLSSegmentContainer, targetDuration: Int64, cuts: [MediaTime]
     ) throws(HLSExportError) -> MP4Packaging {
         guard let path = readPath else {
+            if let loadFailure { throw HLSExportError(.unreadable(url: location.url, reason: "could not be loaded: \(loadFailure)")) }
             throw HLSExportError(.unsupported(url: location.url, reason: "a remote source is packaged from a SourceCatalog that loaded it (stitch(_:catalog:))"))
         }
         do {

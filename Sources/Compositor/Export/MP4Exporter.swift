@@ -165,7 +165,9 @@ public enum MP4Exporter {
         var pieces: [MP4StitchPiece] = []
         for segment in composition.segments {
             if sources[segment.source] == nil {
-                guard let path = reads.readPath(of: segment.source) else { throw MP4ExportError(.remoteSource(item: segment.id, segment.source)) }
+                guard let path = reads.readPath(of: segment.source) else {
+                    throw MP4ExportError(.remoteSource(item: segment.id, segment.source, loadFailure: reads.catalog?.failures[segment.source]))
+                }
                 let source: MP4StitchPiece.Source
                 if reads.isPlaylist(segment.source) {
                     do throws(HLSExportError) {
@@ -224,7 +226,8 @@ public struct MP4ExportError: Error, Equatable, Sendable, CustomStringConvertibl
         public static let snapping = Cause(code: .snapping)
         /// The output can place a piece only elsewhere than its timeline says (`item`).
         public static let planDisagrees = Cause(code: .planDisagrees)
-        /// A remote source rendered without a `SourceCatalog` that loaded it (`item`).
+        /// A remote source no `SourceCatalog` loaded (`item`): none was given, or its load failed
+        /// (the failure, with its URL and cause, is in the description).
         public static let remoteSource = Cause(code: .remoteSource)
         /// A remote source could not be fetched while rendering (`transportError`).
         public static let transport = Cause(code: .transport)
@@ -241,8 +244,9 @@ public struct MP4ExportError: Error, Equatable, Sendable, CustomStringConvertibl
         case snapping(ScheduleError)
         /// The stitcher placed a piece elsewhere than the composition of its actual ranges does.
         case planDisagrees(piece: Int, item: String, plan: MediaTimeRange, composition: MediaTimeRange)
-        /// A remote source rendered without a `SourceCatalog` that loaded it.
-        case remoteSource(item: String, MediaLocation)
+        /// A remote source no `SourceCatalog` loaded: none was given, or the catalog's load of it
+        /// failed (`loadFailure`, which says why).
+        case remoteSource(item: String, MediaLocation, loadFailure: SourceProbeError?)
         /// A remote source that could not be fetched while rendering.
         case transport(HTTPTransportError)
         /// An HLS source whose playlist cannot be rendered: unreadable, malformed, or valid but
@@ -262,7 +266,9 @@ public struct MP4ExportError: Error, Equatable, Sendable, CustomStringConvertibl
                     : "its boundaries are not whole ticks of the output's timescale (1/\(scale) s)"
                 return "piece \(piece + 1) (\(quoted(item))) is at \(composition) s by its timeline, but the output can only place it "
                     + "at \(plan) s: \(why)"
-            case .remoteSource(let item, let location):
+            case .remoteSource(let item, let location, let failure?):
+                return "\(quoted(item)) (\(location.displayDescription)) could not be loaded: \(failure)"
+            case .remoteSource(let item, let location, nil):
                 return "\(quoted(item)) (\(location.displayDescription)): a remote source is rendered from a SourceCatalog that loaded it "
                     + "(render(_:catalog:to:))"
             case .transport(let error): return error.description
@@ -291,7 +297,7 @@ public struct MP4ExportError: Error, Equatable, Sendable, CustomStringConvertibl
     /// The schedule item concerned, when one is.
     public var item: String? {
         switch detail {
-        case .planDisagrees(_, let item, _, _), .remoteSource(let item, _), .playlist(let item, _): return item
+        case .planDisagrees(_, let item, _, _), .remoteSource(let item, _, _), .playlist(let item, _): return item
         case .mp4, .snapping, .transport: return nil
         }
     }

@@ -239,6 +239,38 @@ struct RemoteMP4Tests {
         #expect(!FileManager.default.fileExists(atPath: folder.path))
     }
 
+    /// A clip whose range the schedule gives needs no probe, so its composition is built although
+    /// its source failed to load: the render and the stitch say that failure (they said only that a
+    /// remote source needs a catalog that loaded it, the very call made).
+    @Test("a remote clip that failed to load: render, hls and dash say its URL and why")
+    func loadFailureIsTheError() async throws {
+        let transport = FileServingTransport(["content.mp4": try fixture("content.mp4")])
+        let schedule = try Schedule(
+            content: [ContentClip(id: "feature", source: MediaLocation(parsing: "http://127.0.0.1:1/content.mp4"))],
+            breaks: [AdBreak(id: "mid", placement: .midroll(at: MediaTime(seconds: 2)),
+                             ads: [Ad(id: "gone", source: try MediaLocation(parsing: "http://127.0.0.1:1/gone.mp4"), end: MediaTime(seconds: 3))])])
+        let catalog = try await SourceCatalog.load(schedule, transport: transport)
+        let composition = try Composition.loading(schedule, catalog: catalog)
+        let cause = "could not be loaded: http://127.0.0.1:1/gone.mp4: HTTP 404"
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("compositor-load-failure-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        do {
+            try await MP4Exporter.render(composition, catalog: catalog, to: FilePath(folder.appendingPathComponent("out.mp4").path))
+            Issue.record("rendered a composition whose ad failed to load")
+        } catch let error as MP4ExportError {
+            #expect(error.cause == .remoteSource && error.item == "gone" && "\(error)".contains(cause), "\(error)")
+        }
+        let options = try HLSExportOptions(packagesEveryPiece: true)
+        do throws(HLSExportError) {
+            _ = try await HLSExporter(outputURL: folder.appendingPathComponent("stitched.m3u8").path, options: options)
+                .stitch(composition, catalog: catalog)
+            Issue.record("stitched a composition whose ad failed to load")
+        } catch {
+            #expect(error.cause == .unreadable && "\(error)".contains(cause), "\(error)")
+        }
+        #expect(!FileManager.default.fileExists(atPath: folder.path))
+    }
+
     @Test("a fetch that fails during a render writes nothing and says which URL and why")
     func renderFaultWritesNothing() async throws {
         let (catalog, composition) = try await contentChangingAtThirdRead()
