@@ -1,4 +1,4 @@
-import CompositorAds
+@testable import CompositorAds
 import CompositorCore
 import Testing
 
@@ -161,6 +161,35 @@ import Testing
             #expect(error.line == 2)
             #expect(error.reason == "not UTF-8 at byte \(offset) (ad documents are read as UTF-8)")
         }
+    }
+
+    /// XML 1.0 Appendix F: a document in UTF-16 or UTF-32 without a byte order mark, or declaring
+    /// UTF-7, spells `<!ENTITY` in other bytes; XMLParser decodes them, so the entity check never
+    /// saw the declaration (the entity vanished from a URL). Refused before it.
+    @Test("UTF-16 and UTF-32 without a byte order mark, and UTF-7, are refused before the entity check", arguments: [
+        ("UTF-16BE", "not well-formed"), ("UTF-16LE", "not well-formed"), ("UTF-32BE", "not well-formed"), ("UTF-7", "refused"),
+    ])
+    func otherEncodingsRefused(encoding: String, kind: String) throws {
+        let text = "<?xml version=\"1.0\" encoding=\"\(encoding)\"?>\n<!DOCTYPE VAST [<!ENTITY x \"y\">]>\n<VAST version=\"4.0\"/>"
+        let bytes: [UInt8]
+        switch encoding {
+        case "UTF-16BE": bytes = text.utf16.flatMap { [UInt8($0 >> 8), UInt8($0 & 0xFF)] }
+        case "UTF-16LE": bytes = text.utf16.flatMap { [UInt8($0 & 0xFF), UInt8($0 >> 8)] }
+        case "UTF-32BE": bytes = text.unicodeScalars.flatMap { [0, 0, UInt8($0.value >> 8), UInt8($0.value & 0xFF)] }
+        default: bytes = Array(text.replacingOccurrences(of: "<!ENTITY", with: "+ADw-!ENTITY").utf8)
+        }
+        do {
+            _ = try VASTDocument(parsing: bytes, source: "x.xml")
+            Issue.record("read")
+        } catch {
+            #expect(error.code == .xmlParsing)
+            #expect(kind == "refused" ? error.reason == "the document declares the encoding 'UTF-7': ad documents are read as UTF-8 (or an encoding that writes ASCII as ASCII)"
+                                      : error.reason.hasPrefix("a NUL byte at byte "), "\(error.reason)")
+        }
+        #expect(XMLTree.readsAsUTF8("ISO-8859-1") && XMLTree.readsAsUTF8("windows-1252") && XMLTree.readsAsUTF8("utf-8"))
+        #expect(!XMLTree.readsAsUTF8("UTF-16") && !XMLTree.readsAsUTF8("EBCDIC-US") && !XMLTree.readsAsUTF8("windows-1259"))
+        #expect(XMLTree.declaredEncoding(in: Array("\u{FEFF}<?xml version='1.0' encoding = 'ISO-8859-1' ?><a/>".utf8)) == "ISO-8859-1")
+        #expect(XMLTree.declaredEncoding(in: Array("<?xml version='1.0'?><a encoding='x'/>".utf8)) == nil)
     }
 
     @Test func utf8IsRead() throws {
