@@ -56,7 +56,8 @@ public struct DefaultHTTPTransport: HTTPTransport {
             throw HTTPTransportError(url: request.url, problem: .connectionFailed("the server closed the connection before a response"))
         case .failure(.socket(.timedOut)): throw HTTPTransportError(url: request.url, problem: .timedOut(after: request.timeout))
         case .failure(.socket(.cancelled)): throw HTTPTransportError(url: request.url, problem: .cancelled)
-        case .failure(.socket(.failed(let why))): throw HTTPTransportError(url: request.url, problem: .connectionFailed(why))
+        case .failure(.socket(.failed(let why))), .failure(.failedBeforeResponse(let why)):
+            throw HTTPTransportError(url: request.url, problem: .connectionFailed(why))
         }
         #endif
     }
@@ -73,7 +74,7 @@ private final class ConnectionPool: @unchecked Sendable {
     private var idle: [HTTPOrigin: [HTTPConnection]] = [:]
 
     /// One GET of `target` from `origin`: on an idle connection when there is one (sent again on a
-    /// new one when the server had closed it), else on a new one.
+    /// new one when the server had closed or reset it), else on a new one.
     func get(origin: HTTPOrigin, target: String, request: HTTPTransportRequest,
              cancellation: CancellationFlag) throws(HTTPExchange.Failure) -> HTTPTransportResponse {
         let deadline = ContinuousClock.now + request.timeout
@@ -89,6 +90,10 @@ private final class ConnectionPool: @unchecked Sendable {
                 if outcome.reusable { put(connection) }
                 return outcome.response
             } catch .closedBeforeResponse where reused != nil {
+                continue
+            } catch .failedBeforeResponse where reused != nil {
+                // A server may reset an idle connection when it is reused rather than close it:
+                // GETs are safe to send again, and a new connection is not retried.
                 continue
             }
         }

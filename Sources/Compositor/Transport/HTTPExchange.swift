@@ -16,6 +16,9 @@ enum HTTPExchange {
         /// The connection closed before any byte of a response: on a reused connection, the server
         /// had closed it while idle, and the request is sent again on a new one.
         case closedBeforeResponse
+        /// The connection failed (a reset, say) while the response's head was awaited: on a reused
+        /// connection the GET is sent again on a new one, as for a close; on a new one, the error.
+        case failedBeforeResponse(String)
         /// A 2xx body in a coding this client did not ask for and does not decode: what
         /// `unaskedCoding(in:)` says.
         case encoded(String)
@@ -106,8 +109,14 @@ enum HTTPExchange {
 
         /// The status line and headers (names lowercased; repeated ones joined with ", ").
         func head(first: Bool) throws(Failure) -> (version: Substring, status: Int, headers: [String: String]) {
-            let (bytes, receivedAny) = try socket { () throws(SocketFailure) in
-                try connection.readThrough(Array("\r\n\r\n".utf8), limit: maximumHeadBytes, deadline: deadline, cancellation: cancellation)
+            let (bytes, receivedAny): (ArraySlice<UInt8>?, Bool)
+            do throws(SocketFailure) {
+                (bytes, receivedAny) = try connection.readThrough(Array("\r\n\r\n".utf8), limit: maximumHeadBytes, deadline: deadline,
+                                                                  cancellation: cancellation)
+            } catch .failed(let why) where first {
+                throw .failedBeforeResponse(why)
+            } catch {
+                throw .socket(error)
             }
             guard let bytes else {
                 if first, !receivedAny { throw .closedBeforeResponse }

@@ -15,11 +15,20 @@ final class ScriptedHTTPServer: @unchecked Sendable {
         var thenClose = false
         /// Seconds to wait before answering (a stalled server).
         var delay: Double = 0
+        /// Reset the connection (RST) instead of answering.
+        var resets = false
 
         init(_ text: String, thenClose: Bool = false, delay: Double = 0) {
             bytes = Array(text.utf8)
             self.thenClose = thenClose
             self.delay = delay
+        }
+
+        /// No answer: the connection is reset.
+        static var reset: Reply {
+            var reply = Reply("")
+            reply.resets = true
+            return reply
         }
     }
 
@@ -79,6 +88,12 @@ final class ScriptedHTTPServer: @unchecked Sendable {
                 return replies.isEmpty ? nil : replies.removeFirst()
             }
             guard let reply else { return }
+            if reply.resets {
+                // A zero linger time makes the close send RST, not FIN.
+                var reset = linger(l_onoff: 1, l_linger: 0)
+                setsockopt(client, SOL_SOCKET, SO_LINGER, &reset, socklen_t(MemoryLayout<linger>.size))
+                return
+            }
             if reply.delay > 0 {
                 // Until the delay passes or the client goes (a closed peer wakes the poll).
                 var entry = pollfd(fd: client, events: Int16(POLLIN), revents: 0)
@@ -159,6 +174,28 @@ struct HTTPClientTests {
         // A 404's page may be compressed: it is not read as a resource.
         let notFound = try ScriptedHTTPServer([.init("HTTP/1.1 404 Not Found\r\nContent-Encoding: gzip\r\nContent-Length: 4\r\n\r\n\u{1F}\u{8B}\u{8}\u{0}")])
         #expect(try await get(notFound).status == 404)
+    }
+
+    /// The fourth hostile campaign: a 302 on a kept-alive connection that the server then reset on
+    /// reuse failed 3 of 3 runs ("the connection was reset"); a clean close was already resent.
+    @Test("a kept-alive connection the server resets when it is reused: the GET goes again on a new one; a new one that resets fails")
+    func resetOnReuse() async throws {
+        let server = try ScriptedHTTPServer([
+            .init("HTTP/1.1 302 Found\r\nLocation: /y\r\nContent-Length: 0\r\n\r\n"),
+            .reset,
+            .init("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok"),
+            .reset,
+        ])
+        let transport = DefaultHTTPTransport()
+        #expect(try await get(server, transport: transport).status == 302)
+        #expect(try await get(server, "/y", transport: transport).body == Array("ok".utf8))
+        #expect(server.connections == 2)
+        #expect(server.requests.count == 3)
+        // A connection of its own that resets is the server's answer: not sent again.
+        await #expect(throws: HTTPTransportError(url: "http://127.0.0.1:\(server.port)/z", problem: .connectionFailed("the connection was reset"))) {
+            try await get(server, "/z")
+        }
+        #expect(server.connections == 3)
     }
 
     @Test("a kept-alive connection the server closed while idle: the request goes again on a new one")
