@@ -64,13 +64,13 @@ enum SimulateCommand {
                     if let id = beacon.adID { object.append("adID", .string(id)) }
                     Output.out(JSONValue.object(object).serialized)
                 } else {
-                    Output.out("    beacon \(beacon.name): \(beacon.url)")
+                    Output.out("    beacon \(escapedForDisplay(beacon.name)): \(escapedForDisplay(beacon.url))")
                 }
                 guard sending else { continue }
                 let failure = waitForTask { () async -> HTTPTransportError? in
                     do throws(HTTPTransportError) { try await AdBeacons.send(beacon); return nil } catch { return error }
                 }
-                if let failure { Output.err("note: beacon \(beacon.name) not delivered: \(failure)") }
+                if let failure { Output.err("note: beacon \(escapedForDisplay(beacon.name)) not delivered: \(failure)") }
             }
         }
     }

@@ -94,7 +94,7 @@ enum VASTCommand {
             let size = file.width.flatMap { w in file.height.map { "\(w)x\($0)" } }
             let details = [file.type, size, file.bitrate.map { "\($0) kbit/s" }].compactMap { $0 }.joined(separator: ", ")
             for cell in [String(index + 1), ad.id ?? "-", "\(ad.duration) s", ad.skipOffset.map { "after \($0.time(inAdOf: ad.duration)) s" } ?? "no",
-                         "\(file.url) (\(details))", String(ad.wrappers.count)] { table.cell(cell) }
+                         "\(file.url) (\(details))", String(ad.wrappers.count)] { table.cell(escapedForDisplay(cell)) }
         }
         var bytes: [UInt8] = []
         table.write(to: &bytes) { _ in }

@@ -110,6 +110,28 @@ import CompositorTestSupport
         }
     }
 
+    /// The fourth hostile campaign: an ad id and a MediaFile URL holding `&#13;&#10;error: forged
+    /// line` were printed raw by `vast`'s table, a line of their own that reads as the demo's.
+    @Test("vast's table prints a forged line break escaped, on its own row")
+    func vastEscapesWhatItPrints() async throws {
+        let folder = URL(fileURLWithPath: try MP4Fixtures.makeScratchFolder("vast-forged"))
+        defer { MP4Fixtures.remove(folder.path) }
+        let forged = "&#13;&#10;error: forged line"
+        let document = folder.appendingPathComponent("forged.xml")
+        try """
+            <VAST version="4.1"><Ad id="x\(forged)"><InLine><AdSystem>t</AdSystem><AdTitle>t</AdTitle><Impression>http://127.0.0.1:1/i</Impression>
+            <Creatives><Creative><Linear><Duration>00:00:05</Duration><MediaFiles>
+            <MediaFile delivery="progressive" type="video/mp4" width="640" height="360">http://127.0.0.1:1/a.mp4\(forged)</MediaFile>
+            </MediaFiles></Linear></Creative></Creatives></InLine></Ad></VAST>
+            """.write(to: document, atomically: true, encoding: .utf8)
+        let result = try await DemoProcess.run(["vast", document.path])
+        #expect(result.status == 0, "\(result.stderr)")
+        let lines = (result.stdout + result.stderr).split(separator: "\n")
+        #expect(!lines.contains { $0.hasPrefix("error: forged line") }, "\(result.stdout)")
+        #expect(result.stdout.contains("x\\r\\nerror: forged line") && result.stdout.contains("a.mp4\\r\\nerror: forged line"), "\(result.stdout)")
+        #expect(lines.count == 2, "\(result.stdout)")
+    }
+
     @Test func vastCommandPrintsThePodItResolves() async throws {
         let root = try serverRoot()
         defer { try? FileManager.default.removeItem(at: root) }

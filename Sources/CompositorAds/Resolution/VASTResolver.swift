@@ -187,7 +187,7 @@ public struct VASTResolver: Sendable {
             case .failure(let report): return VASTResolution(ads: [], errors: [report])
             }
         }
-        let name = "wrapper \(ad.id.map { "'\($0)'" } ?? "at line \(ad.line)")"
+        let name = "wrapper \(ad.id.map(quoted) ?? "at line \(ad.line)")"
         guard chain.followRedirects else {
             return VASTResolution(ads: [], errors: [chain.report(.wrapperLimit, document: source, line: ad.line, "\(name): wrappers are not followed here (followRedirects=false)", adErrors: ad.errors)])
         }
@@ -217,7 +217,7 @@ public struct VASTResolver: Sendable {
     }
 
     private func inline(_ ad: VASTAd, source: String?, chain: Chain) -> Result<ResolvedAd, VASTErrorReport> {
-        let name = "ad \(ad.id.map { "'\($0)'" } ?? "at line \(ad.line)")"
+        let name = "ad \(ad.id.map(quoted) ?? "at line \(ad.line)")"
         guard let linear = ad.linear, let duration = linear.duration else {
             return .failure(chain.report(.unexpectedAdType, document: source, line: ad.line, "\(name) has no linear creative", adErrors: ad.errors))
         }

@@ -1,6 +1,8 @@
 extension URIReference {
     /// `url` as it may be printed: without its userinfo (`user:password@`), with its query replaced
-    /// by `…` and without its fragment, so a password or a signed token never reaches a message.
+    /// by `…` and without its fragment, so a password or a signed token never reaches a message,
+    /// and escaped as `escapedForDisplay` does, so a URL from a document (`…%0D%0A` decoded by an XML
+    /// parser into a line break) never starts a line of its own.
     ///
     /// ```swift
     /// URIReference.redactedForDisplay("https://me:pw@cdn.example/a.m3u8?token=s3cret")
@@ -16,7 +18,7 @@ extension URIReference {
         }
         if reference.query != nil { reference.query = "…" }
         reference.fragment = nil
-        return reference.description
+        return escapedForDisplay(reference.description)
     }
 }
 
@@ -25,7 +27,7 @@ extension MediaLocation {
     /// (`URIReference.redactedForDisplay`), a file as `description` says it.
     package var displayDescription: String {
         guard case .remote(let url) = kind else { return description }
-        let text = escapedForDisplay(URIReference.redactedForDisplay(url))
+        let text = URIReference.redactedForDisplay(url)
         guard let variant else { return text }
         return "\(text) (variant \"\(escapedForDisplay(variant))\")"
     }

@@ -63,6 +63,8 @@ struct RemoteTransportRuleTests {
         ("http://127.0.0.1/x.m3u8", "http://127.0.0.1/x.m3u8"),
         ("https://cdn.example/p@th/x.m3u8?sig=1", "https://cdn.example/p@th/x.m3u8?…"),
         ("seg.ts?key=1", "seg.ts?…"),
+        // A line break an XML parser decoded from `&#13;&#10;` never starts a line of its own.
+        ("http://127.0.0.1/a.mp4\r\nerror: forged line", "http://127.0.0.1/a.mp4\\r\\nerror: forged line"),
     ])
     func redaction(url: String, shown: String) {
         #expect(URIReference.redactedForDisplay(url) == shown)
