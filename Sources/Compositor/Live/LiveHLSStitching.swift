@@ -59,7 +59,10 @@ package final class LiveHLSStitching: Sendable {
         transport: any HTTPTransport = DefaultHTTPTransport(), limits: HTTPTransportLimits = .default
     ) {
         self.schedule = schedule
-        folder = output
+        // Absolute from the start: the playlist's URL is what every URI it writes is made relative
+        // to, and a relative one ("out/stitched.m3u8") made "out/ads/ad1-0.ts", which resolves
+        // from the playlist's folder to out/out/ads/.
+        folder = output.resolved(against: currentFolder())
         self.joinRule = joinRule
         self.form = form
         self.transport = transport

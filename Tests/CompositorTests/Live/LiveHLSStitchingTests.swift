@@ -158,12 +158,13 @@ struct LiveHLSStitchingTests {
     /// read back after the reload that wrote it, and the statuses.
     static func follow(
         _ schedule: LiveSchedule, origin: ScriptedOrigin, clock: InstantClock = InstantClock(), join: LiveHLSStitching.JoinRule = .fullBreaksOnly,
-        form: LiveHLSStitching.Form = .stitched, before: (LiveHLSStitching) async throws -> Void = { _ in },
+        form: LiveHLSStitching.Form = .stitched, output: FilePath? = nil, before: (LiveHLSStitching) async throws -> Void = { _ in },
         after: (LiveReloadStatus, FilePath) -> Void = { _, _ in }
     ) async throws -> (playlists: [HLSMediaPlaylist], statuses: [LiveReloadStatus], folder: FilePath) {
-        let folder = FilePath(FileManager.default.temporaryDirectory.appendingPathComponent("live-\(UUID().uuidString)").path)
+        let output = output ?? FilePath(FileManager.default.temporaryDirectory.appendingPathComponent("live-\(UUID().uuidString)").path)
+        let folder = output.resolved(against: currentFolder())
         let live = LiveHLSStitching(
-            schedule: schedule, output: folder, joinRule: join, form: form, transport: origin, limits: HTTPTransportLimits(maximumRetries: 0))
+            schedule: schedule, output: output, joinRule: join, form: form, transport: origin, limits: HTTPTransportLimits(maximumRetries: 0))
         try await before(live)
         var playlists: [HLSMediaPlaylist] = [], statuses: [LiveReloadStatus] = []
         let playlistPath = folder.appending("stitched.m3u8").description
@@ -220,6 +221,19 @@ struct LiveHLSStitchingTests {
         let adDates = withAds.segments.filter { $0.uri.hasPrefix("ads/") }.map { $0.programDateTime!.secondsSinceEpoch }
         #expect(adDates == [MediaTime(seconds: Int64(ScriptedOrigin.epoch + 6)), MediaTime(seconds: Int64(ScriptedOrigin.epoch + 8))])
         #expect(playlists.allSatisfy { $0.segments.allSatisfy { $0.cueOut == nil && $0.cueIn == nil } })
+    }
+
+    /// `live … --output out`, a folder relative to the working one, wrote `out/ads/ad1-0.ts` into
+    /// `out/stitched.m3u8` (the fourth campaign: 7 of 7 URIs did not resolve from the playlist).
+    @Test func aRelativeOutputFolderWritesURIsRelativeToThePlaylist() async throws {
+        let origin = ScriptedOrigin(markers: [3: "#EXT-X-CUE-OUT:DURATION=4", 5: "#EXT-X-CUE-IN"])
+        let relative = FilePath(".build/live-relative-\(UUID().uuidString)")
+        let (playlists, _, folder) = try await Self.follow(try Self.schedule(Self.ad1For4Seconds), origin: origin, output: relative)
+        defer { try? FileManager.default.removeItem(atPath: folder.description) }
+        #expect(folder.isAbsolute)
+        let written = Set(playlists.flatMap(\.segments).map(\.uri).filter { !$0.hasPrefix("http:") })
+        #expect(written == ["ads/ad1-0.ts", "ads/ad1-1.ts"])
+        for uri in written { #expect(FileManager.default.fileExists(atPath: folder.appending(uri).description), "\(uri)") }
     }
 
     /// In fragmented MP4 content each break plays copies of its own of its ads, their decode
