@@ -47,10 +47,16 @@ enum LiveCommand {
         if let result { throw .failure("\(result)") }
     }
 
-    /// Reads `insert ID` lines from stdin on a thread of its own, for as long as there are any.
+    /// Reads `insert ID` lines from stdin on a thread of its own, for as long as there are any; a
+    /// line over 4 KiB is skipped as it arrives and reported by its length.
     private static func readInsertions(into live: LiveHLSStitching) {
         Thread.detachNewThread {
-            while let line = readLine() {
+            var lines = BoundedLines(descriptor: STDIN_FILENO, limit: 4096)
+            while let next = lines.next() {
+                guard case .text(let line) = next else {
+                    if case .tooLong(let bytes) = next { Output.err("stdin: a line of \(bytes) bytes, more than 4096, ignored") }
+                    continue
+                }
                 let words = line.split(separator: " ", omittingEmptySubsequences: true)
                 guard words.count == 2, words[0] == "insert" else {
                     if !words.isEmpty { Output.err("stdin: expected \"insert ID\", got \(quoted(line))") }
