@@ -14,8 +14,10 @@ import Darwin
 /// It is a sample-page server on loopback, but any web page the viewer opens can reach loopback, so
 /// it must not be the easy way in:
 /// - a connection is cut when it sends nothing, sends its head too slowly, or stops reading what it
-///   is sent (`Limits`), and at most `Limits.connections` are open at once, the rest answered 503 at
-///   once: idle sockets cannot pile up until the demo is out of descriptors or threads;
+///   is sent (`Limits`), and at most `Limits.connections` are open at once: over it, a new
+///   connection takes the place of the oldest one that has sent nothing yet, or, when every one has,
+///   is answered 503 at once. Idle sockets cannot pile up until the demo is out of descriptors or
+///   threads, nor keep the page's requests out;
 /// - `Host` must name this server (`127.0.0.1:PORT` or `localhost:PORT`): a page that rebinds its own
 ///   name to 127.0.0.1 (DNS rebinding) sends its name, and is refused (421);
 /// - a request that may change the session (any method but GET and HEAD) must carry this server's
@@ -31,7 +33,8 @@ final class HTTPServer: Sendable {
     /// and far below what lets a peer that holds connections open wear the demo down.
     struct Limits: Sendable {
         /// Open connections at most; the page needs a few (a request at a time and the video's
-        /// ranges; a browser opens at most 6 per host). Over it a connection is answered 503 at once.
+        /// ranges; a browser opens at most 6 per host). Over it a connection takes the place of the
+        /// oldest one that has sent nothing yet, or is answered 503 at once.
         var connections = 32
         /// Seconds a connection may stay open without sending a byte (a browser's unused
         /// preconnection is closed and, when wanted, opened again by the browser).
@@ -46,20 +49,38 @@ final class HTTPServer: Sendable {
         static let preview = Limits()
     }
 
-    /// The open connections and whether `stop()` was called.
+    /// The open connections, those of them that have sent nothing yet, and whether `stop()` was
+    /// called.
     private final class State: @unchecked Sendable {
         private let lock = NSLock()
         private var open = 0
+        /// Connections that have sent no byte yet, oldest first. A connection leaves it (`started`,
+        /// `release`) before it is closed, so a descriptor here is always still open.
+        private var idle: [Int32] = []
         private var stopped = false
 
-        func admit(_ limit: Int) -> Bool {
+        /// Whether `connection` may be answered: under `limit`, or in the place of the oldest idle
+        /// connection, which is shut down (its thread sees the end at once and gives up its slot).
+        func admit(_ connection: Int32, limit: Int) -> Bool {
             lock.withLock {
-                guard open < limit else { return false }
+                if open >= limit {
+                    guard !idle.isEmpty else { return false }
+                    shutdown(idle.removeFirst(), Int32(SHUT_RDWR))
+                }
                 open += 1
+                idle.append(connection)
                 return true
             }
         }
-        func release() { lock.withLock { open -= 1 } }
+        /// `connection` sent its first byte: it is no longer one to make room by.
+        func started(_ connection: Int32) { lock.withLock { idle.removeAll { $0 == connection } } }
+        /// `connection` is done; call before closing it.
+        func release(_ connection: Int32) {
+            lock.withLock {
+                idle.removeAll { $0 == connection }
+                open -= 1
+            }
+        }
         var openConnections: Int { lock.withLock { open } }
         func stop() { lock.withLock { stopped = true } }
         var isStopped: Bool { lock.withLock { stopped } }
@@ -110,7 +131,7 @@ final class HTTPServer: Sendable {
                 if errno != EINTR { usleep(50_000) }
                 continue
             }
-            guard state.admit(limits.connections) else {
+            guard state.admit(connection, limit: limits.connections) else {
                 Self.refuseAtOnce(connection)
                 continue
             }
@@ -118,8 +139,8 @@ final class HTTPServer: Sendable {
             setsockopt(connection, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
             Thread.detachNewThread { [self] in
                 defer {
+                    state.release(connection)
                     close(connection)
-                    state.release()
                 }
                 answer(connection, handler)
             }
@@ -134,7 +155,7 @@ final class HTTPServer: Sendable {
 
     private func answer(_ connection: Int32, _ handler: (HTTPRequest) -> HTTPResponse) {
         let response: HTTPResponse
-        switch HTTPRequest.read(from: connection, limits: limits) {
+        switch HTTPRequest.read(from: connection, limits: limits, firstByte: { state.started(connection) }) {
         case .none: return
         case .success(let request)?: response = refusal(of: request) ?? handler(request)
         case .failure(let error)?: response = .text(error.status, error.reason)
@@ -216,8 +237,9 @@ struct HTTPRequest: Sendable {
 
     /// Reads a request's head within `limits`: `nil` when there is nothing to answer (the peer sent
     /// nothing before it closed or before `Limits.idle`), a failure to answer when the head is not
-    /// one (too slow, too long, cut short, malformed).
-    static func read(from connection: Int32, limits: HTTPServer.Limits) -> Result<HTTPRequest, Failure>? {
+    /// one (too slow, too long, cut short, malformed). `firstByte` is called when the first byte
+    /// arrives.
+    static func read(from connection: Int32, limits: HTTPServer.Limits, firstByte: () -> Void = {}) -> Result<HTTPRequest, Failure>? {
         let start = ContinuousClock.now
         var head: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 4096)
@@ -240,6 +262,7 @@ struct HTTPRequest: Sendable {
                 if head.isEmpty { return nil }
                 return .failure(Failure(status: 400, reason: "the request ended before its headers did"))
             }
+            if head.isEmpty { firstByte() }
             let scanned = max(head.count - 2, 0)
             head += buffer[..<count]
             if let end = headEnd(head, from: scanned) { return parse(head[..<end]) }
