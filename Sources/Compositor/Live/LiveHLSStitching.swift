@@ -82,7 +82,8 @@ package final class LiveHLSStitching: Sendable {
     /// `status` after every reload.
     ///
     /// - Parameters:
-    ///   - duration: How long to follow (`nil`: until the content ends).
+    ///   - duration: How long to follow (`nil`: until the content ends); a reload falling due after
+    ///     it is made at its end, the last one.
     ///   - status: Told what each reload found and did.
     /// - Returns: The last reload's status.
     /// - Throws: `LiveStitchingError`: content that cannot be loaded five times running, is not
@@ -95,7 +96,8 @@ package final class LiveHLSStitching: Sendable {
     /// `run(for:status:)` on `clock`: its waits and its deadline (a test's clock need not wait).
     ///
     /// - Parameters:
-    ///   - duration: How long to follow (`nil`: until the content ends).
+    ///   - duration: How long to follow (`nil`: until the content ends); a reload falling due after
+    ///     it is made at its end, the last one.
     ///   - clock: What the reloads wait on.
     ///   - status: Told what each reload found and did.
     /// - Returns: The last reload's status.
@@ -239,9 +241,10 @@ package final class LiveHLSStitching: Sendable {
             }
             status(report)
             if last?.content.hasEndList == true, report.change == .changed { return report }
+            // The run lasts its duration: a reload due after the deadline is made at it, the last.
+            if let deadline, clock.now >= deadline { return report }
             let next = began.advanced(by: wait)
-            if let deadline, next >= deadline { return report }
-            do { try await clock.sleep(until: next, tolerance: nil) } catch { break }
+            do { try await clock.sleep(until: deadline.map { min(next, $0) } ?? next, tolerance: nil) } catch { break }
         }
         return latest
     }

@@ -549,6 +549,23 @@ struct LiveHLSStitchingTests {
         #expect(restarts >= 15)
     }
 
+    /// `live --duration 12` stopped at its last reload before 12 s (at 5 s once): a reload falling
+    /// due after the deadline is made at it, the last one.
+    ///
+    ///     reloads  0 ---- 2 ---- 4 -- 5      (2 s apart, the content's target duration)
+    ///     deadline                    5
+    @Test func aDurationIsFollowedToItsEnd() async throws {
+        let clock = InstantClock()
+        let folder = FilePath(FileManager.default.temporaryDirectory.appendingPathComponent("live-\(UUID().uuidString)").path)
+        defer { try? FileManager.default.removeItem(atPath: folder.description) }
+        let live = LiveHLSStitching(schedule: try Self.schedule(Self.ad1For4Seconds), output: folder, transport: ScriptedOrigin(),
+                                    limits: HTTPTransportLimits(maximumRetries: 0))
+        var reloads = 0
+        let last = try await live.run(for: .seconds(5), clock: clock) { _ in reloads += 1 }
+        #expect(clock.sleeps == [.seconds(2), .seconds(2), .seconds(1)])
+        #expect(reloads == 4 && last?.ended == false)
+    }
+
     /// What an app's session reads from each reload: the stitched playlist as bytes.
     @Test func aStitchedPlaylistReadAsALiveTimeline() async throws {
         let origin = ScriptedOrigin(markers: [3: "#EXT-X-CUE-OUT:DURATION=4", 5: "#EXT-X-CUE-IN"])
