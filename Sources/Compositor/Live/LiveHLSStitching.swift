@@ -210,6 +210,12 @@ package final class LiveHLSStitching: Sendable {
                                     removingCueTags: schedule.markerBreak != nil)
                             }
                         }
+                        // A window that emptied (every segment removed, none added) is no
+                        // playlist to publish: the last one stays, and the reload says so.
+                        if stitched.segments.isEmpty {
+                            report.notes.append("\(variant.name): the content lists no segment; the stitched playlist is left as it was")
+                            continue
+                        }
                         let text = stitched.text
                         if text != written[variant.name] {
                             try write(text, name: variant.name)

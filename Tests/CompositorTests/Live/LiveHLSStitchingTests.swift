@@ -30,12 +30,15 @@ struct LiveHLSStitchingTests {
         private var loads = 0
         /// Loads that returned the same playlist as the one before (the origin repeats every third).
         let repeatsEveryThird: Bool
+        /// From this load on the window is empty: every segment removed, none added.
+        let emptiedFrom: Int?
 
         init(
             count: Int = 14, markers: [Int: String] = [:], failing: Set<Int> = [], repeatsEveryThird: Bool = false, finishedFromStart: Bool = false,
-            fragmented: FragmentedContent? = nil, ranged: Bool = false
+            fragmented: FragmentedContent? = nil, ranged: Bool = false, emptiedFrom: Int? = nil
         ) {
             self.count = count
+            self.emptiedFrom = emptiedFrom
             self.fragmented = fragmented
             self.ranged = ranged
             self.markers = markers
@@ -74,8 +77,13 @@ struct LiveHLSStitchingTests {
                 return loads
             }
             if failing.contains(load) { return HTTPTransportResponse(status: 503) }
-            let published = finishedFromStart ? count : min(count, 3 + ahead + (repeatsEveryThird ? load - load / 3 : load))
-            let first = max(0, published - 6)
+            var published = finishedFromStart ? count : min(count, 3 + ahead + (repeatsEveryThird ? load - load / 3 : load))
+            var first = max(0, published - 6)
+            if let emptiedFrom, load >= emptiedFrom {
+                // What the load before published, all of it removed.
+                published = min(count, 3 + ahead + emptiedFrom - 1)
+                first = published
+            }
             var text = "#EXTM3U\n#EXT-X-VERSION:\(fragmented == nil ? 3 : 7)\n#EXT-X-TARGETDURATION:2\n#EXT-X-MEDIA-SEQUENCE:\(first)\n"
             if let fragmented {
                 text += ranged ? "#EXT-X-MAP:URI=\"all.mp4\",BYTERANGE=\"\(fragmented.initSection.count)@0\"\n" : "#EXT-X-MAP:URI=\"init.mp4\"\n"
@@ -564,6 +572,29 @@ struct LiveHLSStitchingTests {
         let last = try await live.run(for: .seconds(5), clock: clock) { _ in reloads += 1 }
         #expect(clock.sleeps == [.seconds(2), .seconds(2), .seconds(1)])
         #expect(reloads == 4 && last?.ended == false)
+    }
+
+    /// A window that empties (the fourth campaign) was written as a playlist with no segments: the
+    /// last one stays, and each such reload says so.
+    @Test func anEmptiedWindowLeavesTheLastPlaylist() async throws {
+        let origin = ScriptedOrigin(emptiedFrom: 3)
+        let clock = InstantClock()
+        let folder = FilePath(FileManager.default.temporaryDirectory.appendingPathComponent("live-\(UUID().uuidString)").path)
+        defer { try? FileManager.default.removeItem(atPath: folder.description) }
+        let live = LiveHLSStitching(schedule: try Self.schedule(Self.ad1For4Seconds), output: folder, transport: origin,
+                                    limits: HTTPTransportLimits(maximumRetries: 0))
+        var statuses: [LiveReloadStatus] = []
+        var kept: [String] = []
+        try await live.run(for: .seconds(8), clock: clock) { status in
+            statuses.append(status)
+            kept.append(String(decoding: FileManager.default.contents(atPath: folder.appending("stitched.m3u8").description) ?? Data(), as: UTF8.self))
+        }
+        #expect(statuses.count >= 4)
+        #expect(!statuses[1].notes.contains { $0.contains("lists no segment") })
+        // The load that emptied it says so; the loads after it are the same playlist (unchanged).
+        #expect(statuses[2].notes.contains("stitched.m3u8: the content lists no segment; the stitched playlist is left as it was"), "\(statuses[2].notes)")
+        #expect(statuses[3...].allSatisfy { $0.change == .unchanged })
+        #expect(kept[2...].allSatisfy { $0 == kept[1] } && kept[1].contains("#EXTINF"), "\(kept)")
     }
 
     /// What an app's session reads from each reload: the stitched playlist as bytes.
