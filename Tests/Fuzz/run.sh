@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds and runs the libFuzzer targets against the library sources.
 #
-#   Tests/Fuzz/run.sh [mp4|hls|segments|packaging|schedule|mapping|markers|manifest|vast|all] [EXECUTIONS]     (default: all 100000)
+#   Tests/Fuzz/run.sh [mp4|hls|segments|packaging|schedule|mapping|markers|manifest|vast|http|all] [EXECUTIONS]     (default: all 100000)
 #   Tests/Fuzz/run.sh mp4 1000000
 #   Tests/Fuzz/run.sh hls 0 INPUT...        # replay files (a crash to reproduce), no fuzzing
 #
@@ -44,7 +44,8 @@ source_of() {
     markers) echo Tests/Fuzz/MarkersFuzz.swift ;;
     manifest) echo Tests/Fuzz/ManifestFuzz.swift ;;
     vast) echo Tests/Fuzz/AdsFuzz.swift ;;
-    *) echo "unknown target '$1' (mp4, hls, segments, packaging, schedule, mapping, markers, manifest, vast or all)" >&2; exit 64 ;;
+    http) echo Tests/Fuzz/HTTPResponseFuzz.swift ;;
+    *) echo "unknown target '$1' (mp4, hls, segments, packaging, schedule, mapping, markers, manifest, vast, http or all)" >&2; exit 64 ;;
   esac
 }
 max_len_of() {
@@ -60,6 +61,7 @@ max_len_of() {
     markers) echo 16384 ;;
     manifest) echo 4096 ;;
     vast) echo 16384 ;;
+    http) echo 16385 ;;      # a byte of choices, then what the server sends
   esac
 }
 
@@ -137,7 +139,7 @@ run() {
 }
 
 if [[ $target == all ]]; then
-  for name in mp4 hls segments packaging schedule mapping markers manifest vast; do run "$name"; done
+  for name in mp4 hls segments packaging schedule mapping markers manifest vast http; do run "$name"; done
 else
   run "$target"
 fi

@@ -85,6 +85,13 @@ final class HTTPConnection {
 
     deinit { close(descriptor) }
 
+    /// A connection over `descriptor`, one end of a connected socket pair (made non-blocking here):
+    /// what `HTTPResponseReading` reads a server's bytes through.
+    static func adopting(_ descriptor: Int32, origin: HTTPOrigin) -> HTTPConnection {
+        _ = fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) | O_NONBLOCK)
+        return HTTPConnection(origin: origin, descriptor: descriptor)
+    }
+
     /// Resolves `origin` and connects to the first of its addresses that accepts.
     static func open(_ origin: HTTPOrigin, deadline: ContinuousClock.Instant, cancellation: CancellationFlag) throws(SocketFailure) -> HTTPConnection {
         var hints = addrinfo()

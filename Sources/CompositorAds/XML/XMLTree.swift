@@ -97,6 +97,12 @@ enum XMLTree {
         if let line = entityDeclarationLine(in: bytes) {
             throw XMLTreeError(kind: .refused, line: line, reason: "an entity declaration (<!ENTITY): ad documents need none, and they are not expanded")
         }
+        // Foundation's XMLParser on Linux reads a processing instruction's data with strlen, and
+        // libxml2 hands it none for `<?name?>`: a null pointer, a crash (the fuzz target's, from
+        // `<?xml?>`). Ad documents need no processing instruction but the XML declaration.
+        if let line = processingInstructionWithoutDataLine(in: bytes) {
+            throw XMLTreeError(kind: .refused, line: line, reason: "a processing instruction without data (<?name?>), which this reader does not take")
+        }
         let parser = XMLParser(data: Data(bytes))
         parser.shouldProcessNamespaces = false
         parser.shouldResolveExternalEntities = false
@@ -193,6 +199,27 @@ enum XMLTree {
     private static func message(of error: any Error) -> String {
         let code = (error as NSError).code
         return "not well-formed XML (XMLParser error \(code))"
+    }
+
+    /// The line of the first `<?name?>` (a target, then only white space before `?>`), if any.
+    private static func processingInstructionWithoutDataLine(in bytes: [UInt8]) -> Int? {
+        bytes.withUnsafeBufferPointer { buffer -> Int? in
+            guard let base = buffer.baseAddress, buffer.count >= 4 else { return nil }
+            var i = 0
+            while i + 1 < buffer.count {
+                guard let found = memchr(base + i, Int32(UInt8(ascii: "<")), buffer.count - 1 - i) else { return nil }
+                i = base.distance(to: found.assumingMemoryBound(to: UInt8.self))
+                guard buffer[i + 1] == UInt8(ascii: "?") else { i += 1; continue }
+                var j = i + 2
+                while j < buffer.count, ![UInt8(ascii: " "), 0x09, 0x0A, 0x0D, UInt8(ascii: "?")].contains(buffer[j]) { j += 1 }
+                while j < buffer.count, [UInt8(ascii: " "), 0x09, 0x0A, 0x0D].contains(buffer[j]) { j += 1 }
+                if j + 1 < buffer.count, buffer[j] == UInt8(ascii: "?"), buffer[j + 1] == UInt8(ascii: ">") {
+                    return lineOf(i, in: bytes)
+                }
+                i += 2
+            }
+            return nil
+        }
     }
 
     /// The line of the first `<!ENTITY`, if any.

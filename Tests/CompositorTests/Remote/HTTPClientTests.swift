@@ -198,6 +198,19 @@ struct HTTPClientTests {
         #expect(server.connections == 3)
     }
 
+    /// The fuzz target's entry (Tests/Fuzz/HTTPResponseFuzz.swift): the same reader, given bytes.
+    @Test("the response reader given bytes through a socket pair, as the fuzz target feeds it")
+    func responseReading() {
+        #expect(HTTPResponseReading.read(Array("HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nhello".utf8), limit: 16)
+                == .response(status: 200, headers: 1, bodyBytes: 5, reusable: true))
+        #expect(HTTPResponseReading.read(Array("HTTP/1.0 200 OK\r\n\r\nuntil the close".utf8), limit: 16)
+                == .response(status: 200, headers: 0, bodyBytes: 15, reusable: false))
+        guard case .failed = HTTPResponseReading.read(Array("HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nhello".utf8), limit: 4) else {
+            Issue.record("a body over its limit was read"); return
+        }
+        guard case .failed = HTTPResponseReading.read(Array("HTTP/9 x\r\n\r\n".utf8), limit: 4) else { Issue.record("read"); return }
+    }
+
     @Test("a kept-alive connection the server closed while idle: the request goes again on a new one")
     func staleConnection() async throws {
         let server = try ScriptedHTTPServer([

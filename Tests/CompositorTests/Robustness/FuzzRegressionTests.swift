@@ -319,4 +319,24 @@ struct FuzzRegressionTests {
         #expect(outcome.steps.first?.contains("/mdia/minf/stbl/ctts") == true, "\(outcome.steps)")
         #expect(outcome.steps.first?.hasSuffix("(2^31 ticks of 90 kHz, about 6.6 hours); package as fragmented MP4") == true, "\(outcome.steps)")
     }
+
+    /// `<?xml?><AdTitle>…`: libxml2 hands a processing instruction without data to Foundation's
+    /// XMLParser as a null pointer, which it reads with strlen (SEGV on Linux). Refused before it.
+    @Test("an ad document with a processing instruction without data is refused, not a crash")
+    func processingInstructionWithoutData() throws {
+        let bytes = try Robust.regression("vast", "pi-without-data.xml")
+        for document in [bytes, Array("<VAST version=\"4.0\"><?x ?></VAST>".utf8)] {
+            do {
+                _ = try VASTDocument(parsing: document)
+                Issue.record("read")
+            } catch {
+                #expect(error.code == .xmlParsing && error.reason == "a processing instruction without data (<?name?>), which this reader does not take",
+                        "\(error)")
+            }
+        }
+        // With data, and the declaration, it is read as before.
+        #expect(throws: Never.self) {
+            _ = try VASTDocument(parsing: Array("<?xml version=\"1.0\"?><VAST version=\"4.0\"><?x y?></VAST>".utf8))
+        }
+    }
 }
