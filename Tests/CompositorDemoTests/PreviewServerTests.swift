@@ -99,7 +99,7 @@ struct PreviewServerTests {
         // refusal can take a second).
         let limits = HTTPServer.Limits(connections: 4, idle: 10, head: 10, send: 0.3)
         let ask: @Sendable (UInt16) -> String = { port in "GET /state HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\n\r\n" }
-        let (full, evicted, first, refusals, answer, waited) = try await onThread {
+        let (full, evicted, first, busy, refusals, answer, waited) = try await onThread {
             try withServer(limits) { server in
                 let idle = try (0..<limits.connections).map { _ in try LoopbackClient(port: server.port) }
                 let full = waitUntil(2) { server.openConnections == limits.connections }
@@ -109,7 +109,8 @@ struct PreviewServerTests {
                 // Every slot now held by a connection that has sent part of its head: not idle.
                 let slow = try (0..<limits.connections).map { _ in try LoopbackClient(port: server.port) }
                 for client in slow { _ = client.sendText("GET /state HTTP/1.1\r\n") }
-                _ = waitUntil(2) { server.openConnections == limits.connections }
+                // Until the server has read their first bytes (a starved run reads them late).
+                let busy = waitUntil(10) { server.openConnections == limits.connections && server.idleConnections == 0 }
                 // 20 more, each asking: each is answered 503 (or closed, when the server read
                 // nothing yet) at once, not queued behind the slow ones.
                 var refusals: [LoopbackClient.Reply] = []
@@ -128,12 +129,13 @@ struct PreviewServerTests {
                     if !answer.text.hasPrefix("HTTP/1.1 200 ") { usleep(50_000) }
                 }
                 withExtendedLifetime((idle, slow, flood)) {}
-                return (full, evicted, first, refusals, answer, seconds(since: start))
+                return (full, evicted, first, busy, refusals, answer, seconds(since: start))
             }
         }
         #expect(full, "the idle connections take every slot")
         #expect(first.text.hasPrefix("HTTP/1.1 200 "), "\(first)")
         #expect(evicted.closed && evicted.text.isEmpty, "the oldest idle connection made room: \(evicted)")
+        #expect(busy, "every slot held by a connection that has sent part of its head")
         let prompt = refusals.filter { $0.closed && ($0.text.isEmpty || $0.text.hasPrefix("HTTP/1.1 503 ")) }
         #expect(prompt.count == 20, "every connection over the bound is closed at once: \(refusals.filter { !prompt.contains($0) }.prefix(3))")
         #expect(refusals.contains { $0.text.hasPrefix("HTTP/1.1 503 ") && $0.text.contains("Connection: close\r\n") })

@@ -82,6 +82,7 @@ final class HTTPServer: Sendable {
             }
         }
         var openConnections: Int { lock.withLock { open } }
+        var idleConnections: Int { lock.withLock { idle.count } }
         func stop() { lock.withLock { stopped = true } }
         var isStopped: Bool { lock.withLock { stopped } }
     }
@@ -152,6 +153,8 @@ final class HTTPServer: Sendable {
 
     /// Connections being read or answered now.
     var openConnections: Int { state.openConnections }
+    /// Open connections that have sent nothing yet: the ones a new connection may take the place of.
+    var idleConnections: Int { state.idleConnections }
 
     private func answer(_ connection: Int32, _ handler: (HTTPRequest) -> HTTPResponse) {
         let response: HTTPResponse

@@ -235,7 +235,10 @@ struct LiveHLSStitchingTests {
     /// `out/stitched.m3u8` (the fourth campaign: 7 of 7 URIs did not resolve from the playlist).
     @Test func aRelativeOutputFolderWritesURIsRelativeToThePlaylist() async throws {
         let origin = ScriptedOrigin(markers: [3: "#EXT-X-CUE-OUT:DURATION=4", 5: "#EXT-X-CUE-IN"])
-        let relative = FilePath(".build/live-relative-\(UUID().uuidString)")
+        // The temporary folder, by a path relative to the working folder (`../../tmp/…`).
+        let working = currentFolder().description.split(separator: "/")
+        let relative = FilePath(String(repeating: "../", count: working.count)
+                                + FileManager.default.temporaryDirectory.path.drop { $0 == "/" } + "/live-relative-\(UUID().uuidString)")
         let (playlists, _, folder) = try await Self.follow(try Self.schedule(Self.ad1For4Seconds), origin: origin, output: relative)
         defer { try? FileManager.default.removeItem(atPath: folder.description) }
         #expect(folder.isAbsolute)
