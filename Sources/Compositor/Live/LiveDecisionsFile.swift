@@ -7,7 +7,7 @@ import CompositorHLS
 /// ID; the schedule read again gives them back, packaged the same way.
 ///
 /// ```json
-/// { "format": "compositor-live-decisions", "version": 1, "lastSequence": 23,
+/// { "format": "compositor-live-decisions", "version": 1, "lastSequence": 23, "targetDuration": 2,
 ///   "breaks": [ { "id": "ssai-6", "start": 6, "date": "2026-11-27T13:05:22.022Z",
 ///                 "ads": ["ssai-ad-1", "ssai-ad-2"], "elapsed": "0/1", "planned": "16/1", "duration": "16/1",
 ///                 "debtBefore": "0/1",
@@ -28,6 +28,7 @@ enum LiveDecisionsFile {
         root.append("format", .string(format))
         root.append("version", .integer(1))
         root.append("lastSequence", decisions.lastSequence.map { .number(String($0)) } ?? .null)
+        if let target = decisions.targetDuration { root.append("targetDuration", .number(String(target))) }
         root.append("breaks", .array(decisions.breaks.map { json($0, clock: clocks[$0.id]) }))
         return JSONValue.object(root).serialized + "\n"
     }
@@ -70,6 +71,13 @@ enum LiveDecisionsFile {
         case .null?: lastSequence = nil
         case .number(let text)?: guard let number = UInt64(text) else { throw fail("lastSequence \(text)") }; lastSequence = number
         default: throw fail("no lastSequence")
+        }
+        // Absent from files written before it was kept: then the next load's is taken.
+        let targetDuration: Int64?
+        switch root["targetDuration"] {
+        case nil: targetDuration = nil
+        case .number(let text)?: guard let seconds = Int64(text), seconds > 0 else { throw fail("targetDuration \(text)") }; targetDuration = seconds
+        default: throw fail("targetDuration is not a number")
         }
         guard case .array(let items)? = root["breaks"] else { throw fail("no breaks") }
         var breaks: [LiveBreak] = []
@@ -137,6 +145,6 @@ enum LiveDecisionsFile {
                 restoring: request, at: request.startSequence, startDate: date, debtBefore: try required("debtBefore"),
                 duration: try time(object["duration"], "duration"), replaced: replaced, contentReturn: back))
         }
-        return (LiveDecisions(restoring: breaks, lastSequence: lastSequence), clocks)
+        return (LiveDecisions(restoring: breaks, lastSequence: lastSequence, targetDuration: targetDuration), clocks)
     }
 }

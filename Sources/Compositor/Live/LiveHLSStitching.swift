@@ -177,6 +177,9 @@ package final class LiveHLSStitching: Sendable {
                         for index in requests.indices { requests[index].ads = adClock.pod(requests[index].ads, breakID: requests[index].id) }
                     }
                     decisions = try Self.stitching { () throws(LiveStitchError) in try decisions.advanced(by: content, requests: requests) }
+                    if let kept = decisions.targetDuration, kept != content.targetDuration {
+                        report.notes.append(Self.targetDurationNote(content: content, kept: kept))
+                    }
                     if var clock = adClock {
                         try await writeCopies(&clock, clocks: &clocks, decisions: decisions, content: content, notes: &report.notes)
                         adClock = clock
@@ -283,6 +286,20 @@ package final class LiveHLSStitching: Sendable {
         var variants: [(url: String, name: String, kind: Kind)]
         /// The content as `layout` loaded it, when it is the media playlist followed.
         var firstLoad: (bytes: [UInt8], url: String)?
+    }
+
+    /// What a reload says when the content's target duration is not the one the stitched
+    /// playlists keep (the first load's): the stitched one stays, and content segments longer than
+    /// it are listed as the content has them (content always plays), which the note counts.
+    static func targetDurationNote(content: HLSMediaPlaylist, kept: Int64) -> String {
+        var note = "the content's EXT-X-TARGETDURATION is \(content.targetDuration) s; the stitched playlists keep \(kept) s (RFC 8216bis 6.2.1)"
+        // EXTINF rounded to the nearest second (RFC 8216bis 4.4.3.1) over the target: half a second more or longer.
+        let limit = MediaTime(value: 2 * min(kept, 1 << 40) + 1, timescale: 2)
+        let longer = content.segments.filter { $0.duration >= limit }
+        if let first = longer.first {
+            note += "; \(longer.count) of its segments last longer (the first \(first.duration) s), listed as they are"
+        }
+        return note
     }
 
     /// What a subtitles rendition lists while an ad plays: a WebVTT file without cues.

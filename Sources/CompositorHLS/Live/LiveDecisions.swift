@@ -20,14 +20,19 @@ package struct LiveDecisions: Hashable, Sendable {
     package private(set) var breaks: [LiveBreak] = []
     /// The media sequence number of the last content segment taken; `nil` before the first load.
     package private(set) var lastSequence: UInt64?
+    /// The stitched playlists' `EXT-X-TARGETDURATION`: the content's at the first load, kept
+    /// whatever the content says later (RFC 8216bis 6.2.1: it must not change); `nil` before the
+    /// first load.
+    package private(set) var targetDuration: Int64?
 
     package init() {}
 
-    /// Decisions written down before (`LiveDecisions.breaks` and `lastSequence` of a stitcher that
-    /// stopped), to carry on its stream.
-    package init(restoring breaks: [LiveBreak], lastSequence: UInt64?) {
+    /// Decisions written down before (`LiveDecisions.breaks`, `lastSequence` and `targetDuration`
+    /// of a stitcher that stopped), to carry on its stream.
+    package init(restoring breaks: [LiveBreak], lastSequence: UInt64?, targetDuration: Int64? = nil) {
         self.breaks = breaks
         self.lastSequence = lastSequence
+        self.targetDuration = targetDuration
     }
 
     /// The decisions after the stitcher takes `content`'s new segments (those after `lastSequence`),
@@ -44,6 +49,7 @@ package struct LiveDecisions: Hashable, Sendable {
     package func advanced(by content: HLSMediaPlaylist, requests: [LiveBreakRequest]) throws(LiveStitchError) -> LiveDecisions {
         let first = content.mediaSequence ?? 0
         var next = self
+        if next.targetDuration == nil { next.targetDuration = content.targetDuration }
         var number = first
         if let last = lastSequence {
             guard first <= last &+ 1 else { throw .missedSegments(url: content.url, lastSeen: last, firstNow: first) }

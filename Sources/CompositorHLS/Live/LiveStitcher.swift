@@ -146,6 +146,7 @@ package enum LiveStitcher {
 
         var stitched = content
         stitched.url = url
+        stitched.targetDuration = decisions.targetDuration ?? content.targetDuration
         stitched.mediaSequence = UInt64(sequence)
         stitched.discontinuitySequence = UInt64(discontinuities)
         stitched.segments = segments

@@ -32,13 +32,16 @@ struct LiveHLSStitchingTests {
         let repeatsEveryThird: Bool
         /// From this load on the window is empty: every segment removed, none added.
         let emptiedFrom: Int?
+        /// From this load on the playlist says EXT-X-TARGETDURATION:10 (its segments still 2 s).
+        let targetTenFrom: Int?
 
         init(
             count: Int = 14, markers: [Int: String] = [:], failing: Set<Int> = [], repeatsEveryThird: Bool = false, finishedFromStart: Bool = false,
-            fragmented: FragmentedContent? = nil, ranged: Bool = false, emptiedFrom: Int? = nil
+            fragmented: FragmentedContent? = nil, ranged: Bool = false, emptiedFrom: Int? = nil, targetTenFrom: Int? = nil
         ) {
             self.count = count
             self.emptiedFrom = emptiedFrom
+            self.targetTenFrom = targetTenFrom
             self.fragmented = fragmented
             self.ranged = ranged
             self.markers = markers
@@ -84,7 +87,7 @@ struct LiveHLSStitchingTests {
                 published = min(count, 3 + ahead + emptiedFrom - 1)
                 first = published
             }
-            var text = "#EXTM3U\n#EXT-X-VERSION:\(fragmented == nil ? 3 : 7)\n#EXT-X-TARGETDURATION:2\n#EXT-X-MEDIA-SEQUENCE:\(first)\n"
+            var text = "#EXTM3U\n#EXT-X-VERSION:\(fragmented == nil ? 3 : 7)\n#EXT-X-TARGETDURATION:\(targetTenFrom.map { load >= $0 } == true ? 10 : 2)\n#EXT-X-MEDIA-SEQUENCE:\(first)\n"
             if let fragmented {
                 text += ranged ? "#EXT-X-MAP:URI=\"all.mp4\",BYTERANGE=\"\(fragmented.initSection.count)@0\"\n" : "#EXT-X-MAP:URI=\"init.mp4\"\n"
             }
@@ -598,6 +601,28 @@ struct LiveHLSStitchingTests {
         #expect(statuses[2].notes.contains("stitched.m3u8: the content lists no segment; the stitched playlist is left as it was"), "\(statuses[2].notes)")
         #expect(statuses[3...].allSatisfy { $0.change == .unchanged })
         #expect(kept[2...].allSatisfy { $0 == kept[1] } && kept[1].contains("#EXTINF"), "\(kept)")
+    }
+
+    /// An origin whose EXT-X-TARGETDURATION went 2 -> 10 was reported, yet the stitched playlist
+    /// changed its own too (RFC 8216bis 6.2.1 forbids it). It keeps the first load's (in
+    /// live-decisions.json, for a restart), and each reload says so; longer segments are counted.
+    @Test func theTargetDurationIsKept() async throws {
+        let origin = ScriptedOrigin(markers: [3: "#EXT-X-CUE-OUT:DURATION=4", 5: "#EXT-X-CUE-IN"], targetTenFrom: 4)
+        let (playlists, statuses, folder) = try await Self.follow(try Self.schedule(Self.ad1For4Seconds), origin: origin)
+        defer { try? FileManager.default.removeItem(atPath: folder.description) }
+        #expect(playlists.count > 4 && playlists.allSatisfy { $0.targetDuration == 2 })
+        let noted = statuses.filter { $0.notes.contains { $0.hasPrefix("the content's EXT-X-TARGETDURATION is 10 s; the stitched playlists keep 2 s") } }
+        #expect(!noted.isEmpty)
+        let decisions = try #require(FileManager.default.contents(atPath: folder.appending("live-decisions.json").description))
+        #expect(String(decoding: decisions, as: UTF8.self).contains("\"targetDuration\":2"))
+        // A segment of 3 s (rounded, over 2) and one of 2.4 s (rounded 2): one counted.
+        var content = try #require(playlists.last)
+        content.targetDuration = 10
+        content.segments[0].duration = MediaTime(seconds: 3)
+        content.segments[1].duration = MediaTime(value: 12, timescale: 5)
+        #expect(LiveHLSStitching.targetDurationNote(content: content, kept: 2)
+                == "the content's EXT-X-TARGETDURATION is 10 s; the stitched playlists keep 2 s (RFC 8216bis 6.2.1); "
+                + "1 of its segments last longer (the first 3 s), listed as they are")
     }
 
     /// What an app's session reads from each reload: the stitched playlist as bytes.
