@@ -1,4 +1,5 @@
 import Compositor
+import CompositorIO
 import CompositorTesting
 import Foundation
 
@@ -165,12 +166,18 @@ enum BundledDemo {
         let server = try FixtureServer(folder: fixtures)
         defer { server.stop() }
         let schedule = "demo-output/seed-remote.json"
-        do {
-            let text = try String(contentsOfFile: fixtures + "/seed-scenario.json", encoding: .utf8)
-            try text.replacingOccurrences(of: "\"url\": \"", with: "\"url\": \"\(server.baseURL)")
-                .write(toFile: schedule, atomically: true, encoding: .utf8)
+        // The library's own atomic file: Foundation's atomic write on Linux leaves a folder
+        // (/tmp/TemporaryDirectory.*) behind at every run.
+        let text: String
+        do { text = try String(contentsOfFile: fixtures + "/seed-scenario.json", encoding: .utf8) } catch {
+            throw .failure("\(fixtures)/seed-scenario.json: cannot read: \(error.localizedDescription)")
+        }
+        do throws(FileError) {
+            let file = try AtomicOutputFile(path: FilePath(schedule))
+            try file.write(Array(text.replacingOccurrences(of: "\"url\": \"", with: "\"url\": \"\(server.baseURL)").utf8))
+            try file.commit()
         } catch {
-            throw .failure("\(schedule): cannot write: \(error.localizedDescription)")
+            throw .failure("\(schedule): cannot write: \(error.reasonText)")
         }
         Output.out("""
 

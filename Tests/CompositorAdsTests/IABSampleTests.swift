@@ -24,7 +24,7 @@ import Testing
             guard let text = try? String(contentsOf: root.appendingPathComponent(name), encoding: .utf8) else { continue }
             let target = folder.appendingPathComponent(name)
             try? FileManager.default.createDirectory(at: target.deletingLastPathComponent(), withIntermediateDirectories: true)
-            try? LoopbackURLs.rewrite(text).write(to: target, atomically: true, encoding: .utf8)
+            try? LoopbackURLs.rewrite(text).write(to: target, atomically: false, encoding: .utf8)
             samples.append(Sample(name: name, path: target.path))
         }
         return (folder, samples)

@@ -34,7 +34,7 @@ import CompositorTestSupport
         for name in ["ad1.mp4", "ad2.mp4"] {
             try FileManager.default.createSymbolicLink(atPath: root.appendingPathComponent("media/" + name).path, withDestinationPath: MP4Fixtures.path(name))
         }
-        func write(_ name: String, _ text: String) throws { try text.write(to: root.appendingPathComponent(name), atomically: true, encoding: .utf8) }
+        func write(_ name: String, _ text: String) throws { try text.write(to: root.appendingPathComponent(name), atomically: false, encoding: .utf8) }
         try write("show.vmap", """
             <vmap:VMAP xmlns:vmap="http://www.iab.net/videosuite/vmap" version="1.0">
               <vmap:AdBreak timeOffset="start" breakType="linear" breakId="pre">
@@ -65,7 +65,7 @@ import CompositorTestSupport
         try """
             {"content": [{"id": "c", "url": "\(MP4Fixtures.content)", "end": 20}], "vmap": "\(server.base)/show.vmap",
              "breaks": [{"id": "once", "at": 14, "policy": "once", "vast": "\(server.base)/once.xml"}]}
-            """.write(toFile: path, atomically: true, encoding: .utf8)
+            """.write(toFile: path, atomically: false, encoding: .utf8)
         return path
     }
 
@@ -123,7 +123,7 @@ import CompositorTestSupport
             <Creatives><Creative><Linear><Duration>00:00:05</Duration><MediaFiles>
             <MediaFile delivery="progressive" type="video/mp4" width="640" height="360">http://127.0.0.1:1/a.mp4\(forged)</MediaFile>
             </MediaFiles></Linear></Creative></Creatives></InLine></Ad></VAST>
-            """.write(to: document, atomically: true, encoding: .utf8)
+            """.write(to: document, atomically: false, encoding: .utf8)
         let result = try await DemoProcess.run(["vast", document.path])
         #expect(result.status == 0, "\(result.stderr)")
         let lines = (result.stdout + result.stderr).split(separator: "\n")
@@ -172,7 +172,7 @@ import CompositorTestSupport
                   {"id": "pre", "at": "preroll", "ads": [{"url": "\(MP4Fixtures.ad1)"}, {"url": "\(MP4Fixtures.ad2)"}]},
                   {"id": "mid", "at": 8, "ads": [{"url": "\(MP4Fixtures.ad2)"}]},
                   {"id": "once", "at": 14, "ads": [{"url": "\(MP4Fixtures.ad1)"}]}]}
-                """.write(toFile: byHand, atomically: true, encoding: .utf8)
+                """.write(toFile: byHand, atomically: false, encoding: .utf8)
             let served = root.appendingPathComponent("served.mp4").path, hand = root.appendingPathComponent("hand.mp4").path
             for (schedule, output) in [(scheduleFile, served), (byHand, hand)] {
                 let result = try await DemoProcess.run(["render", schedule, "--output", output])

@@ -125,7 +125,7 @@ package enum LocalServers {
                   }
                 }
                 """
-            try? config.write(toFile: "\(p)/nginx.conf", atomically: true, encoding: .utf8)
+            try? config.write(toFile: "\(p)/nginx.conf", atomically: false, encoding: .utf8)
             return ["-c", "\(p)/nginx.conf", "-p", p, "-e", "\(p)/error.log"]
         }, logFile: folder.appendingPathComponent("error.log"), body)
     }

@@ -59,7 +59,7 @@ import Testing
     }
 
     func write(_ name: String, _ text: String) throws {
-        try text.write(to: folder.appendingPathComponent(name), atomically: true, encoding: .utf8)
+        try text.write(to: folder.appendingPathComponent(name), atomically: false, encoding: .utf8)
     }
 
     func load(_ json: String) async throws -> AdSchedule {

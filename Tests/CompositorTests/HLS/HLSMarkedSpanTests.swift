@@ -132,12 +132,12 @@ struct HLSMarkedSpanTests {
             #EXT-X-ENDLIST
 
             """
-        try playlist.write(toFile: folder + "/show.m3u8", atomically: true, encoding: .utf8)
+        try playlist.write(toFile: folder + "/show.m3u8", atomically: false, encoding: .utf8)
         let json = """
             { "content": [ { "id": "show", "url": "show.m3u8" } ],
               "breaks": [ { "id": "ssai", "at": "markers", "ads": [ { "id": "x", "url": "\(HLSJoin.fixtures)/hls/ts/ad1/index.m3u8", "end": 1 } ] } ] }
             """
-        try json.write(toFile: folder + "/schedule.json", atomically: true, encoding: .utf8)
+        try json.write(toFile: folder + "/schedule.json", atomically: false, encoding: .utf8)
 
         var diagnostics: [ScheduleDocumentDiagnostic] = []
         let schedule = try ScheduleDocument.read(path: FilePath(folder + "/schedule.json"), diagnostics: &diagnostics)
@@ -176,11 +176,11 @@ struct HLSMarkedSpanTests {
         let folder = try MP4Fixtures.makeScratchFolder("marked-spans")
         defer { MP4Fixtures.remove(folder) }
         try Self.playlist([:], count: 3).replacingOccurrences(of: "#EXTINF:4,", with: "#EXTINF:2,")
-            .write(toFile: folder + "/intro.m3u8", atomically: true, encoding: .utf8)
+            .write(toFile: folder + "/intro.m3u8", atomically: false, encoding: .utf8)
         try Self.playlist([0: "#EXT-X-CUE-OUT:2", 1: "#EXT-X-CUE-IN", 2: "#EXT-X-CUE-OUT:DURATION=4",
                            4: #"#EXT-X-DATERANGE:ID="late",START-DATE="2026-01-01T00:00:16Z",DURATION=8,"# + Self.scte], count: 6)
-            .write(toFile: folder + "/show.m3u8", atomically: true, encoding: .utf8)
-        try Self.playlist([:], count: 1).write(toFile: folder + "/ad.m3u8", atomically: true, encoding: .utf8)
+            .write(toFile: folder + "/show.m3u8", atomically: false, encoding: .utf8)
+        try Self.playlist([:], count: 1).write(toFile: folder + "/ad.m3u8", atomically: false, encoding: .utf8)
         let json = """
             { "content": [ { "id": "intro", "url": "intro.m3u8" }, { "id": "show", "url": "show.m3u8", "start": 2, "end": 20 } ],
               "breaks": [ { "id": "ssai", "at": "markers", "clip": "show", "policy": "once", "skippable": false,

@@ -151,7 +151,7 @@ struct RemoteNginxTests {
         let text = try String(contentsOf: packageRoot.appendingPathComponent("Fixtures/\(name)"), encoding: .utf8)
         let remote = text.replacingOccurrences(of: "\"url\": \"", with: "\"url\": \"http://127.0.0.1:\(port)/")
         let url = folder.appendingPathComponent(name)
-        try remote.write(to: url, atomically: true, encoding: .utf8)
+        try remote.write(to: url, atomically: false, encoding: .utf8)
         return url
     }
 
