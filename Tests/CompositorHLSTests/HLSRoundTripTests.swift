@@ -62,7 +62,7 @@ struct HLSPlaylistGenerator {
         // A DRM system's key (a KEYFORMAT other than identity) may have its own scheme (FairPlay's
         // skd:); an identity key is fetched as any resource is, so http(s) only (ReferencePolicy).
         let uri = pick(format.map { $0 == "identity" } == false
-                       ? ["k1.key", "https://keys.example/k2", "skd://asset"] : ["k1.key", "https://keys.example/k2"])
+                       ? ["k1.key", "https://127.0.0.1/keys/k2", "skd://asset"] : ["k1.key", "https://127.0.0.1/keys/k2"])
         list["URI"] = .quotedString(uri)
         if chance(0.5) { list["IV"] = .hexadecimal(String(repeating: pick(["0", "A", "f"]), count: 32)) }
         if let format { list["KEYFORMAT"] = .quotedString(format) }

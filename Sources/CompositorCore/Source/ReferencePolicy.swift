@@ -9,8 +9,8 @@
 ///   and http(s), not files.
 ///
 /// ```swift
-/// let policy = ReferencePolicy(document: "https://cdn.example/v/main.m3u8")
-/// policy.refusal(of: "https://cdn.example/v/seg0.ts")  // nil: followed
+/// let policy = ReferencePolicy(document: "https://127.0.0.1/v/main.m3u8")
+/// policy.refusal(of: "https://127.0.0.1/v/seg0.ts")  // nil: followed
 /// policy.refusal(of: "file:///etc/hostname")           // "a document read over http(s) …"
 /// ```
 package struct ReferencePolicy: Sendable {

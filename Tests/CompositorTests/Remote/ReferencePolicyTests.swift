@@ -11,22 +11,22 @@ import CompositorUmbrellaTestSupport
 struct ReferencePolicyTests {
     @Test("what each kind of document may reference", arguments: [
         // (document, reference, followed)
-        ("https://cdn.example/v/a.m3u8", "https://cdn.example/v/s.ts", true),
-        ("https://cdn.example/v/a.m3u8", "http://other.example/s.ts", true),
-        ("HTTP://cdn.example/a.m3u8", "HTTPS://cdn.example/s.ts", true),
-        ("https://cdn.example/v/a.m3u8", "file:///etc/hostname", false),
-        ("https://cdn.example/v/a.m3u8", "FILE:///etc/hostname", false),
-        ("https://cdn.example/v/a.m3u8", "/etc/hostname", false),
-        ("https://cdn.example/v/a.m3u8", "data:video/mp2t;base64,Rw==", false),
-        ("https://cdn.example/v/a.m3u8", "ftp://127.0.0.1/s.ts", false),
+        ("https://127.0.0.1/v/a.m3u8", "https://127.0.0.1/v/s.ts", true),
+        ("https://127.0.0.1/v/a.m3u8", "http://127.0.0.2/s.ts", true),
+        ("HTTP://127.0.0.1/a.m3u8", "HTTPS://127.0.0.1/s.ts", true),
+        ("https://127.0.0.1/v/a.m3u8", "file:///etc/hostname", false),
+        ("https://127.0.0.1/v/a.m3u8", "FILE:///etc/hostname", false),
+        ("https://127.0.0.1/v/a.m3u8", "/etc/hostname", false),
+        ("https://127.0.0.1/v/a.m3u8", "data:video/mp2t;base64,Rw==", false),
+        ("https://127.0.0.1/v/a.m3u8", "ftp://127.0.0.1/s.ts", false),
         ("/media/a.m3u8", "/media/s.ts", true),
         ("/media/a.m3u8", "file:///media/s.ts", true),
-        ("/media/a.m3u8", "https://cdn.example/s.ts", true),
+        ("/media/a.m3u8", "https://127.0.0.1/s.ts", true),
         ("media/a.m3u8", "c:d.ts", true),
         ("/media/a.m3u8", "ftp://127.0.0.1/s.ts", false),
         ("file:///media/a.m3u8", "javascript:alert(1)", false),
         ("mem://v/a.m3u8", "mem://v/s.ts", true),
-        ("mem://v/a.m3u8", "https://cdn.example/s.ts", true),
+        ("mem://v/a.m3u8", "https://127.0.0.1/s.ts", true),
         ("mem://v/a.m3u8", "file:///etc/hostname", false),
         ("mem://v/a.m3u8", "other://v/s.ts", false),
     ])
@@ -38,7 +38,7 @@ struct ReferencePolicyTests {
     /// (playlist, the line refused, the URI as written).
     static let remoteFileReferences: [(String, Int, String)] = [
         ("#EXTM3U\n#EXT-X-TARGETDURATION:2\n#EXTINF:2,\nfile:///etc/hostname\n", 4, "file:///etc/hostname"),
-        // An absolute path from an http playlist is on its server (http://host/etc/hostname): followed.
+        // An absolute path from an http playlist is on its server (http://127.0.0.1:1/etc/hostname): followed.
         ("#EXTM3U\n#EXT-X-TARGETDURATION:2\n#EXTINF:2,\nFILE:///etc/hostname\n", 4, "FILE:///etc/hostname"),
         ("#EXTM3U\n#EXT-X-TARGETDURATION:2\n#EXT-X-MAP:URI=\"file:///tmp/init.mp4\"\n#EXTINF:2,\ns0.m4s\n", 3, "file:///tmp/init.mp4"),
         ("#EXTM3U\n#EXT-X-TARGETDURATION:2\n#EXT-X-KEY:METHOD=AES-128,URI=\"file:///tmp/k\"\n#EXTINF:2,\ns0.ts\n", 3, "file:///tmp/k"),
