@@ -47,7 +47,7 @@ extension HLSExportStages {
                     let isPlaylist = remote.isPlaylist(location)
                     let packaging = try HLSPackagedSource.packaging(
                         of: location, readPath: remote.readPath(of: isPlaylist ? source.location : location),
-                        loadFailure: remote.catalog?.failures[location], readBefore: remote.catalog?.entries[location]?.movie, item: source.item,
+                        loadFailure: remote.loadFailure(of: location), readBefore: remote.catalog?.entries[location]?.movie, item: source.item,
                         playlist: isPlaylist ? try hlsSources.source(location, audio: audio) : nil,
                         container: container, targetDuration: targetDuration, cuts: cuts)
                     return try HLSPackagedSource(location, item: source.item, packaging: packaging, stem: name, folder: output)

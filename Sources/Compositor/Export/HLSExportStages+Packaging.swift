@@ -28,7 +28,7 @@ extension HLSExportStages {
             let cuts = composition.segments.filter { $0.source == location }.flatMap { [$0.sourceRange.start, $0.sourceRange.end] }
             do {
                 packagings.append(try HLSPackagedSource.packaging(
-                    of: location, readPath: remote.readPath(of: location), loadFailure: remote.catalog?.failures[location],
+                    of: location, readPath: remote.readPath(of: location), loadFailure: remote.loadFailure(of: location),
                     readBefore: remote.catalog?.entries[location]?.movie,
                     item: item, playlist: isPlaylist ? try hlsSources.source(location) : nil,
                     container: container, targetDuration: targetDuration, cuts: cuts))

@@ -166,7 +166,7 @@ public enum MP4Exporter {
         for segment in composition.segments {
             if sources[segment.source] == nil {
                 guard let path = reads.readPath(of: segment.source) else {
-                    throw MP4ExportError(.remoteSource(item: segment.id, segment.source, loadFailure: reads.catalog?.failures[segment.source]))
+                    throw MP4ExportError(.remoteSource(item: segment.id, segment.source, loadFailure: reads.loadFailure(of: segment.source)))
                 }
                 let source: MP4StitchPiece.Source
                 if reads.isPlaylist(segment.source) {

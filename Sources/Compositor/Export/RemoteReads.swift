@@ -22,6 +22,10 @@ struct RemoteReads: Sendable {
         return SourceProbe.isPlaylist(location) && catalog.spools != nil ? FilePath(location.displayDescription) : nil
     }
 
+    /// Why the catalog could not load `location`, when it could not: what an export without a
+    /// read path for it says, rather than that it needs a catalog.
+    func loadFailure(of location: MediaLocation) -> SourceProbeError? { catalog?.failures[location] }
+
     /// The MP4 sources the catalog read, by the path they are read from: a render plans with them
     /// instead of reading each `moov` again.
     var movies: [FilePath: MP4Movie] {

@@ -89,11 +89,9 @@ private final class ConnectionPool: @unchecked Sendable {
                                                    limit: request.maximumBodyBytes, deadline: deadline, cancellation: cancellation)
                 if outcome.reusable { put(connection) }
                 return outcome.response
-            } catch .closedBeforeResponse where reused != nil {
-                continue
-            } catch .failedBeforeResponse where reused != nil {
-                // A server may reset an idle connection when it is reused rather than close it:
-                // GETs are safe to send again, and a new connection is not retried.
+            } catch .closedBeforeResponse where reused != nil, .failedBeforeResponse where reused != nil {
+                // The server closed the idle connection, or resets it now it is reused: GETs are
+                // safe to send again, and a new connection is not retried.
                 continue
             }
         }

@@ -94,13 +94,11 @@ enum XMLTree {
             throw XMLTreeError(kind: .refused, line: 1,
                                reason: "the document declares the encoding '\(declared)': ad documents are read as UTF-8 (or an encoding that writes ASCII as ASCII)")
         }
-        if let line = entityDeclarationLine(in: bytes) {
+        let refused = refusedMarkup(in: bytes)
+        if let line = refused.entityDeclaration {
             throw XMLTreeError(kind: .refused, line: line, reason: "an entity declaration (<!ENTITY): ad documents need none, and they are not expanded")
         }
-        // Foundation's XMLParser on Linux reads a processing instruction's data with strlen, and
-        // libxml2 hands it none for `<?name?>`: a null pointer, a crash (the fuzz target's, from
-        // `<?xml?>`). Ad documents need no processing instruction but the XML declaration.
-        if let line = processingInstructionWithoutDataLine(in: bytes) {
+        if let line = refused.instructionWithoutData {
             throw XMLTreeError(kind: .refused, line: line, reason: "a processing instruction without data (<?name?>), which this reader does not take")
         }
         let parser = XMLParser(data: Data(bytes))
@@ -201,47 +199,37 @@ enum XMLTree {
         return "not well-formed XML (XMLParser error \(code))"
     }
 
-    /// The line of the first `<?name?>` (a target, then only white space before `?>`), if any.
-    private static func processingInstructionWithoutDataLine(in bytes: [UInt8]) -> Int? {
-        bytes.withUnsafeBufferPointer { buffer -> Int? in
-            guard let base = buffer.baseAddress, buffer.count >= 4 else { return nil }
+    /// The lines of the first markup the reader refuses, found in one pass over the document's
+    /// `<`s (each found with `memchr`; lines are counted only for what is found):
+    /// - `entityDeclaration`: `<!ENTITY`. No ad document needs a DTD, and an internal entity is
+    ///   how a small document expands into gigabytes (byte by byte, this scan took 0.55 ms of the
+    ///   1 MB document of `Benchmarks/ads`).
+    /// - `instructionWithoutData`: `<?name?>`, a target with only white space before `?>`.
+    ///   Foundation's XMLParser on Linux reads a processing instruction's data with strlen, and
+    ///   libxml2 hands it none there: a null pointer, a crash (the fuzz target's, from `<?xml?>`).
+    ///   Ad documents need no processing instruction but the XML declaration.
+    private static func refusedMarkup(in bytes: [UInt8]) -> (entityDeclaration: Int?, instructionWithoutData: Int?) {
+        let entity = Array("<!ENTITY".utf8)
+        func isSpace(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D }
+        var instruction: Int?
+        let entityAt = bytes.withUnsafeBufferPointer { buffer -> Int? in
+            guard let base = buffer.baseAddress, buffer.count >= 2 else { return nil }
             var i = 0
             while i + 1 < buffer.count {
                 guard let found = memchr(base + i, Int32(UInt8(ascii: "<")), buffer.count - 1 - i) else { return nil }
                 i = base.distance(to: found.assumingMemoryBound(to: UInt8.self))
-                guard buffer[i + 1] == UInt8(ascii: "?") else { i += 1; continue }
-                var j = i + 2
-                while j < buffer.count, ![UInt8(ascii: " "), 0x09, 0x0A, 0x0D, UInt8(ascii: "?")].contains(buffer[j]) { j += 1 }
-                while j < buffer.count, [UInt8(ascii: " "), 0x09, 0x0A, 0x0D].contains(buffer[j]) { j += 1 }
-                if j + 1 < buffer.count, buffer[j] == UInt8(ascii: "?"), buffer[j + 1] == UInt8(ascii: ">") {
-                    return lineOf(i, in: bytes)
-                }
-                i += 2
-            }
-            return nil
-        }
-    }
-
-    /// The line of the first `<!ENTITY`, if any.
-    ///
-    /// Each `<` is found with `memchr` and the pattern compared there; lines are counted only once
-    /// one is found (byte by byte, the scan took 0.55 ms of the 1 MB document of `Benchmarks/ads`).
-    private static func entityDeclarationLine(in bytes: [UInt8]) -> Int? {
-        let pattern = Array("<!ENTITY".utf8)
-        return bytes.withUnsafeBufferPointer { buffer -> Int? in
-            guard let base = buffer.baseAddress, buffer.count >= pattern.count else { return nil }
-            let last = buffer.count - pattern.count
-            var i = 0
-            while i <= last {
-                guard let found = memchr(base + i, Int32(UInt8(ascii: "<")), last + 1 - i) else { return nil }
-                i = base.distance(to: found.assumingMemoryBound(to: UInt8.self))
-                if memcmp(base + i, pattern, pattern.count) == 0 {
-                    return 1 + UnsafeBufferPointer(rebasing: buffer[..<i]).reduce(0) { $0 + ($1 == UInt8(ascii: "\n") ? 1 : 0) }
+                if i + entity.count <= buffer.count, memcmp(base + i, entity, entity.count) == 0 { return i }
+                if instruction == nil, buffer[i + 1] == UInt8(ascii: "?") {
+                    var j = i + 2
+                    while j < buffer.count, !isSpace(buffer[j]), buffer[j] != UInt8(ascii: "?") { j += 1 }
+                    while j < buffer.count, isSpace(buffer[j]) { j += 1 }
+                    if j + 1 < buffer.count, buffer[j] == UInt8(ascii: "?"), buffer[j + 1] == UInt8(ascii: ">") { instruction = i }
                 }
                 i += 1
             }
             return nil
         }
+        return (entityAt.map { lineOf($0, in: bytes) }, instruction.map { lineOf($0, in: bytes) })
     }
 
     /// Builds the tree from `XMLParser`'s events, counting elements and depth as they open.

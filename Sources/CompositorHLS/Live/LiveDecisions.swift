@@ -25,6 +25,10 @@ package struct LiveDecisions: Hashable, Sendable {
     /// first load.
     package private(set) var targetDuration: Int64?
 
+    /// The target duration a stitched playlist of `content` declares: the kept one, or the
+    /// content's before any load was taken.
+    package func stitchedTargetDuration(of content: HLSMediaPlaylist) -> Int64 { targetDuration ?? content.targetDuration }
+
     package init() {}
 
     /// Decisions written down before (`LiveDecisions.breaks`, `lastSequence` and `targetDuration`

@@ -57,7 +57,7 @@ extension LiveStitcher {
         try requireDecisions(decisions, taking: content)
         let relocate = Relocation(outputURL: url)
         var playlist = content
-        playlist.targetDuration = decisions.targetDuration ?? content.targetDuration
+        playlist.targetDuration = decisions.stitchedTargetDuration(of: content)
         playlist.url = url
         playlist.segments = content.segments.map { original in
             var segment = relocate(original)

@@ -146,7 +146,7 @@ package enum LiveStitcher {
 
         var stitched = content
         stitched.url = url
-        stitched.targetDuration = decisions.targetDuration ?? content.targetDuration
+        stitched.targetDuration = decisions.stitchedTargetDuration(of: content)
         stitched.mediaSequence = UInt64(sequence)
         stitched.discontinuitySequence = UInt64(discontinuities)
         stitched.segments = segments
