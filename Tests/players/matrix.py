@@ -120,6 +120,8 @@ OUTPUTS = [
     Output("control", "control: Fixtures/web-ad.mp4 as it is", "Fixtures/web-ad.mp4", "file"),
     Output("control-hls", "control: Fixtures/hls/fmp4/content/index.m3u8 as it is",
            "Fixtures/hls/fmp4/content/index.m3u8", "file"),
+    Output("control-hls-ts", "control: Fixtures/hls/ts/content/index.m3u8 as it is",
+           "Fixtures/hls/ts/content/index.m3u8", "file"),
     Output("mp4-web", "MP4, web-safe (`--cut web`)", "Fixtures/demo-web.json", "mp4", ("--cut", "web")),
     Output("mp4-sample", "MP4, sample-accurate cuts (the default)", "Fixtures/demo.json", "mp4",
            ("--cut", "sample")),
@@ -140,6 +142,10 @@ OUTPUTS = [
            ("--package-every-piece",)),
     Output("hls-packaged-ts-every", "stitched HLS, TS content + MP4 ads, every piece packaged",
            "Fixtures/seed-scenario.json", "hls", ("--package-every-piece",)),
+    Output("hls-packaged-ts-every-unmarked", "stitched HLS, TS content + MP4 ads, every piece packaged, encoding changes unmarked",
+           "Fixtures/seed-scenario.json", "hls", ("--package-every-piece", "--unmarked-encoding-changes")),
+    Output("hls-mp4-every-unmarked", "stitched HLS of MP4 sources, TS, every piece packaged, encoding changes unmarked (demo.json)",
+           "Fixtures/demo.json", "hls", ("--package-every-piece", "--unmarked-encoding-changes")),
     Output("hls-multivariant", "stitched HLS of multivariant sources", "Fixtures/demo-hls-multivariant.json", "hls"),
     # hls.js 1.6 resolves relative asset URIs against the page's address, not the playlist's
     # (Players.md): the asset URIs are written under where the output is served.
@@ -842,21 +848,32 @@ def clip_line(clip, numbers, count):
     return line
 
 
-def describe(shown, found):
-    """The shown pictures as runs, one line each: "  5.000 s: Fixtures/content.mp4 0-203 (204)"."""
+def describe(shown, found, expected=None):
+    """The shown pictures as runs, one line each: "  5.000 s: Fixtures/content.mp4 0-203 (204)";
+    with `expected`, how late the run's first and last pictures are against their composition
+    times, after the first picture's offset: "  ... (204), +0.000 to +0.083 s"."""
+    lateness = {}
+    if expected:
+        pairs = matched_frames(expected, found)
+        late = {b: shown[b].time - expected[a][2] for a, b in pairs if shown[b].time is not None}
+        if late:
+            offset = late[min(late)]
+            lateness = {b: x - offset for b, x in late.items()}
     runs = []
-    for picture, who in zip(shown, found):
+    for b, (picture, who) in enumerate(zip(shown, found)):
         url, index = who or ("garbage", None)
         last = runs[-1] if runs else None
         if last and last[1] == url and (index is None or index == last[3] + 1):
-            last[3], last[4] = index, last[4] + 1
+            last[3], last[4], last[6] = index, last[4] + 1, b
         else:
-            runs.append([picture.time, url, index, index, 1])
+            runs.append([picture.time, url, index, index, 1, b, b])
     lines = []
-    for time, url, first, last, count in runs:
+    for time, url, first, last, count, b1, b2 in runs:
         at = f"{float(time):8.3f} s" if time is not None else "       - "
         frames = f" {first}-{last}" if first is not None else ""
-        lines.append(f"  {at}: {url}{frames} ({count})")
+        late = (f", {float(lateness[b1]):+.3f} to {float(lateness[b2]):+.3f} s"
+                if b1 in lateness and b2 in lateness else "")
+        lines.append(f"  {at}: {url}{frames} ({count}){late}")
     return "\n".join(lines)
 
 
@@ -932,7 +949,7 @@ def main():
                 if output.name in required:
                     wrong.append(f"{output.name} in {name}: {cell}")
                 if args.details:
-                    print(f"{output.name} in {name}: {cell}\n{describe(shown, found)}", file=sys.stderr)
+                    print(f"{output.name} in {name}: {cell}\n{describe(shown, found, expected)}", file=sys.stderr)
             shutil.rmtree(scratch)
         rows.append(row)
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
-"""What GStreamer, VLC and Chromium do at a switch of clips in MPEG-TS HLS made by another packager.
+"""What GStreamer, VLC, Chromium, hls.js and Shaka do at a switch of clips in MPEG-TS HLS made by another packager.
 
-    python3 Tests/players/reference_discontinuity.py [--players gstreamer,vlc,chromium] [--unmarked] [--segments fmp4] [--work DIR]
+    python3 Tests/players/reference_discontinuity.py [--players gstreamer,vlc,chromium,hlsjs,shaka] [--unmarked] [--segments fmp4] [--work DIR]
 
 The player matrix finds, on the stitched TS playlists with every piece packaged, that GStreamer
 shows a piece's first pictures late after a marked switch and that VLC drops the last pictures of
@@ -9,11 +9,12 @@ a piece before one. To tell what the players do from what the stitcher writes, t
 the stitcher out: ffmpeg's own HLS muxer segments the fixture clips (`ffmpeg -c copy -f hls`), a
 playlist joins them with an EXT-X-DISCONTINUITY before each clip after the first (every clip
 restarts its timestamps at 1.4 s, as ffmpeg writes them), and each player plays it. Pictures are
-identified by MD5 against every frame ffmpeg decodes from the clips (matrix.py does the playing).
+identified by MD5 against every frame ffmpeg decodes from the clips, or by likeness where a web
+player hands back thumbnails (matrix.py does the playing and the identifying).
 
-For each clip it prints the pictures shown of those it has, which are missing, and (GStreamer, whose
-pictures carry running times) how late its first picture is against the clip's start in the
-playlist, next to the first picture's PTS - DTS in its segment: its reorder delay.
+For each clip it prints the pictures shown of those it has, which are missing, and (players whose
+pictures carry times: GStreamer, hls.js, Shaka) how late its first picture is against the clip's
+start in the playlist, next to the first picture's PTS - DTS in its segment: its reorder delay.
 
 With --unmarked the clips are joined as the stitcher's --unmarked-encoding-changes joins its
 pieces: no tag, timestamps continuous (each clip segmented with `-output_ts_offset` at its start in
@@ -99,8 +100,11 @@ def main():
     playlist = work / "joined.m3u8"
     playlist.write_text("\n".join(lines + ["#EXT-X-ENDLIST", ""]))
 
-    frames = {clip: [digest for _, digest in matrix.framemd5(matrix.ROOT / f"Fixtures/{clip}.mp4")] for clip in segments}
-    frame_of = {digest: (clip, number) for clip, digests in frames.items() for number, digest in enumerate(digests)}
+    sources = matrix.SourceFrames()
+    urls = [f"Fixtures/{clip}.mp4" for clip in segments]
+    for url in urls:
+        sources.load(url)
+    frames = {clip: sources.digests[url] for clip, url in zip(segments, urls)}
     joins = "timestamps continuous, no tag" if arguments.unmarked else "a discontinuity before each but the first"
     print(f"{playlist}: {' | '.join(CLIPS)}, each segmented by ffmpeg into {arguments.segments}, {joins}")
     for player in arguments.players.split(","):
@@ -111,9 +115,14 @@ def main():
             continue
         # The shown pictures in stretches of one clip each, in order (a clip's stretch ends where
         # a picture of another clip, or its own first one again, shows).
+        # Pictures are told by their digests, or by likeness where a browser hands back thumbnails
+        # (hls.js, Shaka); one a browser presents twice in a row is one picture.
+        found = sources.identify(shown, urls)
+        kept = [i for i in range(len(found)) if i == 0 or found[i] is None or found[i] != found[i - 1]]
+        shown, found = [shown[i] for i in kept], [found[i] for i in kept]
         stretches = []
-        for picture in shown:
-            clip, number = frame_of.get(picture.digest, ("garbage", None))
+        for picture, who in zip(shown, found):
+            clip, number = (Path(who[0]).stem, who[1]) if who else ("garbage", None)
             if not stretches or stretches[-1][0] != clip or number == 0:
                 stretches.append((clip, []))
             stretches[-1][1].append((number, picture.time))
