@@ -20,7 +20,7 @@ enum DemoCommand {
                            [--segments ts|fmp4]   what MP4 sources are packaged into (default: as the HLS sources)
                            [--package-every-piece]   HLS sources too: one stream on the composition's clock
                            [--unmarked-encoding-changes]   with it, no MPEG-TS discontinuity where only the
-                               encoding changes (GStreamer and VLC follow that; Chromium does not)
+                               encoding changes (hls.js, GStreamer and VLC follow that; Chromium's own player does not)
             """),
         ("dash", """
             CompositorDemo dash SCHEDULE.json --output DIR [--snap RULE]

@@ -25,7 +25,7 @@ import CompositorIO
 /// into one stream on the composition's clock (`HLSExporter.packagesEveryPiece`):
 /// what players follow without a jump at the switches. `--unmarked-encoding-changes` leaves
 /// MPEG-TS switches where only the encoding parameters change without `EXT-X-DISCONTINUITY`
-/// (`HLSExporter.marksEncodingChanges`): for GStreamer and VLC, not for Chromium.
+/// (`HLSExporter.marksEncodingChanges`): for hls.js, GStreamer and VLC, not for Chromium's own player.
 ///
 /// The folder appears whole or not at all: everything is written into a new folder beside it, which
 /// then takes its name. An existing `DIR` is replaced only when it holds nothing but a previous

@@ -102,23 +102,26 @@ package struct FFmpeg: Sendable {
         return frames
     }
 
-    /// One packet as ffprobe reads it: its presentation start and duration, in seconds (ffprobe
-    /// gives none for some, such as a fragment's first audio sample).
+    /// One packet as ffprobe reads it: its presentation start, decode time and duration, in
+    /// seconds (ffprobe gives no duration for some, such as a fragment's first audio sample).
     package struct Packet {
         package var start: Double
+        package var decodeTime: Double?
         package var duration: Double?
         package var end: Double { start + (duration ?? 0) }
     }
 
-    /// The packets of `path`'s first `stream` (`v` or `a`), with the file's own timestamps.
+    /// The packets of `path`'s first `stream` (`v` or `a`), with the file's own timestamps, in
+    /// decode order.
     package func packets(_ path: String, stream: String) async throws -> [Packet] {
         let output = try await ChildProcess.run(ffprobe, ["-v", "error", "-select_streams", "\(stream):0",
-                                                        "-show_entries", "packet=pts_time,duration_time", "-of", "csv=p=0", path])
+                                                        "-show_entries", "packet=pts_time,dts_time,duration_time", "-of", "csv=p=0", path])
         guard output.status == 0 else { throw FFmpegFailure(message: output.stderr) }
         return output.stdout.split(separator: "\n").compactMap { line in
+            // ffprobe writes the fields in its own order: pts, dts, duration.
             let fields = line.split(separator: ",", omittingEmptySubsequences: false)
-            guard fields.count >= 2, let start = Double(fields[0]) else { return nil }
-            return Packet(start: start, duration: Double(fields[1]))
+            guard fields.count >= 3, let start = Double(fields[0]) else { return nil }
+            return Packet(start: start, decodeTime: Double(fields[1]), duration: Double(fields[2]))
         }
     }
 

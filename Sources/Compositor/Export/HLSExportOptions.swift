@@ -58,9 +58,12 @@ public struct HLSExportOptions: Sendable, Equatable {
     /// always marked (a MUST); fragmented MP4 announces new parameters in its new `EXT-X-MAP`.
     ///
     /// The timestamps run on across a switch, so the mark only tells a player to expect new
-    /// parameters, and players differ over it (`Tests/players/matrix.py`): Chromium fails at an
-    /// unmarked change, while at a mark GStreamer shows the piece late by its B-frame delay and
-    /// VLC drops about a second of the piece before it. Off, for players of the second kind.
+    /// parameters, and players differ over it (`Tests/players/matrix.py`): Chromium's own player
+    /// fails at an unmarked change, while at a mark GStreamer and hls.js restart their timeline at
+    /// the piece's first decode time, showing a piece with B-frames late by its reorder delay
+    /// (hls.js later at every mark), and VLC drops about a second of the piece before it. Off,
+    /// for players of the second kind: then every piece between two marks decodes its first
+    /// picture as long before showing it as the others, so decode times run on too.
     public let marksEncodingChanges: Bool
     /// Where the output's folder is served, ending in `/`: an `http`/`https` URL or a path from
     /// the server's root (`/shows/42/`). With it, interstitials' `X-ASSET-URI` and `X-ASSET-LIST`,

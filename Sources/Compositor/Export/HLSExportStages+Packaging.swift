@@ -118,6 +118,7 @@ extension HLSExportStages {
         guard placed.count == result.playlist.segments.count else {
             throw HLSExportError(.stitch(item: nil, reason: "\(result.playlist.segments.count) segments stitched, \(placed.count) placed in pieces"))
         }
+        evenDecodeDelays(of: &placed, pieces: result.pieces.map(\.segments), sources: sources, discontinuities: discontinuities)
         let folder = HLSOutputLocation(stitched.url)
         let relocated = result.changingSegments { index, segment in
             segment.uri = placed[index].name
@@ -127,5 +128,45 @@ extension HLSExportStages {
         return (HLSStitchedVariantPlaylist(
             url: stitched.url, contentVariant: stitched.contentVariant, interstitialVariants: stitched.interstitialVariants,
             sourcePlaylistURLs: stitched.sourcePlaylistURLs, result: relocated), placed)
+    }
+
+    /// Gives the MPEG-TS pieces of each run between discontinuities one decode delay: the
+    /// longest of their own (`MP4Packaging.decodeDelay(ofSegment:)`, at each piece's first
+    /// segment), so that decode times run on across a join as presentation times do.
+    ///
+    /// ```
+    /// PTS    | ad (no B-frames) 0 1 2 | content 3 4 5 ...   delay: ad 0, content 2 frames
+    /// DTS as the sources have them:  0 1 2 | 1 2 3 ...      back by 2 frames at the join
+    /// DTS written:                  -2 -1 0 | 1 2 3 ...      one frame apart throughout
+    /// ```
+    ///
+    /// A decode time that goes back at a join makes hls.js, which keeps one timeline across it,
+    /// move the next piece's first pictures onto the last ones of the piece before (which the
+    /// browser then drops); one that jumps ahead, a gap it fills by stretching a picture. A run
+    /// of one piece (every join marked) keeps its own delay: after a discontinuity players
+    /// restart their timeline at its first decode time, and a longer delay would show it late.
+    /// Fragmented MP4 keeps the sources' decode times: its players append each piece's
+    /// fragments as they are.
+    private static func evenDecodeDelays(
+        of placed: inout [HLSPlacedSegment], pieces: [Range<Int>], sources: [HLSPackagedSource], discontinuities: Set<Int>
+    ) {
+        var runStart = 0
+        while runStart < pieces.count {
+            var runEnd = runStart + 1
+            while runEnd < pieces.count, !discontinuities.contains(pieces[runEnd].lowerBound) { runEnd += 1 }
+            let run = pieces[runStart..<runEnd].filter { !$0.isEmpty }
+            runStart = runEnd
+            let delays = run.map { segments in
+                let first = placed[segments.lowerBound]
+                let packaging = sources[first.source].packaging
+                return packaging.container == .mpegTS ? packaging.decodeDelay(ofSegment: first.segment) : nil
+            }
+            guard let longest = delays.compactMap({ $0 }).max() else { continue }
+            for (segments, delay) in zip(run, delays) {
+                // Two reorder delays cannot overflow a subtraction; if they did, the piece keeps its own.
+                guard let delay, let added = try? longest.subtracting(delay), added > .zero else { continue }
+                for index in segments { placed[index].placement.addedDecodeDelay = added }
+            }
+        }
     }
 }

@@ -235,5 +235,5 @@ package struct HLSPlacedSegment: Sendable, Equatable {
     package let segment: Int
     /// The file's name in the output folder.
     package let name: String
-    package let placement: SegmentPlacement
+    package var placement: SegmentPlacement
 }

@@ -209,17 +209,13 @@ package struct FragmentedMP4SegmentWriter: MP4SegmentWriter {
     private func silentFrames(of index: Int, within piece: MediaTimeRange?, origin: MediaTime,
                               offset: MediaTime) throws(MP4Error) -> SilentRun? {
         guard let silence else { return nil }
-        let segment = packaging.segments[index].range
         do {
-            let start = try MediaTime.max(segment.start, piece?.start ?? segment.start).subtracting(origin)
-            let end = try MediaTime.min(segment.end, piece?.end ?? segment.end).subtracting(origin)
-            guard start < end else { return nil }
-            let (first, count) = try SilentAudioFragments.frames(startingIn: MediaTimeRange(start: start, end: end))
+            guard let (first, count) = try packaging.silentFrames(ofSegment: index, within: piece, origin: origin) else { return nil }
             let ticks = try origin.adding(offset).converted(to: SilentAudioFragments.sampleRate, rounding: .toNearestOrAwayFromZero).value
             let (firstSample, overflow1) = first.multipliedReportingOverflow(by: Int64(SilentAudioFragments.samplesPerFrame))
             let (decodeTime, overflow2) = ticks.addingReportingOverflow(firstSample)
             guard !overflow1, !overflow2, decodeTime >= 0 else { throw MediaTimeError.overflow("\(ticks) + \(first) frames") }
-            return count > 0 ? SilentRun(silence: silence, decodeTime: UInt64(decodeTime), count: count) : nil
+            return SilentRun(silence: silence, decodeTime: UInt64(decodeTime), count: count)
         } catch {
             throw .timeOverflow(file: packaging.path.description, reason: "the silence of segment \(index + 1): \(error)")
         }

@@ -44,11 +44,12 @@ package struct MP4Packaging: Sendable {
     let video: SourceTrackTimeline?
     let audio: SourceTrackTimeline?
     package let segments: [Segment]
-    /// Whether its segments carry silent audio (`SilentAudioFragments`) beside its video, as a
-    /// source without audio does in a stream whose other pieces have audio: every piece then
-    /// carries the same tracks, and a player that feeds one audio buffer across pieces (hls.js:
-    /// "the video SourceBuffer does not exist" after an init segment without audio) plays on.
-    /// Fragmented MP4 muxed segments only (`segmentWriter()`); a source with audio has no use for it.
+    /// Whether its segments carry silent audio (`SilentAudioFragments`: AAC-LC, 48 kHz, stereo)
+    /// beside its video, as a source without audio does in a stream whose other pieces have
+    /// audio: every piece then carries the same tracks, and a player that feeds one audio buffer
+    /// across pieces (hls.js: "the video SourceBuffer does not exist" after an init segment
+    /// without audio) plays on, with no discontinuity for a change of tracks (RFC 8216 4.3.2.3).
+    /// Muxed segments only (`segmentWriter()`); a source with audio has no use for it.
     package var fillsAudioWithSilence = false
 
     /// How long the packaged playlist plays: the longest track's presentation.
@@ -67,7 +68,21 @@ package struct MP4Packaging: Sendable {
     }
 
     /// Whether the muxed segments written carry silence (`fillsAudioWithSilence`, where it applies).
-    var writesSilence: Bool { fillsAudioWithSilence && audio == nil && video != nil && container == .fragmentedMP4 }
+    package var writesSilence: Bool { fillsAudioWithSilence && audio == nil && video != nil }
+
+    /// The silent frames segment `index` carries where the packaging `writesSilence`: of a grid
+    /// of frames from `origin` (source presentation time), those that start in the segment,
+    /// within `piece` when one is given; `nil` when none does.
+    ///
+    /// - Throws: `MediaTimeError` when a time in samples does not fit 64 bits.
+    func silentFrames(ofSegment index: Int, within piece: MediaTimeRange?, origin: MediaTime) throws(MediaTimeError) -> (first: Int64, count: Int)? {
+        let segment = segments[index].range
+        let start = try MediaTime.max(segment.start, piece?.start ?? segment.start).subtracting(origin)
+        let end = try MediaTime.min(segment.end, piece?.end ?? segment.end).subtracting(origin)
+        guard start < end else { return nil }
+        let (first, count) = try SilentAudioFragments.frames(startingIn: MediaTimeRange(start: start, end: end))
+        return count > 0 ? (first, count) : nil
+    }
 
     /// Reads the source's `moov` and decides the segments; no sample is read yet.
     package init(path: FilePath, container: Container, targetDuration: MediaTime, cuts: [MediaTime] = []) throws(MP4Error) {
@@ -178,6 +193,17 @@ package struct MP4Packaging: Sendable {
         } catch {
             throw .timeOverflow(file: path.description, reason: "the audio of segment \(index + 1): \(error)")
         }
+    }
+
+    /// How long before its presentation segment `index`'s first video sample (in decode order)
+    /// decodes in MPEG-TS segments, where no decode time may pass its presentation time: its
+    /// composition offset, plus the most negative one's size where the source has any (see
+    /// `TransportStreamSegmentWriter`): its reorder delay, 2 frames in a typical H.264 stream
+    /// with B-frames. Zero without video.
+    package func decodeDelay(ofSegment index: Int) -> MediaTime {
+        guard let video, segments.indices.contains(index), let first = segments[index].video.first else { return .zero }
+        let samples = video.samples
+        return MediaTime(value: samples.compositionOffset(first) - min(samples.smallestCompositionOffset, 0), timescale: video.timescale)
     }
 
     /// Each track's sample descriptions, video first: its encoding parameters.
@@ -395,11 +421,18 @@ package struct SegmentPlacement: Sendable, Equatable {
     package var compositionStart: MediaTime
     /// The timestamp of composition time 0.
     package var clockStart: MediaTime
+    /// How much earlier than its source has them the piece's video decode times are written
+    /// (MPEG-TS): so that each piece of a stream that runs on without a discontinuity decodes
+    /// its first picture as long before showing it as the others, and decode times run on
+    /// from piece to piece as presentation times do (`MP4Packaging.decodeDelay(ofSegment:)`).
+    package var addedDecodeDelay: MediaTime
 
-    package init(piece: MediaTimeRange, compositionStart: MediaTime, clockStart: MediaTime = compositionClockStart) {
+    package init(piece: MediaTimeRange, compositionStart: MediaTime, clockStart: MediaTime = compositionClockStart,
+                 addedDecodeDelay: MediaTime = .zero) {
         self.piece = piece
         self.compositionStart = compositionStart
         self.clockStart = clockStart
+        self.addedDecodeDelay = addedDecodeDelay
     }
 
     /// Composition time - source time + the clock's start: what turns a source time of the

@@ -11,7 +11,9 @@ import CompositorTS
 /// playlist plays them), and restart after a skip. On the composition's clock (`SegmentPlacement`)
 /// they are composition times, and the counters continue the stream's.
 /// Decode times move earlier by the largest negative composition offset (MP4's signed `ctts`),
-/// since a transport stream's DTS may never pass its PTS.
+/// since a transport stream's DTS may never pass its PTS, and placed, by the placement's
+/// `addedDecodeDelay`. A video-only source that `writesSilence` gets silent ADTS frames on the
+/// audio PID (`SilentAudioFragments`' AAC-LC, 48 kHz, stereo).
 struct TransportStreamSegmentWriter: MP4SegmentWriter {
     /// The presentation time that becomes PTS 126,000 (1.4 s).
     static let firstTimestamp: Int64 = 126_000
@@ -54,6 +56,10 @@ struct TransportStreamSegmentWriter: MP4SegmentWriter {
     private let adts: [ADTSParameters]
     private var muxer: TransportStreamMuxer
     private var lastSegment: Int?
+    /// A silent AAC frame and its ADTS header, where the packaging `writesSilence`.
+    private let silence: (header: [UInt8], frame: [UInt8])?
+    /// Whether the stream has an audio PID: the source's audio, or silence.
+    private var hasAudio: Bool { packaging.audio != nil || silence != nil }
 
     init(_ packaging: MP4Packaging) throws(MP4Error) {
         let name = packaging.path.description
@@ -92,7 +98,15 @@ struct TransportStreamSegmentWriter: MP4SegmentWriter {
             earliest = min(earliest, try clock.ticks(audio.samples.decodeTimes[0], file: name))
         }
         sourceBase = Self.firstTimestamp - earliest
-        muxer = TransportStreamMuxer(video: videoFormat, hasAudio: packaging.audio != nil)
+        let frame = SilentAudioFragments.frame
+        if packaging.writesSilence, !frame.isEmpty, let header = ADTSHeader.bytes(
+            audioObjectType: 2, samplingFrequencyIndex: UInt8(ADTSParameters.frequencyIndex(of: Int(SilentAudioFragments.sampleRate)) ?? 0),
+            channelConfiguration: 2, payloadLength: frame.count) {
+            silence = (header, frame)
+        } else {
+            silence = nil
+        }
+        muxer = TransportStreamMuxer(video: videoFormat, hasAudio: packaging.audio != nil || silence != nil)
     }
 
     /// A transport stream has none: every segment starts with its PAT and PMT.
@@ -103,30 +117,74 @@ struct TransportStreamSegmentWriter: MP4SegmentWriter {
     /// Segment `index` as transport stream packets, on the source's clock.
     mutating func segment(_ index: Int, into out: inout OutputBytes) throws(MP4Error) {
         if lastSegment.map({ $0 + 1 }) != index {
-            muxer = TransportStreamMuxer(video: videoFormat, hasAudio: packaging.audio != nil)
+            muxer = TransportStreamMuxer(video: videoFormat, hasAudio: hasAudio)
         }
         lastSegment = index
-        try write(index, base: sourceBase, audio: packaging.segments[index].audio, into: &out)
+        try write(index, base: sourceBase, audio: try audio(ofSegment: index, within: nil, origin: .zero, base: sourceBase), into: &out)
     }
 
     /// Segment `index` as transport stream packets, on the composition's clock.
     mutating func segment(_ index: Int, placedAt placement: SegmentPlacement, continuing stream: inout PackagedStream,
                           into out: inout OutputBytes) throws(MP4Error) {
         let name = packaging.path.description
-        let base: Int64
+        let base: Int64, decodeLead: Int64
         do {
             base = try placement.offset().converted(to: Int32(PESHeader.clockRate), rounding: .toNearestOrAwayFromZero).value
+            decodeLead = try placement.addedDecodeDelay.converted(to: Int32(PESHeader.clockRate), rounding: .toNearestOrAwayFromZero).value
         } catch {
             throw .timeOverflow(file: name, reason: "segment \(index + 1) placed at \(placement.compositionStart): \(error)")
         }
-        muxer = TransportStreamMuxer(video: videoFormat, hasAudio: packaging.audio != nil, continuing: stream.continuityCounters)
+        muxer = TransportStreamMuxer(video: videoFormat, hasAudio: hasAudio, continuing: stream.continuityCounters)
         lastSegment = nil
-        try write(index, base: base, audio: try packaging.audioFrames(ofSegment: index, heldBy: placement), into: &out)
+        let audio = silence == nil ? .source(try packaging.audioFrames(ofSegment: index, heldBy: placement))
+            : try audio(ofSegment: index, within: placement.piece, origin: placement.piece.start, base: base)
+        try write(index, base: base, decodeLead: decodeLead, audio: audio, into: &out)
         stream.continuityCounters = muxer.continuityCounters
     }
 
-    /// Segment `index`'s video and the audio frames `audioFrames`, `base` added to every presentation time.
-    private mutating func write(_ index: Int, base: Int64, audio audioFrames: Range<Int>, into out: inout OutputBytes) throws(MP4Error) {
+    /// The audio a segment carries: frames of the source's track, or silent frames.
+    private enum SegmentAudio {
+        case source(Range<Int>)
+        /// `count` silent frames, the first presenting at `firstTimestamp` (90 kHz).
+        case silence(firstTimestamp: Int64, count: Int)
+
+        var count: Int {
+            switch self {
+            case .source(let frames): return frames.count
+            case .silence(_, let count): return count
+            }
+        }
+    }
+
+    /// Segment `index`'s own audio frames, or where the packaging writes silence, the silent
+    /// frames of a grid from `origin` (source presentation time) that start in it, within `piece`
+    /// when one is given, `base` added to their times.
+    private func audio(ofSegment index: Int, within piece: MediaTimeRange?, origin: MediaTime, base: Int64) throws(MP4Error) -> SegmentAudio {
+        guard silence != nil else { return .source(packaging.segments[index].audio) }
+        let name = packaging.path.description
+        let frames: (first: Int64, count: Int)?, originTicks: Int64
+        do {
+            frames = try packaging.silentFrames(ofSegment: index, within: piece, origin: origin)
+            originTicks = try origin.converted(to: Int32(PESHeader.clockRate), rounding: .toNearestOrAwayFromZero).value
+        } catch {
+            throw .timeOverflow(file: name, reason: "the silence of segment \(index + 1): \(error)")
+        }
+        guard let (first, count) = frames else { return .silence(firstTimestamp: 0, count: 0) }
+        let (offset, overflow) = first.multipliedReportingOverflow(by: Self.silentFrameTicks)
+        let (ticks, sumOverflow) = originTicks.addingReportingOverflow(offset)
+        guard !overflow, !sumOverflow else {
+            throw .timeOverflow(file: name, reason: "the silence of segment \(index + 1): frame \(first) from \(originTicks) ticks of 90 kHz")
+        }
+        return .silence(firstTimestamp: try Self.timestamp(ticks, base: base, file: name), count: count)
+    }
+
+    /// A silent frame's length on the 90 kHz clock: 1,024 samples at 48 kHz.
+    private static let silentFrameTicks = Int64(SilentAudioFragments.samplesPerFrame) * PESHeader.clockRate / Int64(SilentAudioFragments.sampleRate)
+
+    /// Segment `index`'s video and the audio frames `audio`, `base` added to every presentation
+    /// time, and video decode times `decodeLead` ticks earlier than that.
+    private mutating func write(_ index: Int, base: Int64, decodeLead: Int64 = 0, audio: SegmentAudio,
+                                into out: inout OutputBytes) throws(MP4Error) {
         let segment = packaging.segments[index]
         let name = packaging.path.description
         // Local, so that the muxer writes while the sample reader lends its bytes.
@@ -134,18 +192,19 @@ struct TransportStreamSegmentWriter: MP4SegmentWriter {
         defer { self.muxer = muxer }
         out.removeAll()
         muxer.writeTables(into: &out)
-        var v = segment.video.lowerBound, a = audioFrames.lowerBound
-        var nextAudio = try audioTime(a, base: base, file: name)
-        var nextVideo = try videoTimes(v, base: base, file: name)
+        // `k`: the segment's audio frames written so far.
+        var v = segment.video.lowerBound, k = 0
+        var nextAudio = try audioTime(k, of: audio, base: base, file: name)
+        var nextVideo = try videoTimes(v, base: base, decodeLead: decodeLead, file: name)
         // A PES packet's payload, where its bytes are: in the sample read, or in a framing.
         var pieces: [UnsafeRawBufferPointer] = []
         // The segment's first picture gets the parameter sets even when its sample is not marked
         // a keyframe (the first segment takes the samples before the first keyframe): a reader
         // cannot decode a picture before them.
         var pictureWritten = false
-        while v < segment.video.upperBound || a < audioFrames.upperBound {
+        while v < segment.video.upperBound || k < audio.count {
             if v < segment.video.upperBound, let (pts, dts) = nextVideo,
-               a >= audioFrames.upperBound || nextAudio.map({ dts <= $0 }) ?? true, let video = packaging.video, videoFormat != nil {
+               k >= audio.count || nextAudio.map({ dts <= $0 }) ?? true, let video = packaging.video, videoFormat != nil {
                 let samples = video.samples
                 let framing = framings[Int(samples.descriptionIndices[v])]
                 let keyframe = samples.isSync(v)
@@ -167,8 +226,20 @@ struct TransportStreamSegmentWriter: MP4SegmentWriter {
                     }
                 }
                 v += 1
-                nextVideo = try videoTimes(v, base: base, file: name)
-            } else if let pts = nextAudio, let audio = packaging.audio {
+                nextVideo = try videoTimes(v, base: base, decodeLead: decodeLead, file: name)
+            } else if let pts = nextAudio, case .silence = audio, let silence {
+                silence.header.withUnsafeBytes { header in
+                    silence.frame.withUnsafeBytes { frame in
+                        pieces.removeAll(keepingCapacity: true)
+                        pieces.append(header)
+                        pieces.append(frame)
+                        muxer.writeAudio(pieces, pts: UInt64(pts), into: &out)
+                    }
+                }
+                k += 1
+                nextAudio = try audioTime(k, of: audio, base: base, file: name)
+            } else if let pts = nextAudio, case .source(let frames) = audio, let audio = packaging.audio {
+                let a = frames.lowerBound + k
                 let samples = audio.samples
                 let parameters = adts[Int(samples.descriptionIndices[a])]
                 let size = Int(samples.sizes[a])
@@ -190,25 +261,34 @@ struct TransportStreamSegmentWriter: MP4SegmentWriter {
                         }
                     }
                 }
-                a += 1
-                nextAudio = try audioTime(a, base: base, file: name)
+                k += 1
+                nextAudio = try audioTime(k, of: .source(frames), base: base, file: name)
             } else {
                 break
             }
         }
     }
 
-    /// Video sample `index`'s PTS and DTS on the 90 kHz clock, `nil` past the last sample.
-    private func videoTimes(_ index: Int, base: Int64, file: String) throws(MP4Error) -> (pts: Int64, dts: Int64)? {
+    /// Video sample `index`'s PTS and DTS on the 90 kHz clock, the DTS `decodeLead` ticks
+    /// earlier; `nil` past the last sample.
+    private func videoTimes(_ index: Int, base: Int64, decodeLead: Int64, file: String) throws(MP4Error) -> (pts: Int64, dts: Int64)? {
         guard let clock = videoClock, let samples = packaging.video?.samples, index < samples.count else { return nil }
+        let (decodeBase, overflow) = base.subtractingReportingOverflow(decodeLead)
+        guard !overflow else { throw .timeOverflow(file: file, reason: "a decode time \(decodeLead) ticks of 90 kHz before \(base)") }
         return (try Self.timestamp(clock.ticks(samples.compositionTime(index), file: file), base: base, file: file),
-                try Self.timestamp(clock.ticks(samples.decodeTimes[index] - clock.decodeShift, file: file), base: base, file: file))
+                try Self.timestamp(clock.ticks(samples.decodeTimes[index] - clock.decodeShift, file: file), base: decodeBase, file: file))
     }
 
-    /// Audio frame `index`'s PTS on the 90 kHz clock, `nil` past the last frame.
-    private func audioTime(_ index: Int, base: Int64, file: String) throws(MP4Error) -> Int64? {
-        guard let clock = audioClock, let samples = packaging.audio?.samples, index < samples.count else { return nil }
-        return try Self.timestamp(clock.ticks(samples.decodeTimes[index], file: file), base: base, file: file)
+    /// The PTS of the segment's audio frame `k` on the 90 kHz clock, `nil` past its last.
+    private func audioTime(_ k: Int, of audio: SegmentAudio, base: Int64, file: String) throws(MP4Error) -> Int64? {
+        guard k < audio.count else { return nil }
+        switch audio {
+        case .source(let frames):
+            guard let clock = audioClock, let samples = packaging.audio?.samples, frames.lowerBound + k < samples.count else { return nil }
+            return try Self.timestamp(clock.ticks(samples.decodeTimes[frames.lowerBound + k], file: file), base: base, file: file)
+        case .silence(let first, _):
+            return try Self.timestamp(Int64(k) * Self.silentFrameTicks, base: first, file: file)
+        }
     }
 
     /// `ticks + base`, which a PES header can carry: 33 bits, not negative.

@@ -98,6 +98,8 @@ struct HLSPackagingFFmpegTests {
         #expect(isTS ? !expected.isEmpty : expected.isEmpty)
         #expect(stitched.placedSegments.count == playlist.segments.count)
         #expect(stitched.packagedSources.count == Set(stitched.composition.segments.map(\.source)).count)
+        // Each MPEG-TS piece's decode delay, its own and as written, by run between discontinuities.
+        var decodeDelays: [(run: Int, own: Double, written: Double)] = []
         for (index, piece) in result.pieces.enumerated() {
             let file = folder + "/piece-\(index)"
             let clock = SegmentPlacement.compositionClockStart
@@ -105,6 +107,12 @@ struct HLSPackagingFFmpegTests {
             let video = try await ffmpeg.packets(file, stream: "v")
             let audio = try await ffmpeg.packets(file, stream: "a")
             let id = stitched.composition.segments[index].id
+            if isTS, let firstPacket = video.first, let decodeTime = firstPacket.decodeTime {
+                let placed = stitched.placedSegments[piece.segments.lowerBound]
+                let own = stitched.packagedSources[placed.source].packaging.decodeDelay(ofSegment: placed.segment).seconds
+                let startsRun = index == 0 || playlist.segments[piece.segments.lowerBound].isDiscontinuity
+                decodeDelays.append((run: (decodeDelays.last?.run ?? -1) + (startsRun ? 1 : 0), own: own, written: firstPacket.start - decodeTime))
+            }
             let first = try #require(video.map(\.start).min()), last = try #require(video.map(\.end).max())
             #expect(abs(first - start) < 0.0001, "'\(id)': its video starts at \(first), not \(start)")
             // Its video may end before the piece when its source's audio runs on (ad2.mp4), by less than a frame.
@@ -114,23 +122,29 @@ struct HLSPackagingFFmpegTests {
             #expect(audioFirst >= start - halfFrame && audioFirst < start + halfFrame, "'\(id)': its audio starts at \(audioFirst)")
             #expect(audioLast <= end + halfFrame && audioLast > end - halfFrame - 0.011, "'\(id)': its audio ends at \(audioLast)")
         }
+        // Within a run, every piece decodes as far ahead as the one with the longest delay of its
+        // own; a run of one piece (a marked join on either side) keeps its own, where players
+        // restart their timeline at its first decode time.
+        for (index, piece) in decodeDelays.enumerated() {
+            let longest = decodeDelays.filter { $0.run == piece.run }.map(\.own).max() ?? 0
+            #expect(abs(piece.written - longest) < 1.0 / 90_000, "piece \(index) decodes \(piece.written) s ahead, not \(longest)")
+        }
+        #expect(isTS == !decodeDelays.isEmpty)
     }
 
     /// A piece without audio between pieces with, every piece packaged:
     ///
     /// ```
     /// pieces   |content 0-4 |bumper (video only)|ad1 0-2 |content 4-8 |
-    /// fMP4     | a+v        | v + silent AAC    | a+v    | a+v        |   the same tracks: nothing marked
-    /// TS       | a+v        | v                 | a+v    | a+v        |   marked on either side of the bumper
+    /// fMP4, TS | a+v        | v + silent AAC    | a+v    | a+v        |   the same tracks: nothing marked
     /// ```
     ///
-    /// In fragmented MP4 the bumper's segments carry silence, so every piece has the same tracks
-    /// and nothing is marked (new parameters come with each new EXT-X-MAP): hls.js failed at the
-    /// bumper's init segment without audio ("the video SourceBuffer does not exist"). The silence
-    /// decodes to zeros and lasts the piece, to a frame. MPEG-TS carries no silence yet: there the
-    /// tracks change, so the playlist marks a discontinuity on either side of the bumper (RFC 8216
-    /// 4.3.2.3), though the timestamps run on.
-    @Test("every piece packaged: a piece without audio gets silence in fMP4, a discontinuity in TS", arguments: HLSSegmentContainer.allCases)
+    /// The bumper's segments carry silence, so every piece has the same tracks and, encoding
+    /// changes left unmarked, nothing is marked (RFC 8216 4.3.2.3 asks for a mark where the tracks
+    /// change): hls.js failed at an fMP4 bumper's init segment without audio ("the video
+    /// SourceBuffer does not exist"), and restarted its timeline at the marks around a TS one.
+    /// The silence decodes to zeros and lasts the piece, to a frame.
+    @Test("every piece packaged: a piece without audio gets silence, so nothing is marked", arguments: HLSSegmentContainer.allCases)
     func everyPieceWithoutAudio(container: HLSSegmentContainer) async throws {
         let ffmpeg = try FFmpeg.require()
         let folder = try MP4Fixtures.makeScratchFolder("every-without-audio")
@@ -144,10 +158,6 @@ struct HLSPackagingFFmpegTests {
         let stitched = try await judged(composition, everyPiece: true, marksEncodingChanges: false, label: "every-without-audio", keep: folder)
         let result = stitched.variants[0].result
         let marked = result.playlist.segments.indices.filter { result.playlist.segments[$0].isDiscontinuity }
-        guard container == .fragmentedMP4 else {
-            #expect(marked == [result.pieces[1].segments.lowerBound, result.pieces[2].segments.lowerBound])
-            return
-        }
         #expect(marked == [])
         let bumper = result.pieces[1]
         // Decoded from the piece's first timestamp: as long as the piece, to the frame, and silent.
@@ -164,12 +174,43 @@ struct HLSPackagingFFmpegTests {
     /// `marksEncodingChanges` off: the MPEG-TS switches of demo-hls.json change only parameter
     /// sets, so none is marked, and the stream (one clock, counters running on) still decodes to
     /// the scheduled frames, whole and piece by piece. Pieces listed as they are cannot go unmarked.
-    @Test("every piece packaged: encoding changes left unmarked on request, only then")
+    ///
+    /// With nothing marked, every piece decodes its first picture as long before showing it as
+    /// the piece with the longest reorder delay does, so decode times run on across each join:
+    ///
+    /// ```
+    /// pieces         | ad1 (no B-frames) | content (B-frames, 24 fps) | ad2 ... | content2 (25 fps)
+    /// own PTS - DTS  | 0                 | 2 frames = 1/12 s          | 0       | 1 frame = 1/25 s
+    /// written        | 1/12 s            | 1/12 s                     | 1/12 s  | 1/12 s
+    /// ```
+    @Test("every piece packaged: encoding changes left unmarked on request, only then; one decode delay throughout")
     func everyPieceUnmarkedEncodingChanges() async throws {
+        let ffmpeg = try FFmpeg.require()
+        let folder = try MP4Fixtures.makeScratchFolder("every-unmarked")
+        defer { MP4Fixtures.remove(folder) }
         let composition = try HLSJoin.composition("demo-hls.json")
-        let stitched = try await judged(composition, everyPiece: true, marksEncodingChanges: false, label: "every-unmarked")
+        let stitched = try await judged(composition, everyPiece: true, marksEncodingChanges: false, label: "every-unmarked", keep: folder)
         let playlist = stitched.variants[0].result.playlist
         #expect(playlist.segments.allSatisfy { !$0.isDiscontinuity })
+
+        // Decode times one frame apart (24, 25 or 30 fps); at a join, one frame more than the
+        // pictures leave between the pieces (a piece's video may end short of it): never back,
+        // never a jump.
+        func isOneFrame(_ step: Double) -> Bool { step > 1.0 / 31 && step < 1.0 / 23 }
+        var previous: [FFmpeg.Packet] = []
+        for index in stitched.variants[0].result.pieces.indices {
+            let video = try await ffmpeg.packets(folder + "/piece-\(index)", stream: "v")
+            let first = try #require(video.first), decodeTimes = video.compactMap(\.decodeTime)
+            try #require(decodeTimes.count == video.count)
+            #expect(abs(first.start - decodeTimes[0] - 1.0 / 12) < 1.0 / 90_000, "piece \(index) decodes \(first.start - decodeTimes[0]) s ahead")
+            let steps = zip(decodeTimes, decodeTimes.dropFirst()).map { $1 - $0 }
+            #expect(steps.allSatisfy(isOneFrame), "piece \(index): decode time steps from \(steps.min() ?? 0) to \(steps.max() ?? 0) s")
+            if let last = previous.last?.decodeTime, let videoEnd = previous.map(\.end).max() {
+                let step = decodeTimes[0] - last, gap = first.start - videoEnd
+                #expect(isOneFrame(step - gap), "join before piece \(index): decode time +\(step) s, pictures \(gap) s apart")
+            }
+            previous = video
+        }
 
         #expect { try HLSExportOptions(marksEncodingChanges: false) } throws: { error in
             guard let error = error as? HLSExportOptionsError else { return false }
