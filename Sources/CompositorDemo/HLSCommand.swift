@@ -277,7 +277,20 @@ enum HLSCommand {
             }
         }
         lines.append("play it: ffplay \(shown(stitched.outputURL))")
+        if let hint = hlsJSHint(stitched) { lines.append(hint) }
         return lines.joined(separator: "\n")
+    }
+
+    /// What to add for hls.js, the web's most used HLS player, where the playlist is not one
+    /// stream it shows on time: it restarts its timeline at each discontinuity, late by the
+    /// piece's reorder delay, and drifts from join to join (Players.md). `nil` for interstitials,
+    /// whose ads are players of their own, and for one stream without a discontinuity.
+    static func hlsJSHint(_ stitched: HLSExport) -> String? {
+        guard stitched.interstitialEvents.isEmpty else { return nil }
+        let marked = stitched.variants.contains { $0.result.playlist.segments.contains(where: \.isDiscontinuity) }
+        guard stitched.placedSegments.isEmpty || marked else { return nil }
+        let flags = stitched.placedSegments.isEmpty ? "--package-every-piece (and --unmarked-encoding-changes with MPEG-TS)" : "--unmarked-encoding-changes"
+        return "in hls.js: add \(flags), which makes one stream without discontinuities: it shows every picture on time only then (Players.md)"
     }
 
     /// The summary's lines of a multivariant output: the playlist, each variant and each rendition.

@@ -4,11 +4,28 @@ import CompositorTestSupport
 import CompositorUmbrellaTestSupport
 @testable import Compositor
 @testable import CompositorCore
+@testable import CompositorDemo
 
 /// `CompositorDemo hls SCHEDULE.json --output DIR`, and `timeline` / `map` on HLS schedules: exit
 /// codes 0 / 1 / 64, the files written, and nothing left behind on failure.
 @Suite("HLS join: the demo's hls command")
 struct HLSJoinDemoTests {
+    /// The summary's hint for hls.js, which shows every picture on time only in one stream
+    /// without discontinuities (Players.md): what to add, by what was asked.
+    @Test("hls.js is told what to add, or nothing where the stream already suits it", arguments: [
+        (false, true, HLSSegmentContainer?.none, "--package-every-piece (and --unmarked-encoding-changes with MPEG-TS)"),
+        (true, true, nil, "--unmarked-encoding-changes"),
+        (true, false, nil, nil),
+        (true, true, .fragmentedMP4, nil),
+    ] as [(Bool, Bool, HLSSegmentContainer?, String?)])
+    func hlsJSHint(everyPiece: Bool, marked: Bool, container: HLSSegmentContainer?, flags: String?) throws {
+        let options = try HLSExportOptions(segmentContainer: container, packagesEveryPiece: everyPiece, marksEncodingChanges: marked)
+        let schedule = container == .fragmentedMP4 ? "demo-hls-fmp4.json" : "demo-hls.json"
+        let stitched = try HLSExporter(outputURL: "/tmp/never-written/stitched.m3u8", options: options).stitch(HLSJoin.composition(schedule))
+        let hint = HLSCommand.hlsJSHint(stitched)
+        #expect(hint == flags.map { "in hls.js: add \($0), which makes one stream without discontinuities: it shows every picture on time only then (Players.md)" })
+    }
+
     func object(_ text: String) throws -> JSONObject {
         guard case .object(let object) = try JSONValue(parsing: Array(text.utf8)) else { throw DemoTestError("not a JSON object: \(text)") }
         return object
@@ -25,6 +42,7 @@ struct HLSJoinDemoTests {
         #expect(result.stdout.contains("break mid1: asked at 8.5 s, plays at 8 s (segment boundary); composition [11.1, 16.9)"))
         #expect(result.stdout.contains("break mid2: asked at 14.3 s, plays at 13.8 s (segment boundary)"))
         #expect(result.stdout.contains("play it: ffplay \(out)/stitched.m3u8"))
+        #expect(result.stdout.contains("in hls.js: add --package-every-piece (and --unmarked-encoding-changes with MPEG-TS)"))
         #expect(MP4Fixtures.listing(out) == [".compositor-output", "queue-plan.json", "stitched.m3u8", "timeline.json"])
         #expect(MP4Fixtures.listing(scratch) == ["out"])  // no temporary folder left beside it
 
