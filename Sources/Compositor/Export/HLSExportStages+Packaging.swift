@@ -118,12 +118,16 @@ extension HLSExportStages {
         guard placed.count == result.playlist.segments.count else {
             throw HLSExportError(.stitch(item: nil, reason: "\(result.playlist.segments.count) segments stitched, \(placed.count) placed in pieces"))
         }
-        evenDecodeDelays(of: &placed, pieces: result.pieces.map(\.segments), sources: sources, discontinuities: discontinuities)
+        let firstDecodeDelay = evenDecodeDelays(
+            of: &placed, pieces: result.pieces.map(\.segments), sources: sources, discontinuities: discontinuities)
         let folder = HLSOutputLocation(stitched.url)
-        let relocated = result.changingSegments { index, segment in
-            segment.uri = placed[index].name
-            segment.resolvedURI = folder.beside(placed[index].name)
-            segment.isDiscontinuity = discontinuities.contains(index)
+        let relocated = result.changingPlaylist { playlist in
+            for index in playlist.segments.indices {
+                playlist.segments[index].uri = placed[index].name
+                playlist.segments[index].resolvedURI = folder.beside(placed[index].name)
+                playlist.segments[index].isDiscontinuity = discontinuities.contains(index)
+            }
+            if firstDecodeDelay > .zero { playlist.start = leadInStart }
         }
         return (HLSStitchedVariantPlaylist(
             url: stitched.url, contentVariant: stitched.contentVariant, interstitialVariants: stitched.interstitialVariants,
@@ -147,9 +151,12 @@ extension HLSExportStages {
     /// restart their timeline at its first decode time, and a longer delay would show it late.
     /// Fragmented MP4 keeps the sources' decode times: its players append each piece's
     /// fragments as they are.
+    ///
+    /// - Returns: How long before its first picture the stream's first MPEG-TS piece decodes.
     private static func evenDecodeDelays(
         of placed: inout [HLSPlacedSegment], pieces: [Range<Int>], sources: [HLSPackagedSource], discontinuities: Set<Int>
-    ) {
+    ) -> MediaTime {
+        var first: MediaTime?
         var runStart = 0
         while runStart < pieces.count {
             var runEnd = runStart + 1
@@ -161,12 +168,31 @@ extension HLSExportStages {
                 let packaging = sources[first.source].packaging
                 return packaging.container == .mpegTS ? packaging.decodeDelay(ofSegment: first.segment) : nil
             }
-            guard let longest = delays.compactMap({ $0 }).max() else { continue }
+            guard let longest = delays.compactMap({ $0 }).max() else {
+                if !delays.isEmpty, first == nil { first = .zero }
+                continue
+            }
+            // The stream's first piece decodes as far ahead as its run's longest, if it is MPEG-TS.
+            if first == nil, let own = delays.first { first = own == nil ? .zero : longest }
             for (segments, delay) in zip(run, delays) {
                 // Two reorder delays cannot overflow a subtraction; if they did, the piece keeps its own.
                 guard let delay, let added = try? longest.subtracting(delay), added > .zero else { continue }
                 for index in segments { placed[index].placement.addedDecodeDelay = added }
             }
         }
+        return first ?? .zero
+    }
+
+    /// `EXT-X-START:TIME-OFFSET=0.001` (not `PRECISE`), for a stream whose first picture decodes
+    /// after its first decode time: RFC 8216 has playback start with the segment that holds the
+    /// offset, the first, as without the tag. hls.js puts its time 0 at the first decode time, so
+    /// the picture buffers from there (0.083 s for B-frames); started at 0, its gap controller
+    /// jumped 0.05 s past the buffer's start, over the first picture, in half the runs measured
+    /// (3 of 6 and 2 of 4), while a start position past 0 makes it seek to the buffer's start
+    /// (`seekToStartPos`): 6 of 6 right, Shaka, ffmpeg, GStreamer and Chromium unchanged.
+    static var leadInStart: HLSStart {
+        var attributes = HLSAttributeList()
+        attributes["TIME-OFFSET"] = .decimal(MediaTime(value: 1, timescale: 1000))
+        return HLSStart(attributes: attributes)
     }
 }

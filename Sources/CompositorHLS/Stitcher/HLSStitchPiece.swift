@@ -145,8 +145,15 @@ package struct HLSStitchResult: Sendable, Equatable {
     /// The same playlist with each segment changed by `change` (given its index): for segments
     /// written beside the playlist in place of the sources'.
     package func changingSegments(_ change: (Int, inout HLSMediaSegment) -> Void) -> HLSStitchResult {
+        changingPlaylist { playlist in
+            for index in playlist.segments.indices { change(index, &playlist.segments[index]) }
+        }
+    }
+
+    /// The same stitch with its playlist changed by `change`, the text written again.
+    package func changingPlaylist(_ change: (inout HLSMediaPlaylist) -> Void) -> HLSStitchResult {
         var relocated = playlist
-        for index in relocated.segments.indices { change(index, &relocated.segments[index]) }
+        change(&relocated)
         return HLSStitchResult(
             playlist: relocated, text: relocated.text, pieces: pieces, droppedPieces: droppedPieces, markers: markers, duration: duration)
     }

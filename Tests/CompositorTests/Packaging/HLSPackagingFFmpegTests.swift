@@ -130,6 +130,9 @@ struct HLSPackagingFFmpegTests {
             #expect(abs(piece.written - longest) < 1.0 / 90_000, "piece \(index) decodes \(piece.written) s ahead, not \(longest)")
         }
         #expect(isTS == !decodeDelays.isEmpty)
+        // A stream whose first picture decodes after its first decode time starts 1 ms in, within
+        // its first segment (`leadInStart`: for hls.js, which skipped that picture otherwise).
+        #expect(playlist.start == (decodeDelays.first.map { $0.written > 1.0 / 90_000 } == true ? HLSExportStages.leadInStart : nil))
     }
 
     /// A piece without audio between pieces with, every piece packaged:
@@ -192,6 +195,8 @@ struct HLSPackagingFFmpegTests {
         let stitched = try await judged(composition, everyPiece: true, marksEncodingChanges: false, label: "every-unmarked", keep: folder)
         let playlist = stitched.variants[0].result.playlist
         #expect(playlist.segments.allSatisfy { !$0.isDiscontinuity })
+        #expect(playlist.start?.timeOffset == MediaTime(value: 1, timescale: 1000) && playlist.start?.isPrecise == false)
+        #expect(playlist.text.contains("\n#EXT-X-START:TIME-OFFSET=0.001\n"))
 
         // Decode times one frame apart (24, 25 or 30 fps); at a join, one frame more than the
         // pictures leave between the pieces (a piece's video may end short of it): never back,
