@@ -118,8 +118,13 @@ extension HLSExportStages {
         guard placed.count == result.playlist.segments.count else {
             throw HLSExportError(.stitch(item: nil, reason: "\(result.playlist.segments.count) segments stitched, \(placed.count) placed in pieces"))
         }
-        let firstDecodeDelay = evenDecodeDelays(
-            of: &placed, pieces: result.pieces.map(\.segments), sources: sources, discontinuities: discontinuities)
+        evenDecodeDelays(of: &placed, pieces: result.pieces.map(\.segments), sources: sources, discontinuities: discontinuities)
+        // How long before its first picture the stream's first piece decodes, if it is MPEG-TS.
+        let firstDecodeDelay = placed.first.map { first in
+            let packaging = sources[first.source].packaging
+            return packaging.container == .mpegTS
+                ? (try? packaging.decodeDelay(ofSegment: first.segment).adding(first.placement.addedDecodeDelay)) ?? .zero : .zero
+        } ?? .zero
         let folder = HLSOutputLocation(stitched.url)
         let relocated = result.changingPlaylist { playlist in
             for index in playlist.segments.indices {
@@ -151,12 +156,9 @@ extension HLSExportStages {
     /// restart their timeline at its first decode time, and a longer delay would show it late.
     /// Fragmented MP4 keeps the sources' decode times: its players append each piece's
     /// fragments as they are.
-    ///
-    /// - Returns: How long before its first picture the stream's first MPEG-TS piece decodes.
     private static func evenDecodeDelays(
         of placed: inout [HLSPlacedSegment], pieces: [Range<Int>], sources: [HLSPackagedSource], discontinuities: Set<Int>
-    ) -> MediaTime {
-        var first: MediaTime?
+    ) {
         var runStart = 0
         while runStart < pieces.count {
             var runEnd = runStart + 1
@@ -168,19 +170,13 @@ extension HLSExportStages {
                 let packaging = sources[first.source].packaging
                 return packaging.container == .mpegTS ? packaging.decodeDelay(ofSegment: first.segment) : nil
             }
-            guard let longest = delays.compactMap({ $0 }).max() else {
-                if !delays.isEmpty, first == nil { first = .zero }
-                continue
-            }
-            // The stream's first piece decodes as far ahead as its run's longest, if it is MPEG-TS.
-            if first == nil, let own = delays.first { first = own == nil ? .zero : longest }
+            guard let longest = delays.compactMap({ $0 }).max() else { continue }
             for (segments, delay) in zip(run, delays) {
                 // Two reorder delays cannot overflow a subtraction; if they did, the piece keeps its own.
                 guard let delay, let added = try? longest.subtracting(delay), added > .zero else { continue }
                 for index in segments { placed[index].placement.addedDecodeDelay = added }
             }
         }
-        return first ?? .zero
     }
 
     /// `EXT-X-START:TIME-OFFSET=0.001` (not `PRECISE`), for a stream whose first picture decodes

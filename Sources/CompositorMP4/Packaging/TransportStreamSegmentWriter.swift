@@ -238,15 +238,15 @@ struct TransportStreamSegmentWriter: MP4SegmentWriter {
                 }
                 k += 1
                 nextAudio = try audioTime(k, of: audio, base: base, file: name)
-            } else if let pts = nextAudio, case .source(let frames) = audio, let audio = packaging.audio {
+            } else if let pts = nextAudio, case .source(let frames) = audio, let track = packaging.audio {
                 let a = frames.lowerBound + k
-                let samples = audio.samples
+                let samples = track.samples
                 let parameters = adts[Int(samples.descriptionIndices[a])]
                 let size = Int(samples.sizes[a])
                 guard let header = ADTSHeader.bytes(
                     audioObjectType: parameters.audioObjectType, samplingFrequencyIndex: parameters.samplingFrequencyIndex,
                     channelConfiguration: parameters.channelConfiguration, payloadLength: size) else {
-                    throw .unsupported(file: name, boxPath: audio.track.boxPath, offset: samples.offsets[a],
+                    throw .unsupported(file: name, boxPath: track.track.boxPath, offset: samples.offsets[a],
                                        reason: "audio sample \(a + 1) of \(size) bytes is longer than an ADTS frame can hold")
                 }
                 // An empty sample is no AAC frame (a reader refuses an ADTS header alone): left out,
@@ -262,7 +262,7 @@ struct TransportStreamSegmentWriter: MP4SegmentWriter {
                     }
                 }
                 k += 1
-                nextAudio = try audioTime(k, of: .source(frames), base: base, file: name)
+                nextAudio = try audioTime(k, of: audio, base: base, file: name)
             } else {
                 break
             }
