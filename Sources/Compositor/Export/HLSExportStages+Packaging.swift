@@ -119,11 +119,9 @@ extension HLSExportStages {
             throw HLSExportError(.stitch(item: nil, reason: "\(result.playlist.segments.count) segments stitched, \(placed.count) placed in pieces"))
         }
         evenDecodeDelays(of: &placed, pieces: result.pieces.map(\.segments), sources: sources, discontinuities: discontinuities)
-        // How long before its first picture the stream's first piece decodes, if it is MPEG-TS.
+        // How long before its first picture the stream's first piece decodes.
         let firstDecodeDelay = placed.first.map { first in
-            let packaging = sources[first.source].packaging
-            return packaging.container == .mpegTS
-                ? (try? packaging.decodeDelay(ofSegment: first.segment).adding(first.placement.addedDecodeDelay)) ?? .zero : .zero
+            (try? sources[first.source].packaging.decodeDelay(ofSegment: first.segment).adding(first.placement.addedDecodeDelay)) ?? .zero
         } ?? .zero
         let folder = HLSOutputLocation(stitched.url)
         let relocated = result.changingPlaylist { playlist in

@@ -196,14 +196,17 @@ package struct MP4Packaging: Sendable {
     }
 
     /// How long before its presentation segment `index`'s first video sample (in decode order)
-    /// decodes in MPEG-TS segments, where no decode time may pass its presentation time: its
-    /// composition offset, plus the most negative one's size where the source has any (see
-    /// `TransportStreamSegmentWriter`): its reorder delay, 2 frames in a typical H.264 stream
-    /// with B-frames. Zero without video.
+    /// decodes as this packaging writes it: its reorder delay, 2 frames in a typical H.264 stream
+    /// with B-frames. MPEG-TS, where no decode time may pass its presentation time, adds the most
+    /// negative composition offset's size where the source has any (see
+    /// `TransportStreamSegmentWriter`); fragmented MP4 carries the offsets as they are, so a
+    /// negative one presents the sample at its decode time or before. Zero without video.
     package func decodeDelay(ofSegment index: Int) -> MediaTime {
         guard let video, segments.indices.contains(index), let first = segments[index].video.first else { return .zero }
         let samples = video.samples
-        return MediaTime(value: samples.compositionOffset(first) - min(samples.smallestCompositionOffset, 0), timescale: video.timescale)
+        let offset = samples.compositionOffset(first)
+        let delay = container == .mpegTS ? offset - min(samples.smallestCompositionOffset, 0) : max(offset, 0)
+        return MediaTime(value: delay, timescale: video.timescale)
     }
 
     /// Each track's sample descriptions, video first: its encoding parameters.
