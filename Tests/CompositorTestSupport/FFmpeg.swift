@@ -125,6 +125,17 @@ package struct FFmpeg: Sendable {
         }
     }
 
+    /// The time base of each of `path`'s streams, by kind (`video`, `audio`), as ffprobe reads it
+    /// from the track's timescale: "1/15360".
+    package func timeBases(_ path: String) async throws -> [String: String] {
+        let output = try await ChildProcess.run(ffprobe, ["-v", "error", "-show_entries", "stream=codec_type,time_base", "-of", "csv=p=0", path])
+        guard output.status == 0 else { throw FFmpegFailure(message: output.stderr) }
+        return Dictionary(output.stdout.split(separator: "\n").compactMap { line in
+            let fields = line.split(separator: ",")
+            return fields.count == 2 ? (String(fields[0]), String(fields[1])) : nil
+        }, uniquingKeysWith: { first, _ in first })
+    }
+
     /// The MD5 of the first audio stream decoded to PCM, placed by its timestamps as ffmpeg plays it.
     package func audioHash(_ path: String) async throws -> String {
         let output = try await ChildProcess.run(ffmpeg, ["-v", "error", "-i", path, "-map", "0:a:0", "-f", "md5", "-"])

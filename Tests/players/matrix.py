@@ -130,6 +130,8 @@ OUTPUTS = [
     Output("hls-mp4", "stitched HLS of MP4 sources, TS (demo.json)", "Fixtures/demo.json", "hls"),
     Output("hls-mp4-fmp4", "stitched HLS of MP4 sources, fMP4 (demo.json, `--segments fmp4`)", "Fixtures/demo.json", "hls",
            ("--segments", "fmp4")),
+    Output("hls-mp4-fmp4-every", "stitched HLS of MP4 sources, fMP4, every piece packaged (demo.json)", "Fixtures/demo.json", "hls",
+           ("--segments", "fmp4", "--package-every-piece")),
     Output("hls-ts", "stitched HLS, TS", "Fixtures/demo-hls.json", "hls"),
     Output("hls-fmp4", "stitched HLS, fMP4", "Fixtures/demo-hls-fmp4.json", "hls"),
     Output("hls-packaged-ts", "stitched HLS, TS content + MP4 ads packaged",

@@ -41,6 +41,8 @@ extension HLSExportStages {
         if packagings.contains(where: { $0.trackKinds.contains(.audio) }) {
             for index in packagings.indices { packagings[index].fillsAudioWithSilence = true }
         }
+        // One timescale for each kind of track in every piece's fragments, for hls.js.
+        if container == .fragmentedMP4 { packagings = MP4Packaging.sharingFragmentTimescales(packagings) }
         var stems: Set<String> = []
         var packaged: [HLSPackagedSource] = []
         for ((location, item, _), packaging) in zip(packagedLocations, packagings) {
@@ -137,7 +139,7 @@ extension HLSExportStages {
             sourcePlaylistURLs: stitched.sourcePlaylistURLs, result: relocated), placed)
     }
 
-    /// Gives the MPEG-TS pieces of each run between discontinuities one decode delay: the
+    /// Gives the pieces of each run between discontinuities one decode delay: the
     /// longest of their own (`MP4Packaging.decodeDelay(ofSegment:)`, at each piece's first
     /// segment), so that decode times run on across a join as presentation times do.
     ///
@@ -147,13 +149,16 @@ extension HLSExportStages {
     /// DTS written:                  -2 -1 0 | 1 2 3 ...      one frame apart throughout
     /// ```
     ///
-    /// A decode time that goes back at a join makes hls.js, which keeps one timeline across it,
-    /// move the next piece's first pictures onto the last ones of the piece before (which the
-    /// browser then drops); one that jumps ahead, a gap it fills by stretching a picture. A run
-    /// of one piece (every join marked) keeps its own delay: after a discontinuity players
-    /// restart their timeline at its first decode time, and a longer delay would show it late.
-    /// Fragmented MP4 keeps the sources' decode times: its players append each piece's
-    /// fragments as they are.
+    /// A decode time that goes back at a join makes hls.js, which keeps one timeline across MPEG-TS
+    /// pieces, move the next piece's first pictures onto the last ones of the piece before (which
+    /// the browser then drops); one that jumps ahead, a gap it fills by stretching a picture. In
+    /// fragmented MP4 (the decode times lowered, the composition offsets lengthened by as much),
+    /// a decode time that goes back, or ahead by more than two frames, is a discontinuity to the
+    /// browser's Media Source buffer, which in "sequence" mode (Shaka's for HLS) then places the
+    /// piece after the longest track appended so far: late by the audio that runs past the
+    /// picture. A run of one piece (every join marked) keeps its own delay: after a
+    /// discontinuity players restart their timeline at its first decode time, and a longer delay
+    /// would show it late.
     private static func evenDecodeDelays(
         of placed: inout [HLSPlacedSegment], pieces: [Range<Int>], sources: [HLSPackagedSource], discontinuities: Set<Int>
     ) {
@@ -165,13 +170,12 @@ extension HLSExportStages {
             runStart = runEnd
             let delays = run.map { segments in
                 let first = placed[segments.lowerBound]
-                let packaging = sources[first.source].packaging
-                return packaging.container == .mpegTS ? packaging.decodeDelay(ofSegment: first.segment) : nil
+                return sources[first.source].packaging.decodeDelay(ofSegment: first.segment)
             }
-            guard let longest = delays.compactMap({ $0 }).max() else { continue }
+            guard let longest = delays.max() else { continue }
             for (segments, delay) in zip(run, delays) {
                 // Two reorder delays cannot overflow a subtraction; if they did, the piece keeps its own.
-                guard let delay, let added = try? longest.subtracting(delay), added > .zero else { continue }
+                guard let added = try? longest.subtracting(delay), added > .zero else { continue }
                 for index in segments { placed[index].placement.addedDecodeDelay = added }
             }
         }

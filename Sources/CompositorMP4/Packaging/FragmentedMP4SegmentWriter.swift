@@ -17,15 +17,22 @@ import CompositorIO
 /// its priming, only fades in over its 23 ms); video decodes from its first picture's
 /// presentation (`Track.reorder`). A video-only source that `fillsAudioWithSilence` gets a silent
 /// AAC track (`SilentAudioFragments`) in its muxed segments, frame `k` of it presenting from
-/// `k` x 1,024 samples after the start of the piece (of the source, on its own clock).
+/// `k` x 1,024 samples after the start of the piece (of the source, on its own clock). Muxed, a
+/// kind of track may be written in a timescale every piece of the stream shares
+/// (`MP4Packaging.fragmentTimescales`), its times scaled by a whole factor; placed, the video may
+/// decode earlier than its source has it (`SegmentPlacement.addedDecodeDelay`), its composition
+/// offsets as much longer.
 package struct FragmentedMP4SegmentWriter: MP4SegmentWriter {
     private struct Track {
         let timeline: SourceTrackTimeline
         let trackID: UInt32
-        /// Ticks that turn a decode time into presentation time (the track's presentation start
-        /// less its first media time).
+        /// Written ticks per source tick: the stream's shared timescale over the track's own
+        /// (`MP4Packaging.fragmentTimescales`), 1 where it keeps its own.
+        let scale: Int64
+        /// Written ticks that turn a decode time, scaled, into presentation time (the track's
+        /// presentation start less its first media time).
         let zero: Int64
-        /// Ticks added to every decode time on the source's clock.
+        /// Written ticks added to every decode time, scaled, on the source's clock.
         let shift: Int64
         /// Ticks added to every decode time and hidden again by an edit list (video written
         /// alone: its first picture's composition offset), so that a segment's decode time is
@@ -34,6 +41,9 @@ package struct FragmentedMP4SegmentWriter: MP4SegmentWriter {
         /// muxer writes the same edit list.
         var reorder: Int64 = 0
         var reader: PackagingSampleReader
+
+        /// Its timescale as written.
+        var timescale: Int32 { Int32(clamping: Int64(timeline.timescale) * scale) }
     }
 
     /// The silent track beside the video (`MP4Packaging.fillsAudioWithSilence`).
@@ -41,6 +51,11 @@ package struct FragmentedMP4SegmentWriter: MP4SegmentWriter {
         let trackID: UInt32
         let description: MP4SampleDescription
         let frame: [UInt8]
+        /// Written ticks per sample of its 48 kHz (the stream's shared audio timescale over it).
+        let scale: Int64
+
+        /// Its timescale as written.
+        var timescale: Int32 { Int32(clamping: Int64(SilentAudioFragments.sampleRate) * scale) }
     }
 
     /// A segment's silent frames: the first's decode time and how many.
@@ -85,10 +100,13 @@ package struct FragmentedMP4SegmentWriter: MP4SegmentWriter {
         let reader = try packaging.sampleReader()
         var tracks: [Track] = []
         for (timeline, zero) in zip(timelines, starts) where kind == nil || timeline.track.kind == kind {
-            let (baseTicks, o1) = base.multipliedReportingOverflow(by: Int64(timeline.timescale))
-            let (shift, o2) = baseTicks.addingReportingOverflow(zero)
-            guard !o1, !o2 else { throw .timeOverflow(file: name, reason: "\(timeline.track.boxPath) decode times past the 64-bit range") }
-            var track = Track(timeline: timeline, trackID: UInt32(tracks.count + 1), zero: zero, shift: shift, reader: reader)
+            // The shared timescale is for muxed segments; a track written alone keeps its own.
+            let scale = kind == nil ? Self.scale(to: timeline.track.kind.flatMap { packaging.fragmentTimescales[$0] }, from: timeline.timescale) : 1
+            let (baseTicks, o1) = base.multipliedReportingOverflow(by: Int64(timeline.timescale) * scale)
+            let (scaledZero, o2) = zero.multipliedReportingOverflow(by: scale)
+            let (shift, o3) = baseTicks.addingReportingOverflow(scaledZero)
+            guard !o1, !o2, !o3 else { throw .timeOverflow(file: name, reason: "\(timeline.track.boxPath) decode times past the 64-bit range") }
+            var track = Track(timeline: timeline, trackID: UInt32(tracks.count + 1), scale: scale, zero: scaledZero, shift: shift, reader: reader)
             if kind == .video, !timeline.samples.decodeTimes.isEmpty {
                 track.reorder = max(0, timeline.samples.compositionOffset(0))
             }
@@ -96,7 +114,8 @@ package struct FragmentedMP4SegmentWriter: MP4SegmentWriter {
         }
         self.tracks = tracks
         if kind == nil, packaging.writesSilence, let description = SilentAudioFragments.description {
-            silence = Silence(trackID: UInt32(tracks.count + 1), description: description, frame: SilentAudioFragments.frame)
+            silence = Silence(trackID: UInt32(tracks.count + 1), description: description, frame: SilentAudioFragments.frame,
+                              scale: Self.scale(to: packaging.fragmentTimescales[.audio], from: SilentAudioFragments.sampleRate))
         } else {
             silence = nil
         }
@@ -104,14 +123,23 @@ package struct FragmentedMP4SegmentWriter: MP4SegmentWriter {
         leavesOutPriming = kind != nil
     }
 
+    /// Ticks of `shared` per tick of `own`: 1 without a shared timescale or where it is not a
+    /// whole multiple of `own` (`MP4Packaging.sharingFragmentTimescales(_:)` makes it one).
+    private static func scale(to shared: Int32?, from own: Int32) -> Int64 {
+        guard let shared, own > 0, shared % own == 0 else { return 1 }
+        return Int64(shared / own)
+    }
+
     /// `ftyp` and `moov`: the tracks and their sample entries, no samples.
     package func initSegment() -> [UInt8]? {
-        let silent = silence.map { InitTrack(trackID: $0.trackID, isVideo: false, timescale: SilentAudioFragments.sampleRate, description: $0.description) }
+        let silent = silence.map {
+            InitTrack(trackID: $0.trackID, isVideo: false, timescale: $0.timescale, description: $0.description)
+        }
         return Self.initSegment(tracks.map { track in
             let source = track.timeline.track
-            return InitTrack(trackID: track.trackID, isVideo: source.kind == .video, timescale: source.timescale,
+            return InitTrack(trackID: track.trackID, isVideo: source.kind == .video, timescale: track.timescale,
                              description: source.sampleDescriptions[0], matrix: source.displayMatrix,
-                             hiddenStart: track.reorder)
+                             hiddenStart: track.reorder * track.scale)
         } + (silent.map { [$0] } ?? []))
     }
 
@@ -199,7 +227,15 @@ package struct FragmentedMP4SegmentWriter: MP4SegmentWriter {
             throw .timeOverflow(file: packaging.path.description, reason: "segment \(index + 1) placed at \(placement.compositionStart): \(error)")
         }
         let silent = try silentFrames(of: index, within: placement.piece, origin: placement.piece.start, offset: offset)
-        try write(index, runs: runs, shifts: shifts, silent: silent, sequenceNumber: stream.nextSequenceNumber, into: &out)
+        // The video's decode times move earlier by the added delay, its composition offsets grow
+        // by as much: its pictures present where they did.
+        var lead: Int64 = 0
+        if let video = tracks.first(where: { $0.timeline.track.kind == .video }) {
+            do { lead = try placement.addedDecodeDelay.converted(to: video.timescale, rounding: .toNearestOrAwayFromZero).value } catch {
+                throw .timeOverflow(file: packaging.path.description, reason: "segment \(index + 1)'s added decode delay: \(error)")
+            }
+        }
+        try write(index, runs: runs, shifts: shifts, videoLead: lead, silent: silent, sequenceNumber: stream.nextSequenceNumber, into: &out)
         stream.nextSequenceNumber &+= 1
     }
 
@@ -211,8 +247,8 @@ package struct FragmentedMP4SegmentWriter: MP4SegmentWriter {
         guard let silence else { return nil }
         do {
             guard let (first, count) = try packaging.silentFrames(ofSegment: index, within: piece, origin: origin) else { return nil }
-            let ticks = try origin.adding(offset).converted(to: SilentAudioFragments.sampleRate, rounding: .toNearestOrAwayFromZero).value
-            let (firstSample, overflow1) = first.multipliedReportingOverflow(by: Int64(SilentAudioFragments.samplesPerFrame))
+            let ticks = try origin.adding(offset).converted(to: silence.timescale, rounding: .toNearestOrAwayFromZero).value
+            let (firstSample, overflow1) = first.multipliedReportingOverflow(by: Int64(SilentAudioFragments.samplesPerFrame) * silence.scale)
             let (decodeTime, overflow2) = ticks.addingReportingOverflow(firstSample)
             guard !overflow1, !overflow2, decodeTime >= 0 else { throw MediaTimeError.overflow("\(ticks) + \(first) frames") }
             return SilentRun(silence: silence, decodeTime: UInt64(decodeTime), count: count)
@@ -237,12 +273,16 @@ package struct FragmentedMP4SegmentWriter: MP4SegmentWriter {
             let samples = track.timeline.samples
             let earliest = run.map { samples.decodeTimes[$0] + samples.compositionOffset($0) }.min() ?? 0
             let duration = samples.durations[run].reduce(Int64(0)) { $0 + Int64($1) }
-            let (start, overflow) = earliest.addingReportingOverflow(shift)
-            guard !overflow, start >= 0 else {
+            let (scaled, overflow1) = earliest.multipliedReportingOverflow(by: track.scale)
+            let (start, overflow2) = scaled.addingReportingOverflow(shift)
+            let (scaledDuration, overflow3) = duration.multipliedReportingOverflow(by: track.scale)
+            guard !overflow1, !overflow2, !overflow3, start >= 0 else {
                 throw .timeOverflow(file: packaging.path.description, reason: "segment \(index + 1) does not fit a fragment's fields")
             }
             let bytes = samples.sizes[run].reduce(0) { $0 + Int($1) }
-            found.append(SegmentPresentation(kind: track.timeline.track.kind == .audio ? .audio : .video, timescale: track.timeline.timescale, start: start, duration: duration, bytes: bytes))
+            found.append(SegmentPresentation(
+                kind: track.timeline.track.kind == .audio ? .audio : .video, timescale: track.timescale,
+                start: start, duration: scaledDuration, bytes: bytes))
         }
         return found
     }
@@ -273,7 +313,7 @@ package struct FragmentedMP4SegmentWriter: MP4SegmentWriter {
         for track in tracks {
             let timeline = track.timeline
             do {
-                let offset = try placement.offset().converted(to: timeline.timescale, rounding: .toNearestOrAwayFromZero).value
+                let offset = try placement.offset().converted(to: track.timescale, rounding: .toNearestOrAwayFromZero).value
                 let (shift, overflow) = track.zero.addingReportingOverflow(offset)
                 guard !overflow else { throw MediaTimeError.overflow("\(track.zero) + \(offset)") }
                 shifts.append(shift)
@@ -288,9 +328,10 @@ package struct FragmentedMP4SegmentWriter: MP4SegmentWriter {
     /// The most bytes of consecutive samples read in one call: 16 MiB.
     private static let longestRead = 16 << 20
 
-    /// `moof` and `mdat` of each track's samples `runs`, `shifts` added to their decode times, and
-    /// `silent` frames of the silent track.
-    private mutating func write(_ index: Int, runs: [Range<Int>], shifts: [Int64], silent: SilentRun?,
+    /// `moof` and `mdat` of each track's samples `runs`, their decode times scaled and `shifts`
+    /// (written ticks) added, the video's decode times `videoLead` ticks earlier and its
+    /// composition offsets as much longer; and `silent` frames of the silent track.
+    private mutating func write(_ index: Int, runs: [Range<Int>], shifts: [Int64], videoLead: Int64 = 0, silent: SilentRun?,
                                 sequenceNumber: UInt32, into out: inout OutputBytes) throws(MP4Error) {
         func moof(dataStart: Int) throws(MP4Error) -> [UInt8] {
             var writer = ByteWriter()
@@ -300,20 +341,27 @@ package struct FragmentedMP4SegmentWriter: MP4SegmentWriter {
                 moof.write(box: MovieFragmentHeaderBox(sequenceNumber: sequenceNumber))
                 for ((track, run), shift) in zip(zip(tracks, runs), shifts) where !run.isEmpty {
                     let samples = track.timeline.samples
-                    let (moved, overflow1) = samples.decodeTimes[run.lowerBound].addingReportingOverflow(shift)
-                    let (decodeTime, overflow2) = moved.addingReportingOverflow(track.reorder)
-                    guard !overflow1, !overflow2, decodeTime >= 0, let offset = Int32(exactly: dataOffset) else {
+                    let lead = track.timeline.track.kind == .video ? videoLead : 0
+                    let (decodeTime, overflow1) = samples.decodeTimes[run.lowerBound].addingReportingOverflow(track.reorder)
+                    let (scaled, overflow2) = decodeTime.multipliedReportingOverflow(by: track.scale)
+                    let (moved, overflow3) = shift.subtractingReportingOverflow(lead)
+                    let (written, overflow4) = scaled.addingReportingOverflow(moved)
+                    // A duration scaled stays under 2^63 (both factors under 2^32); it must fit 32 bits.
+                    let durations = samples.durations[run].compactMap { UInt32(exactly: UInt64($0) * UInt64(track.scale)) }
+                    guard !overflow1, !overflow2, !overflow3, !overflow4, written >= 0, durations.count == run.count,
+                          let offset = Int32(exactly: dataOffset) else {
                         failure = .timeOverflow(file: packaging.path.description, reason: "segment \(index + 1) does not fit a fragment's fields")
                         return
                     }
                     moof.writeBox("traf") { traf in
                         traf.write(box: TrackFragmentHeaderBox(trackID: track.trackID))
-                        traf.write(box: TrackFragmentDecodeTimeBox(baseMediaDecodeTime: UInt64(decodeTime)))
+                        traf.write(box: TrackFragmentDecodeTimeBox(baseMediaDecodeTime: UInt64(written)))
                         traf.write(box: TrackFragmentRunBox(
                             sampleCount: UInt32(run.count), dataOffset: offset,
-                            durations: Array(samples.durations[run]), sizes: Array(samples.sizes[run]),
+                            durations: durations, sizes: Array(samples.sizes[run]),
                             flags: run.map { samples.isSync($0) ? TrackFragmentRunBox.syncSampleFlags : TrackFragmentRunBox.nonSyncSampleFlags },
-                            compositionOffsets: track.timeline.track.kind == .video ? run.map { Int32(clamping: samples.compositionOffset($0)) } : nil))
+                            compositionOffsets: track.timeline.track.kind == .video
+                                ? run.map { Int32(clamping: samples.compositionOffset($0) * track.scale + lead) } : nil))
                     }
                     dataOffset += samples.sizes[run].reduce(0) { $0 + Int($1) }
                 }
@@ -324,6 +372,7 @@ package struct FragmentedMP4SegmentWriter: MP4SegmentWriter {
                     }
                     SilentAudioFragments.writeTrackFragment(
                         trackID: silent.silence.trackID, decodeTime: silent.decodeTime, count: silent.count,
+                        frameDuration: UInt32(SilentAudioFragments.samplesPerFrame) * UInt32(silent.silence.scale),
                         frameSize: silent.silence.frame.count, dataOffset: offset, to: &moof)
                 }
             }

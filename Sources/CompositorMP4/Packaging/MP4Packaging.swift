@@ -70,6 +70,36 @@ package struct MP4Packaging: Sendable {
     /// Whether the muxed segments written carry silence (`fillsAudioWithSilence`, where it applies).
     package var writesSilence: Bool { fillsAudioWithSilence && audio == nil && video != nil }
 
+    /// The timescale the muxed fragmented MP4 segments give each kind of track where it is not
+    /// the track's own (a multiple of it): one that every piece of a stream shares
+    /// (`sharingFragmentTimescales(_:)`).
+    package private(set) var fragmentTimescales: [TrackKind: Int32] = [:]
+
+    /// `packagings`, each kind of track of their muxed fragmented MP4 segments given one
+    /// timescale, the least common multiple of theirs (the silence's 48 kHz counted where one
+    /// `writesSilence`), when it fits 31 bits; a kind whose tracks already share one, or whose
+    /// multiple does not fit, keeps its own. Times scale exactly, by a whole factor.
+    ///
+    /// Why: hls.js, where a new init segment's track has another timescale than the one it took
+    /// its time from, takes the new piece's first decode time for the piece's playlist start,
+    /// although the timestamps run on (no discontinuity): a piece with B-frames then shows its
+    /// pictures late by their reorder delay, and the gap before them makes it seek past its first
+    /// keyframe (demo.json's content at 24 fps, 12,288 ticks a second, after ad1's 30 fps, 15,360).
+    package static func sharingFragmentTimescales(_ packagings: [MP4Packaging]) -> [MP4Packaging] {
+        var shared: [TrackKind: Int32] = [:]
+        for kind in TrackKind.allCases {
+            var scales = packagings.compactMap { (kind == .video ? $0.video : $0.audio)?.timescale }
+            if kind == .audio, packagings.contains(where: \.writesSilence) { scales.append(SilentAudioFragments.sampleRate) }
+            guard Set(scales).count > 1, let common = leastCommonMultiple(scales, limit: Int64(Int32.max)) else { continue }
+            shared[kind] = common
+        }
+        return packagings.map { packaging in
+            var packaging = packaging
+            packaging.fragmentTimescales = shared
+            return packaging
+        }
+    }
+
     /// The silent frames segment `index` carries where the packaging `writesSilence`: of a grid
     /// of frames from `origin` (source presentation time), those that start in the segment,
     /// within `piece` when one is given; `nil` when none does.
@@ -425,9 +455,10 @@ package struct SegmentPlacement: Sendable, Equatable {
     /// The timestamp of composition time 0.
     package var clockStart: MediaTime
     /// How much earlier than its source has them the piece's video decode times are written
-    /// (MPEG-TS): so that each piece of a stream that runs on without a discontinuity decodes
-    /// its first picture as long before showing it as the others, and decode times run on
-    /// from piece to piece as presentation times do (`MP4Packaging.decodeDelay(ofSegment:)`).
+    /// (in fragmented MP4, its composition offsets as much longer): so that each piece of a
+    /// stream that runs on without a discontinuity decodes its first picture as long before
+    /// showing it as the others, and decode times run on from piece to piece as presentation
+    /// times do (`MP4Packaging.decodeDelay(ofSegment:)`).
     package var addedDecodeDelay: MediaTime
 
     package init(piece: MediaTimeRange, compositionStart: MediaTime, clockStart: MediaTime = compositionClockStart,

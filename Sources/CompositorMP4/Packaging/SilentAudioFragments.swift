@@ -65,15 +65,16 @@ package enum SilentAudioFragments {
     }
 
     /// The `traf` of `count` silent frames (`frameSize` bytes each) of track `trackID`, decoding
-    /// from `decodeTime`, their bytes `dataOffset` from the start of the `moof`.
-    static func writeTrackFragment(trackID: UInt32, decodeTime: UInt64, count: Int, frameSize: Int, dataOffset: Int32,
-                                   to writer: inout ByteWriter) {
+    /// from `decodeTime`, each `frameDuration` ticks of the track's timescale (1,024 at 48 kHz),
+    /// their bytes `dataOffset` from the start of the `moof`.
+    static func writeTrackFragment(trackID: UInt32, decodeTime: UInt64, count: Int, frameDuration: UInt32 = UInt32(samplesPerFrame),
+                                   frameSize: Int, dataOffset: Int32, to writer: inout ByteWriter) {
         writer.writeBox("traf") { traf in
             traf.write(box: TrackFragmentHeaderBox(trackID: trackID))
             traf.write(box: TrackFragmentDecodeTimeBox(baseMediaDecodeTime: decodeTime))
             traf.write(box: TrackFragmentRunBox(
                 sampleCount: UInt32(count), dataOffset: dataOffset,
-                durations: Array(repeating: UInt32(samplesPerFrame), count: count),
+                durations: Array(repeating: frameDuration, count: count),
                 sizes: Array(repeating: UInt32(frameSize), count: count),
                 flags: Array(repeating: TrackFragmentRunBox.syncSampleFlags, count: count), compositionOffsets: nil))
         }

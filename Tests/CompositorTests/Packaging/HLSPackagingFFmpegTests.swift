@@ -141,6 +141,53 @@ struct HLSPackagingFFmpegTests {
         #expect(playlist.start == (delay > 1.0 / 90_000 ? HLSExportStages.leadInStart : nil))
     }
 
+    /// Every piece of demo.json packaged as fragmented MP4. Its sources' timescales differ, and
+    /// every init segment gives each kind of track their least common multiple; their reorder
+    /// delays differ, and every piece decodes as far ahead as content.mp4 (2 frames at 24 fps),
+    /// so decode times run on by one frame at every join:
+    ///
+    /// ```
+    /// pieces  | ad1      | content  | ad1 | ad2    | ... | content2 | bumper           | ad2
+    /// video   | 1/15360  | 1/12288  |     | 1/30000|     | 1/12800  | 1/15360          |      -> 1/7680000 in all
+    /// audio   | 1/44100  | 1/48000  |     |1/44100 |     | 1/48000  | silence, 1/48000 |      -> 1/7056000 in all
+    /// delay   | 0        | 1/12 s   | 0   | 1/30 s |     | 0        | 0                |      -> 1/12 s in all
+    /// ```
+    ///
+    /// hls.js takes the first decode time of a piece whose timescale differs from the one it
+    /// took its time from for that piece's playlist start, although the timestamps run on: it
+    /// showed content.mp4's pictures late by their reorder delay and skipped its first 2 s. A
+    /// decode time that jumps at a join is a discontinuity to the browser's Media Source buffer,
+    /// which in Shaka's "sequence" mode then placed the next piece late by the audio running past
+    /// the picture. Scaled by whole factors, every piece still decodes exactly where it should.
+    @Test("every piece packaged as fragmented MP4: one timescale per kind of track, decode times running on")
+    func everyPieceSharesTimescales() async throws {
+        let ffmpeg = try FFmpeg.require()
+        let folder = try MP4Fixtures.makeScratchFolder("every-timescales")
+        defer { MP4Fixtures.remove(folder) }
+        let stitched = try await judged(
+            try HLSJoin.composition("demo.json"), container: .fragmentedMP4, everyPiece: true, label: "every-timescales", keep: folder)
+        let result = stitched.variants[0].result
+        #expect(Set(stitched.packagedSources.compactMap { $0.packaging.fragmentTimescales[.video] }) == [7_680_000])
+        #expect(result.playlist.start == HLSExportStages.leadInStart)
+        var previous: Double?
+        for (index, piece) in result.pieces.enumerated() {
+            let file = folder + "/piece-\(index)"
+            #expect(try await ffmpeg.timeBases(file) == ["video": "1/7680000", "audio": "1/7056000"], "piece \(index)")
+            // Its first decode time is its composition start less 1/12 s, to the microsecond
+            // (ffprobe's), where the sources' own timescales were off by up to 21 µs. (Its first
+            // picture's time is not compared: ffmpeg moves a fragment with negative composition
+            // offsets, as content2.mp4's, a frame later.)
+            let decodeTimes = try await ffmpeg.packets(file, stream: "v").compactMap(\.decodeTime)
+            let first = try #require(decodeTimes.first), last = try #require(decodeTimes.last)
+            let start = (piece.compositionRange.start + SegmentPlacement.compositionClockStart).seconds - 1.0 / 12
+            #expect(abs(first - start) < 0.000_001, "piece \(index) decodes from \(first), not \(start)")
+            if let previous {
+                #expect(first - previous > 1.0 / 31 && first - previous < 1.0 / 23, "join before piece \(index): decode time +\(first - previous) s")
+            }
+            previous = last
+        }
+    }
+
     /// A piece without audio between pieces with, every piece packaged:
     ///
     /// ```
