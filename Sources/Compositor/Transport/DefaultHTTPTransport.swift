@@ -25,6 +25,10 @@ public struct DefaultHTTPTransport: HTTPTransport {
     /// A transport with connections of its own.
     public init() {}
 
+    /// Whether it has made the `URLSession` that `https:` URLs go through: not until the first
+    /// of them (on Linux), so that a transport that never sees one never starts libcurl and TLS.
+    package var hasURLSession: Bool { sessions.hasSession }
+
     /// Performs one GET (see `HTTPTransport`).
     ///
     /// - Parameter request: The URL, byte range and limits.

@@ -25,8 +25,11 @@ import Foundation
 public struct URLSessionTransport: HTTPTransport {
     private let session: SessionOwner
 
-    /// A transport with a session of its own.
+    /// A transport with a session of its own (made at its first request).
     public init() { session = SessionOwner() }
+
+    /// Whether its session has been made: not until its first request.
+    package var hasSession: Bool { session.isMade }
 
     /// Performs one GET and returns its whole response (see `HTTPTransport`).
     ///
@@ -73,13 +76,35 @@ public struct URLSessionTransport: HTTPTransport {
     }
 }
 
-/// A transport's `URLSession`, invalidated when the transport (every copy of it) goes: the
-/// session holds its delegate, the router, until then.
+/// A transport's `URLSession`, made at its first request and invalidated when the transport
+/// (every copy of it) goes: the session holds its delegate, the router, until then.
+///
+/// Made lazily because making one starts FoundationNetworking's machinery (libcurl and its TLS
+/// library): 2.7 MiB of a local render's peak, whose catalog holds a transport it never uses
+/// (`Benchmarks/render-memory`).
+///
+/// `@unchecked Sendable`: `made` is only touched under `lock` (and by `deinit`, alone).
 private final class SessionOwner: @unchecked Sendable {
-    private let session: URLSession
+    private let lock = NSLock()
+    private var made: URLSession?
     private let router = TaskRouter()
 
-    init() {
+    private var session: URLSession {
+        lock.lock()
+        defer { lock.unlock() }
+        if let made { return made }
+        let session = Self.makeSession(delegate: router)
+        made = session
+        return session
+    }
+
+    var isMade: Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        return made != nil
+    }
+
+    private static func makeSession(delegate: TaskRouter) -> URLSession {
         let configuration = URLSessionConfiguration.ephemeral
         configuration.urlCache = nil
         configuration.httpCookieStorage = nil
@@ -89,10 +114,10 @@ private final class SessionOwner: @unchecked Sendable {
         configuration.timeoutIntervalForResource = 7 * 24 * 3600
         let queue = OperationQueue()
         queue.maxConcurrentOperationCount = 1
-        session = URLSession(configuration: configuration, delegate: router, delegateQueue: queue)
+        return URLSession(configuration: configuration, delegate: delegate, delegateQueue: queue)
     }
 
-    deinit { session.invalidateAndCancel() }
+    deinit { made?.invalidateAndCancel() }
 
     /// A task for `request` whose delegate calls go to `collector` (not resumed yet).
     func start(_ request: URLRequest, collector: ResponseCollector) -> URLSessionDataTask {

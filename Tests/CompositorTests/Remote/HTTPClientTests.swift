@@ -159,6 +159,26 @@ struct HTTPClientTests {
         #expect(head.contains("\r\nRange: bytes=2-6") && head.contains("\r\nAccept-Encoding: identity"), "\(head)")
     }
 
+    /// A `URLSession` starts FoundationNetworking's libcurl and its TLS library (2.7 MiB of a
+    /// local render's peak: Benchmarks/render-memory): a transport makes one at its first
+    /// request through it, not before, and plain http on Linux never goes through it.
+    @Test("the URLSession is made at the first request that needs it, never for plain http on Linux")
+    func sessionMadeWhenNeeded() async throws {
+        let server = try ScriptedHTTPServer([.init("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok"),
+                                             .init("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")])
+        let transport = DefaultHTTPTransport()
+        #expect(!transport.hasURLSession)
+        #expect(try await get(server, transport: transport).body == Array("ok".utf8))
+        #if canImport(Glibc)
+        #expect(!transport.hasURLSession)
+        #endif
+        let sessions = URLSessionTransport()
+        #expect(!sessions.hasSession)
+        let request = HTTPTransportRequest(url: "http://127.0.0.1:\(server.port)/x", timeout: .seconds(10), maximumBodyBytes: 1 << 20)
+        #expect(try await sessions.get(request).body == Array("ok".utf8))
+        #expect(sessions.hasSession)
+    }
+
     /// 1 MB of gzip inflates to 1 GB: a body in a coding the request did not ask for is refused at
     /// its head, never decoded (it was asked again through URLSession, which inflated it whole).
     @Test("a body in a content or transfer coding not asked for is refused, not decoded", arguments: [
