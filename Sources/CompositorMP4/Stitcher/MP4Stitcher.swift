@@ -54,8 +54,10 @@ package struct MP4Stitcher: Sendable {
     /// source read through a local spool file is called by its URL.
     package var names: [FilePath: String] = [:]
 
-    /// Bytes copied per read/write: memory use does not grow with the input.
-    package static let copyBufferSize = 4 << 20
+    /// Bytes copied per read/write: memory use does not grow with the input. 1 MiB (two halves,
+    /// `BufferedOutput`): 4 MiB made a sample-heavy render's peak 1.7 MiB larger and it no faster
+    /// (`Benchmarks/render-memory`, `Benchmarks/render`).
+    package static let copyBufferSize = 1 << 20
     /// Bytes between progress reports.
     static let progressStep = 16 << 20
     /// Copies shorter than this go through the copy buffer.
