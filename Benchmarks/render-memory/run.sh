@@ -4,7 +4,7 @@
 # which loads everything a render loads and does nothing) and the render's own part (the
 # render's peak minus that). The programme is the render benchmark's sample-heavy one: 2,300 s of
 # 320x240 H.264 (30 fps, B-frames) + AAC, cut by 20 mid-rolls of a 10 s ad, local files only
-# (about 180,000 samples, 120 MB out).
+# (194,823 samples, 120 MB out).
 #
 #   Benchmarks/render-memory/run.sh [REV...]    each REV (a git revision) is built in a temporary
 #                                               worktree and measured too, for a before/after figure;
