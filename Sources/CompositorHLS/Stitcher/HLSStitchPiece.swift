@@ -142,15 +142,8 @@ package struct HLSStitchResult: Sendable, Equatable {
     /// The stitched playlist's duration: the exact sum of its `EXTINF`.
     package let duration: MediaTime
 
-    /// The same playlist with each segment changed by `change` (given its index): for segments
-    /// written beside the playlist in place of the sources'.
-    package func changingSegments(_ change: (Int, inout HLSMediaSegment) -> Void) -> HLSStitchResult {
-        changingPlaylist { playlist in
-            for index in playlist.segments.indices { change(index, &playlist.segments[index]) }
-        }
-    }
-
-    /// The same stitch with its playlist changed by `change`, the text written again.
+    /// The same stitch with its playlist changed by `change`, the text written again: for
+    /// segments written beside the playlist in place of the sources'.
     package func changingPlaylist(_ change: (inout HLSMediaPlaylist) -> Void) -> HLSStitchResult {
         var relocated = playlist
         change(&relocated)
