@@ -10,6 +10,7 @@ import Testing
 package struct MP4StitchJudge {
     package let tools: FFmpeg
     private var sourceFrames: [String: [FFmpeg.Frame]] = [:]
+    private var sourcePackets: [String: [FFmpeg.AudioPacket]] = [:]
 
     package init(tools: FFmpeg) { self.tools = tools }
 
@@ -67,6 +68,10 @@ package struct MP4StitchJudge {
 
         let audioErrors = try await tools.audioDecodeErrors(output)
         #expect(audioErrors.isEmpty, "audio decode: \(audioErrors)", sourceLocation: sourceLocation)
+        // Sample-accurate output trims each piece's audio with its own edit, and mov.c times the
+        // packets of such edits its own way (a later edit's first packet at -0.024 s): there the
+        // decode and the ends are what is checked.
+        if plan.cutMode != .sampleAccurate { try await checkAudio(output, against: plan, sourceLocation: sourceLocation) }
 
         let ends = try await tools.streamEnds(output)
         let written = try MP4Reader.read(path: FilePath(output))
@@ -81,6 +86,87 @@ package struct MP4StitchJudge {
                         "ffprobe: \(kind) ends at \(end), the composition at \(plan.duration)", sourceLocation: sourceLocation)
             }
         }
+    }
+
+    /// Checks the output's audio packet by packet, as ffprobe reads the output and the sources:
+    /// each packet is the source packet the schedule puts at that time, or filler where its
+    /// source has none, and the packets follow one another without gap or overlap.
+    ///
+    /// Whole frames are written back to back: a piece's first frame is the first whose middle is
+    /// in its range (up to half a frame after the piece's start), and it starts where the sound
+    /// before it ended (within half a frame of the boundary). So a packet may be up to one frame
+    /// from its scheduled time, never more. HLS sources and files with several audio edits are
+    /// not compared (see `sourceAudio(of:)`).
+    ///
+    /// ```
+    /// source     |--0--|--1--|--2--|--3--|
+    /// piece           [···········)               source range
+    /// output      ..|--1--|--2--|--3--|           each within a frame of its scheduled time
+    /// ```
+    package mutating func checkAudio(_ output: String, against plan: MP4StitchPlan, sourceLocation: SourceLocation = #_sourceLocation) async throws {
+        let packets = try await tools.audioPackets(output)
+        guard let frame = Self.frameLength(packets) else { return }
+        let twice = { (time: MediaTime) in time + time }
+        var previousEnd: MediaTime?
+        for (index, packet) in packets.enumerated() {
+            guard let duration = packet.duration else { continue }
+            defer { previousEnd = packet.start + duration }
+            if let previousEnd, previousEnd != packet.start {
+                Issue.record("audio packet \(index) starts at \(packet.start), the one before ends at \(previousEnd)", sourceLocation: sourceLocation)
+                return
+            }
+            // Twice the packet's middle; one hidden by the edit list (a decoder's lead-in) is not shown.
+            let middle = twice(packet.start) + min(duration, frame)
+            guard middle > .zero else { continue }
+            var holdsSource = false
+            var scheduled: [MediaTime] = []
+            for piece in plan.pieces where twice(piece.compositionRange.start) < middle + twice(frame) && middle - twice(frame) < twice(piece.compositionRange.end) {
+                guard piece.sourceHasAudio else { continue }
+                let source = try await sourceAudio(of: piece.path.description)
+                if twice(piece.compositionRange.start) <= middle, middle < twice(piece.compositionRange.end) {
+                    // A packet lasts a frame at most: a fragment's first may be stretched over a gap.
+                    let sourceFrame = Self.frameLength(source) ?? frame
+                    let sourceMiddle = middle - twice(piece.compositionRange.start) + twice(piece.sourceRange.start)
+                    holdsSource = holdsSource || source.contains {
+                        twice($0.start) <= sourceMiddle && sourceMiddle < twice($0.start + min($0.duration ?? sourceFrame, sourceFrame))
+                    }
+                }
+                scheduled += source.filter { $0.hash == packet.hash }.map { piece.compositionRange.start + ($0.start - piece.sourceRange.start) }
+            }
+            // Within a frame, and a tick of either time base.
+            let matched = scheduled.contains { time in
+                let off = packet.start > time ? packet.start - time : time - packet.start
+                return off <= frame + MediaTime(value: 1, timescale: packet.start.timescale) + MediaTime(value: 1, timescale: time.timescale)
+            }
+            if !matched && holdsSource {
+                Issue.record("""
+                    audio packet \(index) at \(packet.start) (\(packet.hash)) is not its source's packet for that time; \
+                    the schedule puts those bytes at \(scheduled.isEmpty ? "no time near" : scheduled.map(\.description).joined(separator: ", "))
+                    """, sourceLocation: sourceLocation)
+                return
+            }
+        }
+    }
+
+    /// The length of a stream's frames: its most common packet duration (a fragment's first packet
+    /// may be stretched over a gap, an edit's last one cut short).
+    static func frameLength(_ packets: [FFmpeg.AudioPacket]) -> MediaTime? {
+        let counts = Dictionary(packets.compactMap(\.duration).map { ($0, 1) }, uniquingKeysWith: +)
+        return counts.max { $0.value < $1.value || ($0.value == $1.value && $0.key > $1.key) }?.key
+    }
+
+    /// A source's audio packets as ffprobe reads them; none for a playlist (its packets are on its
+    /// stream's clock, not its own time) or for a file with several audio edits (mov.c times their
+    /// packets its own way, see `check`): such pieces are not compared.
+    private mutating func sourceAudio(of path: String) async throws -> [FFmpeg.AudioPacket] {
+        if let known = sourcePackets[path] { return known }
+        var packets: [FFmpeg.AudioPacket] = []
+        if !path.hasSuffix(".m3u8"),
+           ((try MP4Reader.read(path: FilePath(path)).audioTrack?.editList ?? []).filter { $0.mediaTime != nil }.count) <= 1 {
+            packets = try await tools.audioPackets(path)
+        }
+        sourcePackets[path] = packets
+        return packets
     }
 
     /// Presentation times of the frames a track's edit list shows (ISO/IEC 14496-12 8.6.6): each

@@ -125,6 +125,37 @@ package struct FFmpeg: Sendable {
         }
     }
 
+    /// One packet of a file's first audio stream as ffprobe reads it (mov.c applies the edit
+    /// list): where it starts, how long it lasts (ffprobe gives no duration for some, such as a
+    /// fragment's first sample: then up to the next packet) and the MD5 of its bytes.
+    package struct AudioPacket: CustomStringConvertible {
+        package var start: MediaTime
+        package var duration: MediaTime?
+        package var hash: String
+        package var description: String { "\(start)s:\(hash.prefix(8))" }
+    }
+
+    /// The packets of `path`'s first audio stream, in decode order.
+    package func audioPackets(_ path: String) async throws -> [AudioPacket] {
+        // JSON: in CSV, a packet with side data (a change of sample description) loses its hash.
+        let output = try await ChildProcess.run(ffprobe, ["-v", "error", "-select_streams", "a:0", "-show_data_hash", "MD5",
+                                                        "-show_entries", "stream=time_base:packet=pts,duration,data_hash",
+                                                        "-of", "json", path])
+        guard output.status == 0 else { throw FFmpegFailure(message: output.stderr) }
+        let document = try JSONSerialization.jsonObject(with: Data(output.stdout.utf8)) as? [String: Any]
+        let timeBase = ((document?["streams"] as? [[String: Any]])?.first?["time_base"] as? String)?.split(separator: "/")
+        guard let timeBase, timeBase.count == 2, let unit = Int64(timeBase[0]), let scale = Int32(timeBase[1]) else { return [] }
+        let rows = ((document?["packets"] as? [[String: Any]]) ?? []).compactMap { packet -> (pts: Int64, duration: Int64?, hash: String)? in
+            guard let pts = (packet["pts"] as? NSNumber)?.int64Value, let hash = packet["data_hash"] as? String else { return nil }
+            return (pts, (packet["duration"] as? NSNumber)?.int64Value, hash)
+        }
+        func time(_ ticks: Int64) -> MediaTime { MediaTime(value: ticks * unit, timescale: scale) }
+        return rows.enumerated().map { index, row in
+            let duration = row.duration ?? (index + 1 < rows.count ? rows[index + 1].pts - row.pts : nil)
+            return AudioPacket(start: time(row.pts), duration: duration.map(time), hash: row.hash)
+        }
+    }
+
     /// The time base of each of `path`'s streams, by kind (`video`, `audio`), as ffprobe reads it
     /// from the track's timescale: "1/15360".
     package func timeBases(_ path: String) async throws -> [String: String] {

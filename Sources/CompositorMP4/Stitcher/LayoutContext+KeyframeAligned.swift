@@ -48,7 +48,7 @@ extension LayoutContext {
 
     /// Whole audio frames per piece, chosen so the audio's running end stays within half a frame
     /// of the video's boundaries: no drift, however many pieces. Each piece starts at the frame
-    /// nearest its (snapped) start, after silence for as long as its audio starts late; silence
+    /// nearest its (snapped) start, after silence for as long as its audio (or that frame) starts late; silence
     /// makes up for audio that is missing or too short. Silence is made only where a whole frame
     /// is missing, so audio that needs none may be in any codec.
     mutating func keyframeAlignedAudioTrack(timescale: Int32, boundaries: [MediaTime]) throws(MP4Error) -> PlacedTrack {
@@ -91,8 +91,15 @@ extension LayoutContext {
                 description = audioDescriptions.outputIndex(source: piece.source, description: Int(table.descriptionIndices[first ?? 0]))
                 if let first {
                     frameLength = try exact(piece.path) { () throws(MediaTimeError) in try convert.convert(Int64(table.durations[first])) }
-                    // Audio that starts after the piece does keeps its place: silence until then.
-                    try appendSilence(to: &run, until: min(lead, target), frameLength: frameLength, description: description,
+                    // Audio that starts after the piece does keeps its place: silence until then. So
+                    // does a first frame that starts well inside the piece because the one before it
+                    // is stretched over a gap (ffmpeg's fragmented MP4s time the first AAC frame to
+                    // last until the second: 5024 ticks for 1024 samples).
+                    let late = try exact(piece.path) { () throws(MediaTimeError) in
+                        try MediaTime.max(.zero, try MediaTime(value: table.compositionTime(first), timescale: ts).subtracting(start))
+                            .ticks(in: timescale, rounding: .toNearestOrAwayFromZero)
+                    }
+                    try appendSilence(to: &run, until: min(lead + late, target), frameLength: frameLength, description: description,
                                       piece: index, timescale: timescale, leadIn: true)
                     let sourceStart = run.decodeEnd
                     var sample = first
