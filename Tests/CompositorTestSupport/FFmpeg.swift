@@ -184,15 +184,19 @@ package struct FFmpeg: Sendable {
     /// its timestamp: a frame over an earlier one replaces it (ffmpeg does not cut an edit's last
     /// frame at the edit's end; the next edit's frames say what plays from there). Silence where
     /// no frame is. Sample n plays at n / 48000 s.
-    package func placedSound(_ path: String) async throws -> [Float] {
-        let output = try await ChildProcess.run(ffmpeg, ["-hide_banner", "-i", path, "-map", "0:a:0", "-af",
+    /// With `ignoringEditList`, mov.c reads the media as it is (sample n of a 48 kHz track is
+    /// media time n), leaving the edit list to the caller.
+    package func placedSound(_ path: String, ignoringEditList: Bool = false) async throws -> [Float] {
+        let output = try await ChildProcess.run(ffmpeg, ["-hide_banner"] + (ignoringEditList ? ["-ignore_editlist", "1"] : [])
+                                                + ["-i", path, "-map", "0:a:0", "-af",
                                                          "aresample=48000,aformat=sample_fmts=flt:channel_layouts=mono,ashowinfo",
                                                          "-f", "f32le", "-"])
         guard output.status == 0 else { throw FFmpegFailure(message: output.stderr) }
         let decoded: [Float] = output.stdoutBytes.withUnsafeBytes { Array($0.bindMemory(to: Float.self)) }
         var placed: [Float] = []
         var position = 0
-        for line in output.stderr.split(separator: "\n") where line.contains("Parsed_ashowinfo") {
+        // A frame's line has its number and pts; side data (AC-3's service type) has its own lines.
+        for line in output.stderr.split(separator: "\n") where line.contains("Parsed_ashowinfo") && line.contains(" pts:") {
             // "n:0 pts:240000 pts_time:5 ... nb_samples:1024 ...": pts in 1/48000 s.
             let fields = Dictionary(line.split(separator: " ").compactMap { field -> (Substring, Int)? in
                 let parts = field.split(separator: ":", maxSplits: 1)
