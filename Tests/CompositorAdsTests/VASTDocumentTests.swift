@@ -106,9 +106,6 @@ import Testing
         ("<VAST version=\"1.0\"/>", .versionNotSupported),
         ("<VAST/>", .schemaValidation),
         ("<VMAP/>", .schemaValidation),
-        ("<VAST version=\"4.0\"><Ad><InLine><Creatives><Creative><Linear/></Creative></Creatives></InLine></Ad></VAST>", .schemaValidation),
-        ("<VAST version=\"4.0\"><Ad><InLine><Creatives><Creative><Linear><Duration>0:0:5</Duration></Linear></Creative></Creatives></InLine></Ad></VAST>", .schemaValidation),
-        ("<VAST version=\"4.0\"><Ad><Wrapper><AdSystem>x</AdSystem></Wrapper></Ad></VAST>", .schemaValidation),
     ])
     func refusedWithItsCode(xml: String, code: VASTErrorCode) {
         #expect(throws: VASTError.self) { try VASTDocument(parsing: Array(xml.utf8), source: "doc.xml") }
@@ -116,6 +113,26 @@ import Testing
             #expect(error.code == code)
             #expect(error.document == "doc.xml")
         }
+    }
+
+    /// An `Ad` the document gets wrong is kept in its place as malformed, with its 101 and its own
+    /// `Error` URLs; the document and its other ads read as before.
+    @Test(arguments: [
+        ("<Ad id=\"m\" sequence=\"2\"><InLine><Error>http://127.0.0.1/e</Error><Creatives><Creative><Linear/></Creative></Creatives></InLine></Ad>",
+         "an InLine Linear without Duration"),
+        ("<Ad id=\"m\" sequence=\"2\"><InLine><Error>http://127.0.0.1/e</Error><Creatives><Creative><Linear><Duration>0:0:5</Duration></Linear></Creative></Creatives></InLine></Ad>",
+         "Duration '0:0:5' is not HH:MM:SS or HH:MM:SS.mmm"),
+        ("<Ad id=\"m\" sequence=\"2\"><InLine><Error>http://127.0.0.1/e</Error><Creatives><Creative><Linear><Duration>00:00:00.000</Duration></Linear></Creative></Creatives></InLine></Ad>",
+         "Duration '00:00:00.000' is 0: a linear ad lasts some time"),
+        ("<Ad id=\"m\" sequence=\"2\"><Wrapper><AdSystem>x</AdSystem><Error>http://127.0.0.1/e</Error></Wrapper></Ad>", "a Wrapper without VASTAdTagURI"),
+    ])
+    func aMalformedAdIsKeptWithItsError(ad: String, reason: String) throws {
+        let xml = "<VAST version=\"4.0\">" + AdDocuments.inline("a", sequence: 1) + "\n" + ad + "</VAST>"
+        let document = try VASTDocument(parsing: Array(xml.utf8), source: "doc.xml")
+        #expect(document.pod.map(\.id) == ["a", "m"])
+        #expect(document.ads[1].kind == .malformed(VASTError(code: .schemaValidation, document: "doc.xml", line: 8, reason: reason)))
+        #expect(document.ads[1].errors == ["http://127.0.0.1/e"])
+        #expect(document.ads[0].linear?.duration == MediaTime(seconds: 10))
     }
 
     @Test func anEmptyResponseIsADocumentWithNoAds() throws {

@@ -98,6 +98,53 @@ import Testing
         #expect(resolution.errors.first?.error.reason.contains("VPAID unit") == true)
     }
 
+    /// One ad the document gets wrong fails alone (VAST 4.x 2.3.6): issue 68's response, a pod of
+    /// one and a stand-alone ad whose `Duration` is `30`, plays its pod; the bad ad is never
+    /// reached, so nothing is owed for it.
+    /// ```
+    /// r.xml ── ad a (seq 1) ─ InLine                      plays
+    ///       └─ ad bad       ─ InLine, Duration "30"      stand-alone: not reached
+    /// ```
+    @Test func aMalformedAdFailsAlone() async throws {
+        let bad = D.inline("bad").replacingOccurrences(of: "<Duration>00:00:10</Duration>", with: "<Duration>30</Duration>")
+        let server = D.Server([
+            base + "r.xml": D.vast(D.inline("a", sequence: 1), bad),
+            base + "w.xml": D.vast(D.wrapper("w", to: base + "r.xml", attributes: "allowMultipleAds=\"true\"")),
+        ])
+        for url in ["r.xml", "w.xml"] {
+            let resolution = await resolver(server).resolve(url: base + url)
+            #expect(resolution.ads.map(\.id) == ["a"], "\(url)")
+            #expect(resolution.errors.isEmpty, "\(url): \(resolution.errors)")
+        }
+    }
+
+    /// Reached, it is error 101 to its own `Error` URLs (and the chain's), and the buffet fills its slot.
+    /// ```
+    /// p.xml ── ad a (seq 1) ─ InLine                      plays
+    ///       ├─ ad b (seq 2) ─ InLine, Duration 00:00:00   101 → filled by d
+    ///       └─ ad d         ─ InLine                      plays as 2
+    /// s.xml ── ad x         ─ Wrapper without a tag       101, then y plays
+    ///       └─ ad y         ─ InLine
+    /// ```
+    @Test func aMalformedAdReachedIs101() async throws {
+        let zero = D.inline("b", sequence: 2).replacingOccurrences(of: "<Duration>00:00:10</Duration>", with: "<Duration>00:00:00</Duration>")
+        let noTag = D.wrapper("x", to: "").replacingOccurrences(of: "<VASTAdTagURI></VASTAdTagURI>", with: "")
+        let server = D.Server([base + "p.xml": D.vast(D.inline("a", sequence: 1), zero, D.inline("d")),
+                               base + "s.xml": D.vast(noTag, D.inline("y"))])
+        let pod = await resolver(server).resolve(url: base + "p.xml", errorURLs: [base + "break?c=[ERRORCODE]"])
+        #expect(pod.ads.map(\.id) == ["a", "d"])
+        #expect(pod.ads.map(\.sequence) == [1, 2])
+        #expect(pod.errors.map(\.error.code) == [.schemaValidation])
+        #expect(pod.errors.first?.urls == [base + "break?c=[ERRORCODE]", base + "e/b?c=[ERRORCODE]"])
+        #expect(pod.errors.first?.error.description == "http://127.0.0.1/p.xml: line 9: Duration '00:00:00' is 0: a linear ad lasts some time (VAST error 101)")
+
+        let standAlone = await resolver(server).resolve(url: base + "s.xml")
+        #expect(standAlone.ads.map(\.id) == ["y"])
+        #expect(standAlone.errors.map(\.error.code) == [.schemaValidation])
+        #expect(standAlone.errors.first?.error.reason == "a Wrapper without VASTAdTagURI")
+        #expect(standAlone.errors.first?.urls == [base + "e/x?c=[ERRORCODE]"])
+    }
+
     @Test func aDocumentFromTheWebNeverNamesALocalFile() async throws {
         let server = D.Server([base + "local.xml": D.vast(D.inline("x")).replacingOccurrences(of: "http://127.0.0.1/m/x.mp4", with: "file:///etc/passwd")
                                                   .replacingOccurrences(of: "</MediaFiles>", with: "<MediaFile delivery=\"progressive\" type=\"video/mp4\">/etc/hosts</MediaFile></MediaFiles>")])

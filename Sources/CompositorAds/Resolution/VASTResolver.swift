@@ -181,6 +181,9 @@ public struct VASTResolver: Sendable {
 
     /// One ad: an InLine checked and ranked, or a wrapper followed.
     private func resolve(_ ad: VASTAd, source: String?, chain: Chain) async -> VASTResolution {
+        if case .malformed(let error) = ad.kind {
+            return VASTResolution(ads: [], errors: [VASTErrorReport(error: error, urls: chain.errorURLs + ad.errors)])
+        }
         guard let wrapper = ad.wrapper else {
             switch inline(ad, source: source, chain: chain) {
             case .success(let resolved): return VASTResolution(ads: [resolved], errors: [])

@@ -70,7 +70,7 @@ public struct VASTAd: Hashable, Sendable {
     public var adSystem: String?
     /// `AdTitle` (InLine).
     public var title: String?
-    /// InLine or Wrapper, with what only that kind has.
+    /// InLine or Wrapper, with what only that kind has, or why the ad cannot be read.
     public var kind: Kind
     /// `Impression` URLs, in document order (empty ones dropped).
     public var impressions: [String]
@@ -86,6 +86,10 @@ public struct VASTAd: Hashable, Sendable {
     public enum Kind: Hashable, Sendable {
         case inline
         case wrapper(VASTWrapper)
+        /// An `Ad` the document gets wrong (a `Duration` that is no time, a `Wrapper` without a tag),
+        /// kept in its place with why (VAST error 101): it fails alone, as VAST 4.x has an ad fail,
+        /// and the rest of the response plays.
+        case malformed(VASTError)
     }
 
     /// Makes a value from its parts.

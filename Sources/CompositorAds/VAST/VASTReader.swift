@@ -45,15 +45,27 @@ struct VASTReader {
         }
         var ads: [VASTAd] = []
         for node in root.all("Ad") {
-            if let ad = try ad(node) { ads.append(ad) }
+            do {
+                if let ad = try ad(node) { ads.append(ad) }
+            } catch {
+                // One ad wrong is that ad's error alone (101), fired to its own Error URLs if it is reached.
+                let part = node.first("InLine") ?? node.first("Wrapper")
+                ads.append(VASTAd(id: node.attributes["id"], sequence: sequence(of: node), kind: .malformed(error),
+                                  errors: part.map { urls($0, "Error") } ?? [], linear: nil, line: node.line))
+            }
         }
         return VASTDocument(version: version, ads: ads, errors: urls(root, "Error"), diagnostics: diagnostics)
     }
 
+    /// The `sequence` attribute, nil when absent or not a number.
+    private func sequence(of node: XMLNode) -> Int? {
+        node.attributes["sequence"].flatMap { Int($0) }.flatMap { $0 >= 0 ? $0 : nil }
+    }
+
     private mutating func ad(_ node: XMLNode) throws(VASTError) -> VASTAd? {
-        var sequence: Int?
-        if let text = node.attributes["sequence"] {
-            if let value = Int(text), value >= 0 { sequence = value } else { note(node, "Ad sequence \(quoted(text)) is not a number; the ad is taken as stand-alone") }
+        let sequence = sequence(of: node)
+        if let text = node.attributes["sequence"], sequence == nil {
+            note(node, "Ad sequence \(quoted(text)) is not a number; the ad is taken as stand-alone")
         }
         let isConditional = node.attributes["conditionalAd"].map(Self.bool) ?? false
         if let inline = node.first("InLine") {
@@ -86,6 +98,8 @@ struct VASTReader {
             if let durationNode = node.first("Duration"), !durationNode.text.isEmpty {
                 let text = durationNode.text
                 guard let time = VASTTime.parse(text) else { throw schemaError(durationNode, "Duration \(quoted(text)) is not HH:MM:SS or HH:MM:SS.mmm") }
+                // An ad that lasts nothing cannot play, and its quartiles would all fall at once.
+                guard time > .zero else { throw schemaError(durationNode, "Duration \(quoted(text)) is 0: a linear ad lasts some time") }
                 duration = time
             } else if isInline {
                 throw schemaError(node, "an InLine Linear without Duration")
