@@ -58,7 +58,7 @@ enum BundledDemo {
     static func renderFixtures(_ fixtures: String) throws(DemoError) {
         let schedule = fixtures + "/demo.json"
         Output.out("\n4. Rendering \(schedule): real clips, stitched by copying samples (no re-encoding):\n")
-        let loaded = try LoadedSchedule(path: FilePath(schedule))
+        let loaded = try LoadedSchedule(path: FilePath(schedule), placingOnly: false)
         TimelineReport.printText(loaded.composition, title: "demo.json")
         let folder = FileManager.default.currentDirectoryPath + "/demo-output"
         do {
@@ -72,7 +72,7 @@ enum BundledDemo {
         Output.out("   play it: ffplay \(output)   (or QuickTime / AVFoundation, which honour its edit lists)")
 
         // The same shape with ads in the content's audio format, for browsers and other players.
-        let web = try LoadedSchedule(path: FilePath(fixtures + "/demo-web.json"))
+        let web = try LoadedSchedule(path: FilePath(fixtures + "/demo-web.json"), placingOnly: false)
         let webOutput = folder + "/web.mp4"
         let webRendered = try RenderCommand.render(web.composition, catalog: web.catalog, to: FilePath(webOutput), cut: .webSafe, scheduleFile: web.path)
         Output.out("\n   For browsers, VLC, GStreamer and mpv: \(fixtures)/demo-web.json, web-safe (README: which output for which player)")
@@ -89,7 +89,7 @@ enum BundledDemo {
                the timeline below is the one that really plays:
 
             """)
-        let loaded = try LoadedSchedule(path: FilePath(schedule))
+        let loaded = try LoadedSchedule(path: FilePath(schedule), placingOnly: false)
         let folder = "demo-output/hls"
         let stitched = try HLSCommand.stitch(loaded, into: FilePath(folder))
         TimelineReport.printText(stitched.composition, title: "demo-hls.json as stitched")
@@ -109,7 +109,7 @@ enum BundledDemo {
                an HLS post-roll. Every output:
 
             """)
-        let loaded = try LoadedSchedule(path: FilePath(schedule))
+        let loaded = try LoadedSchedule(path: FilePath(schedule), placingOnly: false)
         TimelineReport.printText(loaded.composition, title: "seed-scenario.json")
         let output = FileManager.default.currentDirectoryPath + "/demo-output/seed.mp4"
         let rendered = try RenderCommand.render(loaded.composition, catalog: loaded.catalog, to: FilePath(output), cut: .sampleAccurate, scheduleFile: loaded.path)

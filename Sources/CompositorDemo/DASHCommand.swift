@@ -21,7 +21,7 @@ enum DASHCommand {
         }
         let schedule = try arguments.positionalPath("SCHEDULE.json")
         try arguments.finish()
-        let loaded = try LoadedSchedule(path: schedule, warningOfUnreadableSources: false, adsFor: .hls)
+        let loaded = try LoadedSchedule(path: schedule, warningOfUnreadableSources: false, placingOnly: false, adsFor: .hls)
         let target = output.resolved(against: currentFolder())
         let presentation: DASHExport
         do { presentation = try DASHExporter(snapping: snapping, renditions: loaded.schedule.renditions).readingSources(from: loaded.catalog).export(loaded.composition) } catch {

@@ -130,7 +130,7 @@ enum HLSCommand {
     static func run(_ arguments: inout Arguments) throws(DemoError) {
         let options = try Options.parse(&arguments)
         try options.validate()
-        let loaded = try LoadedSchedule(path: options.schedule, warningOfUnreadableSources: false, adsFor: .hls)
+        let loaded = try LoadedSchedule(path: options.schedule, warningOfUnreadableSources: false, placingOnly: false, adsFor: .hls)
         for id in options.breakSnapping.keys.sorted() where !loaded.schedule.breaks.contains(where: { $0.id == id }) {
             throw .usage("--snap-break: \(options.schedule) has no break \(quoted(id))")
         }

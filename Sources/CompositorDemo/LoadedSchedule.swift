@@ -17,8 +17,10 @@ struct LoadedSchedule {
     /// files chosen for `output`), saying on stderr what it changed and, with
     /// `warningOfUnreadableSources`, which sources cannot be read. A command that reads every
     /// source itself (a render, a stitch) names one it cannot read in its own error, so it passes
-    /// `false` and that is said once.
-    init(path: FilePath, warningOfUnreadableSources: Bool = true, adsFor output: MediaFileSelection.Output = .progressiveMP4) throws(DemoError) {
+    /// `false` and that is said once. An ad that cannot be read is dropped, unless the command
+    /// only places the schedule (`placingOnly`) and the ad gives its `end`.
+    init(path: FilePath, warningOfUnreadableSources: Bool = true, placingOnly: Bool = true,
+         adsFor output: MediaFileSelection.Output = .progressiveMP4) throws(DemoError) {
         self.path = path
         var options = VASTResolver.Options()
         options.selection.output = output
@@ -28,7 +30,7 @@ struct LoadedSchedule {
         let loaded = waitForTask { () async -> Result<(AdSchedule, SourceCatalog)?, ScheduleDocumentError> in
             do throws(ScheduleDocumentError) {
                 var ads = try await ScheduleDocument.load(path: path, ads: adOptions)
-                guard let catalog = try? await ads.loadSources() else { return .success(nil) }
+                guard let catalog = try? await ads.loadSources(placingOnly: placingOnly) else { return .success(nil) }
                 return .success((ads, catalog))
             } catch {
                 return .failure(error)
@@ -50,7 +52,10 @@ struct LoadedSchedule {
         for diagnostic in composition.diagnostics { Output.err("warning: \(path): \(diagnostic)") }
         // A source that cannot be read still places (its clips give their ends) but will
         // not render or play: say so now rather than at render time.
-        for (_, failure) in catalog.failures.sorted(by: { $0.key.description < $1.key.description }) where warningOfUnreadableSources {
+        // (An ad's failure is told once, as its drop, above.)
+        let scheduled = Set(schedule.content.map(\.source) + schedule.breaks.flatMap(\.ads).map(\.source))
+        for (source, failure) in catalog.failures.sorted(by: { $0.key.description < $1.key.description })
+        where warningOfUnreadableSources && scheduled.contains(source) {
             Output.err("warning: \(path): \(failure) (its clips are placed by the times the schedule gives)")
         }
     }

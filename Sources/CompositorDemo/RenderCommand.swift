@@ -17,7 +17,7 @@ enum RenderCommand {
         // The library guards the sources; the schedule is the demo's own input.
         do { try OutputDestination.check(output, inputs: [path]) } catch { throw .failure(error.description) }
         // The schedule itself is not kept: a schedule of 10,000 breaks is megabytes.
-        let loaded = try LoadedSchedule(path: path, warningOfUnreadableSources: false)
+        let loaded = try LoadedSchedule(path: path, warningOfUnreadableSources: false, placingOnly: false)
         let rendered = try render(loaded.composition, catalog: loaded.catalog, to: output, cut: cut, scheduleFile: path)
         report(rendered, output: output, cut: cut)
     }

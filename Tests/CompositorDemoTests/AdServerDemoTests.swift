@@ -160,6 +160,60 @@ import CompositorTestSupport
         }
     }
 
+    /// Content always plays (issue 68): a pod whose first ad's media file answers 404 plays its
+    /// second ad and the content, in every command, exactly as if the first had never been
+    /// scheduled; the failed ad is told once and its Error URL gets 401 once.
+    /// ```
+    /// broken.xml ── A (seq 1): media/missing.mp4 → 404     dropped, 401
+    ///            └─ B (seq 2): media/ad2.mp4               plays
+    /// composition  0 ── B (7 s) ── 7 ── content 0-20 ── 27
+    /// ```
+    @Test func anAdWhoseMediaFailsDropsOutAlone() async throws {
+        let ffmpeg = try FFmpeg.require()
+        let root = try serverRoot()
+        defer { try? FileManager.default.removeItem(at: root) }
+        try ("<VAST version=\"4.1\">" + Self.vast("A", media: "missing.mp4", tracking: Self.quartiles, extra: #"sequence="1""#)
+             + Self.vast("B", media: "ad2.mp4", tracking: ["start"], extra: #"sequence="2""#) + "</VAST>")
+            .write(to: root.appendingPathComponent("broken.xml"), atomically: false, encoding: .utf8)
+        try await LocalServers.withAdServer(root: root) { server in
+            let scheduleFile = root.appendingPathComponent("schedule.json").path, byHand = root.appendingPathComponent("by-hand.json").path
+            try """
+                {"content": [{"id": "c", "url": "\(MP4Fixtures.content)", "end": 20}], "breaks": [{"id": "pre", "at": "preroll", "vast": "\(server.base)/broken.xml"}]}
+                """.write(toFile: scheduleFile, atomically: false, encoding: .utf8)
+            try """
+                {"content": [{"id": "c", "url": "\(MP4Fixtures.content)", "end": 20}], "breaks": [{"id": "pre", "at": "preroll", "ads": [{"url": "\(MP4Fixtures.ad2)"}]}]}
+                """.write(toFile: byHand, atomically: false, encoding: .utf8)
+
+            let timeline = try await DemoProcess.run(["timeline", scheduleFile])
+            #expect(timeline.status == 0, "\(timeline.stderr)")
+            #expect(timeline.stdout.contains("composition 27 s"), "\(timeline.stdout)")
+            let told = timeline.stderr.split(separator: "\n").filter { $0.contains("is dropped") }
+            #expect(told.count == 1 && told[0].contains("break 'pre': ad 'pre-ad-1' is dropped: ") && told[0].contains("404"), "\(timeline.stderr)")
+
+            let served = root.appendingPathComponent("served.mp4").path, hand = root.appendingPathComponent("hand.mp4").path
+            for (schedule, output) in [(scheduleFile, served), (byHand, hand)] {
+                let result = try await DemoProcess.run(["render", schedule, "--output", output])
+                #expect(result.status == 0, "\(result.stderr)")
+            }
+            let handFrames = try await ffmpeg.videoFrames(hand).map(\.hash)
+            #expect(handFrames.count > 500)
+            #expect(try await ffmpeg.videoFrames(served).map(\.hash) == handFrames)
+            let servedHLS = root.appendingPathComponent("served-hls"), handHLS = root.appendingPathComponent("hand-hls")
+            for (schedule, output) in [(scheduleFile, servedHLS), (byHand, handHLS)] {
+                let result = try await DemoProcess.run(["hls", schedule, "--output", output.path])
+                #expect(result.status == 0, "\(result.stderr)")
+            }
+            #expect(try await ffmpeg.playlistFrames(servedHLS.appendingPathComponent("stitched.m3u8").path).map(\.hash)
+                    == (try await ffmpeg.playlistFrames(handHLS.appendingPathComponent("stitched.m3u8").path)).map(\.hash))
+
+            let played = try await DemoProcess.run(["simulate", scheduleFile, "--send-beacons", "--actions", "play 30"])
+            #expect(played.status == 0, "\(played.stderr)")
+            let beacons = try await server.log().filter { $0.kind == "beacon" }.map(\.path)
+            #expect(beacons.filter { $0.hasPrefix("/beacon/A/") } == ["/beacon/A/error?code=401"], "\(beacons)")
+            #expect(beacons.contains("/beacon/B/start?c=00%3A00%3A00.000"), "\(beacons)")
+        }
+    }
+
     @Test func aVMAPScheduleRendersAsItsAdsWouldByHand() async throws {
         let ffmpeg = try FFmpeg.require()
         let root = try serverRoot()

@@ -21,22 +21,31 @@ struct HonestOutputTests {
     }
 
     /// Issue 50: a render that failed on a bad source said the problem twice, as a warning of
-    /// the probe and then as the error.
-    @Test("a render or stitch that fails on a bad source says the problem once", arguments: [["render", "--output", "out.mp4"], ["hls", "--output", "out"]])
+    /// the probe and then as the error. Issue 68: a bad ad is dropped and the rest plays, said once
+    /// too; a bad content clip is the error.
+    @Test("a render or stitch with a bad source says the problem once", arguments: [["render", "--output", "out.mp4"], ["hls", "--output", "out"]])
     func problemSaidOnce(command: [String]) async throws {
         let folder = try MP4Fixtures.makeScratchFolder("said-once")
         defer { MP4Fixtures.remove(folder) }
         try MP4Fixtures.write(Array(try MP4Fixtures.bytes(MP4Fixtures.ad1).prefix(3000)), to: folder + "/bad.mp4")
         try MP4Fixtures.write(Array(#"""
-            {"content": [{"url": "\#(MP4Fixtures.content)", "end": 5}], "breaks": [{"at": 2, "ads": [{"url": "bad.mp4", "end": 1}]}]}
-            """#.utf8), to: folder + "/s.json")
-        let run = try await DemoProcess.run([command[0], "s.json"] + command.dropFirst(), in: URL(fileURLWithPath: folder))
-        #expect(run.status == 1)
-        let lines = run.stderr.split(separator: "\n")
-        #expect(lines.count == 1 && lines.allSatisfy { $0.hasPrefix("error: ") && $0.contains("bad.mp4: malformed MP4") }, "\(run.stderr)")
-        // Where the source is not needed, the warning stays.
-        let timeline = try await DemoProcess.run(["timeline", "s.json"], in: URL(fileURLWithPath: folder))
-        #expect(timeline.status == 0 && timeline.stderr.hasPrefix("warning: s.json: ./bad.mp4: malformed MP4"), "\(timeline.stderr)")
+            {"content": [{"url": "\#(MP4Fixtures.content)", "end": 5}], "breaks": [{"id": "b", "at": 2, "ads": [{"id": "a", "url": "bad.mp4", "end": 1}]}]}
+            """#.utf8), to: folder + "/ad.json")
+        try MP4Fixtures.write(Array(#"{"content": [{"url": "bad.mp4", "end": 1}]}"#.utf8), to: folder + "/content.json")
+        let ad = try await DemoProcess.run([command[0], "ad.json"] + command.dropFirst(), in: URL(fileURLWithPath: folder))
+        #expect(ad.status == 0, "\(ad.stderr)")
+        let warnings = ad.stderr.split(separator: "\n")
+        #expect(warnings.count == 1 && warnings.allSatisfy {
+            $0.hasPrefix("warning: ad.json: break 'b': ad 'a' is dropped: ") && $0.contains("bad.mp4: malformed MP4")
+        }, "\(ad.stderr)")
+        let content = try await DemoProcess.run([command[0], "content.json"] + command.dropFirst(), in: URL(fileURLWithPath: folder))
+        #expect(content.status == 1)
+        let lines = content.stderr.split(separator: "\n")
+        #expect(lines.count == 1 && lines.allSatisfy { $0.hasPrefix("error: ") && $0.contains("bad.mp4: malformed MP4") }, "\(content.stderr)")
+        // Where the source is not needed, the ad keeps its place, with a warning.
+        let timeline = try await DemoProcess.run(["timeline", "ad.json"], in: URL(fileURLWithPath: folder))
+        #expect(timeline.status == 0 && timeline.stderr.hasPrefix("warning: ad.json: ./bad.mp4: malformed MP4"), "\(timeline.stderr)")
+        #expect(timeline.stdout.contains("1 break"), "\(timeline.stdout)")
     }
 
     @Test("IDs and URLs with newlines, escape sequences and bells are shown escaped, one line each")

@@ -30,18 +30,42 @@ public struct AdSchedule: Sendable {
         self.diagnostics = diagnostics
     }
 
-    /// Loads every source of the schedule; an ad-server ad whose media file fails to load falls to
-    /// its next-ranked file (VAST error 401, 402 or 405 owed for the one that failed), or, with no
-    /// file left, stays and fails as any source does.
+    /// A schedule with no ad server behind it, so that its ads follow the same rule on loading
+    /// (`loadSources`): one that fails drops out alone.
+    ///
+    /// - Parameter schedule: The clips and breaks.
+    public init(schedule: Schedule) {
+        self.init(schedule: schedule, tracking: AdTracking(), errors: [], diagnostics: [])
+    }
+
+    /// Loads every source of the schedule. Content always plays: an ad-server ad whose media file
+    /// fails to load falls to its next-ranked file (VAST error 401, 402 or 405 owed for the one
+    /// that failed); an ad with no file left, or one of the schedule's own that fails, is dropped
+    /// from its break alone, and a break with no ad left is dropped (303 owed to a VMAP break's
+    /// `error` URLs). Each drop is a diagnostic (`ScheduleDocumentDiagnostic.adDropped`). With
+    /// `placingOnly`, for a timeline that only places its items, an ad of the schedule's own that
+    /// gives its `end` keeps its place (a timeline-only schedule's media need not exist). A
+    /// content clip that fails stays, and fails as any source does. An ad plays its media whole,
+    /// whatever its VAST `Duration` says: its `duration` in `tracking` becomes the length that plays
+    /// (`ScheduleDocumentDiagnostic.adDurationDiffers` when the two are over half a second apart).
+    ///
+    /// ```swift
+    /// var ads = AdSchedule(schedule: schedule)
+    /// let catalog = try await ads.loadSources()   // ads.schedule: without the ads that failed
+    /// let composition = try Composition.loading(ads.schedule, catalog: catalog)
+    /// ```
     ///
     /// - Parameters:
     ///   - transport: What remote sources are fetched through.
     ///   - limits: Timeouts, retries, body sizes and requests in flight.
     ///   - timeout: How long each load may take (`SourceCatalog.load`).
+    ///   - placingOnly: Whether the schedule is only placed, not played: its own ads that give
+    ///     their `end` keep their place whether or not their media loads.
     /// - Returns: The catalog of the schedule as it now is.
     /// - Throws: `CancellationError` when the task was cancelled.
     public mutating func loadSources(
-        transport: any HTTPTransport = DefaultHTTPTransport(), limits: HTTPTransportLimits = .default, timeout: Duration = .seconds(120)
+        transport: any HTTPTransport = DefaultHTTPTransport(), limits: HTTPTransportLimits = .default, timeout: Duration = .seconds(120),
+        placingOnly: Bool = false
     ) async throws(CancellationError) -> SourceCatalog {
         var tried: [String: Int] = [:]  // ad ID -> index of its media file in use
         while true {
@@ -59,8 +83,51 @@ public struct AdSchedule: Sendable {
                     diagnostics.append(.adsUnavailable(path: "break \(quoted(adBreak.id))", reason: "ad \(quoted(ad.id)): \(failure); its next media file plays: \(next)"))
                 }
             }
-            if replacements.isEmpty { return catalog }
+            if replacements.isEmpty {
+                dropAds(failedIn: catalog, placingOnly: placingOnly)
+                measureAds(by: catalog)
+                return catalog
+            }
             schedule = Self.replacingAdSources(schedule, replacements)
+        }
+    }
+
+    /// VAST's `Duration` against the media: the media plays whole (it is what the viewer sees and
+    /// the player's clock measures), so every ad-server ad's `duration`, which its percentages
+    /// (progress offsets, a skip offset) are taken of, becomes the length that plays. A stated
+    /// `Duration` more than half a second off (whole seconds round by less) is a diagnostic.
+    private mutating func measureAds(by catalog: SourceCatalog) {
+        for ad in schedule.breaks.flatMap(\.ads) {
+            guard let stated = tracking.ads[ad.id]?.duration, let end = ad.end ?? catalog.naturalDurations[ad.source],
+                  let playing = try? end.subtracting(ad.start), let off = try? playing.subtracting(stated) else { continue }
+            tracking.ads[ad.id]?.duration = playing
+            if off > MediaTime(value: 1, timescale: 2) || off < MediaTime(value: -1, timescale: 2) {
+                diagnostics.append(.adDurationDiffers(ad: ad.id, stated: stated, playing: playing))
+            }
+        }
+    }
+
+    /// Drops every ad whose source failed in `catalog` (but, `placingOnly`, the schedule's own
+    /// that give their `end`), and every break left without an ad.
+    private mutating func dropAds(failedIn catalog: SourceCatalog, placingOnly: Bool) {
+        for adBreak in schedule.breaks {
+            let failed = adBreak.ads.filter { ad in
+                catalog.failures[ad.source] != nil && !(placingOnly && ad.end != nil && tracking.ads[ad.id] == nil)
+            }
+            for (index, ad) in failed.enumerated() {
+                // Removing the last ad of a pod removes its break: the IDs exist, so nothing throws.
+                try? schedule.removeAd(id: ad.id)
+                tracking.ads[ad.id] = nil
+                let breakDropped = failed.count == adBreak.ads.count && index == failed.count - 1
+                diagnostics.append(.adDropped(ad: ad.id, break: adBreak.id, reason: "\(catalog.failures[ad.source]!)", breakDropped: breakDropped))
+                guard breakDropped else { continue }
+                let urls = tracking.breaks[adBreak.id]?[.error] ?? []
+                tracking.breaks[adBreak.id] = nil
+                if !urls.isEmpty {
+                    errors.append(VASTErrorReport(error: VASTError(code: .noAdsAfterWrapper, reason: "break \(quoted(adBreak.id)): no ad of it could be loaded"),
+                                                  urls: urls))
+                }
+            }
         }
     }
 

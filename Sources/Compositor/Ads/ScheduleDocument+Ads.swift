@@ -67,6 +67,8 @@ struct AdScheduleLoader {
         var path: String
         var source: Source
         var breakTracking: [VMAPBreakEvent: [String]] = [:]
+        /// How long its ad decision may take, wrappers included (the schedule's `adBudget`).
+        var budget: MediaTime
 
         enum Source: Sendable {
             case url(String, referrer: String?, allowMultipleAds: Bool, followRedirects: Bool)
@@ -75,15 +77,18 @@ struct AdScheduleLoader {
     }
 
     mutating func fill(_ requests: AdServerRequests) async throws(ScheduleDocumentError) {
+        let budget = requests.budget ?? MediaTime(milliseconds: resolver.options.totalTimeout)
         var pending = requests.breaks.map {
             Request(templates: $0.templates, path: $0.vast.path,
-                    source: .url($0.vast.location.url, referrer: nil, allowMultipleAds: true, followRedirects: true))
+                    source: .url($0.vast.location.url, referrer: nil, allowMultipleAds: true, followRedirects: true),
+                    budget: $0.budget ?? budget)
         }
-        if let vmap = requests.vmap { pending += await vmapRequests(vmap) }
+        if let vmap = requests.vmap { pending += await vmapRequests(vmap, budget: budget) }
         if !pending.isEmpty { await describeContent() }
-        let resolver = self.resolver
         let resolutions = await withTaskGroup(of: (Int, VASTResolution).self) { group in
             for (index, request) in pending.enumerated() {
+                var resolver = self.resolver
+                resolver.options.totalTimeout = .seconds(request.budget.seconds)
                 group.addTask {
                     let errorURLs = request.breakTracking[.error] ?? []
                     switch request.source {
@@ -104,6 +109,11 @@ struct AdScheduleLoader {
     /// The breaks of the resolved ads, appended to the schedule.
     private mutating func place(_ request: Request, _ resolution: VASTResolution) throws(ScheduleDocumentError) {
         errors += resolution.errors
+        if resolution.errors.contains(where: { $0.error.code == .wrapperTimeout }) {
+            let resolved = resolution.ads.isEmpty ? "no ad resolved" : "\(resolution.ads.count) ad\(resolution.ads.count == 1 ? "" : "s") resolved"
+            diagnostics.append(.adsUnavailable(path: request.path, reason: "the ad decision's \(request.budget) s budget ran out: \(resolved) in it, "
+                                               + "what did not is content (VAST 301)"))
+        }
         guard !resolution.ads.isEmpty else {
             let why = resolution.errors.last.map { "\($0.error)" } ?? "no ad"
             diagnostics.append(.adsUnavailable(path: request.path, reason: "no ad resolves, so \(request.templates.count == 1 ? "the break" : "its \(request.templates.count) breaks") will not play: \(why)"))
@@ -135,7 +145,7 @@ struct AdScheduleLoader {
     }
 
     /// The VMAP's linear breaks, placed, or nothing (and a diagnostic) when it cannot be had.
-    private mutating func vmapRequests(_ vmap: AdServerRequests.Document) async -> [Request] {
+    private mutating func vmapRequests(_ vmap: AdServerRequests.Document, budget: MediaTime) async -> [Request] {
         let url = vmap.location.url
         let document: VMAPDocument
         do { document = try await resolver.vmap(at: url) } catch {
@@ -174,7 +184,7 @@ struct AdScheduleLoader {
             case .inline(let vast):
                 source = .inline(vast, source: url, allowMultipleAds: adSource.allowMultipleAds, followRedirects: adSource.followRedirects)
             }
-            requests.append(Request(templates: templates, path: path, source: source, breakTracking: adBreak.tracking))
+            requests.append(Request(templates: templates, path: path, source: source, breakTracking: adBreak.tracking, budget: budget))
         }
         return requests
     }
@@ -242,4 +252,13 @@ struct AdScheduleLoader {
         return total
     }
 
+}
+
+private extension MediaTime {
+    /// `duration` to the millisecond (a time limit's precision).
+    init(milliseconds duration: Duration) {
+        let (seconds, attoseconds) = duration.components
+        let (whole, overflow) = seconds.multipliedReportingOverflow(by: 1000)
+        self = overflow ? MediaTime(value: seconds, timescale: 1) : MediaTime(value: whole + attoseconds / 1_000_000_000_000_000, timescale: 1000)
+    }
 }

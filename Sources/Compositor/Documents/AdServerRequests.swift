@@ -13,10 +13,14 @@ package struct AdServerRequests: Hashable, Sendable {
     package struct Breaks: Hashable, Sendable {
         package var templates: [AdBreak]
         package var vast: Document
+        /// The break's `adBudget`, if it has its own.
+        package var budget: MediaTime?
     }
 
     package var vmap: Document?
     package var breaks: [Breaks] = []
+    /// The file's `adBudget`: how long each ad decision may take (the resolver's `totalTimeout` when nil).
+    package var budget: MediaTime?
 
     /// Where the schedule first names an ad server, if it does.
     package var firstPath: String? { vmap?.path ?? breaks.first?.vast.path }

@@ -133,11 +133,23 @@ public enum ScheduleDocumentDiagnostic: Hashable, Sendable, CustomStringConverti
     /// Ads asked of an ad server that will not play (the VMAP or VAST could not be had, a break got
     /// no ad, a VMAP break was left out): `path` is where the schedule or the VMAP names them.
     case adsUnavailable(path: String, reason: String)
+    /// An ad whose source failed to load, dropped from its break so that everything else plays
+    /// (`AdSchedule.loadSources`); `breakDropped` when it was the break's last, so the break went too.
+    case adDropped(ad: String, break: String, reason: String, breakDropped: Bool)
+    /// An ad-server ad whose media lasts otherwise than its VAST `Duration` says (by over half a
+    /// second): the media plays whole, and the ad's quartiles and percentages are of what plays.
+    case adDurationDiffers(ad: String, stated: MediaTime, playing: MediaTime)
 
     public var description: String {
         switch self {
         case .markerIgnored(let path, let playlist, let reason): "\(path): \(playlist): \(reason)"
         case .adsUnavailable(let path, let reason): "\(path): \(reason)"
+        case .adDropped(let ad, let adBreak, let reason, let breakDropped):
+            "break \(quoted(adBreak)): ad \(quoted(ad)) is dropped: \(reason); "
+                + (breakDropped ? "no ad of the break is left, so content plays through it" : "the break's other ads play")
+        case .adDurationDiffers(let ad, let stated, let playing):
+            "ad \(quoted(ad)): its VAST Duration is \(stated) s, its media lasts \(playing) s: the media plays whole, "
+                + "and its quartiles are measured on it"
         }
     }
 }
@@ -192,10 +204,11 @@ extension ScheduleDocument {
 
         /// The keys each kind of object may have (a few each: searched, not hashed).
         private enum Keys {
-            static let schedule = ["content", "breaks", "vmap", "renditions"]
+            static let schedule = ["content", "breaks", "vmap", "renditions", "adBudget"]
             static let item = ["id", "url", "variant", "start", "end"]
             static let adBreak = [
-                "id", "at", "clip", "ads", "vast", "policy", "resumeOffset", "skippable", "skippableAfter", "seekWithinAds", "slate",
+                "id", "at", "clip", "ads", "vast", "adBudget", "policy", "resumeOffset", "skippable", "skippableAfter", "seekWithinAds",
+                "slate",
             ]
         }
 
@@ -209,6 +222,7 @@ extension ScheduleDocument {
             }
             if schedule.content.isEmpty { throw .schedule(path: "content", .noContent) }
             if object["vmap"] != nil { requests.vmap = AdServerRequests.Document(location: try adServerLocation(object, "vmap", path: "schedule"), path: "vmap") }
+            requests.budget = try budget(object, path: "schedule")
             if let breaksValue = object["breaks"] {
                 let breakValues = try arrayValue(breaksValue, path: "breaks")
                 schedule.reserveCapacity(breaks: breakValues.count, ids: 2 * breakValues.count)  // a break and at least one ad
@@ -218,8 +232,11 @@ extension ScheduleDocument {
                     if case .object(let object) = breakValue, object["vast"] != nil {
                         // Filled when the VAST is resolved; its IDs are taken now, so none is reused.
                         let document = AdServerRequests.Document(location: try adServerLocation(object, "vast", path: "breaks[\(i)]"), path: "breaks[\(i)].vast")
-                        requests.breaks.append(AdServerRequests.Breaks(templates: adBreaks, vast: document))
+                        requests.breaks.append(AdServerRequests.Breaks(templates: adBreaks, vast: document, budget: try budget(object, path: "breaks[\(i)]")))
                         continue
+                    }
+                    if case .object(let object) = breakValue, object["adBudget"] != nil {
+                        throw .invalid(path: "breaks[\(i)].adBudget", reason: "a break with its own ads asks no ad server: an ad budget is for a break's \"vast\"")
                     }
                     for adBreak in adBreaks {
                         do { try schedule.appendBreak(adBreak) } catch { throw .schedule(path: "breaks[\(i)]", error) }
@@ -228,6 +245,13 @@ extension ScheduleDocument {
             }
             if let renditions = object["renditions"] { try self.renditions(renditions, into: &schedule) }
             return schedule
+        }
+
+        /// `"adBudget"`: how long an ad decision may take, wrappers included (more than 0 s).
+        private func budget(_ object: JSONObject, path: @autoclosure () -> String) throws(ScheduleDocumentError) -> MediaTime? {
+            guard let budget = try time(object, "adBudget", path: path()) else { return nil }
+            guard budget > .zero else { throw .invalid(path: path() + ".adBudget", reason: "an ad decision needs some time: \(budget) s") }
+            return budget
         }
 
         /// `"renditions": { URL: [URL, …] }`: the other encodings of a source, each URL resolved

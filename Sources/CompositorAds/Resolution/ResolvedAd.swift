@@ -10,7 +10,8 @@ public struct ResolvedAd: Hashable, Sendable {
     public var sequence: Int?
     public var adSystem: String?
     public var title: String?
-    /// `Duration`, exact.
+    /// `Duration`, exact; once `AdSchedule.loadSources` has loaded the media, the length that
+    /// plays, which percentages (progress offsets, a skip offset) are taken of.
     public var duration: MediaTime
     public var skipOffset: VASTOffset?
     /// The file that plays: the best-ranked playable file (`MediaFileSelection`).

@@ -19,7 +19,9 @@ public struct VASTResolver: Sendable {
         public var maximumWrapperDepth: Int
         /// The time allowed for each document.
         public var hopTimeout: Duration
-        /// The time allowed for a whole chain, from the first request.
+        /// The time allowed for a whole chain, from the first request: the ad decision's budget
+        /// (3 s, AWS MediaTailor's figure). Past it, the pod's ads that resolved play; the others
+        /// fail with 301.
         public var totalTimeout: Duration
         /// How the media file of each ad is chosen.
         public var selection: MediaFileSelection
@@ -30,10 +32,10 @@ public struct VASTResolver: Sendable {
         /// - Parameters:
         ///   - maximumWrapperDepth: The most wrappers followed before an InLine (IAB: five).
         ///   - hopTimeout: The time allowed for each document.
-        ///   - totalTimeout: The time allowed for a whole chain, from the first request.
+        ///   - totalTimeout: The time allowed for a whole chain, from the first request (the ad decision's budget).
         ///   - selection: How the media file of each ad is chosen.
         ///   - documentLimits: Bounds on each document's size, element count and depth.
-        public init(maximumWrapperDepth: Int = 5, hopTimeout: Duration = .seconds(5), totalTimeout: Duration = .seconds(10),
+        public init(maximumWrapperDepth: Int = 5, hopTimeout: Duration = .seconds(5), totalTimeout: Duration = .seconds(3),
                     selection: MediaFileSelection = MediaFileSelection(), documentLimits: XMLReadLimits = .default) {
             self.maximumWrapperDepth = maximumWrapperDepth
             self.hopTimeout = hopTimeout
