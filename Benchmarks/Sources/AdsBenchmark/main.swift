@@ -51,32 +51,32 @@ func check(_ resolution: VASTResolution, run: Int) {
     }
 }
 
-func resolve(url: String, runs: Int) async {
+/// Resolves `url` `runs` times with one resolver (connections kept alive between runs, as an
+/// app's are), each resolution checked by `check`: the seconds each took.
+func timedResolutions(url: String, runs: Int, check: (VASTResolution, Int) -> Void) async -> (times: [Double], resolver: VASTResolver) {
     let resolver = VASTResolver(transport: DefaultHTTPTransport())
     var times: [Double] = []
     let clock = ContinuousClock()
     for run in 1...runs {
         var resolution: VASTResolution?
         let elapsed = await clock.measure { resolution = await resolver.resolve(url: url) }
-        check(resolution!, run: run)
+        check(resolution!, run)
         times.append(seconds(elapsed))
     }
+    return (times, resolver)
+}
+
+func resolve(url: String, runs: Int) async {
+    let (times, _) = await timedResolutions(url: url, runs: runs) { check($0, run: $1) }
     print("best_seconds=\(times.min()!) median_seconds=\(median(times)) ads=5")
 }
 
 /// The pod of `resolve` with slot 5's chain stalled: the budget decides when the resolution ends.
 func budget(url: String, runs: Int) async {
-    let resolver = VASTResolver(transport: DefaultHTTPTransport())
-    var times: [Double] = []
-    let clock = ContinuousClock()
-    for run in 1...runs {
-        var resolution: VASTResolution?
-        let elapsed = await clock.measure { resolution = await resolver.resolve(url: url) }
-        let resolved = resolution!
+    let (times, resolver) = await timedResolutions(url: url, runs: runs) { resolved, run in
         guard resolved.ads.map(\.sequence) == [1, 2, 3, 4], resolved.errors.map(\.error.code) == [.wrapperTimeout] else {
             fail("run \(run): ads \(resolved.ads.map { $0.id ?? "-" }), errors \(resolved.errors.map { "\($0.error)" })")
         }
-        times.append(seconds(elapsed))
     }
     print("best_seconds=\(times.min()!) median_seconds=\(median(times)) worst_seconds=\(times.max()!)"
           + " budget_seconds=\(seconds(resolver.options.totalTimeout)) ads=4")

@@ -111,15 +111,14 @@ public struct AdSchedule: Sendable {
     /// that give their `end`), and every break left without an ad.
     private mutating func dropAds(failedIn catalog: SourceCatalog, placingOnly: Bool) {
         for adBreak in schedule.breaks {
-            let failed = adBreak.ads.filter { ad in
-                catalog.failures[ad.source] != nil && !(placingOnly && ad.end != nil && tracking.ads[ad.id] == nil)
-            }
-            for (index, ad) in failed.enumerated() {
+            let failed = adBreak.ads.compactMap { ad in catalog.failures[ad.source].map { (ad: ad, failure: $0) } }
+                .filter { !(placingOnly && $0.ad.end != nil && tracking.ads[$0.ad.id] == nil) }
+            for (index, (ad, failure)) in failed.enumerated() {
                 // Removing the last ad of a pod removes its break: the IDs exist, so nothing throws.
                 try? schedule.removeAd(id: ad.id)
                 tracking.ads[ad.id] = nil
                 let breakDropped = failed.count == adBreak.ads.count && index == failed.count - 1
-                diagnostics.append(.adDropped(ad: ad.id, break: adBreak.id, reason: "\(catalog.failures[ad.source]!)", breakDropped: breakDropped))
+                diagnostics.append(.adDropped(ad: ad.id, break: adBreak.id, reason: "\(failure)", breakDropped: breakDropped))
                 guard breakDropped else { continue }
                 let urls = tracking.breaks[adBreak.id]?[.error] ?? []
                 tracking.breaks[adBreak.id] = nil
