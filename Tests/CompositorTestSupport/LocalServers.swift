@@ -130,6 +130,14 @@ package enum LocalServers {
         }, logFile: folder.appendingPathComponent("error.log"), body)
     }
 
+    /// Runs `body` with `python3 -m http.server` serving `root` on 127.0.0.1:port: a server that
+    /// ignores `Range`, answering every GET with the whole file.
+    package static func withPythonHTTPServer<T>(root: URL, _ body: (Int) async throws -> T) async throws -> T {
+        guard let python else { throw Missing(tool: "python3") }
+        return try await with("http.server", python, { ["-m", "http.server", String($0), "--bind", "127.0.0.1", "--directory", root.path] },
+                              logFile: nil, body)
+    }
+
     /// Runs `body` with `Tests/remote/fault_server.py` on 127.0.0.1:port.
     package static func withFaultServer<T>(_ body: (Int) async throws -> T) async throws -> T {
         guard let python else { throw Missing(tool: "python3") }

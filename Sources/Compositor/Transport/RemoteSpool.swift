@@ -76,10 +76,14 @@ package final class RemoteSpool: SpoolFiller, @unchecked Sendable {
     }
 
     /// Opens `url` with a first ranged read (its first `firstFetch` bytes, which tell its length
-    /// and identity), and makes its spool in `$TMPDIR` (or `/tmp`), unlinked at once.
+    /// and identity), and makes its spool in `$TMPDIR` (or `/tmp`), unlinked at once. A server that
+    /// ignores `Range` (RFC 9110 lets it answer 200 with the whole body, as `python3 -m
+    /// http.server` does) has the resource read whole, up to `limits.maximumBodyBytes`: the spool
+    /// then holds all of it, and no later read goes to the network.
     ///
-    /// - Throws: `HTTPTransportError`: the read failed, the server ignores ranges, or the spool
-    ///   file could not be made (as `.connectionFailed`, naming the local reason).
+    /// - Throws: `HTTPTransportError`: the read failed, the server ignores ranges and the resource
+    ///   is over the body limit, or the spool file could not be made (as `.connectionFailed`,
+    ///   naming the local reason).
     package static func open(_ url: String, transport: any HTTPTransport, limits: HTTPTransportLimits) async throws(HTTPTransportError) -> RemoteSpool {
         var first = limits
         first.maximumBodyBytes = Int(firstFetch)
@@ -87,7 +91,7 @@ package final class RemoteSpool: SpoolFiller, @unchecked Sendable {
         do {
             fetched = try await HTTPFetch.get(url, byteRange: 0...(firstFetch - 1), transport: transport, limits: first)
         } catch {
-            if case .tooLarge = error.problem { throw HTTPTransportError(url: url, problem: .badResponse(ignoredRange)) }
+            if case .tooLarge = error.problem { return try await openWhole(url, transport: transport, limits: limits) }
             throw error
         }
         let response = fetched.response
@@ -106,10 +110,36 @@ package final class RemoteSpool: SpoolFiller, @unchecked Sendable {
         default:
             throw HTTPTransportError(url: url, problem: .badResponse("HTTP \(response.status) to a ranged GET"))
         }
-        let identity = RemoteIdentity(url: fetched.url, response: response, length: length)
+        return try made(url, fetched, length: length, transport: transport, limits: limits)
+    }
+
+    /// The resource of a server that answered a ranged GET with more than was asked (the whole
+    /// body): read whole by a plain GET, within the body limit, held in memory as it arrives.
+    private static func openWhole(_ url: String, transport: any HTTPTransport, limits: HTTPTransportLimits) async throws(HTTPTransportError) -> RemoteSpool {
+        let fetched: (url: String, response: HTTPTransportResponse)
+        do {
+            fetched = try await HTTPFetch.get(url, transport: transport, limits: limits)
+        } catch {
+            if case .tooLarge(let limit) = error.problem {
+                throw HTTPTransportError(url: url, problem: .badResponse(
+                    "the server ignores byte ranges, so the file is read whole, and it is over the body limit of \(limit) bytes "
+                        + "(HTTPTransportLimits.maximumBodyBytes)"))
+            }
+            throw error
+        }
+        guard fetched.response.status == 200 else {
+            throw HTTPTransportError(url: url, problem: .badResponse("HTTP \(fetched.response.status) to a GET of the whole file"))
+        }
+        return try made(url, fetched, length: UInt64(fetched.response.body.count), transport: transport, limits: limits)
+    }
+
+    /// The spool of a resource of `length` bytes whose first read was `fetched` (its body stored).
+    private static func made(_ url: String, _ fetched: (url: String, response: HTTPTransportResponse), length: UInt64,
+                             transport: any HTTPTransport, limits: HTTPTransportLimits) throws(HTTPTransportError) -> RemoteSpool {
+        let identity = RemoteIdentity(url: fetched.url, response: fetched.response, length: length)
         let descriptor = try makeUnlinkedFile(length: length, for: url)
         let spool = RemoteSpool(url: fetched.url, identity: identity, descriptor: descriptor, transport: transport, limits: limits)
-        try spool.store(response.body, at: 0)
+        try spool.store(fetched.response.body, at: 0)
         SpoolFiles.register(spool.path, filler: spool)
         return spool
     }
@@ -133,7 +163,9 @@ package final class RemoteSpool: SpoolFiller, @unchecked Sendable {
         return descriptor
     }
 
-    private static let ignoredRange = "the server ignored the byte range (HTTP 200 with the whole body); remote MP4 sources are read by ranges"
+    /// A server that honoured `Range` at the first read and ignores it later (a changed origin or
+    /// cache): the spool cannot mix its reads.
+    private static let ignoredRange = "the server ignored the byte range (HTTP 200 with the whole body) after honouring it at the first read"
 
     /// The first transport error a read through the spool met, if any.
     package var failure: HTTPTransportError? { lock.locked { firstFailure } }
@@ -156,8 +188,10 @@ package final class RemoteSpool: SpoolFiller, @unchecked Sendable {
         return try stream.copy(range, of: self, into: write)
     }
 
-    /// One ranged GET of `range`, checked as every read of the spool is: its bytes.
+    /// The bytes of `range`: from the spool when it holds them (all of a resource read whole),
+    /// else one ranged GET, checked as every read of the spool is.
     func fetchBytes(_ range: Range<UInt64>) async -> Result<[UInt8], HTTPTransportError> {
+        if let held = heldBytes(range) { return .success(held) }
         var ranged = limits
         ranged.maximumBodyBytes = Int(range.count)
         do {
@@ -263,6 +297,20 @@ package final class RemoteSpool: SpoolFiller, @unchecked Sendable {
         default:
             throw HTTPTransportError(url: url, problem: .badResponse(response.status == 200 ? Self.ignoredRange : "HTTP \(response.status) to a ranged GET"))
         }
+    }
+
+    /// `range` read back from the spool file, when it holds all of it.
+    private func heldBytes(_ range: Range<UInt64>) -> [UInt8]? {
+        guard !range.isEmpty, lock.locked({ missing(in: range).isEmpty }) else { return nil }
+        var bytes = [UInt8](repeating: 0, count: Int(range.count))
+        var done = 0
+        while done < bytes.count {
+            let n = bytes.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress! + done, $0.count - done, off_t(range.lowerBound) + off_t(done)) }
+            if n < 0, errno == EINTR { continue }
+            guard n > 0 else { return nil }
+            done += n
+        }
+        return bytes
     }
 
     /// Writes `bytes` at `offset` of the spool and counts them as present.
