@@ -15,6 +15,10 @@ struct LiveAdPackaging {
     private(set) var pods: [String: [LiveAd]] = [:]
     /// Each break's slate, when it has one.
     private(set) var slates: [String: LiveAd] = [:]
+    /// The ads that cannot play in this content (a file missing or unreadable, a playlist that does
+    /// not fit), each with why: content always plays, so each is left out of its breaks alone, and
+    /// a break left with neither ad nor slate plays as content.
+    private(set) var dropped: [LiveStitchingError] = []
     /// Each ad as an interstitial asset, by ad ID: its own playlist (`ads/NAME.m3u8` for an MP4
     /// ad, when `writingPlaylists`), and how long it plays.
     private(set) var assets: [String: LiveStitcher.InterstitialAsset] = [:]
@@ -49,27 +53,36 @@ struct LiveAdPackaging {
                     throw LiveStitchingError(.ad(item: ad.id, reason: "two ads have this ID (\(other.source.url) and \(ad.source.url)): name them apart"))
                 }
                 var playlist: HLSMediaPlaylist
-                if let path = ad.source.filePath, !SourceProbe.isPlaylist(ad.source) {
-                    let source: HLSPackagedSource
-                    let stem: String
-                    (source, playlist, stem) = try Self.package(
-                        ad, path: path, container: container, target: content.targetDuration, stems: &stems, folder: adsFolder)
-                    packaged.append(source)
-                    if writingPlaylists {
-                        var own = playlist
-                        own.hasEndList = true
-                        own.playlistType = .vod
-                        adPlaylists.append((stem + ".m3u8", own.text))
-                        assets[ad.id] = LiveStitcher.InterstitialAsset(url: adsFolder.beside(stem + ".m3u8"), duration: own.segments.reduce(.zero) { $0 + $1.duration })
+                do throws(LiveStitchingError) {
+                    if let path = ad.source.filePath, !SourceProbe.isPlaylist(ad.source) {
+                        let source: HLSPackagedSource
+                        let stem: String
+                        (source, playlist, stem) = try Self.package(
+                            ad, path: path, container: container, target: content.targetDuration, stems: &stems, folder: adsFolder)
+                        packaged.append(source)
+                        if writingPlaylists {
+                            var own = playlist
+                            own.hasEndList = true
+                            own.playlistType = .vod
+                            adPlaylists.append((stem + ".m3u8", own.text))
+                            assets[ad.id] = LiveStitcher.InterstitialAsset(url: adsFolder.beside(stem + ".m3u8"), duration: own.segments.reduce(.zero) { $0 + $1.duration })
+                        }
+                    } else {
+                        playlist = try Self.check(await playlists(ad.source), of: ad, format: format, target: content.targetDuration)
+                        assets[ad.id] = LiveStitcher.InterstitialAsset(url: playlist.url, duration: playlist.segments.reduce(.zero) { $0 + $1.duration })
                     }
-                } else {
-                    playlist = try Self.check(await playlists(ad.source), of: ad, format: format, target: content.targetDuration)
-                    assets[ad.id] = LiveStitcher.InterstitialAsset(url: playlist.url, duration: playlist.segments.reduce(.zero) { $0 + $1.duration })
+                } catch {
+                    // Once per ad, whichever breaks name it.
+                    if !dropped.contains(error) { dropped.append(error) }
+                    continue
                 }
                 playing[ad] = LiveAd(id: ad.id, playlist: playlist)
             }
-            pods[item.id] = item.ads.compactMap { playing[$0] }
-            slates[item.id] = item.slate.flatMap { playing[$0] }
+            let pod = item.ads.compactMap { playing[$0] }
+            let slate = item.slate.flatMap { playing[$0] }
+            guard !pod.isEmpty || slate != nil else { continue }
+            pods[item.id] = pod
+            slates[item.id] = slate
         }
         guard !packaged.isEmpty else { return }
         let separately = onContentClock && container == .fragmentedMP4

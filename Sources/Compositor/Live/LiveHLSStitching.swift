@@ -160,6 +160,7 @@ package final class LiveHLSStitching: Sendable {
                             onContentClock: form == .stitched, playlists: adPlaylist)
                         ads = packaged
                         adClock = packaged.clock
+                        report.notes += packaged.dropped.map { "\($0), so it is dropped: its breaks play their other ads (content where none is left)" }
                         if let earlier {
                             let resumed: LiveDecisions
                             (resumed, clocks) = try LiveDecisionsFile.decisions(

@@ -234,6 +234,31 @@ struct LiveHLSStitchingTests {
         #expect(playlists.allSatisfy { $0.segments.allSatisfy { $0.cueOut == nil && $0.cueIn == nil } })
     }
 
+    /// Content always plays (issue 68): an ad whose file is missing is dropped once, with a note,
+    /// and its break plays the other ad; the dated break whose only ad is missing plays as content.
+    /// ```
+    /// content  | 0 | 1 | 2 | 3 | 4 | 5 | ... |END     CUE-OUT:DURATION=4 on 3, CUE-IN on 5
+    /// stitched | 0 | 1 | 2 |/ad1-0|/ad1-1|/5 | ...   gone.mp4 dropped from the pod; "dated" none
+    /// ```
+    @Test func anAdThatCannotPlayIsDroppedAndTheStreamGoesOn() async throws {
+        let origin = ScriptedOrigin(markers: [3: "#EXT-X-CUE-OUT:DURATION=4", 5: "#EXT-X-CUE-IN"])
+        let schedule = try Self.schedule("""
+            { "id": "ssai", "at": "markers", "ads": [ { "id": "gone", "url": "FIXTURES/gone.mp4" }, { "url": "FIXTURES/ad1.mp4", "end": 4 } ] },
+            { "id": "dated", "at": "\(HLSDateTime(secondsSinceEpoch: MediaTime(seconds: Int64(ScriptedOrigin.epoch + 16))))",
+              "ads": [ { "id": "gone-too", "url": "FIXTURES/gone-too.mp4" } ] }
+            """)
+        let (playlists, statuses, folder) = try await Self.follow(schedule, origin: origin)
+        defer { try? FileManager.default.removeItem(atPath: folder.description) }
+        let notes = statuses.flatMap(\.notes).filter { $0.contains("dropped") }
+        #expect(notes.count == 2, "\(notes)")
+        #expect(notes.first?.hasPrefix("ad 'gone': ") == true && notes.first?.hasSuffix("so it is dropped: its breaks play their other ads (content where none is left)") == true,
+                "\(notes)")
+        let uris = Self.stream(playlists) { ($0.isDiscontinuity ? "/" : "") + $0.uri }
+        let content = { (n: Int) in "http://127.0.0.1/seg\(n).ts" }
+        #expect(uris.keys.sorted().map { uris[$0]! } == (0..<3).map(content) + ["/ads/ad1-0.ts", "ads/ad1-1.ts", "/" + content(5)] + (6..<14).map(content))
+        #expect(playlists.last?.hasEndList == true)
+    }
+
     /// `live … --output out`, a folder relative to the working one, wrote `out/ads/ad1-0.ts` into
     /// `out/stitched.m3u8` (the fourth campaign: 7 of 7 URIs did not resolve from the playlist).
     @Test func aRelativeOutputFolderWritesURIsRelativeToThePlaylist() async throws {
