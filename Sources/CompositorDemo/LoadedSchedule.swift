@@ -47,6 +47,12 @@ struct LoadedSchedule {
         }
         schedule = ads.schedule
         naturalDurations = catalog.naturalDurations
+        // Content that cannot be read stops a command that plays it: that is the one error, not
+        // preceded by the drops of ads that would not matter.
+        let failures = catalog.failures
+        if !placingOnly, let failure = schedule.content.lazy.compactMap({ failures[$0.source] }).first {
+            throw .failure("\(path): \(failure)")
+        }
         do { composition = try Composition.loading(schedule, catalog: catalog) } catch { throw .failure("\(path): \(error)") }
         for diagnostic in ads.diagnostics { Output.err("warning: \(path): \(diagnostic)") }
         for diagnostic in composition.diagnostics { Output.err("warning: \(path): \(diagnostic)") }
