@@ -1,6 +1,7 @@
 import CompositorAds
 import CompositorCore
 import CompositorIO
+import CompositorMP4
 
 /// A schedule file's schedule with its ads from ad servers resolved: the VMAP's breaks placed, each
 /// `vast` break filled, and what the ad servers asked to be told.
@@ -39,8 +40,9 @@ public struct AdSchedule: Sendable {
     }
 
     /// Loads every source of the schedule. Content always plays: an ad-server ad whose media file
-    /// fails to load falls to its next-ranked file (VAST error 401, 402 or 405 owed for the one
-    /// that failed); an ad with no file left, or one of the schedule's own that fails, is dropped
+    /// fails to load, or is in another codec than the content's, falls to its next-ranked file
+    /// (VAST error 401, 402 or 405 owed for the one that failed); an ad with no file left, or one
+    /// of the schedule's own that fails so, is dropped
     /// from its break alone, and a break with no ad left is dropped (303 owed to a VMAP break's
     /// `error` URLs). Each drop is a diagnostic (`ScheduleDocumentDiagnostic.adDropped`). With
     /// `placingOnly`, for a timeline that only places its items, an ad of the schedule's own that
@@ -70,26 +72,64 @@ public struct AdSchedule: Sendable {
         var tried: [String: Int] = [:]  // ad ID -> index of its media file in use
         while true {
             let catalog = try await SourceCatalog.load(schedule, transport: transport, limits: limits, timeout: timeout)
+            let contentCodecs = Self.codecs(of: schedule.content.map(\.source), in: catalog)
             var replacements: [String: MediaLocation] = [:]
+            var failed: [String: AdProblem] = [:]
             for adBreak in schedule.breaks {
                 for ad in adBreak.ads {
-                    guard let failure = catalog.failures[ad.source], let resolved = tracking.ads[ad.id] else { continue }
+                    guard let problem = Self.problem(of: ad, in: catalog, contentCodecs: contentCodecs) else { continue }
+                    failed[ad.id] = problem
+                    guard let resolved = tracking.ads[ad.id] else { continue }
                     let index = tried[ad.id, default: 0]
-                    errors.append(VASTErrorReport(error: VASTError(code: Self.code(for: failure), document: resolved.mediaFiles[index].url,
-                                                                   reason: "ad \(quoted(ad.id)): \(failure)"), urls: resolved.errors))
+                    errors.append(VASTErrorReport(error: VASTError(code: problem.code, document: resolved.mediaFiles[index].url,
+                                                                   reason: "ad \(quoted(ad.id)): \(problem.reason)"), urls: resolved.errors))
                     guard index + 1 < resolved.mediaFiles.count, let next = try? MediaLocation(parsing: resolved.mediaFiles[index + 1].url) else { continue }
                     tried[ad.id] = index + 1
                     replacements[ad.id] = next
-                    diagnostics.append(.adsUnavailable(path: "break \(quoted(adBreak.id))", reason: "ad \(quoted(ad.id)): \(failure); its next media file plays: \(next)"))
+                    diagnostics.append(.adsUnavailable(path: "break \(quoted(adBreak.id))", reason: "ad \(quoted(ad.id)): \(problem.reason); its next media file plays: \(next)"))
                 }
             }
             if replacements.isEmpty {
-                dropAds(failedIn: catalog, placingOnly: placingOnly)
+                dropAds(failed, placingOnly: placingOnly)
                 measureAds(by: catalog)
                 return catalog
             }
             schedule = Self.replacingAdSources(schedule, replacements)
         }
+    }
+
+    /// Why an ad cannot play: its VAST error code and the reason.
+    struct AdProblem {
+        var code: VASTErrorCode
+        var reason: String
+        /// Whether its media could not be had at all (a timeline may still place the ad by its `end`).
+        var unloaded: Bool
+    }
+
+    /// Why `ad` cannot play: its source failed to load, or it is in another codec than the
+    /// content's (405: one stream cannot mix codecs: an MP4 track cannot, and the HLS and DASH
+    /// outputs take one per kind of track). Only MP4 sources' codecs are compared; an HLS
+    /// source's are its playlist's to say.
+    static func problem(of ad: Ad, in catalog: SourceCatalog, contentCodecs: [TrackKind: MP4CodecIdentity]) -> AdProblem? {
+        if let failure = catalog.failures[ad.source] { return AdProblem(code: code(for: failure), reason: "\(failure)", unloaded: true) }
+        for (kind, codec) in codecs(of: [ad.source], in: catalog).sorted(by: { $0.key.rawValue > $1.key.rawValue }) {
+            guard let expected = contentCodecs[kind], expected != codec else { continue }
+            return AdProblem(code: .mediaNotDisplayable, reason: "\(ad.source.displayDescription) has \(kind) in \(codec), the content in \(expected): "
+                                 + "one stream cannot mix codecs", unloaded: false)
+        }
+        return nil
+    }
+
+    /// The codec of each kind of track the first of `sources` with one has (MP4 sources only).
+    static func codecs(of sources: [MediaLocation], in catalog: SourceCatalog) -> [TrackKind: MP4CodecIdentity] {
+        var found: [TrackKind: MP4CodecIdentity] = [:]
+        for source in sources {
+            guard let movie = catalog.entries[source]?.movie else { continue }
+            for (kind, track) in [(TrackKind.video, movie.videoTrack), (.audio, movie.audioTrack)] where found[kind] == nil {
+                if let description = track?.sampleDescriptions.first { found[kind] = description.codecIdentity }
+            }
+        }
+        return found
     }
 
     /// VAST's `Duration` against the media: the media plays whole (it is what the viewer sees and
@@ -107,23 +147,23 @@ public struct AdSchedule: Sendable {
         }
     }
 
-    /// Drops every ad whose source failed in `catalog` (but, `placingOnly`, the schedule's own
-    /// that give their `end`), and every break left without an ad.
-    private mutating func dropAds(failedIn catalog: SourceCatalog, placingOnly: Bool) {
+    /// Drops every ad of `failed` (but, `placingOnly`, the schedule's own whose media could not be
+    /// had and that give their `end`), and every break left without an ad.
+    private mutating func dropAds(_ failed: [String: AdProblem], placingOnly: Bool) {
         for adBreak in schedule.breaks {
-            let failed = adBreak.ads.compactMap { ad in catalog.failures[ad.source].map { (ad: ad, failure: $0) } }
-                .filter { !(placingOnly && $0.ad.end != nil && tracking.ads[$0.ad.id] == nil) }
-            for (index, (ad, failure)) in failed.enumerated() {
+            let dropped = adBreak.ads.compactMap { ad in failed[ad.id].map { (ad: ad, problem: $0) } }
+                .filter { !(placingOnly && $0.problem.unloaded && $0.ad.end != nil && tracking.ads[$0.ad.id] == nil) }
+            for (index, (ad, problem)) in dropped.enumerated() {
                 // Removing the last ad of a pod removes its break: the IDs exist, so nothing throws.
                 try? schedule.removeAd(id: ad.id)
                 tracking.ads[ad.id] = nil
-                let breakDropped = failed.count == adBreak.ads.count && index == failed.count - 1
-                diagnostics.append(.adDropped(ad: ad.id, break: adBreak.id, reason: "\(failure)", breakDropped: breakDropped))
+                let breakDropped = dropped.count == adBreak.ads.count && index == dropped.count - 1
+                diagnostics.append(.adDropped(ad: ad.id, break: adBreak.id, reason: problem.reason, breakDropped: breakDropped))
                 guard breakDropped else { continue }
                 let urls = tracking.breaks[adBreak.id]?[.error] ?? []
                 tracking.breaks[adBreak.id] = nil
                 if !urls.isEmpty {
-                    errors.append(VASTErrorReport(error: VASTError(code: .noAdsAfterWrapper, reason: "break \(quoted(adBreak.id)): no ad of it could be loaded"),
+                    errors.append(VASTErrorReport(error: VASTError(code: .noAdsAfterWrapper, reason: "break \(quoted(adBreak.id)): no ad of it can play"),
                                                   urls: urls))
                 }
             }

@@ -184,6 +184,37 @@ import Testing
         #expect(composition.compositionTime(forContentTime: s(3)) == s(10))
     }
 
+    /// An ad in another codec than the content's cannot play in one stream (issue 68: "a codec or
+    /// track layout the output cannot take"): an ad-server ad falls to its next media file, 405
+    /// owed for the HEVC one; the schedule's own HEVC ad is dropped and its break goes.
+    /// ```
+    /// content (H.264):  hevc 4 s (own: HEVC, dropped) ▕ served 8 s (VAST: HEVC file 405 → H.264 file)
+    /// ```
+    @Test func anAdInAnotherCodecFallsToItsNextFileOrDrops() async throws {
+        let hevc = URL(fileURLWithPath: MP4Fixtures.path("muxers/gst-mp4mux-x265-hvc1.mp4")).absoluteString
+        let ad1 = URL(fileURLWithPath: MP4Fixtures.ad1).absoluteString
+        try write("codecs.xml", """
+            <VAST version="4.1"><Ad id="x"><InLine><AdSystem>t</AdSystem><AdTitle>x</AdTitle><Error>http://127.0.0.1/e/x?c=[ERRORCODE]</Error>
+              <Creatives><Creative><Linear><Duration>00:00:10</Duration><MediaFiles>
+                <MediaFile delivery="progressive" type="video/mp4">\(hevc)</MediaFile>
+                <MediaFile delivery="progressive" type="video/mp4">\(ad1)</MediaFile>
+              </MediaFiles></Linear></Creative></Creatives></InLine></Ad></VAST>
+            """)
+        var loaded = try await load(#"""
+            {"content": \#(content), "breaks": [{"id": "own", "at": 4, "ads": [{"id": "hevc", "url": "\#(hevc)"}]},
+                                                 {"id": "served", "at": 8, "vast": "codecs.xml"}]}
+            """#)
+        let catalog = try await loaded.loadSources()
+        #expect(loaded.schedule.breaks.map(\.id) == ["served"])
+        #expect(loaded.schedule.breaks.first?.ads.map(\.source) == [MediaLocation(path: MP4Fixtures.ad1)])
+        #expect(loaded.errors.map(\.error.code) == [.mediaNotDisplayable])
+        #expect(loaded.errors.first?.urls == ["http://127.0.0.1/e/x?c=[ERRORCODE]"])
+        #expect(loaded.errors.first?.error.reason.hasSuffix("has video in HEVC (hvc1), the content in H.264 (avc1): one stream cannot mix codecs") == true,
+                "\(loaded.errors)")
+        #expect(loaded.diagnostics.contains { if case .adDropped(ad: "hevc", break: "own", _, breakDropped: true) = $0 { true } else { false } })
+        _ = try Composition.loading(loaded.schedule, catalog: catalog)
+    }
+
     /// VAST `Duration` against the media (issue 68): ad1's media lasts 10 s; a VAST that says 5 s
     /// plays it whole, and its 50% progress falls at 5 s of the 10 that play, as its quartiles do.
     /// A Duration within half a second of the media (rounded to whole seconds) says nothing.
