@@ -42,9 +42,9 @@ public struct AdSchedule: Sendable {
     /// Loads every source of the schedule. Content always plays: an ad-server ad whose media file
     /// fails to load, or is in another codec than the content's, falls to its next-ranked file
     /// (VAST error 401, 402 or 405 owed for the one that failed); an ad with no file left, or one
-    /// of the schedule's own that fails so, is dropped
-    /// from its break alone, and a break with no ad left is dropped (303 owed to a VMAP break's
-    /// `error` URLs). Each drop is a diagnostic (`ScheduleDocumentDiagnostic.adDropped`). With
+    /// of the schedule's own that fails so, is dropped from its break alone, and a break with no
+    /// ad left is dropped (303 owed to a VMAP break's `error` URLs). Each drop is a diagnostic
+    /// (`ScheduleDocumentDiagnostic.adDropped`). With
     /// `placingOnly`, for a timeline that only places its items, an ad of the schedule's own that
     /// gives its `end` keeps its place (a timeline-only schedule's media need not exist). A
     /// content clip that fails stays, and fails as any source does. An ad plays its media whole,
@@ -99,7 +99,7 @@ public struct AdSchedule: Sendable {
     }
 
     /// Why an ad cannot play: its VAST error code and the reason.
-    struct AdProblem {
+    private struct AdProblem {
         var code: VASTErrorCode
         var reason: String
         /// Whether its media could not be had at all (a timeline may still place the ad by its `end`).
@@ -110,7 +110,7 @@ public struct AdSchedule: Sendable {
     /// content's (405: one stream cannot mix codecs: an MP4 track cannot, and the HLS and DASH
     /// outputs take one per kind of track). Only MP4 sources' codecs are compared; an HLS
     /// source's are its playlist's to say.
-    static func problem(of ad: Ad, in catalog: SourceCatalog, contentCodecs: [TrackKind: MP4CodecIdentity]) -> AdProblem? {
+    private static func problem(of ad: Ad, in catalog: SourceCatalog, contentCodecs: [TrackKind: MP4CodecIdentity]) -> AdProblem? {
         if let failure = catalog.failures[ad.source] { return AdProblem(code: code(for: failure), reason: "\(failure)", unloaded: true) }
         for (kind, codec) in codecs(of: [ad.source], in: catalog).sorted(by: { $0.key.rawValue > $1.key.rawValue }) {
             guard let expected = contentCodecs[kind], expected != codec else { continue }
@@ -121,7 +121,7 @@ public struct AdSchedule: Sendable {
     }
 
     /// The codec of each kind of track the first of `sources` with one has (MP4 sources only).
-    static func codecs(of sources: [MediaLocation], in catalog: SourceCatalog) -> [TrackKind: MP4CodecIdentity] {
+    private static func codecs(of sources: [MediaLocation], in catalog: SourceCatalog) -> [TrackKind: MP4CodecIdentity] {
         var found: [TrackKind: MP4CodecIdentity] = [:]
         for source in sources {
             guard let movie = catalog.entries[source]?.movie else { continue }
