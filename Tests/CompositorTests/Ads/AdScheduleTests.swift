@@ -147,7 +147,7 @@ import Testing
             </InLine></Ad></VAST>
             """)
         try write("drops.vmap", """
-            <vmap:VMAP xmlns:vmap="http://www.iab.net/videosuite/vmap" version="1.0">
+            <vmap:VMAP xmlns:vmap="http://127.0.0.1/videosuite/vmap" version="1.0">
               <vmap:AdBreak timeOffset="start" breakType="linear" breakId="pre">
                 <vmap:AdSource><vmap:AdTagURI templateType="vast3">pod2.xml</vmap:AdTagURI></vmap:AdSource>
               </vmap:AdBreak>
